@@ -45,7 +45,8 @@ POSITIVE = click.FloatRange(min=0, min_open=True)
 @click.option("--recovery-window", type=POSITIVE, default=3600.0, show_default=True)
 @click.option("--recoveries-per-minute", type=POSITIVE, default=10.0, show_default=True, help="cluster-wide")
 @click.option("--recovery-namespace-budget", type=click.IntRange(min=0), default=None,
-              help="restarts of the jobs of one namespace within the window (default: no bound)")
+              help="restarts of the jobs of one namespace within the window for faults of their own, not a "
+              "node's (default: no bound)")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
 def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_address, window, idle, lease_duration,
             renew_deadline, retry_period, events_per_minute, recovery, recovery_budget, recovery_window,

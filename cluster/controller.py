@@ -178,7 +178,7 @@ class Controller:
             mark = chosen(recovery) if restarted else None
             if recovery:
                 self.recovery.restore(doc["id"], job.key, recovery["result"], float(recovery["at"]),
-                                      closed=doc.get("state") != "open")
+                                      closed=doc.get("state") != "open", category=recovery.get("category"))
                 if restarted and doc.get("state") == "open":
                     self.unfinished[doc["id"]] = mark
             if doc.get("state") == "open":
@@ -395,7 +395,9 @@ class Controller:
                     if decided.first:
                         log.warning("%s", decided.message)
                     continue
-                c.open.recovery = {"result": decided.result, "at": self.clock()}
+                # the verdict's category it was decided on: a next leader counts a node's restart in the job's
+                # budget and not in its namespace's (recovery.tenant)
+                c.open.recovery = {"result": decided.result, "at": self.clock(), "category": c.incident.category}
                 if decided.act:
                     created, uids = self.book.mark(pods, MARK_UIDS)
                     c.open.recovery.update(created=created, **({"uids": uids} if uids is not None else {}))

@@ -7,7 +7,8 @@ Safety first:
   object, never a pod without the opt-in;
 - `observe` by default: an Event "would restart ..." and nothing else; `enforce` acts;
 - one action per incident; a per-job budget (default 3 an hour), a per-namespace budget within the same window
-  (none by default) and a cluster-wide rate limit (a token bucket);
+  (none by default; spent and checked by the tenant's own faults alone: NODE_CATEGORIES) and a cluster-wide rate
+  limit (a token bucket), which every restart spends;
 - every decision is an Event on the owner and a metric (`gpu_npd_recoveries_total{result}`); the decision is
   written in the incident's Event before any pod is deleted, so a restarted controller does not act twice.
 """
@@ -38,6 +39,12 @@ FATAL: dict[str, frozenset[str] | None] = {
     "first_rank_death": frozenset({"rank_exit"}),
     "lagging_rank": None,
 }
+# Verdicts a node or the cluster is to blame for, never the job's tenant (triage.model CATEGORIES): a GPU's or a node's
+# hardware, the fabric, the node's infrastructure (its memory, its pressure, a node lost).  Their restarts count in the
+# job's budget and the cluster-wide rate limit, neither in nor against the namespace's budget: one switch failing
+# under 40 jobs of one tenant does not spend the budget that bounds the tenant's own faults (an application error,
+# an undetermined failure), nor is a job it broke left hung because the tenant's own faults spent it.
+NODE_CATEGORIES = frozenset({"hardware", "fabric", "infrastructure"})
 # gpu_npd_recoveries_total{result}: what happened to a fatal incident of an opted-in job (a job with no opted-in pod
 # gets no decision): observed (mode observe), restarted, budget_exhausted (refused: the job's budget),
 # namespace_budget_exhausted (refused: its namespace's budget); rate_limited: a restart the cluster-wide rate limit
@@ -52,8 +59,9 @@ class Policy:
     budget: int = 3  # restarts per job within `window`
     window: float = 3600.0
     per_minute: float = 10.0  # cluster-wide restarts a minute (after a burst of as many)
-    # restarts of the jobs of one namespace within `window` (None: no bound; a tenant's sweep of jobs that all
-    # crash alike then spends the cluster-wide rate the other tenants' restarts need)
+    # restarts of the jobs of one namespace within `window` for faults of its own, not a node's (NODE_CATEGORIES;
+    # None: no bound; a tenant's sweep of jobs that all crash alike then spends the cluster-wide rate the other
+    # tenants' restarts need)
     namespace_budget: int | None = None
 
 
@@ -77,6 +85,12 @@ def fatal(incident: Incident) -> bool:
     return kinds is None or incident.root.kind in kinds
 
 
+def tenant(category: str | None) -> bool:
+    """Whether a restart for a verdict of this category counts in (and against) its namespace's budget: not a
+    node's (NODE_CATEGORIES); an unknown one (a decision written without it) counts."""
+    return category not in NODE_CATEGORIES
+
+
 class Recovery:
     def __init__(self, policy: Policy, clock: Callable[[], float] = time.time):
         self.policy, self.clock = policy, clock
@@ -84,7 +98,8 @@ class Recovery:
         # decided again: forget), a job's restarts while they count in its budget (within the window: _expire)
         self.decided: set[str] = set()  # open incidents' ids with a decision (one action per incident)
         self.waiting: set[str] = set()  # incident ids the cluster-wide rate limit made wait (until decided)
-        self.history: dict[tuple, deque[float]] = {}  # job key -> times of its restarts (within the window)
+        # job key -> its restarts within the window: (time, whether the namespace's budget counts it: tenant())
+        self.history: dict[tuple, deque[tuple[float, bool]]] = {}
         self.bucket = TokenBucket(policy.per_minute / 60.0, max(1, int(policy.per_minute)), time.monotonic)
 
     def forget(self, incident_id: str) -> None:
@@ -95,12 +110,15 @@ class Recovery:
 
     def _expire(self, now: float) -> None:
         """Drop the jobs whose every restart is older than the window: none counts in a budget any more."""
-        for key in [k for k, done in self.history.items() if not done or now - done[-1] >= self.policy.window]:
+        for key in [k for k, done in self.history.items() if not done or now - done[-1][0] >= self.policy.window]:
             del self.history[key]
 
-    def restore(self, incident_id: str, job_key: tuple, result: str, at: float, closed: bool = False) -> None:
+    def restore(self, incident_id: str, job_key: tuple, result: str, at: float, closed: bool = False,
+                category: str | None = None) -> None:
         """A decision a previous controller wrote in the incident's Event (`closed`: an incident closed since, never
-        decided again: only its restart is kept).  A restart counts in the job's budget within the window, and spends
+        decided again: only its restart is kept; `category`: the verdict's it was decided on, None where not written,
+        counted in the namespace's budget as before).  A restart counts in the job's budget within the window (in
+        its namespace's too unless a node's: tenant()), and spends
         the cluster-wide bucket as it did the previous leader's (less what has refilled since), so that a leader
         change does not start the rate limit over."""
         if not closed:
@@ -109,7 +127,7 @@ class Recovery:
             return
         age = max(0.0, self.clock() - at)
         if age < self.policy.window:
-            self.history.setdefault(job_key, deque()).append(at)
+            self.history.setdefault(job_key, deque()).append((at, tenant(category)))
         b = self.bucket
         b.tokens = max(0.0, b.refill() - max(0.0, 1.0 - age * b.rate))
 
@@ -120,17 +138,17 @@ class Recovery:
         now = self.clock()
         self._expire(now)
         done = self.history.setdefault(job_key, deque())
-        while done and now - done[0] >= self.policy.window:
+        while done and now - done[0][0] >= self.policy.window:
             done.popleft()
         why = f"incident {incident_id}: {incident.category} ({incident.rule}, {incident.root.kind})"
         refused = None
         if len(done) >= self.policy.budget:
             refused = Decision("budget_exhausted", f"gpu-npd did not restart job {job_name}: {len(done)} restarts "
                                f"within {int(self.policy.window)} s already (budget {self.policy.budget}); {why}")
-        elif self.policy.namespace_budget is not None:
+        elif self.policy.namespace_budget is not None and tenant(incident.category):
             ns = job_key[0]
-            spent = sum(now - at < self.policy.window for key, times in self.history.items() if key[0] == ns
-                        for at in times)
+            spent = sum(counts and now - at < self.policy.window for key, times in self.history.items()
+                        if key[0] == ns for at, counts in times)
             if spent >= self.policy.namespace_budget:
                 refused = Decision("namespace_budget_exhausted", f"gpu-npd did not restart job {job_name}: {spent} "
                                    f"restarts of jobs in namespace {ns} within {int(self.policy.window)} s already "
@@ -150,7 +168,7 @@ class Recovery:
                             f"limit ({self.policy.per_minute:g} a minute) is spent; {why}", first=first)
         self.decided.add(incident_id)
         self.waiting.discard(incident_id)
-        done.append(now)
+        done.append((now, tenant(incident.category)))
         return Decision("restarted", f"gpu-npd restarted job {job_name}: deleted its {pods} opted-in pod(s) for "
                         f"their owner to recreate (restart {len(done)} of {self.policy.budget} within "
                         f"{int(self.policy.window)} s); {why}", act=True)

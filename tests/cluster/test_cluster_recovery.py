@@ -29,6 +29,17 @@ def hardware_incident():
     return attribute([xid, *timeouts])[0]
 
 
+# real line: modelscope/ms-swift #3267 (https://github.com/modelscope/ms-swift/issues/3267, verbatim, as in
+# tests/fixtures/realworld/jobs-cuda-assert-2026m.yaml): a rank's own CUDA assert, the job's fault (application)
+DEVICE_ASSERT = "[rank0]: RuntimeError: CUDA error: device-side assert triggered"
+
+
+def application_incident():
+    from triage import Clock, read_lines
+    (incident,) = attribute(read_lines([DEVICE_ASSERT], "x.log", Clock()))
+    return incident
+
+
 def test_a_store_barrier_that_timed_out_with_ranks_missing_is_fatal_and_the_other_first_failures_still_are():
     """REAL (facebookresearch/metaseq #52, https://github.com/facebookresearch/metaseq/issues/52, verbatim): 1792 of
     2048 ranks joined the store barrier; the issue says such jobs "continue to stay alive" and asks for them to be
@@ -139,11 +150,12 @@ def test_a_namespaces_restarts_are_bounded_within_the_window_and_another_namespa
     """A tenant's sweep of jobs that all crash alike (an application exception is fatal) was restarted 3 times per job
     an hour each, spending the cluster-wide rate the other tenants' restarts need.  With `namespace_budget` 3 its
     fourth job's restart within the window is refused (a result, an Event wording of its own), another namespace's
-    goes on; the refusal is final for the incident, as the job's budget's is; the window passing frees it."""
+    goes on; the refusal is final for the incident, as the job's budget's is; the window passing frees it.  The
+    faults here are the tenant's own (an application error)."""
     now = [1000.0]
     r = Recovery(Policy(mode="enforce", budget=3, window=3600, per_minute=100, namespace_budget=3),
                  clock=lambda: now[0])
-    incident = hardware_incident()
+    incident = application_incident()
     for n in range(3):
         assert r.decide(f"i-{n}", ("sweep", "Job", f"j{n}"), f"Job/j{n}", incident, pods=2).act
         now[0] += 60
@@ -170,10 +182,49 @@ def test_a_namespaces_restarts_are_counted_from_a_previous_leaders_decisions():
     r.restore("old-1", ("sweep", "Job", "j1"), "restarted", now - 3 * 3600, closed=True)  # out of the window
     r.restore("old-2", ("sweep", "Job", "j2"), "namespace_budget_exhausted", now - 60)  # refused: restarted nothing
     r.restore("old-3", ("other", "Job", "k"), "restarted", now - 60, closed=True)
-    assert r.decide("old-2", ("sweep", "Job", "j2"), "Job/j2", hardware_incident(), pods=2) is None  # decided
-    assert r.decide("i-1", ("sweep", "Job", "j3"), "Job/j3", hardware_incident(), pods=2).act
-    assert r.decide("i-2", ("sweep", "Job", "j4"), "Job/j4", hardware_incident(), pods=2).result == \
+    assert r.decide("old-2", ("sweep", "Job", "j2"), "Job/j2", application_incident(), pods=2) is None  # decided
+    assert r.decide("i-1", ("sweep", "Job", "j3"), "Job/j3", application_incident(), pods=2).act
+    assert r.decide("i-2", ("sweep", "Job", "j4"), "Job/j4", application_incident(), pods=2).result == \
         "namespace_budget_exhausted"
+
+
+def test_a_node_fault_spends_the_job_budget_and_the_cluster_wide_rate_not_its_namespaces_budget():
+    """One switch or GPU failure breaking many jobs of one namespace (a node's fault: hardware, fabric,
+    infrastructure) was counted in the namespace's budget as its own application errors are: the fourth job it broke
+    was refused and left hung, and the tenant's own faults were refused for the rest of the window.  Now a node's
+    restart is neither counted in nor refused by the namespace's budget; it still counts in the job's budget and
+    spends the cluster-wide rate limit (the global bound holds).  An application fault spends both, as before; a
+    predecessor's decision written with its category is counted the same, one written without it (an older
+    version's) in the namespace's budget as before."""
+    now = [1000.0]
+    r = Recovery(Policy(mode="enforce", budget=3, window=3600, per_minute=5, namespace_budget=2),
+                 clock=lambda: now[0])
+    node, app = hardware_incident(), application_incident()
+    assert node.category == "hardware" and app.category == "application"
+    for n in range(5):  # five jobs of one namespace broken by one node's fault: each restarted
+        assert r.decide(f"n-{n}", ("sweep", "Job", f"j{n}"), f"Job/j{n}", node, pods=2).act
+    assert r.decide("n-5", ("sweep", "Job", "j5"), "Job/j5", node, pods=2).result == "rate_limited"  # the global bound
+    now[0] += 60.0
+    r.bucket.clock = lambda: time.monotonic() + 60.0  # a minute later there too: the bucket refilled
+    # the namespace's budget untouched: its own faults are restarted
+    assert r.decide("a-0", ("sweep", "Job", "k0"), "Job/k0", app, pods=2).act
+    assert r.decide("a-1", ("sweep", "Job", "k1"), "Job/k1", app, pods=2).act
+    d = r.decide("a-2", ("sweep", "Job", "k2"), "Job/k2", app, pods=2)
+    assert d.result == "namespace_budget_exhausted" and "2 restarts of jobs in namespace sweep" in d.message
+    assert r.decide("n-6", ("sweep", "Job", "j6"), "Job/j6", node, pods=2).act  # a node's fault is not refused by it
+    for n in range(2):  # the job's budget counts a node's restarts
+        assert r.decide(f"b-{n}", ("sweep", "Job", "j0"), "Job/j0", node, pods=2).act
+    assert r.decide("b-2", ("sweep", "Job", "j0"), "Job/j0", node, pods=2).result == "budget_exhausted"
+    # a next leader, from the decisions written
+    again = Recovery(Policy(mode="enforce", per_minute=100, namespace_budget=2), clock=lambda: now[0])
+    for n in range(3):
+        again.restore(f"n-{n}", ("sweep", "Job", f"j{n}"), "restarted", now[0] - 60, closed=True, category="fabric")
+    again.restore("a-0", ("sweep", "Job", "k0"), "restarted", now[0] - 60, closed=True, category="application")
+    assert again.decide("a-3", ("sweep", "Job", "k3"), "Job/k3", app, pods=2).act  # 1 of 2 spent
+    older = Recovery(Policy(mode="enforce", per_minute=100, namespace_budget=2), clock=lambda: now[0])
+    for n in range(2):
+        older.restore(f"n-{n}", ("sweep", "Job", f"j{n}"), "restarted", now[0] - 60, closed=True)  # no category
+    assert older.decide("a-3", ("sweep", "Job", "k3"), "Job/k3", app, pods=2).result == "namespace_budget_exhausted"
 
 
 def opt_in(api: ApiDouble, names: list[str]) -> None:
@@ -455,12 +506,28 @@ def tenant_gang(api: ApiDouble, namespace: str, name: str) -> None:
         api.pods.touch((namespace, p["metadata"]["name"]))
 
 
+def publish_assert(api: ApiDouble, namespace: str, name: str) -> None:
+    """The node agent's Pod Event for rank 0 of tenant job `name` (its pod on node-a) reading DEVICE_ASSERT: a fault
+    of the tenant's own (application)."""
+    from kubeapi.client import make_api
+    from test_cluster import agent_fact_events
+
+    from cluster.controller import Settings
+
+    (ev,) = agent_fact_events("node-a", f"{name}-w-0-0", [DEVICE_ASSERT])
+    body = {k: v for k, v in ev.items() if k != "metadata"}
+    body["involvedObject"] = {**body["involvedObject"], "namespace": namespace, "uid": f"uid-{namespace}-{name}-0"}
+    body["metadata"] = {"name": f"{name}-w-0-0.assert", "namespace": namespace}
+    make_api(Settings(api_server=api.url)).create_namespaced_event(namespace, body)
+
+
 def test_a_namespaces_fourth_restart_is_refused_another_namespaces_goes_on_and_a_next_leader_counts_them():
-    """An Xid 79 under five opted-in jobs, four of namespace `sweep`, one of `other`, with a namespace budget of 3:
-    three of sweep's jobs and other's are restarted, sweep's fourth is refused (its Event says why, its own result).
-    The next leader counts sweep's three restarts from their incidents' Events, as it counts a job's: a new job of
-    sweep failing is refused too (was, with nothing but the job's budget: restarted), and the incident refused
-    before is not decided again."""
+    """A CUDA assert of its own in five opted-in jobs, four of namespace `sweep`, one of `other`, with a namespace
+    budget of 3: three of sweep's jobs and other's are restarted, sweep's fourth is refused (its Event says why, its
+    own result).  The next leader counts sweep's three restarts from their incidents' Events (the decision's
+    `category`), as it counts a job's: a new job of sweep failing alike is refused too (was, with nothing but the
+    job's budget: restarted), and the incident refused before is not decided again.  An Xid 79 under a job of sweep
+    then, a node's fault, is restarted all the same: the namespace's budget bounds the tenant's own faults."""
     import contextlib
 
     policy = Policy(mode="enforce", namespace_budget=3)
@@ -471,7 +538,9 @@ def test_a_namespaces_fourth_restart_is_refused_another_namespaces_goes_on_and_a
         tenant_gang(api, "other", "x")
         c = stack.enter_context(controller(api, recovery=policy))
         wait_until(lambda: c.ready.is_set(), "synced")
-        publish_xid(api)
+        for name in ("a", "b", "c", "d"):
+            publish_assert(api, "sweep", name)
+        publish_assert(api, "other", "x")
         wait_until(lambda: len(api.pods_deleted) == 16, "four jobs restarted")
         wait_until(lambda: len(recoveries(api)) == 5, "five decisions")
         later_rounds(c)
@@ -479,6 +548,7 @@ def test_a_namespaces_fourth_restart_is_refused_another_namespaces_goes_on_and_a
         (refused,) = [e for e in recoveries(api) if "did not restart" in e["message"]]
         assert refused["involvedObject"]["namespace"] == "sweep"
         assert "3 restarts of jobs in namespace sweep within 3600 s already (namespace budget 3)" in refused["message"]
+        assert {d["recovery"]["category"] for d in restarted_incidents(api)} == {"application"}
         get = c.metrics.registry.get_sample_value
         assert get("gpu_npd_recoveries_total", {"result": "namespace_budget_exhausted"}) == 1
         assert get("gpu_npd_recoveries_total", {"result": "restarted"}) == 4
@@ -486,7 +556,7 @@ def test_a_namespaces_fourth_restart_is_refused_another_namespaces_goes_on_and_a
         tenant_gang(api, "sweep", "e")
         c = stack.enter_context(controller(api, identity="c2", recovery=policy))
         wait_until(lambda: c.ready.is_set(), "synced")
-        publish_xid(api, "node-c")
+        publish_assert(api, "sweep", "e")
         wait_until(lambda: any(e["involvedObject"]["name"] == "e" for e in recoveries(api)), "job e decided")
         later_rounds(c)
         assert len(api.pods_deleted) == 16
@@ -495,6 +565,12 @@ def test_a_namespaces_fourth_restart_is_refused_another_namespaces_goes_on_and_a
         assert len([e for e in recoveries(api) if "did not restart" in e["message"]]) == 2
         assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total",
                                                    {"result": "namespace_budget_exhausted"}) == 1
+        tenant_gang(api, "sweep", "f")
+        wait_until(lambda: ("sweep", "f-w-0-3") in c.book.pods, "job f seen")
+        publish_xid(api, "node-c")  # a node's fault under f (and under d and e, whose incidents are decided)
+        wait_until(lambda: "f" in deleted("sweep"), "job f restarted though sweep's budget is spent")
+        (f,) = [e for e in recoveries(api) if e["involvedObject"]["name"] == "f"]
+        assert "restarted job JobSet/f" in f["message"] and "hardware (node_fault, xid)" in f["message"]
 
 
 GANG = ("llm-w-0-0", "llm-w-0-1", "llm-w-0-2", "llm-w-0-3")
