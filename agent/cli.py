@@ -161,9 +161,10 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     """Run the node agent until SIGTERM or Ctrl-C; condition changes go to stdout as JSON lines.
 
     Each option overrides its key of the configuration (--config, then GPU_NPD_* variables); the defaults shown
-    are the built-in ones. Exit 0 on SIGTERM or Ctrl-C (state flushed), 1 when a step of that shutdown failed (said
-    in the log: an internal error, the state of what was processed still flushed; or the state or the pod logs'
-    offsets not written), 2 on a configuration error or when it cannot start (a metrics address in use, say).
+    are the built-in ones. Exit 0 on SIGTERM, Ctrl-C or a stdout closed by its reader (`| head -1`; state flushed),
+    1 when a step of that shutdown failed (said in the log: an internal error, the state of what was processed still
+    flushed; or the state or the pod logs' offsets not written), 2 on a configuration error or when it cannot start
+    (a metrics address in use, say).
     """
     import gc
     import logging
