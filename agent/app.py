@@ -145,7 +145,8 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
                if w is not None]  # sinks with writer threads of their own
     optional = enabled_sinks(cfg.sinks, cfg.node_name)  # the `sinks` block's enabled rows (agent/sinks/__init__.py)
     writers += [s for s in optional if hasattr(s, "start")]
-    sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + ([kube] if kube is not None else []) + writers \
+    stdout = StdoutSink(cfg.node_name, out)
+    sinks = [workloads, metrics, stdout] + ([kube] if kube is not None else []) + writers \
         + [s for s in optional if not hasattr(s, "start")]
     pod_logs = follows_pod_logs(cfg)  # decided once: the tracker and the pod log source come and go together
     progress = _progress(cfg, metrics, clock) if pod_logs else None
@@ -168,9 +169,11 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     metrics.count_evictions("kernel_uuid", functools.partial(pipeline.classifier_evictions, "uuid_evictions"))
     metrics.count_evictions("kernel_memo", functools.partial(pipeline.classifier_evictions, "memo_evictions"))
     poller = Poller(gpu, cfg.sysfs_root, guard=guard, expected_nics=cfg.expected_nics)
-    return Agent(cfg, boot, stop, intake, pipeline, poller, kube, Checkpoint(store, metrics),
-                 _check_scheduler(cfg, intake, gpu), rebooted=_rebooted(state, boot), writers=writers,
-                 pod_logs=pod_logs)
+    agent = Agent(cfg, boot, stop, intake, pipeline, poller, kube, Checkpoint(store, metrics),
+                  _check_scheduler(cfg, intake, gpu), rebooted=_rebooted(state, boot), writers=writers,
+                  pod_logs=pod_logs)
+    stdout.on_closed = agent.request_stop  # `gpu-npd run | head -1`: the reader gone, the agent ends as on SIGTERM
+    return agent
 
 
 def _progress(cfg: Config, metrics: Metrics, clock: Callable[[], float]) -> ProgressTracker:

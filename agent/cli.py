@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from gpunpd.options import cluster_options, config_option, host_options
+
 if TYPE_CHECKING:
     from parsers.gpus import GpuMap
 
@@ -25,23 +27,13 @@ def nvml_spec(ctx, param, value: str) -> str:
     return value
 
 
-def host_options(command):
-    """--config and --proc-root of a command that opens NVML outside the agent (`nvml-snapshot`, `parse --nvml`):
-    the agent's proc_root, so that its NVML looks for libnvidia-ml.so.1 on the host as the agent's does
-    (agent/gpu/nvml.py load_from_host; `agent_proc_root`)."""
-    command = click.option("--proc-root", default=None,
-                           help="Prefix for the host's /proc: libnvidia-ml.so.1 looked for on the host under it, as "
-                                "the agent does (default: the configuration's proc_root; in the agent's pod "
-                                "/host).")(command)
-    return click.option("--config", "config_file", type=click.Path(dir_okay=False), envvar="GPU_NPD_CONFIG",
-                        help="The agent's configuration file, for its proc_root (in the agent's pod "
-                             "/etc/gpu-npd/config.yaml).")(command)
+CONFIG = config_option("YAML configuration file (every key, its doc and default: python -m agent.settings).")
 
 
 def agent_proc_root(spec: str, config_file: str | None, given: str | None) -> str:
-    """The agent's proc_root for opening NVML with `spec` (host_options): --proc-root, else the configuration's
-    (--config, GPU_NPD_PROC_ROOT, the default), as `gpu-npd run` takes it; "" where no library is loaded (a fake
-    scenario, off).  A configuration error exits 2 with its one line."""
+    """The agent's proc_root for opening NVML with `spec` (gpunpd.options host_options): --proc-root, else the
+    configuration's (--config, GPU_NPD_PROC_ROOT, the default), as `gpu-npd run` takes it; "" where no library is
+    loaded (a fake scenario, off).  A configuration error exits 2 with its one line."""
     if spec != "auto":
         return ""
     from .config import ConfigError, load
@@ -134,8 +126,7 @@ def start_error(exc: OSError) -> str:
 
 
 @click.command()
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), envvar="GPU_NPD_CONFIG",
-              help="YAML configuration file (every key, its doc and default: python -m agent.settings).")
+@CONFIG
 @click.option("--kmsg", default=None,
               help="kmsg source (default: /dev/kmsg; a FIFO or file of records works; '' turns it off).")
 @click.option("--log-file", "log_files", multiple=True, help="Log file to follow like tail -F (repeatable).")
@@ -161,9 +152,10 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     """Run the node agent until SIGTERM or Ctrl-C; condition changes go to stdout as JSON lines.
 
     Each option overrides its key of the configuration (--config, then GPU_NPD_* variables); the defaults shown
-    are the built-in ones. Exit 0 on SIGTERM or Ctrl-C (state flushed), 1 when a step of that shutdown failed (said
-    in the log: an internal error, the state of what was processed still flushed; or the state or the pod logs'
-    offsets not written), 2 on a configuration error or when it cannot start (a metrics address in use, say).
+    are the built-in ones. Exit 0 on SIGTERM, Ctrl-C or a stdout closed by its reader (`| head -1`; state flushed),
+    1 when a step of that shutdown failed (said in the log: an internal error, the state of what was processed still
+    flushed; or the state or the pod logs' offsets not written), 2 on a configuration error or when it cannot start
+    (a metrics address in use, say).
     """
     import gc
     import logging
@@ -235,8 +227,7 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
 @click.option("--config", "configs", multiple=True, type=click.Path(dir_okay=False),
               help="An agent configuration file (repeatable: one per node pool): what gpu-npd wrote is read from "
                    "it (condition types, taint prefix, annotation key). Default: the built-in defaults.")
-@click.option("--api-server", default="", help="API server URL (default: in-cluster config, then kubeconfig).")
-@click.option("--kubeconfig", default="", help="kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).")
+@cluster_options()
 @click.option("--wait-for-pods", default="", metavar="NAMESPACE/SELECTOR",
               help="First wait until no pod matches (the agents stopped; an agent writes once more on SIGTERM).")
 @click.option("--wait-seconds", default=120.0, show_default=True, type=click.FloatRange(min=0))
@@ -304,8 +295,7 @@ def config_group() -> None:
 
 
 @config_group.command("check")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), envvar="GPU_NPD_CONFIG",
-              help="YAML configuration file (every key, its doc and default: python -m agent.settings).")
+@CONFIG
 def config_check(config_file) -> None:
     """Validate the configuration `gpu-npd run` would use (the file, then GPU_NPD_* variables) and summarise it.
     Exit 0 when valid, 2 with the one-line error naming the key otherwise."""

@@ -30,7 +30,7 @@ from typing import Any, Mapping
 
 from parsers.bounded import keep_newest
 from parsers.envelope import parse_time
-from triage import Evidence, Incident, attribute, is_consequence
+from triage import DEFAULT_WINDOW, Evidence, Incident, attribute, is_consequence
 from triage.attribute import bare_address
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
 
@@ -136,7 +136,7 @@ class Change:
 
 
 class Book:
-    def __init__(self, window: float = 600.0, idle: float = 1800.0) -> None:
+    def __init__(self, window: float = DEFAULT_WINDOW, idle: float = 1800.0) -> None:
         self.window, self.idle = window, idle
         self.reader = Reader()
         self.pods: dict[tuple[str, str], PodInfo] = {}

@@ -10,6 +10,9 @@ import sys
 
 import click
 
+from gpunpd.options import cluster_options
+from triage import DEFAULT_WINDOW
+
 from .controller import Controller, Settings
 from .recovery import Policy
 
@@ -19,16 +22,14 @@ POSITIVE = click.FloatRange(min=0, min_open=True)
 
 
 @click.command("cluster")
-@click.option("--api-server", envvar="GPU_NPD_API_SERVER", default="", help="API server URL (default: in-cluster "
-              "config, else the kubeconfig)")
-@click.option("--kubeconfig", envvar="KUBECONFIG_PATH", default="", help="kubeconfig path")
+@cluster_options("GPU_NPD_API_SERVER", "KUBECONFIG_PATH")
 @click.option("--namespace", envvar="POD_NAMESPACE", default="gpu-npd", show_default=True,
               help="namespace of the leader-election Lease")
 @click.option("--lease-name", default="gpu-npd-cluster", show_default=True)
 @click.option("--identity", envvar="POD_NAME", default="", help="this replica's name in the Lease (default: host)")
 @click.option("--metrics-address", envvar="GPU_NPD_CLUSTER_METRICS_ADDRESS", default="0.0.0.0:9811",
               show_default=True, help="host:port for /metrics ('' for none)")
-@click.option("--window", type=click.FloatRange(min=0), default=600.0, show_default=True,
+@click.option("--window", type=click.FloatRange(min=0), default=DEFAULT_WINDOW, show_default=True,
               help="seconds a node fault may precede the job's failures it explains")
 @click.option("--idle", type=POSITIVE, default=1800.0, show_default=True,
               help="seconds without new evidence after which a job's incident closes")

@@ -23,7 +23,7 @@ from typing import Any, Callable, TextIO
 from kubeapi.events import EventRecorder, Ref
 from kubeapi.pager import items
 from kubeapi.retry import Backoff, WriterThread, describe, next_delay, refusal, retry_after
-from triage import SCHEMA
+from triage import DEFAULT_WINDOW, SCHEMA
 
 from .book import Book, Change, Open
 from .evidence import AGENT_COMPONENT
@@ -63,7 +63,7 @@ class Settings:
     lease_duration: float = 15.0
     renew_deadline: float = 10.0
     retry_period: float = 2.0
-    window: float = 600.0
+    window: float = DEFAULT_WINDOW
     idle: float = 1800.0
     settle_seconds: float = 0.5  # evidence arriving within this is attributed together
     events_per_minute: float = 60.0

@@ -9,6 +9,8 @@ from types import SimpleNamespace
 
 import click
 
+from gpunpd.options import cluster_options
+
 from .check import EXIT_ERROR, EXIT_INTERRUPTED, Report, link_summary, run_check, write_json, write_table
 from .plan import SIZES, order
 
@@ -66,8 +68,7 @@ def _pairs(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--write/--no-write", default=True, show_default=True,
               help="Set FabricCheckFailed (and an Event) on blamed nodes, clear it on passing ones.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
-@click.option("--api-server", default="", help="API server URL (default: in-cluster config, then kubeconfig).")
-@click.option("--kubeconfig", default="", help="kubeconfig file.")
+@cluster_options()
 @click.option("--cleanup-timeout", type=click.FloatRange(min=0), default=120.0, show_default=True,
               help="Seconds to keep retrying the deletion of this run's Jobs when the API server fails; then the "
                    "Jobs left are named and the exit code is 2.")

@@ -11,6 +11,8 @@ import click
 if TYPE_CHECKING:
     from parsers.gpus import GpuMap
 
+from gpunpd.options import host_options
+
 from .progress import MODES as PROGRESS_MODES
 
 YEARS = click.IntRange(1, 9999)  # --year of parse and triage: the years a date holds (datetime's); else a usage error
@@ -27,7 +29,7 @@ def _nvml_spec(ctx, param, value: str) -> str:
 
 
 def _gpus(spec: str, config_file: str | None = None, proc_root: str | None = None) -> GpuMap:
-    """PCI address -> GPU index and UUID from this node's NVML (opened with the agent's proc_root: agent.cli
+    """PCI address -> GPU index and UUID from this node's NVML (opened with the agent's proc_root: gpunpd.options
     host_options); none with `--nvml off`, or `auto` on a machine without the NVIDIA kernel driver (no
     /proc/driver/nvidia: no NVML can answer, and none is loaded)."""
     if spec == "off" or (spec == "auto" and not os.path.exists(NVIDIA_DRIVER)):
@@ -72,12 +74,7 @@ class _Flushing:
 @click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=_nvml_spec,
               help="Where GPU index/UUID for PCI addresses come from: auto (this node's NVML, when it has one), "
                    "off, or fake:<scenario.yaml>.")
-# agent.cli host_options' two, declared here too: parse imports no agent module unless NVML is asked (start-up)
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), envvar="GPU_NPD_CONFIG",
-              help="The agent's configuration file, for its proc_root (--nvml auto).")
-@click.option("--proc-root", default=None,
-              help="Prefix for the host's /proc: libnvidia-ml.so.1 looked for on the host under it, as the agent does "
-                   "(default: the configuration's proc_root).")
+@host_options
 @click.option("--unclassified", "only_unclassified", is_flag=True,
               help="List only driver lines with an error word that no rule recognised (new formats to report).")
 @click.option("--progress", type=click.Choice(PROGRESS_MODES), default="auto", show_default=True,

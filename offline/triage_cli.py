@@ -31,7 +31,7 @@ from typing import Iterator
 import click
 
 from parsers import after_hole
-from triage import Clock, Evidence, Incident, attribute, teardown, to_json
+from triage import DEFAULT_WINDOW, Clock, Evidence, Incident, attribute, teardown, to_json
 from triage.inventory import kind_of, read_inventory
 from triage.ranks import Origin, from_path
 from triage.read import FileReader
@@ -377,7 +377,7 @@ def _stop(pool) -> None:
               help="text for people; json: one document, schema gpu-npd.triage/v1 (docs/triage.md).")
 @click.option("--year", type=YEARS, default=None,
               help="Year for stamps that carry none (syslog, glog); default: the year of the job's dated stamps.")
-@click.option("--window", type=click.FloatRange(min=0), default=600.0, show_default=True,
+@click.option("--window", type=click.FloatRange(min=0), default=DEFAULT_WINDOW, show_default=True,
               help="Seconds a node fault may precede the job's first failure and still explain it (at least the "
                    "collective timeout the watchdog lines report).")
 @click.option("--evidence", "evidence_limit", type=click.IntRange(min=0), default=8, show_default=True,

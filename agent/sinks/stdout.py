@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import time
 from collections import OrderedDict
 from datetime import datetime, timezone
-from typing import IO
+from typing import IO, Callable
 
 from parsers.bounded import keep_newest
 from parsers.model import Snapshot
@@ -26,10 +27,16 @@ def utc_iso(ts: float) -> str:
 
 
 class StdoutSink:
-    def __init__(self, node: str, out: IO[str] | None = None, clock=time.monotonic):
+    """A closed stdout (`gpu-npd run | head -1`: the reader has gone) is the reader's choice, not an error: said in
+    one line of the log, nothing more written, and `on_closed` called (the agent stops as on SIGTERM, exit 0)."""
+
+    def __init__(self, node: str, out: IO[str] | None = None, clock=time.monotonic,
+                 on_closed: Callable[[], None] | None = None):
         self.node = node
         self.out = out or sys.stdout
         self.clock = clock
+        self.on_closed = on_closed
+        self.closed = False
         self._said: OrderedDict[str, list] = OrderedDict()  # an Event's key -> [when its line was written, updates since]
 
     def _write(self, obj: dict) -> None:
@@ -37,6 +44,17 @@ class StdoutSink:
                                    "node": self.node, **obj}) + "\n")
 
     def apply(self, snapshot: Snapshot) -> None:
+        if self.closed:
+            return
+        try:
+            self._apply(snapshot)
+        except BrokenPipeError:
+            self.closed = True
+            logging.getLogger("gpu_npd").info("stdout closed by its reader: no more JSON lines; stopping")
+            if self.on_closed is not None:
+                self.on_closed()
+
+    def _apply(self, snapshot: Snapshot) -> None:
         for p in snapshot.new_problems:
             self._write({"event": "problem", "condition": p.condition, "reason": p.reason,
                          "severity": p.severity, "attribution": p.attribution, "action": p.action,

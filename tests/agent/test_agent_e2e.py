@@ -113,3 +113,24 @@ def test_a_kmsg_path_that_vanishes_is_reported_down_and_reopened_when_back(tmp_p
     a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:5d:00") == 1, timeout=20)
     a.wait_for(lambda: a.value("gpu_npd_source_up", source="kmsg") == 1)
     assert a.stop()[0] == 0
+
+
+def test_a_closed_stdout_ends_the_agent_quietly(tmp_path: Path):
+    """`gpu-npd run | head -1`: once head has gone, the next JSON line meets a closed pipe; the agent stops as on
+    SIGTERM (state flushed) and exits 0 with no error in its log (was: a "sink StdoutSink failed" traceback per
+    batch, running on)."""
+    a = AgentProc(tmp_path, stdout=subprocess.PIPE)
+    try:
+        a.write(f"3,100,4254197860,-;{XID79}\n")
+        assert b'"Xid79FallenOffBus"' in a.proc.stdout.readline()
+        a.proc.stdout.close()  # head -1 exits
+        a.write(f"3,101,4254197999,-;{XID79.replace('5d:00', '5e:00')}\n")  # a new problem: its line meets the pipe
+        assert a.proc.wait(timeout=10) == 0
+    finally:
+        if a.proc.poll() is None:
+            a.proc.kill()
+            a.proc.wait()
+        os.close(a.writer)
+    err = a.stderr()
+    assert "Traceback" not in err and " ERROR " not in err and "stdout closed" in err, err
+    assert (tmp_path / "state" / "state.json").exists()  # the shutdown saved the state

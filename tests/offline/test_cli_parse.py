@@ -433,6 +433,21 @@ def test_a_live_pipe_read_into_a_closed_stdout_ends_quietly():
     assert proc.stderr.read() == b""
 
 
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_file_read_into_a_closed_stdout_ends_quietly(tmp_path: Path, fmt: str):
+    """`gpu-npd parse FILE | head -1` through a real shell pipe: the rows after head has gone (far more than a pipe
+    holds) meet a closed stdout; parse ends, exit 0, nothing on stderr, as `cat FILE | head -1` does."""
+    import shlex
+
+    log = tmp_path / "dmesg.txt"
+    log.write_bytes(b"".join(LIVE_XID79.replace(b"0000:91:00", f"0000:{i % 256:02x}:00".encode())
+                             for i in range(20_000)))
+    script = f"{shlex.join([*GPU_NPD, 'parse', '--nvml', 'off', '--format', fmt, str(log)])} | head -1; " \
+             "echo \"exit ${PIPESTATUS[0]}\" >&2"
+    r = subprocess.run(["bash", "-c", script], capture_output=True, timeout=120)
+    assert r.stdout.count(b"\n") == 1 and r.stderr == b"exit 0\n", r.stderr
+
+
 def test_python_m_gpunpd_names_itself_gpu_npd():
     r = subprocess.run([sys.executable, "-m", "gpunpd", "triage"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and r.stderr.startswith("Usage: gpu-npd triage [OPTIONS] PATHS...")
