@@ -92,15 +92,16 @@ def test_the_job_label_overrides_and_unknown_owners_are_no_job():
 
 # ---- the seam: what the node agents write -> triage evidence ------------------------------------------------
 
-def agent_pod_event(node: str, pod_name: str, ranks: list[int]) -> dict:
-    """A node agent's Pod Event as agent/workloads.py words it and kubeapi's recorder writes it."""
+def agent_pod_event(node: str, pod_name: str, ranks: list[int], clock=time.time) -> dict:
+    """A node agent's Pod Event as agent/workloads.py words it and kubeapi's recorder writes it (stamped by the
+    node's `clock`)."""
     tracker = WorkloadTracker(AgentMetrics())
     c = Classifier()
     events = [tracker.observe(PodRef("train", pod_name, f"uid-{pod_name}", "main"), c.classify(TIMEOUT.format(r=r)))
               for r in ranks]
     last = events[-1]
     r, reason, message = last.ref, last.reason, last.message
-    rec = EventRecorder("default", node)
+    rec = EventRecorder("default", node, clock=clock)
     rec.record(Ref("Pod", r.pod, r.namespace, r.uid), reason, message)
     agg = next(iter(rec._aggs.values()))
     return {**rec._body(agg), "metadata": {"name": f"{pod_name}.x", "namespace": "train", "uid": f"ev-{pod_name}"}}
@@ -538,6 +539,14 @@ def controller(api: ApiDouble, identity: str = "c1", clock=time.time, **kw):
         c.rounds += 1
 
     c._gauges = counted
+    c.relists = {}  # resource -> lists (SYNCED) the loop has applied (`relist_events`)
+    synced = c._synced
+
+    def relisted(resource: str, keys: set, now: float) -> None:
+        synced(resource, keys, now)
+        c.relists[resource] = c.relists.get(resource, 0) + 1
+
+    c._synced = relisted
     t = threading.Thread(target=c.run, daemon=True)
     t.start()
     c.out_text = out
@@ -554,6 +563,14 @@ def later_rounds(c, n: int = 2) -> None:
     more happened waits for this, not for a time (a slow host passes a sleep before the wrong thing happens)."""
     start = c.rounds
     wait_until(lambda: c.rounds >= start + n, f"{n} more rounds of the loop")
+
+
+def settled(c, n: int = 2) -> None:
+    """`later_rounds`, then the Event writer has nothing left to write: whatever the loop decided by then is in the
+    API double, so a test that asserts nothing was written (or one Event, not two) asserts it after the controller
+    really looked and wrote."""
+    later_rounds(c, n)
+    wait_until(lambda: not c.recorder.pending(), "the incident Events written")
 
 
 def gang(api: ApiDouble, name: str = "llm", gpus: int = 8, again: str = "") -> None:
@@ -573,12 +590,13 @@ def gang(api: ApiDouble, name: str = "llm", gpus: int = 8, again: str = "") -> N
         api.pods.touch(("train", p["metadata"]["name"]))
 
 
-def publish_timeouts(api: ApiDouble, name: str = "llm", nodes=NODES, tag: str = "") -> None:
-    """The agents' Events of every rank timing out, stamped now (`tag`: another Event each, a later failure)."""
+def publish_timeouts(api: ApiDouble, name: str = "llm", nodes=NODES, tag: str = "", later: float = 0.0) -> None:
+    """The agents' Events of every rank timing out, stamped now, or `later` seconds from now (`tag`: another Event
+    each, a later failure: its words the same as the first's, it is told from it by its time, a later second)."""
     core = make_api(Settings(api_server=api.url))
     for i, node in enumerate(NODES):
         if node in nodes:
-            ev = agent_pod_event(node, f"{name}-w-0-{i}", [i])
+            ev = agent_pod_event(node, f"{name}-w-0-{i}", [i], lambda: time.time() + later)
             body = {k: v for k, v in ev.items() if k != "metadata"}
             body["metadata"] = {"name": f"{name}-w-0-{i}.{node}{tag}", "namespace": "train"}
             core.create_namespaced_event("train", body)
@@ -618,7 +636,7 @@ def test_an_xid_on_one_node_while_all_ranks_time_out_is_one_incident_on_the_owne
             assert lines and all(x["job"]["owner"] == "JobSet/llm" for x in lines)
             assert c.metrics.registry.get_sample_value("gpu_npd_job_incidents_total",
                                                        {"category": lines[0]["incident"]["category"]}) == 1
-            time.sleep(0.5)
+            settled(c)
             assert len(incidents(api)) == 1  # evidence in two steps: one Event, updated
 
 
@@ -692,7 +710,7 @@ def test_a_restart_neither_loses_nor_duplicates_the_open_incident():
         writes = api.event_patches + len(api.events())
         with controller(api, identity="c2") as c:
             wait_until(lambda: c.ready.is_set(), "second controller synced")
-            time.sleep(1.0)
+            settled(c)  # the lists applied, the job attributed again, and whatever that decided written
             assert [e["metadata"]["name"] for e in incidents(api)] == [first["metadata"]["name"]]
             assert api.event_patches + len(api.events()) == writes  # nothing new: nothing written
             assert c.metrics.registry.get_sample_value("gpu_npd_job_incidents_total", {"category": "hardware"}) == 0
@@ -706,11 +724,12 @@ def test_watch_resets_and_an_api_outage_lose_nothing():
             wait_until(lambda: c.ready.is_set(), "synced")
             publish_timeouts(api)
             wait_until(lambda: incidents(api), "first verdict")
+            starts = len(watch_starts(api, "/events"))
             api.set_fault(status=503)  # the API goes down, the watches with it
             api.cut_watches()
             for store in (api.event_store, api.pods, api.nodes):
                 store.compact()
-            time.sleep(1.0)
+            wait_until(lambda: len(watch_starts(api, "/events")) > starts, "a watch start refused")
             api.set_fault()
             publish_xid(api)  # written while the controller is still reconnecting: found by its relist
             ev = wait_until(lambda: next((e for e in incidents(api) if doc(e)["incident"]["category"] == "hardware"),
@@ -724,12 +743,26 @@ def test_watch_resets_and_an_api_outage_lose_nothing():
             assert (gone or 0) + errors >= 1
 
 
+def counting(attempt, tries: dict, c):
+    """`attempt` (a LeaseLock's try_acquire), counting its calls in `tries[c]`."""
+    def counted() -> bool:
+        try:
+            return attempt()
+        finally:
+            tries[c] += 1
+    return counted
+
+
 def test_only_the_leader_writes_and_a_standby_takes_over():
     with ApiDouble() as api:
         gang(api)
         with controller(api, identity="c1") as one, controller(api, identity="c2") as two:
+            tries = {one: 0, two: 0}
+            for c in (one, two):
+                c.lease.try_acquire = counting(c.lease.try_acquire, tries, c)
             wait_until(lambda: one.leading.is_set() or two.leading.is_set(), "a leader")
-            time.sleep(1.5)
+            start = dict(tries)
+            wait_until(lambda: all(tries[c] >= start[c] + 2 for c in tries), "each tried the Lease twice more")
             assert one.leading.is_set() != two.leading.is_set()
             leader, standby = (one, two) if one.leading.is_set() else (two, one)
             assert api.leases[("gpu-npd", "gpu-npd-cluster")]["spec"]["holderIdentity"] == leader.s.identity
@@ -777,17 +810,15 @@ SKEWS = pytest.mark.parametrize("skew", [120.0, -120.0], ids=["controller-ahead"
 
 
 def relist_events(api: ApiDouble, c: Controller) -> None:
-    """The Events' watch ends in 410 Gone: the relist hands every Event again."""
-    def lists() -> int:
-        return sum(1 for _m, p, q, _c in list(api.requests)
-                   if p.endswith("/events") and not q.get("watch") and q.get("fieldSelector") == "source=gpu-npd")
-    before = lists()
+    """The Events' watch ends in 410 Gone: the relist hands every Event again, the loop applies it and decides
+    (`settled`)."""
+    before = c.relists.get("events", 0)
     with api.lock:  # a change elsewhere first (a Lease renewal): compacted past the newest Event, so the watch,
         api.rv += 1  # whose cursor may be that Event's resourceVersion, is too old (410) whatever was written last
     api.event_store.compact()
     api.cut_watches()
-    wait_until(lambda: lists() > before, "the Events relisted")
-    time.sleep(1.0)  # settled
+    wait_until(lambda: c.relists.get("events", 0) > before, "the Events relisted")
+    settled(c)
 
 
 @SKEWS
@@ -804,12 +835,12 @@ def test_a_failure_right_after_a_close_is_the_next_incident_and_the_closed_ones_
             wait_until(lambda: incidents(api) and doc(incidents(api)[0])["state"] == "closed", "the first closes")
             relist_events(api, c)
             assert [doc(e)["seq"] for e in incidents(api)] == [1]
-            publish_timeouts(api, tag=".2")
+            publish_timeouts(api, tag=".2", later=1.0)
             wait_until(lambda: len(incidents(api)) == 2, "the next incident")
             wait_until(lambda: all(doc(e)["state"] == "closed" for e in incidents(api)), "the next closes")
         with controller(api, identity="c2", clock=clock, idle=1.0) as c:  # recovers the marks from the Events
             wait_until(lambda: c.ready.is_set(), "second controller synced")
-            time.sleep(1.5)
+            settled(c)
             assert sorted(doc(e)["seq"] for e in incidents(api)) == [1, 2]
 
 
@@ -831,7 +862,7 @@ def test_a_job_recreated_under_the_same_name_opens_on_its_own_failure_not_on_the
             gang(api, again="-2")
             relist_events(api, c)
             assert len(incidents(api)) == 1
-            publish_timeouts(api, tag=".2")
+            publish_timeouts(api, tag=".2", later=1.0)
             ev = wait_until(lambda: next((e for e in incidents(api) if doc(e)["seq"] == 2), None), "the next incident")
             assert ev["involvedObject"]["uid"] == "uid-llm-2" and doc(ev)["state"] == "open"
 
@@ -861,7 +892,6 @@ def test_an_owner_deleted_while_its_watch_was_gone_closes_its_incident_on_the_re
             wait_until(lambda: len(watch_starts(api, "/jobsets")) > starts, "a watch start refused")  # stream ended
             del jobsets[("train", "llm")]
             jobsets.compact()
-            time.sleep(0.5)
             api.set_fault()
             wait_until(lambda: doc(incidents(api)[0])["state"] == "closed", "closed", timeout=15)
             assert ("train", "JobSet.jobset.x-k8s.io", "llm") not in c.book.owner_uids
@@ -886,7 +916,6 @@ def test_a_node_deleted_while_its_watch_was_gone_is_forgotten_on_the_relist():
             wait_until(lambda: len(watch_starts(api, "/nodes")) > starts, "a watch start refused")
             del api.nodes["node-x"]
             api.nodes.compact()
-            time.sleep(0.5)
             api.set_fault()
             wait_until(lambda: "node-x" not in c.book.node_taints and "node-x" not in c.book.node_gpus, "forgotten",
                        timeout=10)

@@ -3,6 +3,7 @@ held to the owners table and to the requests the controller really makes (least 
 
 from __future__ import annotations
 
+import functools
 import re
 
 from apiserver_double import ApiDouble
@@ -15,13 +16,20 @@ from cluster.owners import OWNER_KINDS
 PATH = "examples/cluster"
 
 
+@functools.cache
+def rendered() -> tuple[dict, ...]:
+    """The manifests of PATH as the real kubectl renders them, once for the module (the tests only read them: the
+    RBAC check asked kubectl again for each request the controller made)."""
+    return tuple(kustomize(PATH))
+
+
 def objects() -> dict:
-    return {(d["kind"], d["metadata"]["name"]): d for d in kustomize(PATH)}
+    return {(d["kind"], d["metadata"]["name"]): d for d in rendered()}
 
 
 @needs_kubectl
 def test_the_agents_with_the_cluster_component_pass_kubernetes_validate_strict(tmp_path):
-    objs = kustomize(PATH)
+    objs = list(rendered())
     r = validate_strict(objs, tmp_path)
     assert r.stdout.count(" passed for resource ") == len(objs), r.stdout
     by = {(d["kind"], d["metadata"]["name"]): d for d in objs}
