@@ -39,12 +39,13 @@ class AgentProc:
                  port: int | None = None):
         self.port = port or free_port()  # chosen by the caller when a scraper must know it before the agent starts
         self.fifo = tmp / "kmsg.fifo"
+        self.state = tmp / "state"
         if not self.fifo.exists():
             os.mkfifo(self.fifo)
         self.out = stdout or open(tmp / f"stdout-{self.port}.log", "w+")
         self.proc = subprocess.Popen(
             [*(cmd or [sys.executable, "-m", "gpunpd"]), "run", "--kmsg", str(self.fifo), "--no-journald",
-             "--state-dir", str(tmp / "state"), "--metrics-address", f"127.0.0.1:{self.port}", *extra],
+             "--state-dir", str(self.state), "--metrics-address", f"127.0.0.1:{self.port}", *extra],
             stdout=self.out, stderr=subprocess.PIPE, cwd=cwd,
             env={**os.environ, "NODE_NAME": "gpu-node-1", **(env or {})})
         # its stderr read as it comes (kept for `stderr()` and failure messages): a pipe nobody reads holds 64 KiB,
@@ -105,6 +106,12 @@ class AgentProc:
                 raise AssertionError(f"agent exited: {self.stderr()}")
             time.sleep(0.05)
         raise AssertionError(f"timed out waiting for {what}")
+
+    def wait_pods_listed(self, timeout: float = 15.0) -> None:
+        """Wait for the pod log source's first scan, which takes the logs there as history (a line written before it
+        is never read): seen as its offsets file, which the source's first turn writes once it has listed and read
+        the files.  Only for a state directory with no podlogs.json yet (an agent's first start)."""
+        self.wait_for(lambda: (self.state / "podlogs.json").exists(), timeout=timeout, what="the pod logs' first scan")
 
     def stop(self) -> tuple[int, float]:
         os.close(self.writer)

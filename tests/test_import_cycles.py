@@ -11,6 +11,7 @@ subpackage (agent/checks -> agent/gpu) is not above it.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,10 +54,17 @@ def imports(path: Path, modules: set[str]) -> set[str]:
     return out
 
 
-def graph() -> dict[str, set[str]]:
+@functools.cache
+def _graph() -> dict[str, frozenset[str]]:
     files = [p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")]
     modules = {module_name(p) for p in files}
-    return {module_name(p): imports(p, modules) for p in files}
+    return {module_name(p): frozenset(imports(p, modules)) for p in files}
+
+
+def graph() -> dict[str, set[str]]:
+    """Each module of ours -> the modules of ours it imports: every file parsed once a run (the tests here read the
+    same tree), a copy to each caller."""
+    return {module: set(targets) for module, targets in _graph().items()}
 
 
 def cycles(g: dict[str, set[str]]) -> list[list[str]]:

@@ -1293,7 +1293,7 @@ def _stop_stepping(a, api, write) -> dict:
     """Four steps 1 s apart (the floor, 4 s, decides the silence's bound), then silence: the suspicion (metric, Pod
     Event) within 30 s; its Event."""
     a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, timeout=30, what="pod source")
-    time.sleep(0.5)  # the first scan has taken the existing logs as history
+    a.wait_pods_listed()  # the first scan has taken the existing logs as history
     for n in range(4):
         write(n)
         time.sleep(1)

@@ -436,7 +436,7 @@ def test_agent_process_turns_a_pod_log_line_into_a_pod_event(tmp_path, pods):
                                         "pod_logs_root": str(pods)}))
         a = AgentProc(tmp_path, "--config", str(conf))
         a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
-        time.sleep(0.5)  # the first scan has taken the existing logs as history
+        a.wait_pods_listed()  # the first scan has taken the existing logs as history
         append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=21))
         a.wait_for(lambda: any(e["reason"] == "NCCLWatchdogTimeout" for e in api.events()), timeout=10,
                    what="pod event")
@@ -502,7 +502,7 @@ def test_a_symlinked_pod_log_never_reads_host_files_through_the_agent(tmp_path, 
     conf.write_text(yaml.safe_dump({"nvml": "off", "pod_logs_root": str(pods)}))
     a = AgentProc(tmp_path, "--config", str(conf))
     a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
-    time.sleep(0.5)
+    a.wait_pods_listed()
     with open(host_file, "a") as fh:
         fh.write("TOKEN-8c1f0e NCCL WARN rank 4 Connection closed by remote peer\n")
     # then three lines of the real pod, each written once the one before is counted: the turn that reads the first
@@ -552,7 +552,7 @@ def test_hostile_keys_from_one_pod_keep_memory_bounded_and_evictions_counted(tmp
     conf.write_text(yaml.safe_dump({"nvml": "off", "pod_logs_root": str(pods)}))
     a = AgentProc(tmp_path, "--config", str(conf))
     a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
-    time.sleep(0.5)
+    a.wait_pods_listed()
     hostile = pods / W1 / "pytorch" / "0.log"
     ts = "2024-07-25T07:00:00.000000000Z"
     with open(hostile, "a") as fh:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import os
 import re
@@ -30,12 +32,23 @@ def docs(path: Path) -> list[dict]:
     return [d for d in yaml.safe_load_all(path.read_text()) if d]
 
 
-def kustomize(path: str) -> list[dict]:
+def render_kustomization(path: str) -> list[dict]:
     """What `kubectl apply -k deploy/<path>` applies: rendered by the real kubectl."""
     assert KUBECTL, "kubectl is needed to render the kustomizations"
     r = subprocess.run([KUBECTL, "kustomize", str(DEPLOY / path)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     return [d for d in yaml.safe_load_all(r.stdout) if d]
+
+
+@functools.cache
+def _shipped(path: str) -> list[dict]:
+    return render_kustomization(path)
+
+
+def kustomize(path: str) -> list[dict]:
+    """`render_kustomization` of a tree shipped in deploy/: rendered once a run (the suite changes none of them; the
+    overlays a test writes are rendered each time, by render_kustomization), each caller given its own copy."""
+    return copy.deepcopy(_shipped(path))
 
 
 def validate_strict(objs: list[dict], tmp_path: Path) -> subprocess.CompletedProcess:
@@ -109,7 +122,7 @@ def operator_overlay(base: str, extra: dict, files: dict[str, str] | None = None
         (Path(tmp) / "kustomization.yaml").write_text(yaml.safe_dump({
             "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
             "resources": [f"../../{base}"], **extra}))
-        return kustomize(str(Path(tmp).relative_to(DEPLOY)))
+        return render_kustomization(str(Path(tmp).relative_to(DEPLOY)))
 
 
 def agent_configmap(objs: list[dict]) -> dict:
@@ -341,7 +354,7 @@ def kustomize_with(component: str, base: str = "overlays/observe", everything: b
         (Path(tmp) / "kustomization.yaml").write_text(yaml.safe_dump({
             "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
             "resources": [f"../../{base}"], "components": [f"../../{component}"]}))
-        objs = kustomize(str(Path(tmp).relative_to(DEPLOY)))
+        objs = render_kustomization(str(Path(tmp).relative_to(DEPLOY)))
     return objs if everything else next(d for d in objs if d["kind"] == "DaemonSet")
 
 

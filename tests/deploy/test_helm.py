@@ -19,7 +19,7 @@ from cluster.cli import cluster as cluster_command
 from cluster.controller import Settings as ClusterSettings
 from parsers.kinds import TAINT_PREFIX
 from test_deploy import (DEPLOY, assert_host_paths_safe, critical_pods_unadmitted, host_paths, kustomize,
-                         kustomize_with, needs_kubectl, validate_strict)
+                         kustomize_with, needs_kubectl, render_kustomization, validate_strict)
 
 helm = pytest.importorskip("helm_python", reason="helm-python-sdk (the test extra) bundles Helm's Go SDK")
 
@@ -205,7 +205,7 @@ def test_the_kustomize_examples_bounds_patch_is_the_helm_values():
     assert list(bounds) == [p.opts[0] for p in BOUNDS]
     with tempfile.TemporaryDirectory(dir=DEPLOY / "examples") as tmp:  # the example's depth: its paths resolve
         (Path(tmp) / "kustomization.yaml").write_text(uncommented)
-        kustomized = kustomize(str(Path(tmp).relative_to(DEPLOY)))
+        kustomized = render_kustomization(str(Path(tmp).relative_to(DEPLOY)))
     values = {value_key(p): p.type.convert(bounds[p.opts[0]], p, None) for p in BOUNDS}
     assert_equivalent(kustomized, render({"cluster": {"enabled": True, "recovery": "enforce", **values}}))
 
