@@ -1,10 +1,11 @@
 """The record path, one direction: a batch from the intake -> findings -> admission -> coalescer -> engine ->
 one snapshot -> every sink.  Each stage returns its result to the next; none reads back what a later one set.
 
-    process(batch)            one handler per batch type (parsers/model.py); each returns the engine's Change
+    process(batch)            one handler per batch type (parsers/model.py); each returns the engine's Change;
+                              kernel-log records' (_records):
       classify                parsers: a line -> a Finding or None (per source: its context and memo)
-      _admit                  each finding: admission, the pre-checks once (kernel's own line, dated, not one
-                              Xid twice, not ours); then
+      admission               each finding: the pre-checks once (kernel's own line, dated, not one Xid twice,
+                              not ours); then
         Coalescer.repeat      a repeat of a standing decision: counted, not decided again; or
         HealthEngine.decide   enriched (GPU index/UUID, pod of the pid), then decided
       HealthEngine.derive     the conditions, once per batch
@@ -16,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from parsers import Classifier, Finding, Prefilter, amends, from_kernel, keyword_prefilter
 from parsers.model import (Boot, Change, CheckBatch, NodeInfo, PodEvent, PodRef, Record, SampleBatch, Snapshot,
@@ -86,7 +87,7 @@ class Pipeline:
         if gpu.status == "starting":  # the kernel log's backlog is read before NVML names the GPUs (_name_xids)
             metrics.hold_xids()
         self.workloads, self.pods, self.sinks, self.clock = workloads, pods, sinks, clock
-        self.boot, self.guard, self.xids = boot, guard, XidMerger()  # admission's (_admit)
+        self.boot, self.guard, self.xids = boot, guard, XidMerger()  # admission's (_records)
         self.coalescer = Coalescer(engine)
         self.classifiers: dict[str, Classifier] = {}
         # the records' keyword test (parsers/prefilter.py), one for every stream's classifier: its regex compiled once
@@ -119,6 +120,22 @@ class Pipeline:
     # ---- kernel-log records -------------------------------------------------------------------------
 
     def _records(self, batch: list[Record]) -> Change:
+        """A batch of kernel-log records: each line classified, each finding admitted, then counted as a repeat of a
+        standing decision or decided (into the batch's Change); the conditions derived once, then the findings
+        decided anew counted.  Admission, the pre-checks a kernel-log finding passes once before anything counts it
+        as a node fault (counted where a refusal says something):
+
+        - from the kernel: a syslog line another program wrote (any local process can write one that reads like a
+          kernel fault) is counted as such (gpu_npd_forged_or_userspace_total), never a node problem;
+        - dated: a kmsg finding carries seconds since boot; it gets its wall-clock time from the boot's start;
+        - not one Xid twice: an Xid NVML's event API already reported (or the kernel log, the other way round)
+          within a few seconds is the same Xid (agent/xidmerge.py);
+        - not ours: a line our own InfiniBand counter reads caused (agent/selfcaused.py) is counted as such.
+
+        A finding decided is enriched first (the GPU NVML knows at its address, the pod of its pid), then decided by
+        the engine; a decision a repeat may count without deciding is remembered by the coalescer.  An amendment
+        (parsers/rules.py EVENT_AMENDS: an event's finding again, made worse or given its address) is always decided
+        (the same amendment of a later event is that event's, no repeat) and never counted as another finding."""
         name = batch[0].source
         # one classifier per stream (a source, or a file a source follows; a batch is from one stream): an open
         # multi-line event or an NVRM banner of one file never reaches another's lines
@@ -127,7 +144,42 @@ class Pipeline:
         if classifier is None:
             classifier = self.classifiers[stream] = self._classifier.for_stream()
         change = Change()
-        fresh = self._admit(_findings(batch, classifier), name, change)
+        epoch, guard, already_seen = self.boot.epoch, self.guard, self.xids.already_seen
+        repeat, remember, noted = self.coalescer.repeat, self.coalescer.remember, self.workloads.note_finding
+        decide, gpu, known = self.engine.decide, self.gpu, self.known_gpus
+        fresh: list[tuple] = []  # the counter labels of the findings decided anew
+        for f in _findings(batch, classifier):
+            if not from_kernel(f):  # the one rule `gpu-npd parse` applies too
+                self.metrics.forged.labels(name, f.kind).inc()
+                continue
+            if f.timestamp is None and f.uptime is not None and epoch is not None:
+                f.timestamp = datetime.fromtimestamp(epoch + f.uptime, timezone.utc)
+            if f.kind == "xid":
+                if already_seen(f, name):
+                    continue
+            elif guard is not None and guard.explains(f):
+                self.metrics.self_caused.labels(f.kind, f.pci or "unknown").inc()
+                continue
+            amendment = amends(f)
+            due = None if amendment else repeat(name, f)
+            if due is not None:
+                if due:
+                    noted(f)
+                continue
+            annotate(f, gpu.gpu_map, known)  # (the inventory's map: the poller's thread replaces it)
+            if f.kind == "xid" and f.pid is not None:
+                pod = self.pods(f.pid)
+                if pod is not None:
+                    f.details["pod"] = f"{pod.namespace}/{pod.pod}"
+                    if f.attribution == "application":
+                        self._events.append(self.workloads.observe_app_xid(pod, f))  # the pod that caused it
+            noted(f)
+            labels = labels_of(f)
+            outcome = decide(f, "kernel", change)  # a kernel-log problem (a new boot clears it)
+            if outcome is not None:
+                remember(name, f, outcome, labels)
+            if not amendment:
+                fresh.append(labels)
         change = self.engine.derive(change)  # one decision of conditions for the whole batch
         # then its findings into the metrics (in that order: whoever sees a finding counted sees the conditions
         # it raised); a flood's findings share a few label sets: one increment each
@@ -149,61 +201,6 @@ class Pipeline:
         inventory's map, on the poller's thread: a status past `starting` has its map."""
         if self.metrics.holding_xids and self.gpu.status != "starting":
             self.metrics.name_xids(self.gpu.gpu_map)
-
-    def _admit(self, findings: Iterable[Finding], source: str, change: Change) -> list[tuple]:
-        """Each finding of a batch's lines: admitted, then counted as a repeat of a standing decision or decided
-        (into `change`, the batch's); the counter labels of the findings decided anew, returned.  Admission, the
-        pre-checks a kernel-log finding passes once before anything counts it as a node fault (counted where a
-        refusal says something):
-
-        - from the kernel: a syslog line another program wrote (any local process can write one that reads like a
-          kernel fault) is counted as such (gpu_npd_forged_or_userspace_total), never a node problem;
-        - dated: a kmsg finding carries seconds since boot; it gets its wall-clock time from the boot's start;
-        - not one Xid twice: an Xid NVML's event API already reported (or the kernel log, the other way round)
-          within a few seconds is the same Xid (agent/xidmerge.py);
-        - not ours: a line our own InfiniBand counter reads caused (agent/selfcaused.py) is counted as such.
-
-        A finding decided is enriched first (the GPU NVML knows at its address, the pod of its pid), then decided by
-        the engine; a decision a repeat may count without deciding is remembered by the coalescer.  An amendment
-        (parsers/rules.py EVENT_AMENDS: an event's finding again, made worse or given its address) is always decided
-        (the same amendment of a later event is that event's, no repeat) and never counted as another finding."""
-        epoch, guard, already_seen = self.boot.epoch, self.guard, self.xids.already_seen
-        repeat, remember, noted = self.coalescer.repeat, self.coalescer.remember, self.workloads.note_finding
-        decide, gpu, known = self.engine.decide, self.gpu, self.known_gpus
-        fresh: list[tuple] = []
-        for f in findings:
-            if not from_kernel(f):  # the one rule `gpu-npd parse` applies too
-                self.metrics.forged.labels(source, f.kind).inc()
-                continue
-            if f.timestamp is None and f.uptime is not None and epoch is not None:
-                f.timestamp = datetime.fromtimestamp(epoch + f.uptime, timezone.utc)
-            if f.kind == "xid":
-                if already_seen(f, source):
-                    continue
-            elif guard is not None and guard.explains(f):
-                self.metrics.self_caused.labels(f.kind, f.pci or "unknown").inc()
-                continue
-            amendment = amends(f)
-            due = None if amendment else repeat(source, f)
-            if due is not None:
-                if due:
-                    noted(f)
-                continue
-            annotate(f, gpu.gpu_map, known)  # (the inventory's map: the poller's thread replaces it)
-            if f.kind == "xid" and f.pid is not None:
-                pod = self.pods(f.pid)
-                if pod is not None:
-                    f.details["pod"] = f"{pod.namespace}/{pod.pod}"
-                    if f.attribution == "application":
-                        self._events.append(self.workloads.observe_app_xid(pod, f))  # the pod that caused it
-            noted(f)
-            labels = labels_of(f)
-            outcome = decide(f, "kernel", change)  # a kernel-log problem (a new boot clears it)
-            if outcome is not None:
-                remember(source, f, outcome, labels)
-            if not amendment:
-                fresh.append(labels)
-        return fresh
 
     # ---- other inputs ---------------------------------------------------------------------------------
 

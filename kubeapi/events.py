@@ -56,6 +56,7 @@ class EventRecorder:
         self.namespace, self.host, self.clock, self.component = namespace, host, clock, component
         self.aggregate_seconds = aggregate_seconds
         self.bucket = TokenBucket(per_minute / 60.0, burst, time.monotonic)
+        # (the object's kind, namespace and name, the reason, the caller's key) -> the aggregate of its occurrences
         self._aggs: OrderedDict[tuple, _Agg] = OrderedDict()
         self._lock = threading.Lock()
         self.dropped = dict.fromkeys(DROP_REASONS, 0)  # Events dropped since start, by reason: only ever grows
@@ -67,7 +68,7 @@ class EventRecorder:
         identity for the Event gives its `name` (a retried or restarted create then patches that Event), may
         give when it began (`first`) and its count so far (`total`), and annotations for tools."""
         now = self.clock()
-        k = self._key(ref, reason, key if key is not None else message)
+        k = ref.kind, ref.namespace, ref.name, reason, key if key is not None else message
         with self._lock:
             agg = self._aggs.get(k)
             if agg is None or now - agg.first > self.aggregate_seconds:
@@ -85,15 +86,11 @@ class EventRecorder:
                 self._aggs.popitem(last=False)
                 self.dropped["overflow"] += 1
 
-    @staticmethod
-    def _key(ref: Ref, reason: str, key: str) -> tuple:
-        return ref.kind, ref.namespace, ref.name, reason, key
-
     def written(self, ref: Ref, reason: str, key: str) -> bool:
         """Whether the Event recorded under `key` is in the API with every occurrence recorded so far: what a
         caller that must not act before its Event is written waits for (the flushing thread writes it)."""
         with self._lock:
-            agg = self._aggs.get(self._key(ref, reason, key))
+            agg = self._aggs.get((ref.kind, ref.namespace, ref.name, reason, key))
             return agg is not None and agg.name is not None and agg.written >= agg.count
 
     @staticmethod
