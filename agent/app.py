@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import psutil
 
 from parsers import keyword_prefilter
-from parsers.model import Boot, Change
+from parsers.model import Boot, Change, Record
 
 from .checkpoint import Checkpoint
 from .checks.scheduler import CheckScheduler, gpu_busy
@@ -39,6 +39,7 @@ from .samples import SampleJudge
 from .selfcaused import CounterGuard
 from .selfwatch import SelfWatch
 from .sinks import enabled as enabled_sinks
+from .sources import SLICE
 from .sinks.stdout import StdoutSink
 from .sources.kmsg import read_boot_id
 from .state import StateStore
@@ -55,6 +56,9 @@ DRAIN_SECONDS = 0.5
 # and then waits up to this long in all for its own threads to end (the Xid thread's NVML wait is 1 s, begun before
 # the stop and mostly run out during the drain; a poll stuck in an NVML call is not waited for)
 JOIN_SECONDS = 1.0
+# a turn of the loop processes a big batch of records (a log file's 64 KiB of lines took 30-61 ms, 242 ms seen) in
+# slices until this long, the rest in the next turns, so that its tick and the other inputs are not held meanwhile
+TURN_SECONDS = 0.01
 RELEASE_FILE = "release-nvml"  # in state_dir: while it exists the agent holds no NVML (docs/nvml.md)
 log = logging.getLogger("gpu_npd")
 
@@ -300,6 +304,7 @@ class Agent:
         self._last_tick = 0.0
         self._udev = None
         self._threads: list[threading.Thread] = []  # start()'s own: telemetry, nvml-xid, checks
+        self._held: tuple[list, int] | None = None  # a batch of records begun, and where its next slice starts
 
     @property
     def sources(self):
@@ -396,25 +401,47 @@ class Agent:
         return ok
 
     def _drain(self, deadline: float) -> None:
-        """What was already read is processed until `deadline`, not lost: a batch of records in slices, each ending
-        at a record that carries its source's cursor (kmsg's every SLICE-th), the deadline checked before each, so a
-        big batch does not hold the exit past it. A log file's batch (up to 64 KiB of lines, one cursor) is processed
-        whole: 30-60 ms of real lines, at most 0.25 s seen on a loaded 2-core host. What is not processed is not acknowledged (no cursor or pod-log
-        offset saved past it) and is read again at the next start."""
+        """What was already read is processed until `deadline`, not lost: the batch a turn of the loop had begun, then
+        what is queued, a batch of records in slices (`_slices`), so a big batch does not hold the exit past the
+        deadline by more than one slice. What is not processed is not acknowledged (no cursor or pod-log offset saved
+        past it) and is read again at the next start."""
         while time.monotonic() < deadline:
+            if self._held is not None:
+                self._slices(*self._held, deadline)
+                continue
             batch = self.intake.take(0)
             if batch is None:
                 return
-            if type(batch) is not list:
+            if type(batch) is list:
+                self._slices(batch, 0, deadline)
+            else:
                 self.pipeline.process(batch)
-                continue
-            start = 0
-            for end in [i for i, rec in enumerate(batch, 1) if rec.cursor is not None] + [len(batch)]:
-                if end > start:
-                    if time.monotonic() >= deadline:
-                        return
-                    self.pipeline.process(batch[start:end])
-                    start = end
+
+    def _slices(self, batch: list[Record], start: int, deadline: float) -> None:
+        """`batch[start:]` processed in slices, each ending at a record that carries its source's cursor (every
+        SLICE-th, as kmsg and log files mark them; a batch of a source that marks none, whole), until `deadline`:
+        what is left is held (`_held`) for the next turn, processed before anything newer, so no line of a stream is
+        reordered. A slice whose processing raises is skipped, as the loop skips a batch, and acknowledged: its
+        cursor kept, since what it did before the error (a finding counted, a problem decided) is saved with the
+        state, and read again it would be counted twice."""
+        n = len(batch)
+        while start < n:
+            end = start + SLICE
+            while end < n and batch[end - 1].cursor is None:
+                end += SLICE
+            end = min(end, n)
+            self._held = (batch, end) if end < n else None
+            part = batch if end - start == n else batch[start:end]
+            try:
+                self.pipeline.process(part)
+            except Exception:
+                if part[-1].cursor is not None:
+                    self.pipeline.cursors[part[0].source] = part[-1].cursor
+                    self.pipeline.dirty = True
+                raise
+            start = end
+            if time.monotonic() >= deadline:
+                return
 
     def close(self) -> None:
         """End the threads this agent started or made (what `shutdown` ends after its drain; alone, for an agent
@@ -441,11 +468,19 @@ class Agent:
     # ---- the loop ----------------------------------------------------------------------------------
 
     def step(self, timeout: float = 0.2) -> None:
-        batch = self.intake.take(timeout)
+        """One turn: a batch processed (a batch of records for up to TURN_SECONDS, the rest in the next turns, taken
+        before anything newer), then the tick when it is due."""
+        held = self._held
+        batch = None if held is not None else self.intake.take(timeout)
         self.metrics.intake_lag.set(self.intake.lag)
         self.metrics.queue_bytes.set(self.intake.bytes)
         try:
-            if batch:
+            if held is not None:
+                self._slices(*held, time.monotonic() + TURN_SECONDS)
+            elif type(batch) is list:
+                if batch:
+                    self._slices(batch, 0, time.monotonic() + TURN_SECONDS)
+            elif batch:
                 self.pipeline.process(batch)
             if time.monotonic() - self._last_tick >= self.cfg.tick_seconds:
                 self._tick()

@@ -11,8 +11,12 @@ from ..keyspec import doc
 
 # a file's position as a source saves it (logfile's cursor, podlogs.json): an inode, an offset, a CRC; what lseek takes
 POSITION = Annotated[int, doc("an inode, a file offset or a CRC", ge=0, le=2**63 - 1)]
+# every SLICE-th record of a batch carries its cursor too, as its last does (kmsg, log files; set once a batch, not a
+# record): the agent processes a big batch in slices ending at them, a turn of its loop and a shutdown's drain stopping
+# after one at their deadline, the rest of the batch processed next turn or, after a stop, read again (agent/app.py)
+SLICE = 128
 
-__all__ = ["Emit", "MissingInputs", "Record", "Source", "SourceAbsent"]
+__all__ = ["SLICE", "Emit", "MissingInputs", "Record", "Source", "SourceAbsent"]
 
 
 Emit = Callable[[list[Record]], None]

@@ -14,7 +14,7 @@ import stat
 import threading
 from typing import Iterator
 
-from . import Emit, Record, Source
+from . import SLICE, Emit, Record, Source
 
 
 class SourceGone(OSError):
@@ -23,9 +23,6 @@ class SourceGone(OSError):
 READ_SIZE = 16384  # kmsg needs >= 8 KiB per read, or it fails with EINVAL
 log = logging.getLogger("gpu_npd.kmsg")
 BATCH = 1024
-# every SLICE-th record of a batch carries its cursor too (set once a batch, not a record): a shutdown's drain stops
-# after one of them at its deadline, the rest of the batch unsaved and read again at the next start (agent/app.py)
-SLICE = 128
 # a FIFO or file holding kmsg records is read this much at a time: a pipe holds 64 KiB, and os.read allocates
 # what it asks for before the read (1 MiB meant an mmap and munmap per read, empty ones included)
 STREAM_READ = 1 << 16

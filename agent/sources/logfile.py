@@ -3,7 +3,8 @@ yet, bytes decoded leniently (an invalid byte becomes U+FFFD, never an error).  
 hole a crash or copytruncate left) is the text after its last run (parsers.after_hole).
 
 Positions are not saved by this source: each batch carries the cursor `{path: [inode, offset, tail]}` of
-the bytes it holds (`tail`: a CRC of the TAIL bytes just before the offset), and the agent stores it with the state only after the batch is processed. A SIGKILL
+the bytes it holds (`tail`: a CRC of the TAIL bytes just before the offset), and every SLICE-th line the cursor of the
+offset after it, and the agent stores a cursor with the state only after the lines before it are processed. A SIGKILL
 therefore replays at most what was read since the last state write (about a second), and because counter
 totals are saved in the same atomic state write, the replay is counted once. A file rotated while the
 agent was down is found again by its inode (`<path>.1`, `<path>-YYYYMMDD`, ...) and finished first.
@@ -39,7 +40,7 @@ from typing import BinaryIO
 from parsers import drop_holes
 
 from ..keyspec import dropped, each
-from . import POSITION, Emit, MissingInputs, Record, Source, SourceAbsent
+from . import POSITION, SLICE, Emit, MissingInputs, Record, Source, SourceAbsent
 
 log = logging.getLogger("gpu_npd.files")
 POLL_SECONDS = 0.25
@@ -277,7 +278,8 @@ class LogFileSource(Source):
             joined = f.buf + data
             # a line holding a hole is what follows it (parsers.after_hole): the unfinished line kept is then a
             # suffix of the bytes read, so pos and tail below stay the file's own
-            lines = (drop_holes(joined) if 0 in data else joined).split(b"\n")
+            holes = 0 in data
+            lines = (drop_holes(joined) if holes else joined).split(b"\n")
             f.buf = lines.pop()
             if len(f.buf) > MAX_LINE:  # no newline for a long way: pass the head on, keep reading
                 lines.append(f.buf)
@@ -285,13 +287,28 @@ class LogFileSource(Source):
             batch = []
             for raw in lines:
                 batch.append(Record(self.name, raw.decode("utf-8", "replace").rstrip("\r"), stream=path))
+            start, tail = f.pos, f.tail  # where `joined` begins, and the TAIL bytes before it
             f.pos = f.fh.tell() - len(f.buf)  # just after the last complete line
             consumed = len(joined) - len(f.buf)
             f.tail = (f.tail + joined[max(0, consumed - TAIL):consumed])[-TAIL:] if consumed else f.tail
             if batch:
+                if len(batch) > SLICE and not holes:  # (a hole dropped: the lines' lengths are not the file's)
+                    self._mark(path, f.inode, batch, lines, joined, start, tail)
                 self.positions[path] = [f.inode, f.pos, _crc(f.tail)]
                 batch[-1].cursor = {p: list(v) for p, v in self.positions.items()}
                 emit(batch)
+
+    def _mark(self, path: str, inode: int, batch: list[Record], lines: list[bytes], joined: bytes, start: int,
+              tail: bytes) -> None:
+        """Every SLICE-th record of a batch but its last gets the cursor of the offset just after its line (each
+        line but the batch's last ends with a newline in `joined`, which begins at `start`, `tail` before it)."""
+        rel, done = 0, 0
+        for i in range(SLICE - 1, len(batch) - 1, SLICE):
+            rel += sum(map(len, lines[done:i + 1])) + i + 1 - done
+            done = i + 1
+            cursor = {p: list(v) for p, v in self.positions.items()}
+            cursor[path] = [inode, start + rel, _crc((tail + joined[max(0, rel - TAIL):rel])[-TAIL:])]
+            batch[i].cursor = cursor
 
     def _read_newer_generations(self, path: str, inode: int, since: float, emit: Emit) -> None:
         """Rotated files newer than the one we were reading (inode), oldest first, each from its start."""

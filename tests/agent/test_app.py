@@ -368,8 +368,9 @@ def test_a_failing_stage_in_the_drain_is_logged_in_one_line_and_what_was_process
     """A bug on one input during SIGTERM's drain escaped `shutdown`: the state was not saved, so what the drain and
     the loop had processed since the last save was processed again at the next start, and the writers and threads
     were left running. Now the failure is one line (and counted), the steps after it run, the cursor saved is the
-    last processed slice's (the failing slice and the rest are read again at the next start), `shutdown` says it
-    failed (`gpu-npd run` exits 1), and the restart keeps the condition that stood, not raised again."""
+    failing slice's (skipped as the loop skips it: what it did before the error is saved, so read again it would be
+    counted twice; the rest is read again at the next start), `shutdown` says it failed (`gpu-npd run` exits 1), and
+    the restart keeps the condition that stood, not raised again."""
     import logging
 
     from agent.sources.kmsg import SLICE, KmsgSource
@@ -397,14 +398,14 @@ def test_a_failing_stage_in_the_drain_is_logged_in_one_line_and_what_was_process
     assert first.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 1
     assert not [t for t in first._threads if t.is_alive()] and first.stop.is_set()
     state = json.loads((tmp_path / "state.json").read_text())
-    assert state["cursors"]["kmsg"] == {"boot_id": first.boot.id, "seq": SLICE}  # the first slice, processed
+    assert state["cursors"]["kmsg"] == {"boot_id": first.boot.id, "seq": 2 * SLICE}  # the slice that failed too
     stood = first.engine.conditions["GPUUnhealthy"]
     assert stood.status
 
-    # the next start reads the slice that failed and the rest, and keeps the condition
-    again, restored = _read_again(tmp_path, kmsg, n - SLICE)
+    # the next start reads the rest after the slice that failed, and keeps the condition
+    again, restored = _read_again(tmp_path, kmsg, n - 2 * SLICE)
     assert restored.status and restored.last_transition == stood.last_transition
-    assert again == list(range(SLICE + 1, n + 1))
+    assert again == list(range(2 * SLICE + 1, n + 1))
 
 
 def _read_again(tmp_path: Path, kmsg: Path, count: int):
@@ -548,3 +549,91 @@ def test_pod_log_offsets_that_cannot_be_written_at_shutdown_fail_it(tmp_path: Pa
     agent.start(serve_http=False)
     agent.pods.pod_source = SimpleNamespace(save=lambda: False)  # what PodLogSource.save returns on an OSError
     assert agent.shutdown() is False
+
+
+def _findings_total(agent: Agent) -> float:
+    return sum(agent.metrics.totals()["findings"].values())
+
+
+def test_a_batch_failing_after_its_findings_were_counted_is_not_counted_again_after_a_restart(tmp_path: Path):
+    """A batch of records whose handling raised after a finding was counted (or a problem decided) was skipped by the
+    loop, its cursor not kept: the next state write saved the count with the cursor before the batch, so the next
+    start read the batch again and counted its findings twice (the counters lied). The slice that fails is now
+    acknowledged (its cursor kept) as the loop skips it: what it did is saved with the cursor past it."""
+    n = 3
+    kmsg = tmp_path / "kmsg"
+    kmsg.write_text("".join(_xid31(i) + "\n" for i in range(1, n + 1)))
+    first = make_agent(tmp_path)
+    batch = [Record("kmsg", _xid31(i)) for i in range(1, n + 1)]
+    batch[-1].cursor = {"boot_id": first.boot.id, "seq": n}  # as KmsgSource marks a batch it read
+    count = first.metrics.count_finding
+
+    def counted_then_fails(labels, n=1):
+        count(labels, n)
+        raise KeyError("a bug after the counter moved")
+
+    first.metrics.count_finding = counted_then_fails
+    first.intake.emit(batch)
+    first.step(timeout=0.1)
+    assert first.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 1
+    counted = _findings_total(first)
+    assert counted == 1 and first.save()
+    assert json.loads((tmp_path / "state.json").read_text())["cursors"]["kmsg"]["seq"] == n
+
+    with kmsg.open("a") as fh:  # one record more, so that the next start has something to read
+        fh.write(_xid31(n + 1) + "\n")
+    again, _ = _read_again(tmp_path, kmsg, 1)
+    assert again == [n + 1]  # the batch that failed is not read again
+    saved = json.loads((tmp_path / "state.json").read_text())["totals"]["findings"]
+    assert sum(saved.values()) == counted + 1
+
+
+def _file_lines(i: int) -> str:  # a kern.log line (syslog's format) of a distinct application Xid each
+    return (f"Nov 29 10:00:00 node kernel: [{i}.000000] NVRM: Xid (PCI:0000:{i % 256:02x}:00): 31, pid={i}, "
+            f"name=python3, Ch 00000008, MMU Fault {i}")
+
+
+def _files_agent(tmp_path: Path, log: Path, processed: list[str]):
+    """An agent and a log file source on `log` from the saved cursor, read by hand (`src._drain`); the lines its
+    pipeline processes are appended to `processed`."""
+    from agent.sources.logfile import LogFileSource
+
+    agent = make_agent(tmp_path)
+    process = agent.pipeline.process
+    agent.pipeline.process = lambda b: (processed.extend(r.line for r in b) if type(b) is list else (),
+                                        process(b))[1]
+    return agent, LogFileSource([str(log)], str(tmp_path), agent.pipeline.cursors.get("files"))
+
+
+def test_a_big_log_file_batch_is_processed_over_turns_and_a_stop_mid_batch_loses_and_doubles_nothing(
+        tmp_path: Path, monkeypatch):
+    """A log file's batch (up to 64 KiB of lines, one cursor) was processed whole in one turn of the loop (30-61 ms
+    of real lines, 242 ms seen), the loop doing nothing else meanwhile. Every SLICE-th record now carries its cursor
+    (the offset after it), and a turn processes slices until TURN_SECONDS, the rest next turn, before anything newer;
+    stopped mid-batch, the cursor saved is the last processed slice's, and the next start reads exactly the rest."""
+    import agent.app
+    from agent.sources import SLICE
+
+    log = tmp_path / "kern.log"
+    lines = [_file_lines(i) for i in range(1, 700)]  # 64 KiB and more: two batches, the first of some 490 lines
+    log.write_text("".join(line + "\n" for line in lines))
+    monkeypatch.setattr(agent.app, "TURN_SECONDS", 0.0)  # one slice a turn
+    monkeypatch.setattr(agent.app, "DRAIN_SECONDS", 0.0)  # the stop processes nothing more
+    processed: list[str] = []
+    first, src = _files_agent(tmp_path, log, processed)
+    src._drain(str(log), first.intake.emit)
+    first.step(timeout=0)
+    assert processed == lines[:SLICE]  # one slice, its cursor kept: the offset after it
+    assert first.pipeline.cursors["files"][str(log)][1] == sum(len(x) + 1 for x in lines[:SLICE])
+    first.step(timeout=0)
+    assert processed == lines[:2 * SLICE]
+    assert first.shutdown() is True
+    done = len(processed)
+
+    again: list[str] = []
+    second, src = _files_agent(tmp_path, log, again)
+    src._drain(str(log), second.intake.emit)
+    while second.intake.bytes or second._held:
+        second.step(timeout=0)
+    assert processed + again == lines and done == 2 * SLICE
+    assert second.shutdown() is True
