@@ -501,7 +501,23 @@ class Classifier:
             memo = self.memo
             template = memo.get(message, _MISS)
             if template is _MISS:
-                template = self._template(message, matched)
+                # what the line means on its own (no context): the Finding's fields, and whether its PCI address must
+                # come from the lines before it.  Rows are tried in table order, but only those whose keyword occurs
+                # in the message (one scan finds them all), and of the finding rows only those the engine saw match
+                # (`matched`); look-alike rows are always tried.  (Inline, not a method: a new line pays no call.)
+                rows, net = (None, True) if matched is None else self._allowed(matched)
+                hit = self.dispatch.first(message, rows)
+                if hit is None:
+                    template = self._unclassified(message) if net else None
+                elif hit[0].kind is not None:
+                    template = self._build(hit[0], hit[1], message)
+                elif hit[0].event is None:
+                    template = None
+                else:  # a look-alike row's line of an event: outside it, a "within" row's line is the net's
+                    rule, m = hit
+                    net_template = self._unclassified(message) if net and rule.event[1] == "within" else None
+                    template = (None if net_template is None else net_template[0], False, _event_key(rule, m),
+                                self._row_plans[rule.name][5])
                 if len(message) <= MEMO_MAX_KEY:
                     if len(memo) >= self.memo_size:
                         self._evict(memo)
@@ -845,26 +861,6 @@ class Classifier:
                 best, best_at = key, at
         return best
 
-    def _template(self, message: str, matched: Collection[int] | None = None) -> Template | None:
-        """What the line means on its own (no context): the Finding's fields, and whether its PCI address
-        must come from the lines before it.  Rules are tried in table order, but only those whose keyword
-        occurs in the message (one scan finds them all), and of the finding rows only those the engine
-        saw match (`matched`); look-alike rows are always tried."""
-        rows, net = (None, True) if matched is None else self._allowed(matched)
-        hit = self.dispatch.first(message, rows)
-        if hit is None:
-            return self._unclassified(message) if net else None
-        rule, m = hit
-        if rule.kind is None:
-            if rule.event is None:
-                return None
-            if rule.event[1] == "within":  # outside its event, the net's (rules.Rule.event)
-                net_template = self._unclassified(message) if net else None
-                return (None if net_template is None else net_template[0], False, _event_key(rule, m),
-                        self._row_plans[rule.name][5])
-            return None, False, _event_key(rule, m), self._row_plans[rule.name][5]
-        return self._build(rule, m, message)
-
     def _allowed(self, matched: Collection[int]) -> tuple[frozenset[int] | None, bool]:
         """Pattern ids -> (row indexes that may match, whether the unclassified net may)."""
         matched = frozenset(matched)
@@ -932,7 +928,7 @@ class Classifier:
                 return None
             if fields is None:
                 return None
-        # (a template without an event has fields: one without either is no template, _template's None)
+        # (a template without an event has fields: one without either is no template: None)
         kind, severity, attribution, action, message, xid, sxid, pci, pid, process, rank, peer, details = fields
         details = dict(details)
         if context_pci:
