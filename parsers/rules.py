@@ -2415,6 +2415,14 @@ RULES: tuple[Rule, ...] = (
        r"wqe\[\d+\]: )?(?P<ucx_error>[A-Z][\w -]*?)(?: on (?P<netdev>[\w.+\-]+):(?P<port>\d+)/(?P<link_layer>\w+))? "
        r"\(synd 0x(?P<syndrome>[0-9a-fA-F]+) vend 0x(?P<vendor_err>[0-9a-fA-F]+)",
        refine="mlx5_syndrome"),
+    # libibverbs' mlx5 provider (rdma-core providers/mlx5/cq.c, mlx5_parse_cqe) on an error completion whose syndrome
+    # is neither a flushed work request nor the transport's retries exceeded (the two NCCL reports itself): "mlx5:
+    # <hostname>: got completion with error:" on the process's stderr, "host_unknown" when gethostname failed, then the
+    # CQE as four lines of hex words (no event of their own). Under NCCL, Ray or MPI it is the rank's own report of the
+    # completion NCCL then fails on (OpenRLHF/OpenRLHF #621: a vLLM engine's weight broadcast, "(LLMRayActor pid=90738,
+    # ip=172.19.24.110) mlx5: host_unknown: got completion with error:" before the rank's ncclRemoteError). Was: nothing.
+    _r("mlx5_cqe_error", "ib_completion_error", ["got completion with error:"],
+       r"(?:^|[\s)\]])mlx5: (?P<hca_host>[\w.\-]+): got completion with error:"),
     # libfabric / EFA (aws-ofi-nccl): "NCCL WARN NET/OFI Request 0x.. completed with error. RC: 20. Error: unknown
     # error. Completed length: 0, Request: {..}" with libfabric's own "<warn>" line for the same completion
     # ("libfabric:35:1668017255::efa:cq:rxr_cq_write_tx_error():243<warn> rxr_cq_write_tx_error: err: 20,
