@@ -2435,9 +2435,11 @@ RULES: tuple[Rule, ...] = (
     # aws-ofi-nccl's newer line quotes that message itself ("Error: 4126 (Unresponsive receiver (reachable by EFA
     # device but handshake failed) My EFA addr: .. My host id: i-07792e0f955a9673b Peer EFA addr: .. Peer host id:
     # N/A). Completed length: 0", gnosia93/training-on-eks appendix/a1-karpenter-message.md): its peer likewise, the
-    # error the words before the addresses (was: the addresses too, cut at "N/A"'s dot).
+    # error the words before the addresses (was: the addresses too, cut at "N/A"'s dot). The RDMA protocol's
+    # requests (src/nccl_ofi_rdma.cpp: "Request %p seq %d completed with error. RC: %d. Error: %d (%s). Completed
+    # length: %ld, Request: %s") name their message's sequence number after the pointer (was: NCCL's warning).
     _r("ofi_completion", "ib_completion_error", ["completed with error"],
-       r"NET/OFI Request (?:0x[0-9a-f]+ )?completed with error\. RC: (?P<error_code>\d+)\. Error: "
+       r"NET/OFI Request (?:0x[0-9a-f]+ )?(?:seq \d+ )?completed with error\. RC: (?P<error_code>\d+)\. Error: "
        r"(?P<error>(?:(?! My EFA addr: )[^.\n])*)(?: My EFA addr: [^\n]*? Peer host id: (?:(?P<peer>i-[0-9a-f]+)|N/A))?",
        event=("ofi", "join")),
     _r("efa_cq_error", "ib_completion_error", ["<warn>"],
