@@ -2415,6 +2415,14 @@ RULES: tuple[Rule, ...] = (
        r"wqe\[\d+\]: )?(?P<ucx_error>[A-Z][\w -]*?)(?: on (?P<netdev>[\w.+\-]+):(?P<port>\d+)/(?P<link_layer>\w+))? "
        r"\(synd 0x(?P<syndrome>[0-9a-fA-F]+) vend 0x(?P<vendor_err>[0-9a-fA-F]+)",
        refine="mlx5_syndrome"),
+    # libibverbs' mlx5 provider (rdma-core providers/mlx5/cq.c, mlx5_parse_cqe) on an error completion whose syndrome
+    # is neither a flushed work request nor the transport's retries exceeded (the two NCCL reports itself): "mlx5:
+    # <hostname>: got completion with error:" on the process's stderr, "host_unknown" when gethostname failed, then the
+    # CQE as four lines of hex words (no event of their own). Under NCCL, Ray or MPI it is the rank's own report of the
+    # completion NCCL then fails on (OpenRLHF/OpenRLHF #621: a vLLM engine's weight broadcast, "(LLMRayActor pid=90738,
+    # ip=172.19.24.110) mlx5: host_unknown: got completion with error:" before the rank's ncclRemoteError). Was: nothing.
+    _r("mlx5_cqe_error", "ib_completion_error", ["got completion with error:"],
+       r"(?:^|[\s)\]])mlx5: (?P<hca_host>[\w.\-]+): got completion with error:"),
     # libfabric / EFA (aws-ofi-nccl): "NCCL WARN NET/OFI Request 0x.. completed with error. RC: 20. Error: unknown
     # error. Completed length: 0, Request: {..}" with libfabric's own "<warn>" line for the same completion
     # ("libfabric:35:1668017255::efa:cq:rxr_cq_write_tx_error():243<warn> rxr_cq_write_tx_error: err: 20,
@@ -2427,9 +2435,11 @@ RULES: tuple[Rule, ...] = (
     # aws-ofi-nccl's newer line quotes that message itself ("Error: 4126 (Unresponsive receiver (reachable by EFA
     # device but handshake failed) My EFA addr: .. My host id: i-07792e0f955a9673b Peer EFA addr: .. Peer host id:
     # N/A). Completed length: 0", gnosia93/training-on-eks appendix/a1-karpenter-message.md): its peer likewise, the
-    # error the words before the addresses (was: the addresses too, cut at "N/A"'s dot).
+    # error the words before the addresses (was: the addresses too, cut at "N/A"'s dot). The RDMA protocol's
+    # requests (src/nccl_ofi_rdma.cpp: "Request %p seq %d completed with error. RC: %d. Error: %d (%s). Completed
+    # length: %ld, Request: %s") name their message's sequence number after the pointer (was: NCCL's warning).
     _r("ofi_completion", "ib_completion_error", ["completed with error"],
-       r"NET/OFI Request (?:0x[0-9a-f]+ )?completed with error\. RC: (?P<error_code>\d+)\. Error: "
+       r"NET/OFI Request (?:0x[0-9a-f]+ )?(?:seq \d+ )?completed with error\. RC: (?P<error_code>\d+)\. Error: "
        r"(?P<error>(?:(?! My EFA addr: )[^.\n])*)(?: My EFA addr: [^\n]*? Peer host id: (?:(?P<peer>i-[0-9a-f]+)|N/A))?",
        event=("ofi", "join")),
     _r("efa_cq_error", "ib_completion_error", ["<warn>"],

@@ -795,7 +795,11 @@ def _explanation(job: Job, death: Evidence) -> Evidence | None:
             return min(named, key=lambda e: (memory_explains(job, death, e) != "pid", _ts(e)))
     anonymous = SIGNAL_EXPLAINED_BY.get(death.signal, ())
     for e in job.failures:
-        if e is death or is_consequence(e) or e.kind in DEATH_KINDS or category_of(e) is None:
+        # a completion error is a consequence (a peer that went away), except the rank's own that names no peer and
+        # says the link failed (libmlx5's "got completion with error:", printed for no flushed request): its own
+        # transport broke under it (OpenRLHF/OpenRLHF #621: the vLLM engine that then died)
+        own_link = link_failed(e) and e.peer is None
+        if e is death or (is_consequence(e) and not own_link) or e.kind in DEATH_KINDS or category_of(e) is None:
             continue
         own = (e.rank is not None and e.rank == death.rank) or (
             e.rank is None and e.host is not None and e.host == death.host)

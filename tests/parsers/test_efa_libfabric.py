@@ -84,3 +84,18 @@ def test_aws_ofi_nccls_line_quoting_libfabrics_message_names_its_peer():
         "ib_completion_error", None, "4126 (Unresponsive receiver (reachable by EFA device but handshake failed)")
     told = Classifier().classify(OFI_QUOTING.replace("Peer host id: N/A", "Peer host id: i-0ce6d3d57139f053c"))
     assert (told.kind, told.peer) == ("ib_completion_error", "i-0ce6d3d57139f053c")
+
+
+# SOURCE: aws-ofi-nccl's RDMA protocol (src/nccl_ofi_rdma.cpp, aws/aws-ofi-nccl at 8d3c295: NCCL_OFI_WARN("Request %p
+# seq %d completed with error. RC: %d. Error: %d (%s). Completed length: %ld, Request: %s", ...)) filled in, NCCL's
+# prefix as in NCCL_LINE; its "Request" without the pointer (the GIN requests' "Request completed with error. RC: ..")
+RDMA_SEQ_LINE = ("ip-172-31-69-127:451707:453373 [4] NCCL WARN NET/OFI Request 0x7fbb944701b8 seq 12 completed with "
+                 "error. RC: 113. Error: 2 (UNDELIVERABLE). Completed length: 0, Request: { dev: 0, size: 0, state: "
+                 "CREATED, direction: SEND }")
+
+
+def test_the_rdma_protocols_request_with_its_sequence_number_is_a_completion_error():
+    """The RDMA protocol names the request's message sequence number after its pointer: the same completion error as
+    the send/recv protocol's (before: NCCL's generic warning)."""
+    f = Classifier().classify(RDMA_SEQ_LINE)
+    assert (f.kind, f.details["error_code"], f.details["error"]) == ("ib_completion_error", 113, "2 (UNDELIVERABLE)")

@@ -3034,3 +3034,17 @@ def test_the_consequences_say_each_collective_its_ranks_timed_out_in():
     assert incident.category == "undetermined"
     assert incident.consequences == \
         "3 ranks (1,2,4) timed out in ALLREDUCE SeqNum 70002 (rank 1 in BROADCAST SeqNum 70005)"
+
+
+def test_a_dead_workers_own_rdma_error_completion_explains_its_death():
+    """REAL: OpenRLHF/OpenRLHF #621: the vLLM engine pid 90738 on 172.19.24.110 prints libmlx5's "got completion with
+    error:" (an error completion neither flushed nor the retries exceeded, naming no peer), then Ray's raylet reports
+    that worker dead (SYSTEM_ERROR): its own transport failed under it, the fabric (before: undetermined, the death
+    unexplained, libmlx5's line no evidence). Without the engine's own lines the death stays unexplained."""
+    files = sorted((INCIDENT_LOGS / "openrlhf-621-mlx5-cqe" / "logs").iterdir())
+    ev = [e for f in files for e in read_lines(f.read_text().splitlines(), f.name, Clock())]
+    (incident,) = attribute(ev)
+    assert (incident.category, incident.rule, incident.root.kind, incident.root.host) == (
+        "fabric", "first_failure", "ib_completion_error", "172.19.24.110")
+    bare = [e for e in ev if e.kind != "ib_completion_error"]
+    assert [(i.category, i.rule) for i in attribute(bare)] == [("undetermined", "first_rank_death")]
