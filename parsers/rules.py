@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT,
-                      NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS, XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL,
-                      XID_ACTION_POLICY, XID_EVENTS, XID_READS, nvlink5_needs_reset, sxid_info, xid_info)
+from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, NVLINK5_DECODE_OUTCOME, NVLINK5_LINE,
+                      NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS, XID154_RECOVERY,
+                      XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, XID_EVENTS, XID_READS, nvlink5_decode,
+                      sxid_info, xid_info)
 from .kinds import BY_NAME as KIND, SEVERITY_RANK
 from .wordscan import LazyPattern
 
@@ -3220,12 +3221,14 @@ def _refine_xid(g: dict, out: dict) -> None:
             override = NVLINK5_UNIT_OVERRIDE.get((unit, verdict)) or NVLINK5_VERDICT.get(verdict)
             if override:
                 out["severity"], out["action"] = override
-            # NVIDIA's decode of IntrInfo and Error Status may ask a reset of a line the driver calls Nonfatal
-            # (catalog.NVLINK5_RESET_ROWS); it only ever raises the line's reading
-            if (m5.group("intrinfo") and out["severity"] != "fatal" and nvlink5_needs_reset(
-                    info.code, unit, int(m5.group("intrinfo"), 16), int(m5.group("error_status"), 16))):
-                out["severity"], out["action"] = XID_ACTION_POLICY["RESET_GPU"][0], "RESET_GPU"
-                d["decode"] = "RESET_GPU"
+            # NVIDIA's decode of IntrInfo and Error Status (catalog.NVLINK5_DECODE_ROWS) decides over the verdict: a
+            # reset of a line the driver calls Nonfatal, the Xid 154 beside it or nothing for one it calls Fatal (a
+            # Fatal line the decode resets keeps the catalog's WORKFLOW_NVLINK5_ERR, whose outcome that reset is)
+            decode = m5.group("intrinfo") and nvlink5_decode(
+                info.code, unit, int(m5.group("intrinfo"), 16), int(m5.group("error_status"), 16))
+            if decode and (decode != "RESET_GPU" or out["severity"] != "fatal"):
+                out["severity"], out["action"] = NVLINK5_DECODE_OUTCOME[decode]
+                d["decode"] = decode
             return
         m = re.search(r"\blink (\d+)", text, re.I)
         if m:
