@@ -132,52 +132,91 @@ NVLINK5_VERDICT: dict[str, tuple[str, str] | None] = {
 # gpud reports TLW_RX / TLW_TX "Fatal" as warnings; NVIDIA's catalog does not say so (README).
 NVLINK5_UNIT_OVERRIDE: dict[tuple[str, str], tuple[str, str]] = {}
 # NVIDIA's decode of these Xids, the catalog's sheet "Xid 144-150 Decode" (docs.nvidia.com/deploy/xid-errors/
-# analyzing-xid-catalog.html, Xid-Catalog.xlsx): the Data Center Recovery Action is read from IntrInfo (the first
-# register in the parentheses) and the Error Status (the second), not from the Nonfatal / Fatal word: "RLW_REMAP
+# analyzing-xid-catalog.html, Xid-Catalog.xlsx; its rows as leptonai/gpud transcribes them, components/accelerator/
+# nvidia/xid/catalog_generated.go nvlinkRules, gpud 4a8de33): the Data Center Recovery Action is read from IntrInfo (the
+# first register in the parentheses) and the Error Status (the second), not from the Nonfatal / Fatal word: "RLW_REMAP
 # Nonfatal" with Error Status 0x40 or 0x80 is RESET_GPU. IntrInfo's layout changed at R575: the subcode is IntrInfo[9:0]
 # before (V1), IntrInfo[6:0] from R575 (V2); IntrInfo[25:20] (Xid 149's link-down reason) is the same in both. A line's
 # era is the one whose subcode its IntrInfo carries (RLW_REMAP: V1 0x082, V2 0x04, as NVSentinel's csv_test.go reads
-# them by driver version), so no driver version is needed. The sheet's rows whose action is RESET_GPU, each
-# (xid, the Subcode column's names "V1/V2" or one, IntrInfo[25:20], V1 low bits, V2 low bits, Error Status values;
-# () any). RLW_RXPIPE's 0x1/0x2/0x4 are "Non-fatal*", IGNORE unless the sheet's "Decode for action 2" holds: its V1 and
-# V2 bits carry the bit above the subcode (IntrInfo[10] / [7]), Action 2 RESET_GPU. Every other row (IGNORE,
-# XID_154_EVAL: the Xid 154 beside it says, else RESTART_APP) keeps the verdict's reading.
+# them by driver version), so no driver version is needed. The sheet's rows, each (xid, the Subcode column's names
+# "V1/V2" or one, IntrInfo[25:20], V1 low bits, V2 low bits, Error Status values; () any, the row's action).
+# RLW_RXPIPE's 0x1/0x2/0x4 are "Non-fatal*", IGNORE unless the sheet's "Decode for action 2" holds: its V1 and V2 bits
+# carry the bit above the subcode (IntrInfo[10] / [7]), Action 2 RESET_GPU (a RESET_GPU row is read first). A line no
+# row holds keeps the verdict's reading.
 _NETIR_LINK_DOWN_RESET = ("000000", "000001", "000010", "000100", "001010", "001111", "010000", "010001", "010010",
                           "010101", "010110", "100000", "100001", "100010", "100011", "100100", "100101", "101010",
-                          "101011")  # of the sheet's reasons, 100110 and 101000 are IGNORE
-NVLINK5_RESET_ROWS: tuple[tuple[int, str, str, str, str, tuple[int, ...]], ...] = (
-    (144, "SAW_MVB", "000000", "0000100001", "0000001", (0x2, 0x10)),
-    (145, "RLW_REMAP", "000000", "0010000010", "0000100", (0x40, 0x80)),
-    (145, "RLW_RSPCOL", "000000", "0010100010", "0000101", (0x2,)),
-    (145, "RLW_RXPIPE", "000000", "10011000010", "10000110", (0x1, 0x2, 0x4)),
-    (145, "RLW_SRC_TRACK", "000000", "0011100010", "0000111", (0x1, 0x10, 0x20)),
-    (145, "RLW_TAGSTATE", "000000", "0100000010", "0001000", (0x2, 0x20000, 0x100000)),
-    (146, "TLW_CTRL", "000000", "0100100011", "0001001", (0x4,)),
-    (146, "TLW_RX/TLW_RX_PIPE0", "000000", "0101000011", "0001010", (0x4,)),
-    (146, "TLW_RX/TLW_RX_PIPE1", "000000", "0101000011", "0001011", (0x4,)),
-    (146, "TLW_TX/TLW_TX_PIPE0", "000000", "0101100011", "0001100", (0x4,)),
-    (146, "TLW_TX/TLW_TX_PIPE1", "000000", "0101100011", "0001101", (0x4,)),
-    (149, "NETIR/NETIR_INT", "000000", "0000000110", "0011000", ()),
-    *((149, "NETIR_LINK_EVT/NETIR_LINK_DOWN", reason, "0111000110", "0010001", ())
-      for reason in _NETIR_LINK_DOWN_RESET),
-    (149, "NETIR_MFDE_EVENT", "000000", "1001000110", "0010100", (0x1, 0x4, 0x5, 0x7)),
-    (150, "MSE Degraded", "000000", "0000000000", "0000000", (0x0, 0xFFFFFFFF)),
-    (150, "MSE_WATCHDOG", "000000", "0000000000", "0000000", (0x0,)),
+                          "101011")
+_NETIR_LINK_DOWN_IGNORE = ("100110", "101000")  # "Link Fatal" / "Fatal", IGNORE: INVESTIGATE_SW/USER, INVESTIGATE_HOST
+_SW = 0x80000000  # every unit's Error Status bit 31: "Non-fatal", SW, IGNORE
+NVLINK5_DECODE_ROWS: tuple[tuple[int, str, str, str, str, tuple[int, ...], str], ...] = (
+    (144, "SAW_MVB", "000000", "0000100001", "0000001", (0x2, 0x10), "RESET_GPU"),
+    (144, "SAW_MVB", "000000", "0000100001", "0000001", (0x1, 0x4, 0x8, 0x20), "IGNORE"),
+    (145, "RLW_CTRL", "000000", "0001100010", "0000011", (_SW,), "IGNORE"),
+    (145, "RLW_REMAP", "000000", "0010000010", "0000100", (0x40, 0x80), "RESET_GPU"),
+    (145, "RLW_REMAP", "000000", "0010000010", "0000100", (0x1, 0x2, 0x4, 0x8, 0x10, 0x20), "XID_154_EVAL"),
+    (145, "RLW_REMAP", "000000", "0010000010", "0000100", (0x100, 0x200, _SW), "IGNORE"),
+    (145, "RLW_RSPCOL", "000000", "0010100010", "0000101", (0x2,), "RESET_GPU"),
+    (145, "RLW_RSPCOL", "000000", "0010100010", "0000101", (0x1, _SW), "IGNORE"),
+    (145, "RLW_RXPIPE", "000000", "10011000010", "10000110", (0x1, 0x2, 0x4), "RESET_GPU"),
+    (145, "RLW_RXPIPE", "000000", "0011000010", "0000110", (0x1, 0x2, 0x4, 0x8, _SW), "IGNORE"),
+    (145, "RLW_SRC_TRACK", "000000", "0011100010", "0000111", (0x1, 0x10, 0x20), "RESET_GPU"),
+    (145, "RLW_SRC_TRACK", "000000", "0011100010", "0000111", (0x4, 0x8), "XID_154_EVAL"),
+    (145, "RLW_SRC_TRACK", "000000", "0011100010", "0000111", (0x2, _SW), "IGNORE"),
+    (145, "RLW_TAGSTATE", "000000", "0100000010", "0001000", (0x2, 0x20000, 0x100000), "RESET_GPU"),
+    (145, "RLW_TAGSTATE", "000000", "0100000010", "0001000", (0x1, 0x10000, _SW), "IGNORE"),
+    (146, "TLW_CTRL", "000000", "0100100011", "0001001", (0x4,), "RESET_GPU"),
+    (146, "TLW_CTRL", "000000", "0100100011", "0001001", (0x1, 0x2, _SW), "IGNORE"),
+    *((146, names, "000000", v1, v2, statuses, action)
+      for names, v1, v2 in (("TLW_RX/TLW_RX_PIPE0", "0101000011", "0001010"),
+                            ("TLW_RX/TLW_RX_PIPE1", "0101000011", "0001011"),
+                            ("TLW_TX/TLW_TX_PIPE0", "0101100011", "0001100"),
+                            ("TLW_TX/TLW_TX_PIPE1", "0101100011", "0001101"))
+      for statuses, action in (((0x4,), "RESET_GPU"), ((0x1, 0x2, _SW), "IGNORE"))),
+    (147, "TREX", "000000", "0110000100", "0001110", (0x1, _SW), "IGNORE"),
+    (148, "NVLPW_CTRL/NVLPW", "000000", "0000000101", "0001111", (_SW,), "IGNORE"),
+    (149, "NETIR/NETIR_INT", "000000", "0000000110", "0011000", (), "RESET_GPU"),
+    (149, "NETIR_BER_EVENT", "000000", "1000100110", "0010011", (0x0, 0x1, 0x2, 0x3), "IGNORE"),
+    *((149, "NETIR_LINK_EVT/NETIR_LINK_DOWN", reason, "0111000110", "0010001", (), action)
+      for reasons, action in ((_NETIR_LINK_DOWN_RESET, "RESET_GPU"), (_NETIR_LINK_DOWN_IGNORE, "IGNORE"))
+      for reason in reasons),
+    (149, "NETIR_MFDE_EVENT", "000000", "1001000110", "0010100", (0x1, 0x4, 0x5, 0x7), "RESET_GPU"),
+    (149, "NETIR_MFDE_EVENT", "000000", "1001000110", "0010100", (0x3,), "IGNORE"),
+    (150, "MSE Degraded", "000000", "0000000000", "0000000", (0x0, 0xFFFFFFFF), "RESET_GPU"),
+    (150, "MSE_WATCHDOG", "000000", "0000000000", "0000000", (0x0,), "RESET_GPU"),
 )
-# (xid, a name the line prints) -> its rows as (reason, ((mask, bits) per era), statuses): read once
-_NVLINK5_RESET: dict[tuple[int, str], list[tuple[int, tuple[tuple[int, int], ...], frozenset[int]]]] = {}
-for _xid, _names, _reason, _v1, _v2, _statuses in NVLINK5_RESET_ROWS:
+# The sheet's action -> the line's (severity, action). RESET_GPU: as the catalog's RESET_GPU. XID_154_EVAL: the Xid
+# 154 the driver prints beside it names the recovery action (the catalog's XID_154 bucket, "follow the Xid 154"; that
+# line's own finding asks it, XID154_RECOVERY), the local effect an application crash (Xid 45): the line itself a
+# warning pointing at its Xid 154, not a GPU reset of its own. IGNORE: no recovery action, the link contained or
+# corrected it: info, no condition (the investigatory column's reports stay in the finding's details).
+NVLINK5_DECODE_OUTCOME: dict[str, tuple[str, str]] = {
+    "RESET_GPU": (XID_ACTION_POLICY["RESET_GPU"][0], "RESET_GPU"),
+    "XID_154_EVAL": (XID_ACTION_POLICY["XID_154"][0], "XID_154"),
+    "IGNORE": ("info", "IGNORE"),
+}
+# the order a line's rows are read in, when more than one holds (RLW_RXPIPE's action-2 row before its IGNORE one)
+_NVLINK5_DECODE_ORDER = ("RESET_GPU", "XID_154_EVAL", "IGNORE")
+assert {row[6] for row in NVLINK5_DECODE_ROWS} == set(NVLINK5_DECODE_OUTCOME) == set(_NVLINK5_DECODE_ORDER)
+# (xid, a name the line prints) -> its rows as (action rank, reason, ((mask, bits) per era), statuses): read once
+_NVLINK5_DECODE: dict[tuple[int, str], list[tuple[int, int, tuple[tuple[int, int], ...], frozenset[int]]]] = {}
+for _xid, _names, _reason, _v1, _v2, _statuses, _action in NVLINK5_DECODE_ROWS:
     for _name in {_names, *_names.split("/")}:
-        _NVLINK5_RESET.setdefault((_xid, _name), []).append(
-            (int(_reason, 2), tuple(((1 << len(b)) - 1, int(b, 2)) for b in (_v1, _v2)), frozenset(_statuses)))
+        _NVLINK5_DECODE.setdefault((_xid, _name), []).append(
+            (_NVLINK5_DECODE_ORDER.index(_action), int(_reason, 2),
+             tuple(((1 << len(b)) - 1, int(b, 2)) for b in (_v1, _v2)), frozenset(_statuses)))
+for _rows in _NVLINK5_DECODE.values():
+    _rows.sort(key=lambda row: row[0])
 
 
-def nvlink5_needs_reset(xid: int, unit: str, intrinfo: int, error_status: int) -> bool:
-    """Whether NVIDIA's Xid 144-150 decode asks RESET_GPU of this line (its unit, IntrInfo and Error Status), in the
-    era whose subcode its IntrInfo carries."""
-    return any((intrinfo >> 20) & 0x3F == reason and (not statuses or error_status in statuses)
-               and any(intrinfo & mask == bits for mask, bits in eras)
-               for reason, eras, statuses in _NVLINK5_RESET.get((xid, unit), ()))
+def nvlink5_decode(xid: int, unit: str, intrinfo: int, error_status: int) -> str | None:
+    """The action NVIDIA's Xid 144-150 decode gives this line (its unit, IntrInfo and Error Status), in the era whose
+    subcode its IntrInfo carries: RESET_GPU, XID_154_EVAL or IGNORE; None where no row of the sheet holds it."""
+    for rank, reason, eras, statuses in _NVLINK5_DECODE.get((xid, unit), ()):
+        if ((intrinfo >> 20) & 0x3F == reason and (not statuses or error_status in statuses)
+                and any(intrinfo & mask == bits for mask, bits in eras)):
+            return _NVLINK5_DECODE_ORDER[rank]
+    return None
+
 
 # Xid 154 announces the recovery action for accompanying Xids; the line names it.
 XID154_RECOVERY: dict[str, tuple[str, str]] = {

@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT,
-                      NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS, XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL,
-                      XID_ACTION_POLICY, XID_EVENTS, XID_READS, nvlink5_needs_reset, sxid_info, xid_info)
+from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, NVLINK5_DECODE_OUTCOME, NVLINK5_LINE,
+                      NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS,
+                      XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, XID_EVENTS, XID_READS,
+                      nvlink5_decode, sxid_info, xid_info)
 from .kinds import BY_NAME as KIND, SEVERITY_RANK
 from .wordscan import LazyPattern
 
@@ -1298,7 +1299,7 @@ RULES: tuple[Rule, ...] = (
     _r("boot_run_init", None, [" as init process"], r"^Run \S+ as init process$", event=BOOT_MARK),
     _r("mlx5_module_temperature", "nic_error", ["High Temperature"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):? )?Port module event(?:\[(?P<level>\w+)\])?: module (?P<module>\d+), "
-       r"(?P<what>High Temperature)"),
+       r"(?P<what>High Temperature)", action="CHECK_COOLING"),  # MODULE_ERROR_ACTION's, no status (gpud's form)
     # The NIC's own sensors above their warning threshold (the firmware's TEMP_WARN event, a bit per sensor: bit 0 the
     # ASIC, the others its modules): 4.x eq.c "mlx5_temp_warning_event:..", 5.x-6.x events.c "mlx5_core 0000:41:00.0:
     # temp_warn:170:(pid 0): High temperature on sensors with bit set 0 1" (%llx), 6.1+ rate-limited and "%#llx" ("0
@@ -3104,6 +3105,12 @@ IB_LINK_STATE = {  # state word -> (severity, action, normalised state)
     "cable unplugged": ("error", "CHECK_CABLE", "down"),
     "cable error": ("error", "CHECK_CABLE", "module_error"),
 }
+# A module error's reason (mlx5's mlx5_pme_error_to_string, events.c) -> the action, where it is not the cable's: a
+# module above its alarm temperature ("Port module event[error]: module 0, Cable error, High Temperature", gpud
+# kmsg_matcher_test.go; tests/fixtures/dmesg/mlx5-ib.kmsg) is a heat fault, its link then taken down to protect the
+# optics; NVIDIA's adapter manuals ("Monitoring") answer over-temperature with the system's cooling and airflow. The
+# port stays a cabled one in error (parsers/ports.py); only the action differs. Was CHECK_CABLE.
+MODULE_ERROR_ACTION = {"high temperature": "CHECK_COOLING"}
 
 CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "uncorrectable ECC error encountered": ("fatal", "hardware", "RESET_GPU"),
@@ -3230,12 +3237,14 @@ def _refine_xid(g: dict, out: dict) -> None:
             override = NVLINK5_UNIT_OVERRIDE.get((unit, verdict)) or NVLINK5_VERDICT.get(verdict)
             if override:
                 out["severity"], out["action"] = override
-            # NVIDIA's decode of IntrInfo and Error Status may ask a reset of a line the driver calls Nonfatal
-            # (catalog.NVLINK5_RESET_ROWS); it only ever raises the line's reading
-            if (m5.group("intrinfo") and out["severity"] != "fatal" and nvlink5_needs_reset(
-                    info.code, unit, int(m5.group("intrinfo"), 16), int(m5.group("error_status"), 16))):
-                out["severity"], out["action"] = XID_ACTION_POLICY["RESET_GPU"][0], "RESET_GPU"
-                d["decode"] = "RESET_GPU"
+            # NVIDIA's decode of IntrInfo and Error Status (catalog.NVLINK5_DECODE_ROWS) decides over the verdict: a
+            # reset of a line the driver calls Nonfatal, the Xid 154 beside it or nothing for one it calls Fatal (a
+            # Fatal line the decode resets keeps the catalog's WORKFLOW_NVLINK5_ERR, whose outcome that reset is)
+            decode = m5.group("intrinfo") and nvlink5_decode(
+                info.code, unit, int(m5.group("intrinfo"), 16), int(m5.group("error_status"), 16))
+            if decode and (decode != "RESET_GPU" or out["severity"] != "fatal"):
+                out["severity"], out["action"] = NVLINK5_DECODE_OUTCOME[decode]
+                d["decode"] = decode
             return
         m = re.search(r"\blink (\d+)", text, re.I)
         if m:
@@ -3331,6 +3340,8 @@ def _refine_md(g: dict, out: dict) -> None:
 
 def _refine_ib_link(g: dict, out: dict) -> None:
     sev, action, state = IB_LINK_STATE.get(g["state"].lower(), ("error", "CHECK_LINK", "down"))
+    if state == "module_error":
+        action = MODULE_ERROR_ACTION.get((g.get("reason") or "").lower(), action)
     out.update(severity=sev, action=action)
     out["details"]["state"] = state
 

@@ -120,11 +120,26 @@ def test_xid_154_back_to_none_ends_its_gpus_154_problem_alone(engine):
 
 
 # real line: gpud health_state_test.go (leptonai/gpud@4a8de33, components/accelerator/nvidia/xid/health_state_test.go
-# L341; realworld xid.yaml), an NVLink5 Xid the driver calls Nonfatal that NVIDIA's decode leaves a warning
-NVLINK5_WARNING = "NVRM: Xid (PCI:0000:04:00): 145, RLW_CTRL Nonfatal XC0 i0 Link 00 (0x00000003 0x80000000 0x00000000 0x00000000)"
+# L345; realworld xid.yaml), an NVLink5 Xid the driver calls Nonfatal that NVIDIA's decode leaves a warning (RLW_REMAP
+# Error Status 0x1: XID_154_EVAL, the Xid 154 beside it says)
+NVLINK5_WARNING = "NVRM: Xid (PCI:0000:04:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 00 (0x00000004 0x00000001 0x00000000 0x00000000)"
 # CONSTRUCTED in that line's format, for the same GPU: RLW_REMAP (V2 subcode 0x04) with Error Status 0x80, a row NVIDIA's
 # "Xid 144-150 Decode" sheet sends to RESET_GPU (as NVSentinel csv_test.go's real 0x40 lines, realworld gb200-2026c.yaml)
 NVLINK5_RESET = "NVRM: Xid (PCI:0000:04:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 00 (0x00000004 0x00000080 0x00000000 0x00000000)"
+
+
+@pytest.mark.parametrize("line", [
+    # real lines: gpud health_state_test.go (leptonai/gpud@4a8de33, L341 and L392; realworld xid.yaml): RLW_CTRL's Error
+    # Status bit 31 and a NETIR_LINK_EVT link down of reason 0x26, both rows NVIDIA's "Xid 144-150 Decode" says IGNORE
+    "NVRM: Xid (PCI:0000:04:00): 145, RLW_CTRL Nonfatal XC0 i0 Link 00 (0x00000003 0x80000000 0x00000000 0x00000000)",
+    "NVRM: Xid (PCI:0000:00:00): 149, NETIR_LINK_EVT Fatal XC0 i0 Link 00 (0x026001c6 0x00000000 0x00000000 0x00000000 "
+    "0x00000000 0x00000000)",
+])
+def test_an_nvlink5_xid_nvidias_decode_ignores_raises_no_condition(engine, line):
+    """The decode's IGNORE is an info record: no problem, no condition, whichever verdict the line prints.  Was: the
+    Nonfatal one raised GPUDegraded, the Fatal one NVLinkUnhealthy until a reset."""
+    engine.observe(parse_line(line))
+    assert not engine.problems and not any(c.status for c in engine.conditions.values())
 
 
 @pytest.mark.parametrize("first,worse,condition", [

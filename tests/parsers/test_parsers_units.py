@@ -1098,6 +1098,19 @@ def test_a_module_in_error_at_boot_is_a_cabled_port_and_stays_an_error():
     assert _port_states(unplugged + hot) == [("unused", "info"), ("module_error", "error")]
 
 
+def test_a_module_too_hot_asks_for_cooling_the_other_module_errors_the_cable():
+    """A module above its alarm temperature is a heat fault (rules.MODULE_ERROR_ACTION: CHECK_COOLING, NVIDIA's adapter
+    manuals' answer to over-temperature), still a cabled port in error; the other module errors stay CHECK_CABLE.
+    The line verbatim from tests/fixtures/dmesg/mlx5-ib.kmsg, the other reason modelled on it from mlx5's
+    mlx5_pme_error_to_string (events.c).  Was CHECK_CABLE for both."""
+    hot = ("mlx5_core 0000:0c:00.0: mlx5_port_module_event:1139:(pid 0): Port module event[error]: module 0, "
+           "Cable error, High Temperature")
+    f = parse_line(hot)
+    assert (f.kind, f.severity, f.action, f.details["state"], f.pci) == ("ib_link", "error", "CHECK_COOLING",
+                                                                        "module_error", "0000:0c:00")
+    assert parse_line(hot.replace("High Temperature", "Power budget exceeded")).action == "CHECK_CABLE"
+
+
 def _port_states(text: str) -> list[tuple[str, str]]:
     import io
 

@@ -20,11 +20,11 @@ def _nvlink5_rows():
 
 
 @pytest.mark.parametrize("severity,line", list(_nvlink5_rows()))
-def test_nvlink5_verdict_decides_severity(severity, line):
+def test_nvlink5_decode_or_verdict_decides_severity(severity, line):
     f = parse_line(line)
     assert f is not None and f.kind == "xid" and 144 <= f.xid <= 150
     assert f.severity == severity
-    assert f.details["verdict"] == ("nonfatal" if severity == "warning" else "fatal")
+    assert f.details["verdict"] == ("nonfatal" if " Nonfatal " in line else "fatal")
     assert f.details["unit"] and "link" in f.details
 
 
@@ -149,48 +149,59 @@ def test_the_efa_provider_of_libfabric_is_not_the_efa_driver():
 
 
 # CONSTRUCTED from NVIDIA's "Xid 144-150 Decode" sheet (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html):
-# per row whose action is RESET_GPU, a Nonfatal line in each IntrInfo era (V1 <R575, V2 >=R575) carrying the row's
-# bits and Error Status, in the format of the real lines above (NVLINK5_LINE)
+# per row, a line in each IntrInfo era (V1 <R575, V2 >=R575) carrying the row's bits and each of its Error Status
+# values, with either verdict word, in the format of the real lines above (NVLINK5_LINE)
 def _decode_lines():
-    from parsers.catalog import NVLINK5_RESET_ROWS
-    for xid, names, reason, v1, v2, statuses in NVLINK5_RESET_ROWS:
-        unit = names.split("/")[-1].replace(" ", "_")  # "MSE Degraded": the line's unit is one word
-        if " " in names:
+    from parsers.catalog import NVLINK5_DECODE_ROWS
+    for xid, names, reason, v1, v2, statuses, action in NVLINK5_DECODE_ROWS:
+        if " " in names:  # "MSE Degraded": no line of it seen, NVLINK5_LINE reads a unit of one word
             continue
+        unit = names.split("/")[-1]
         for era, bits in (("v1", v1), ("v2", v2)):
             intrinfo = int(reason, 2) << 20 | int(bits, 2)
             for status in statuses or (0,):
-                yield (f"NVRM: Xid (PCI:0000:04:00): {xid}, {unit} Nonfatal XC0 i0 Link 03 "
-                       f"(0x{intrinfo:08x} 0x{status:08x} 0x00000000 0x00000000)"), era
+                for verdict in ("Nonfatal", "Fatal"):
+                    yield (f"NVRM: Xid (PCI:0000:04:00): {xid}, {unit} {verdict} XC0 i0 Link 03 "
+                           f"(0x{intrinfo:08x} 0x{status:08x} 0x00000000 0x00000000)"), era, action
 
 
-@pytest.mark.parametrize("line,era", list(_decode_lines()))
-def test_nvlink5_nonfatal_line_nvidias_decode_resets_is_fatal(line, era):
+# the sheet's action decides over the driver's verdict word: RESET_GPU fatal, XID_154_EVAL a warning pointing at the
+# Xid 154 beside it, IGNORE info (no condition), whether the line says Nonfatal or Fatal; a Fatal line the sheet resets
+# keeps the catalog's WORKFLOW_NVLINK5_ERR (the workflow whose outcome the reset is)
+_DECODE_READING = {"RESET_GPU": ("fatal", "RESET_GPU"), "XID_154_EVAL": ("warning", "XID_154"),
+                   "IGNORE": ("info", "IGNORE")}
+
+
+@pytest.mark.parametrize("line,era,action", list(_decode_lines()))
+def test_nvlink5_line_reads_as_nvidias_decode_says(line, era, action):
     f = parse_line(line)
-    assert (f.severity, f.action, f.details["verdict"], f.details["decode"]) == ("fatal", "RESET_GPU", "nonfatal",
-                                                                                   "RESET_GPU"), era
+    if action == "RESET_GPU" and " Fatal " in line:
+        assert (f.severity, f.action, "decode" in f.details) == ("fatal", "WORKFLOW_NVLINK5_ERR", False), era
+    else:
+        assert (f.severity, f.action, f.details["decode"]) == (*_DECODE_READING[action], action), era
 
 
-@pytest.mark.parametrize("intrinfo,status,reset", [
+@pytest.mark.parametrize("intrinfo,status,severity", [
     # RLW_REMAP: Error Status 0x40 / 0x80 RESET_GPU in either era (V1 subcode 0x082, V2 0x04: NVSentinel's csv_test.go
-    # lines, realworld gb200-2026c.yaml); 0x1-0x20 XID_154_EVAL and 0x100 IGNORE keep the verdict's warning
-    (0x82, 0x40, True), (0x04, 0x80, True), (0x04, 0x01, False), (0x82, 0x20, False), (0x04, 0x100, False),
-    # an IntrInfo of neither era's RLW_REMAP subcode: no row of the sheet read
-    (0x05, 0x40, False),
+    # lines, realworld gb200-2026c.yaml); 0x1-0x20 XID_154_EVAL (a warning: the Xid 154 beside it says), 0x100 IGNORE
+    (0x82, 0x40, "fatal"), (0x04, 0x80, "fatal"), (0x04, 0x01, "warning"), (0x82, 0x20, "warning"),
+    (0x04, 0x100, "info"),
+    # an IntrInfo of neither era's RLW_REMAP subcode: no row of the sheet read, the verdict's warning
+    (0x05, 0x40, "warning"),
 ])
-def test_nvlink5_decode_reads_intrinfo_and_error_status(intrinfo, status, reset):
+def test_nvlink5_decode_reads_intrinfo_and_error_status(intrinfo, status, severity):
     line = (f"NVRM: Xid (PCI:0000:04:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 00 (0x{intrinfo:08x} 0x{status:08x} "
             "0x00000000 0x00000000)")  # CONSTRUCTED, the format of gpud's RLW_REMAP line (nvlink5-xid.txt)
-    assert parse_line(line).severity == ("fatal" if reset else "warning")
+    assert parse_line(line).severity == severity
 
 
 @pytest.mark.parametrize("intrinfo,reset", [
     # RLW_RXPIPE 0x1/0x2/0x4 are "Non-fatal*": RESET_GPU only where the sheet's "Decode for action 2" holds, the bit
     # above the subcode: V1 IntrInfo[10] over 0xc2, V2 IntrInfo[7] over 0x06. V1's subcode 0xc2 has bit 7 set, so a
-    # V1 line is not read as a V2 one (gpud's real V1 line 0x0409a0c2: no action 2)
+    # V1 line is not read as a V2 one (gpud's real V1 line 0x0409a0c2: no action 2, the row's IGNORE: info)
     (0x0409a0c2, False), (0x000000c2, False), (0x000004c2, True), (0x00000006, False), (0x00000086, True),
 ])
 def test_nvlink5_rxpipe_action2_by_its_era(intrinfo, reset):
     line = (f"NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x{intrinfo:08x} 0x00000001 "
             "0x00000001 0x00000000 0x00100000 0x00000004)")  # CONSTRUCTED from gpud's real RXPIPE line's format
-    assert parse_line(line).severity == ("fatal" if reset else "warning")
+    assert parse_line(line).severity == ("fatal" if reset else "info")
