@@ -74,6 +74,17 @@ def quoted(text: str) -> str:
     return f' Container output: "{clean}"' if clean else ""
 
 
+def _outranks(f: Finding, quote: tuple[float, Finding, str]) -> bool:
+    """Whether `f` is a better line for its Event to quote than the one it quotes (`quote`): a line that decides a
+    cause outranks the aftermath of another failure, a completion error's flushed work request
+    (triage.attribute.flushed: NCCL's `status=5` after the `status=12` that broke the connection), which the cluster
+    reads as deciding nothing.  Nothing else does: the quote moves at most once per failure (the Event with it, to the
+    pod that wrote the line: one Event more, never one per repeat)."""
+    from triage.attribute import flushed  # noqa: PLC0415 (see `observe`)
+
+    return flushed(quote[1]) and not flushed(f)
+
+
 def _cause(p: Problem, at: float) -> Cause:
     return Cause(at, f"{p.reason} on {p.subject.split(':', 1)[-1]}", p.severity)
 
@@ -170,13 +181,17 @@ class WorkloadTracker:
         first = self._first.setdefault(key, ref)  # one Event per job and reason: on the first pod that said it
         if fact is None:  # the job's first failure of the kind on this node is quoted (and said), the ranks counted:
             # its later lines are often the first's consequences (NCCL's flushed work requests after the completion
-            # error that broke the link, nccl-1814-ib), and the Event is on the first pod (`first`), whose line it is
+            # error that broke the link, nccl-1814-ib), and the Event is on the first pod (`first`), whose line it is.
+            # A first line that decides nothing gives way to the first that does (`_outranks`), whichever pod's log was
+            # read first (deepspeed-6875-ib-retry: the flushed requests' pod read before the retries-exceeded one's)
             at = f.timestamp.timestamp()
             quote = self._quote.get(key)
-            if quote is None or at - quote[0] > self.window:  # (a later failure: the job restarted since)
+            if quote is not None and at - quote[0] > self.window:  # (a later failure: the job restarted since)
+                quote = None
+                self._colls.pop(key, None)
+            if quote is None or (quote[0] - at <= self.window and _outranks(f, quote)):
                 quote = self._quote[key] = (at, replace(f, message=""), quoted(f.message))
                 self._first[key] = first = ref
-                self._colls.pop(key, None)
             colls = self._collectives(key, f) if f.kind == "nccl_timeout" else ""
             # the Ray task's process the quoted failure was raised in (agent/sources/podlogs.py: its node, not this one)
             task = ray_task_words(quote[1].details.get("task_pid"), quote[1].details.get("task_host"))

@@ -459,6 +459,12 @@ def ib_category(e: Evidence) -> str | None:
     return IB_STATUS_CATEGORY.get(e.details.get("wc_status"), "fabric")
 
 
+def flushed(e: Evidence) -> bool:
+    """A completion error that is the aftermath of another failure (ib_category None: a flushed work request): it
+    names the peer and decides nothing.  (A Finding reads the same: the agent ranks the lines its Events quote by it.)"""
+    return e.kind == "ib_completion_error" and ib_category(e) is None
+
+
 def link_failed(e: Evidence) -> bool:
     """An InfiniBand / RoCE / libfabric completion error that is evidence of the link itself (not a flushed request)."""
     return ib_category(e) == "fabric"

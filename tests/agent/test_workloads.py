@@ -778,6 +778,52 @@ def test_a_jobs_event_quotes_its_first_failure_on_its_first_pod_and_counts_the_r
     assert said.kind == "ib_completion_error" and link_failed(said)
 
 
+# NCCL's NET/IB completion errors of GPU 4's process (REAL lines: deepspeedai/DeepSpeed #6875,
+# https://github.com/deepspeedai/DeepSpeed/issues/6875, tests/fixtures/incidents/deepspeed-6875-ib-retry): the first
+# `status=12` (retries exceeded: the link), a later `status=5` (a request flushed because of it)
+DEEPSPEED_IB = [line for line in (Path(__file__).parents[1] / "fixtures" / "incidents" / "deepspeed-6875-ib-retry" /
+                                  "logs" / "comment-2-start.log").read_text().splitlines() if "Got completion" in line]
+
+
+def test_a_flushed_request_read_first_gives_way_to_the_failure_that_decides_and_the_event_quotes_it(tmp_path):
+    """A job's first line of a kind on the node, as read, may be the aftermath of another failure: a pod whose log is
+    read first printed only a flushed request (`status=5`), another pod the retries exceeded (`status=12`) at the same
+    time.  The Event then quotes the line that decides (on the pod that wrote it: one Event more, once), the later
+    flushed lines counted on it; the recorder keeps the tracker's latest message with the count and times, so the
+    Event the cluster reads says the link failed.  Before, the flushed line stayed quoted and the cluster read no
+    fabric failure (bench/live_vs_offline.py deepspeed-6875-ib-retry: undetermined, offline fabric)."""
+    from cluster.evidence import Reader
+    from triage.attribute import link_failed
+
+    retry, flush = DEEPSPEED_IB[0], DEEPSPEED_IB[-1]
+    assert "status=12" in retry and "status=5" in flush
+    root = tmp_path / "pods"
+    pods = ["train_llm-w-0_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", "train_llm-w-1_1a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"]
+    for pod, lines in ((pods[0], [flush]), (pods[1], [retry, flush])):
+        log = root / pod / "main" / "0.log"
+        log.parent.mkdir(parents=True)
+        log.write_text("".join(f"2024-12-29T16:47:25.000000000Z stderr F {line}\n" for line in lines))
+    src = source(root)
+    src.discover()
+    found = sorted(src.poll(), key=lambda rf: rf[0].pod)  # the flushed request's pod read first (each pod's in order)
+    assert [(ref.pod, f.details["wc_status"]) for ref, f in found] == [
+        ("llm-w-0", "IBV_WC_WR_FLUSH_ERR"), ("llm-w-1", "IBV_WC_RETRY_EXC_ERR"), ("llm-w-1", "IBV_WC_WR_FLUSH_ERR")]
+    tracker = WorkloadTracker(Metrics())
+    rec = EventRecorder("default", "node-a", burst=10, per_minute=600)
+    events = [tracker.observe(ref, f) for ref, f in found]
+    for ev in events:  # as the Kubernetes sink records them (agent/kube/sink.py apply)
+        rec.record(Ref("Pod", ev.ref.pod, ev.ref.namespace, ev.ref.uid), ev.reason, ev.message, key=ev.key)
+    assert len({e.key for e in events}) == 1 and [e.ref.pod for e in events] == ["llm-w-0", "llm-w-1", "llm-w-1"]
+    bodies = {a.ref.name: rec._body(a) for a in rec._aggs.values()}
+    assert {name: b["count"] for name, b in bodies.items()} == {"llm-w-0": 1, "llm-w-1": 2}
+    assert "with status=12 " in bodies["llm-w-1"]["message"].split("Container output:")[1]
+    (said,) = Reader().pod_event({**bodies["llm-w-1"], "involvedObject": {"name": "llm-w-1"}}, host="node-a")
+    assert said.kind == "ib_completion_error" and link_failed(said)
+    # a line that decides never gives way to a later one (flushed, or deciding too): the quote moves once
+    again = tracker.observe(found[0][0], found[0][1])
+    assert again.ref.pod == "llm-w-1" and "with status=12 " in again.message
+
+
 SGLANG_RECORD = (Path(__file__).parents[1] / "fixtures" / "incidents" / "sglang-3713-tp0-illegal-access" / "logs" /
                  "server.log")
 

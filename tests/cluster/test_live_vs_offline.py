@@ -72,3 +72,13 @@ def test_a_ray_tasks_failure_is_named_live_on_the_node_its_header_names():
     (row,) = _bench().rows(["search-r1-61-verl-ray-task-illegal-access"])
     assert row.live_ok and row.offline_ok, (row.live, row.why)
     assert "host=10.138.0.27" in row.live
+
+
+def test_a_retries_exceeded_completion_read_after_its_flushed_requests_is_named_live_as_offline():
+    """deepspeed-6875-ib-retry: the replay reads the file with the flushed requests (`status=5`, comment-2-end.log)
+    before the one with the retries exceeded (`status=12`); the agent's Event came to quote the first line read, a
+    flushed request that decides nothing, and the cluster said undetermined. The Event quotes the line that decides
+    (agent/workloads.py `_outranks`): fabric on 50428e4af543, as offline."""
+    (row,) = _bench().rows(["deepspeed-6875-ib-retry"])
+    assert row.live_ok and row.offline_ok, (row.live, row.why)
+    assert row.live.startswith("fabric") and "host=50428e4af543" in row.live
