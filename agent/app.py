@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import os
 import threading
 import time
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import psutil
 
 from parsers import keyword_prefilter
-from parsers.model import Boot, Change, Record
+from parsers.model import Boot, Change, Record, WorkloadFindings
 
 from .checkpoint import Checkpoint
 from .checks.scheduler import CheckScheduler, gpu_busy
@@ -28,7 +29,7 @@ from .gpu.collector import GpuCollector
 from .gpu.nvml import open_backend, pids_on
 from .health import HealthEngine
 from .httpserver import serve
-from .intake import Intake, Supervisor, fabricmanager_source, imex_source, select_sources
+from .intake import Intake, Supervisor, fabricmanager_source, imex_source, select_sources, weight
 from .keyspec import dropped
 from .metrics import Metrics
 from .pipeline import Pipeline
@@ -304,7 +305,7 @@ class Agent:
         self._last_tick = 0.0
         self._udev = None
         self._threads: list[threading.Thread] = []  # start()'s own: telemetry, nvml-xid, checks
-        self._held: tuple[list, int] | None = None  # a batch of records begun, and where its next slice starts
+        self._held: tuple[list | WorkloadFindings, int] | None = None  # a batch begun, where its next slice starts
 
     @property
     def sources(self):
@@ -402,46 +403,86 @@ class Agent:
 
     def _drain(self, deadline: float) -> None:
         """What was already read is processed until `deadline`, not lost: the batch a turn of the loop had begun, then
-        what is queued, a batch of records in slices (`_slices`), so a big batch does not hold the exit past the
-        deadline by more than one slice. What is not processed is not acknowledged (no cursor or pod-log offset saved
-        past it) and is read again at the next start."""
-        while time.monotonic() < deadline:
+        what is queued, a batch of records or pod findings in slices (`_slices`), so a big batch does not hold the exit
+        past the deadline by more than one slice. What is not processed is not acknowledged (no cursor or pod-log
+        offset saved past it) and is read again at the next start. A batch of pod findings is finished once begun
+        (`_finish`)."""
+        while True:
             if self._held is not None:
-                self._slices(*self._held, deadline)
+                batch, start = self._held
+                if type(batch) is not list:
+                    self._finish(batch, start)
+                    continue
+                if time.monotonic() >= deadline:
+                    return
+                self._slices(batch, start, deadline)
                 continue
+            if time.monotonic() >= deadline:
+                return
             batch = self.intake.take(0)
             if batch is None:
                 return
             if type(batch) is list:
                 self._slices(batch, 0, deadline)
+            elif type(batch) is WorkloadFindings:
+                self._finish(batch, 0)
             else:
                 self.pipeline.process(batch)
 
-    def _slices(self, batch: list[Record], start: int, deadline: float) -> None:
-        """`batch[start:]` processed in slices, each ending at a record that carries its source's cursor (every
-        SLICE-th, as kmsg and log files mark them; a batch of a source that marks none, whole), until `deadline`:
-        what is left is held (`_held`) for the next turn, processed before anything newer, so no line of a stream is
-        reordered. A slice whose processing raises is skipped, as the loop skips a batch, and acknowledged: its
-        cursor kept, since what it did before the error (a finding counted, a problem decided) is saved with the
-        state, and read again it would be counted twice."""
-        n = len(batch)
-        while start < n:
+    def _finish(self, batch: WorkloadFindings, start: int) -> None:
+        """A batch of pod findings processed from `start` to its end whatever the deadline: it is acknowledged as a
+        whole (its `done`), so stopped partway the next start would read its processed slices again. A slice that
+        raises is skipped and the rest still processed, as the loop does; the first error is raised after."""
+        error = None
+        self._held = (batch, start)
+        while self._held is not None:
+            try:
+                self._slices(*self._held, math.inf)
+            except Exception as exc:  # noqa: BLE001 - raised once the batch is through
+                error = error or exc
+        if error is not None:
+            raise error
+
+    def _slices(self, batch: list[Record] | WorkloadFindings, start: int, deadline: float) -> None:
+        """`batch[start:]` processed in slices until `deadline`: what is left is held (`_held`) for the next turn,
+        processed before anything newer, so no line of a stream is reordered. A batch of records in slices each ending
+        at a record that carries its source's cursor (every SLICE-th, as kmsg and log files mark them; a batch of a
+        source that marks none, whole); a slice whose processing raises is skipped, as the loop skips a batch, and
+        acknowledged: its cursor kept, since what it did before the error (a finding counted, a problem decided) is
+        saved with the state, and read again it would be counted twice. A batch of pod findings (up to the pod log
+        source's MAX_BATCH_FINDINGS a poll, more after a big chunk: 1,248 findings took 65 ms) in slices of SLICE
+        findings (`_part`), acknowledged once its last is processed or skipped."""
+        records = type(batch) is list
+        n = len(batch) if records else len(batch.items)
+        while True:
             end = start + SLICE
-            while end < n and batch[end - 1].cursor is None:
+            while records and end < n and batch[end - 1].cursor is None:
                 end += SLICE
             end = min(end, n)
             self._held = (batch, end) if end < n else None
-            part = batch if end - start == n else batch[start:end]
+            part = batch if start == 0 and end == n else batch[start:end] if records else _part(batch, start, end)
             try:
                 self.pipeline.process(part)
             except Exception:
-                if part[-1].cursor is not None:
+                if records and part[-1].cursor is not None:
                     self.pipeline.cursors[part[0].source] = part[-1].cursor
                     self.pipeline.dirty = True
                 raise
             start = end
-            if time.monotonic() >= deadline:
+            if start >= n or time.monotonic() >= deadline:
                 return
+
+    def _lag(self) -> float:
+        """How long the records being processed have waited since their source queued them: while part of a batch is
+        held between turns, till now (the intake's lag is the wait of a batch when it was taken)."""
+        return time.monotonic() - self.intake.taken if self._held is not None else self.intake.lag
+
+    def _queued_bytes(self) -> int:
+        """What the records read and not yet processed hold: those queued, and the rest of a batch held."""
+        if self._held is None:
+            return self.intake.bytes
+        batch, start = self._held
+        return self.intake.bytes + weight(batch[start:] if type(batch) is list else _part(batch, start, None))
 
     def close(self) -> None:
         """End the threads this agent started or made (what `shutdown` ends after its drain; alone, for an agent
@@ -468,25 +509,28 @@ class Agent:
     # ---- the loop ----------------------------------------------------------------------------------
 
     def step(self, timeout: float = 0.2) -> None:
-        """One turn: a batch processed (a batch of records for up to TURN_SECONDS, the rest in the next turns, taken
-        before anything newer), then the tick when it is due."""
+        """One turn: a batch processed (a batch of records or pod findings for up to TURN_SECONDS, the rest in the next
+        turns, taken before anything newer), then the tick when it is due."""
         held = self._held
         batch = None if held is not None else self.intake.take(timeout)
-        self.metrics.intake_lag.set(self.intake.lag)
-        self.metrics.queue_bytes.set(self.intake.bytes)
+        self.metrics.intake_lag.set(self._lag())
+        what = "the tick"
         try:
-            if held is not None:
-                self._slices(*held, time.monotonic() + TURN_SECONDS)
-            elif type(batch) is list:
-                if batch:
-                    self._slices(batch, 0, time.monotonic() + TURN_SECONDS)
+            if held is not None or type(batch) is list or type(batch) is WorkloadFindings:
+                batch, start = held if held is not None else (batch, 0)
+                if batch:  # (an empty list: nothing read)
+                    what = f"a slice of {_kind(batch)}; the slice is skipped, the rest of its batch processed"
+                    self._slices(batch, start, time.monotonic() + TURN_SECONDS)
             elif batch:
+                what = f"a {type(batch).__name__}; the batch is skipped"
                 self.pipeline.process(batch)
+            what = "the tick"
             if time.monotonic() - self._last_tick >= self.cfg.tick_seconds:
                 self._tick()
         except Exception:  # noqa: BLE001 - a bug on one input must not stop detection of the next
-            log.exception("internal error while processing %s; the batch is skipped", type(batch).__name__)
+            log.exception("internal error while processing %s", what)
             self.metrics.internal_errors.inc()
+        self.metrics.queue_bytes.set(self._queued_bytes())  # after the turn: the rest of a batch held counts
         self._last_loop = time.monotonic()
 
     def _tick(self) -> None:
@@ -523,7 +567,7 @@ class Agent:
         live, why = self.liveness()
         if not live:
             problems.append(why)
-        queued, unread = self.intake.lag, self.intake.unread_for()
+        queued, unread = self._lag(), self.intake.unread_for()
         if queued + unread > self.cfg.intake_lag_seconds:  # a record read now is this late; one unread, later
             problems.append(f"detection {queued + unread:.0f} s behind: records waited {queued:.0f} s in the intake "
                             f"and sources {unread:.0f} s to queue more, their input unread meanwhile (see "
@@ -531,3 +575,16 @@ class Agent:
         if problems:
             return False, "; ".join(problems)
         return True, f"ok ({self.supervisor.summary()})"
+
+
+def _part(batch: WorkloadFindings, start: int, end: int | None) -> WorkloadFindings:
+    """The pod findings `start:end` of `batch` as a batch of their own: the first carries the batch's progress marks
+    and restarts (a tick between turns judges the pods' silences with them), the last its acknowledgement (`done`)."""
+    first, last = start == 0, end is None or end >= len(batch.items)
+    return WorkloadFindings(batch.items[start:end], batch.source, batch.progress if first else [],
+                            batch.restarted if first else [], batch.done if last else None)
+
+
+def _kind(batch: list[Record] | WorkloadFindings) -> str:
+    """What a batch holds, for a log line: whose records, or pod findings."""
+    return f"{batch[0].source} records" if type(batch) is list else "pod findings"

@@ -239,6 +239,7 @@ class Intake:
         self.stop = stop
         self.metrics = metrics
         self.lag = 0.0
+        self.taken = 0.0  # when the batch taken last was queued (time.monotonic): part of it held, its records wait on
         self.bytes = 0
         self._items: deque[tuple[float, int, Any]] = deque()
         # the thread of each source held back -> since when: from its first wait for room until the pipeline finds
@@ -278,6 +279,7 @@ class Intake:
             enqueued, size, batch = self._items.popleft()
             self.bytes -= size
             self._cond.notify_all()
+        self.taken = enqueued
         self.lag = time.monotonic() - enqueued
         return batch
 

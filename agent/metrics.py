@@ -62,7 +62,8 @@ class Metrics:
         self.source_up = Gauge("gpu_npd_source_up", "1 when the source is running, 0 when down.", ["source"],
                                registry=r)
         self.queue_bytes = Gauge("gpu_npd_intake_queue_bytes", "Estimated memory held by records read and not "
-                                 "yet processed (bounded by queue_max_mb).", registry=r)
+                                 "yet processed: queued (bounded by queue_max_mb), and the rest of a big batch "
+                                 "held between turns of the loop.", registry=r)
         self.queue_waits = Counter("gpu_npd_intake_waits", "Times a source waited for room in the intake queue "
                                    "(back-pressure: the pipeline is behind).", registry=r)
         self.self_cpu = Gauge("gpu_npd_self_cpu_percent", "Agent CPU use, percent of one core, 10 s average.",
@@ -84,7 +85,8 @@ class Metrics:
         self.refused = Counter("gpu_npd_source_refused_files", "Files a source would not open: not a regular file, "
                                "or a symlink leading outside the allowed log roots.", ["source"], registry=r)
         self.intake_lag = Gauge("gpu_npd_intake_lag_seconds", "How long the batch being processed waited between "
-                                "its source and the health engine (0 when nothing waits).", registry=r)
+                                "its source and the health engine, the rest of a big batch held between turns "
+                                "until it is processed (0 when nothing waits).", registry=r)
         self.forged = Counter("gpu_npd_forged_or_userspace", "Lines in a kernel-log file that read like a kernel "
                               "fault but were written by another program (syslog tag not `kernel`): never a "
                               "node problem.", ["source", "kind"], registry=r)

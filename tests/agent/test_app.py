@@ -637,3 +637,181 @@ def test_a_big_log_file_batch_is_processed_over_turns_and_a_stop_mid_batch_loses
         second.step(timeout=0)
     assert processed + again == lines and done == 2 * SLICE
     assert second.shutdown() is True
+
+
+def _held_after_one_slice(tmp_path: Path, monkeypatch, processed: list[str]):
+    """An agent that took a big log file batch and processed one slice of it (TURN_SECONDS 0), the rest held."""
+    import agent.app
+
+    log = tmp_path / "kern.log"
+    log.write_text("".join(_file_lines(i) + "\n" for i in range(1, 400)))
+    monkeypatch.setattr(agent.app, "TURN_SECONDS", 0.0)
+    a, src = _files_agent(tmp_path, log, processed)
+    src._drain(str(log), a.intake.emit)
+    a.step(timeout=0)
+    assert a._held is not None and not a.intake.bytes  # the rest held, nothing queued
+    return a
+
+
+def test_records_held_between_turns_count_in_the_queue_gauge_and_in_the_lag(tmp_path: Path, monkeypatch):
+    """The rest of a batch held between turns of the loop was counted nowhere: gpu_npd_intake_queue_bytes said 0 and
+    the lag (the gauge, /healthz) stayed the batch's wait when it was taken, however long its rest then waited."""
+    from agent.intake import weight
+    from agent.sources import SLICE
+
+    processed: list[str] = []
+    a = _held_after_one_slice(tmp_path, monkeypatch, processed)
+    batch, start = a._held
+    assert start == SLICE
+    assert a.metrics.registry.get_sample_value("gpu_npd_intake_queue_bytes") == weight(batch[SLICE:]) > 0
+    real = time.monotonic
+    monkeypatch.setattr(time, "monotonic", lambda: real() + 120)  # the rest waited two minutes more
+    ok, text = a.health()
+    assert not ok and "detection 120 s behind" in text, text
+    a.step(timeout=0)
+    assert a.metrics.registry.get_sample_value("gpu_npd_intake_lag_seconds") >= 120
+    while a._held is not None:
+        a.step(timeout=0)
+    a.step(timeout=0)  # nothing held, nothing queued
+    assert a.metrics.registry.get_sample_value("gpu_npd_intake_queue_bytes") == 0
+    assert a.metrics.registry.get_sample_value("gpu_npd_intake_lag_seconds") == 0
+    assert a.health()[0], a.health()
+
+
+def test_a_held_slice_that_fails_is_said_as_a_slice_and_the_rest_is_processed(tmp_path: Path, monkeypatch, caplog):
+    """The loop's error line said "processing NoneType; the batch is skipped" for a slice of a held batch that failed:
+    it names the slice, which alone is skipped; the rest of the batch is processed in the next turns."""
+    from agent.sources import SLICE
+
+    processed: list[str] = []
+    a = _held_after_one_slice(tmp_path, monkeypatch, processed)
+    process = a.pipeline.process
+    a.pipeline.process = lambda b: (_ for _ in ()).throw(KeyError("a bug on one slice"))
+    a.step(timeout=0)
+    a.pipeline.process = process
+    said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert said == ["internal error while processing a slice of files records; the slice is skipped, the rest of "
+                    "its batch processed"], said
+    while a._held is not None:
+        a.step(timeout=0)
+    lines = [_file_lines(i) for i in range(1, 400)]
+    assert processed == lines[:SLICE] + lines[2 * SLICE:]
+
+
+def _pod_batch(tmp_path: Path):
+    """A pod log source on four pods' logs, each holding the jobs' real failure lines (tests/fixtures/realworld/
+    jobs-*.yaml, each copied from the public thread named beside it) in the kubelet's CRI format (the wrapper
+    constructed, as the kubelet writes it), read from their start: (the source, a maker of another on the same state)."""
+    import yaml
+
+    from agent.sources.podlogs import PodLogSource
+    from agent.state import StateStore
+
+    fixtures = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "realworld").glob("jobs-*.yaml"))
+    texts = [x for f in fixtures for e in yaml.safe_load(f.read_text()) for x in e["text"].splitlines() if x.strip()]
+    logs = []
+    for rank in range(4):
+        cdir = tmp_path / "pods" / f"train_gpt-worker-{rank}_0d4c8a2e-5b1f-4e7a-9c3d-2f6e8b1a7c4{rank}" / "main"
+        cdir.mkdir(parents=True)
+        (cdir / "0.log").write_text("")
+        logs.append(cdir / "0.log")
+
+    def source() -> PodLogSource:
+        return PodLogSource(str(tmp_path / "pods"), StateStore(str(tmp_path / "state"), "podlogs.json"))
+
+    src = source()
+    src.discover()
+    assert src.poll() == []
+    for log in logs:
+        log.write_text("".join(f"2024-07-25T07:00:{i % 60:02d}.000000000Z stderr F {t}\n" for i, t in enumerate(texts)))
+    return src, source
+
+
+def test_a_big_pod_findings_batch_is_processed_over_turns_acknowledged_once_and_a_stop_mid_batch_loses_and_doubles_nothing(
+        tmp_path: Path, monkeypatch):
+    """A batch of pod findings (up to ~1,000 a poll, more after a big chunk: 1,248 took 65 ms on a loaded host) was
+    processed whole in one turn of the loop. A turn now processes SLICE findings at a time until TURN_SECONDS, the
+    rest next turn before anything newer; the batch is acknowledged (its `done`: the pod log offsets it was read up
+    to) once, after its last slice; a stop mid-batch finishes it (the next start would read all of it again), so the
+    next start reads nothing twice and nothing is lost."""
+    import agent.app
+    from agent.sources import SLICE
+
+    monkeypatch.setattr(agent.app, "TURN_SECONDS", 0.0)  # one slice a turn
+    monkeypatch.setattr(agent.app, "DRAIN_SECONDS", 0.0)  # the stop processes nothing newer
+    src, source = _pod_batch(tmp_path)
+    a = make_agent(tmp_path / "state")
+    a.pods.pod_source = src  # (as start sets it: shutdown saves its offsets)
+    seen: list[str] = []
+    process = a.pipeline.process
+    a.pipeline.process = lambda b: (seen.extend(f.message for _, f in getattr(b, "items", ())), process(b))[1]
+    src.turn(a.intake.emit)
+    batch = a.intake._items[0][2]
+    every = [f.message for _, f in batch.items]
+    assert len(every) > 2 * SLICE and src._taken == 0
+    a.step(timeout=0)
+    assert seen == every[:SLICE] and src._taken == 0  # not acknowledged before its last slice
+    a.step(timeout=0)
+    assert seen == every[:2 * SLICE] and src._taken == 0
+    assert a.shutdown() is True  # the begun batch finished, acknowledged, its offsets saved
+    assert seen == every and src._taken == 1
+
+    again = source()
+    again.discover()
+    assert again.poll() == []  # nothing read twice
+
+
+def test_a_pod_findings_slice_that_fails_is_skipped_and_the_batch_acknowledged_after_its_last(tmp_path: Path,
+                                                                                               monkeypatch):
+    import agent.app
+    from agent.sources import SLICE
+
+    monkeypatch.setattr(agent.app, "TURN_SECONDS", 0.0)
+    src, _ = _pod_batch(tmp_path)
+    a = make_agent(tmp_path / "state")
+    src.turn(a.intake.emit)
+    n = len(a.intake._items[0][2].items)
+    process, calls = a.pipeline.process, []
+
+    def first_fails(b):
+        calls.append(len(b.items))
+        if len(calls) == 1:
+            raise KeyError("a bug on one slice")
+        return process(b)
+
+    a.pipeline.process = first_fails
+    while a.intake.bytes or a._held is not None:
+        a.step(timeout=0)
+    assert sum(calls) == n and calls[0] == SLICE and src._taken == 1
+    assert a.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 1
+
+
+def test_a_pod_findings_slice_that_fails_in_the_drain_is_skipped_and_the_rest_processed_and_acknowledged(
+        tmp_path: Path, monkeypatch):
+    """The drain finishes a batch of pod findings it begins; one of its slices failing there is skipped (an error line,
+    the exit 1), the rest still processed and the batch acknowledged, so the next start reads none of it again."""
+    import agent.app
+    from agent.sources import SLICE
+
+    monkeypatch.setattr(agent.app, "DRAIN_SECONDS", 0.0)
+    src, source = _pod_batch(tmp_path)
+    a = make_agent(tmp_path / "state")
+    a.pods.pod_source = src
+    monkeypatch.setattr(agent.app, "TURN_SECONDS", 0.0)
+    src.turn(a.intake.emit)
+    n = len(a.intake._items[0][2].items)
+    a.step(timeout=0)  # one slice; the stop comes mid-batch
+    process, calls = a.pipeline.process, []
+
+    def second_fails(b):
+        calls.append(len(b.items))
+        if len(calls) == 1:
+            raise KeyError("a bug on one slice")
+        return process(b)
+
+    a.pipeline.process = second_fails
+    assert a.shutdown() is False
+    assert SLICE + sum(calls) == n and src._taken == 1
+    again = source()
+    again.discover()
+    assert again.poll() == []
