@@ -400,7 +400,7 @@ def triage(fmt: str, year: int | None, window: float, evidence_limit: int, jobs_
     inputs = Inputs()
     evidence = collect(paths, year, inputs, jobs=jobs)
     incidents = attribute(evidence, window=window)
-    noise = teardown(evidence).noise  # communicator errors after a success their file stated: said, never failures
+    noise = teardown(evidence).noise  # teardown errors and ends after a success their file stated: said, never failures
     for message in inputs.errors[:MAX_ERRORS_SHOWN]:
         click.echo(f"gpu-npd triage: {message}", err=True)
     if len(inputs.errors) > MAX_ERRORS_SHOWN:
@@ -449,8 +449,9 @@ def render_text(incidents: list[Incident], inputs: Inputs, limit: int,
         statements = list(dict.fromkeys(id(s) for _, s in noise))
         first = noise[0][1]
         text = first.text if len(first.text) <= 160 else first.text[:157] + "..."
-        out.append(f"Teardown, not a failure: {len(noise)} communicator error line(s) printed after the job stated its "
-                   f"success ({len(statements)} statement(s); first {first.file}:{first.line}  {text}):")
+        out.append(f"Teardown, not a failure: {len(noise)} line(s) of the job's teardown or end (communicator errors, "
+                   f"a process told to stop) printed after the job stated its success ({len(statements)} statement(s); "
+                   f"first {first.file}:{first.line}  {text}):")
         for e, _s in noise[:limit]:
             when = e.time.strftime("%m-%d %H:%M:%S") if e.time else "--"
             line = e.text if len(e.text) <= 160 else e.text[:157] + "..."

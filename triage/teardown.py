@@ -8,15 +8,17 @@ Lightning's statements come before their final save too, and nothing of theirs a
 errors but never a hang's, BEFORE_SAVE); NCCL and
 c10d errors that file prints after it are the process group's teardown (HPE's MLPerf v5.0 stable_diffusion result_1:
 run_stop success, then 3 s later PyTorch's "found async exception when checking for NCCL errors: NCCL error:
-unhandled system error" whose last error is the proxy's "Failed to execute operation Close"), not the job's failure.
+unhandled system error" whose last error is the proxy's "Failed to execute operation Close"), not the job's failure;
+so is the finished job's end by another's hand after it (ENDED_SIGNALS: a rank SIGTERMed, its launcher told to stop,
+Slurm's cancel that gives no reason; never a crash, a SIGKILL or a time limit).
 
 Only the same file's later lines are covered (a rank's, a pod's, a launcher's own output: the success another file
-states says nothing of this one), only communicator kinds (TEARDOWN_KINDS) and CUDA's word that the process was
-exiting (EXIT_CUDA_ERRORS: "driver shutting down"; a GPU or node fault, a rank's death, an exception are never
-hidden), and only within TEARDOWN_WINDOW of the statement where both lines have a time. Errors before the statement
-are the job's as ever; and where such a never-hidden failure (a rank's death) follows the same statement in the same
-file, the errors of that teardown are what it died of and stay its evidence (offline only: the agent reads a pod's log
-in order and has already held their Events back when a death comes). Pure: shared by the offline triage and the live
+states says nothing of this one), only communicator kinds (TEARDOWN_KINDS), CUDA's word that the process was
+exiting (EXIT_CUDA_ERRORS: "driver shutting down") and such an end (a GPU or node fault, any other death of a rank, an
+exception are never hidden), and only within TEARDOWN_WINDOW of the statement where both lines have a time.  Errors
+before the statement are the job's as ever; and where such a never-hidden failure (a rank's death) follows the same
+statement in the same file, the errors of that teardown are what it died of and stay its evidence (offline only: the
+agent reads a pod's log in order and has already held their Events back when a death comes). Pure: shared by the offline triage and the live
 pod-log path.
 """
 
@@ -27,7 +29,7 @@ from typing import Iterable, NamedTuple, Sequence, TypeVar
 from parsers.finding import SEVERITY_RANK
 from parsers.kinds import TABLE as KIND_TABLE
 
-from .model import Evidence
+from .model import Evidence, _int
 
 S = TypeVar("S", bound=tuple)
 
@@ -67,6 +69,19 @@ BEFORE_SAVE = frozenset({"megatron_training_done", "lightning_fit_stopped"})
 # what a collective or barrier that never completed prints: the watchdog's timeout and its progress / dump lines,
 # the heartbeat monitor's stuck watchdog, a barrier's timeout
 HANG_KINDS = frozenset({"nccl_timeout", "nccl_progress", "nccl_dump", "nccl_hang", "barrier_timeout"})
+# A finished job's end by another's hand: after its file stated the job's success, a rank ended by a signal that asks a
+# process to stop (SIGTERM, SIGINT, SIGHUP: a user's scancel or kill, srun ending the step, a launcher's end of its
+# workers, Kubernetes deleting the pod; srun's "task 0: Exited with exit code 143", a shell's 128 + 15), its launcher
+# told to stop by one ("Received Signals.SIGTERM death signal"), or Slurm's cancel that gives no reason (a scancel):
+# the end of a job that had done its work, not its failure (MLPerf v5.1 Dell 1xXE7745x8RTXPro6000-PCIe-96GB
+# retinanet result_0: run_stop success, rank 0's "destroy_process_group() was not called" warning 3 s later, then
+# 5.5 minutes on "0: Terminated" and "srun: error: node014: task 0: Exited with exit code 143"; the result published
+# as a valid run).  Never a crash (SIGABRT, SIGSEGV, an exit code of the program's own), SIGKILL (the OOM killer's
+# too), nor a cancel that gives a reason: the scheduler's own decisions and a time limit (attribute.SLURM_ENDS, its
+# after_success: a process still running at the limit hung at exit) stay incidents.  Like a hang it is a statement
+# made before the final save that cannot vouch for it (BEFORE_SAVE: the save may be what was stopped).
+ENDED_SIGNALS = frozenset({1, 2, 15})
+ENDED_KINDS = frozenset({"rank_exit", "agent_signal", "job_ended"})
 # seconds after the statement its file's communicator errors are taken for teardown (a watchdog's collective
 # timeout, 10 to 30 minutes by default, may fire on the exit's last collective)
 TEARDOWN_WINDOW = 3600.0
@@ -83,6 +98,16 @@ def tears_down(kind: str, details: dict | None) -> bool:
     a CUDA error that says the process was exiting (EXIT_CUDA_ERRORS).  The one choice of the offline triage and the
     agent's pod-log source, as `covering`."""
     return kind in TEARDOWN_KINDS or (kind == "cuda_error" and (details or {}).get("cuda_error") in EXIT_CUDA_ERRORS)
+
+
+def ends(kind: str, details: dict | None, signal: int | None = None) -> bool:
+    """Whether a line of `kind` (its `details`; its `signal`, else the one its details name) is a finished job's end by
+    another's hand (ENDED_SIGNALS, ENDED_KINDS): a rank's or its launcher's by a signal that asks a process to stop, or
+    Slurm's cancel that gives no reason.  The one choice of the offline triage and the agent's pod-log source."""
+    details = details or {}
+    if kind == "job_ended":
+        return details.get("fact") == "slurm_cancelled" and not details.get("why")
+    return kind in ENDED_KINDS and (signal if signal is not None else _int(details.get("signal"))) in ENDED_SIGNALS
 
 
 def after_success(error_line: int | None, error_at: float | None, success_line: int | None,
@@ -108,7 +133,7 @@ def covering(stated: Sequence[S], line: int | None, at: float | None, kind: str 
             latest = s
     if latest is None or not after_success(line, at, latest[0], latest[1]):
         return None
-    if kind in HANG_KINDS and latest[2] in BEFORE_SAVE:
+    if (kind in HANG_KINDS or kind in ENDED_KINDS) and latest[2] in BEFORE_SAVE:
         return None
     return latest
 
@@ -124,8 +149,8 @@ def teardown(evidence: Iterable[Evidence]) -> Teardown:
         return Teardown(evidence, [])
     kept, noise = [], []
     for e in evidence:
-        hit = (covering(stated[e.file], e.line, _at(e), e.kind) if tears_down(e.kind, e.details) and e.file in stated
-               else None)
+        hit = (covering(stated[e.file], e.line, _at(e), e.kind)
+               if (tears_down(e.kind, e.details) or ends(e.kind, e.details, e.signal)) and e.file in stated else None)
         if hit is None:
             kept.append(e)
         else:

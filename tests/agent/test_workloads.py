@@ -1188,6 +1188,28 @@ def test_a_pods_communicator_errors_after_its_own_stated_success_raise_no_event(
     assert _events(found) == []
 
 
+def test_a_pods_sigterm_after_its_own_stated_success_raises_no_event_a_crash_does(tmp_path):
+    """REAL lines, mlcommons/training_results_v5.1 Dell/results/1xXE7745x8RTXPro6000-PCIe-96GB/retinanet/result_0.txt
+    (tests/fixtures/incidents/mlperf-v51-dell-retinanet-sigterm-after-success): run_stop success, then srun's "task 0:
+    Exited with exit code 143", rank 0 SIGTERMed at exit: the finished job's end, no RankExited Event (before, one, and
+    the cluster's incident UNDETERMINED); the B200 run's "tasks 1-7: Exited with exit code 134" (a crash) keeps its."""
+    dell = (Path(__file__).parents[1] / "fixtures" / "incidents" / "mlperf-v51-dell-retinanet-sigterm-after-success" /
+            "logs" / "result_0.txt").read_text().splitlines()
+    run_stop = next(line for line in dell if '"key": "run_stop"' in line)
+    sigterm = next(line for line in dell if line.startswith("srun: error:"))
+    # REAL: mlcommons/training_results_v5.1 Dell/results/1xXE9685Lx8B200-SXM-180GB/retinanet/result_0.txt, line 4884
+    crash = "srun: error: timsnt8: tasks 1-7: Exited with exit code 134"
+    root = tmp_path / "pods"
+    _pod_log(root, _POD_A, [run_stop, sigterm])
+    _pod_log(root, _POD_B, [run_stop, crash], second=14)
+    src = source(root)
+    src.discover()
+    found = src.poll()
+    said = {ref.pod: (f.kind, f.details.get("after_success")) for ref, f in found}
+    assert said == {"sd-w-0": ("rank_exit", "mlperf_run_stop_success (line 1)"), "sd-w-1": ("rank_exit", None)}
+    assert [e.reason for e in _events(found)] == ["RankExited"]
+
+
 def test_ms_swifts_end_of_main_covers_its_pods_teardown(tmp_path):
     """SYNTHETIC pod of REAL lines: ms-swift's "End time of running main" (modelscope/ms-swift #7992, its pipeline's
     run() returned), then the MLPerf teardown's NCCL error: no Event (before, an NCCLError Event on a finished job)."""

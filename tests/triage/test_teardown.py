@@ -94,7 +94,7 @@ def test_a_ranks_death_after_the_success_is_never_teardown():
 def test_the_command_says_no_failure_and_names_the_teardown():
     r = CliRunner().invoke(main, ["triage", str(INCIDENT / "logs")])
     assert r.exit_code == 1, r.output  # no failure found
-    assert "No failure found in these logs." in r.output and "Teardown, not a failure: 1 communicator error" in r.output
+    assert "No failure found in these logs." in r.output and "Teardown, not a failure: 1 line(s)" in r.output
     doc = json.loads(CliRunner().invoke(main, ["triage", "--format", "json", str(INCIDENT / "logs")]).stdout)
     assert doc["incidents"] == [] and [t["kind"] for t in doc["teardown"]] == ["nccl_error"]
     assert doc["teardown"][0]["after_success"]["fact"] == "mlperf_run_stop_success"
@@ -306,3 +306,57 @@ def test_a_time_limit_after_the_success_is_the_applications_hang_at_exit():
     # a statement in another file says nothing of this one
     [other] = attribute(evidence({"rank0.log": ORACLE_LINES[:1], "result_0.txt": ORACLE_LINES[1:]}))
     assert "hung at exit" not in other.reason
+
+
+DELL = INCIDENT.parent / "mlperf-v51-dell-retinanet-sigterm-after-success" / "logs" / "result_0.txt"
+# REAL: mlcommons/training_results_v5.1 at 441d65f4, Dell/results/1xXE7745x8RTXPro6000-PCIe-96GB/retinanet/result_0.txt
+# (its lines 1257-1367): run_stop success, rank 0's exit-time warning 3 s later, then "0: Terminated" and srun's
+# "task 0: Exited with exit code 143" (RUNANDTIME_STOP 329 s after run_stop)
+DELL_LINES = DELL.read_text().splitlines()
+DELL_RUN_STOP = next(line for line in DELL_LINES if '"key": "run_stop"' in line)
+DELL_EXIT = next(line for line in DELL_LINES if line.startswith("srun: error:"))
+# REAL: ORACLE's srun line (a death by SIGTERM in srun's words); jiabowang/GAPIT #207's Slurm cancel that gives no
+# reason (a scancel, or srun ending the step) and its task killed by SIGKILL
+ORACLE_TERMINATED = next(line for line in ORACLE_LINES if line.endswith("task 0: Terminated"))
+TIME_LIMIT = next(line for line in ORACLE_LINES if "DUE TO TIME LIMIT" in line)
+GAPIT = (INCIDENT.parent / "gapit-207-srun-wait" / "logs" / "job.log").read_text().splitlines()
+CANCELLED = next(line for line in GAPIT if "CANCELLED AT" in line)
+KILLED = next(line for line in GAPIT if line.endswith(": Killed"))
+# REAL: https://docs.nvidia.com/nemo-framework/user-guide/latest/resiliency.html (torchrun's agent told to stop, as
+# NVIDIA's NeMo guide quotes it for a preemption)
+AGENT_SIGTERM = "Received Signals.SIGTERM death signal, shutting down workers"
+
+
+def test_a_sigterm_after_the_success_is_the_finished_jobs_end():
+    """Dell's run: run_stop success, then 5.5 minutes later rank 0 SIGTERMed (srun's exit code 143), the result
+    published as a valid run.  Was: an UNDETERMINED incident rooted at srun's line, not saying it came after the
+    success; now no incident, srun's line said as the end after the statement."""
+    assert DELL_RUN_STOP.startswith("0: :::MLLOG") and '"status": "success"' in DELL_RUN_STOP
+    assert DELL_EXIT == "srun: error: node014: task 0: Exited with exit code 143"
+    ev = evidence({"result_0.txt": DELL_LINES})
+    assert attribute(ev) == []
+    assert [(e.kind, e.signal, s.details["fact"]) for e, s in teardown(ev).noise] == \
+        [("rank_exit", 15, "mlperf_run_stop_success")]
+    r = CliRunner().invoke(main, ["triage", str(DELL.parent)])
+    assert r.exit_code == 1 and "No failure found in these logs." in r.output, r.output
+    assert "after the job stated its success" in r.output and "exit code 143" in r.output
+
+
+def test_every_end_by_anothers_hand_after_the_success_is_no_failure_a_crash_or_a_kill_is():
+    """SYNTHETIC order of REAL lines: after each file's statement of success (MLPerf's, ms-swift's, Hugging Face's
+    block after the save), a rank Terminated or exit 143, a cancel that gives no reason, torchrun's agent told to stop
+    by SIGTERM: the finished job's end, no incident.  Not so a statement made before the final save (Megatron's,
+    Lightning's: what was stopped may be the save), another file's statement, a SIGKILL, a time limit, nor a crash in
+    the same span (its SIGTERMed ranks then its consequences, as in the B200 run)."""
+    for done in (DELL_RUN_STOP, SWIFT_DONE, TRAIN_METRICS):
+        for end in (DELL_EXIT, ORACLE_TERMINATED, CANCELLED, AGENT_SIGTERM):
+            ev = evidence({"train.log": [done, end]})
+            assert attribute(ev) == [] and len(teardown(ev).noise) == 1, (done, end)
+            assert attribute(evidence({"rank0.log": [done], "train.log": [end]})) != [], (done, end)
+    for done in (MEGATRON_DONE, LIGHTNING_DONE):
+        for end in (DELL_EXIT, CANCELLED, AGENT_SIGTERM):
+            assert attribute(evidence({"train.log": [done, end]})) != [], (done, end)
+    for end in (KILLED, TIME_LIMIT):
+        assert attribute(evidence({"train.log": [DELL_RUN_STOP, end]})) != [], end
+    [crash] = attribute(evidence({"result_0.txt": [V51_RUN_STOP, *V51_TEARDOWN, *V51_EXITS]}))
+    assert crash.root.kind == "nccl_error" and teardown(evidence({"result_0.txt": [V51_RUN_STOP, *V51_EXITS]})).noise == []
