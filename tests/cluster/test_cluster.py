@@ -724,12 +724,14 @@ def test_watch_resets_and_an_api_outage_lose_nothing():
             wait_until(lambda: c.ready.is_set(), "synced")
             publish_timeouts(api)
             wait_until(lambda: incidents(api), "first verdict")
-            starts = len(watch_starts(api, "/events"))
             api.set_fault(status=503)  # the API goes down, the watches with it
+            asked = len(asks(api, "/events"))  # every request from here on is refused
             api.cut_watches()
             for store in (api.event_store, api.pods, api.nodes):
                 store.compact()
-            wait_until(lambda: len(watch_starts(api, "/events")) > starts, "a watch start refused")
+            # the controller asked again and was refused: a watch resumed from its resourceVersion, or (when it saw
+            # the compaction first) its relist
+            wait_until(lambda: len(asks(api, "/events")) > asked, "a request on /events refused")
             api.set_fault()
             publish_xid(api)  # written while the controller is still reconnecting: found by its relist
             ev = wait_until(lambda: next((e for e in incidents(api) if doc(e)["incident"]["category"] == "hardware"),
@@ -865,6 +867,11 @@ def test_a_job_recreated_under_the_same_name_opens_on_its_own_failure_not_on_the
             publish_timeouts(api, tag=".2", later=1.0)
             ev = wait_until(lambda: next((e for e in incidents(api) if doc(e)["seq"] == 2), None), "the next incident")
             assert ev["involvedObject"]["uid"] == "uid-llm-2" and doc(ev)["state"] == "open"
+
+
+def asks(api: ApiDouble, path: str) -> list[dict]:
+    """The reads (lists and watches) the double was asked on a path ending so."""
+    return [q for m, p, q, _c in list(api.requests) if m == "GET" and p.endswith(path)]
 
 
 def watch_starts(api: ApiDouble, path: str) -> list[dict]:

@@ -147,7 +147,7 @@ def test_run_help_states_the_built_in_defaults_and_exit_codes():
                   f"{cfg.log_level} (default)", f"{cfg.mode} (conditions and Events; the default)"):
         assert shown in text, shown
     # every exit status `gpu-npd run` has (agent/cli.py run's end): 1 since a failing shutdown step exits 1
-    assert ("Exit 0 on SIGTERM or Ctrl-C (state flushed), 1 when a step of that shutdown failed (said in the log: an "
+    assert ("Exit 0 on SIGTERM, Ctrl-C or a stdout closed by its reader (`| head -1`; state flushed), 1 when a step of that shutdown failed (said in the log: an "
             "internal error, the state of what was processed still flushed; or the state or the pod logs' offsets not "
             "written), 2 on a configuration error or when it cannot start") in text
 
