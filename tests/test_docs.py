@@ -176,15 +176,18 @@ def _event_calls(functions: list, model) -> dict[str, int]:
             inner = inner.elts[0] if isinstance(inner, ast.Tuple) else inner
             if isinstance(inner, ast.Name) and inner.id in classes:
                 items[n.target.id] = inner.id
+    read = []  # each function's parameters, loops and calls, walked once (not again each round to the fixed point)
+    for fn in functions:
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        params = params[1:] if params[:1] in (["self"], ["cls"]) else params
+        loops = {f.target.id: f.iter.attr for f in ast.walk(fn) if isinstance(f, ast.For)
+                 and isinstance(f.target, ast.Name) and isinstance(f.iter, ast.Attribute)}
+        read.append((fn, params, loops, [c for c in ast.walk(fn) if isinstance(c, ast.Call)]))
     calls, grown = {"record": 1}, True
     while grown:
         grown = False
-        for fn in functions:
-            params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
-            params = params[1:] if params[:1] in (["self"], ["cls"]) else params
-            loops = {f.target.id: f.iter.attr for f in ast.walk(fn) if isinstance(f, ast.For)
-                     and isinstance(f.target, ast.Name) and isinstance(f.iter, ast.Attribute)}
-            for call in (c for c in ast.walk(fn) if isinstance(c, ast.Call)):
+        for fn, params, loops, fn_calls in read:
+            for call in fn_calls:
                 at = calls.get(_called(call))
                 arg = call.args[at] if at is not None and len(call.args) > at else None
                 if isinstance(arg, ast.Name) and arg.id in params and fn.name not in calls:
@@ -196,16 +199,23 @@ def _event_calls(functions: list, model) -> dict[str, int]:
     return calls
 
 
+def _event_code() -> tuple[dict, dict, ast.Module]:
+    """The code that writes Events, parsed: (path -> tree, path -> its functions, the tree of parsers/model.py).  Not
+    kept between tests: the trees held for the session made every later full collection walk them (the modules
+    page's test took twice its CPU after them)."""
+    paths = sorted(p for pkg in ("agent", "cluster", "fabric", "kubeapi") for p in (ROOT / pkg).rglob("*.py"))
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in paths}
+    functions = {path: [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+                 for path, tree in trees.items()}
+    return trees, functions, ast.parse((ROOT / "parsers" / "model.py").read_text(encoding="utf-8"))
+
+
 def _event_reasons_written() -> dict[str, str]:
     """reason -> where: each Event reason the agent, the cluster component and the fabric check write as a string
     of their own (at the call, a module constant, or a string the calling function assigns to the name it passes).
     A reason handed in from a table (problems, kinds, job facts) is the table's, checked against it above."""
     found: dict[str, str] = {}
-    paths = sorted(p for pkg in ("agent", "cluster", "fabric", "kubeapi") for p in (ROOT / pkg).rglob("*.py"))
-    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in paths}
-    functions = {path: [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-                 for path, tree in trees.items()}
-    model = ast.parse((ROOT / "parsers" / "model.py").read_text(encoding="utf-8"))
+    trees, functions, model = _event_code()
     event_calls = _event_calls([fn for fns in functions.values() for fn in fns], model)
     for path, tree in trees.items():
         consts = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
@@ -237,10 +247,8 @@ def _event_reasons_written() -> dict[str, str]:
 def test_the_event_writers_are_found_in_the_code_a_new_wrapper_too():
     """The writers `_event_reasons_written` follows are derived: today's (once a hand-kept map), and a function
     added later that hands its reason on to one, which a hand-kept map skipped unsaid."""
-    paths = sorted(p for pkg in ("agent", "cluster", "fabric", "kubeapi") for p in (ROOT / pkg).rglob("*.py"))
-    functions = [n for path in paths for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    model = ast.parse((ROOT / "parsers" / "model.py").read_text(encoding="utf-8"))
+    _, by_path, model = _event_code()
+    functions = [fn for fns in by_path.values() for fn in fns]
     calls = _event_calls(functions, model)
     assert {"record": 1, "_event": 0, "_announce": 3, "warn": 1, "write_result": 2, "PodEvent": 1}.items() \
         <= calls.items()

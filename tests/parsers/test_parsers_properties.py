@@ -391,6 +391,17 @@ def test_the_word_trie_finds_what_a_longest_first_alternation_finds(words, piece
     assert [m.span() for m in trie.finditer(text)] == [m.span() for m in flat.finditer(text)]
 
 
+@lru_cache(maxsize=1)
+def _fixture_lines() -> tuple[str, ...]:
+    """Each distinct line of the dmesg fixtures and the real-world samples once, in order (read once for the tests
+    below: 24,926 lines, 18,313 distinct; a line's check does not depend on where else it occurs)."""
+    fixtures = Path(__file__).parents[1] / "fixtures"
+    lines: dict[str, None] = {}
+    for path in [*fixtures.glob("dmesg/*.*"), *fixtures.glob("realworld/**/*.*")]:
+        lines.update(dict.fromkeys(path.read_text(errors="replace").splitlines()))
+    return tuple(lines)
+
+
 def test_the_rule_keywords_as_a_trie_on_the_fixtures():
     from parsers.classify import all_keywords
     from parsers.wordscan import word_regex
@@ -398,10 +409,8 @@ def test_the_rule_keywords_as_a_trie_on_the_fixtures():
     words = all_keywords()
     flat = re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)))
     trie = re.compile(word_regex(words))
-    fixtures = Path(__file__).parents[1] / "fixtures"
-    for path in [*fixtures.glob("dmesg/*.*"), *fixtures.glob("realworld/**/*.*")]:
-        for line in path.read_text(errors="replace").splitlines():
-            assert [m.span() for m in trie.finditer(line)] == [m.span() for m in flat.finditer(line)], line
+    for line in _fixture_lines():
+        assert [m.span() for m in trie.finditer(line)] == [m.span() for m in flat.finditer(line)], line
 
 
 
@@ -435,13 +444,11 @@ def test_the_presence_regex_of_the_keywords_on_the_fixtures():
     words = all_keywords()
     found = re.compile(presence_regex(words)).search
     assert found("") is None and presence_regex([]) == "(?!)"
-    fixtures = Path(__file__).parents[1] / "fixtures"
     hits = 0
-    for path in [*fixtures.glob("dmesg/*.*"), *fixtures.glob("realworld/**/*.*")]:
-        for line in path.read_text(errors="replace").splitlines():
-            present = any(w in line for w in words)
-            hits += present
-            assert (found(line) is not None) == present, line
+    for line in _fixture_lines():
+        present = any(w in line for w in words)
+        hits += present
+        assert (found(line) is not None) == present, line
     assert hits > 1000
 
 
@@ -612,19 +619,20 @@ def _candidates(message, allowed=None):
     """(the rows one of whose keywords occurs in the message, the rows of a word the trie's findall finds (what
     Dispatch gave in ae9c3f1..1f3b764, which hid a row whose keyword overlapped another's), whether the message holds
     few enough occurrences that the scan takes them all (KeywordScan.MAX_OCCURRENCES; past it, the trie's findall)),
-    of the allowed rows (look-alike rows always).  Brute force: every keyword's `in` once per message, then each
-    row's keywords looked up in that set (each row's own `in` of each keyword made this test's run 20 s)."""
+    of the allowed rows (look-alike rows always).  Brute force: every keyword's `in` once per message, then the rows
+    of each keyword in that set (each row's own `in` of each keyword made this test's run 20 s; each row's keywords
+    looked up in the set, 130 rows twice a message, 8 s of the fixtures test's 14 of CPU)."""
     from parsers.rules import RULES
     from parsers.wordscan import KeywordScan
 
-    words, trie = _rule_words()
+    words, trie, rows_of = _rule_words()
     occurring = {w for w in words if w in message}
     found = set(trie.findall(message))
     in_found = {k for k in occurring if any(k in w for w in found)}
 
     def rows(occurs):
-        return tuple(r for i, r in enumerate(RULES) if any(k in occurs for k in r.keywords)
-                     and (allowed is None or i in allowed or r.kind is None))
+        return tuple(RULES[i] for i in sorted({i for k in occurs for i in rows_of[k]})
+                     if allowed is None or i in allowed or RULES[i].kind is None)
 
     few = sum(message.count(w) for w in occurring) <= KeywordScan.MAX_OCCURRENCES  # (each scan match is one at least)
     return rows(occurring), rows(in_found), few
@@ -632,12 +640,14 @@ def _candidates(message, allowed=None):
 
 @lru_cache(maxsize=1)
 def _rule_words():
-    """The rules' keywords, longest first, and the trie regex of them (wordscan.word_regex)."""
+    """The rules' keywords, longest first, the trie regex of them (wordscan.word_regex), and each keyword's rows (the
+    indexes of the rows it is a keyword of)."""
     from parsers.rules import RULES
     from parsers.wordscan import word_regex
 
     words = sorted({k for r in RULES for k in r.keywords}, key=len, reverse=True)
-    return words, re.compile(word_regex(words))
+    rows_of = {k: [i for i, r in enumerate(RULES) if k in r.keywords] for k in words}
+    return words, re.compile(word_regex(words)), rows_of
 
 
 def _assert_candidates(d, message, allowed=None):
@@ -706,11 +716,9 @@ def test_dispatch_candidates_on_the_fixtures():
     from parsers.rules import RULES
 
     d = Dispatch(RULES)
-    fixtures = Path(__file__).parents[1] / "fixtures"
     texts: dict[str, None] = {}  # each distinct text once (a line and its message are often the same: 43,364 -> 19,441)
-    for path in [*fixtures.glob("dmesg/*.*"), *fixtures.glob("realworld/**/*.*")]:
-        for line in path.read_text(errors="replace").splitlines():
-            texts[line] = texts[split(line, None)[1]] = None
+    for line in _fixture_lines():
+        texts[line] = texts[split(line, None)[1]] = None
     seen = sum(bool(_assert_candidates(d, text)) for text in texts)
     assert seen > 1000
 
