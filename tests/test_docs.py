@@ -576,3 +576,13 @@ def test_the_readme_taints_are_the_configured_ones():
     assert f"each stays `taint_hold_down_seconds`, {kube['taint_hold_down_seconds'] / 60:g} min," in said
     listed = re.findall(r"^\| `(gpu-npd\.io/\w+)` \|", (ROOT / "docs" / "kubernetes.md").read_text(encoding="utf-8"), re.M)
     assert listed == [kube["taint_prefix"] + t["condition"] for t in kube["taints"]]
+
+
+def test_every_tracked_entry_of_the_root_is_a_row_of_the_readme_layout():
+    # a file a manual run left in the working tree (`kmsg`, a FIFO's records; `n.yaml`, `s.yaml`, configurations) was
+    # committed at the root with a merge: what the root holds is README's "Layout" table, each entry a row of it
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    root = {path.split("/", 1)[0] + ("/" if "/" in path else "") for path in tracked}
+    table = README.read_text(encoding="utf-8").split("\n## Layout\n", 1)[1].strip().split("\n\n", 1)[0]
+    rows = {name for row in re.findall(r"^\| (.+?) \|", table, re.M) for name in re.findall(r"`([^`]+)`", row)}
+    assert sorted(root - rows - {"README.md"}) == []
