@@ -474,18 +474,18 @@ class Agent:
         batch = None if held is not None else self.intake.take(timeout)
         self.metrics.intake_lag.set(self.intake.lag)
         self.metrics.queue_bytes.set(self.intake.bytes)
+        records = held if held is not None else (batch, 0) if type(batch) is list and batch else None
         try:
-            if held is not None:
-                self._slices(*held, time.monotonic() + TURN_SECONDS)
-            elif type(batch) is list:
-                if batch:
-                    self._slices(batch, 0, time.monotonic() + TURN_SECONDS)
+            if records is not None:
+                self._slices(*records, time.monotonic() + TURN_SECONDS)
             elif batch:
                 self.pipeline.process(batch)
             if time.monotonic() - self._last_tick >= self.cfg.tick_seconds:
                 self._tick()
         except Exception:  # noqa: BLE001 - a bug on one input must not stop detection of the next
-            log.exception("internal error while processing %s; the batch is skipped", type(batch).__name__)
+            # a held batch's turn took no new one (batch None): what is skipped is the slice that failed
+            log.exception("internal error while processing %s", f"{type(batch).__name__}; the batch is skipped"
+                          if records is None else f"a slice of {records[0][0].source}'s records; the slice is skipped")
             self.metrics.internal_errors.inc()
         self._last_loop = time.monotonic()
 

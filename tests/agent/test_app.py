@@ -637,3 +637,33 @@ def test_a_big_log_file_batch_is_processed_over_turns_and_a_stop_mid_batch_loses
         second.step(timeout=0)
     assert processed + again == lines and done == 2 * SLICE
     assert second.shutdown() is True
+
+
+def test_a_slice_failing_in_the_loop_is_logged_as_the_records_it_skipped_and_the_rest_goes_on(
+        tmp_path: Path, monkeypatch, caplog):
+    """A turn that took up a held batch (its second slice, say) and failed logged "internal error while processing
+    NoneType": the turn had taken no new batch. The error line names what it skipped, a slice of the source's
+    records; the next turn processes the slice after it, the failing one's cursor kept."""
+    import logging
+
+    import agent.app
+    from agent.sources.kmsg import SLICE, KmsgSource
+
+    monkeypatch.setattr(agent.app, "TURN_SECONDS", 0.0)  # one slice a turn
+    lines = [_xid31(i) for i in range(1, 3 * SLICE + 1)]
+    a = make_agent(tmp_path)
+    batch = [Record("kmsg", line) for line in lines]
+    KmsgSource(str(tmp_path / "kmsg"), a.boot.id)._mark(batch)
+    a.intake.emit(batch)
+    records, done = a.pipeline._handlers[list], []
+    a.pipeline._handlers[list] = lambda b: (
+        (records(b), done.extend(_seqs(b)))[0] if _seqs(b)[0] != SLICE + 1 else {}["a bug on the second slice"])
+    caplog.set_level(logging.ERROR, logger="gpu_npd")
+    a.step(timeout=0)
+    assert done == list(range(1, SLICE + 1)) and not caplog.records
+    a.step(timeout=0)
+    (error,) = caplog.records
+    assert error.getMessage() == "internal error while processing a slice of kmsg's records; the slice is skipped"
+    assert a.pipeline.cursors["kmsg"] == {"boot_id": a.boot.id, "seq": 2 * SLICE}
+    a.step(timeout=0)
+    assert done == [*range(1, SLICE + 1), *range(2 * SLICE + 1, 3 * SLICE + 1)] and a._held is None
