@@ -480,13 +480,17 @@ class Agent:
                 self._slices(*records, time.monotonic() + TURN_SECONDS)
             elif batch:
                 self.pipeline.process(batch)
-            if time.monotonic() - self._last_tick >= self.cfg.tick_seconds:
-                self._tick()
         except Exception:  # noqa: BLE001 - a bug on one input must not stop detection of the next
             # a held batch's turn took no new one (batch None): what is skipped is the slice that failed
             log.exception("internal error while processing %s", f"{type(batch).__name__}; the batch is skipped"
                           if records is None else f"a slice of {records[0][0].source}'s records; the slice is skipped")
             self.metrics.internal_errors.inc()
+        if time.monotonic() - self._last_tick >= self.cfg.tick_seconds:
+            try:
+                self._tick()
+            except Exception:  # noqa: BLE001 - nor stop the next tick
+                log.exception("internal error in the tick; the next one runs when due")
+                self.metrics.internal_errors.inc()
         self._last_loop = time.monotonic()
 
     def _tick(self) -> None:

@@ -667,3 +667,29 @@ def test_a_slice_failing_in_the_loop_is_logged_as_the_records_it_skipped_and_the
     assert a.pipeline.cursors["kmsg"] == {"boot_id": a.boot.id, "seq": 2 * SLICE}
     a.step(timeout=0)
     assert done == [*range(1, SLICE + 1), *range(2 * SLICE + 1, 3 * SLICE + 1)] and a._held is None
+
+
+def test_a_failing_tick_is_said_as_the_tick_and_a_failing_batch_does_not_skip_the_tick(tmp_path: Path, caplog):
+    """The batch and the tick shared one error handler: a tick that raised after its turn's records were processed
+    was logged as those records skipped ("processing a slice of kmsg's records; the slice is skipped", before that
+    "processing list; the batch is skipped"), and a batch that raised skipped the tick due in that turn. Each is now
+    handled on its own: the tick's error says so, and the tick runs after a failing batch."""
+    import logging
+
+    a = make_agent(tmp_path)
+    ticks: list[str] = []
+    a._tick = lambda: (ticks.append("failing"), {}["a bug in the tick"])
+    a.intake.emit([Record("kmsg", f"3,1,1000,-;{XID79}")])
+    caplog.set_level(logging.ERROR, logger="gpu_npd")
+    a.step(timeout=0)
+    assert [r.getMessage() for r in caplog.records] == ["internal error in the tick; the next one runs when due"]
+    assert a.metrics.registry.get_sample_value("gpu_npd_source_records_total", {"source": "kmsg"}) == 1
+    caplog.clear()
+    a._tick = lambda: ticks.append("ran")
+    a.pipeline._handlers[list] = lambda b: {}["a bug on this batch"]
+    a.intake.emit([Record("kmsg", f"3,2,2000,-;{XID79}")])
+    a._last_tick = 0.0  # the tick due this turn
+    a.step(timeout=0)
+    assert [r.getMessage() for r in caplog.records] == [
+        "internal error while processing a slice of kmsg's records; the slice is skipped"]
+    assert ticks == ["failing", "ran"]
