@@ -270,6 +270,10 @@ RULES: tuple[Rule, ...] = (
     # prime-rl (trainer and orchestrator): `02:40:52 SUCCESS Step 0 | Time: 5.13s | Loss: 12.2500 | Grad. Norm: ...`,
     # `Step 5 | Time: 41.20s | Reward: 0.5312 | ...`; its first era `[TRAIN] [Rank 0] step: 289, loss: 0.4310, ...`
     Rule("prime-rl", "| Time: ", re.compile(r"Step (?P<step>\d+) \| Time: (?P<time>" + _NUM[1:-1] + r")s \|")),
+    # picotron (Hugging Face's 4D-parallel trainer, and the AWS test cases built on it): `[rank 2] Step: 2     | Loss:
+    # 8.5469 | Global batch size:   2.05K | Tokens/s:   1.68K | ...` (its step padded to five; its time only as tokens
+    # per second, rounded to three figures: from the spacing).  None before: `Step:` with a colon, `Loss` capitalised
+    Rule("picotron", "| Loss: ", re.compile(r"Step: (?<!\wStep: )(?P<step>\d+)\s*\| Loss: ")),
     Rule("prime-rl", "] step: ", re.compile(r"\] step: (?P<step>\d+), loss: ")),
     # Ray Train / Tune (Ray 2.6+'s console output, one line per `train.report()`): `Training finished iteration 1 at
     # 2023-06-22 22:44:43. Total running time: 8s` (then its result table, whose `│ training_iteration   1 │` is none), a

@@ -188,6 +188,9 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # 8.4191  data: 32.8857  lr: ...`, both ranks printing each step): None before (its `acc` between the step and the
     # loss), so a Lingua job was never tracked; its step time the iteration and the batch's loading together
     ("lingua_seunghyunseo_readme.log", "lingua", [1, 1, 2, 2, 3, 3], 8.4191 + 32.8857),
+    # (h331) picotron (`[rank 2] Step: 1     | Loss: 10.9062 | Global batch size:   2.05K | Tokens/s:  199.02 | ...`, AWS's
+    # test case, 2025): None before (`Step:` with a colon, `Loss` capitalised), so a picotron job was never tracked
+    ("picotron_awsome_ec2.log", "picotron", [1, 2, 3], None),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
