@@ -514,7 +514,7 @@ class Agent:
         held = self._held
         batch = None if held is not None else self.intake.take(timeout)
         self.metrics.intake_lag.set(self._lag())
-        what = "the tick"
+        what = "a batch; the batch is skipped"
         try:
             if held is not None or type(batch) is list or type(batch) is WorkloadFindings:
                 batch, start = held if held is not None else (batch, 0)
@@ -524,12 +524,15 @@ class Agent:
             elif batch:
                 what = f"a {type(batch).__name__}; the batch is skipped"
                 self.pipeline.process(batch)
-            what = "the tick"
-            if time.monotonic() - self._last_tick >= self.cfg.tick_seconds:
-                self._tick()
         except Exception:  # noqa: BLE001 - a bug on one input must not stop detection of the next
             log.exception("internal error while processing %s", what)
             self.metrics.internal_errors.inc()
+        if time.monotonic() - self._last_tick >= self.cfg.tick_seconds:
+            try:
+                self._tick()
+            except Exception:  # noqa: BLE001 - nor stop the next tick
+                log.exception("internal error in the tick; the next one runs when due")
+                self.metrics.internal_errors.inc()
         self.metrics.queue_bytes.set(self._queued_bytes())  # after the turn: the rest of a batch held counts
         self._last_loop = time.monotonic()
 

@@ -161,6 +161,17 @@ def _gate(rule: Rule) -> str | None:
     return literal if len(literal) >= MIN_GATE else None
 
 
+@lru_cache(maxsize=1024)
+def _any_in(literals: tuple[str, ...]) -> Callable[[str], bool]:
+    """Whether any of `literals` occurs in a text, as one expression compiled for them (`'a' in text or 'b' in text`):
+    `Dispatch.first`'s test of the earlier rows' keywords, four bytecodes a literal where a loop over them runs
+    six (the literals are the table's keywords, each written with repr)."""
+    body = " or ".join(f"{literal!r} in text" for literal in literals) or "False"
+    namespace: dict = {}
+    exec(f"def any_in(text):\n    return {body}\n", namespace)  # noqa: S102 - the table's literals, repr'd
+    return namespace["any_in"]
+
+
 class _Derived(dict):
     """key -> derive(key), computed at the first lookup and kept (keys: a table's words or row indexes)."""
 
@@ -199,19 +210,16 @@ class Dispatch:
 
         The row that matched last is tried before any keyword scan (its plan, `_dispatch_tables`' `before`): its own
         keyword first (one test: a line of another kind ends it there), then none of the earlier rows' keywords but
-        its own (the parts they share, each tested once: _cover); the earlier rows holding its keyword are the candidates before it, tried in table order (the keyword
+        its own (the parts they share, each tested once: _cover, in one expression: _any_in); the earlier rows holding its keyword are the candidates before it, tried in table order (the keyword
         found is one they hold, for most: known to occur, no second test).  Inline, not a method: a new line of a
         flood pays no call for it."""
         plan = self._plan
         if plan is not None:
-            last, rule, keywords, others, sharing = plan
+            last, rule, keywords, occurs, sharing = plan
             if allowed is None or last in allowed or rule.kind is None:
                 for keyword in keywords:
                     if keyword in message:
-                        for earlier in others:
-                            if earlier in message:
-                                break
-                        else:
+                        if not occurs(message):
                             for i, before, held, gate in sharing:
                                 if (allowed is None or i in allowed or before.kind is None) and (
                                         keyword in held or any(k in message for k in held)):
@@ -249,7 +257,7 @@ class Dispatch:
             return None
         others, sharing = before
         rules = self.rules
-        return (index, rules[index], rules[index].keywords, others,
+        return (index, rules[index], rules[index].keywords, _any_in(others),
                 tuple((j, rules[j], held, gate) for j, held, gate in sharing))
 
     def candidates(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, ...]:

@@ -582,17 +582,20 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
 # a "journal" row -> its builder for a line split found no journal host and tag in (the row's own looks for them)
 _NO_JOURNAL: dict[str, Build] = {"dmesg": _dmesg_kernel}
 Row = tuple[str, re.Pattern, Build, "str | None", Build]  # (name, regex, builder, message, builder without a journal)
-# first character -> the rows a line starting with it may be, in table order, their regexes compiled (derived from
-# ENVELOPES when a line first starts with that character: a process start compiles none of them)
-_BY_FIRST: dict[str, tuple[Row, ...]] = {}
+class _ByFirst(dict):
+    """First character -> the rows a line starting with it may be, in table order, their regexes compiled (derived
+    from ENVELOPES when a line first starts with that character: a process start compiles none of them).  Looked up
+    by subscript, derived in __missing__: a line's lookup is one operation, no call and no test of its result."""
+
+    def __missing__(self, c: str) -> tuple[Row, ...]:
+        rows = tuple((name, pattern.compiled(), build, message, _NO_JOURNAL.get(name, build))
+                     for name, starts, pattern, build, message in ENVELOPES if c in starts)
+        if rows or len(self) < 256:  # characters no row starts with: remembered up to a bound (input's choice)
+            self[c] = rows
+        return rows
 
 
-def _rows_for(c: str) -> tuple[Row, ...]:
-    rows = tuple((name, pattern.compiled(), build, message, _NO_JOURNAL.get(name, build))
-                 for name, starts, pattern, build, message in ENVELOPES if c in starts)
-    if rows or len(_BY_FIRST) < 256:  # characters no row starts with: remembered up to a bound (input's choice)
-        _BY_FIRST[c] = rows
-    return rows
+_BY_FIRST: dict[str, tuple[Row, ...]] = _ByFirst()
 
 # An envelope not built yet: its builder, the match it builds from and the year for stamps without one.
 Pending = tuple[Build, re.Match, "int | None"]
@@ -606,11 +609,7 @@ def detect(line: str, year: int | None = None) -> Envelope:
 def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pending]:
     """(the envelope's row in ENVELOPES, message, the envelope or what builds it): `detect` with the building
     of the envelope (its timestamp above all) left for `finish`, which gives exactly what `detect` does."""
-    c = line[:1]
-    rows = _BY_FIRST.get(c)
-    if rows is None:
-        rows = _rows_for(c)
-    for name, pattern, build, message, kernel in rows:
+    for name, pattern, build, message, kernel in _BY_FIRST[line[:1]]:
         m = pattern.match(line)
         if m:
             if message is not None:

@@ -322,7 +322,10 @@ def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
 #   - a pattern with a gap of any length at its top level (`.*`, `.*?`, `[^)\n]*`) whose rest after the last gap
 #     is at least TAIL_WIDTH characters long is that rest alone: a line holding the whole holds the rest, and
 #     the engine no longer tracks, on every line holding a common head ("mlx5_core 0000:..", "NVRM: GPU.."), a
-#     match that only the rest decides (the new mlx5 rows took 20% of hyperscan's time on the hard mix).
+#     match that only the rest decides (the new mlx5 rows took 20% of hyperscan's time on the hard mix); so is an
+#     unbounded run with a least count (`[\d.]+`, `\S+`) that a literal of at least TAIL_WIDTH characters follows
+#     (pcie_link_limited's `[\w.-]+ PCI: [\d.]+` before " Gb/s available PCIe bandwidth, limited by " was a prefix
+#     hyperscan ran over every byte: 68M of the 237M instructions of its scan of 100,000 hard-mix lines).
 
 from re import _constants as _sre  # noqa: E402  (Python's own regex parser: the parse tree, not a re-parse)
 from re import _parser as _sre_parse  # noqa: E402
@@ -417,12 +420,14 @@ def _trim(state, items: list) -> list:
 
 def _after_gap(state, items: list) -> list:
     """The items after the last top-level gap (a run of any length of a class of characters: `.*`, `.*?`,
-    `[^)\\n]*`), when they match at least TAIL_WIDTH characters and hold no assertion; else `items`.  A superset:
+    `[^)\\n]*`; or a run with a least count, `[\\d.]+`, `\\S+`, where a literal of at least TAIL_WIDTH characters
+    follows it), when they match at least TAIL_WIDTH characters and hold no assertion; else `items`.  A superset:
     where the whole matches, its rest matches."""
     last = None
     for i, (op, av) in enumerate(items):
-        if op in _REPEATS and av[0] == 0 and av[1] == _sre.MAXREPEAT and len(av[2]) == 1 and \
-                av[2][0][0] in (_sre.ANY, _sre.NOT_LITERAL, _sre.IN):
+        if op in _REPEATS and av[1] == _sre.MAXREPEAT and len(av[2]) == 1 and \
+                av[2][0][0] in (_sre.ANY, _sre.NOT_LITERAL, _sre.IN) and \
+                (av[0] == 0 or _literal_width(items[i + 1:]) >= TAIL_WIDTH):
             last = i
     if last is None:
         return items
@@ -430,6 +435,14 @@ def _after_gap(state, items: list) -> list:
     if _sre_parse.SubPattern(state, rest).getwidth()[0] < TAIL_WIDTH or _has_assertion(rest):
         return items
     return rest
+
+
+def _literal_width(items) -> int:
+    """How many literal characters `items` start with."""
+    n = 0
+    while n < len(items) and items[n][0] == _sre.LITERAL:
+        n += 1
+    return n
 
 
 def _re_flags(caseless: bool) -> int:

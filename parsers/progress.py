@@ -82,6 +82,12 @@ RULES: tuple[Rule, ...] = (
                                                   + _NUM[1:-1] + ")")),
     # torchtitan: `step: 200  loss:  6.1384  memory: ...` (in colour unless disabled: `\x1b[31mstep:  1  \x1b[32mloss:`)
     Rule("torchtitan", "step:", re.compile(r"step:(?:(?<!\wstep:)|(?<=\dmstep:))\s*(?P<step>\d+)\s+" + _ANSI + "loss:")),
+    # Meta Lingua and the trainers built on its loop (BLT): `step: 2  acc: 0  loss: 12.1832  grad: ...  wps: 1.84e+04  iter:
+    # 0.8908  data: 0.001  lr: ...` (every rank prints it); the step's time its iteration (CUDA-timed) and its batch's
+    # loading together, as printed for the logged step; `acc` its micro-step within a gradient accumulation.  None
+    # before: the accumulation count between the step and the loss, torchtitan's row did not read it
+    Rule("lingua", "  loss: ", re.compile(r"step: (?<!\wstep: )(?P<step>\d+)  acc: \d+  (?:.*?\biter:\s+(?P<time>"
+                                          + _NUM[1:-1] + r")  data:\s+(?P<plus>" + _NUM[1:-1] + "))?")),
     # fairseq: `| epoch 001:    450 / 1891 loss=11.521, ..., num_updates=445, ...` (the updates are the steps);
     # its first era, `| epoch 005  1000 / 8223 loss=2.17 (3.20), wps=959, ...`, counts batches within the epoch
     # (one row: the batch count, `count`, is the step only where the line names no `num_updates`)
@@ -264,6 +270,10 @@ RULES: tuple[Rule, ...] = (
     # prime-rl (trainer and orchestrator): `02:40:52 SUCCESS Step 0 | Time: 5.13s | Loss: 12.2500 | Grad. Norm: ...`,
     # `Step 5 | Time: 41.20s | Reward: 0.5312 | ...`; its first era `[TRAIN] [Rank 0] step: 289, loss: 0.4310, ...`
     Rule("prime-rl", "| Time: ", re.compile(r"Step (?P<step>\d+) \| Time: (?P<time>" + _NUM[1:-1] + r")s \|")),
+    # picotron (Hugging Face's 4D-parallel trainer, and the AWS test cases built on it): `[rank 2] Step: 2     | Loss:
+    # 8.5469 | Global batch size:   2.05K | Tokens/s:   1.68K | ...` (its step padded to five; its time only as tokens
+    # per second, rounded to three figures: from the spacing).  None before: `Step:` with a colon, `Loss` capitalised
+    Rule("picotron", "| Loss: ", re.compile(r"Step: (?<!\wStep: )(?P<step>\d+)\s*\| Loss: ")),
     Rule("prime-rl", "] step: ", re.compile(r"\] step: (?P<step>\d+), loss: ")),
     # Ray Train / Tune (Ray 2.6+'s console output, one line per `train.report()`): `Training finished iteration 1 at
     # 2023-06-22 22:44:43. Total running time: 8s` (then its result table, whose `│ training_iteration   1 │` is none), a

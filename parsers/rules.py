@@ -588,6 +588,13 @@ CUDA_DRIVER_ERRORS = {
 }
 
 
+# A module error's reason (mlx5's mlx5_pme_error_to_string, events.c) -> the action, where it is not the cable's: a
+# module above its alarm temperature ("Port module event[error]: module 0, Cable error, High Temperature", gpud
+# kmsg_matcher_test.go; tests/fixtures/dmesg/mlx5-ib.kmsg) is a heat fault, its link then taken down to protect the
+# optics; NVIDIA's adapter manuals ("Monitoring") answer over-temperature with the system's cooling and airflow. The
+# port stays a cabled one in error (parsers/ports.py); only the action differs. Was CHECK_CABLE.
+MODULE_ERROR_ACTION = {"high temperature": "CHECK_COOLING"}
+
 RULES: tuple[Rule, ...] = (
     # --- look-alikes: NCCL's INFO chatter mentions NET/IB, mlx5, NVLink and "remote" all day long. NVSHMEM's debug
     # output (NVSHMEM_DEBUG=INFO) is NCCL's prefix and words, "NVSHMEM INFO", and as talkative: its table of CUDA's
@@ -1299,7 +1306,7 @@ RULES: tuple[Rule, ...] = (
     _r("boot_run_init", None, [" as init process"], r"^Run \S+ as init process$", event=BOOT_MARK),
     _r("mlx5_module_temperature", "nic_error", ["High Temperature"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):? )?Port module event(?:\[(?P<level>\w+)\])?: module (?P<module>\d+), "
-       r"(?P<what>High Temperature)", action="CHECK_COOLING"),  # MODULE_ERROR_ACTION's, no status (gpud's form)
+       r"(?P<what>High Temperature)", action=MODULE_ERROR_ACTION["high temperature"]),  # no status (gpud's form)
     # The NIC's own sensors above their warning threshold (the firmware's TEMP_WARN event, a bit per sensor: bit 0 the
     # ASIC, the others its modules): 4.x eq.c "mlx5_temp_warning_event:..", 5.x-6.x events.c "mlx5_core 0000:41:00.0:
     # temp_warn:170:(pid 0): High temperature on sensors with bit set 0 1" (%llx), 6.1+ rate-limited and "%#llx" ("0
@@ -3105,12 +3112,6 @@ IB_LINK_STATE = {  # state word -> (severity, action, normalised state)
     "cable unplugged": ("error", "CHECK_CABLE", "down"),
     "cable error": ("error", "CHECK_CABLE", "module_error"),
 }
-# A module error's reason (mlx5's mlx5_pme_error_to_string, events.c) -> the action, where it is not the cable's: a
-# module above its alarm temperature ("Port module event[error]: module 0, Cable error, High Temperature", gpud
-# kmsg_matcher_test.go; tests/fixtures/dmesg/mlx5-ib.kmsg) is a heat fault, its link then taken down to protect the
-# optics; NVIDIA's adapter manuals ("Monitoring") answer over-temperature with the system's cooling and airflow. The
-# port stays a cabled one in error (parsers/ports.py); only the action differs. Was CHECK_CABLE.
-MODULE_ERROR_ACTION = {"high temperature": "CHECK_COOLING"}
 
 CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "uncorrectable ECC error encountered": ("fatal", "hardware", "RESET_GPU"),

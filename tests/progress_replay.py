@@ -32,6 +32,8 @@ _CLOCK = re.compile(r"^\[(\d\d):(\d\d):(\d\d)\.(\d+)\]|\bwall=(\d+)")  # `[07:15
 _TQDM = re.compile(r"\b\d+/\d+ \[(?:(\d+):)?(\d+):(\d\d)<")
 # a date and time in another order: MMEngine's `2024/01/24 02:50:32 - mmengine`, nanotron's `01/17/2024 13:47:27 [INFO|`
 _DATED = re.compile(r"(\d{4})/(\d\d)/(\d\d) (\d\d):(\d\d):(\d\d)|(\d\d)/(\d\d)/(\d{4}) (\d\d):(\d\d):(\d\d)")
+# a two-digit year before the time and its microseconds: Meta Lingua's `1: INFO    24-10-19 18:47:38.013589 - 0:00:49 -`
+_SHORT_DATED = re.compile(r"(?<!\d)(\d\d)-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d+)")
 # a line's own time without a year: detectron2 / LiBai `[04/05 01:30:24 d2.utils.events]:`, `[04/14 09:05:02]
 # d2.utils.events INFO:`, MMEngine's first era `04/21 21:03:52 - mmengine`, absl's `I0912 11:41:51.976096
 # 139735407601536 model_lib_v2.py:652]`, prime-rl's `02:40:52 SUCCESS`
@@ -71,7 +73,8 @@ def stamp_seconds(m: re.Match[str]) -> float:
 
 
 def when(line: str, previous: float | None) -> float | None:
-    """When a real line was written: its own timestamp (date and time in any of the trainers' orders, a time of day,
+    """When a real line was written: its own timestamp (date and time in any of the trainers' orders, a two-digit year
+    (Meta Lingua), a time of day,
     fairseq's seconds since the start, a tqdm bar's elapsed time, a run's running clock), else the time it says it took
     after the line before (Megatron's ms per iteration, MaxText's seconds, a Keras epoch's seconds, PaddleNLP's
     interval, DeepSpeed-Chat's step latency); None where neither is known (then it counts as written with the line
@@ -84,6 +87,10 @@ def when(line: str, previous: float | None) -> float | None:
         y, mo, d, h, mi, sec = (m.group(i) for i in (1, 2, 3, 4, 5, 6)) if m.group(1) else \
             (m.group(i) for i in (9, 7, 8, 10, 11, 12))
         return datetime(*map(int, (y, mo, d, h, mi, sec)), tzinfo=timezone.utc).timestamp()
+    m = _SHORT_DATED.search(line)
+    if m:
+        return datetime(2000 + int(m.group(1)), *map(int, m.groups()[1:6]), tzinfo=timezone.utc).timestamp() + \
+            float("0." + m.group(7))
     m = _UNDATED.match(line)
     if m:
         g = m.groups()

@@ -13,11 +13,11 @@ from gpunpd.cli import main
 
 # option -> the groups of commands that share its declaration, where the name is not one thing everywhere
 MEANINGS = {
-    # run and config check: the whole file; nvml-snapshot and parse: its proc_root only (agent.cli host_options);
+    # run and config check: the whole file; nvml-snapshot and parse: its proc_root only (gpunpd.options host_options);
     # cleanup: one file per node pool, repeatable, read for what gpu-npd wrote (no GPU_NPD_CONFIG)
     "--config": ({"run", "config check"}, {"nvml-snapshot", "parse"}, {"cleanup"}),
     # run: a key of the agent's configuration (outside a pod, the only kubeconfig it writes with);
-    # the others: where the command reaches its cluster (kubeapi.options)
+    # the others: where the command reaches its cluster (gpunpd.options cluster_options, for kubeapi.client.make_api)
     "--kubeconfig": ({"cleanup", "cluster", "fabric-check"}, {"run"}),
     "--format": ({"parse"}, {"triage"}, {"fabric-check"}),  # each command's own outputs
     "--log-level": ({"cluster"}, {"run"}),  # run: overrides the configuration's log_level (None: the file's)

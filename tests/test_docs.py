@@ -584,3 +584,42 @@ def test_the_readme_taints_are_the_configured_ones():
     assert f"each stays `taint_hold_down_seconds`, {kube['taint_hold_down_seconds'] / 60:g} min," in said
     listed = re.findall(r"^\| `(gpu-npd\.io/\w+)` \|", (ROOT / "docs" / "kubernetes.md").read_text(encoding="utf-8"), re.M)
     assert listed == [kube["taint_prefix"] + t["condition"] for t in kube["taints"]]
+
+
+def test_every_tracked_entry_of_the_root_is_a_row_of_the_readme_layout():
+    # a file a manual run left in the working tree (`kmsg`, a FIFO's records; `n.yaml`, `s.yaml`, configurations) was
+    # committed at the root with a merge: what the root holds is README's "Layout" table, each entry a row of it
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    root = {path.split("/", 1)[0] + ("/" if "/" in path else "") for path in tracked}
+    table = README.read_text(encoding="utf-8").split("\n## Layout\n", 1)[1].strip().split("\n\n", 1)[0]
+    rows = {name for row in re.findall(r"^\| (.+?) \|", table, re.M) for name in re.findall(r"`([^`]+)`", row)}
+    assert sorted(root - rows - {"README.md"}) == []
+
+
+@pytest.mark.slow
+def test_the_line_paths_figures_in_architecture_are_bench_callpaths():
+    # docs/architecture.md gave the path's groups as 18 functions of the agent and 14 of parsers/ after Agent._slices
+    # joined the loop and Classifier._template left the classifier (the total, 39, unchanged): each figure the
+    # paragraph gives is now read from bench/callpath.py's trace of the real agent
+    spec = importlib.util.spec_from_file_location("bench_callpath", ROOT / "bench" / "callpath.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    traced = bench.run_in(ROOT)
+    assert traced["ok"], traced
+    path = [tuple(fn) for fn in traced["path"]]
+
+    def said(functions: list[tuple[str, str]]) -> str:
+        return f"{len(functions)} in {len({file for file, _ in functions})} files"
+
+    kube = [(f, fn) for f, fn in path if f.startswith(("agent/kube/", "kubeapi/"))]
+    agent = [(f, fn) for f, fn in path if f.startswith("agent/") and (f, fn) not in kube]
+    parsers = [(f, fn) for f, fn in path if f.startswith("parsers/")]
+    assert len(kube) + len(agent) + len(parsers) == len(path)
+    side = [(f, fn) for f, fn in path if fn in ("labels_of", "cause_of")]
+    own = [(f, fn) for f, fn in path if (f, fn) not in side]
+    text = _flat("architecture.md")
+    for figure in (f"current figures: {said(path).replace(' in ', ' functions in ')} on the path",
+                   f"{len(path)}, {said(agent)} are the agent's record path", f"; {said(parsers)} are classification",
+                   f"; {said(kube)} the Kubernetes writer",
+                   f"the condition's own path is {said(own).replace(' in ', ' functions in ')}"):
+        assert figure in text, figure

@@ -815,3 +815,61 @@ def test_a_pod_findings_slice_that_fails_in_the_drain_is_skipped_and_the_rest_pr
     again = source()
     again.discover()
     assert again.poll() == []
+
+
+def test_a_slice_failing_in_the_loop_is_logged_as_the_records_it_skipped_and_the_rest_goes_on(
+        tmp_path: Path, monkeypatch, caplog):
+    """A turn that took up a held batch (its second slice, say) and failed logged "internal error while processing
+    NoneType": the turn had taken no new batch. The error line names what it skipped, a slice of the source's
+    records; the next turn processes the slice after it, the failing one's cursor kept."""
+    import logging
+
+    import agent.app
+    from agent.sources.kmsg import SLICE, KmsgSource
+
+    monkeypatch.setattr(agent.app, "TURN_SECONDS", 0.0)  # one slice a turn
+    lines = [_xid31(i) for i in range(1, 3 * SLICE + 1)]
+    a = make_agent(tmp_path)
+    batch = [Record("kmsg", line) for line in lines]
+    KmsgSource(str(tmp_path / "kmsg"), a.boot.id)._mark(batch)
+    a.intake.emit(batch)
+    records, done = a.pipeline._handlers[list], []
+    a.pipeline._handlers[list] = lambda b: (
+        (records(b), done.extend(_seqs(b)))[0] if _seqs(b)[0] != SLICE + 1 else {}["a bug on the second slice"])
+    caplog.set_level(logging.ERROR, logger="gpu_npd")
+    a.step(timeout=0)
+    assert done == list(range(1, SLICE + 1)) and not caplog.records
+    a.step(timeout=0)
+    (error,) = caplog.records
+    assert error.getMessage() == ("internal error while processing a slice of kmsg records; the slice is skipped, the "
+                                  "rest of its batch processed")
+    assert a.pipeline.cursors["kmsg"] == {"boot_id": a.boot.id, "seq": 2 * SLICE}
+    a.step(timeout=0)
+    assert done == [*range(1, SLICE + 1), *range(2 * SLICE + 1, 3 * SLICE + 1)] and a._held is None
+
+
+def test_a_failing_tick_is_said_as_the_tick_and_a_failing_batch_does_not_skip_the_tick(tmp_path: Path, caplog):
+    """The batch and the tick shared one error handler: a tick that raised after its turn's records were processed
+    was logged as those records skipped ("processing a slice of kmsg records; ...", before that
+    "processing list; the batch is skipped"), and a batch that raised skipped the tick due in that turn. Each is now
+    handled on its own: the tick's error says so, and the tick runs after a failing batch."""
+    import logging
+
+    a = make_agent(tmp_path)
+    ticks: list[str] = []
+    a._tick = lambda: (ticks.append("failing"), {}["a bug in the tick"])
+    a.intake.emit([Record("kmsg", f"3,1,1000,-;{XID79}")])
+    caplog.set_level(logging.ERROR, logger="gpu_npd")
+    a.step(timeout=0)
+    assert [r.getMessage() for r in caplog.records] == ["internal error in the tick; the next one runs when due"]
+    assert a.metrics.registry.get_sample_value("gpu_npd_source_records_total", {"source": "kmsg"}) == 1
+    caplog.clear()
+    a._tick = lambda: ticks.append("ran")
+    a.pipeline._handlers[list] = lambda b: {}["a bug on this batch"]
+    a.intake.emit([Record("kmsg", f"3,2,2000,-;{XID79}")])
+    a._last_tick = 0.0  # the tick due this turn
+    a.step(timeout=0)
+    assert [r.getMessage() for r in caplog.records] == [
+        "internal error while processing a slice of kmsg records; the slice is skipped, the rest of its batch "
+        "processed"]
+    assert ticks == ["failing", "ran"]

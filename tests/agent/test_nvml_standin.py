@@ -829,7 +829,7 @@ def test_nvml_snapshot_lists_the_gpus_that_did_not_answer_at_start_with_their_er
 
 
 def test_nvml_snapshot_looks_for_libnvidia_ml_on_the_host_as_the_agent_does(tmp_path, monkeypatch):
-    """`gpu-npd nvml-snapshot` opens NVML with the agent's proc_root (agent.cli host_options: --proc-root, else the
+    """`gpu-npd nvml-snapshot` opens NVML with the agent's proc_root (gpunpd.options host_options: --proc-root, else the
     configuration's: --config, GPU_NPD_PROC_ROOT, the default /), so that where only the host search finds
     libnvidia-ml.so.1 (agent/gpu/nvml.py load_from_host) it reads the GPUs as the agent does.  Was: no proc_root, the
     host never searched (LIBRARY_NOT_FOUND in the agent's pod on such a node)."""

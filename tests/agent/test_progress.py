@@ -184,6 +184,13 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("lightlytrain_680_validating.log", "lightlytrain", [200], 0.27),
     # (h260) PithTrain, 2026 (`step 00000001/00000015 | step-time 73.352 sec | cross-entropy-loss 2.6636 | ...`): None before
     ("pithtrain_7_steps.log", "pithtrain", [1, 2, 3, 4, 5], 73.352),
+    # (h331) Meta Lingua (`1: INFO    24-10-19 18:47:38.013589 - 0:00:49 - step: 1  acc: 0  loss: 12.2048  grad: ...  iter:
+    # 8.4191  data: 32.8857  lr: ...`, both ranks printing each step): None before (its `acc` between the step and the
+    # loss), so a Lingua job was never tracked; its step time the iteration and the batch's loading together
+    ("lingua_seunghyunseo_readme.log", "lingua", [1, 1, 2, 2, 3, 3], 8.4191 + 32.8857),
+    # (h331) picotron (`[rank 2] Step: 1     | Loss: 10.9062 | Global batch size:   2.05K | Tokens/s:  199.02 | ...`, AWS's
+    # test case, 2025): None before (`Step:` with a colon, `Loss` capitalised), so a picotron job was never tracked
+    ("picotron_awsome_ec2.log", "picotron", [1, 2, 3], None),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -193,6 +200,20 @@ def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, 
         assert all(p.seconds is None for p in found)
     else:
         assert found[0].seconds == pytest.approx(seconds)
+
+
+def test_lingua_family_lines_built_on_its_loop_give_their_step_and_time():
+    """BLT's step line (facebookresearch/blt, bytelatent/train.py, as PR #41 made it: `step: {}  acc: {}  loss:
+    step={} avg={}  bpb: {:3f}  grad: {:.2e}  flops: ...  wps: ...  iter: {:>7}  data: {:>5}  lr: ...`): CONSTRUCTED from
+    its format string, no real line found in a public thread.  Its step is read, its time the iteration and the loading;
+    a micro-step of the same step (`acc: 1`) names the same step (no advance of its own in the tracker)."""
+    said = recognise("0: INFO    25-02-05 10:00:01.000001 - 0:10:00 - step: 5  acc: 0  loss: step= 2.1034 avg=2.2  bpb: "
+                     "1.204000  grad: 1.00e+00  flops: 1.00e+14  wps: 1.00e+04  iter:  0.5012  data: 0.0103  lr: 1.00e-04")
+    assert (said.step, said.trainer, said.moved) == (5, "lingua", True)
+    assert said.seconds == pytest.approx(0.5115)
+    micro = recognise("step: 5  acc: 1  loss:  2.0311  grad: 9.10e-01  flops: 1.00e+14  wps: 1.00e+04  iter:  0.4988  "
+                      "data: 0.0101  lr: 1.00e-04  mem: 59%")
+    assert (micro.step, micro.trainer) == (5, "lingua")
 
 
 def test_automodels_validation_line_is_evaluation_and_its_first_era_a_step():

@@ -103,7 +103,8 @@ def test_the_logs_of_the_new_trainers_are_replayed():
     LitGPT, llm.c, nanochat, NeMo 2, TF-slim) were never replayed: 21 logs of 82 were judged, then 47; with (h138)
     OpenRLHF's and torchtune's multi-node bars (a tqdm bar's elapsed time), 49; with (h143) MMF's logs, at their ISO
     8601 stamps (`2021-04-12T20:44:18`, read by no form before), 51; with (h210) NeMo Automodel's two logs, 53; with (h260)
-    LeRobot's #1488 log, OLMo's #692, LightlyTrain's #604 and PithTrain's #7, 57; with (h288) YOLOX's #1548 and MindYOLO's #370 and #279, 60."""
+    LeRobot's #1488 log, OLMo's #692, LightlyTrain's #604 and PithTrain's #7, 57; with (h288) YOLOX's #1548 and MindYOLO's #370 and #279, 60;
+    with (h331) Meta Lingua's, at its two-digit-year stamps (`24-10-19 18:47:38.013589`, read by no form before), 61."""
     judged = {name for name in HEALTHY_LOGS if replay_log(name).replayed}
     assert {"timm_optimum_habana_hpu.log", "imagenet_progressmeter_rocm_1147.log", "imagenet_progressmeter_examples_267.log",
             "dschat_step3_examples_444.log", "detectron2_d2go_524.log", "detectron2_querydet_17.log", "libai_551.log",
@@ -112,8 +113,8 @@ def test_the_logs_of_the_new_trainers_are_replayed():
             "nanochat_147.log", "llmc_796_blackwell.log", "tfslim_models_2980.log", "nemo2_bionemo_740.log",
             "mmf_870.log", "mmf_776.log", "automodel_3473.log", "automodel_eagle_3173.log",
             "lerobot_1488_data_s.log", "olmo_692.log", "lightlytrain_604_steps.log", "pithtrain_7_steps.log",
-            "yolox_1548.log", "mindyolo_370.log", "mindyolo_279_epochs.log"} <= judged
-    assert len(judged) == 60
+            "yolox_1548.log", "mindyolo_370.log", "mindyolo_279_epochs.log", "lingua_seunghyunseo_readme.log"} <= judged
+    assert len(judged) == 61
     assert {replay_log(n).clock for n in ("mmf_870.log", "mmf_776.log")} == {"own"}
     assert {replay_log(n).clock for n in ("timm_optimum_habana_hpu.log", "nanogpt_110.log")} == {"printed"}
 
@@ -130,6 +131,13 @@ def test_the_replay_reads_each_trainers_own_time_of_day(line, at):
     month, day, hour, minute, second = at
     assert when(line, None) == pytest.approx(datetime(2000, month, day, hour, minute, tzinfo=timezone.utc).timestamp()
                                              + second)
+
+
+def test_the_replay_reads_linguas_two_digit_year():
+    """A line of lingua_seunghyunseo_readme.log (`24-10-19 18:47:38.013589`, its log formatter's `%y-%m-%d`): before, no
+    form read it, and the log was not replayed (no clock)."""
+    line = lines("lingua_seunghyunseo_readme.log")[2]
+    assert when(line, None) == pytest.approx(datetime(2024, 10, 19, 18, 47, 38, tzinfo=timezone.utc).timestamp() + 0.013589)
 
 
 def test_a_log_of_two_excerpts_is_replayed_excerpt_by_excerpt():

@@ -573,6 +573,35 @@ def test_a_namespaces_fourth_restart_is_refused_another_namespaces_goes_on_and_a
         assert "restarted job JobSet/f" in f["message"] and "hardware (node_fault, xid)" in f["message"]
 
 
+def test_a_next_leader_leaves_a_nodes_restarts_out_of_the_namespaces_budget():
+    """The controller hands a decision's `category`, as the Event wrote it, to the next leader's count (Recovery.restore):
+    job a of sweep restarted for an Xid 79 under it (hardware), then a leader change; with a namespace budget of 1, the
+    next leader restarts job b for sweep's own fault (the budget unspent: a node's restart is not counted in it).  Was
+    untested: a controller restoring the decision without its category counted a's restart, and refused b."""
+    import contextlib
+
+    policy = Policy(mode="enforce", namespace_budget=1)
+    deleted = lambda ns: {n.rsplit("-w-", 1)[0] for s, n in api.pods_deleted if s == ns}  # noqa: E731
+    with ApiDouble() as api, contextlib.ExitStack() as stack:
+        tenant_gang(api, "sweep", "a")
+        c = stack.enter_context(controller(api, recovery=policy))
+        wait_until(lambda: c.ready.is_set(), "synced")
+        publish_xid(api)
+        wait_until(lambda: deleted("sweep") == {"a"}, "job a restarted")
+        wait_until(lambda: [d["recovery"]["category"] for d in restarted_incidents(api)] == ["hardware"], "written")
+        stack.close()  # a leader change: the next one knows a's restart from its incident's Event alone
+        tenant_gang(api, "sweep", "b")
+        api.add_node("node-e")  # b's second worker not on node-b: the Xid 79 there explains nothing of b
+        api.pods[("sweep", "b-w-0-1")]["spec"]["nodeName"] = "node-e"
+        api.pods.touch(("sweep", "b-w-0-1"))
+        c = stack.enter_context(controller(api, identity="c2", recovery=policy))
+        wait_until(lambda: c.ready.is_set(), "synced")
+        publish_assert(api, "sweep", "b")
+        wait_until(lambda: any(e["involvedObject"]["name"] == "b" for e in recoveries(api)), "job b decided")
+        (b,) = [e for e in recoveries(api) if e["involvedObject"]["name"] == "b"]
+        assert "restarted job JobSet/b" in b["message"] and "application" in b["message"], b["message"]
+
+
 GANG = ("llm-w-0-0", "llm-w-0-1", "llm-w-0-2", "llm-w-0-3")
 
 

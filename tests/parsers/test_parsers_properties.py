@@ -341,6 +341,24 @@ def test_a_trailing_repeat_keeps_its_least_count_only():
     assert len(ends) == 1
 
 
+def test_a_run_with_a_least_count_before_a_long_literal_is_cut_like_a_gap():
+    """An unbounded run of a class with a least count (`[\\d.]+`, `\\S+`) that a literal of at least TAIL_WIDTH
+    characters follows starts the byte form after it, as a gap does: a line the whole matches holds that rest.
+    pcie_link_limited's head, `(?P<driver>[\\w.-]+) (?P<pci>PCI): [\\d.]+`, before " Gb/s available PCIe bandwidth,
+    limited by " was a prefix hyperscan ran over every byte: 68M of the 237M instructions its scan of the first
+    100,000 hard-mix lines took.  A run a short literal follows keeps what is before it."""
+    from parsers.rules import RULES
+    (row,) = [r for r in RULES if r.name == "pcie_link_limited"]
+    form = byte_superset(row.pattern.pattern)
+    assert form.startswith(r"\x20Gb\x2fs\x20available\x20PCIe\x20bandwidth\x2c\x20limited\x20by\x20(?:"), form
+    assert byte_superset(r"abc \d+ de f") == r"abc\x20[0-9\x80-\xff]+\x20de\x20f"  # 5 literal characters
+    assert byte_superset(r"Kill process \d+ or sacrifice child") == r"\x20or\x20sacrifice\x20child"
+    # REAL (tests/fixtures/realworld/pcie-link-2026t.yaml, https://github.com/NVIDIA/l2fwd-nv/issues/6)
+    line = ("[10380.315885] mlx5_core 0000:b3:00.1: 63.008 Gb/s available PCIe bandwidth, limited by 8 GT/s x8 link "
+            "at 0000:b2:00.0 (capable of 252.048 Gb/s with 16 GT/s x16 link)")
+    assert row.pattern.search(line) and re.search(form.encode(), line.encode())
+
+
 def test_byte_form_is_tight_on_benign_vendor_lines():
     """What the engines are for: a benign line carrying a vendor keyword matches no rule's byte form."""
     benign = ["mlx5_core 0000:5d:00.0: firmware version: 28.39.1002",

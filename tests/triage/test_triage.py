@@ -3048,3 +3048,26 @@ def test_a_dead_workers_own_rdma_error_completion_explains_its_death():
         "fabric", "first_failure", "ib_completion_error", "172.19.24.110")
     bare = [e for e in ev if e.kind != "ib_completion_error"]
     assert [(i.category, i.rule) for i in attribute(bare)] == [("undetermined", "first_rank_death")]
+
+
+# REAL: NVIDIA/nccl #1405 (https://github.com/NVIDIA/nccl/issues/1405, quasar5935's comment), verbatim: NCCL's own
+# report of a failed completion from a named peer (the retries exceeded: the peer or the path to it went away)
+NCCL_1405_PEER_COMPLETION = (
+    "kp-ddp-worker-0:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer "
+    "10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid "
+    "fd00:1148:9000:5000:4:200:3:ff22 remoteGidsfd00:1148:9000:5000:4:200:3:ff1f")
+
+
+def test_a_dead_workers_completion_error_naming_a_peer_does_not_explain_its_death():
+    """The exception above is the rank's own link failing under it, a completion error naming no peer: one that names
+    its peer says the peer (or the path to it) went away, a consequence, not what killed the rank that reports it.
+    CONSTRUCTED from OpenRLHF #621's lines with each libmlx5 line replaced by NVIDIA/nccl #1405's real peer
+    completion error (its 'host:pid:tid [dev] file:line' prefix dropped, under the same Ray worker's prefix): the
+    death stays unexplained (was untested: without the peer test it read as the worker's own fabric fault)."""
+    nccl = NCCL_1405_PEER_COMPLETION.split(" ib_plugin.c:1615 ", 1)[1]
+    files = sorted((INCIDENT_LOGS / "openrlhf-621-mlx5-cqe" / "logs").iterdir())
+    ev = [e for f in files for e in read_lines(
+        [line.split(") mlx5:", 1)[0] + ") " + nccl if ") mlx5:" in line else line
+         for line in f.read_text().splitlines()], f.name, Clock())]
+    assert {(e.peer, e.host) for e in ev if e.kind == "ib_completion_error"} == {("10.216.210.236", "172.19.24.110")}
+    assert [(i.category, i.rule) for i in attribute(ev)] == [("undetermined", "first_rank_death")]
