@@ -166,6 +166,7 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
             progress.devices = devices
             writers.append(devices)  # a thread of its own, started and closed with the writers (not a sink)
         faults += progress.restore(saved_progress)
+    offsets = _pod_offsets(cfg, state, pod_logs, faults) if cfg.state_dir else {}
     dropped(f"state file {store.path}", faults)  # each restore drops a bad entry alone: said once, however many
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
                         str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress, _peers(cfg),
@@ -177,7 +178,7 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     metrics.count_evictions("kernel_uuid", functools.partial(pipeline.classifier_evictions, "uuid_evictions"))
     metrics.count_evictions("kernel_memo", functools.partial(pipeline.classifier_evictions, "memo_evictions"))
     poller = Poller(gpu, cfg.sysfs_root, guard=guard, expected_nics=cfg.expected_nics)
-    sections = {POD_LOGS: Section(store.path, _pod_offsets(cfg, state, pod_logs))} if cfg.state_dir else {}
+    sections = {POD_LOGS: Section(store.path, offsets)} if cfg.state_dir else {}
     agent = Agent(cfg, boot, stop, intake, pipeline, poller, kube, Checkpoint(store, metrics, sections),
                   _check_scheduler(cfg, intake, gpu), rebooted=_rebooted(state, boot), writers=writers,
                   pod_logs=pod_logs)
@@ -185,12 +186,16 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     return agent
 
 
-def _pod_offsets(cfg: Config, state: dict, pod_logs: bool) -> dict:
+def _pod_offsets(cfg: Config, state: dict, pod_logs: bool, faults: list[str]) -> dict:
     """The pod log source's offsets as saved with the state (its POD_LOGS section: kept as read while pod logs are not
-    followed); an earlier agent's, which kept them in a file of their own (LEGACY_POD_LOGS), read from it."""
+    followed; one not an object is dropped alone, its fault added to `faults`, the rest of the state restored); an
+    earlier agent's, which kept them in a file of their own (LEGACY_POD_LOGS), read from it."""
     saved = state.get(POD_LOGS)
     if isinstance(saved, dict):
         return saved
+    if saved is not None:
+        faults.append(f"{POD_LOGS}: expected an object, got {type(saved).__name__}")
+        return {}
     return StateStore(cfg.state_dir, LEGACY_POD_LOGS).load() if pod_logs else {}
 
 

@@ -14,8 +14,7 @@ VERSION = 1
 MAX_BYTES = 64 << 20  # far above any real state (problems and cursors are capped); a bigger file is not ours
 MAX_DEPTH = 16        # our state nests 5 levels at most
 # top-level keys and the JSON type each must have
-SHAPE = {"boot_id": str, "cursors": dict, "totals": dict, "samples": dict, "problems": list, "conditions": dict,
-         "pod_logs": dict}
+SHAPE = {"boot_id": str, "cursors": dict, "totals": dict, "samples": dict, "problems": list, "conditions": dict}
 
 
 def shape_problem(data: dict[str, Any]) -> str | None:

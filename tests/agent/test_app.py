@@ -817,6 +817,19 @@ def test_pod_log_offsets_an_earlier_agent_kept_in_podlogs_json_are_read_until_th
         {"/p/a.log": [7, 100]}
 
 
+def test_pod_log_offsets_not_an_object_are_dropped_alone_and_the_rest_of_the_state_restored(tmp_path: Path, caplog):
+    import json
+
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "state.json").write_text(json.dumps({"version": 1, "cursors": {"files": {"/var/log/kern.log": [7, 9]}},
+                                                  "pod_logs": [1, 2]}))
+    a = make_agent(state)
+    assert a.pipeline.cursors == {"files": {"/var/log/kern.log": [7, 9]}}  # (not moved aside)
+    assert a.checkpoint.sections["pod_logs"].load() == {}
+    assert "pod_logs: expected an object, got list" in caplog.text
+
+
 def test_a_pod_findings_slice_that_fails_is_skipped_and_the_batch_acknowledged_after_its_last(tmp_path: Path,
                                                                                                monkeypatch):
     import agent.app
