@@ -21,7 +21,7 @@ import psutil
 from parsers import keyword_prefilter
 from parsers.model import Boot, Change, Record, WorkloadFindings
 
-from .checkpoint import Checkpoint
+from .checkpoint import Checkpoint, Section
 from .checks.scheduler import CheckScheduler, gpu_busy
 from .checks.settings import plugin_configs
 from .config import Config
@@ -60,6 +60,9 @@ JOIN_SECONDS = 1.0
 # a turn of the loop processes a big batch of records (a log file's 64 KiB of lines took 30-61 ms, 242 ms seen) in
 # slices until this long, the rest in the next turns, so that its tick and the other inputs are not held meanwhile
 TURN_SECONDS = 0.01
+# the state file's section of the pod log source's offsets (agent/checkpoint.py Section); the file of their own that an
+# earlier agent kept them in, read when the state has none (an upgrade)
+POD_LOGS, LEGACY_POD_LOGS = "pod_logs", "podlogs.json"
 RELEASE_FILE = "release-nvml"  # in state_dir: while it exists the agent holds no NVML (docs/nvml.md)
 log = logging.getLogger("gpu_npd")
 
@@ -163,6 +166,7 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
             progress.devices = devices
             writers.append(devices)  # a thread of its own, started and closed with the writers (not a sink)
         faults += progress.restore(saved_progress)
+    offsets = _pod_offsets(cfg, state, pod_logs, faults) if cfg.state_dir else {}
     dropped(f"state file {store.path}", faults)  # each restore drops a bad entry alone: said once, however many
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
                         str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress, _peers(cfg),
@@ -174,11 +178,25 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     metrics.count_evictions("kernel_uuid", functools.partial(pipeline.classifier_evictions, "uuid_evictions"))
     metrics.count_evictions("kernel_memo", functools.partial(pipeline.classifier_evictions, "memo_evictions"))
     poller = Poller(gpu, cfg.sysfs_root, guard=guard, expected_nics=cfg.expected_nics)
-    agent = Agent(cfg, boot, stop, intake, pipeline, poller, kube, Checkpoint(store, metrics),
+    sections = {POD_LOGS: Section(store.path, offsets)} if cfg.state_dir else {}
+    agent = Agent(cfg, boot, stop, intake, pipeline, poller, kube, Checkpoint(store, metrics, sections),
                   _check_scheduler(cfg, intake, gpu), rebooted=_rebooted(state, boot), writers=writers,
                   pod_logs=pod_logs)
     stdout.on_closed = agent.request_stop  # `gpu-npd run | head -1`: the reader gone, the agent ends as on SIGTERM
     return agent
+
+
+def _pod_offsets(cfg: Config, state: dict, pod_logs: bool, faults: list[str]) -> dict:
+    """The pod log source's offsets as saved with the state (its POD_LOGS section: kept as read while pod logs are not
+    followed; one not an object is dropped alone, its fault added to `faults`, the rest of the state restored); an
+    earlier agent's, which kept them in a file of their own (LEGACY_POD_LOGS), read from it."""
+    saved = state.get(POD_LOGS)
+    if isinstance(saved, dict):
+        return saved
+    if saved is not None:
+        faults.append(f"{POD_LOGS}: expected an object, got {type(saved).__name__}")
+        return {}
+    return StateStore(cfg.state_dir, LEGACY_POD_LOGS).load() if pod_logs else {}
 
 
 def _progress(cfg: Config, metrics: Metrics, clock: Callable[[], float]) -> ProgressTracker:
@@ -336,11 +354,14 @@ class Agent:
             # that a node without pod logs never uses (issue 24's idle footprint, tests/agent/test_idle_footprint.py)
             from .sources.podlogs import PodLogSource  # noqa: PLC0415
 
+            section = self.checkpoint.sections.get(POD_LOGS)  # its offsets saved with the state, in one write
             pods = self.pods.pod_source = PodLogSource(
-                cfg.pod_logs_root, StateStore(cfg.state_dir, "podlogs.json") if cfg.state_dir else None,
+                cfg.pod_logs_root, section,
                 cfg.workload_include_namespaces, cfg.workload_exclude_namespaces, cfg.workload_include_pods,
                 cfg.workload_exclude_pods, cfg.workload_max_open_files, allowed_roots=cfg.workload_allowed_log_roots,
                 gone_grace_seconds=cfg.source_gone_grace_seconds)
+            if section is not None:
+                section.flush = pods.save  # each state write takes the offsets safe then
             sources.append(pods)
             self.metrics.count_evictions("pod_uuid", pods.uuid_evictions)
             self.metrics.count_evictions("pod_memo", pods.memo_evictions)
@@ -548,7 +569,10 @@ class Agent:
         self.supervisor.collect_counters()
         self.selfwatch.tick()
         self.metrics.last_tick.set(time.time())
-        if self.pipeline.dirty:
+        # not while a batch of pod findings is begun: the counts of its slices processed would be saved with the pod
+        # logs' offsets before it (it is acknowledged as a whole), and the next start would count them again
+        held = self._held
+        if (self.pipeline.dirty or self.checkpoint.changed) and (held is None or type(held[0]) is list):
             self.checkpoint.maybe_save(self.pipeline, self.boot)
 
     def save(self, last: bool = False) -> bool:

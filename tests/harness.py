@@ -109,9 +109,15 @@ class AgentProc:
 
     def wait_pods_listed(self, timeout: float = 15.0) -> None:
         """Wait for the pod log source's first scan, which takes the logs there as history (a line written before it
-        is never read): seen as its offsets file, which the source's first turn writes once it has listed and read
-        the files.  Only for a state directory with no podlogs.json yet (an agent's first start)."""
-        self.wait_for(lambda: (self.state / "podlogs.json").exists(), timeout=timeout, what="the pod logs' first scan")
+        is never read): seen as its offsets in the state file (its `pod_logs` section), which the first state write
+        after the source's first turn (it lists and reads the files) holds.  Only for a state directory whose state
+        holds no offsets yet (an agent's first start)."""
+        def saved() -> bool:
+            try:
+                return "pod_logs" in json.loads((self.state / "state.json").read_text())
+            except (OSError, ValueError):
+                return False
+        self.wait_for(saved, timeout=timeout, what="the pod logs' first scan")
 
     def stop(self) -> tuple[int, float]:
         os.close(self.writer)

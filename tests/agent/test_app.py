@@ -698,10 +698,11 @@ def test_a_held_slice_that_fails_is_said_as_a_slice_and_the_rest_is_processed(tm
     assert processed == lines[:SLICE] + lines[2 * SLICE:]
 
 
-def _pod_batch(tmp_path: Path):
+def _pod_batch(tmp_path: Path, store=None):
     """A pod log source on four pods' logs, each holding the jobs' real failure lines (tests/fixtures/realworld/
     jobs-*.yaml, each copied from the public thread named beside it) in the kubelet's CRI format (the wrapper
-    constructed, as the kubelet writes it), read from their start: (the source, a maker of another on the same state)."""
+    constructed, as the kubelet writes it), read from their start: (the source, a maker of another on the same state);
+    `store`: where the first keeps its offsets (else podlogs.json, as the others)."""
     import yaml
 
     from agent.sources.podlogs import PodLogSource
@@ -719,7 +720,7 @@ def _pod_batch(tmp_path: Path):
     def source() -> PodLogSource:
         return PodLogSource(str(tmp_path / "pods"), StateStore(str(tmp_path / "state"), "podlogs.json"))
 
-    src = source()
+    src = source() if store is None else PodLogSource(str(tmp_path / "pods"), store)
     src.discover()
     assert src.poll() == []
     for log in logs:
@@ -759,6 +760,74 @@ def test_a_big_pod_findings_batch_is_processed_over_turns_acknowledged_once_and_
     again = source()
     again.discover()
     assert again.poll() == []  # nothing read twice
+
+
+def test_no_state_write_while_a_pod_findings_batch_is_begun_and_the_offsets_are_written_with_its_counts(
+        tmp_path: Path, monkeypatch):
+    """The pod logs' offsets are a section of the state file (agent/checkpoint.py Section), taken at each state write:
+    no tick writes the state while a batch of pod findings is begun (its processed slices' counts would be saved with
+    the offsets before it, acknowledged as a whole: counted again at the next start), and the write after its last
+    slice holds the offsets it was read up to, so a start from that state reads none of it again.  Before, a tick
+    between its turns wrote the state, and the offsets went to podlogs.json on their own, every 2 s."""
+    import json
+
+    import agent.app
+    from agent.checkpoint import Section
+    from agent.sources.podlogs import PodLogSource
+
+    monkeypatch.setattr(agent.app, "TURN_SECONDS", 0.0)  # one slice a turn
+    a = make_agent(tmp_path / "state")
+    section = a.checkpoint.sections["pod_logs"]
+    src, _ = _pod_batch(tmp_path, section)
+    section.flush, a.pods.pod_source = src.save, src  # (as start wires them)
+    writes = []
+    save = a.checkpoint.save
+    monkeypatch.setattr(a.checkpoint, "save", lambda *args, **kw: (writes.append(a._held is None), save(*args, **kw))[1])
+    src.turn(a.intake.emit)
+    a.pipeline.dirty = True
+    a.step(timeout=0)  # its first slice, and the tick due
+    assert a._held is not None and writes == []
+    while a._held is not None:
+        a.step(timeout=0)
+    assert src._taken == 1
+    a._last_tick, a.checkpoint._last_save = -1e9, -1e9
+    a.step(timeout=0)
+    assert writes == [True]
+    saved = json.loads((tmp_path / "state" / "state.json").read_text())["pod_logs"]
+    logs = sorted((tmp_path / "pods").glob("*/main/0.log"))
+    assert {p: at for p, (_, at) in saved["offsets"].items()} == {str(p): p.stat().st_size for p in logs}
+    again = PodLogSource(str(tmp_path / "pods"), Section(tmp_path / "state" / "state.json", saved))
+    again.discover()
+    assert again.poll() == []  # nothing read twice
+
+
+def test_pod_log_offsets_an_earlier_agent_kept_in_podlogs_json_are_read_until_the_state_holds_them(tmp_path: Path):
+    import json
+
+    state, pods = tmp_path / "state", tmp_path / "pods"
+    state.mkdir()
+    pods.mkdir()
+    (state / "podlogs.json").write_text(json.dumps({"version": 1, "offsets": {"/p/a.log": [7, 100]}}))
+    a = make_agent(state, pod_logs_root=str(pods))
+    assert a.checkpoint.sections["pod_logs"].load()["offsets"] == {"/p/a.log": [7, 100]}
+    assert a.save(last=True)  # kept as read: the state holds them from its first write on
+    assert json.loads((state / "state.json").read_text())["pod_logs"]["offsets"] == {"/p/a.log": [7, 100]}
+    (state / "podlogs.json").write_text(json.dumps({"version": 1, "offsets": {"/p/a.log": [7, 5]}}))
+    assert make_agent(state, pod_logs_root=str(pods)).checkpoint.sections["pod_logs"].load()["offsets"] == \
+        {"/p/a.log": [7, 100]}
+
+
+def test_pod_log_offsets_not_an_object_are_dropped_alone_and_the_rest_of_the_state_restored(tmp_path: Path, caplog):
+    import json
+
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "state.json").write_text(json.dumps({"version": 1, "cursors": {"files": {"/var/log/kern.log": [7, 9]}},
+                                                  "pod_logs": [1, 2]}))
+    a = make_agent(state)
+    assert a.pipeline.cursors == {"files": {"/var/log/kern.log": [7, 9]}}  # (not moved aside)
+    assert a.checkpoint.sections["pod_logs"].load() == {}
+    assert "pod_logs: expected an object, got list" in caplog.text
 
 
 def test_a_pod_findings_slice_that_fails_is_skipped_and_the_batch_acknowledged_after_its_last(tmp_path: Path,

@@ -1048,3 +1048,69 @@ def test_a_damaged_or_wrong_backlog_at_loses_no_other_file(tree, at, caplog):
         assert ranks == [8, 10] and "does not reach the 1000000000 bytes of its backlog" in caplog.text
     else:
         assert ranks == [7, 8, 10] and "cannot be restored" in caplog.text
+
+
+
+# kubernetes-sigs/dra-driver-nvidia-gpu#298 quotes the IMEX daemon's line whole (tests/fixtures/realworld/
+# imex-errors-2026h.yaml); its CRI envelope and times constructed, in the container of the DRA driver's ComputeDomain
+# daemon (templates/compute-domain-daemon.tmpl.yaml): a node fault a daemon pod said, counted in gpu_npd_findings_total,
+# whose totals are saved with the state (one finding a line: the row joins no lines)
+NO_INTERFACE = ("2026-01-20T10:{m:02d}:{s:02d}.{n:09d}Z stderr F No matching network interface found for any IP "
+                "addresses in the node configuration file /etc/nvidia-imex/nodes_config.cfg.\n")
+DAEMON_DIR = "nvidia-dra-driver-gpu_imex-channel-cd-x7k2p_5e0b7c1d-2a3f-4b6c-9d8e-1f2a3b4c5d6e"
+
+
+def _imex_findings(a) -> float | None:
+    """The daemon's IMEX errors the agent counted (gpu_npd_findings_total, restored from the state's totals)."""
+    return a.value("gpu_npd_findings_total", kind="imex_error", severity="error", attribution="fabric")
+
+
+@pytest.mark.slow
+def test_kill_9_while_a_pod_log_batch_is_processed_counts_every_finding_once(tmp_path):
+    """SIGKILL at random moments while bursts of pod findings (batches of up to MAX_BATCH_FINDINGS, each processed
+    over several turns of the loop) are read, the agent started again each time: the count is then what one
+    uninterrupted run counts, each line once.  Before, the state (its counters' totals) and the pod logs' offsets were
+    two files written apart: a tick between a batch's turns saved the counts of its processed slices while the offsets
+    stood before the batch (acknowledged as a whole, saved every 2 s), so the next start read it again and counted it
+    again; and offsets saved before the state that counted them lost those counts."""
+    import random
+    import time
+
+    import yaml
+
+    from harness import AgentProc
+
+    root = tmp_path / "pods"
+    log = root / DAEMON_DIR / "compute-domain-daemon" / "0.log"
+    log.parent.mkdir(parents=True)
+    log.touch()
+    conf = tmp_path / "gpu-npd.yaml"
+    conf.write_text(yaml.safe_dump({"nvml": "off", "pod_logs_root": str(root)}))
+
+    rnd, written = random.Random(11), 0
+
+    def burst(n: int) -> None:
+        nonlocal written
+        append(log, "".join(NO_INTERFACE.format(m=i // 60 % 60, s=i % 60, n=i) for i in range(written, written + n)))
+        written += n
+
+    a = AgentProc(tmp_path, "--config", str(conf))
+    try:
+        a.wait_pods_listed()  # (the empty file followed from its start)
+        for _ in range(6):
+            for _ in range(3):
+                burst(rnd.randrange(500, 3000))
+                time.sleep(rnd.uniform(0.0, 0.5))
+            a.proc.kill()  # SIGKILL: no drain, no save
+            a.proc.wait(5)
+            os.close(a.writer)
+            a = AgentProc(tmp_path, "--config", str(conf))
+        a.wait_for(lambda: (_imex_findings(a) or 0) >= written, timeout=60,
+                   what=f"{written} findings, not {_imex_findings(a)}")
+        time.sleep(2.5)  # a pod-log save's period: nothing more trickles in
+        assert _imex_findings(a) == written
+        assert a.stop()[0] == 0
+    finally:
+        if a.proc.poll() is None:
+            a.proc.kill()
+            a.proc.wait(5)
