@@ -84,8 +84,9 @@ RULES: tuple[Rule, ...] = (
     Rule("torchtitan", "step:", re.compile(r"step:(?:(?<!\wstep:)|(?<=\dmstep:))\s*(?P<step>\d+)\s+" + _ANSI + "loss:")),
     # Meta Lingua and the trainers built on its loop (BLT): `step: 2  acc: 0  loss: 12.1832  grad: ...  wps: 1.84e+04  iter:
     # 0.8908  data: 0.001  lr: ...` (every rank prints it); the step's time its iteration (CUDA-timed) and its batch's
-    # loading together, as printed for the logged step; `acc` its micro-step within a gradient accumulation.  None
-    # before: the accumulation count between the step and the loss, torchtitan's row did not read it
+    # loading together, as printed for the logged step; `acc` its micro-step within a gradient accumulation (where
+    # gradients accumulate, the times printed are the logged micro-batch's alone: apps/main/train.py times each
+    # micro-batch).  None before: the accumulation count between the step and the loss, torchtitan's row did not read it
     Rule("lingua", "  loss: ", re.compile(r"step: (?<!\wstep: )(?P<step>\d+)  acc: \d+  (?:.*?\biter:\s+(?P<time>"
                                           + _NUM[1:-1] + r")  data:\s+(?P<plus>" + _NUM[1:-1] + "))?")),
     # fairseq: `| epoch 001:    450 / 1891 loss=11.521, ..., num_updates=445, ...` (the updates are the steps);

@@ -135,7 +135,7 @@ def test_the_replay_reads_each_trainers_own_time_of_day(line, at):
 
 def test_the_replay_reads_linguas_two_digit_year():
     """A line of lingua_seunghyunseo_readme.log (`24-10-19 18:47:38.013589`, its log formatter's `%y-%m-%d`): before, no
-    form read it, and the log was not replayed (no clock)."""
+    form read it, and the log was replayed at its printed step times (`iter` + `data`), not its own clock."""
     line = lines("lingua_seunghyunseo_readme.log")[2]
     assert when(line, None) == pytest.approx(datetime(2024, 10, 19, 18, 47, 38, tzinfo=timezone.utc).timestamp() + 0.013589)
 
