@@ -432,14 +432,21 @@ class Agent:
     def _finish(self, batch: WorkloadFindings, start: int) -> None:
         """A batch of pod findings processed from `start` to its end whatever the deadline: it is acknowledged as a
         whole (its `done`), so stopped partway the next start would read its processed slices again. A slice that
-        raises is skipped and the rest still processed, as the loop does; the first error is raised after."""
+        raises is skipped and the rest still processed, as the loop does; the first error is raised after (its caller
+        says and counts it), each later one said and counted here, as the loop would."""
         error = None
         self._held = (batch, start)
         while self._held is not None:
             try:
                 self._slices(*self._held, math.inf)
             except Exception as exc:  # noqa: BLE001 - raised once the batch is through
-                error = error or exc
+                if error is None:
+                    error = exc
+                    continue
+                log.error("internal error while processing a slice of pod findings: %s: %s; the slice is skipped, the "
+                          "rest of its batch processed", type(exc).__name__, str(exc)[:200])
+                log.debug("a slice of pod findings failed", exc_info=True)
+                self.metrics.internal_errors.inc()
         if error is not None:
             raise error
 

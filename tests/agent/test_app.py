@@ -873,3 +873,34 @@ def test_a_failing_tick_is_said_as_the_tick_and_a_failing_batch_does_not_skip_th
         "internal error while processing a slice of kmsg records; the slice is skipped, the rest of its batch "
         "processed"]
     assert ticks == ["failing", "ran"]
+
+
+def test_every_pod_findings_slice_that_fails_in_the_drain_is_said_and_counted(tmp_path: Path, monkeypatch, caplog):
+    """The drain's `_finish` raised the first error of a pod findings batch it finished and dropped the others unsaid:
+    two slices failing were one error line and gpu_npd_internal_errors_total 1. Each is said and counted; the rest of
+    the batch is still processed and acknowledged."""
+    import agent.app
+    from agent.sources import SLICE
+
+    monkeypatch.setattr(agent.app, "DRAIN_SECONDS", 0.0)
+    monkeypatch.setattr(agent.app, "TURN_SECONDS", 0.0)
+    src, _ = _pod_batch(tmp_path)
+    a = make_agent(tmp_path / "state")
+    a.pods.pod_source = src
+    src.turn(a.intake.emit)
+    n = len(a.intake._items[0][2].items)
+    assert n > 2 * SLICE
+    a.step(timeout=0)  # one slice; the stop comes mid-batch
+    process, calls = a.pipeline.process, []
+
+    def two_fail(b):  # (after the pipeline took each: a sink's bug, say)
+        calls.append(len(b.items))
+        process(b)
+        raise KeyError(f"a bug on slice {len(calls)}")
+
+    a.pipeline.process = two_fail
+    assert a.shutdown() is False
+    assert SLICE + sum(calls) == n and src._taken == 1
+    assert a.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 2
+    said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(said) == 2 and any("a bug on slice 1" in s for s in said) and any("a bug on slice 2" in s for s in said), said
