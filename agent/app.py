@@ -526,13 +526,14 @@ class Agent:
             if held is not None or type(batch) is list or type(batch) is WorkloadFindings:
                 batch, start = held if held is not None else (batch, 0)
                 if batch:  # (an empty list: nothing read)
-                    what = f"a slice of {_kind(batch)}; the slice is skipped, the rest of its batch processed"
+                    what = f"a slice of {_kind(batch)}; the slice is skipped"
                     self._slices(batch, start, time.monotonic() + TURN_SECONDS)
             elif batch:
                 what = f"a {type(batch).__name__}; the batch is skipped"
                 self.pipeline.process(batch)
         except Exception:  # noqa: BLE001 - a bug on one input must not stop detection of the next
-            log.exception("internal error while processing %s", what)
+            rest = ", the rest of its batch processed" if self._held is not None else ""  # (none after a last slice)
+            log.exception("internal error while processing %s%s", what, rest)
             self.metrics.internal_errors.inc()
         if time.monotonic() - self._last_tick >= self.cfg.tick_seconds:
             try:

@@ -870,8 +870,7 @@ def test_a_failing_tick_is_said_as_the_tick_and_a_failing_batch_does_not_skip_th
     a._last_tick = 0.0  # the tick due this turn
     a.step(timeout=0)
     assert [r.getMessage() for r in caplog.records] == [
-        "internal error while processing a slice of kmsg records; the slice is skipped, the rest of its batch "
-        "processed"]
+        "internal error while processing a slice of kmsg records; the slice is skipped"]  # (a batch of one slice)
     assert ticks == ["failing", "ran"]
 
 
@@ -904,3 +903,18 @@ def test_every_pod_findings_slice_that_fails_in_the_drain_is_said_and_counted(tm
     assert a.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 2
     said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert len(said) == 2 and any("a bug on slice 1" in s for s in said) and any("a bug on slice 2" in s for s in said), said
+
+
+def test_a_failing_slice_with_nothing_of_its_batch_after_it_is_not_said_to_leave_a_rest(tmp_path: Path, caplog):
+    """The loop's error line for a failing slice said "the rest of its batch processed" when there was no rest: a
+    batch of one slice (a few log file lines), or a batch's last slice. It says so only while the rest is held."""
+    log = tmp_path / "kern.log"
+    log.write_text("".join(_file_lines(i) + "\n" for i in range(1, 10)))
+    processed: list[str] = []
+    a, src = _files_agent(tmp_path, log, processed)
+    src._drain(str(log), a.intake.emit)
+    a.pipeline.process = lambda b: (_ for _ in ()).throw(KeyError("a bug on one batch"))
+    a.step(timeout=0)
+    said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert said == ["internal error while processing a slice of files records; the slice is skipped"], said
+    assert a._held is None
