@@ -443,8 +443,9 @@ class Agent:
                 if error is None:
                     error = exc
                     continue
-                log.error("internal error while processing a slice of pod findings: %s: %s; the slice is skipped, the "
-                          "rest of its batch processed", type(exc).__name__, str(exc)[:200])
+                log.error("internal error while processing a slice of pod findings: %s: %s; the slice is skipped%s",
+                          type(exc).__name__, str(exc)[:200],
+                          ", the rest of its batch processed" if self._held is not None else "")
                 log.debug("a slice of pod findings failed", exc_info=True)
                 self.metrics.internal_errors.inc()
         if error is not None:
