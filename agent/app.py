@@ -453,14 +453,22 @@ class Agent:
     def _finish(self, batch: WorkloadFindings, start: int) -> None:
         """A batch of pod findings processed from `start` to its end whatever the deadline: it is acknowledged as a
         whole (its `done`), so stopped partway the next start would read its processed slices again. A slice that
-        raises is skipped and the rest still processed, as the loop does; the first error is raised after."""
+        raises is skipped and the rest still processed, as the loop does; the first error is raised after (its caller
+        says and counts it), each later one said and counted here, as the loop would."""
         error = None
         self._held = (batch, start)
         while self._held is not None:
             try:
                 self._slices(*self._held, math.inf)
             except Exception as exc:  # noqa: BLE001 - raised once the batch is through
-                error = error or exc
+                if error is None:
+                    error = exc
+                    continue
+                log.error("internal error while processing a slice of pod findings: %s: %s; the slice is skipped%s",
+                          type(exc).__name__, str(exc)[:200],
+                          ", the rest of its batch processed" if self._held is not None else "")
+                log.debug("a slice of pod findings failed", exc_info=True)
+                self.metrics.internal_errors.inc()
         if error is not None:
             raise error
 
@@ -540,13 +548,14 @@ class Agent:
             if held is not None or type(batch) is list or type(batch) is WorkloadFindings:
                 batch, start = held if held is not None else (batch, 0)
                 if batch:  # (an empty list: nothing read)
-                    what = f"a slice of {_kind(batch)}; the slice is skipped, the rest of its batch processed"
+                    what = f"a slice of {_kind(batch)}; the slice is skipped"
                     self._slices(batch, start, time.monotonic() + TURN_SECONDS)
             elif batch:
                 what = f"a {type(batch).__name__}; the batch is skipped"
                 self.pipeline.process(batch)
         except Exception:  # noqa: BLE001 - a bug on one input must not stop detection of the next
-            log.exception("internal error while processing %s", what)
+            rest = ", the rest of its batch processed" if self._held is not None else ""  # (none after a last slice)
+            log.exception("internal error while processing %s%s", what, rest)
             self.metrics.internal_errors.inc()
         if time.monotonic() - self._last_tick >= self.cfg.tick_seconds:
             try:

@@ -49,7 +49,7 @@ from parsers.rules import NVSMI_NO_GPU
 from .clock import SKEW
 from .facts import JOB_TABLE, POD_ENDS, SIGNALS, WHY_OOM
 from .model import Evidence, Incident, Root, _int
-from .teardown import fails, teardown
+from .teardown import ENDED_SIGNALS, fails, teardown
 
 DEFAULT_WINDOW = 600.0  # seconds a node fault may precede the job's first failure it explains
 
@@ -115,8 +115,9 @@ STORE_COUNTS = frozenset({"store_join"})
 # (_lagging_rank): a count beyond any job's (a corrupt or hostile line's "0/99999999999 clients joined",
 # "nranks 99999999999") costs no more than this
 MAX_ABSENT_NAMED = 1 << 17
-# Signals a rank gets because another failed: the watchdog's abort, the launcher's SIGTERM to the survivors
-CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
+# Signals a rank gets because another failed: the watchdog's abort (SIGABRT), the launcher's signal that asks the
+# survivors to stop (teardown.ENDED_SIGNALS: SIGTERM, SIGINT, SIGHUP)
+CONSEQUENCE_SIGNALS = frozenset({6}) | ENDED_SIGNALS
 # What a rank's death by a signal means when nothing in its log explains it
 # (SIGBUS: a mapping whose backing store is gone, in these jobs /dev/shm too small or full for NCCL's shared-memory
 # transport; SIGSEGV / SIGILL / SIGFPE: the program).  SIGKILL is none: it is whoever sent it (the kernel's OOM killer,

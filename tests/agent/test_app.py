@@ -939,6 +939,53 @@ def test_a_failing_tick_is_said_as_the_tick_and_a_failing_batch_does_not_skip_th
     a._last_tick = 0.0  # the tick due this turn
     a.step(timeout=0)
     assert [r.getMessage() for r in caplog.records] == [
-        "internal error while processing a slice of kmsg records; the slice is skipped, the rest of its batch "
-        "processed"]
+        "internal error while processing a slice of kmsg records; the slice is skipped"]  # (a batch of one slice)
     assert ticks == ["failing", "ran"]
+
+
+def test_every_pod_findings_slice_that_fails_in_the_drain_is_said_and_counted(tmp_path: Path, monkeypatch, caplog):
+    """The drain's `_finish` raised the first error of a pod findings batch it finished and dropped the others unsaid:
+    two slices failing were one error line and gpu_npd_internal_errors_total 1. Each is said and counted; the rest of
+    the batch is still processed and acknowledged."""
+    import agent.app
+    from agent.sources import SLICE
+
+    monkeypatch.setattr(agent.app, "DRAIN_SECONDS", 0.0)
+    monkeypatch.setattr(agent.app, "TURN_SECONDS", 0.0)
+    src, _ = _pod_batch(tmp_path)
+    a = make_agent(tmp_path / "state")
+    a.pods.pod_source = src
+    src.turn(a.intake.emit)
+    n = len(a.intake._items[0][2].items)
+    assert n > 2 * SLICE
+    a.step(timeout=0)  # one slice; the stop comes mid-batch
+    process, calls = a.pipeline.process, []
+
+    def two_fail(b):  # (after the pipeline took each: a sink's bug, say)
+        calls.append(len(b.items))
+        process(b)
+        raise KeyError(f"a bug on slice {len(calls)}")
+
+    a.pipeline.process = two_fail
+    assert a.shutdown() is False
+    assert SLICE + sum(calls) == n and src._taken == 1
+    assert a.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 2
+    said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(said) == 2 and any("a bug on slice 1" in s for s in said), said
+    assert "internal error while processing a slice of pod findings: KeyError: 'a bug on slice 2'; the slice is " \
+        "skipped" in said, said  # (the batch's last: no rest after it)
+
+
+def test_a_failing_slice_with_nothing_of_its_batch_after_it_is_not_said_to_leave_a_rest(tmp_path: Path, caplog):
+    """The loop's error line for a failing slice said "the rest of its batch processed" when there was no rest: a
+    batch of one slice (a few log file lines), or a batch's last slice. It says so only while the rest is held."""
+    log = tmp_path / "kern.log"
+    log.write_text("".join(_file_lines(i) + "\n" for i in range(1, 10)))
+    processed: list[str] = []
+    a, src = _files_agent(tmp_path, log, processed)
+    src._drain(str(log), a.intake.emit)
+    a.pipeline.process = lambda b: (_ for _ in ()).throw(KeyError("a bug on one batch"))
+    a.step(timeout=0)
+    said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert said == ["internal error while processing a slice of files records; the slice is skipped"], said
+    assert a._held is None

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -822,6 +823,8 @@ def test_a_flushed_request_read_first_gives_way_to_the_failure_that_decides_and_
     # a line that decides never gives way to a later one (flushed, or deciding too): the quote moves once
     again = tracker.observe(found[0][0], found[0][1])
     assert again.ref.pod == "llm-w-1" and "with status=12 " in again.message
+    deciding = tracker.observe(found[0][0], replace(found[1][1], rank=5))  # another deciding line, on the other pod
+    assert deciding.ref.pod == "llm-w-1" and deciding.key == again.key
 
 
 SGLANG_RECORD = (Path(__file__).parents[1] / "fixtures" / "incidents" / "sglang-3713-tp0-illegal-access" / "logs" /
@@ -1467,8 +1470,6 @@ def test_a_restated_line_is_its_rule_rows_property_and_the_agent_holds_back_by_i
     Rule.restates: "device_plugin_xid" says "kernel"); the finding says so (details "restates", parsers.restated) and
     the tracker holds back every such finding by it, not by who said it (details "reporter": was the agent's own test,
     a second statement of the fact). Before: no such property, the device plugin's value spelt in the agent."""
-    from dataclasses import replace
-
     from parsers import Classifier, restated
     from parsers.model import PodRef
     from parsers.rules import RULES
