@@ -37,6 +37,11 @@ BENCHES: dict[str, tuple[str, list[str]]] = {
     "footprint": ("The idle agent's footprint, side by side (bench/agent.py footprint)",
                   ["agent.py", "footprint", "--seconds", "30", "--runs", "3"]),
     "inprocess": ("The record path in process (bench/inprocess.py)", ["inprocess.py"]),
+    # the same flood's cost counted by callgrind (instructions a record, the same on a loaded host): compare trees
+    # at paths of equal length (--baseline DIR as long as this checkout's path: the interpreter's path strings are
+    # part of what it counts)
+    "inprocess_instructions": ("The record path in process, instructions a record (bench/inprocess.py --instructions)",
+                               ["inprocess.py", "--instructions"]),
     "inprocess_standing": ("The record path in process, 3,000 problems standing (bench/inprocess.py --standing)",
                            ["inprocess.py", "--standing", "3000", "--records", "30000", "--runs", "3"]),
     "poll": ("Telemetry poll cycle (bench/poll.py)", ["poll.py"]),
@@ -55,7 +60,7 @@ BENCHES: dict[str, tuple[str, list[str]]] = {
 }
 # the option through which a benchmark times another checkout beside this one
 BASELINE_OPTION = {"parse": "--baseline", "perline": "--baseline", "correlate": "--baseline", "agent": "--ref",
-                   "inprocess": "--ref", "triage_scale": "--baseline",
+                   "inprocess": "--ref", "inprocess_instructions": "--ref", "triage_scale": "--baseline",
                    "triage_fleet": "--baseline", "triage_files": "--baseline", "podlogs_cpu": "--baseline",
                    "podlogs_follow": "--baseline",
                    "footprint": "--ref"}
