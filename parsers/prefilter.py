@@ -325,7 +325,10 @@ def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
 #     match that only the rest decides (the new mlx5 rows took 20% of hyperscan's time on the hard mix); so is an
 #     unbounded run with a least count (`[\d.]+`, `\S+`) that a literal of at least TAIL_WIDTH characters follows
 #     (pcie_link_limited's `[\w.-]+ PCI: [\d.]+` before " Gb/s available PCIe bandwidth, limited by " was a prefix
-#     hyperscan ran over every byte: 68M of the 237M instructions of its scan of 100,000 hard-mix lines).
+#     hyperscan ran over every byte: 68M of the 237M instructions of its scan of 100,000 hard-mix lines), and
+#     any optional part that literal characters, TAIL_WIDTH on every path, follow (ib_async_event's `NET/IB ?:
+#     (?:<netdev>:<port> )?` was tracked from every "NET/IB : ", mostly NCCL's benign "Using [0]mlx5_0:1/IB":
+#     13M of the 170M); a lookaround in the rest is dropped or consumed, as anywhere.
 
 from re import _constants as _sre  # noqa: E402  (Python's own regex parser: the parse tree, not a re-parse)
 from re import _parser as _sre_parse  # noqa: E402
@@ -419,30 +422,42 @@ def _trim(state, items: list) -> list:
 
 
 def _after_gap(state, items: list) -> list:
-    """The items after the last top-level gap (a run of any length of a class of characters: `.*`, `.*?`,
-    `[^)\\n]*`; or a run with a least count, `[\\d.]+`, `\\S+`, where a literal of at least TAIL_WIDTH characters
-    follows it), when they match at least TAIL_WIDTH characters and hold no assertion; else `items`.  A superset:
-    where the whole matches, its rest matches."""
-    last = None
-    for i, (op, av) in enumerate(items):
-        if op in _REPEATS and av[1] == _sre.MAXREPEAT and len(av[2]) == 1 and \
-                av[2][0][0] in (_sre.ANY, _sre.NOT_LITERAL, _sre.IN) and \
-                (av[0] == 0 or _literal_width(items[i + 1:]) >= TAIL_WIDTH):
-            last = i
-    if last is None:
-        return items
-    rest = items[last + 1:]
-    if _sre_parse.SubPattern(state, rest).getwidth()[0] < TAIL_WIDTH or _has_assertion(rest):
-        return items
-    return rest
+    """The items after the last top-level gap whose rest matches at least TAIL_WIDTH characters; else `items`.  A
+    gap: a run of any length of a class of characters (`.*`, `.*?`, `[^)\\n]*`); or, where literal characters, at
+    least TAIL_WIDTH on every path, follow it (`_literal_width`), an unbounded run of a class with a least count
+    (`[\\d.]+`, `\\S+`) or any optional part (`(?:netdev:port )?`, ` ?`).  A superset: where the whole matches, its
+    rest matches (a lookaround in the rest is dropped, or consumed where that keeps every match, as anywhere)."""
+    for i in range(len(items) - 1, -1, -1):
+        op, av = items[i]
+        if op not in _REPEATS:
+            continue
+        run = av[1] == _sre.MAXREPEAT and len(av[2]) == 1 and av[2][0][0] in (_sre.ANY, _sre.NOT_LITERAL, _sre.IN)
+        if not ((run and av[0] == 0) or ((run or av[0] == 0) and _literal_width(items[i + 1:])[0] >= TAIL_WIDTH)):
+            continue
+        rest = items[i + 1:]
+        if _sre_parse.SubPattern(state, rest).getwidth()[0] >= TAIL_WIDTH:
+            return rest
+    return items
 
 
-def _literal_width(items) -> int:
-    """How many literal characters `items` start with."""
+def _literal_width(items) -> tuple[int, bool]:
+    """How many literal characters every match of `items` starts with (optional parts skipped, a group or an
+    alternation counted as its alternatives' least), up to the first other construct; and whether `items` hold
+    nothing else (so the count goes on past them)."""
     n = 0
-    while n < len(items) and items[n][0] == _sre.LITERAL:
-        n += 1
-    return n
+    for op, av in items:
+        if op == _sre.LITERAL:
+            n += 1
+        elif op in _REPEATS and av[0] == 0:
+            continue
+        elif op in (_sre.SUBPATTERN, _sre.BRANCH):
+            parts = [_literal_width(alt) for alt in (av[1] if op == _sre.BRANCH else [av[3]])]
+            n += min(w for w, _ in parts)
+            if not all(whole for _, whole in parts):
+                return n, False
+        else:
+            return n, False
+    return n, True
 
 
 def _re_flags(caseless: bool) -> int:
