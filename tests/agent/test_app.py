@@ -830,6 +830,21 @@ def test_pod_log_offsets_not_an_object_are_dropped_alone_and_the_rest_of_the_sta
     assert "pod_logs: expected an object, got list" in caplog.text
 
 
+def _first_slice_fails(a) -> list[int]:
+    """The agent's pipeline from now on fails on the first slice of pod findings it is handed; the sizes of the slices
+    it is handed (that one included) are noted in the list returned."""
+    process, calls = a.pipeline.process, []
+
+    def first_fails(b):
+        calls.append(len(b.items))
+        if len(calls) == 1:
+            raise KeyError("a bug on one slice")
+        return process(b)
+
+    a.pipeline.process = first_fails
+    return calls
+
+
 def test_a_pod_findings_slice_that_fails_is_skipped_and_the_batch_acknowledged_after_its_last(tmp_path: Path,
                                                                                                monkeypatch):
     import agent.app
@@ -840,15 +855,7 @@ def test_a_pod_findings_slice_that_fails_is_skipped_and_the_batch_acknowledged_a
     a = make_agent(tmp_path / "state")
     src.turn(a.intake.emit)
     n = len(a.intake._items[0][2].items)
-    process, calls = a.pipeline.process, []
-
-    def first_fails(b):
-        calls.append(len(b.items))
-        if len(calls) == 1:
-            raise KeyError("a bug on one slice")
-        return process(b)
-
-    a.pipeline.process = first_fails
+    calls = _first_slice_fails(a)
     while a.intake.bytes or a._held is not None:
         a.step(timeout=0)
     assert sum(calls) == n and calls[0] == SLICE and src._taken == 1
@@ -870,15 +877,7 @@ def test_a_pod_findings_slice_that_fails_in_the_drain_is_skipped_and_the_rest_pr
     src.turn(a.intake.emit)
     n = len(a.intake._items[0][2].items)
     a.step(timeout=0)  # one slice; the stop comes mid-batch
-    process, calls = a.pipeline.process, []
-
-    def second_fails(b):
-        calls.append(len(b.items))
-        if len(calls) == 1:
-            raise KeyError("a bug on one slice")
-        return process(b)
-
-    a.pipeline.process = second_fails
+    calls = _first_slice_fails(a)  # (the batch's second)
     assert a.shutdown() is False
     assert SLICE + sum(calls) == n and src._taken == 1
     again = source()
