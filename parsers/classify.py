@@ -121,16 +121,18 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
     return KeywordScan(words), rows, before, gates
 
 
-def _before(rules: tuple[Rule, ...], i: int, gates: dict) -> tuple[tuple[str, ...], tuple] | None:
+def _before(rules: tuple[Rule, ...], i: int, gates: dict) -> tuple[tuple[str, ...], tuple[str, ...], tuple] | None:
     """What `Dispatch.first` tests of the rows before row i when it is tried first (see _dispatch_tables): None where
     more than MAX_BEFORE keywords come before it (its own aside); else the literals it tests for them (_cover:
-    each earlier keyword but its own holds one) and the rows sharing a keyword with it, with their keywords and gates
-    (what `first` reads of them, no lookup a line)."""
+    each earlier keyword but its own holds one), the keywords themselves (tested where a literal occurs: a part
+    such as "ted " occurs in lines that hold none of the keywords it covers), and the rows sharing a keyword with
+    it, with their keywords and gates (what `first` reads of them, no lookup a line)."""
     own = rules[i].keywords
     others = tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords if k not in own))
     if len(others) > MAX_BEFORE:
         return None
-    return _cover(others), tuple((j, rules[j].keywords, gates[j]) for j in range(i) if set(rules[j].keywords) & set(own))
+    return _cover(others), others, tuple((j, rules[j].keywords, gates[j]) for j in range(i)
+                                         if set(rules[j].keywords) & set(own))
 
 
 def _cover(keywords: tuple[str, ...]) -> tuple[str, ...]:
@@ -210,16 +212,18 @@ class Dispatch:
 
         The row that matched last is tried before any keyword scan (its plan, `_dispatch_tables`' `before`): its own
         keyword first (one test: a line of another kind ends it there), then none of the earlier rows' keywords but
-        its own (the parts they share, each tested once: _cover, in one expression: _any_in); the earlier rows holding its keyword are the candidates before it, tried in table order (the keyword
-        found is one they hold, for most: known to occur, no second test).  Inline, not a method: a new line of a
+        its own (the parts they share, each tested once: _cover, in one expression: _any_in; where a part occurs, the
+        keywords themselves, so that a part alone, "ted " in "has been detected", costs no scan); the earlier rows
+        holding its keyword are the candidates before it, tried in table order (the keyword found is one they hold,
+        for most: known to occur, no second test).  Inline, not a method: a new line of a
         flood pays no call for it."""
         plan = self._plan
         if plan is not None:
-            last, rule, keywords, occurs, sharing = plan
+            last, rule, keywords, occurs, sharing, exact = plan
             if allowed is None or last in allowed or rule.kind is None:
                 for keyword in keywords:
                     if keyword in message:
-                        if not occurs(message):
+                        if not occurs(message) or not exact(message):
                             for i, before, held, gate in sharing:
                                 if (allowed is None or i in allowed or before.kind is None) and (
                                         keyword in held or any(k in message for k in held)):
@@ -255,10 +259,10 @@ class Dispatch:
         before = self._before[index]
         if before is None:
             return None
-        others, sharing = before
+        cover, others, sharing = before
         rules = self.rules
-        return (index, rules[index], rules[index].keywords, _any_in(others),
-                tuple((j, rules[j], held, gate) for j, held, gate in sharing))
+        return (index, rules[index], rules[index].keywords, _any_in(cover),
+                tuple((j, rules[j], held, gate) for j, held, gate in sharing), _any_in(others))
 
     def candidates(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, ...]:
         """`allowed`: the finding rows that may match (indexes; look-alike rows are always kept), or None."""

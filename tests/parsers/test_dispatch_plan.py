@@ -61,3 +61,39 @@ def test_a_lines_envelope_rows_are_one_lookup():
     for c in range(0x4e00, 0x4e00 + 600):
         envelope.split(chr(c) + " text")
     assert len(envelope._BY_FIRST) <= 256 + 1
+
+
+def test_a_part_of_the_earlier_keywords_alone_costs_no_scan():
+    """The Xid row's plan tests the earlier rows' keywords as the parts they share (_cover): "ted " stands for
+    "started " and the like, and occurs in an Xid 31's "faulted @" and an Xid 48's "has been detected".  Where a part
+    occurs, the keywords themselves are tested: none occurs, so the row is tried with no keyword scan (a scan was
+    some 40,000 instructions of the ~90,000 of a new line of mixed kinds, bench/perline.py), and the rows found are a
+    fresh Dispatch's (which scans).  Lines: Xid 31 captured on the lent H200 (tests/fixtures/realworld/captured-h200.yaml),
+    Xid 48 from https://github.com/NVIDIA/gpu-operator/issues/1146 (tests/fixtures/realworld/gpu-nic-pcie.yaml)."""
+    xid31 = ("NVRM: Xid (PCI:0000:00:06): 31, pid=472, name=python3, channel 0x0000000a, intr 00000000. MMU Fault: "
+             "ENGINE GRAPHICS GPC1 GPCCLIENT_T1_8 faulted @ 0x0_00000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE")
+    xid48 = ("NVRM: Xid (PCI:0000:07:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has "
+             "been detected on GPU in the framebuffer at physAddr 0x7fdd60000 partition")
+    dispatch = Dispatch(RULES)
+    scans = []
+    tries = dispatch._tries
+    dispatch._tries = lambda message, allowed=None: scans.append(message) or tries(message, allowed)
+    for message in (xid31, xid48, xid31):
+        rule, m = dispatch.first(message)
+        fresh = Dispatch(RULES).first(message)
+        assert rule is fresh[0] and m.span() == fresh[1].span() and rule.name == "xid"
+    assert scans == [xid31]  # the first line only: no plan yet
+    assert "ted " in dispatch._plan[3].__code__.co_consts  # (the part the lines hold)
+
+
+def test_an_earlier_keyword_itself_still_scans():
+    """Where an earlier row's keyword does occur (not only a part of it), the plan is left and the keywords scanned:
+    the line's rows are a fresh Dispatch's.  (Constructed: the Xid 31 line above behind a keyword of a row before the
+    Xid row, "nvidia-fabricmanager.service: " or "NCCL INFO".)"""
+    xid31 = ("NVRM: Xid (PCI:0000:00:06): 31, pid=472, name=python3, channel 0x0000000a, intr 00000000. MMU Fault: "
+             "ENGINE GRAPHICS GPC1 GPCCLIENT_T1_8 faulted @ 0x0_00000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE")
+    dispatch = Dispatch(RULES)
+    dispatch.first(xid31)
+    for message in ("nvidia-fabricmanager.service: " + xid31, "NCCL INFO " + xid31):
+        got, want = dispatch.first(message), Dispatch(RULES).first(message)
+        assert (got and (got[0], got[1].span())) == (want and (want[0], want[1].span())), message
