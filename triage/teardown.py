@@ -93,11 +93,13 @@ class Teardown(NamedTuple):
     noise: list[tuple[Evidence, Evidence]]
 
 
-def tears_down(kind: str, details: dict | None) -> bool:
-    """Whether a line of `kind` (its finding's `details`) is one a process group's teardown prints: TEARDOWN_KINDS, or
-    a CUDA error that says the process was exiting (EXIT_CUDA_ERRORS).  The one choice of the offline triage and the
-    agent's pod-log source, as `covering`."""
-    return kind in TEARDOWN_KINDS or (kind == "cuda_error" and (details or {}).get("cuda_error") in EXIT_CUDA_ERRORS)
+def tears_down(kind: str, details: dict | None, signal: int | None = None) -> bool:
+    """Whether a line of `kind` (its finding's `details`; its `signal`, else the one its details name) is one a
+    statement of the job's success before it in its file covers: what a process group's teardown prints
+    (TEARDOWN_KINDS, or a CUDA error that says the process was exiting: EXIT_CUDA_ERRORS), or the finished job's end
+    by another's hand (`ends`).  The one choice of the offline triage and the agent's pod-log source, as `covering`."""
+    return (kind in TEARDOWN_KINDS or (kind == "cuda_error" and (details or {}).get("cuda_error") in EXIT_CUDA_ERRORS)
+            or ends(kind, details, signal))
 
 
 def ends(kind: str, details: dict | None, signal: int | None = None) -> bool:
@@ -150,7 +152,7 @@ def teardown(evidence: Iterable[Evidence]) -> Teardown:
     kept, noise = [], []
     for e in evidence:
         hit = (covering(stated[e.file], e.line, _at(e), e.kind)
-               if (tears_down(e.kind, e.details) or ends(e.kind, e.details, e.signal)) and e.file in stated else None)
+               if tears_down(e.kind, e.details, e.signal) and e.file in stated else None)
         if hit is None:
             kept.append(e)
         else:

@@ -53,7 +53,7 @@ from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
 from parsers.progress import Progress, recognise
 from triage import facts as job_facts
-from triage.teardown import covering, ends, tears_down
+from triage.teardown import covering, tears_down
 from triage.read import (BLOCK_LINES, BLOCK_OPENERS, PROGRESS_KEYWORDS, TRACEBACK_LINES, block_fact, generic, job_fact,
                          numel_in, progress_group, ray_task, record_line, record_writer, strip_lead)
 
@@ -678,13 +678,13 @@ class PodLogSource(Source):
 
     def _teardown(self, tail: _Tail, found: list, read: list[tuple[int, float | None, str]]) -> None:
         """The communicator errors this file printed after its own statement of the job's success (its latest before
-        each, `_Tail.success` and those of this read), and the finished job's end by another's hand (`ends`), marked as
-        teardown (details["after_success"]: the row's name and line), as offline (triage.teardown): the pod's Event is
-        not raised for them.  `read`: this read's."""
+        each, `_Tail.success` and those of this read), and the finished job's end by another's hand (both
+        `tears_down`), marked as teardown (details["after_success"]: the row's name and line), as offline
+        (triage.teardown): the pod's Event is not raised for them.  `read`: this read's."""
         stated = [*([tail.success] if tail.success is not None else []), *read]
         tail.success = stated[-1]
         for _, f in found:
-            if not (tears_down(f.kind, f.details) or ends(f.kind, f.details)) or f.line is None:
+            if not tears_down(f.kind, f.details) or f.line is None:
                 continue
             hit = covering(stated, f.line, f.timestamp.timestamp() if f.timestamp is not None else None, f.kind)
             if hit is not None:
