@@ -1,5 +1,7 @@
 """`keep_newest`: the one bounded memory every program shares (the escalations, the agent's policy and stdout sink,
-the cluster's book): a key remembered as the newest of an OrderedDict, the oldest forgotten past a cap.
+the cluster's book): a key remembered as the newest of an OrderedDict, the oldest forgotten past a cap.  `Derived`:
+a table derived key by key at its first lookup (the classifier's dispatch tables and row plans, the envelope rows by
+a line's first character).
 
 Tables that evict before inserting, count their evictions for a metric, or forget many at once keep their own
 loops (`parsers/classify.py`'s memo, `agent/coalesce.py`, `agent/pidmap.py`, `kubeapi/events.py`, ...)."""
@@ -20,3 +22,19 @@ def keep_newest(table: OrderedDict, key: Any, value: Any, cap: int,
         forgotten = table.popitem(last=False)[1]
         if dropped is not None:
             dropped(forgotten)
+
+
+class Derived(dict):
+    """key -> derive(key), computed at the first lookup (a subscript: `__missing__`) and kept; with `cap`, an empty
+    value (nothing derived for the key) is kept only while fewer than `cap` keys are, as keys a line chooses (its
+    first character) must not grow the table without end."""
+
+    def __init__(self, derive: Callable[[Any], Any], cap: int | None = None):
+        super().__init__()
+        self.derive, self.cap = derive, cap
+
+    def __missing__(self, key: Any) -> Any:
+        value = self.derive(key)
+        if value or self.cap is None or len(self) < self.cap:
+            self[key] = value
+        return value

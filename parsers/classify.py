@@ -17,6 +17,7 @@ from dataclasses import replace
 from itertools import islice
 from typing import Callable, Collection
 
+from .bounded import Derived
 from .envelope import (JOURNAL_BYTES_KEYWORDS, JOURNAL_BYTES_LINE, Envelope, Pending, finish, is_kmsg_continuation,
                        split)
 
@@ -115,9 +116,9 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
         for k in dict.fromkeys(r.keywords):
             by_keyword[k] = by_keyword.get(k, ()) + (i,)
     # each derived when first asked for (a process start derives none; a big log, the few its lines reach)
-    rows = _Derived(lambda w: frozenset().union(*(ids for k, ids in by_keyword.items() if k in w)))
-    gates = _Derived(lambda i: _gate(rules[i]))
-    before = _Derived(lambda i: _before(rules, i, gates))
+    rows = Derived(lambda w: frozenset().union(*(ids for k, ids in by_keyword.items() if k in w)))
+    gates = Derived(lambda i: _gate(rules[i]))
+    before = Derived(lambda i: _before(rules, i, gates))
     return KeywordScan(words), rows, before, gates
 
 
@@ -172,18 +173,6 @@ def _any_in(literals: tuple[str, ...]) -> Callable[[str], bool]:
     namespace: dict = {}
     exec(f"def any_in(text):\n    return {body}\n", namespace)  # noqa: S102 - the table's literals, repr'd
     return namespace["any_in"]
-
-
-class _Derived(dict):
-    """key -> derive(key), computed at the first lookup and kept (keys: a table's words or row indexes)."""
-
-    def __init__(self, derive):
-        super().__init__()
-        self.derive = derive
-
-    def __missing__(self, key):
-        value = self[key] = self.derive(key)
-        return value
 
 
 class Dispatch:
@@ -339,7 +328,7 @@ def _row_plans(rules: tuple[Rule, ...]) -> dict[str, "RowPlan"]:
         return (REFINERS[rule.refine] if rule.refine else None, _detail_groups(rule.pattern), rule.kind in PCI_KINDS,
                 any_rank, event_if, plan, rule.kind in FUNCTION_KINDS)
 
-    return _Derived(plan_of)
+    return Derived(plan_of)
 
 
 def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ...]:

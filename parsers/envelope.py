@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
 
+from .bounded import Derived
 from .wordscan import LazyPattern
 
 
@@ -582,20 +583,17 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
 # a "journal" row -> its builder for a line split found no journal host and tag in (the row's own looks for them)
 _NO_JOURNAL: dict[str, Build] = {"dmesg": _dmesg_kernel}
 Row = tuple[str, re.Pattern, Build, "str | None", Build]  # (name, regex, builder, message, builder without a journal)
-class _ByFirst(dict):
-    """First character -> the rows a line starting with it may be, in table order, their regexes compiled (derived
-    from ENVELOPES when a line first starts with that character: a process start compiles none of them).  Looked up
-    by subscript, derived in __missing__: a line's lookup is one operation, no call and no test of its result."""
-
-    def __missing__(self, c: str) -> tuple[Row, ...]:
-        rows = tuple((name, pattern.compiled(), build, message, _NO_JOURNAL.get(name, build))
-                     for name, starts, pattern, build, message in ENVELOPES if c in starts)
-        if rows or len(self) < 256:  # characters no row starts with: remembered up to a bound (input's choice)
-            self[c] = rows
-        return rows
 
 
-_BY_FIRST: dict[str, tuple[Row, ...]] = _ByFirst()
+def _rows_for(c: str) -> tuple[Row, ...]:
+    return tuple((name, pattern.compiled(), build, message, _NO_JOURNAL.get(name, build))
+                 for name, starts, pattern, build, message in ENVELOPES if c in starts)
+
+
+# first character -> the rows a line starting with it may be, in table order, their regexes compiled (derived from
+# ENVELOPES when a line first starts with that character: a process start compiles none of them; looked up by
+# subscript, a line's lookup one operation); characters no row starts with remembered up to a bound (input's choice)
+_BY_FIRST: dict[str, tuple[Row, ...]] = Derived(_rows_for, cap=256)
 
 # An envelope not built yet: its builder, the match it builds from and the year for stamps without one.
 Pending = tuple[Build, re.Match, "int | None"]
