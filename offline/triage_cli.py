@@ -367,9 +367,12 @@ def _stop(pool) -> None:
     processes = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
     for process in processes:
         process.terminate()
-    pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         process.join(timeout=5)
+    # then the executor's manager thread joined here, the workers gone: left running, it could still write to its
+    # wake-up pipe while the interpreter exits ("Exception ignored in: <module 'threading'> .. OSError: [Errno 9] Bad
+    # file descriptor" after "interrupted", a traceback on Ctrl-C one run in a few)
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 @click.command("triage")
