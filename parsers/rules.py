@@ -1361,14 +1361,15 @@ RULES: tuple[Rule, ...] = (
        r"PCI slot(?: \d+)? is unavailable|health recovery (?:flow aborted|failed))",
        severity="fatal", action="RESET_NIC", flags=re.I, event=MLX5_HEALTH_JOIN, scan_from="what"),
     # What the health recovery prints on its way, naming no cause of its own ("mlx5_health_try_recover:335:(pid 2239):
-    # handling bad device here", "mlx5_crdump_collect:50:(pid 2239): crdump: failed to lock gw status -13", and
+    # handling bad device here", crdump.c's "mlx5_crdump_collect:50:(pid 254382): crdump: failed to lock vsc gw err -5"
+    # (mainline 5.x-6.x; a vendor kernel's "crdump: failed to lock gw status -13"), and
     # mlx5_handle_bad_state's reading of the function's interface mode: "Expected to see disabled NIC but it is has
     # invalid value 7" (5.x-6.x; "is full driver", "is no dram nic" alike), "NIC IFC still 7 after 1000ms."): part of
     # the function's open health event, else the unclassified net's. Was: the bad state's line an unclassified warning.
     _r("mlx5_health_after", None, ["handling bad device here", "crdump: failed to lock", "Expected to see disabled NIC",
                                    "NIC IFC still"],
-       FIRST_MLX5 + r":? .*?(?:handling bad device here|crdump: failed to lock gw|Expected to see disabled NIC but it is|"
-       r"NIC IFC still \d+ after)", event=("mlx5_health", "within")),
+       FIRST_MLX5 + r":? .*?(?:handling bad device here|crdump: failed to lock (?:vsc )?gw|"
+       r"Expected to see disabled NIC but it is|NIC IFC still \d+ after)", event=("mlx5_health", "within")),
     # mlx5e's TX timeout handler: "TX timeout detected" (no queue), then one "TX timeout on queue: N, SQ: .."
     # line per stuck queue; its RX reporter's counterpart, a receive queue whose posted buffers the device never took
     # ("RX timeout on channel: 20, ICOSQ: 0x1ee0, RQ: 0x1e43, CQ: 0x3ea6", en/reporter_rx.c in every era: 5.x's

@@ -84,3 +84,17 @@ def test_the_recovery_giving_up_after_a_failed_reload_is_the_health_events():
     fatal = "mlx5_core 0000:00:03.0: poll_health:803:(pid 519): Fatal error 3 detected\n"
     assert [(f.kind, f.severity) for f in _found(fatal + gave_up)] == [("nic_error", "fatal")]
     assert [(f.kind, f.severity, f.pci) for f in _found(gave_up)] == [("nic_error", "fatal", "0000:00:03")]
+
+
+@pytest.mark.parametrize("refused", [
+    "crdump: failed to lock vsc gw err -5",  # SOURCE: crdump.c mlx5_crdump_collect (mainline 5.x-6.x)
+    "crdump: failed to lock gw status -13",  # a vendor kernel's (realworld pcie-dpc-2.yaml)
+])
+def test_the_crdump_refused_during_the_recovery_is_part_of_the_health_event_in_both_wordings(refused):
+    """The fw_fatal reporter's crash dump refused, the function's config space gone (the real lines:
+    realworld mlx5-crdump-2026x.yaml): part of the function's fatal event; alone the unclassified net's warning naming
+    the function. Was: the mainline wording never part of the event, a second finding (an unclassified warning)."""
+    crdump = "mlx5_core 0000:00:03.0: mlx5_crdump_collect:50:(pid 141): " + refused + "\n"
+    fatal = "mlx5_core 0000:00:03.0: poll_health:803:(pid 519): Fatal error 3 detected\n"
+    assert [(f.kind, f.severity) for f in _found(fatal + crdump)] == [("nic_error", "fatal")]
+    assert [(f.kind, f.severity, f.pci) for f in _found(crdump)] == [("unclassified", "warning", "0000:00:03")]
