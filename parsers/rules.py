@@ -2156,9 +2156,12 @@ RULES: tuple[Rule, ...] = (
        r"recoverable transport|timeout|device offline) error, dev (?P<device>nvme\d+)(?:c\d+)?n\d+(?:p\d+)?, "
        r"sector (?P<sector>\d+)", event=("nvme", "join")),
     # --- NCCL / PyTorch distributed (application logs) ---
+    # The WorkNCCL(..) details are optional: a log that wraps long lines (milabench's runner, a terminal's copy)
+    # ends the line at "timeout: " and prints "WorkNCCL(SeqNum=2070, ..)" on the next, no rank's prefix on it
+    # (mila-iqia/milabench #269); the rank's timeout is still this line's (was: no finding, the job's only failure lost).
     _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],
-       r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\("
-       r"(?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<timeout_ms>\d+))?",
+       r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout:(?: WorkNCCL\("
+       r"(?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<timeout_ms>\d+))?)?",
        event=TORCH_PG_ONCE),
     # The rest of a rank's ProcessGroupNCCL failure, PyTorch 1.x-2.x, each opening the rank's event when its
     # timeout line is not there (a timeout reported without WorkNCCL details, a watchdog hang, a cut log).

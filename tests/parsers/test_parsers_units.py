@@ -713,6 +713,24 @@ def test_nccl_timeout_details():
     assert (f.rank, f.details["op"], f.details["timeout_ms"]) == (1, "_ALLGATHER_BASE", 60000)
 
 
+@pytest.mark.parametrize("line,seq", [
+    # REAL (mila-iqia/milabench #269): the runner wrapped the line after "timeout: ", WorkNCCL(..) on the next
+    ("dinov2-giant-nodes.cn-d004 [stderr] [rank14]:[E909 09:55:29.307629539 ProcessGroupNCCL.cpp:607] [Rank 14] "
+     "Watchdog caught collective operation timeout: ", None),
+    # REAL (sgl-project/sglang #3424): a copy wrapped inside "SeqNum"
+    ("[rank1]:[E210 02:06:33.347835395 ProcessGroupNCCL.cpp:1595] [PG ID 2 PG GUID 3 Rank 1] Process group watchdog "
+     "thread terminated with exception: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(S", None),
+    # REAL (sgl-project/sglang #3368): wrapped after the OpType, its details kept
+    ("[rank6]:[E207 01:29:36.730311765 ProcessGroupNCCL.cpp:616] [Rank 6] Watchdog caught collective operation "
+     "timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1, Nume", 2),
+])
+def test_a_wrapped_watchdog_timeout_is_still_the_ranks_timeout(line, seq):
+    """A line wrapped before or inside WorkNCCL(..) is still the rank's watchdog timeout (was: none)."""
+    f = parse_line(line)
+    assert (f.kind, f.severity, f.rank) == ("nccl_timeout", "error", int(line.split("[Rank ")[-1].split("]")[0]))
+    assert f.details.get("seq") == seq
+
+
 def test_a_subgroups_rank_is_no_global_rank():
     """REAL (sgl-project/sglang #1693): group 3's rank 5 (the WorkNCCL's "[Rank 5]" is the group's too) is kept in
     details, not as the finding's rank; the default group's rank is (instructlab/training #520)."""
