@@ -1,6 +1,6 @@
 """Benchmark `gpu-npd parse --format json` against `grep -cE` with the same keyword prefilter, side by side.
 
-    python bench/parse.py [--lines N] [--runs R] [--mix default,keyword,hard|none] [--engines hyperscan,re2]
+    python bench/parse.py [--lines N] [--runs R] [--mix default,keyword,hard|none] [--engines hyperscan,re2,re]
                           [--baseline DIR]
 
 Mixes (bench/gen_log.py, generated once into bench/out/): `default` (kernel noise, training output, 0.1% errors),
@@ -33,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from parsers import all_keywords  # noqa: E402
+from parsers.prefilter import ENGINES  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/checkout.py, also when loaded as a module
 from checkout import CLI, compiled  # noqa: E402
 
@@ -51,7 +52,7 @@ def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, bytes]
 
 
 def installed(engine: str) -> bool:
-    from parsers.prefilter import ENGINES, _load
+    from parsers.prefilter import _load
 
     if engine not in ENGINES:
         return False
@@ -111,7 +112,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--mix", default="default,keyword,hard",
                     help="comma-separated: default, keyword, hard; none: the start-up rows only")
-    ap.add_argument("--engines", default="hyperscan,re2", help="comma-separated: hyperscan, re2, re")
+    # every engine the prefilter has, `re` too (the fallback where neither wheel installs): each its own row
+    ap.add_argument("--engines", default=",".join(ENGINES), help=f"comma-separated: {', '.join(ENGINES)}")
     ap.add_argument("--baseline", default=None, help="a checkout of an earlier version to time beside this one")
     args = ap.parse_args()
     compiled(HERE.parent)

@@ -173,66 +173,25 @@ def _emit_occurrences(node: dict, tail: str) -> str:
     return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
-def reach_beyond(words: Iterable[str]) -> dict[str, tuple[dict[str, tuple[tuple[str, int], ...]], ...]]:
-    """Per word w: the words that may occur overlapping an occurrence of w and reaching past its start (first dict) or
-    its end (second), keyed by the character they put just before w or just after it: (word, where it starts relative
-    to w's start).  Each is a word that ends inside w and whose tail is w's head, starts inside w and whose head is
-    w's tail, or holds w (w itself included, where it overlaps itself)."""
-    words = sorted({w for w in words if w})
-    index = _heads_and_tails(words)
-    return {w: _beyond(w, words, index) for w in words}
+class _Found(dict):
+    """The text of a scan match (a word's entry character and the rest of it, `occurrence_regex`) -> (the words known to
+    occur, the words to test with `in`), each derived at its first match (a process derives the few its lines hold):
+    - the match's word, where no other word has that tail: known; where some do, each of them to test (the regex
+      confirmed one of them, the one with the longest head there);
+    - each word entered at the same character whose tail is shorter and a head of the match's (at one position the
+      regex gives one word, the longest tail first), to test, but where every word of the match's tail holds it (then
+      it occurs wherever they do, and a word selects the rows of the words it holds).
+    Both are empty or short for nearly every match: the rule table's words share few tails."""
 
-
-def _heads_and_tails(words: list[str]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Each proper head (prefix) and tail (suffix) of the words -> the words that have it."""
-    prefixes: dict[str, list[str]] = {}
-    suffixes: dict[str, list[str]] = {}
-    for k in words:
-        for n in range(1, len(k)):
-            prefixes.setdefault(k[:n], []).append(k)
-            suffixes.setdefault(k[n:], []).append(k)
-    return prefixes, suffixes
-
-
-def _beyond(w: str, words: list[str], index: tuple[dict, dict]) -> tuple[dict[str, tuple[tuple[str, int], ...]], ...]:
-    """reach_beyond's entry of one word."""
-    prefixes, suffixes = index
-    before: dict[str, set] = {}
-    after: dict[str, set] = {}
-    for j in range(1, len(w)):
-        for k in prefixes.get(w[j:], ()):  # starts at w's j-th character, goes on past its end
-            after.setdefault(k[len(w) - j], set()).add((k, j))
-        for k in suffixes.get(w[:j], ()):  # ends at w's j-th character, began before it
-            before.setdefault(k[len(k) - j - 1], set()).add((k, j - len(k)))
-    for k in words:  # holds w
-        i = k.find(w)
-        while i >= 0:
-            if i > 0:
-                before.setdefault(k[i - 1], set()).add((k, -i))
-            if i + len(w) < len(k):
-                after.setdefault(k[i + len(w)], set()).add((k, -i))
-            i = k.find(w, i + 1)
-    return tuple({ch: tuple(sorted(ks)) for ch, ks in sorted(side.items())} for side in (before, after))
-
-
-class _Tails(dict):
-    """The entry-to-end text of a match -> (its word, its length, the words reaching past its start, past its end
-    (reach_beyond)), or, where words share it, (None, 0, the same of each: longest first, as the regex tries them,
-    None); each derived at its first match (a process derives the few its lines hold)."""
-
-    def __init__(self, words: list[str], at: dict[str, int]):
+    def __init__(self, at: dict[str, int]):
         super().__init__()
-        self.words, self.index = words, None
-        self.by_tail: dict[str, list[str]] = {}
-        for word, i in at.items():
-            self.by_tail.setdefault(word[i:], []).append(word)
+        self.at = at
 
-    def __missing__(self, tail: str):
-        if self.index is None:
-            self.index = _heads_and_tails(sorted(self.words))
-        entries = tuple((w, len(w), *_beyond(w, self.words, self.index))
-                        for w in sorted(self.by_tail[tail], key=lambda w: (-len(w), w)))
-        value = self[tail] = entries[0] if len(entries) == 1 else (None, 0, entries, None)
+    def __missing__(self, tail: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        sharing = [w for w, i in self.at.items() if w[i:] == tail]
+        shorter = [w for w, i in self.at.items() if len(w) - i < len(tail) and tail.startswith(w[i:])
+                   and not all(w in s for s in sharing)]
+        value = self[tail] = ((sharing[0],), tuple(shorter)) if len(sharing) == 1 else ((), tuple(sharing + shorter))
         return value
 
 
@@ -242,16 +201,16 @@ class KeywordScan:
     `] Timeout` and `Timeout at NCCL work`), where a trie's `findall` (`word_regex`: at the leftmost position where
     one starts, the longest, then on from its end) keeps one of two overlapping words and hides the other, and so the
     rows of the other.  Callers that take a word for every word it holds (Dispatch: a word selects the rows of the
-    keywords it contains) get every row one of whose keywords occurs.  Past MAX_OCCURRENCES occurrences in one text,
-    the trie's findall (no overlaps: such a text has keywords enough that the rows tried are many anyway).
+    keywords it contains) get every row one of whose keywords occurs.
 
-    Why not the trie alone: it is tried at each position whose character starts a word (with ~300 keywords, most
-    letters, the space, the digits' neighbours: nearly every position) and each try walks ~50 alternatives.  Here
-    each word is entered at one character of a small, rare set (`entry_points`), so a search is tried at few
-    positions; the matches (`occurrence_regex`) are occurrences that do not overlap, and those overlapping one and
-    reaching past it (`reach_beyond`; rare in real text) are looked up beside it.
-
-    `findall` (the trie's) and `words_in` are attributes set when first called.
+    Each word is entered at one character of a small, rare set (`entry_points`): the scan is one `findall` whose
+    match consumes one such character and reads, in a lookahead from it, the word entered there (`occurrence_regex`:
+    its tail, its head confirmed by a lookbehind), so every position holding an entry character is tried, those
+    inside another word's occurrence too (overlapping words are each found at their own), and the loop over the
+    matches is `re`'s, in C.  At one position the regex gives one word; the others entered there, and the words
+    sharing its tail, are looked up beside it (`_Found`; rare in real text).  A match consuming the whole word (the
+    scan before this one) skipped the positions inside it, and looked up every word that could overlap it, in Python,
+    per match: 3.0 -> 2.3 us a message of bench/perline.py's memo-miss cases.
 
     Measured with callgrind when FIRST_TEXTS was chosen (commit 021ff7b; docs/benchmarks.md gives the hard slice's
     instructions before and after, not these parts): deriving the scan costs some 20 ms (most of it `re` compiling
@@ -261,11 +220,8 @@ class KeywordScan:
     held in those), and the scan is derived once they have cost about what deriving it does (both grow with the
     number of words, so the count holds as the table grows), so that a log whose lines rarely need the scan never
     derives it (the buffer engines name the rows a line matched: 123 texts in the hard log's first 200,000 lines)
-    and a log that needs it for most lines pays at most twice the least it could.  A text where the words occur more
-    than MAX_OCCURRENCES times derives it at once (the scan gives the trie's findall there: the same answer either
-    way)."""
+    and a log that needs it for most lines pays at most twice the least it could."""
 
-    MAX_OCCURRENCES = 8  # more occurrences than this in one text: the trie's findall (its loop in C, not Python)
     FIRST_TEXTS = 512  # texts looked up word by word before the scan is derived (20 ms / 35 us, rounded down)
 
     def __init__(self, words: Iterable[str]):
@@ -273,53 +229,38 @@ class KeywordScan:
         self._words = sorted({w for w in words if w}, key=len, reverse=True)
         self._plain_left = self.FIRST_TEXTS
         self.words_in = self._plain_words_in
-        self.findall = lambda text: self._derive().findall(text)
 
     def _plain_words_in(self, text: str) -> list[str]:
         """`words_in` before the scan is derived: each word tested with `in` (see the class)."""
         if self._plain_left > 0:
             self._plain_left -= 1
-            found = [w for w in self._words if w in text]
-            count = 0  # occurrences, overlapping ones too: each of the scan's matches is one
-            for w in found:
-                i = text.find(w)
-                while i >= 0 and count <= self.MAX_OCCURRENCES:
-                    count, i = count + 1, text.find(w, i + 1)
-            if count <= self.MAX_OCCURRENCES:
-                return found
+            return [w for w in self._words if w in text]
         return self._derive().words_in(text)
 
     def _derive(self) -> "KeywordScan":
-        words = self._words
-        at = entry_points(words)
-        self._trie = LazyPattern(lambda: word_regex(words))  # only where occurrences overlap (rare): compiled then
-        self._occurrences = re.compile(occurrence_regex(at))
-        self._by_tail = _Tails(words, at)
-        self.findall, self.words_in = self._trie.findall, self._words_in
-        return self
+        at = entry_points(self._words)
+        if not at:  # no words: none occurs
+            self.words_in = lambda text: []
+            return self
+        entries = "".join(sorted({w[i] for w, i in at.items()}))
+        # the character class first: `re` skips, in its search loop, to a position holding one (a pattern that opens
+        # with the lookahead gets no such skip: 2.6x the cost); the lookbehind of one character steps back onto it
+        # for the lookahead, which reads the match's text from there (a group in a lookaround is kept)
+        findall = re.compile(f"[{re.escape(entries)}](?<=(?=({occurrence_regex(at)})).)", re.S).findall
+        found_by = _Found(at)
 
-    def _words_in(self, text: str) -> list[str]:
-        by_tail, n, found = self._by_tail, len(text), []
-        for count, m in enumerate(self._occurrences.finditer(text)):
-            if count == self.MAX_OCCURRENCES:
-                return self._trie.findall(text)
-            end = m.end()
-            word, size, before, after = by_tail[m[0]]
-            if word is None:  # words with the same tail: the first whose head is there, as the regex tried them
-                for word, size, before, after in before:
-                    if text.startswith(word, end - size):
-                        break
-            start = end - size
-            found.append(word)
-            if before and start and text[start - 1] in before:  # a word overlapping it, begun before it
-                for other, at in before[text[start - 1]]:
-                    if start + at >= 0 and text.startswith(other, start + at):
-                        found.append(other)
-            if after and end < n and text[end] in after:  # a word begun inside it, going on past its end
-                for other, at in after[text[end]]:
-                    if start + at >= 0 and text.startswith(other, start + at):
-                        found.append(other)
-        return found
+        def words_in(text: str) -> list[str]:
+            found: list[str] = []
+            for tail in findall(text):
+                known, test = found_by[tail]
+                found += known
+                for word in test:
+                    if word in text:
+                        found.append(word)
+            return found
+
+        self._findall, self.words_in = findall, words_in
+        return self
 
 
 def required_literals(pattern: str, flags: int = 0) -> tuple[str, ...]:

@@ -624,7 +624,7 @@ def test_split_then_finish_on_every_real_line():
 
 
 @st.composite
-def _words_and_text(draw, alphabet="abXid :.N_x"):
+def _words_and_text(draw, alphabet="abXid :.N_x]\n\\"):
     """Words, and a text of them run together, each often laid over the end of the text before it where it can be
     (its head the text's tail: occurrences overlap), with their heads, tails and letters between."""
     words = draw(st.lists(st.text(alphabet=alphabet, min_size=1, max_size=6), min_size=1, max_size=12))
@@ -648,21 +648,18 @@ def _words_and_text(draw, alphabet="abXid :.N_x"):
 @settings(max_examples=1000)
 @given(_words_and_text())
 def test_the_keyword_scan_finds_every_word_that_occurs_overlapping_or_not(words_and_text):
-    """parsers.wordscan.KeywordScan.words_in: every word occurring in the text is found or held in a word found (two
-    overlapping occurrences both: the trie's findall keeps one), and each word found occurs; past MAX_OCCURRENCES
-    occurrences, the trie's findall.  Both before the scan is derived (its first texts) and after."""
-    from parsers.wordscan import KeywordScan, word_regex
+    """parsers.wordscan.KeywordScan.words_in against the naive definition (each word `w` with `w in text`): every word
+    occurring in the text is found or held in a word found (two overlapping occurrences both: the trie's findall
+    keeps one), however many occur (the scan took the trie's findall past 8 occurrences, which hid a word overlapping
+    another), and each word found occurs.  Both before the scan is derived (its first texts) and after."""
+    from parsers.wordscan import KeywordScan
 
     words, text = words_and_text
-    trie = re.compile(word_regex(words)).findall(text)
+    occurring = {w for w in words if w in text}
     for scan in (KeywordScan(words), KeywordScan(words)._derive()):  # its first texts (word by word), and derived
         found = scan.words_in(text)
-        assert scan.findall(text) == trie
-        assert all(w in text for w in found), text
-        if sum(text.count(w) for w in set(words)) <= KeywordScan.MAX_OCCURRENCES:  # (each finditer match is one)
-            assert all(any(w in f for f in found) for w in set(words) if w in text), (text, found)
-        else:
-            assert set(trie) <= {w for f in found for w in set(words) if w in f}, text
+        assert set(found) <= occurring, (text, found)
+        assert {w for w in occurring if any(w in f for f in found)} == occurring, (text, found)
 
 
 def test_the_keyword_scan_where_occurrences_overlap():
@@ -680,18 +677,15 @@ def test_the_keyword_scan_where_occurrences_overlap():
 
 def test_the_keyword_scan_is_derived_after_its_first_texts():
     """KeywordScan looks its first FIRST_TEXTS texts up word by word (a small log never pays for deriving the scan),
-    then derives the scan; a text with more than MAX_OCCURRENCES occurrences (overlapping ones counted: `aa` twice in
-    `aaa`) derives it at once."""
+    then derives the scan, however many words a text holds."""
     from parsers.wordscan import KeywordScan
 
     scan = KeywordScan(["ab", "bc"])
     for _ in range(KeywordScan.FIRST_TEXTS):
-        assert set(scan.words_in("abc")) == {"ab", "bc"}
-    assert "_occurrences" not in vars(scan)
-    assert set(scan.words_in("abc")) == {"ab", "bc"} and "_occurrences" in vars(scan)
-    scan = KeywordScan(["aa"])
-    assert scan.words_in("a" * (KeywordScan.MAX_OCCURRENCES + 1)) == ["aa"] and "_occurrences" not in vars(scan)
-    assert set(scan.words_in("a" * (KeywordScan.MAX_OCCURRENCES + 2))) == {"aa"} and "_occurrences" in vars(scan)
+        assert set(scan.words_in("abc" * 9)) == {"ab", "bc"}
+    assert "_findall" not in vars(scan)
+    assert set(scan.words_in("abc" * 9)) == {"ab", "bc"} and "_findall" in vars(scan)
+    assert KeywordScan([])._derive().words_in("abc") == []
 
 
 def test_a_log_whose_lines_rarely_need_the_keyword_scan_never_derives_it():
@@ -707,7 +701,7 @@ def test_a_log_whose_lines_rarely_need_the_keyword_scan_never_derives_it():
     for i in range(300):
         word = words[i % len(words)]
         assert word in scan.words_in(f"[{i}] {word} at 0000:{i % 256:02x}:00.0")
-    assert "_occurrences" not in vars(scan)
+    assert "_findall" not in vars(scan)
 
 
 KEYWORD_PART = st.sampled_from(sorted({k for r in __import__("parsers").rules.RULES for k in r.keywords})).flatmap(
@@ -715,47 +709,30 @@ KEYWORD_PART = st.sampled_from(sorted({k for r in __import__("parsers").rules.RU
 
 
 def _candidates(message, allowed=None):
-    """(the rows one of whose keywords occurs in the message, the rows of a word the trie's findall finds (what
-    Dispatch gave in ae9c3f1..1f3b764, which hid a row whose keyword overlapped another's), whether the message holds
-    few enough occurrences that the scan takes them all (KeywordScan.MAX_OCCURRENCES; past it, the trie's findall)),
-    of the allowed rows (look-alike rows always).  Brute force: every keyword's `in` once per message, then the rows
-    of each keyword in that set (each row's own `in` of each keyword made this test's run 20 s; each row's keywords
-    looked up in the set, 130 rows twice a message, 8 s of the fixtures test's 14 of CPU)."""
+    """The rows one of whose keywords occurs in the message, of the allowed rows (look-alike rows always).  Brute
+    force: every keyword's `in` once per message, then the rows of each keyword in that set (each row's own `in` of
+    each keyword made this test's run 20 s; each row's keywords looked up in the set, 130 rows twice a message, 8 s of
+    the fixtures test's 14 of CPU)."""
     from parsers.rules import RULES
-    from parsers.wordscan import KeywordScan
 
-    words, trie, rows_of = _rule_words()
+    words, rows_of = _rule_words()
     occurring = {w for w in words if w in message}
-    found = set(trie.findall(message))
-    in_found = {k for k in occurring if any(k in w for w in found)}
-
-    def rows(occurs):
-        return tuple(RULES[i] for i in sorted({i for k in occurs for i in rows_of[k]})
-                     if allowed is None or i in allowed or RULES[i].kind is None)
-
-    few = sum(message.count(w) for w in occurring) <= KeywordScan.MAX_OCCURRENCES  # (each scan match is one at least)
-    return rows(occurring), rows(in_found), few
+    return tuple(RULES[i] for i in sorted({i for k in occurring for i in rows_of[k]})
+                 if allowed is None or i in allowed or RULES[i].kind is None)
 
 
 @lru_cache(maxsize=1)
 def _rule_words():
-    """The rules' keywords, longest first, the trie regex of them (wordscan.word_regex), and each keyword's rows (the
-    indexes of the rows it is a keyword of)."""
+    """The rules' keywords, longest first, and each keyword's rows (the indexes of the rows it is a keyword of)."""
     from parsers.rules import RULES
-    from parsers.wordscan import word_regex
 
     words = sorted({k for r in RULES for k in r.keywords}, key=len, reverse=True)
-    rows_of = {k: [i for i, r in enumerate(RULES) if k in r.keywords] for k in words}
-    return words, re.compile(word_regex(words)), rows_of
+    return words, {k: [i for i, r in enumerate(RULES) if k in r.keywords] for k in words}
 
 
 def _assert_candidates(d, message, allowed=None):
     got = d.candidates(message, allowed)
-    occurring, by_trie, few = _candidates(message, allowed)
-    if few:
-        assert got == occurring, message
-    else:  # past MAX_OCCURRENCES the scan may be the trie's: at least its rows, never a row whose keywords do not occur
-        assert set(by_trie) <= set(got) <= set(occurring), message
+    assert got == _candidates(message, allowed), message
     return got
 
 
@@ -791,22 +768,24 @@ def test_the_keyword_scan_word_by_word_selects_what_the_derived_scan_does(messag
 
     words, derived = _derived_rule_scan()
     plain = KeywordScan(words)
-    plain._derive = lambda: derived  # a text past MAX_OCCURRENCES: the derived scan's answer (derived once here)
+    plain._derive = lambda: derived  # past its first texts: the derived scan's answer (derived once here)
     held = lambda found: {k for f in found for k in words if k in f}  # noqa: E731
     assert held(plain.words_in(message)) == held(derived.words_in(message)), message
 
 
-def test_dispatch_candidates_past_the_occurrence_cap_are_the_tries_at_least():
+def test_dispatch_candidates_however_many_keywords_occur():
     """The case hypothesis found (CI, 2026-11-28): nine occurrences counted, eight scan matches (`nvidia-peermem: `
     holds `nvidia-peermem`), so the scan took them all, the overlapping `turn`+`nvidia-peermem` included, where the
-    trie's findall hides the peermem rows."""
+    trie's findall hides the peermem rows; with four more ` CE ` the scan took the trie's findall (past 8
+    occurrences) and hid them too; it no longer has such a cap."""
     from parsers.classify import Dispatch
     from parsers.rules import RULES
 
-    message = (" CE  CE  CE  CE NVRM: Xid (PCI:0000:5d:00): 79, pid=1234, name=python, GPU has fallen off the bus."
-               "Reset indication didn't turnvidia-peermem: ")
-    got = _assert_candidates(Dispatch(RULES), message)
-    assert any(r.kind == "peermem_error" for r in got)
+    for ces in (4, 8):
+        message = (" CE " * ces + "NVRM: Xid (PCI:0000:5d:00): 79, pid=1234, name=python, GPU has fallen off the bus."
+                   "Reset indication didn't turnvidia-peermem: ")
+        got = _assert_candidates(Dispatch(RULES), message)
+        assert any(r.kind == "peermem_error" for r in got), ces
 
 
 def test_dispatch_candidates_on_the_fixtures():
