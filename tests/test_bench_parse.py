@@ -15,6 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_the_parse_bench_has_a_row_for_each_engine_re_included(tmp_path, monkeypatch, capsys):
     from parsers.prefilter import ENGINES
 
+    # bench/parse.py puts bench/ first on sys.path when loaded (for bench/checkout.py), where bench/agent.py would
+    # shadow the agent package for every test after this one: sys.path is given back at the end
+    monkeypatch.setattr(sys, "path", list(sys.path))
     spec = importlib.util.spec_from_file_location("bench_parse", ROOT / "bench" / "parse.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
