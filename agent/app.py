@@ -61,7 +61,7 @@ JOIN_SECONDS = 1.0
 # slices until this long, the rest in the next turns, so that its tick and the other inputs are not held meanwhile
 TURN_SECONDS = 0.01
 # the state file's section of the pod log source's offsets (agent/checkpoint.py Section); the file of their own that an
-# earlier agent kept them in, read when the state has none (an upgrade)
+# earlier agent kept them in, read when the state has none (an upgrade), and removed once the state holds them
 POD_LOGS, LEGACY_POD_LOGS = "pod_logs", "podlogs.json"
 RELEASE_FILE = "release-nvml"  # in state_dir: while it exists the agent holds no NVML (docs/nvml.md)
 log = logging.getLogger("gpu_npd")
@@ -179,9 +179,12 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     metrics.count_evictions("kernel_memo", functools.partial(pipeline.classifier_evictions, "memo_evictions"))
     poller = Poller(gpu, cfg.sysfs_root, guard=guard, expected_nics=cfg.expected_nics)
     sections = {POD_LOGS: Section(store.path, offsets)} if cfg.state_dir else {}
+    legacy = os.path.join(cfg.state_dir, LEGACY_POD_LOGS) if cfg.state_dir else ""
     agent = Agent(cfg, boot, stop, intake, pipeline, poller, kube, Checkpoint(store, metrics, sections),
                   _check_scheduler(cfg, intake, gpu), rebooted=_rebooted(state, boot), writers=writers,
-                  pod_logs=pod_logs)
+                  pod_logs=pod_logs,
+                  legacy=legacy if os.path.exists(legacy) and (pod_logs or isinstance(state.get(POD_LOGS), dict))
+                  else None)
     stdout.on_closed = agent.request_stop  # `gpu-npd run | head -1`: the reader gone, the agent ends as on SIGTERM
     return agent
 
@@ -308,12 +311,13 @@ class Agent:
 
     def __init__(self, cfg: Config, boot: Boot, stop: threading.Event, intake: Intake, pipeline: Pipeline,
                  poller: Poller, kube, checkpoint: Checkpoint, checks: CheckScheduler | None, rebooted: bool = False,
-                 writers=(), pod_logs: bool = False):
+                 writers=(), pod_logs: bool = False, legacy: str | None = None):
         self.cfg, self.boot, self.stop, self.intake, self.pipeline = cfg, boot, stop, intake, pipeline
         self.poller, self.kube, self.checkpoint, self.checks = poller, kube, checkpoint, checks
         self.metrics, self.engine, self.gpu, self.pods = pipeline.metrics, pipeline.engine, pipeline.gpu, pipeline.pods
         self.rebooted = rebooted
         self.pod_logs = pod_logs  # pod logs followed (build's follows_pod_logs, with the tracker built for them)
+        self.legacy = legacy  # an earlier agent's LEGACY_POD_LOGS, its offsets now in the state's POD_LOGS section
         # threads of their own: sinks (agent/kube/podfault.py, stragglers.py), the pod -> device cache
         self.writers = list(writers)
         self.supervisor = Supervisor(self.metrics, intake.emit, stop)
@@ -338,6 +342,8 @@ class Agent:
             change = self.engine.new_boot()
         change.conditions += [c for c in self.engine.conditions.values() if c.status and c not in change.conditions]
         self.pipeline.publish(change, always=True)  # say what stands, once, at start
+        if self.legacy is not None and self.save():
+            _remove_legacy(self.legacy)
         if self.kube is not None:
             self.kube.start()
         for w in self.writers:
@@ -569,6 +575,20 @@ class Agent:
         if problems:
             return False, "; ".join(problems)
         return True, f"ok ({self.supervisor.summary()})"
+
+
+def _remove_legacy(path: str) -> None:
+    """An earlier agent's pod-log offsets file removed, the state written with its offsets (or newer ones): left, an
+    agent rolled back to that version would read on from those offsets, stale since the upgrade, and count every
+    finding read since again (without the file it starts each pod log at its end, as at its first start: what the pods
+    write until it runs is not read, nothing is counted twice; and upgraded again, it finds the offsets it saved)."""
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        log.warning("cannot remove %s, the pod-log offsets an earlier agent kept (now in the state file): %s; an agent "
+                    "of that version would read on from them", path, exc.strerror or exc)
 
 
 class Held:

@@ -817,6 +817,47 @@ def test_pod_log_offsets_an_earlier_agent_kept_in_podlogs_json_are_read_until_th
         {"/p/a.log": [7, 100]}
 
 
+def test_an_earlier_agents_podlogs_json_is_removed_once_the_state_holds_the_offsets(tmp_path: Path, monkeypatch):
+    """podlogs.json stayed after the upgrade that moved its offsets into the state: an agent rolled back to the earlier
+    version read on from those offsets, stale since the upgrade, and counted every pod finding read since again. The
+    agent's start writes the state (with the offsets) and removes the file; not while that write fails, nor while pod
+    logs are not followed and the state holds no offsets of its own (the file's are then the only ones); a file left
+    beside a state that holds them (an agent killed between its write and the removal) is removed at the next start."""
+    import json
+
+    from agent.app import Agent
+
+    state, pods = tmp_path / "state", tmp_path / "pods"
+    state.mkdir()
+    pods.mkdir()
+    legacy = state / "podlogs.json"
+    old = json.dumps({"version": 1, "offsets": {"/p/a.log": [7, 100]}})
+
+    def started(**kw) -> Agent:
+        a = make_agent(state, **kw)
+        a.start(serve_http=False)
+        for w in a.writers:  # (not shutdown: its save would take the pod log source's offsets, of no file here)
+            w.close()
+        a.close()
+        return a
+
+    legacy.write_text(old)
+    started()  # pod logs not followed, the state has no section: the file's offsets are the only ones
+    assert legacy.exists()
+    legacy.write_text(old)
+    monkeypatch.setattr(Agent, "save", lambda self, last=False: False)  # the state cannot be written
+    started(pod_logs_root=str(pods))
+    assert legacy.exists()
+    monkeypatch.undo()
+    started(pod_logs_root=str(pods))
+    assert not legacy.exists()
+    assert json.loads((state / "state.json").read_text())["pod_logs"]["offsets"] == {"/p/a.log": [7, 100]}
+    legacy.write_text(json.dumps({"version": 1, "offsets": {"/p/a.log": [7, 5]}}))  # left stale beside the state
+    started()  # (pod logs followed or not)
+    assert not legacy.exists()
+    assert json.loads((state / "state.json").read_text())["pod_logs"]["offsets"] == {"/p/a.log": [7, 100]}
+
+
 def test_pod_log_offsets_not_an_object_are_dropped_alone_and_the_rest_of_the_state_restored(tmp_path: Path, caplog):
     import json
 
