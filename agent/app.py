@@ -512,11 +512,11 @@ class Agent:
         held = self.held
         batch = held.batch if held.batch is not None else self.intake.take(timeout)
         self.metrics.intake_lag.set(self._lag())
-        doing, then = "", ""
+        doing, then = "while processing a batch", "the batch is skipped"
         try:
             if type(batch) is list or type(batch) is WorkloadFindings:
                 if batch:  # (an empty list: nothing read)
-                    doing, then = f"while processing a slice of {_kind(batch)}", None
+                    doing, then = f"while processing a slice of {_kind(batch)}", ""  # (_skipped says what follows)
                     held.slices(batch, time.monotonic() + TURN_SECONDS)
             elif batch:
                 doing, then = f"while processing a {type(batch).__name__}", "the batch is skipped"
