@@ -61,7 +61,7 @@ JOIN_SECONDS = 1.0
 # slices until this long, the rest in the next turns, so that its tick and the other inputs are not held meanwhile
 TURN_SECONDS = 0.01
 # the state file's section of the pod log source's offsets (agent/checkpoint.py Section); the file of their own that an
-# earlier agent kept them in, read when the state has none (an upgrade)
+# earlier agent kept them in, read when the state has none (an upgrade), and removed once the state holds them
 POD_LOGS, LEGACY_POD_LOGS = "pod_logs", "podlogs.json"
 RELEASE_FILE = "release-nvml"  # in state_dir: while it exists the agent holds no NVML (docs/nvml.md)
 log = logging.getLogger("gpu_npd")
@@ -179,9 +179,12 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     metrics.count_evictions("kernel_memo", functools.partial(pipeline.classifier_evictions, "memo_evictions"))
     poller = Poller(gpu, cfg.sysfs_root, guard=guard, expected_nics=cfg.expected_nics)
     sections = {POD_LOGS: Section(store.path, offsets)} if cfg.state_dir else {}
+    legacy = os.path.join(cfg.state_dir, LEGACY_POD_LOGS) if cfg.state_dir else ""
     agent = Agent(cfg, boot, stop, intake, pipeline, poller, kube, Checkpoint(store, metrics, sections),
                   _check_scheduler(cfg, intake, gpu), rebooted=_rebooted(state, boot), writers=writers,
-                  pod_logs=pod_logs)
+                  pod_logs=pod_logs,
+                  legacy=legacy if os.path.exists(legacy) and (pod_logs or isinstance(state.get(POD_LOGS), dict))
+                  else None)
     stdout.on_closed = agent.request_stop  # `gpu-npd run | head -1`: the reader gone, the agent ends as on SIGTERM
     return agent
 
@@ -308,12 +311,13 @@ class Agent:
 
     def __init__(self, cfg: Config, boot: Boot, stop: threading.Event, intake: Intake, pipeline: Pipeline,
                  poller: Poller, kube, checkpoint: Checkpoint, checks: CheckScheduler | None, rebooted: bool = False,
-                 writers=(), pod_logs: bool = False):
+                 writers=(), pod_logs: bool = False, legacy: str | None = None):
         self.cfg, self.boot, self.stop, self.intake, self.pipeline = cfg, boot, stop, intake, pipeline
         self.poller, self.kube, self.checkpoint, self.checks = poller, kube, checkpoint, checks
         self.metrics, self.engine, self.gpu, self.pods = pipeline.metrics, pipeline.engine, pipeline.gpu, pipeline.pods
         self.rebooted = rebooted
         self.pod_logs = pod_logs  # pod logs followed (build's follows_pod_logs, with the tracker built for them)
+        self.legacy = legacy  # an earlier agent's LEGACY_POD_LOGS, its offsets now in the state's POD_LOGS section
         # threads of their own: sinks (agent/kube/podfault.py, stragglers.py), the pod -> device cache
         self.writers = list(writers)
         self.supervisor = Supervisor(self.metrics, intake.emit, stop)
@@ -323,7 +327,7 @@ class Agent:
         self._last_tick = 0.0
         self._udev = None
         self._threads: list[threading.Thread] = []  # start()'s own: telemetry, nvml-xid, checks
-        self._held: tuple[list | WorkloadFindings, int] | None = None  # a batch begun, where its next slice starts
+        self.held = Held(pipeline)  # a batch begun and not finished: the loop, the drain, the gauge and the lag read it
 
     @property
     def sources(self):
@@ -338,6 +342,8 @@ class Agent:
             change = self.engine.new_boot()
         change.conditions += [c for c in self.engine.conditions.values() if c.status and c not in change.conditions]
         self.pipeline.publish(change, always=True)  # say what stands, once, at start
+        if self.legacy is not None and self.save():
+            _remove_legacy(self.legacy)
         if self.kube is not None:
             self.kube.start()
         for w in self.writers:
@@ -412,106 +418,69 @@ class Agent:
         ok = True
         for what, step in steps:
             try:
-                if step() is False:  # a save that could not write: said and counted by the step itself
+                if step() is False:  # a save that could not write, a slice skipped: said and counted by the step itself
                     ok = False
             except Exception as exc:  # noqa: BLE001 - one step's bug must not cost the state or leave threads running
                 ok = False
-                self.metrics.internal_errors.inc()
-                log.error("shutdown: internal error, cannot %s: %s: %s; the other shutdown steps go on", what,
-                          type(exc).__name__, str(exc)[:200])
-                log.debug("shutdown: %s failed", what, exc_info=True)
+                self._failed(f"in shutdown, cannot {what}", exc, "the other shutdown steps go on")
         return ok
 
-    def _drain(self, deadline: float) -> None:
+    def _failed(self, doing: str, exc: Exception, then: str) -> None:
+        """A stage failed (a bug on one input): said in one line, `internal error <doing>: <exception>; <then>` (what
+        goes on after it), its traceback at debug, and counted (gpu_npd_internal_errors_total); the loop's batch and
+        tick, the drain's slices and shutdown's steps each say and count a failure here, once."""
+        self.metrics.internal_errors.inc()
+        log.error("internal error %s: %s: %s; %s", doing, type(exc).__name__, str(exc)[:200], then)
+        log.debug("internal error %s", doing, exc_info=True)
+
+    def _drain(self, deadline: float) -> bool:
         """What was already read is processed until `deadline`, not lost: the batch a turn of the loop had begun, then
-        what is queued, a batch of records or pod findings in slices (`_slices`), so a big batch does not hold the exit
-        past the deadline by more than one slice. What is not processed is not acknowledged (no cursor or pod-log
+        what is queued, a batch of records or pod findings in slices (`Held.slices`), so a big batch does not hold the
+        exit past the deadline by more than one slice. What is not processed is not acknowledged (no cursor or pod-log
         offset saved past it) and is read again at the next start. A batch of pod findings is finished once begun
-        (`_finish`)."""
+        (`_finish`); False when a slice of one failed (said and counted there)."""
+        held, ok = self.held, True
         while True:
-            if self._held is not None:
-                batch, start = self._held
-                if type(batch) is not list:
-                    self._finish(batch, start)
-                    continue
-                if time.monotonic() >= deadline:
-                    return
-                self._slices(batch, start, deadline)
-                continue
-            if time.monotonic() >= deadline:
-                return
-            batch = self.intake.take(0)
+            batch = held.batch
             if batch is None:
-                return
+                if time.monotonic() >= deadline:
+                    return ok
+                batch = self.intake.take(0)
+                if batch is None:
+                    return ok
+            elif type(batch) is list and time.monotonic() >= deadline:
+                return ok
             if type(batch) is list:
-                self._slices(batch, 0, deadline)
+                held.slices(batch, deadline)
             elif type(batch) is WorkloadFindings:
-                self._finish(batch, 0)
+                ok = self._finish(batch) and ok
             else:
                 self.pipeline.process(batch)
 
-    def _finish(self, batch: WorkloadFindings, start: int) -> None:
-        """A batch of pod findings processed from `start` to its end whatever the deadline: it is acknowledged as a
-        whole (its `done`), so stopped partway the next start would read its processed slices again. A slice that
-        raises is skipped and the rest still processed, as the loop does; the first error is raised after (its caller
-        says and counts it), each later one said and counted here, as the loop would."""
-        error = None
-        self._held = (batch, start)
-        while self._held is not None:
+    def _finish(self, batch: WorkloadFindings) -> bool:
+        """A batch of pod findings (the one held, or a new one) processed to its end whatever the deadline: it is
+        acknowledged as a whole (its `done`), so stopped partway the next start would read its processed slices again.
+        A slice that raises is skipped, said and counted as the loop does, and the rest still processed; whether none
+        did."""
+        ok, held = True, self.held
+        while batch is not None:
             try:
-                self._slices(*self._held, math.inf)
-            except Exception as exc:  # noqa: BLE001 - raised once the batch is through
-                if error is None:
-                    error = exc
-                    continue
-                log.error("internal error while processing a slice of pod findings: %s: %s; the slice is skipped%s",
-                          type(exc).__name__, str(exc)[:200],
-                          ", the rest of its batch processed" if self._held is not None else "")
-                log.debug("a slice of pod findings failed", exc_info=True)
-                self.metrics.internal_errors.inc()
-        if error is not None:
-            raise error
-
-    def _slices(self, batch: list[Record] | WorkloadFindings, start: int, deadline: float) -> None:
-        """`batch[start:]` processed in slices until `deadline`: what is left is held (`_held`) for the next turn,
-        processed before anything newer, so no line of a stream is reordered. A batch of records in slices each ending
-        at a record that carries its source's cursor (every SLICE-th, as kmsg and log files mark them; a batch of a
-        source that marks none, whole); a slice whose processing raises is skipped, as the loop skips a batch, and
-        acknowledged: its cursor kept, since what it did before the error (a finding counted, a problem decided) is
-        saved with the state, and read again it would be counted twice. A batch of pod findings (up to the pod log
-        source's MAX_BATCH_FINDINGS a poll, more after a big chunk: 1,248 findings took 65 ms) in slices of SLICE
-        findings (`_part`), acknowledged once its last is processed or skipped."""
-        records = type(batch) is list
-        n = len(batch) if records else len(batch.items)
-        while True:
-            end = start + SLICE
-            while records and end < n and batch[end - 1].cursor is None:
-                end += SLICE
-            end = min(end, n)
-            self._held = (batch, end) if end < n else None
-            part = batch if start == 0 and end == n else batch[start:end] if records else _part(batch, start, end)
-            try:
-                self.pipeline.process(part)
-            except Exception:
-                if records and part[-1].cursor is not None:
-                    self.pipeline.cursors[part[0].source] = part[-1].cursor
-                    self.pipeline.dirty = True
-                raise
-            start = end
-            if start >= n or time.monotonic() >= deadline:
-                return
+                held.slices(batch, math.inf)
+            except Exception as exc:  # noqa: BLE001 - the rest of the batch still processed
+                ok = False
+                self._failed("while processing a slice of pod findings", exc, _skipped(held))
+            batch = held.batch
+        return ok
 
     def _lag(self) -> float:
         """How long the records being processed have waited since their source queued them: while part of a batch is
         held between turns, till now (the intake's lag is the wait of a batch when it was taken)."""
-        return time.monotonic() - self.intake.taken if self._held is not None else self.intake.lag
+        return time.monotonic() - self.intake.taken if self.held.batch is not None else self.intake.lag
 
     def _queued_bytes(self) -> int:
         """What the records read and not yet processed hold: those queued, and the rest of a batch held."""
-        if self._held is None:
-            return self.intake.bytes
-        batch, start = self._held
-        return self.intake.bytes + weight(batch[start:] if type(batch) is list else _part(batch, start, None))
+        held = self.held
+        return self.intake.bytes if held.batch is None else self.intake.bytes + held.bytes()
 
     def close(self) -> None:
         """End the threads this agent started or made (what `shutdown` ends after its drain; alone, for an agent
@@ -540,29 +509,25 @@ class Agent:
     def step(self, timeout: float = 0.2) -> None:
         """One turn: a batch processed (a batch of records or pod findings for up to TURN_SECONDS, the rest in the next
         turns, taken before anything newer), then the tick when it is due."""
-        held = self._held
-        batch = None if held is not None else self.intake.take(timeout)
+        held = self.held
+        batch = held.batch if held.batch is not None else self.intake.take(timeout)
         self.metrics.intake_lag.set(self._lag())
-        what = "a batch; the batch is skipped"
+        doing, then = "while processing a batch", "the batch is skipped"
         try:
-            if held is not None or type(batch) is list or type(batch) is WorkloadFindings:
-                batch, start = held if held is not None else (batch, 0)
+            if type(batch) is list or type(batch) is WorkloadFindings:
                 if batch:  # (an empty list: nothing read)
-                    what = f"a slice of {_kind(batch)}; the slice is skipped"
-                    self._slices(batch, start, time.monotonic() + TURN_SECONDS)
+                    doing, then = f"while processing a slice of {_kind(batch)}", ""  # (_skipped says what follows)
+                    held.slices(batch, time.monotonic() + TURN_SECONDS)
             elif batch:
-                what = f"a {type(batch).__name__}; the batch is skipped"
+                doing, then = f"while processing a {type(batch).__name__}", "the batch is skipped"
                 self.pipeline.process(batch)
-        except Exception:  # noqa: BLE001 - a bug on one input must not stop detection of the next
-            rest = ", the rest of its batch processed" if self._held is not None else ""  # (none after a last slice)
-            log.exception("internal error while processing %s%s", what, rest)
-            self.metrics.internal_errors.inc()
+        except Exception as exc:  # noqa: BLE001 - a bug on one input must not stop detection of the next
+            self._failed(doing, exc, then or _skipped(held))
         if time.monotonic() - self._last_tick >= self.cfg.tick_seconds:
             try:
                 self._tick()
-            except Exception:  # noqa: BLE001 - nor stop the next tick
-                log.exception("internal error in the tick; the next one runs when due")
-                self.metrics.internal_errors.inc()
+            except Exception as exc:  # noqa: BLE001 - nor stop the next tick
+                self._failed("in the tick", exc, "the next one runs when due")
         self.metrics.queue_bytes.set(self._queued_bytes())  # after the turn: the rest of a batch held counts
         self._last_loop = time.monotonic()
 
@@ -580,8 +545,7 @@ class Agent:
         self.metrics.last_tick.set(time.time())
         # not while a batch of pod findings is begun: the counts of its slices processed would be saved with the pod
         # logs' offsets before it (it is acknowledged as a whole), and the next start would count them again
-        held = self._held
-        if (self.pipeline.dirty or self.checkpoint.changed) and (held is None or type(held[0]) is list):
+        if (self.pipeline.dirty or self.checkpoint.changed) and type(self.held.batch) is not WorkloadFindings:
             self.checkpoint.maybe_save(self.pipeline, self.boot)
 
     def save(self, last: bool = False) -> bool:
@@ -611,6 +575,77 @@ class Agent:
         if problems:
             return False, "; ".join(problems)
         return True, f"ok ({self.supervisor.summary()})"
+
+
+def _remove_legacy(path: str) -> None:
+    """An earlier agent's pod-log offsets file removed, the state written with its offsets (or newer ones): left, an
+    agent rolled back to that version would read on from those offsets, stale since the upgrade, and count every
+    finding read since again (without the file it starts each pod log at its end, as at its first start: what the pods
+    write until it runs is not read, nothing is counted twice; and upgraded again, it finds the offsets it saved)."""
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        log.warning("cannot remove %s, the pod-log offsets an earlier agent kept (now in the state file): %s; an agent "
+                    "of that version would read on from them", path, exc.strerror or exc)
+
+
+class Held:
+    """A batch of records or pod findings processed over turns of the loop (and the drain), in slices: the one begun,
+    `batch` (None when none is), and where its next slice starts; what is left of it is processed before anything
+    newer, so no line of a stream is reordered, and counts in the queue gauge (`bytes`) and in the lag (Agent._lag)."""
+
+    __slots__ = ("pipeline", "batch", "start")
+
+    def __init__(self, pipeline: Pipeline):
+        self.pipeline = pipeline
+        self.batch: list[Record] | WorkloadFindings | None = None
+        self.start = 0
+
+    def slices(self, batch: list[Record] | WorkloadFindings, deadline: float) -> None:
+        """`batch` (the one held, from where it stands, or a new one, from its start) processed in slices until
+        `deadline` (at least one), what is left held. A batch of records in slices each ending at a record that carries
+        its source's cursor (every SLICE-th, as kmsg and log files mark them; a batch of a source that marks none,
+        whole); a slice whose processing raises is skipped, as the loop skips a batch, and acknowledged: its cursor
+        kept, since what it did before the error (a finding counted, a problem decided) is saved with the state, and
+        read again it would be counted twice. A batch of pod findings (up to the pod log source's MAX_BATCH_FINDINGS a
+        poll, more after a big chunk: 1,248 findings took 65 ms) in slices of SLICE findings (`_part`), acknowledged
+        once its last is processed or skipped."""
+        if batch is not self.batch:
+            self.batch, self.start = batch, 0
+        start, records = self.start, type(batch) is list
+        n = len(batch) if records else len(batch.items)
+        while True:
+            end = start + SLICE
+            while records and end < n and batch[end - 1].cursor is None:
+                end += SLICE
+            end = min(end, n)
+            if end < n:
+                self.start = end
+            else:
+                self.batch = None
+            part = batch if start == 0 and end == n else batch[start:end] if records else _part(batch, start, end)
+            try:
+                self.pipeline.process(part)
+            except Exception:
+                if records and part[-1].cursor is not None:
+                    self.pipeline.cursors[part[0].source] = part[-1].cursor
+                    self.pipeline.dirty = True
+                raise
+            start = end
+            if start >= n or time.monotonic() >= deadline:
+                return
+
+    def bytes(self) -> int:
+        """What the rest of the batch held holds (intake.weight)."""
+        batch, start = self.batch, self.start
+        return weight(batch[start:] if type(batch) is list else _part(batch, start, None))
+
+
+def _skipped(held: Held) -> str:
+    """What follows a slice that failed: skipped, and the rest of its batch processed while one is held."""
+    return "the slice is skipped, the rest of its batch processed" if held.batch is not None else "the slice is skipped"
 
 
 def _part(batch: WorkloadFindings, start: int, end: int | None) -> WorkloadFindings:

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import operator
 import threading
 import time
 from collections import OrderedDict
 from datetime import datetime, timezone
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from .dropped import DROP_REASONS, MAX_PENDING
 from .ratelimit import TokenBucket
@@ -32,6 +33,18 @@ class Ref:
     namespace: str = ""
     uid: str = ""
     api_version: str = "v1"
+
+
+class _Key(NamedTuple):
+    """What an aggregate is kept under: the object's kind, namespace and name, the reason, the caller's key."""
+    kind: str
+    namespace: str
+    name: str
+    reason: str
+    key: str
+
+
+_REF = operator.attrgetter(*_Key._fields[:3])  # a Ref's part of its key
 
 
 @dataclass
@@ -56,8 +69,7 @@ class EventRecorder:
         self.namespace, self.host, self.clock, self.component = namespace, host, clock, component
         self.aggregate_seconds = aggregate_seconds
         self.bucket = TokenBucket(per_minute / 60.0, burst, time.monotonic)
-        # (the object's kind, namespace and name, the reason, the caller's key) -> the aggregate of its occurrences
-        self._aggs: OrderedDict[tuple, _Agg] = OrderedDict()
+        self._aggs: OrderedDict[_Key, _Agg] = OrderedDict()  # the aggregate of the occurrences under each key
         self._lock = threading.Lock()
         self.dropped = dict.fromkeys(DROP_REASONS, 0)  # Events dropped since start, by reason: only ever grows
 
@@ -68,7 +80,7 @@ class EventRecorder:
         identity for the Event gives its `name` (a retried or restarted create then patches that Event), may
         give when it began (`first`) and its count so far (`total`), and annotations for tools."""
         now = self.clock()
-        k = ref.kind, ref.namespace, ref.name, reason, key if key is not None else message
+        k = _Key(*_REF(ref), reason, key if key is not None else message)
         with self._lock:
             agg = self._aggs.get(k)
             if agg is None or now - agg.first > self.aggregate_seconds:
@@ -90,7 +102,7 @@ class EventRecorder:
         """Whether the Event recorded under `key` is in the API with every occurrence recorded so far: what a
         caller that must not act before its Event is written waits for (the flushing thread writes it)."""
         with self._lock:
-            agg = self._aggs.get((ref.kind, ref.namespace, ref.name, reason, key))
+            agg = self._aggs.get(_Key(*_REF(ref), reason, key))
             return agg is not None and agg.name is not None and agg.written >= agg.count
 
     @staticmethod

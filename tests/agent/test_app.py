@@ -392,7 +392,7 @@ def test_a_failing_stage_in_the_drain_is_logged_in_one_line_and_what_was_process
     assert first.shutdown() is False
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert [r.getMessage() for r in errors] == [
-        "shutdown: internal error, cannot process what is queued: KeyError: 'a bug on the second slice'; the other "
+        "internal error in shutdown, cannot process what is queued: KeyError: 'a bug on the second slice'; the other "
         "shutdown steps go on"]
     assert not any(r.exc_info for r in errors)
     assert first.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 1
@@ -476,7 +476,7 @@ def test_signals_during_the_drain_and_a_failing_drain_through_gpu_npd_run(tmp_pa
         err = a.stderr()
         assert code == want and took < 2, (mode, code, took, err[-2000:])
         assert "Traceback" not in err and "KeyboardInterrupt" not in err, err[-2000:]
-        shutdown_errors = [line for line in err.splitlines() if "shutdown: internal error" in line]
+        shutdown_errors = [line for line in err.splitlines() if "internal error in shutdown" in line]
         assert len(shutdown_errors) == (mode == "fail"), err[-2000:]
         state = json.loads((run / "state" / "state.json").read_text())
         assert state["cursors"]["kmsg"]["seq"] >= 1 and state["conditions"]["GPUUnhealthy"]["status"], state
@@ -633,7 +633,7 @@ def test_a_big_log_file_batch_is_processed_over_turns_and_a_stop_mid_batch_loses
     again: list[str] = []
     second, src = _files_agent(tmp_path, log, again)
     src._drain(str(log), second.intake.emit)
-    while second.intake.bytes or second._held:
+    while second.intake.bytes or second.held.batch is not None:
         second.step(timeout=0)
     assert processed + again == lines and done == 2 * SLICE
     assert second.shutdown() is True
@@ -649,7 +649,7 @@ def _held_after_one_slice(tmp_path: Path, monkeypatch, processed: list[str]):
     a, src = _files_agent(tmp_path, log, processed)
     src._drain(str(log), a.intake.emit)
     a.step(timeout=0)
-    assert a._held is not None and not a.intake.bytes  # the rest held, nothing queued
+    assert a.held.batch is not None and not a.intake.bytes  # the rest held, nothing queued
     return a
 
 
@@ -661,7 +661,7 @@ def test_records_held_between_turns_count_in_the_queue_gauge_and_in_the_lag(tmp_
 
     processed: list[str] = []
     a = _held_after_one_slice(tmp_path, monkeypatch, processed)
-    batch, start = a._held
+    batch, start = a.held.batch, a.held.start
     assert start == SLICE
     assert a.metrics.registry.get_sample_value("gpu_npd_intake_queue_bytes") == weight(batch[SLICE:]) > 0
     real = time.monotonic
@@ -670,7 +670,7 @@ def test_records_held_between_turns_count_in_the_queue_gauge_and_in_the_lag(tmp_
     assert not ok and "detection 120 s behind" in text, text
     a.step(timeout=0)
     assert a.metrics.registry.get_sample_value("gpu_npd_intake_lag_seconds") >= 120
-    while a._held is not None:
+    while a.held.batch is not None:
         a.step(timeout=0)
     a.step(timeout=0)  # nothing held, nothing queued
     assert a.metrics.registry.get_sample_value("gpu_npd_intake_queue_bytes") == 0
@@ -690,9 +690,9 @@ def test_a_held_slice_that_fails_is_said_as_a_slice_and_the_rest_is_processed(tm
     a.step(timeout=0)
     a.pipeline.process = process
     said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
-    assert said == ["internal error while processing a slice of files records; the slice is skipped, the rest of "
-                    "its batch processed"], said
-    while a._held is not None:
+    assert said == ["internal error while processing a slice of files records: KeyError: 'a bug on one slice'; the "
+                    "slice is skipped, the rest of its batch processed"], said
+    while a.held.batch is not None:
         a.step(timeout=0)
     lines = [_file_lines(i) for i in range(1, 400)]
     assert processed == lines[:SLICE] + lines[2 * SLICE:]
@@ -782,12 +782,12 @@ def test_no_state_write_while_a_pod_findings_batch_is_begun_and_the_offsets_are_
     section.flush, a.pods.pod_source = src.save, src  # (as start wires them)
     writes = []
     save = a.checkpoint.save
-    monkeypatch.setattr(a.checkpoint, "save", lambda *args, **kw: (writes.append(a._held is None), save(*args, **kw))[1])
+    monkeypatch.setattr(a.checkpoint, "save", lambda *args, **kw: (writes.append(a.held.batch is None), save(*args, **kw))[1])
     src.turn(a.intake.emit)
     a.pipeline.dirty = True
     a.step(timeout=0)  # its first slice, and the tick due
-    assert a._held is not None and writes == []
-    while a._held is not None:
+    assert a.held.batch is not None and writes == []
+    while a.held.batch is not None:
         a.step(timeout=0)
     assert src._taken == 1
     a._last_tick, a.checkpoint._last_save = -1e9, -1e9
@@ -815,6 +815,47 @@ def test_pod_log_offsets_an_earlier_agent_kept_in_podlogs_json_are_read_until_th
     (state / "podlogs.json").write_text(json.dumps({"version": 1, "offsets": {"/p/a.log": [7, 5]}}))
     assert make_agent(state, pod_logs_root=str(pods)).checkpoint.sections["pod_logs"].load()["offsets"] == \
         {"/p/a.log": [7, 100]}
+
+
+def test_an_earlier_agents_podlogs_json_is_removed_once_the_state_holds_the_offsets(tmp_path: Path, monkeypatch):
+    """podlogs.json stayed after the upgrade that moved its offsets into the state: an agent rolled back to the earlier
+    version read on from those offsets, stale since the upgrade, and counted every pod finding read since again. The
+    agent's start writes the state (with the offsets) and removes the file; not while that write fails, nor while pod
+    logs are not followed and the state holds no offsets of its own (the file's are then the only ones); a file left
+    beside a state that holds them (an agent killed between its write and the removal) is removed at the next start."""
+    import json
+
+    from agent.app import Agent
+
+    state, pods = tmp_path / "state", tmp_path / "pods"
+    state.mkdir()
+    pods.mkdir()
+    legacy = state / "podlogs.json"
+    old = json.dumps({"version": 1, "offsets": {"/p/a.log": [7, 100]}})
+
+    def started(**kw) -> Agent:
+        a = make_agent(state, **kw)
+        a.start(serve_http=False)
+        for w in a.writers:  # (not shutdown: its save would take the pod log source's offsets, of no file here)
+            w.close()
+        a.close()
+        return a
+
+    legacy.write_text(old)
+    started()  # pod logs not followed, the state has no section: the file's offsets are the only ones
+    assert legacy.exists()
+    legacy.write_text(old)
+    monkeypatch.setattr(Agent, "save", lambda self, last=False: False)  # the state cannot be written
+    started(pod_logs_root=str(pods))
+    assert legacy.exists()
+    monkeypatch.undo()
+    started(pod_logs_root=str(pods))
+    assert not legacy.exists()
+    assert json.loads((state / "state.json").read_text())["pod_logs"]["offsets"] == {"/p/a.log": [7, 100]}
+    legacy.write_text(json.dumps({"version": 1, "offsets": {"/p/a.log": [7, 5]}}))  # left stale beside the state
+    started()  # (pod logs followed or not)
+    assert not legacy.exists()
+    assert json.loads((state / "state.json").read_text())["pod_logs"]["offsets"] == {"/p/a.log": [7, 100]}
 
 
 def test_pod_log_offsets_not_an_object_are_dropped_alone_and_the_rest_of_the_state_restored(tmp_path: Path, caplog):
@@ -856,7 +897,7 @@ def test_a_pod_findings_slice_that_fails_is_skipped_and_the_batch_acknowledged_a
     src.turn(a.intake.emit)
     n = len(a.intake._items[0][2].items)
     calls = _first_slice_fails(a)
-    while a.intake.bytes or a._held is not None:
+    while a.intake.bytes or a.held.batch is not None:
         a.step(timeout=0)
     assert sum(calls) == n and calls[0] == SLICE and src._taken == 1
     assert a.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 1
@@ -909,11 +950,11 @@ def test_a_slice_failing_in_the_loop_is_logged_as_the_records_it_skipped_and_the
     assert done == list(range(1, SLICE + 1)) and not caplog.records
     a.step(timeout=0)
     (error,) = caplog.records
-    assert error.getMessage() == ("internal error while processing a slice of kmsg records; the slice is skipped, the "
-                                  "rest of its batch processed")
+    assert error.getMessage() == ("internal error while processing a slice of kmsg records: KeyError: 'a bug on the "
+                                  "second slice'; the slice is skipped, the rest of its batch processed")
     assert a.pipeline.cursors["kmsg"] == {"boot_id": a.boot.id, "seq": 2 * SLICE}
     a.step(timeout=0)
-    assert done == [*range(1, SLICE + 1), *range(2 * SLICE + 1, 3 * SLICE + 1)] and a._held is None
+    assert done == [*range(1, SLICE + 1), *range(2 * SLICE + 1, 3 * SLICE + 1)] and a.held.batch is None
 
 
 def test_a_failing_tick_is_said_as_the_tick_and_a_failing_batch_does_not_skip_the_tick(tmp_path: Path, caplog):
@@ -929,7 +970,8 @@ def test_a_failing_tick_is_said_as_the_tick_and_a_failing_batch_does_not_skip_th
     a.intake.emit([Record("kmsg", f"3,1,1000,-;{XID79}")])
     caplog.set_level(logging.ERROR, logger="gpu_npd")
     a.step(timeout=0)
-    assert [r.getMessage() for r in caplog.records] == ["internal error in the tick; the next one runs when due"]
+    assert [r.getMessage() for r in caplog.records] == [
+        "internal error in the tick: KeyError: 'a bug in the tick'; the next one runs when due"]
     assert a.metrics.registry.get_sample_value("gpu_npd_source_records_total", {"source": "kmsg"}) == 1
     caplog.clear()
     a._tick = lambda: ticks.append("ran")
@@ -938,7 +980,8 @@ def test_a_failing_tick_is_said_as_the_tick_and_a_failing_batch_does_not_skip_th
     a._last_tick = 0.0  # the tick due this turn
     a.step(timeout=0)
     assert [r.getMessage() for r in caplog.records] == [
-        "internal error while processing a slice of kmsg records; the slice is skipped"]  # (a batch of one slice)
+        "internal error while processing a slice of kmsg records: KeyError: 'a bug on this batch'; the slice is "
+        "skipped"]  # (a batch of one slice)
     assert ticks == ["failing", "ran"]
 
 
@@ -970,9 +1013,52 @@ def test_every_pod_findings_slice_that_fails_in_the_drain_is_said_and_counted(tm
     assert SLICE + sum(calls) == n and src._taken == 1
     assert a.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 2
     said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
-    assert len(said) == 2 and any("a bug on slice 1" in s for s in said), said
-    assert "internal error while processing a slice of pod findings: KeyError: 'a bug on slice 2'; the slice is " \
-        "skipped" in said, said  # (the batch's last: no rest after it)
+    assert said == [
+        "internal error while processing a slice of pod findings: KeyError: 'a bug on slice 1'; the slice is skipped, "
+        "the rest of its batch processed",
+        "internal error while processing a slice of pod findings: KeyError: 'a bug on slice 2'; the slice is "
+        "skipped"], said  # (the batch's last: no rest after it)
+
+
+def test_a_slice_failing_in_the_loop_and_one_in_the_drain_are_each_said_alike_and_counted_once(
+        tmp_path: Path, monkeypatch, caplog):
+    """A slice that failed in the loop was said by the loop (`internal error while processing a slice of ...`, its
+    traceback), the first that failed in the drain by shutdown in other words (`shutdown: internal error, cannot
+    process what is queued: ...`), a later one by the drain in the loop's words with the exception: three wordings of
+    one failure. One helper says and counts each: one line of one shape, with its exception, counted once."""
+    import logging
+
+    import agent.app
+    from agent.sources import SLICE
+
+    monkeypatch.setattr(agent.app, "DRAIN_SECONDS", 0.0)
+    monkeypatch.setattr(agent.app, "TURN_SECONDS", 0.0)
+    src, _ = _pod_batch(tmp_path)
+    a = make_agent(tmp_path / "state")
+    a.pods.pod_source = src
+    src.turn(a.intake.emit)
+    assert len(a.intake._items[0][2].items) > 2 * SLICE
+    process, calls = a.pipeline.process, []
+
+    def fails(b):  # the first and the second slice fail, the first in the loop, the second in the drain
+        calls.append(len(b.items))
+        if len(calls) <= 2:
+            raise KeyError(f"a bug on slice {len(calls)}")
+        return process(b)
+
+    a.pipeline.process = fails
+    caplog.set_level(logging.DEBUG, logger="gpu_npd")
+    a.step(timeout=0)
+    assert a.held.batch is not None and a.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 1
+    assert a.shutdown() is False
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert [r.getMessage() for r in errors] == [
+        f"internal error while processing a slice of pod findings: KeyError: 'a bug on slice {i}'; the slice is "
+        "skipped, the rest of its batch processed" for i in (1, 2)]
+    assert not any(r.exc_info for r in errors)  # one line each; the traceback at debug
+    assert sum(1 for r in caplog.records if r.exc_info) == 2
+    assert a.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 2
+    assert src._taken == 1 and a.held.batch is None
 
 
 def test_a_failing_slice_with_nothing_of_its_batch_after_it_is_not_said_to_leave_a_rest(tmp_path: Path, caplog):
@@ -986,5 +1072,6 @@ def test_a_failing_slice_with_nothing_of_its_batch_after_it_is_not_said_to_leave
     a.pipeline.process = lambda b: (_ for _ in ()).throw(KeyError("a bug on one batch"))
     a.step(timeout=0)
     said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
-    assert said == ["internal error while processing a slice of files records; the slice is skipped"], said
-    assert a._held is None
+    assert said == ["internal error while processing a slice of files records: KeyError: 'a bug on one batch'; the "
+                    "slice is skipped"], said
+    assert a.held.batch is None
