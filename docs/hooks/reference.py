@@ -30,8 +30,14 @@ from typing import Any, Iterable
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+
+
+def _this_tree_first() -> None:
+    """Put this tree first on sys.path, so the pages are generated from the code beside them. Done in on_config,
+    not at import: MkDocs restores sys.path after it imports a hook, and the `mkdocs` script (unlike `python -m
+    mkdocs` in the tree) has no cwd entry, so an editable install of another tree would be read instead."""
+    if sys.path[:1] != [str(ROOT)]:
+        sys.path.insert(0, str(ROOT))
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -579,6 +585,7 @@ def _unlisted(docs_dir: Path, nav: Any) -> list[dict[str, str]]:
 
 
 def on_config(config, **kwargs):
+    _this_tree_first()
     docs_dir = Path(config["docs_dir"])
     if config.get("nav"):
         nav = _prune(config["nav"], lambda p: (docs_dir / p).is_file() or p in PAGES)
