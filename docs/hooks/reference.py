@@ -235,11 +235,17 @@ def _repeated(k, sep: str) -> str:
 
 
 def _roles(k) -> str:
-    """What else the kind's row says: its category as a job's root (triage), consequence, peer, what it clears."""
+    """What else the kind's row says: every field the other columns do not show (tests/test_docs.py)."""
     said = [f"root: {k.category.replace('_', ' ')}"] if k.category else []
     said += [w for flag, w in ((k.consequence, "a consequence"), (k.peer, "names its peer"),
-                               (k.fails_job, "fails the job"), (k.never_the_node, "never a node fault's doing"))
+                               (k.fails_job, "fails the job"), (k.never_the_node, "never a node fault's doing"),
+                               (k.restarts, "a job's first failure of it restarts an opted-in gang"),
+                               (k.slows, "slows its host (named beside a lagging rank)"))
               if flag]
+    if k.node_attribution:
+        said.append(f"a node problem of it saying no more than its reason: attribution {k.node_attribution}")
+    if k.daemon_pod:
+        said.append(f"in container `{k.daemon_pod[0]}`: the node's own word ({k.daemon_pod[1]})")
     if k.fault_states:
         said.append("fault when " + " or ".join(k.fault_states))
     if k.unused_states:
