@@ -240,7 +240,8 @@ def _roles(k) -> str:
     said += [w for flag, w in ((k.consequence, "a consequence"), (k.peer, "names its peer"),
                                (k.fails_job, "fails the job"), (k.never_the_node, "never a node fault's doing"),
                                (k.restarts, "a job's first failure of it restarts an opted-in gang"),
-                               (k.slows, "slows its host (named beside a lagging rank)"))
+                               (k.slows, "slows its host (named beside a lagging rank)"),
+                               (k.teardown, "printed by a process group's teardown (no failure after the job's success)"))
               if flag]
     if k.node_attribution:
         said.append(f"a node problem of it saying no more than its reason: attribution {k.node_attribution}")
