@@ -141,6 +141,7 @@ class Kind:
     # a job's first failure of this kind says a member cannot continue: cascading recovery restarts an opted-in gang
     # (cluster/recovery.py FATAL)
     restarts: bool = False
+    teardown: bool = False  # what a process group's teardown prints: after the job said it succeeded, no failure
     clears: tuple[Clears, ...] = ()  # a lifecycle kind: what a finding of it ends, each by its own match
     # a link-state kind (details' `state`): the states that are a fault (up clears; unused is no fault)
     fault_states: tuple[str, ...] = ()
@@ -292,13 +293,13 @@ TABLE: tuple[Kind, ...] = (
          category="fabric", consequence=True, peer=True),
     Kind("nccl_timeout", "NCCL watchdog timeout", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
          "NCCLWatchdogTimeout", workload=True, doc="PyTorch's NCCL watchdog gave up on a collective",
-         consequence=True),
+         consequence=True, teardown=True),
     Kind("nccl_remote_error", "NCCL remote error", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
          "NCCLRemoteError", workload=True, doc="a peer rank's process or connection went away",
-         consequence=True, peer=True),
+         consequence=True, peer=True, teardown=True),
     Kind("nccl_error", "NCCL error", None, "error", "unknown", "INVESTIGATE", "NCCLError", workload=True,
          doc="an NCCL call failed (system, internal, CUDA, usage errors)", category="by_attribution",
-         consequence=True, restarts=True),
+         consequence=True, restarts=True, teardown=True),
     Kind("cuda_error", "CUDA error", None, "error", "unknown", "INVESTIGATE", "CUDAError", workload=True,
          doc="a CUDA runtime error a job printed (reason refined by the error: CUDAIllegalAddress, ...)",
          category="by_attribution", restarts=True),

@@ -40,6 +40,36 @@ def test_site_builds_strictly(tmp_path):
         assert (tmp_path / "site" / page / "index.html").is_file(), page
 
 
+def test_the_pages_are_generated_from_the_tree_beside_them(monkeypatch):
+    """MkDocs restores sys.path after it imports the hook; the `mkdocs` script run in a copy of the tree would
+    otherwise generate the reference from whatever tree the venv's editable install points at."""
+    from mkdocs.config import load_config  # noqa: PLC0415
+
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(ROOT))])
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    config.plugins.on_config(config)
+    assert sys.path[0] == str(ROOT)
+
+
+def test_the_kinds_page_shows_every_field_of_a_kind_row():
+    """A field of the kind table the other columns do not show is in the row's roles: set on a row, it changes them."""
+    import dataclasses  # noqa: PLC0415
+
+    from parsers.kinds import TABLE, Kind  # noqa: PLC0415
+
+    columns = {"name", "wording", "device", "severity", "attribution", "action", "reason", "raises", "workload", "doc",
+               "repeated"}
+    hook = _hook()
+    unshown = set()
+    for f in dataclasses.fields(Kind):
+        if f.name in columns:
+            continue
+        for k in TABLE:
+            if getattr(k, f.name) and hook._roles(k) == hook._roles(dataclasses.replace(k, **{f.name: f.default})):
+                unshown.add(f.name)
+    assert not unshown, f"fields of parsers/kinds.py Kind the kinds reference does not show: {sorted(unshown)}"
+
+
 def test_readme_is_at_most_12_kib():
     size = README.stat().st_size
     assert size <= README_MAX_BYTES, f"README.md is {size} bytes; move detail into docs/ (limit {README_MAX_BYTES})"

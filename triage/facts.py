@@ -19,7 +19,7 @@ from parsers.kinds import TAINT_PREFIX
 @dataclass(frozen=True, slots=True)
 class JobKind:
     """A kind triage adds to parsers.KINDS, with the kind table's triage fields (parsers/kinds.py `Kind`:
-    `category`, `consequence`, `restarts`) and two of its own."""
+    `category`, `consequence`, `restarts`, `teardown`) and two of its own."""
     name: str
     doc: str
     category: str | None = None  # one of parsers.kinds.CATEGORIES; None: never a root by its kind alone
@@ -27,6 +27,7 @@ class JobKind:
     aftermath: bool = False  # after the job already failed, its end, not its cause (a scheduler, a launcher)
     context: bool = False  # maps ranks and addresses to hosts; never evidence of its own
     restarts: bool = False  # parsers/kinds.py `Kind.restarts`: a first failure of it, cascading recovery's to restart
+    teardown: bool = False  # parsers/kinds.py `Kind.teardown`: what a process group's teardown prints (triage.teardown)
 
 
 # Kinds triage adds to parsers.KINDS.  Add kinds, never rename them.
@@ -35,16 +36,16 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("exception", "a rank raised an exception that is not itself a consequence of another rank's failure",
             "application", restarts=True),
     JobKind("nccl_progress", "PyTorch's watchdog: the collective it timed out at and the last enqueued / completed "
-            "work", consequence=True),
+            "work", consequence=True, teardown=True),
     JobKind("nccl_dump", "PyTorch's flight recorder: a collective timed out (on this rank or another) and this rank "
-            "was told to dump; its last enqueued / completed work in the process group it names", consequence=True),
+            "was told to dump; its last enqueued / completed work in the process group it names", consequence=True, teardown=True),
     JobKind("nccl_hang", "PyTorch's heartbeat monitor: the watchdog itself made no progress (a stuck CUDA call or "
-            "GPU)", consequence=True),
+            "GPU)", consequence=True, teardown=True),
     JobKind("job_ended", "the scheduler ended the job or a step (cancelled, time limit, preempted, node failure, "
             "evicted)", "infrastructure", aftermath=True),
     # a consequence, but for a store's count of ranks apart, the job's cause (attribute.STORE_COUNTS): its gang cannot
     # form (facebookresearch/metaseq #52: such jobs "continue to stay alive")
-    JobKind("store_error", "the rendezvous / TCPStore connection failed", "infrastructure", consequence=True,
+    JobKind("store_error", "the rendezvous / TCPStore connection failed", "infrastructure", consequence=True, teardown=True,
             restarts=True),
     JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure"),
     JobKind("disk_pressure", "a node's local disk the job's runtime spills to is nearly full (Ray's raylet: object "
@@ -70,7 +71,7 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "a task's heartbeats stopped; Ray's GCS: a node's heartbeats stopped or its raylet was terminated): it "
             "crashed, hung, was preempted or lost the network; the line names which, never why", aftermath=True),
     JobKind("barrier_timeout", "PyTorch's monitored_barrier timed out: rank 0 names the ranks that did not reach it, "
-            "the others were told to read rank 0's log", consequence=True),
+            "the others were told to read rank 0's log", consequence=True, teardown=True),
     JobKind("job_success", "the job stated its own success (MLPerf's run_stop with status success, Megatron's "
             "\"[after training is done]\", Lightning's Trainer.fit stopped at max_epochs / max_steps, ms-swift's \"End time of "
             "running main\", Hugging Face Trainer's \"***** train metrics *****\" after the script's save, torchtitan's "

@@ -29,13 +29,14 @@ from typing import Iterable, NamedTuple, Sequence, TypeVar
 from parsers.finding import SEVERITY_RANK
 from parsers.kinds import TABLE as KIND_TABLE
 
+from .facts import JOB_TABLE
 from .model import Evidence, _int
 
 S = TypeVar("S", bound=tuple)
 
-# what a process group's teardown prints: NCCL's and PyTorch's communicator errors, the watchdog's lines, the store
-TEARDOWN_KINDS = frozenset({"nccl_error", "nccl_remote_error", "nccl_timeout", "nccl_progress", "nccl_dump",
-                            "nccl_hang", "store_error", "barrier_timeout"})
+# what a process group's teardown prints (NCCL's and PyTorch's communicator errors, the watchdog's lines, the store):
+# the kinds whose row says `teardown`, the kind table's and triage's own
+TEARDOWN_KINDS = frozenset(k.name for k in (*KIND_TABLE, *JOB_TABLE) if k.teardown)
 # kinds that fail the job whatever their severity (the kernel's OOM killer: a warning for the node, the end of a rank
 # for the job): `fails`, here and in triage.attribute
 FAILURE_KINDS = frozenset(k.name for k in KIND_TABLE if k.fails_job)

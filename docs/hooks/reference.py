@@ -30,8 +30,14 @@ from typing import Any, Iterable
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+
+
+def _this_tree_first() -> None:
+    """Put this tree first on sys.path, so the pages are generated from the code beside them. Done in on_config,
+    not at import: MkDocs restores sys.path after it imports a hook, and the `mkdocs` script (unlike `python -m
+    mkdocs` in the tree) has no cwd entry, so an editable install of another tree would be read instead."""
+    if sys.path[:1] != [str(ROOT)]:
+        sys.path.insert(0, str(ROOT))
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -229,11 +235,18 @@ def _repeated(k, sep: str) -> str:
 
 
 def _roles(k) -> str:
-    """What else the kind's row says: its category as a job's root (triage), consequence, peer, what it clears."""
+    """What else the kind's row says: every field the other columns do not show (tests/test_docs.py)."""
     said = [f"root: {k.category.replace('_', ' ')}"] if k.category else []
     said += [w for flag, w in ((k.consequence, "a consequence"), (k.peer, "names its peer"),
-                               (k.fails_job, "fails the job"), (k.never_the_node, "never a node fault's doing"))
+                               (k.fails_job, "fails the job"), (k.never_the_node, "never a node fault's doing"),
+                               (k.restarts, "a job's first failure of it restarts an opted-in gang"),
+                               (k.slows, "slows its host (named beside a lagging rank)"),
+                               (k.teardown, "printed by a process group's teardown (no failure after the job's success)"))
               if flag]
+    if k.node_attribution:
+        said.append(f"a node problem of it saying no more than its reason: attribution {k.node_attribution}")
+    if k.daemon_pod:
+        said.append(f"in container `{k.daemon_pod[0]}`: the node's own word ({k.daemon_pod[1]})")
     if k.fault_states:
         said.append("fault when " + " or ".join(k.fault_states))
     if k.unused_states:
@@ -579,6 +592,7 @@ def _unlisted(docs_dir: Path, nav: Any) -> list[dict[str, str]]:
 
 
 def on_config(config, **kwargs):
+    _this_tree_first()
     docs_dir = Path(config["docs_dir"])
     if config.get("nav"):
         nav = _prune(config["nav"], lambda p: (docs_dir / p).is_file() or p in PAGES)

@@ -360,3 +360,15 @@ def test_every_end_by_anothers_hand_after_the_success_is_no_failure_a_crash_or_a
         assert attribute(evidence({"train.log": [DELL_RUN_STOP, end]})) != [], end
     [crash] = attribute(evidence({"result_0.txt": [V51_RUN_STOP, *V51_TEARDOWN, *V51_EXITS]}))
     assert crash.root.kind == "nccl_error" and teardown(evidence({"result_0.txt": [V51_RUN_STOP, *V51_EXITS]})).noise == []
+
+
+def test_the_teardown_kinds_are_the_rows_that_say_so():
+    """A kind's teardown role is a field of its row (parsers/kinds.py Kind, triage/facts.py JobKind), not a list of
+    names beside the tables; a teardown's line is a consequence of another's failure, never a job's root."""
+    from parsers.kinds import TABLE  # noqa: PLC0415
+    from triage.teardown import TEARDOWN_KINDS  # noqa: PLC0415
+
+    rows = {k.name: k for k in (*TABLE, *facts.JOB_TABLE)}
+    assert TEARDOWN_KINDS == {name for name, k in rows.items() if k.teardown}
+    assert TEARDOWN_KINDS >= {"nccl_error", "nccl_timeout", "store_error", "barrier_timeout"}
+    assert all(rows[name].consequence for name in TEARDOWN_KINDS)
