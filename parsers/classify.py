@@ -1176,7 +1176,7 @@ class Classifier:
         # a group the row lacks or that took no part is None: no call for it (most rows have one or two)
         xid, sxid, pid, process, rank = get("xid"), get("sxid"), get("pid"), get("process"), get("rank")
         tagged = None  # the rank a serving engine's worker tag names (parsers.workers), a launcher's prefix's peer
-        of_line = None  # _rank_of(m), read here once: the event key of an event kept per rank takes it (_event_name)
+        of_line = None  # _rank_of(m), read here once: the event key of an event kept per rank takes it (_event_key)
         if any_rank:
             if rank is None:
                 found = _RANK.search(message)  # _rank_of(m): the row has no rank group (m.string is message)
@@ -1292,9 +1292,9 @@ def _rank_of(m: re.Match) -> str:
 
 def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None = None,
                event: tuple[str, str] | None = None) -> tuple[str, str, str] | None:
-    """The open-event key of a rule's line: the event's name, and for events kept per device
-    (rules.EVENT_PER_DEVICE, EVENT_PER_FINDING_DEVICE) the device's PCI address too; its role; the row (a stage of a
-    "once" event).  `rank`: `_rank_of(m)` where the caller read it already; `pci`: the line's finding's address (None:
+    """The open-event key of a rule's line: the event's name (a tuple of each one's for a row of several), and for
+    events kept per device (rules.EVENT_PER_DEVICE, EVENT_PER_FINDING_DEVICE) the device's PCI address too, for events
+    kept per rank (EVENT_PER_RANK) the rank; its role; the row (a stage of a "once" event).  `rank`: `_rank_of(m)` where the caller read it already; `pci`: the line's finding's address (None:
     a kind-None row's line); `event`: the line's (name, role) where its row's `event_if` chose it, else the row's."""
     if event is None:
         event = rule.event
@@ -1309,42 +1309,40 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None
     if role in ("page", "follows"):  # the page the line names: a "page" row's address, a "follows" row's pfn
         value = m.groupdict().get("page" if role == "page" else "pfn")
         stage = int(value, 16) if value is not None else None
-        if "|" in name:
-            return tuple(_event_name(one, rule, m) for one in name.split("|")), role, stage
-        return _event_name(name, rule, m), role, stage
-    if "|" in name:  # a "within" row of several events: its key in each
-        return tuple(_event_name(one, rule, m, rank) for one in name.split("|")), role, rule.name
-    return _event_name(name, rule, m, rank, pci), role, rule.name
+        rank = pci = None  # (its device the line's group, its rank read from anywhere on it)
+    else:
+        stage = rule.name
+    several = "|" in name  # a row of several events (a "within" row's, a "page" row's): its key in each
+    keys = []
+    for one in name.split("|") if several else (name,):  # each event's name, with the device or rank it is kept per
+        if one in EVENT_PER_FINDING_DEVICE:  # the finding's address ("" for a line of none: the newest open, _in_event)
+            one = f"{one} {'' if several else pci or ''}"
+        elif one in EVENT_PER_DEVICE:
+            groups = m.groupdict()  # the full PCI address, function included: one event per function
+            address = groups.get("pci") or groups.get("device")
+            device = (address or groups.get("netdev") or "").lower()
+            if one in EVENT_PER_GPU:  # a GPU's: its normalized address ("" when the line names none)
+                # as printed ("PCI:" is upper case), normalized with the arguments _build gives it for the same group
+                # (a GPU's kind drops the function), so the line's address is one lru_cache entry, not a second
+                # normalization
+                device = normalize_pci(address) or ""
+                if one in EVENT_PER_GPU_INDEX:  # and its index ("GPU6"), as the line names it (Classifier._gpu_key)
+                    named = groups.get("device")
+                    index = named if named is not None and named[:3] == "GPU" else None
+                    if index is None and device:
+                        found = _GSP_INDEX.search(m.string)
+                        if found is not None:
+                            index = "GPU" + (found.group("index") or found.group("gsp_index"))
+                    if index is not None:
+                        device = f"{device}={index}" if device else index
+            one = f"{one} {device}"
+        elif one in EVENT_PER_RANK:
+            one = f"{one} {_rank_of(m) if rank is None else rank}"
+        keys.append(one)
+    return (tuple(keys) if several else keys[0]), role, stage
 
 
 _GSP_INDEX = LazyPattern(GSP_GPU_INDEX)
-
-
-def _event_name(name: str, rule: Rule, m: re.Match, rank: str | None = None, pci: str | None = None) -> str:
-    """An event's open-event key for a line of a rule: its name, with the device or rank it is kept per."""
-    if name in EVENT_PER_FINDING_DEVICE:  # the finding's address ("" for a line of none: the newest open, _in_event)
-        return f"{name} {pci or ''}"
-    if name in EVENT_PER_DEVICE:
-        groups = m.groupdict()  # the full PCI address, function included: one event per function
-        address = groups.get("pci") or groups.get("device")
-        pci = (address or groups.get("netdev") or "").lower()
-        if name in EVENT_PER_GPU:  # a GPU's: its normalized address ("" when the line names none)
-            # as printed ("PCI:" is upper case), normalized with the arguments _build gives it for the same group (a
-            # GPU's kind drops the function), so the line's address is one lru_cache entry, not a second normalization
-            pci = normalize_pci(address) or ""
-            if name in EVENT_PER_GPU_INDEX:  # and its index ("GPU6"), as the line names it (Classifier._gpu_key)
-                device = groups.get("device")
-                index = device if device is not None and device[:3] == "GPU" else None
-                if index is None and pci:
-                    found = _GSP_INDEX.search(m.string)
-                    if found is not None:
-                        index = "GPU" + (found.group("index") or found.group("gsp_index"))
-                if index is not None:
-                    pci = f"{pci}={index}" if pci else index
-        name = f"{name} {pci}"
-    elif name in EVENT_PER_RANK:
-        name = f"{name} {_rank_of(m) if rank is None else rank}"
-    return name
 
 
 # the Finding fields a template fixes, in the Finding's own order (the rest come from the line: envelope, position)
