@@ -263,6 +263,10 @@ EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", 
                               "mlx5_probe", "mlx5_temp",
                               "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "netdev_watchdog", "retrain",
                               "tcpx", "ecc", "ccrpc"})
+# "within" rows whose line is part of an open event of its device's other functions too, where its own function has
+# none open (the key's address up to its function: domain:bus:device): what a function prints of a resource its device
+# shares (mlx5's vendor-specific gateway, mlx5_crdump_refused).
+EVENT_WITHIN_DEVICE = frozenset({"mlx5_crdump_refused"})
 # Events kept per device by the address their findings carry (function kept: parsers/kinds.py FUNCTION_DEVICES): a PCIe
 # AER report's "error received" line names the device reported (its `pci`: "pcieport 0000:00:1c.4: AER: Corrected error
 # received: 0000:00:1c.4", 6.x "Correctable error message received from 0000:03:00.0", before 4.x "id=00e5", its
@@ -1361,15 +1365,21 @@ RULES: tuple[Rule, ...] = (
        r"PCI slot(?: \d+)? is unavailable|health recovery (?:flow aborted|failed))",
        severity="fatal", action="RESET_NIC", flags=re.I, event=MLX5_HEALTH_JOIN, scan_from="what"),
     # What the health recovery prints on its way, naming no cause of its own ("mlx5_health_try_recover:335:(pid 2239):
-    # handling bad device here", crdump.c's "mlx5_crdump_collect:50:(pid 254382): crdump: failed to lock vsc gw err -5"
-    # (mainline 5.x-6.x; a vendor kernel's "crdump: failed to lock gw status -13"), and
-    # mlx5_handle_bad_state's reading of the function's interface mode: "Expected to see disabled NIC but it is has
-    # invalid value 7" (5.x-6.x; "is full driver", "is no dram nic" alike), "NIC IFC still 7 after 1000ms."): part of
-    # the function's open health event, else the unclassified net's. Was: the bad state's line an unclassified warning.
-    _r("mlx5_health_after", None, ["handling bad device here", "crdump: failed to lock", "Expected to see disabled NIC",
-                                   "NIC IFC still"],
-       FIRST_MLX5 + r":? .*?(?:handling bad device here|crdump: failed to lock (?:vsc )?gw|"
-       r"Expected to see disabled NIC but it is|NIC IFC still \d+ after)", event=("mlx5_health", "within")),
+    # handling bad device here", mlx5_handle_bad_state's reading of the function's interface mode: "Expected to see
+    # disabled NIC but it is has invalid value 7" (5.x-6.x; "is full driver", "is no dram nic" alike), "NIC IFC still 7
+    # after 1000ms."): part of the function's open health event, else the unclassified net's. Was: the bad state's
+    # line an unclassified warning.
+    _r("mlx5_health_after", None, ["handling bad device here", "Expected to see disabled NIC", "NIC IFC still"],
+       FIRST_MLX5 + r":? .*?(?:handling bad device here|Expected to see disabled NIC but it is|NIC IFC still \d+ after)",
+       event=("mlx5_health", "within")),
+    # The fw_fatal reporter's crash dump refused: crdump.c's "mlx5_crdump_collect:50:(pid 254382): crdump: failed to
+    # lock vsc gw err -5" (mainline 5.x-6.x; a vendor kernel's "crdump: failed to lock gw status -13"; -13, EACCES, the
+    # function's PCI channel offline, lib/pci_vsc.c mlx5_vsc_gw_lock). The gateway's semaphore is the device's, taken
+    # through any of its physical functions' config space ("Verify no other PF is running cr-dump or sw reset"): part
+    # of the open health event of any function of the same device (EVENT_WITHIN_DEVICE; a DPC containment: the health
+    # poll fails on function .1, function .0's dump refused), else the unclassified net's naming the function.
+    _r("mlx5_crdump_refused", None, ["crdump: failed to lock"],
+       FIRST_MLX5 + r":? .*?crdump: failed to lock (?:vsc )?gw", event=("mlx5_health", "within")),
     # mlx5e's TX timeout handler: "TX timeout detected" (no queue), then one "TX timeout on queue: N, SQ: .."
     # line per stuck queue; its RX reporter's counterpart, a receive queue whose posted buffers the device never took
     # ("RX timeout on channel: 20, ICOSQ: 0x1ee0, RQ: 0x1e43, CQ: 0x3ea6", en/reporter_rx.c in every era: 5.x's
