@@ -829,17 +829,12 @@ RULES: tuple[Rule, ...] = (
        event=("rminit|fallen|reset", "join")),
     # What the driver prints as a consequence of a GPU it lost, naming no cause of its own: the 3.x driver asking
     # for the GPU's PCI handle from its interrupt ("NVRM: os_pci_init_handle: invalid context!" between its "GPU at ..
-    # has fallen off the bus" lines), the resource server's assertion that a free it made succeeded ("Assertion
-    # failed: (status == NV_OK) || (status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844" after the failed
-    # GspRmFree): part of the lost GPU's open event, else the unclassified net's (EVENT_WITHIN).
-    # The same assertion (and 59x's "nvCheckFailedNoLog: Check failed: (status == NV_OK) || (status ==
-    # NV_ERR_GPU_IN_FULLCHIP_RESET) @ gpu_user_shared_data.c:503") follows a GPU needing reset too: part of that event.
+    # has fallen off the bus" lines): part of the lost GPU's open event, else the unclassified net's (EVENT_WITHIN).
     # The module's init failing after its probe found no GPU it could drive ("NVRM: NVIDIA init module failed!"
-    # after "None of the NVIDIA graphics adapters were initialized!") is likewise part of that open event.
-    _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "Assertion failed: (status == NV_OK)",
-                                "Check failed: (status == NV_OK)", "NVIDIA init module failed"],
-       r"(?:NVRM: (?P<device>GPU\d+) \w+: )?(?:os_pci_init_handle: invalid context!|"
-       r"(?:Assertion|Check) failed: \(status == NV_OK\)|NVRM: NVIDIA init module failed!)",
+    # after "None of the NVIDIA graphics adapters were initialized!") is likewise part of that open event (a GPU
+    # needing reset's too). The RM's assertions and checks after it: rm_check_after.
+    _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "NVIDIA init module failed"],
+       r"(?:NVRM: (?P<device>GPU\d+) \w+: )?(?:os_pci_init_handle: invalid context!|NVRM: NVIDIA init module failed!)",
        event=("fallen|reset", "within")),
     # A GPU the driver needs reset: every RM call on it after fails with NV_ERR_RESET_REQUIRED, each an assertion or
     # check line ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062)
@@ -1056,14 +1051,18 @@ RULES: tuple[Rule, ...] = (
     # partition timed out.", "FSP secure boot GSP prechecks failed.", "RM cannot boot with FSP missing on silicon."), and
     # an RM check or assertion on a boot call that failed ("nvCheckOkFailedNoLog: Check failed: .. returned from
     # kfspSendBootCommands_HAL(pGpu, pKernelFsp) @ kernel_gsp_gh100.c:756", 59x+ "NVRM: GPU0 nvAssertOkFailedNoLog:
-    # Assertion failed: .. returned from kgspWaitForRmInitDone(pGpu, pKernelGsp) @ kernel_gsp_gh100.c:1107"): reasons
-    # too (each was an unclassified warning beside the attempt's finding). The FSP's register dump after them
+    # Assertion failed: .. returned from kgspWaitForRmInitDone(pGpu, pKernelGsp) @ kernel_gsp_gh100.c:1107"; every
+    # step of kgspInitRm's boot of the GSP alike: "Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) returned
+    # from kgspCreateRadix3(..) @ kernel_gsp.c:4502" before "Error preparing GSP-RM image" (#892), ".. returned from
+    # kgspPrepareForBootstrap_HAL(..)", kgspBootstrap_HAL's), and the FWSEC command the VBIOS could not prepare that
+    # step ran ("NVRM: s_prepareForFwsec_TU102: failed to prepare interface data for FWSEC cmd 0x15: 0x25", #943):
+    # reasons too (each was an unclassified warning beside the attempt's finding). The FSP's register dump after them
     # (kfspDumpDebugState, "Sent following content to FSP:") carries no error word.
     _r("rm_init_mapping", None, ["osInitNvMapping", "_kgspBootGspRm: ", "Cannot initialize GSP firmware RM",
                                  "RmFetchGspRmImages: No firmware image found",
                                  "GfwBoot", "kgspBootstrap_", "kgspInitRm_IMPL: ", "Fatal GSP-FMC Error",
                                  "FSP command", "FSP response reported error", "RM cannot boot", "FSP secure boot",
-                                 "returned from kfsp", "returned from kgspWaitForRmInitDone"],
+                                 "returned from kfsp", "returned from kgsp", "failed to prepare interface data"],
        r"osInitNvMapping: \*\*\* Cannot attach gpu|RmInitAdapter: osInitNvMapping failed, bailing out|"
        r"_kgspBootGspRm: |RmInitAdapter: Cannot initialize GSP firmware RM|RmFetchGspRmImages: No firmware image found|"
        r"(?:kgspWaitForGfwBootOk|gpuWaitForGfwBootComplete)_\w+: failed to wait|"
@@ -1072,7 +1071,8 @@ RULES: tuple[Rule, ...] = (
        r"kfsp\w+: (?:Timed out waiting for FSP command queue|FSP command timed out|FSP response reported error)|"
        r"FSP boot cmds failed\. RM cannot boot|RM cannot boot with FSP missing|"
        r"FSP secure boot (?:partition timed out|GSP prechecks failed)|"
-       r"(?:Assertion|Check) failed: .* returned from (?:kfsp\w*BootCommands|kgspWaitForRmInitDone)\w*\(",
+       r"s_prepareForFwsec_\w+: failed to prepare interface data|(?:Assertion|Check) failed: .* returned from "
+       r"(?:kfsp\w*BootCommands|kgsp(?:WaitForRmInitDone|CreateRadix3|PrepareForBootstrap|Bootstrap))\w*\(",
        event=("rminit", "lead")),
     # A register read the GPU answered with a PRI error code ("NVRM: gpuHandleSanityCheckRegReadError_GH100: Possible
     # bad register read: addr: 0x110804,  regvalue: 0xbadf4100,  error code: Unknown SYS_PRI_ERROR_CODE") between an
@@ -1080,6 +1080,17 @@ RULES: tuple[Rule, ...] = (
     # the unclassified net makes of it, as before (the same check at run time, open-gpu-kernel-modules #688).
     _r("rm_init_reg_read", None, ["Possible bad register read"],
        r"gpuHandleSanityCheckRegReadError_\w+: Possible bad register read", event=("rminit", "within")),
+    # The RM's assertions and checks while a GPU is lost or needs reset: every RM call on it fails and the driver
+    # asserts each, whatever the status it names ("nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || (status
+    # == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844" after the failed GspRmFree, 59x's "nvCheckFailedNoLog: Check
+    # failed: (status == NV_OK) || .. @ gpu_user_shared_data.c:503", "nvCheckFailedNoLog: Check failed:
+    # _handlePollMaskHelper(pGpu, NV_FALSE, NV_TRUE) == NV_OK @ gpu_user_shared_data.c:151" after the shared data's
+    # poll RPC came back NV_ERR_RESET_REQUIRED, open-gpu-kernel-modules #1045): part of the open event, else the
+    # unclassified net's (EVENT_WITHIN). After the rows above: a lost GPU's, a reset's and an init attempt's own
+    # assertions are theirs. Was: each but the "(status == NV_OK)" ones an unclassified warning inside the event.
+    _r("rm_check_after", None, ["Assertion failed: ", "Check failed: "],
+       r"(?:NVRM: (?P<device>GPU\d+) )?nv(?:Assert|Check)(?:Ok)?Failed(?:NoLog)?: (?:Assertion|Check) failed: ",
+       event=("fallen|reset", "within")),
     # The driver's load banner, proprietary ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  ..") and
     # open ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.195.03  Release Build  .."): a lifecycle
     # finding (what a reload ends: kinds.py).
