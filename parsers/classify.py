@@ -31,7 +31,7 @@ from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_DETAIL_FIRST,
                     EVENT_ECHOES, EVENT_ESCALATES, EVENT_ONE_PROCESS,
                     EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
-                    EVENT_PER_FINDING_DEVICE, EVENT_REPORTS,
+                    EVENT_PER_FINDING_DEVICE, EVENT_REPORTS, EVENT_WITHIN_DEVICE,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX, KEYWORDS, PAGE_SHIFTS,
                     PCI, REFINERS, RULES, STATED, Rule)
 from .unclassified import DRIVER_DEVICES, DRIVER_KEYWORDS, ERROR_WORDS, unclassified
@@ -613,6 +613,11 @@ class Classifier:
                 if newest is not None:
                     name, last = newest, self._events.get(newest)
                     inside = last is not None and 0 <= position - last <= EVENT_LINES[prefix]
+        elif not inside and role == "within" and stage in EVENT_WITHIN_DEVICE and "." in name:
+            # an open event of another function of its device ("mlx5_health 0004:01:00." + any function)
+            newest = self._newest_open(name[:name.rindex(".") + 1], position)
+            if newest is not None:
+                name, last, inside = newest, self._events[newest], True
         elif not inside and role == "join" and prefix in EVENT_ONE_PROCESS:  # the one rank's whether tagged or not
             other = self._one_process(name, prefix, position)
             if other == prefix + " ":  # a tagged line, the untagged lines' event: this rank's from now on (its key)
@@ -854,9 +859,10 @@ class Classifier:
         return keyed if open_keys == [keyed] else None
 
     def _newest_open(self, prefix: str, position: int) -> str | None:
-        """The open event named `prefix` + a GPU's address whose last line is the latest within its window (a line
-        of a per-GPU event naming no GPU: rare, so a scan of the open events, at most MAX_OPEN_EVENTS)."""
-        window, best, best_at = EVENT_LINES[prefix[:-1]], None, -1
+        """The open event named `prefix` + a GPU's address (or the rest of a function's) whose last line is the latest
+        within its window (a line of a per-GPU event naming no GPU, EVENT_WITHIN_DEVICE's: rare, so a scan of the open
+        events, at most MAX_OPEN_EVENTS)."""
+        window, best, best_at = EVENT_LINES[prefix.split(" ", 1)[0]], None, -1
         for key, at in self._events.items():
             if at > best_at and key.startswith(prefix) and 0 <= position - at <= window:
                 best, best_at = key, at

@@ -263,6 +263,10 @@ EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", 
                               "mlx5_probe", "mlx5_temp",
                               "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "netdev_watchdog", "retrain",
                               "tcpx", "ecc", "ccrpc"})
+# "within" rows whose line is part of an open event of its device's other functions too, where its own function has
+# none open (the key's address up to its function: domain:bus:device): what a function prints of a resource its device
+# shares (mlx5's vendor-specific gateway, mlx5_crdump_refused).
+EVENT_WITHIN_DEVICE = frozenset({"mlx5_crdump_refused"})
 # Events kept per device by the address their findings carry (function kept: parsers/kinds.py FUNCTION_DEVICES): a PCIe
 # AER report's "error received" line names the device reported (its `pci`: "pcieport 0000:00:1c.4: AER: Corrected error
 # received: 0000:00:1c.4", 6.x "Correctable error message received from 0000:03:00.0", before 4.x "id=00e5", its
@@ -825,17 +829,12 @@ RULES: tuple[Rule, ...] = (
        event=("rminit|fallen|reset", "join")),
     # What the driver prints as a consequence of a GPU it lost, naming no cause of its own: the 3.x driver asking
     # for the GPU's PCI handle from its interrupt ("NVRM: os_pci_init_handle: invalid context!" between its "GPU at ..
-    # has fallen off the bus" lines), the resource server's assertion that a free it made succeeded ("Assertion
-    # failed: (status == NV_OK) || (status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844" after the failed
-    # GspRmFree): part of the lost GPU's open event, else the unclassified net's (EVENT_WITHIN).
-    # The same assertion (and 59x's "nvCheckFailedNoLog: Check failed: (status == NV_OK) || (status ==
-    # NV_ERR_GPU_IN_FULLCHIP_RESET) @ gpu_user_shared_data.c:503") follows a GPU needing reset too: part of that event.
+    # has fallen off the bus" lines): part of the lost GPU's open event, else the unclassified net's (EVENT_WITHIN).
     # The module's init failing after its probe found no GPU it could drive ("NVRM: NVIDIA init module failed!"
-    # after "None of the NVIDIA graphics adapters were initialized!") is likewise part of that open event.
-    _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "Assertion failed: (status == NV_OK)",
-                                "Check failed: (status == NV_OK)", "NVIDIA init module failed"],
-       r"(?:NVRM: (?P<device>GPU\d+) \w+: )?(?:os_pci_init_handle: invalid context!|"
-       r"(?:Assertion|Check) failed: \(status == NV_OK\)|NVRM: NVIDIA init module failed!)",
+    # after "None of the NVIDIA graphics adapters were initialized!") is likewise part of that open event (a GPU
+    # needing reset's too). The RM's assertions and checks after it: rm_check_after.
+    _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "NVIDIA init module failed"],
+       r"(?:NVRM: (?P<device>GPU\d+) \w+: )?(?:os_pci_init_handle: invalid context!|NVRM: NVIDIA init module failed!)",
        event=("fallen|reset", "within")),
     # A GPU the driver needs reset: every RM call on it after fails with NV_ERR_RESET_REQUIRED, each an assertion or
     # check line ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062)
@@ -1052,14 +1051,18 @@ RULES: tuple[Rule, ...] = (
     # partition timed out.", "FSP secure boot GSP prechecks failed.", "RM cannot boot with FSP missing on silicon."), and
     # an RM check or assertion on a boot call that failed ("nvCheckOkFailedNoLog: Check failed: .. returned from
     # kfspSendBootCommands_HAL(pGpu, pKernelFsp) @ kernel_gsp_gh100.c:756", 59x+ "NVRM: GPU0 nvAssertOkFailedNoLog:
-    # Assertion failed: .. returned from kgspWaitForRmInitDone(pGpu, pKernelGsp) @ kernel_gsp_gh100.c:1107"): reasons
-    # too (each was an unclassified warning beside the attempt's finding). The FSP's register dump after them
+    # Assertion failed: .. returned from kgspWaitForRmInitDone(pGpu, pKernelGsp) @ kernel_gsp_gh100.c:1107"; every
+    # step of kgspInitRm's boot of the GSP alike: "Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) returned
+    # from kgspCreateRadix3(..) @ kernel_gsp.c:4502" before "Error preparing GSP-RM image" (#892), ".. returned from
+    # kgspPrepareForBootstrap_HAL(..)", kgspBootstrap_HAL's), and the FWSEC command the VBIOS could not prepare that
+    # step ran ("NVRM: s_prepareForFwsec_TU102: failed to prepare interface data for FWSEC cmd 0x15: 0x25", #943):
+    # reasons too (each was an unclassified warning beside the attempt's finding). The FSP's register dump after them
     # (kfspDumpDebugState, "Sent following content to FSP:") carries no error word.
     _r("rm_init_mapping", None, ["osInitNvMapping", "_kgspBootGspRm: ", "Cannot initialize GSP firmware RM",
                                  "RmFetchGspRmImages: No firmware image found",
                                  "GfwBoot", "kgspBootstrap_", "kgspInitRm_IMPL: ", "Fatal GSP-FMC Error",
                                  "FSP command", "FSP response reported error", "RM cannot boot", "FSP secure boot",
-                                 "returned from kfsp", "returned from kgspWaitForRmInitDone"],
+                                 "returned from kfsp", "returned from kgsp", "failed to prepare interface data"],
        r"osInitNvMapping: \*\*\* Cannot attach gpu|RmInitAdapter: osInitNvMapping failed, bailing out|"
        r"_kgspBootGspRm: |RmInitAdapter: Cannot initialize GSP firmware RM|RmFetchGspRmImages: No firmware image found|"
        r"(?:kgspWaitForGfwBootOk|gpuWaitForGfwBootComplete)_\w+: failed to wait|"
@@ -1068,7 +1071,8 @@ RULES: tuple[Rule, ...] = (
        r"kfsp\w+: (?:Timed out waiting for FSP command queue|FSP command timed out|FSP response reported error)|"
        r"FSP boot cmds failed\. RM cannot boot|RM cannot boot with FSP missing|"
        r"FSP secure boot (?:partition timed out|GSP prechecks failed)|"
-       r"(?:Assertion|Check) failed: .* returned from (?:kfsp\w*BootCommands|kgspWaitForRmInitDone)\w*\(",
+       r"s_prepareForFwsec_\w+: failed to prepare interface data|(?:Assertion|Check) failed: .* returned from "
+       r"(?:kfsp\w*BootCommands|kgsp(?:WaitForRmInitDone|CreateRadix3|PrepareForBootstrap|Bootstrap))\w*\(",
        event=("rminit", "lead")),
     # A register read the GPU answered with a PRI error code ("NVRM: gpuHandleSanityCheckRegReadError_GH100: Possible
     # bad register read: addr: 0x110804,  regvalue: 0xbadf4100,  error code: Unknown SYS_PRI_ERROR_CODE") between an
@@ -1076,6 +1080,17 @@ RULES: tuple[Rule, ...] = (
     # the unclassified net makes of it, as before (the same check at run time, open-gpu-kernel-modules #688).
     _r("rm_init_reg_read", None, ["Possible bad register read"],
        r"gpuHandleSanityCheckRegReadError_\w+: Possible bad register read", event=("rminit", "within")),
+    # The RM's assertions and checks while a GPU is lost or needs reset: every RM call on it fails and the driver
+    # asserts each, whatever the status it names ("nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || (status
+    # == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844" after the failed GspRmFree, 59x's "nvCheckFailedNoLog: Check
+    # failed: (status == NV_OK) || .. @ gpu_user_shared_data.c:503", "nvCheckFailedNoLog: Check failed:
+    # _handlePollMaskHelper(pGpu, NV_FALSE, NV_TRUE) == NV_OK @ gpu_user_shared_data.c:151" after the shared data's
+    # poll RPC came back NV_ERR_RESET_REQUIRED, open-gpu-kernel-modules #1045): part of the open event, else the
+    # unclassified net's (EVENT_WITHIN). After the rows above: a lost GPU's, a reset's and an init attempt's own
+    # assertions are theirs. Was: each but the "(status == NV_OK)" ones an unclassified warning inside the event.
+    _r("rm_check_after", None, ["Assertion failed: ", "Check failed: "],
+       r"(?:NVRM: (?P<device>GPU\d+) )?nv(?:Assert|Check)(?:Ok)?Failed(?:NoLog)?: (?:Assertion|Check) failed: ",
+       event=("fallen|reset", "within")),
     # The driver's load banner, proprietary ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  ..") and
     # open ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.195.03  Release Build  .."): a lifecycle
     # finding (what a reload ends: kinds.py).
@@ -1361,15 +1376,21 @@ RULES: tuple[Rule, ...] = (
        r"PCI slot(?: \d+)? is unavailable|health recovery (?:flow aborted|failed))",
        severity="fatal", action="RESET_NIC", flags=re.I, event=MLX5_HEALTH_JOIN, scan_from="what"),
     # What the health recovery prints on its way, naming no cause of its own ("mlx5_health_try_recover:335:(pid 2239):
-    # handling bad device here", crdump.c's "mlx5_crdump_collect:50:(pid 254382): crdump: failed to lock vsc gw err -5"
-    # (mainline 5.x-6.x; a vendor kernel's "crdump: failed to lock gw status -13"), and
-    # mlx5_handle_bad_state's reading of the function's interface mode: "Expected to see disabled NIC but it is has
-    # invalid value 7" (5.x-6.x; "is full driver", "is no dram nic" alike), "NIC IFC still 7 after 1000ms."): part of
-    # the function's open health event, else the unclassified net's. Was: the bad state's line an unclassified warning.
-    _r("mlx5_health_after", None, ["handling bad device here", "crdump: failed to lock", "Expected to see disabled NIC",
-                                   "NIC IFC still"],
-       FIRST_MLX5 + r":? .*?(?:handling bad device here|crdump: failed to lock (?:vsc )?gw|"
-       r"Expected to see disabled NIC but it is|NIC IFC still \d+ after)", event=("mlx5_health", "within")),
+    # handling bad device here", mlx5_handle_bad_state's reading of the function's interface mode: "Expected to see
+    # disabled NIC but it is has invalid value 7" (5.x-6.x; "is full driver", "is no dram nic" alike), "NIC IFC still 7
+    # after 1000ms."): part of the function's open health event, else the unclassified net's. Was: the bad state's
+    # line an unclassified warning.
+    _r("mlx5_health_after", None, ["handling bad device here", "Expected to see disabled NIC", "NIC IFC still"],
+       FIRST_MLX5 + r":? .*?(?:handling bad device here|Expected to see disabled NIC but it is|NIC IFC still \d+ after)",
+       event=("mlx5_health", "within")),
+    # The fw_fatal reporter's crash dump refused: crdump.c's "mlx5_crdump_collect:50:(pid 254382): crdump: failed to
+    # lock vsc gw err -5" (mainline 5.x-6.x; a vendor kernel's "crdump: failed to lock gw status -13"; -13, EACCES, the
+    # function's PCI channel offline, lib/pci_vsc.c mlx5_vsc_gw_lock). The gateway's semaphore is the device's, taken
+    # through any of its physical functions' config space ("Verify no other PF is running cr-dump or sw reset"): part
+    # of the open health event of any function of the same device (EVENT_WITHIN_DEVICE; a DPC containment: the health
+    # poll fails on function .1, function .0's dump refused), else the unclassified net's naming the function.
+    _r("mlx5_crdump_refused", None, ["crdump: failed to lock"],
+       FIRST_MLX5 + r":? .*?crdump: failed to lock (?:vsc )?gw", event=("mlx5_health", "within")),
     # mlx5e's TX timeout handler: "TX timeout detected" (no queue), then one "TX timeout on queue: N, SQ: .."
     # line per stuck queue; its RX reporter's counterpart, a receive queue whose posted buffers the device never took
     # ("RX timeout on channel: 20, ICOSQ: 0x1ee0, RQ: 0x1e43, CQ: 0x3ea6", en/reporter_rx.c in every era: 5.x's

@@ -98,3 +98,16 @@ def test_the_crdump_refused_during_the_recovery_is_part_of_the_health_event_in_b
     fatal = "mlx5_core 0000:00:03.0: poll_health:803:(pid 519): Fatal error 3 detected\n"
     assert [(f.kind, f.severity) for f in _found(fatal + crdump)] == [("nic_error", "fatal")]
     assert [(f.kind, f.severity, f.pci) for f in _found(crdump)] == [("unclassified", "warning", "0000:00:03")]
+
+
+def test_a_sibling_functions_refused_crdump_is_part_of_the_devices_open_health_event():
+    """crdump's gateway semaphore is the device's, shared by its physical functions (lib/pci_vsc.c, crdump.c "Verify
+    no other PF is running cr-dump or sw reset"): a DPC containment, the health poll failing on function .1, function
+    .0's dump refused (the real lines: realworld pcie-dpc-2.yaml #0) is one event, the fatal one of function .1.
+    Another device's refusal stays the unclassified net's. Was: a second finding, an unclassified warning on .0."""
+    fatal = "mlx5_core 0004:01:00.1: print_health:819:(pid 0): Fatal error detected\n"
+    refused = "mlx5_core {}: mlx5_crdump_collect:50:(pid 2239): crdump: failed to lock gw status -13\n"
+    got = [(f.kind, f.severity, f.pci) for f in _found(fatal + refused.format("0004:01:00.0"))]
+    assert got == [("nic_error", "fatal", "0004:01:00.1")]
+    got = [(f.kind, f.severity, f.pci) for f in _found(fatal + refused.format("0004:02:00.0"))]
+    assert got == [("nic_error", "fatal", "0004:01:00.1"), ("unclassified", "warning", "0004:02:00")]

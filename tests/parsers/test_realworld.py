@@ -1,5 +1,6 @@
 """Detection fidelity on real logs: per-kind recall over tests/fixtures/realworld, strict on kind + code + PCI,
-and silence (nothing >= warning beyond the annotated events) on whole logs of healthy GPU nodes."""
+precision per sample (nothing >= warning beyond its `expect:` and its reasoned `extra:`), and silence (nothing >=
+warning beyond the annotated events) on whole logs of healthy GPU nodes."""
 
 from __future__ import annotations
 
@@ -74,6 +75,18 @@ def test_samples_without_events_stay_silent(item):
     """Lines that hold no event of their own (continuations, the other lines of one OOM kill, link-up noise)."""
     loud = [f.kind for f in realworld.findings(item["text"]) if at_least(f.severity, "warning")]
     assert loud == []
+
+
+@pytest.mark.parametrize("item", [i for i in ITEMS if i["expect"]], ids=lambda i: f"{i['file']}#{i['index']}")
+def test_samples_with_events_give_nothing_loud_beyond_them(item):
+    """Precision: every finding >= warning is an event the sample's `expect:` lists, or one its `extra:` lists with
+    the reason it is a finding of its own (each must still be found: a stale entry fails too). Recall alone let a
+    second finding for a line of a listed event pass unseen (a sibling mlx5 function's refused crdump)."""
+    assert all(e.get("reason") for e in item.get("extra", [])), "each extra: entry says why it is a finding"
+    loud = collections.Counter(realworld.finding_key(f) for f in realworld.findings(item["text"])
+                               if at_least(f.severity, "warning"))
+    assert loud - collections.Counter(map(realworld.expect_key, item["expect"])) == collections.Counter(
+        map(realworld.expect_key, item.get("extra", [])))
 
 
 # The corpus files of jobs' own output (NCCL, PyTorch, CUDA, frameworks): every annotated event is found once and
