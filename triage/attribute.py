@@ -1232,6 +1232,8 @@ def _who(e: Evidence) -> str:
             host = f"{host} ({address}" + (f", pod {pod})" if pod else ")")
     if e.rank is not None:
         return f"rank {e.rank}" + (f" on {host}" if host else "")
+    if e.local_rank is not None:  # a launcher's name for it on its node (torchrun's "local_rank: 3", mp.spawn's
+        return f"local rank {e.local_rank}" + (f" on {host}" if host else "")  # "process 0"): no global rank guessed
     return host or (f"{e.file}" if e.file else "an unnamed process")
 
 
@@ -1239,7 +1241,8 @@ def _dead(e: Evidence) -> str:
     """The process a death line is about: a rank (its pid), or a rank's DataLoader worker."""
     pid = f" (pid {e.pid})" if e.pid is not None else ""
     if e.kind == "worker_exit":
-        return f"{_who(e) if e.rank is not None or e.host else 'a rank'}'s DataLoader worker{pid}"
+        named = e.rank is not None or e.local_rank is not None or e.host
+        return f"{_who(e) if named else 'a rank'}'s DataLoader worker{pid}"
     return f"{_who(e)}{pid}"
 
 

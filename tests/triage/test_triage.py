@@ -3071,3 +3071,21 @@ def test_a_dead_workers_completion_error_naming_a_peer_does_not_explain_its_deat
          for line in f.read_text().splitlines()], f.name, Clock())]
     assert {(e.peer, e.host) for e in ev if e.kind == "ib_completion_error"} == {("10.216.210.236", "172.19.24.110")}
     assert [(i.category, i.rule) for i in attribute(ev)] == [("undetermined", "first_rank_death")]
+
+
+@pytest.mark.parametrize("lines, named", [
+    # REAL: hpcaitech/ColossalAI #3514 (torch.distributed.elastic's failed line, the Python logging era; its
+    # ChildFailedError summary, which would give the global rank, is not in the copied lines)
+    (["WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 812916 closing signal SIGTERM",
+      "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 3 (pid: 812917) of "
+      "binary: /data/chenhao/anaconda3/envs/ColossalAI-Chat/bin/python"], "local rank 3"),
+    # REAL: resistzzz/Prompt4NR #3 (torch.multiprocessing.spawn's join: the process number is the local rank)
+    (["torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL"], "local rank 0"),
+])
+def test_a_death_named_by_its_local_rank_only_names_that_local_rank(lines, named):
+    """A process whose launcher names it only by its local rank (torchrun's `failed (exitcode: -9) local_rank: 3`,
+    mp.spawn's `process 0 terminated`) is that local rank in the reason, not the log file it was read from (was:
+    "job/train.log died first"); no global rank is guessed from it."""
+    (incident,) = job({"train.log": lines})
+    assert incident.root.rank is None and incident.category == "undetermined"
+    assert incident.reason.startswith(f"{named} died first (signal 9)"), incident.reason
