@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 from typing import Any, Callable
 
@@ -50,12 +51,22 @@ class Watcher:
         return self
 
     def close(self) -> None:
+        """End the stream now.  The socket is shut down first: that wakes the thread blocked reading it (EOF).
+        Closing the response alone waits for that read to return (the reader holds the buffer's lock): until the
+        server's next line, a BOOKMARK about a minute apart on a quiet resource, per watcher."""
         resp = self._resp
-        if resp is not None:
-            try:
-                resp.close()  # wakes the thread blocked reading the stream
-            except Exception:  # noqa: BLE001
-                pass
+        if resp is None:
+            return
+        sock = getattr(getattr(resp, "connection", None), "sock", None)
+        try:
+            if sock is not None:
+                sock.shutdown(socket.SHUT_RDWR)
+        except Exception:  # noqa: BLE001 - already closed or reset: the read has returned
+            pass
+        try:
+            resp.close()
+        except Exception:  # noqa: BLE001
+            pass
 
     def run(self) -> None:
         rv: str | None = None

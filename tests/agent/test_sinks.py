@@ -5,6 +5,7 @@ among the agent's sinks (docs/extending.md, "A new sink": the sink's module, its
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
 import json
 import os
@@ -129,6 +130,7 @@ def _nest(parts: list[str], value: object) -> object:
     return value
 
 
+@functools.cache  # once a run (a process start): both commands' tests read it, neither changes it
 def _bad_number_at_each_depth() -> dict[int, tuple[str, str, str]]:
     """depth -> the first number-valued key at that depth of the declaration (with the rows in SINKS), the variable
     that sets it and that variable's value, a number beyond every key's bounds (+-1e9): the key's own variable, or

@@ -557,6 +557,30 @@ def controller(api: ApiDouble, identity: str = "c1", clock=time.time, **kw):
         t.join(10)
 
 
+def test_closing_a_watch_on_a_quiet_resource_ends_it_at_once():
+    """Watcher.close ends the stream while its thread is blocked reading it, without waiting for the server's next
+    line (a BOOKMARK about a minute apart on a quiet resource): a stopping controller closes each of its watches in
+    turn.  Before, closing the response waited for that read, the double's next bookmark here (60 s)."""
+    from cluster.watch import Watcher  # noqa: PLC0415
+
+    with ApiDouble() as api:
+        api.bookmark_seconds = 60.0
+        api.add_node("node-a", gpus=8)
+        stop = threading.Event()
+        w = Watcher("nodes", make_api(Settings(api_server=api.url)).list_node, lambda *_: None, stop,
+                    max_backoff=1.0).start()
+        wait_until(lambda: w._resp is not None, "the watch streaming")
+        stop.set()
+        closing = threading.Thread(target=w.close, daemon=True)
+        t0 = time.monotonic()
+        closing.start()
+        closing.join(10)
+        w.thread.join(10)
+        assert not closing.is_alive() and not w.thread.is_alive()
+        assert time.monotonic() - t0 < 10
+        api.cut_watches()  # the double's side of the stream, which writes nothing for 60 s, ends too
+
+
 def later_rounds(c, n: int = 2) -> None:
     """Wait until `n` more rounds of the controller's loop have ended: the first may have begun before this call,
     the second began after it, so what was seen by then has been decided and acted on.  A test that asserts nothing

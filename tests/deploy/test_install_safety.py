@@ -226,23 +226,20 @@ def test_an_unknown_key_names_the_nearest_and_where_every_key_is(tmp_path):
                         "python -m agent.settings)\n")
 
 
-@pytest.mark.parametrize("kubeconfig, why", [
+NO_CLUSTER = [  # what --kubeconfig names (nothing, a missing path, a directory, or the file's text); the reason said
     (None, "no in-cluster config, no kubeconfig and no --api-server"),
     ("missing", "kubeconfig {path} does not exist"),
     ("directory", "kubeconfig {path} is a directory, not a kubeconfig file"),
     ("x: [\n", "no in-cluster config and no usable kubeconfig (while parsing a flow node expected the node content"),
     ("[1, 2]\n", "no in-cluster config and no usable kubeconfig ("),
     ("contexts: 7\ncurrent-context: x\n", "no in-cluster config and no usable kubeconfig ("),
-])
-@pytest.mark.parametrize("command", [["cluster", "--metrics-address", ""], ["cleanup"],
-                                     ["fabric-check", "--floor", "1"]])
-def test_a_command_that_needs_a_cluster_says_why_there_is_none_in_one_line_exit_2(tmp_path, command, kubeconfig, why):
-    """No cluster, a kubeconfig named but missing, or one that is not YAML / not a kubeconfig: the command's own
-    line says why, nothing else is printed (no traceback, no agent's "local mode" line), exit 2 (exit 1 is the
-    cluster component's lost Lease)."""
-    import subprocess
-    import sys
+]
+NEED_A_CLUSTER = [["cluster", "--metrics-address", ""], ["cleanup"], ["fabric-check", "--floor", "1"]]
 
+
+def _no_cluster(tmp_path, command, kubeconfig, why) -> tuple[dict, list, str]:
+    """For one row of NO_CLUSTER: the environment (no in-cluster config, no default kubeconfig), the command's
+    arguments and the start of the one line it must say."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("KUBERNETES_")}
     env.update(KUBECONFIG=str(tmp_path / "none"), HOME=str(tmp_path))
     path = tmp_path / "kubeconfig"
@@ -251,9 +248,45 @@ def test_a_command_that_needs_a_cluster_says_why_there_is_none_in_one_line_exit_
     elif kubeconfig not in (None, "missing"):
         path.write_text(kubeconfig)
     named = [] if kubeconfig is None else ["--kubeconfig", str(path)]
-    r = subprocess.run([sys.executable, "-m", "gpunpd", *command, *named], capture_output=True, text=True,
-                       timeout=60, env=env)
-    assert r.returncode == 2, r.stderr
     prefix = "gpu-npd fabric-check" if command[0] == "fabric-check" else f"gpu-npd {command[0]}"
+    return env, [*command, *named], f"{prefix}: no cluster: {why.format(path=path)}"
+
+
+@pytest.mark.parametrize("kubeconfig, why", NO_CLUSTER)
+@pytest.mark.parametrize("command", NEED_A_CLUSTER)
+def test_a_command_that_needs_a_cluster_says_why_there_is_none_in_one_line_exit_2(tmp_path, monkeypatch, caplog,
+                                                                                    command, kubeconfig, why):
+    """No cluster, a kubeconfig named but missing, or one that is not YAML / not a kubeconfig: the command's own
+    line says why, nothing else is printed or logged (no traceback, no agent's "local mode" line), exit 2 (exit 1 is
+    the cluster component's lost Lease).  Every row in process; two rows per command as a real process below."""
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+
+    env, args, said = _no_cluster(tmp_path, command, kubeconfig, why)
+    for name in [k for k in os.environ if k not in env]:
+        monkeypatch.delenv(name)
+    for name in ("KUBECONFIG", "HOME"):
+        monkeypatch.setenv(name, env[name])
+    caplog.set_level(logging.INFO)
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 2, (r.stderr, r.exception)
     (line,) = r.stderr.strip().splitlines()
-    assert line.startswith(f"{prefix}: no cluster: {why.format(path=path)}"), line
+    assert line.startswith(said), line
+    assert not r.stdout and [x.getMessage() for x in caplog.records] == []
+
+
+@pytest.mark.parametrize("kubeconfig, why", [NO_CLUSTER[0], NO_CLUSTER[3]])
+@pytest.mark.parametrize("command", NEED_A_CLUSTER)
+def test_a_command_that_needs_a_cluster_says_why_there_is_none_in_one_line_exit_2_as_a_process(tmp_path, command,
+                                                                                               kubeconfig, why):
+    """The same, as `python -m gpunpd` runs: with the logging the command configures itself, so a log line or a
+    traceback would be on its stderr."""
+    import subprocess
+    import sys
+
+    env, args, said = _no_cluster(tmp_path, command, kubeconfig, why)
+    r = subprocess.run([sys.executable, "-m", "gpunpd", *args], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 2, r.stderr
+    (line,) = r.stderr.strip().splitlines()
+    assert line.startswith(said), line
