@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable
 
 from parsers import Classifier, Finding, Prefilter, amends, from_kernel, keyword_prefilter
 from parsers.model import (Boot, Change, CheckBatch, NodeInfo, PodEvent, PodRef, Record, SampleBatch, Snapshot,
@@ -40,18 +40,6 @@ if TYPE_CHECKING:  # types only: the tracker and the peer test load where they a
 
 log = logging.getLogger("gpu_npd")
 Batch = list[Record] | SampleBatch | CheckBatch | WorkloadFindings | NodeInfo
-
-
-def _findings(batch: list[Record], classifier: Classifier) -> Iterator[Finding]:
-    """Each finding of the batch's lines in order: a line's own, then the earlier findings it amended (an address it
-    gave: decided after it)."""
-    read = classifier.read
-    for rec in batch:
-        f, amended = read(rec.line)
-        if f is not None:
-            yield f
-        if amended:
-            yield from amended
 
 
 def _pod_events(items: list[tuple[PodRef, Finding]]) -> list[tuple[PodRef, Finding]]:
@@ -148,38 +136,44 @@ class Pipeline:
         repeat, remember, noted = self.coalescer.repeat, self.coalescer.remember, self.workloads.note_finding
         decide, gpu, known = self.engine.decide, self.gpu, self.known_gpus
         fresh: list[tuple] = []  # the counter labels of the findings decided anew
-        for f in _findings(batch, classifier):
-            if not from_kernel(f):  # the one rule `gpu-npd parse` applies too
-                self.metrics.forged.labels(name, f.kind).inc()
-                continue
-            if f.timestamp is None and f.uptime is not None and epoch is not None:
-                f.timestamp = datetime.fromtimestamp(epoch + f.uptime, timezone.utc)
-            if f.kind == "xid":
-                if already_seen(f, name):
+        read = classifier.read
+        for rec in batch:
+            line, amended = read(rec.line)
+            # the line's own finding, then the earlier findings it amended (an address it gave: decided after it)
+            for f in (line, *amended) if amended else (line,):
+                if f is None:
                     continue
-            elif guard is not None and guard.explains(f):
-                self.metrics.self_caused.labels(f.kind, f.pci or "unknown").inc()
-                continue
-            amendment = amends(f)
-            due = None if amendment else repeat(name, f)
-            if due is not None:
-                if due:
-                    noted(f)
-                continue
-            annotate(f, gpu.gpu_map, known)  # (the inventory's map: the poller's thread replaces it)
-            if f.kind == "xid" and f.pid is not None:
-                pod = self.pods(f.pid)
-                if pod is not None:
-                    f.details["pod"] = f"{pod.namespace}/{pod.pod}"
-                    if f.attribution == "application":
-                        self._events.append(self.workloads.observe_app_xid(pod, f))  # the pod that caused it
-            noted(f)
-            labels = labels_of(f)
-            outcome = decide(f, "kernel", change)  # a kernel-log problem (a new boot clears it)
-            if outcome is not None:
-                remember(name, f, outcome, labels)
-            if not amendment:
-                fresh.append(labels)
+                if not from_kernel(f):  # the one rule `gpu-npd parse` applies too
+                    self.metrics.forged.labels(name, f.kind).inc()
+                    continue
+                if f.timestamp is None and f.uptime is not None and epoch is not None:
+                    f.timestamp = datetime.fromtimestamp(epoch + f.uptime, timezone.utc)
+                if f.kind == "xid":
+                    if already_seen(f, name):
+                        continue
+                elif guard is not None and guard.explains(f):
+                    self.metrics.self_caused.labels(f.kind, f.pci or "unknown").inc()
+                    continue
+                amendment = amends(f)
+                due = None if amendment else repeat(name, f)
+                if due is not None:
+                    if due:
+                        noted(f)
+                    continue
+                annotate(f, gpu.gpu_map, known)  # (the inventory's map: the poller's thread replaces it)
+                if f.kind == "xid" and f.pid is not None:
+                    pod = self.pods(f.pid)
+                    if pod is not None:
+                        f.details["pod"] = f"{pod.namespace}/{pod.pod}"
+                        if f.attribution == "application":
+                            self._events.append(self.workloads.observe_app_xid(pod, f))  # the pod that caused it
+                noted(f)
+                labels = labels_of(f)
+                outcome = decide(f, "kernel", change)  # a kernel-log problem (a new boot clears it)
+                if outcome is not None:
+                    remember(name, f, outcome, labels)
+                if not amendment:
+                    fresh.append(labels)
         change = self.engine.derive(change)  # one decision of conditions for the whole batch
         # then its findings into the metrics (in that order: whoever sees a finding counted sees the conditions
         # it raised); a flood's findings share a few label sets: one increment each

@@ -157,7 +157,7 @@ def publish(sp: Split, now: float | None = None) -> Published:
     from agent.config import load
     from agent.kube.settings import KubeSettings
     from agent.kube.sink import KubernetesSink
-    from agent.kube.writers import condition_patch
+    from agent.kube.sink import condition_patch
     from agent.sources.podlogs import PodLogSource
     from parsers.model import Boot, Record, WorkloadFindings
 

@@ -1,5 +1,5 @@
 """What the Node's taints should be, computed from the engine's conditions, and the tainted-node budget: pure
-functions, no I/O.  (The condition patch body is agent/kube/writers.py's, beside the one writer that sends it.)"""
+functions, no I/O.  (The condition patch body is agent/kube/sink.py's, beside the one writer that sends it.)"""
 
 from __future__ import annotations
 

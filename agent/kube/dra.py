@@ -158,7 +158,7 @@ class DeviceFencer:
     name held by someone else's rule) is left to the node taints."""
 
     def __init__(self, n: NodeApi, clock: Callable[[], float], events: EventRecorder | None = None, metrics=None):
-        """`n`: the node's API handle (agent/kube/writers.py): its client, settings, QPS limit and write counter."""
+        """`n`: the node's API handle (agent/kube/sink.py): its client, settings, QPS limit and write counter."""
         self.n, self.clock = n, clock
         self.api, self.node, self.s, self.wait, self.count = n.api, n.node, n.s, n.wait, n.count
         self.events, self.metrics = events, metrics

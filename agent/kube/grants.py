@@ -1,7 +1,7 @@
 """Budgets that hold across every agent: grants written into one shared ConfigMap by compare-and-swap.
 
 Used by the GPU budget of DRA device taints (agent/kube/dra.py: one grant per DeviceTaintRule) and by the node-taint
-budget (agent/kube/writers.py: one grant per tainted node of a pool). Two agents deciding in the same instant
+budget (agent/kube/sink.py: one grant per tainted node of a pool). Two agents deciding in the same instant
 cannot both take the last slot: the second one's write carries a stale resourceVersion, is refused (409), reads
 again and counts again.
 

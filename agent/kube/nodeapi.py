@@ -1,5 +1,5 @@
 """What every Kubernetes writer of the node shares (`NodeApi`): the client, the node's name, the settings, the
-client-side rate limit and the write counters.  Apart from the writers (agent/kube/writers.py) so that what only
+client-side rate limit and the write counters.  Apart from the writers (agent/kube/sink.py) so that what only
 reads (the pod -> device cache, agent/kube/poddevices.py) does not load them."""
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ NOT_AT_IDLE = {
     # the configuration is converted and bounds-checked by agent/keyspec's own walk of the declared types: msgspec
     # (~1 MiB at idle with the decimal module its core imports, and typing_extensions) only decodes the cluster's
     # lists and watches (kubeapi/pager.py)
-    "msgspec": "kubeapi/pager.py: a cluster to write to (agent/kube/writers.py, cleanup.py)",
+    "msgspec": "kubeapi/pager.py: a cluster to write to (agent/kube/sink.py, cleanup.py)",
     "decimal": "msgspec's core (kubeapi/pager.py): a cluster to write to",
     "typing_extensions": "msgspec (kubeapi/pager.py): a cluster to write to",
     # socket.getaddrinfo encodes a str host with the idna codec (~0.4 MiB RSS with what it imports): the metrics

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.kube.desired import TaintRule, merge_taints, our_taint_keys, ours
-from agent.kube.writers import condition_patch
+from agent.kube.sink import condition_patch
 from kubeapi.events import EventRecorder, Ref
 
 PREFIX = "gpu-npd.io/"
@@ -45,6 +45,30 @@ def test_the_kubelets_conditions_are_never_written():
     body = condition_patch([Condition("Ready", True, "Plugin", "a plugin named its condition Ready", 0.0),
                             Condition("GPUUnhealthy", True, "Xid79FallenOffBus", "m", 0.0)], 0.0)
     assert [c["type"] for c in body["status"]["conditions"]] == ["GPUUnhealthy"]
+
+
+def test_a_change_the_body_does_not_carry_is_no_write():
+    """What a condition write must carry is its body without the heartbeat time (`condition_patch` at 0): the key
+    condition_key built apart counted a kubelet type's change (never in the body) and sent the same body again."""
+    from types import SimpleNamespace
+
+    from agent.kube.sink import ConditionWriter
+    from parsers.model import Condition, Snapshot
+
+    bodies: list[dict] = []
+    n = SimpleNamespace(node="gpu-1", s=SimpleNamespace(repair_profile="off", request_timeout_seconds=5,
+                                                        heartbeat_seconds=300),
+                        api=SimpleNamespace(patch_node_status=lambda node, body, **_: bodies.append(body)),
+                        wait=lambda: None, count=lambda kind: None)
+    writer = ConditionWriter(n)
+    ours = Condition("GPUUnhealthy", True, "Xid79FallenOffBus", "m", 10.0)
+    writer.write(Snapshot((ours, Condition("Ready", True, "Plugin", "one", 10.0))), 20.0, False)
+    changed = Snapshot((ours, Condition("Ready", False, "Plugin", "two", 15.0)))
+    assert not writer.pending(changed)
+    writer.write(changed, 30.0, False)
+    assert len(bodies) == 1
+    writer.write(Snapshot((Condition("GPUUnhealthy", True, "Xid79FallenOffBus", "m2", 10.0),)), 40.0, False)
+    assert len(bodies) == 2 and bodies[1]["status"]["conditions"][0]["message"] == "m2"
 
 
 class FakeEventsApi:
