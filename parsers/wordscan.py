@@ -212,7 +212,7 @@ class KeywordScan:
     scan before this one) skipped the positions inside it, and looked up every word that could overlap it, in Python,
     per match: 3.0 -> 2.3 us a message of bench/perline.py's memo-miss cases.
 
-    Measured with callgrind when FIRST_TEXTS was chosen (commit 021ff7b; docs/benchmarks.md gives the hard slice's
+    Measured with callgrind when FIRST_TEXTS was chosen (commit 021ff7b, whose message gives the hard slice's
     instructions before and after, not these parts): deriving the scan costs some 20 ms (most of it `re` compiling
     the occurrence regex; 267 M instructions for the rule table's 479 words), testing each word with `in` some
     35 us a text and the derived scan some 10 us: the first

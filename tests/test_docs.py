@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -653,3 +654,40 @@ def test_the_line_paths_figures_in_architecture_are_bench_callpaths():
                    f"; {said(kube)} the Kubernetes writer",
                    f"the condition's own path is {said(own).replace(' in ', ' functions in ')}"):
         assert figure in text, figure
+
+
+_NUMBER = re.compile(r"(?<![\w.-])\d+(?:[,._]\d+)*(?!\w)")
+
+
+def test_the_benchmarks_page_types_no_figure():
+    # docs/benchmarks.md was a run-by-run history (figures "since" each change, helpers' /tmp paths, dated runs):
+    # its figures are rendered at build time from bench/report.py and the results files; its own text may hold a
+    # number only as a bench's parameter (a number in a bench script's source), never a date or a host's path
+    page = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    assert "<!-- generated: benchmark-benches -->" in page and "<!-- generated: benchmark-results -->" in page
+    params = {n.replace(",", "").replace("_", "") for p in sorted((ROOT / "bench").glob("*.py"))
+              for n in _NUMBER.findall(p.read_text(encoding="utf-8"))}
+    typed = [n for n in _NUMBER.findall(page) if n.replace(",", "") not in params]
+    assert not typed, f"figures typed on the benchmarks page: {typed}"
+    assert not re.search(r"\d{4}-\d\d-\d\d|/tmp/", page)
+
+
+def test_the_benchmarks_page_shows_each_benchmarks_newest_output():
+    # "the newest by default": each benchmark's section of the newest results file that holds it, the baseline's
+    # directory on the host it ran on shown as BASELINE; older runs only listed by file
+    hook = _hook()
+    docs = ROOT / "docs"
+    rendered = hook.render_benchmark_results(docs)
+    newest = hook.newest_benchmark_sections(docs)
+    report = hook._bench_report()
+    assert {"parse", "perline", "inprocess"} <= set(newest)
+    for name, (file, data, section) in newest.items():
+        later = [p.name for p in docs.glob("benchmarks/*.json") if p.name > file
+                 and any(hook._bench_of(s, report) == name for s in json.loads(p.read_text())["sections"])]
+        assert not later, (name, file, later)
+        command, output = hook._without_baseline_path(section, set(report.BASELINE_OPTION.values()))
+        assert f"**File**: `docs/benchmarks/{file}`" in rendered and output.rstrip() in rendered
+    older = json.loads((docs / "benchmarks" / "2026-11-29T051924Z.json").read_text())["sections"][0]["output"]
+    assert older.strip().splitlines()[-1] not in rendered
+    assert "/tmp/" not in rendered and "python bench/parse.py --baseline BASELINE" in rendered
+    assert all(f"`{name}`" in hook.render_benchmark_benches(docs) for name in report.BENCHES)

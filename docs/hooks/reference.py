@@ -10,7 +10,8 @@ Markers in hand-written pages are replaced too:
     <!-- generated: alerts -->             the shipped PrometheusRule's alerts (operations runbook)
     <!-- generated: builtin-checks -->     the built-in checks (agent/checks/builtin.py TABLE): docs/checks.md
     <!-- generated: telemetry-defaults --> the shipped telemetry rules and the sources of their numbers
-    <!-- generated: benchmark-results -->  every results file under docs/benchmarks/ (bench/report.py)
+    <!-- generated: benchmark-benches -->  the benchmarks `make bench` runs (bench/report.py), what each measures
+    <!-- generated: benchmark-results -->  each benchmark's newest output under docs/benchmarks/, every results file
     <!-- generated: realworld-corpus -->   the real-log corpus per file (tests/realworld.py, tests/fixtures/realworld/)
 and nav entries naming a page that does not exist (yet) are dropped, and pages the nav does not name yet are
 listed under "More", so `mkdocs build --strict` stays green while pages other work adds are on their way.
@@ -439,31 +440,109 @@ def render_alerts() -> str:
 
 # ---------------------------------------------------------------------------------------- benchmarks
 
+def _bench_report():
+    """bench/report.py, the table of benchmarks `make bench` runs (stdlib only; bench/ is no package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_report", ROOT / "bench" / "report.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _script_summary(script: str) -> str:
+    """A bench script's docstring, first paragraph: what it measures, in the script's own words."""
+    import ast
+
+    doc = ast.get_docstring(ast.parse((ROOT / "bench" / script).read_text(encoding="utf-8"))) or ""
+    return doc.split("\n\n")[0]
+
+
+def _bench_of(section: dict, report) -> str:
+    """The benchmark a results file's section is the output of: its command is the bench's (a baseline's option
+    aside), or its title the bench's, whole or up to " (bench/..." (results files written before the titles named
+    their scripts); else its own title."""
+    words = section.get("command", "").split()
+    for option in report.BASELINE_OPTION.values():
+        while option in words[:-1]:
+            i = words.index(option)
+            del words[i:i + 2]
+    for name, (title, args) in report.BENCHES.items():
+        if words == ["python", f"bench/{args[0]}", *args[1:]] or section["title"] == title \
+                or title.startswith(section["title"] + " ("):
+            return name
+    return section["title"]
+
+
+def _without_baseline_path(section: dict, options: Iterable[str]) -> tuple[str, str]:
+    """A section's command and output with the baseline checkout's path (a directory of the host it ran on) shown
+    as `BASELINE`: the tree it held is what the run's title names."""
+    command, text = section.get("command", ""), section.get("output") or ""
+    words = command.split()
+    for i, word in enumerate(words[:-1]):
+        if word in options:
+            path = words[i + 1]
+            command, text = command.replace(path, "BASELINE"), text.replace(path, "BASELINE")
+    return command, text
+
+
+def newest_benchmark_sections(docs_dir: Path) -> dict[str, tuple[str, dict, dict]]:
+    """Each benchmark's newest recorded section: name (or a section's own title) -> (file name, run, section), in
+    the order `make bench` runs them, then the others."""
+    report = _bench_report()
+    newest: dict[str, tuple[str, dict, dict]] = {}
+    for path in sorted((docs_dir / "benchmarks").glob("*.json"), reverse=True):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for section in data["sections"]:
+            newest.setdefault(_bench_of(section, report), (path.name, data, section))
+    order = list(report.BENCHES)
+    return dict(sorted(newest.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+
+
+def render_benchmark_benches(docs_dir: Path) -> str:
+    """The benchmarks `make bench` runs (bench/report.py BENCHES), what each measures (its script's docstring) and
+    its target, and the results file its figures on this page come from."""
+    report = _bench_report()
+    newest = newest_benchmark_sections(docs_dir)
+    rows = []
+    for name, (title, args) in report.BENCHES.items():
+        side = f" `{report.BASELINE_OPTION[name]} DIR`" if name in report.BASELINE_OPTION else ""
+        run = f"`python bench/{' '.join(args)}`" + (f", beside a baseline:{side}" if side else "")
+        recorded = f"`{newest[name][0]}`" if name in newest else "not recorded yet"
+        rows.append([f"`{name}`", cell(f"{title}: {_script_summary(args[0])}"), run,
+                     cell(report.TARGETS.get(name, "")), recorded])
+    return table(["`--only`", "what it measures", "runs", "target", "results from"], rows)
+
+
 def render_benchmark_results(docs_dir: Path) -> str:
-    """Every results file bench/report.py wrote (docs/benchmarks/*.json), newest first."""
+    """Each benchmark's newest recorded output (docs/benchmarks/*.json, bench/report.py), then every results file."""
     files = sorted((docs_dir / "benchmarks").glob("*.json"), reverse=True)
     if not files:
         return "No results recorded yet: run `make bench`.\n"
+    options = set(_bench_report().BASELINE_OPTION.values())
     out = []
-    for path in files:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        out.append(f"### {cell(data['title'])}\n\n")
-        facts = [f"**When**: {cell(data['when'])}"]
+    for name, (file, data, section) in newest_benchmark_sections(docs_dir).items():
+        out.append(f"### {cell(section['title'])}\n\n")
+        facts = [f"**Run**: {cell(data['title'])}", f"**When**: {cell(data['when'])}"]
         if data.get("commit"):
             facts.append(f"**Tree**: `{cell(data['commit'])}`")
         if data.get("host"):
             facts.append(f"**Host**: {cell(data['host'])}")
-        out.append(". ".join(facts) + f". **File**: `docs/benchmarks/{path.name}`.\n\n")
-        if data.get("how"):
-            out.append(data["how"].strip() + "\n\n")
-        for section in data["sections"]:
-            out.append(f"#### {cell(section['title'])}\n\n")
-            if section.get("command"):
-                out.append(f"`{section['command']}`\n\n")
-            if section.get("markdown"):
-                out.append(section["markdown"].strip() + "\n\n")
-            if section.get("output") is not None:
-                out.append("```\n" + section["output"].rstrip() + "\n```\n\n")
+        out.append(". ".join(facts) + f". **File**: `docs/benchmarks/{file}`.\n\n")
+        command, text = _without_baseline_path(section, options)
+        if command:
+            out.append(f"`{command}`\n\n")
+        if section.get("markdown"):
+            out.append(section["markdown"].strip() + "\n\n")
+        if section.get("output") is not None:
+            out.append("```\n" + text.rstrip() + "\n```\n\n")
+    rows = []
+    for path in files:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        rows.append([f"`{path.name}`", code(data.get("commit", "")),
+                     cell(", ".join(s["title"].split(" (")[0] for s in data["sections"]))])
+    out.append("### Every results file\n\nNewest first; each holds its benchmarks' full output.\n\n")
+    out.append(table(["file", "tree", "benchmarks"], rows))
     return "".join(out)
 
 
@@ -549,6 +628,7 @@ MARKERS = {
     "<!-- generated: telemetry-defaults -->": render_telemetry_defaults,
     "<!-- generated: builtin-checks -->": render_builtin_checks,
     "<!-- generated: alerts -->": lambda docs_dir: render_alerts(),
+    "<!-- generated: benchmark-benches -->": render_benchmark_benches,
     "<!-- generated: benchmark-results -->": render_benchmark_results,
     "<!-- generated: realworld-corpus -->": render_realworld_corpus,
 }
