@@ -144,7 +144,7 @@ def test_a_configuration_change_rolls_the_agents(overlay):
     cm = agent_configmap(shipped)
     assert re.fullmatch(r"gpu-npd-[a-z0-9]{10}", cm["metadata"]["name"]), cm["metadata"]["name"]
     changed = yaml.safe_load(cm["data"]["config.yaml"])
-    changed["kubernetes"]["max_tainted_fraction"] = 0.05
+    changed.setdefault("kubernetes", {})["max_tainted_fraction"] = 0.05
     patched = operator_overlay(overlay, {"patches": [{"target": {"kind": "ConfigMap", "name": "gpu-npd"}, "patch":
                                                       yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap",
                                                                       "metadata": {"name": "gpu-npd"},

@@ -329,6 +329,9 @@ def test_node_pools_one_install_two_behaviours(tmp_path):
     # a node it tainted (an upgrade, an eviction; NoExecute evicts it at once), and nothing clears the taint
     ({"mode": "enforce", "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}]},
      f"tolerations do not tolerate gpu-npd's taint {TAINT_PREFIX}GPUUnhealthy:NoSchedule"),
+    # taints null (the default): checked against every one of the agent's built-in taints
+    ({"mode": "enforce", "tolerations": [{"key": f"{TAINT_PREFIX}GPUUnhealthy", "operator": "Exists"}]},
+     f"tolerations do not tolerate gpu-npd's taint {TAINT_PREFIX}NVLinkUnhealthy:NoSchedule"),
     ({"mode": "enforce", "taints": [{"condition": "GPUUnhealthy", "effect": "NoExecute"}],
       "tolerations": [{"key": f"{TAINT_PREFIX}GPUUnhealthy", "operator": "Exists", "effect": "NoSchedule"}]},
      f"{TAINT_PREFIX}GPUUnhealthy:NoExecute"),

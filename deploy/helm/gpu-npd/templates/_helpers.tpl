@@ -30,6 +30,14 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
 {{- end -}}
 
+{{/* The agent's built-in kubernetes.taints (agent/kube/settings.py: the kind table's conditions with taint), for
+the enforce-mode check of the tolerations when the taints value is null; a test holds them equal. */}}
+{{- define "gpu-npd.builtinTaints" -}}
+- {condition: GPUUnhealthy, effect: NoSchedule}
+- {condition: NVLinkUnhealthy, effect: NoSchedule}
+- {condition: InfiniBandUnhealthy, effect: NoSchedule}
+{{- end -}}
+
 {{/*
 The DaemonSets to render, as a YAML list: one per nodePools entry (its values over the global ones), or one for
 the whole install. Each: name ("" for the single DaemonSet), suffix, nodeSelector, mode, taints, config,
@@ -59,8 +67,13 @@ kmsgAccess, tolerations, affinity, resources, runtimeClassName. Checks what Helm
 {{- end -}}
 {{- $config := mergeOverwrite (deepCopy $v.config) (deepCopy $pconfig) -}}
 {{- $taints := ternary $p.taints $v.taints (hasKey $p "taints") -}}
-{{- $kube := mergeOverwrite (deepCopy ($config.kubernetes | default dict)) (dict "taints" $taints) -}}
+{{- $kube := deepCopy ($config.kubernetes | default dict) -}}
+{{- if kindIs "invalid" $taints -}}  {{- /* null: the agent's built-in kubernetes.taints, left out of its config */}}
+{{- $taints = include "gpu-npd.builtinTaints" . | fromYamlArray -}}
+{{- else -}}
+{{- $_ := set $kube "taints" $taints -}}
 {{- $_ := set $config "kubernetes" $kube -}}
+{{- end -}}
 {{- $mode := $p.mode | default $v.mode -}}
 {{- if not (has $mode (list "enforce" "observe" "off")) -}}{{- fail (printf "mode %q: expected enforce, observe or off" $mode) -}}{{- end -}}
 {{- $tolerations := ternary $p.tolerations $v.tolerations (hasKey $p "tolerations") -}}
