@@ -243,6 +243,10 @@ def _roles(k) -> str:
                                (k.slows, "slows its host (named beside a lagging rank)"),
                                (k.teardown, "printed by a process group's teardown (no failure after the job's success)"))
               if flag]
+    if k.generic:
+        said.append("a catch-all at " + " or ".join(k.generic) + ": a job fact about its line is read instead")
+    if k.named:
+        said.append(f"named in a job's reason as {code(k.named)}")
     if k.node_attribution:
         said.append(f"a node problem of it saying no more than its reason: attribution {k.node_attribution}")
     if k.daemon_pod:
