@@ -142,6 +142,12 @@ class Kind:
     # (cluster/recovery.py FATAL)
     restarts: bool = False
     teardown: bool = False  # what a process group's teardown prints: after the job said it succeeded, no failure
+    # what a collective or barrier that never completed prints (triage.teardown HANG_KINDS: a statement of success made
+    # before the final save cannot vouch for it)
+    hang: bool = False
+    # a rank's own watchdog report of a collective that timed out (triage.attribute TIMEOUT_KINDS: the consequences'
+    # "N ranks timed out")
+    timed_out: bool = False
     clears: tuple[Clears, ...] = ()  # a lifecycle kind: what a finding of it ends, each by its own match
     # a link-state kind (details' `state`): the states that are a fault (up clears; unused is no fault)
     fault_states: tuple[str, ...] = ()
@@ -302,7 +308,8 @@ TABLE: tuple[Kind, ...] = (
          category="fabric", consequence=True, peer=True),
     Kind("nccl_timeout", "NCCL watchdog timeout", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
          "NCCLWatchdogTimeout", workload=True, doc="PyTorch's NCCL watchdog gave up on a collective",
-         consequence=True, teardown=True, generic=SEVERITIES),
+         consequence=True, teardown=True, hang=True, timed_out=True,
+         generic=SEVERITIES),
     Kind("nccl_remote_error", "NCCL remote error", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
          "NCCLRemoteError", workload=True, doc="a peer rank's process or connection went away",
          consequence=True, peer=True, teardown=True),

@@ -84,8 +84,8 @@ SYMPTOM_KINDS = frozenset(k.name for k in _ROWS if k.consequence)
 # Kinds a job's first failure of which says a member cannot continue (the rows' `restarts`: cluster/recovery.py)
 RESTART_KINDS = frozenset(k.name for k in _ROWS if k.restarts)
 # a rank's own watchdog report of a collective that timed out (the consequences' "N ranks timed out"); the flight
-# recorder's dump lines (nccl_dump) are not: a rank told to dump may never have timed out itself
-TIMEOUT_KINDS = ("nccl_timeout", "nccl_progress")
+# recorder's dump lines (nccl_dump) are not: a rank told to dump may never have timed out itself (the rows' `timed_out`)
+TIMEOUT_KINDS = frozenset(k.name for k in _ROWS if k.timed_out)
 PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
 # what makes a host slow rather than broken (parsers/kinds.py `slows`): named beside a lagging rank whose host logged it
 SLOW_HOST_KINDS = frozenset(k.name for k in KIND_TABLE if k.slows)

@@ -95,3 +95,13 @@ def test_a_kind_without_a_template_is_named_by_its_wording():
 def test_a_line_is_named_as_before(evidence, said):
     # the words each kind's line had in a reason when attribute.WHAT said them, now from the rows' templates
     assert attribute._what(evidence) == said
+
+
+def test_the_hang_and_timeout_kinds_are_the_rows():
+    # were literal sets beside the tables (triage/teardown.py HANG_KINDS, triage/attribute.py TIMEOUT_KINDS): the rows'
+    # `hang` and `timed_out` now, their members unchanged; a rank's own timeout report is a hang's line
+    teardown = importlib.import_module("triage.teardown")
+    assert teardown.HANG_KINDS == {k.name for k in ROWS if k.hang} == {
+        "nccl_timeout", "nccl_progress", "nccl_dump", "nccl_hang", "barrier_timeout"}
+    assert attribute.TIMEOUT_KINDS == {k.name for k in ROWS if k.timed_out} == {"nccl_timeout", "nccl_progress"}
+    assert attribute.TIMEOUT_KINDS <= teardown.HANG_KINDS
