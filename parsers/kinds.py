@@ -142,6 +142,12 @@ class Kind:
     # (cluster/recovery.py FATAL)
     restarts: bool = False
     teardown: bool = False  # what a process group's teardown prints: after the job said it succeeded, no failure
+    # what a collective or barrier that never completed prints (triage.teardown HANG_KINDS: a statement of success made
+    # before the final save cannot vouch for it)
+    hang: bool = False
+    # a rank's own watchdog report of a collective that timed out (triage.attribute TIMEOUT_KINDS: the consequences'
+    # "N ranks timed out")
+    timed_out: bool = False
     clears: tuple[Clears, ...] = ()  # a lifecycle kind: what a finding of it ends, each by its own match
     # a link-state kind (details' `state`): the states that are a fault (up clears; unused is no fault)
     fault_states: tuple[str, ...] = ()
@@ -162,6 +168,14 @@ class Kind:
     # node's jobs' failures, counted as the node's finding, the pod's Event saying so), not an application's failure
     # nor a container claiming a kernel line (agent/workloads.py)
     daemon_pod: tuple[str, str] | None = None
+    # the severities at which a finding of it is a parsers' catch-all (any NCCL WARN, PyTorch's watchdog lines): a job
+    # fact about the same line says more (the work sequence numbers, the hang) and is read in its place (triage.read
+    # `generic`, agent/sources/podlogs.py)
+    generic: tuple[str, ...] = ()
+    # how a line of it is named in a job's reason where `wording` says too little (triage.attribute `named`): a
+    # template of the evidence's fields (`{xid}`), its details (`{details.cuda_error}`), triage's derived words
+    # (triage.attribute NAMED_WORDS: `{oom_scope}`); `{name|default}` where the value may be missing; "": `wording`
+    named: str = ""
 
     @property
     def correlated(self) -> bool:
@@ -255,10 +269,11 @@ TABLE: tuple[Kind, ...] = (
        # _gpuRefreshRecoveryActionInLock), so None is its word that no reset, reboot or drain is pending any more
        clears=(Clears("expire", match={"xid": XID_REENGAGES[0]}, ends={"kind": "xid", "code": XID_REENGAGES[1]}),
                Clears("reset", match={"xid": 154, "action": XID154_RECOVERY["none"][1]},
-                      ends={"kind": "xid", "code": 154}))),
+                      ends={"kind": "xid", "code": 154})), named="Xid {xid}"),
     Kind("sxid", "SXid", "nvswitch", "error", "fabric", "INVESTIGATE", "SXid<code>", (
         Raise("NVLinkUnhealthy", "reset", {"severity": "fatal"}),
-    ), doc="an NVSwitch SXid (kernel or Fabric Manager log), fatal or not from the SXid tables", category="fabric"),
+    ), doc="an NVSwitch SXid (kernel or Fabric Manager log), fatal or not from the SXid tables", category="fabric",
+        named="SXid {sxid}"),
     Kind("fallen_off_bus", "GPU fallen off the bus", "gpu", "fatal", "hardware", "RESTART_BM", "GPUFallenOffBus", (
         Raise("GPUUnhealthy", "boot"),
     ), doc="the GPU no longer answers on the PCI bus", category="hardware"),
@@ -283,7 +298,7 @@ TABLE: tuple[Kind, ...] = (
         Raise("InfiniBandUnhealthy", "link_up", {"state": list(_LINK_DOWN)}),
     ), doc="an InfiniBand / RoCE port's link or cable state; up clears the port's problem", category="fabric",
          clears=(Clears("link_up", match={"state": "up"}),), fault_states=_LINK_DOWN,
-         unused_states=_UNCABLED),
+         unused_states=_UNCABLED, named="IB link down"),
     Kind("nic_error", "NIC error", "nic", "error", "hardware", "INVESTIGATE", "NICError", (
         Raise("InfiniBandUnhealthy", "boot", {"severity": "fatal"}, reason="NICFirmwareError"),
     ), doc="a Mellanox NIC failure (firmware health, command failures, TX timeouts, power), an AWS EFA device whose "
@@ -293,16 +308,17 @@ TABLE: tuple[Kind, ...] = (
          category="fabric", consequence=True, peer=True),
     Kind("nccl_timeout", "NCCL watchdog timeout", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
          "NCCLWatchdogTimeout", workload=True, doc="PyTorch's NCCL watchdog gave up on a collective",
-         consequence=True, teardown=True),
+         consequence=True, teardown=True, hang=True, timed_out=True,
+         generic=SEVERITIES),
     Kind("nccl_remote_error", "NCCL remote error", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
          "NCCLRemoteError", workload=True, doc="a peer rank's process or connection went away",
          consequence=True, peer=True, teardown=True),
     Kind("nccl_error", "NCCL error", None, "error", "unknown", "INVESTIGATE", "NCCLError", workload=True,
          doc="an NCCL call failed (system, internal, CUDA, usage errors)", category="by_attribution",
-         consequence=True, restarts=True, teardown=True),
+         consequence=True, restarts=True, teardown=True, generic=("warning",)),
     Kind("cuda_error", "CUDA error", None, "error", "unknown", "INVESTIGATE", "CUDAError", workload=True,
          doc="a CUDA runtime error a job printed (reason refined by the error: CUDAIllegalAddress, ...)",
-         category="by_attribution", restarts=True),
+         category="by_attribution", restarts=True, named="CUDA error '{details.cuda_error|}'"),
     Kind("cuda_oom", "CUDA out of memory", None, "error", "application", "RESTART_APP", "CUDAOutOfMemory",
          workload=True, never_the_node="the application ran out of GPU memory (not a node fault)",
          doc="the job ran out of GPU memory: its own doing, never the node's",
@@ -326,7 +342,7 @@ TABLE: tuple[Kind, ...] = (
                             "SHARP multicast its Fabric Manager / NVSwitches cannot serve), or "
                             "the node's container runtime could not give its pod the GPUs (the NVIDIA runtime hook "
                             "failing, a CDI device unresolvable, no nvidia runtime handler)",
-         category="infrastructure"),
+         category="infrastructure", named="GPU driver unusable ('{details.driver_error|}')"),
     # A process's own crash as the kernel reports it (a segfault, a general protection fault, an invalid opcode): the
     # program, not the node. Its library says whose code crashed (details "stack": driver for the GPU driver's user-space
     # libraries, libcuda / libnvidia-*: attribution driver; nccl, pytorch, else none: the application's). No condition
@@ -342,13 +358,14 @@ TABLE: tuple[Kind, ...] = (
              "minutes raises GPUDriverDegraded",
          repeated=Repeated("GPUDriverDegraded", "GPUDriverLibraryCrashRepeated", {"attribution": "driver"}, (), 3,
                            600.0, action="CHECK_DRIVER", same_process=("process", "ip"), same_process_seconds=2.0,
-                           named="library")),
+                           named="library"),
+         named="{details.process|a process}:{pid} crashed (signal {details.signal}) in {details.library|its own code}"),
     Kind("hung_task", "hung task", None, "warning", "unknown", "INVESTIGATE", "HungTask",
          doc="the kernel's hung task detector: a task blocked for minutes", category="infrastructure"),
     Kind("oom_kill", "oom kill", None, "warning", "application", "RESTART_APP", "OomKill",
          doc="the kernel's OOM killer killed a process; details `oom` says whose memory ran out where its lines "
              "tell (`cgroup`: a container's or step's own limit, the job's; `host`: the node's)",
-         category="infrastructure", fails_job=True),
+         category="infrastructure", fails_job=True, named="OOM kill{oom_scope}"),
     Kind("gpu_reset_required", "gpu reset required", "gpu", "fatal", "driver", "RESET_GPU", "GPUResetRequired", (
         Raise("GPUUnhealthy", "reset"),
     ), doc="the driver refuses the GPU work until it is reset: NVRM assertion NV_ERR_RESET_REQUIRED, or its "
@@ -459,7 +476,7 @@ TABLE: tuple[Kind, ...] = (
         Raise("HostMemoryUnhealthy", "boot", {"severity": "fatal"}, reason="UncorrectedMemoryError"),
         Raise("HostMemoryUnhealthy", "expire", {"severity": "error"}, reason="UncorrectedMemoryError"),
     ), doc="host memory: machine check / EDAC / firmware (CPER) memory error, corrected or not (a CPER record's "
-           "stated severity: recoverable is an error, fatal fatal)"),
+           "stated severity: recoverable is an error, fatal fatal)", named="{host_memory}"),
     # An NFS server not responding: a hard mount's RPC waits and is retried ("still trying", a warning: the job's I/O
     # blocks, hung tasks follow if it lasts); a soft mount's fails ("timed out": -EIO / -ETIMEDOUT to the read or write,
     # net/sunrpc/clnt.c), an error and, as a Lustre eviction, the node's infrastructure fault for the job then running

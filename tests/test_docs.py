@@ -656,6 +656,7 @@ def test_the_line_paths_figures_in_architecture_are_bench_callpaths():
         assert figure in text, figure
 
 
+<<<<<<< HEAD
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:[,._]\d+)*(?!\w)")
 
 
@@ -691,3 +692,49 @@ def test_the_benchmarks_page_shows_each_benchmarks_newest_output():
     assert older.strip().splitlines()[-1] not in rendered
     assert "/tmp/" not in rendered and "python bench/parse.py --baseline BASELINE" in rendered
     assert all(f"`{name}`" in hook.render_benchmark_benches(docs) for name in report.BENCHES)
+=======
+# A default the prose restates beside its key: "`key`, default 600", "`key` (default `x`)", "`key` (10 s)", "`key`
+# (5 min)", "`key` (10%, ..)": the value and its unit (none: as declared; s, min, h: seconds; %: a fraction).  A bare
+# parenthesis is a default only where the value ends it or a comma or colon follows a number ("(0 turns it off)",
+# "(`severity`, `action`, ..)" are none)
+_STATED_DEFAULT = re.compile(r"`([a-z][a-z0-9_.]*)`(?:, default | \(default | \((?=`[^`]+`\)|[\d,]*\d"
+                             r"(?: (?:s|min|h)|%)?[),:]))(`[^`]+`|[\d,]*\d)(?: (s|min|h)\b|(%))?")
+_UNIT = {None: 1, "s": 1, "min": 60, "h": 3600}
+
+
+def _stated_defaults() -> list[tuple[str, re.Match, object]]:
+    """(page, the statement, the key's declared default) for every default a page restates beside a configuration key
+    the declaration (agent/settings.py) names."""
+    from agent.settings import keys  # noqa: PLC0415
+
+    declared = {k.path: k.default for k in keys()}
+    found = []
+    for page in sorted([README, *(ROOT / "docs").rglob("*.md")]):
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        found += [(page.relative_to(ROOT).as_posix(), m, declared[m.group(1)]) for m in _STATED_DEFAULT.finditer(text)
+                  if m.group(1) in declared]
+    return found
+
+
+def _says(m: re.Match, default: object) -> bool:
+    value, unit, percent = m.group(2), m.group(3), m.group(4)
+    if value.startswith("`"):
+        value = value.strip("`")
+        return value == str(default) or [value] == default
+    number = float(value.replace(",", ""))
+    if percent:
+        return number / 100 == default
+    return isinstance(default, (int, float)) and not isinstance(default, bool) and number * _UNIT[unit] == default
+
+
+def test_every_default_the_docs_restate_is_the_declared_one():
+    # docs/concepts.md's `xid_reboot_escalation`, default 2 and `unused_port_boot_seconds`, default 600, and
+    # docs/telemetry-thresholds.md's `boot_grace_seconds`, default 300, were typed by hand with no test: every default
+    # a page states beside its key is now read against the declaration (agent/settings.py)
+    stated = _stated_defaults()
+    assert {(page, m.group(1)) for page, m, _ in stated} >= {
+        ("docs/concepts.md", "xid_reboot_escalation"), ("docs/concepts.md", "unused_port_boot_seconds"),
+        ("docs/telemetry-thresholds.md", "boot_grace_seconds")}
+    wrong = [f"{page}: {m.group(0)} (declared {default!r})" for page, m, default in stated if not _says(m, default)]
+    assert not wrong, wrong
+>>>>>>> h348

@@ -36,6 +36,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from functools import cached_property
+from string import Formatter
 from typing import Callable, Iterable, NamedTuple, Sequence
 
 from parsers import xid_info
@@ -83,8 +84,8 @@ SYMPTOM_KINDS = frozenset(k.name for k in _ROWS if k.consequence)
 # Kinds a job's first failure of which says a member cannot continue (the rows' `restarts`: cluster/recovery.py)
 RESTART_KINDS = frozenset(k.name for k in _ROWS if k.restarts)
 # a rank's own watchdog report of a collective that timed out (the consequences' "N ranks timed out"); the flight
-# recorder's dump lines (nccl_dump) are not: a rank told to dump may never have timed out itself
-TIMEOUT_KINDS = ("nccl_timeout", "nccl_progress")
+# recorder's dump lines (nccl_dump) are not: a rank told to dump may never have timed out itself (the rows' `timed_out`)
+TIMEOUT_KINDS = frozenset(k.name for k in _ROWS if k.timed_out)
 PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
 # what makes a host slow rather than broken (parsers/kinds.py `slows`): named beside a lagging rank whose host logged it
 SLOW_HOST_KINDS = frozenset(k.name for k in KIND_TABLE if k.slows)
@@ -1250,21 +1251,34 @@ def _at(e: Evidence) -> str:
     return e.time.strftime(" at %Y-%m-%d %H:%M:%S UTC") if e.time else ""
 
 
-# How a line is named in a reason where its kind's wording (parsers/kinds.py) says too little: its code, its text
-WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}", "ib_link": lambda e: "IB link down",
-        "exception": lambda e: str(e.details.get("exception", "exception")),
-        "cuda_error": lambda e: f"CUDA error '{e.details.get('cuda_error', '')}'",
-        "driver_unusable": lambda e: f"GPU driver unusable ('{e.details.get('driver_error', '')}')",
-        "rank_exit": lambda e: f"exit ({'signal ' + str(e.signal) if e.signal else 'code ' + str(e.exit_code)})",
-        "worker_exit": lambda e: f"DataLoader worker killed (signal {e.signal})",
-        "process_lost": lambda e: LOST_HOW.get(e.details.get("fact"), "declared dead by the job's coordinator"),
-        "oom_kill": lambda e: "OOM kill" + (f" ({OOM_SCOPES[scope].said})" if (scope := oom_scope(e)) else ""),
-        "process_crash": lambda e: f"{e.details.get('process') or 'a process'}:{e.pid} crashed (signal "
-                                   f"{e.details.get('signal')}) in {e.details.get('library') or 'its own code'}",
-        "memory_error": lambda e: _memory_what(e), "job_ended": lambda e: _ended_what(e),
-        "launch_error": lambda e: "task not started (" + (f"pyxis: {e.details.get('what')}" if e.details.get("fact") ==
-                                                          "pyxis_container" else e.details.get("what") or
-                                                          f"SPANK plugin {e.details.get('plugin')} failed") + ")"}
+# Triage's words a kind's `named` template (parsers/kinds.py `Kind.named`, triage/facts.py `JobKind.named`) may use
+# beside the evidence's fields and details: what takes more than a field to say
+NAMED_WORDS: dict[str, Callable[[Evidence], str]] = {
+    "exit": lambda e: f"signal {e.signal}" if e.signal else f"code {e.exit_code}",
+    "lost": lambda e: LOST_HOW.get(e.details.get("fact"), "declared dead by the job's coordinator"),
+    "oom_scope": lambda e: f" ({OOM_SCOPES[scope].said})" if (scope := oom_scope(e)) else "",
+    "host_memory": lambda e: _memory_what(e), "ended": lambda e: _ended_what(e),
+    "launch": lambda e: f"pyxis: {e.details.get('what')}" if e.details.get("fact") == "pyxis_container" else
+                        e.details.get("what") or f"SPANK plugin {e.details.get('plugin')} failed"}
+# kind -> its `named` template, from the kind rows
+NAMED = {k.name: k.named for k in (*KIND_TABLE, *JOB_TABLE) if k.named}
+
+
+def named(e: Evidence) -> str | None:
+    """The line named by its kind's template (NAMED): `{field}` an Evidence field or a NAMED_WORDS word,
+    `{details.key}` a detail, `{..|default}` the default where the value is missing or empty; None: no template."""
+    template = NAMED.get(e.kind)
+    if template is None:
+        return None
+    out = []
+    for literal, name, _spec, _conversion in Formatter().parse(template):
+        out.append(literal)
+        if name is not None:
+            name, bar, default = name.partition("|")
+            value = e.details.get(name[8:]) if name.startswith("details.") else \
+                NAMED_WORDS[name](e) if name in NAMED_WORDS else getattr(e, name)
+            out.append(default if bar and value in (None, "") else str(value))
+    return "".join(out)
 
 
 def _ended_what(e: Evidence) -> str:
@@ -1285,5 +1299,5 @@ def _memory_what(e: Evidence) -> str:
 
 
 def _what(e: Evidence) -> str:
-    f = WHAT.get(e.kind)
-    return f(e) if f else KIND_WORDING.get(e.kind) or e.kind.replace("_", " ")
+    said = named(e)
+    return said if said is not None else KIND_WORDING.get(e.kind) or e.kind.replace("_", " ")

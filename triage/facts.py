@@ -19,7 +19,7 @@ from parsers.kinds import TAINT_PREFIX
 @dataclass(frozen=True, slots=True)
 class JobKind:
     """A kind triage adds to parsers.KINDS, with the kind table's triage fields (parsers/kinds.py `Kind`:
-    `category`, `consequence`, `restarts`, `teardown`) and two of its own."""
+    `category`, `consequence`, `restarts`, `teardown`, `hang`, `timed_out`, `named`) and two of its own."""
     name: str
     doc: str
     category: str | None = None  # one of parsers.kinds.CATEGORIES; None: never a root by its kind alone
@@ -28,21 +28,26 @@ class JobKind:
     context: bool = False  # maps ranks and addresses to hosts; never evidence of its own
     restarts: bool = False  # parsers/kinds.py `Kind.restarts`: a first failure of it, cascading recovery's to restart
     teardown: bool = False  # parsers/kinds.py `Kind.teardown`: what a process group's teardown prints (triage.teardown)
+    hang: bool = False  # parsers/kinds.py `Kind.hang`: what a collective or barrier that never completed prints
+    timed_out: bool = False  # parsers/kinds.py `Kind.timed_out`: a rank's own watchdog report of a timed-out collective
+    named: str = ""  # parsers/kinds.py `Kind.named`: how a line of it is named in a job's reason ("": its name)
 
 
 # Kinds triage adds to parsers.KINDS.  Add kinds, never rename them.
 JOB_TABLE: tuple[JobKind, ...] = (
-    JobKind("rank_exit", "a rank's process ended with an exit code or a signal", aftermath=True),
+    JobKind("rank_exit", "a rank's process ended with an exit code or a signal", aftermath=True,
+            named="exit ({exit})"),
     JobKind("exception", "a rank raised an exception that is not itself a consequence of another rank's failure",
-            "application", restarts=True),
+            "application", restarts=True, named="{details.exception|exception}"),
     JobKind("nccl_progress", "PyTorch's watchdog: the collective it timed out at and the last enqueued / completed "
-            "work", consequence=True, teardown=True),
+            "work", consequence=True, teardown=True, hang=True, timed_out=True),
     JobKind("nccl_dump", "PyTorch's flight recorder: a collective timed out (on this rank or another) and this rank "
-            "was told to dump; its last enqueued / completed work in the process group it names", consequence=True, teardown=True),
+            "was told to dump; its last enqueued / completed work in the process group it names", consequence=True, teardown=True,
+            hang=True),
     JobKind("nccl_hang", "PyTorch's heartbeat monitor: the watchdog itself made no progress (a stuck CUDA call or "
-            "GPU)", consequence=True, teardown=True),
+            "GPU)", consequence=True, teardown=True, hang=True),
     JobKind("job_ended", "the scheduler ended the job or a step (cancelled, time limit, preempted, node failure, "
-            "evicted)", "infrastructure", aftermath=True),
+            "evicted)", "infrastructure", aftermath=True, named="{ended}"),
     # a consequence, but for a store's count of ranks apart, the job's cause (attribute.STORE_COUNTS): its gang cannot
     # form (facebookresearch/metaseq #52: such jobs "continue to stay alive")
     JobKind("store_error", "the rendezvous / TCPStore connection failed", "infrastructure", consequence=True, teardown=True,
@@ -53,7 +58,7 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "failure on that node (triage.attribute DISK_PRESSURE_EXPLAINS)"),
     JobKind("launch_error", "a task could not be started on its node: its container did not start (Slurm's pyxis / "
             "enroot), a required SPANK plugin failed, or Slurm could not launch it there: the rank's program never "
-            "ran", "infrastructure"),
+            "ran", "infrastructure", named="task not started ({launch})"),
     JobKind("agent_signal", "the launcher itself was told to stop by a signal from outside", "infrastructure",
             aftermath=True),
     JobKind("nccl_address", "NCCL's own address on a host (maps a peer address to a host)", context=True),
@@ -61,7 +66,8 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("collective_mismatch", "ranks called different collectives (op, size, order): the program's own bug",
             "application"),
     JobKind("worker_exit", "a rank's worker process (PyTorch's DataLoader worker) was killed by a signal, the rank's own "
-            "report of it: explained as a rank's death by that signal is"),
+            "report of it: explained as a rank's death by that signal is",
+            named="DataLoader worker killed (signal {signal})"),
     JobKind("nonfinite_result", "a rank's own check found a NaN or Inf in its loss or gradients and stopped the job "
             "(Megatron's check_for_nan_in_loss_and_grad, every era): the training's numerics diverged (data, learning "
             "rate, a kernel): the application's, never the node's unless a rerun on another GPU says so", "application"),
@@ -69,9 +75,10 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "seen", context=True),
     JobKind("process_lost", "the job's coordinator declared a process or node of it dead (JAX's coordination service: "
             "a task's heartbeats stopped; Ray's GCS: a node's heartbeats stopped or its raylet was terminated): it "
-            "crashed, hung, was preempted or lost the network; the line names which, never why", aftermath=True),
+            "crashed, hung, was preempted or lost the network; the line names which, never why", aftermath=True,
+            named="{lost}"),
     JobKind("barrier_timeout", "PyTorch's monitored_barrier timed out: rank 0 names the ranks that did not reach it, "
-            "the others were told to read rank 0's log", consequence=True, teardown=True),
+            "the others were told to read rank 0's log", consequence=True, teardown=True, hang=True),
     JobKind("job_success", "the job stated its own success (MLPerf's run_stop with status success, Megatron's "
             "\"[after training is done]\", Lightning's Trainer.fit stopped at max_epochs / max_steps, ms-swift's \"End time of "
             "running main\", Hugging Face Trainer's \"***** train metrics *****\" after the script's save, torchtitan's "

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Iterable, Iterator, NamedTuple
 
 from parsers import Classifier, Finding, all_keywords, at_least, detect
+from parsers.kinds import TABLE as KIND_TABLE
 from parsers.prefilter import Prefilter
 from parsers.redacted import placeholder
 from parsers.scan import _Lines
@@ -204,11 +205,16 @@ def _keyworded(lines: list[str]) -> set[int] | range:
     return {index.at(buf, start) for start, _end, _ids in pf.line_spans(buf)}
 
 
+# (kind, severity) of the parsers' catch-all findings a job fact about the same line says more than (Kind.generic)
+GENERIC = frozenset((k.name, severity) for k in KIND_TABLE for severity in k.generic)
+
+
 def generic(f) -> bool:
     """A finding of the parsers' catch-all rows (any NCCL WARN), or one of their PyTorch ProcessGroupNCCL rows
     (since issue 29 they read the watchdog's progress and heartbeat lines too): a job fact about the same line
-    says more (the work sequence numbers, the hang)."""
-    return (f.kind == "nccl_error" and f.severity == "warning") or f.kind == "nccl_timeout"
+    says more (the work sequence numbers, the hang).  Which they are is the kind table's (parsers/kinds.py
+    `Kind.generic`)."""
+    return (f.kind, f.severity) in GENERIC
 
 
 def writer(origin: Origin, rest: str, details: dict, host: str | None = None) -> dict:

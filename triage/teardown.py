@@ -68,8 +68,8 @@ EXIT_CUDA_ERRORS = frozenset({"driver shutting down", "cudaErrorCudartUnloading"
 # prints stays no statement, and a pair of them would vouch for a hang in the evaluation.
 BEFORE_SAVE = frozenset({"megatron_training_done", "lightning_fit_stopped"})
 # what a collective or barrier that never completed prints: the watchdog's timeout and its progress / dump lines,
-# the heartbeat monitor's stuck watchdog, a barrier's timeout
-HANG_KINDS = frozenset({"nccl_timeout", "nccl_progress", "nccl_dump", "nccl_hang", "barrier_timeout"})
+# the heartbeat monitor's stuck watchdog, a barrier's timeout (the rows' `hang`)
+HANG_KINDS = frozenset(k.name for k in (*KIND_TABLE, *JOB_TABLE) if k.hang)
 # A finished job's end by another's hand: after its file stated the job's success, a rank ended by a signal that asks a
 # process to stop (SIGTERM, SIGINT, SIGHUP: a user's scancel or kill, srun ending the step, a launcher's end of its
 # workers, Kubernetes deleting the pod; srun's "task 0: Exited with exit code 143", a shell's 128 + 15), its launcher

@@ -242,8 +242,14 @@ def _roles(k) -> str:
                                (k.fails_job, "fails the job"), (k.never_the_node, "never a node fault's doing"),
                                (k.restarts, "a job's first failure of it restarts an opted-in gang"),
                                (k.slows, "slows its host (named beside a lagging rank)"),
-                               (k.teardown, "printed by a process group's teardown (no failure after the job's success)"))
+                               (k.teardown, "printed by a process group's teardown (no failure after the job's success)"),
+                               (k.hang, "a collective or barrier that never completed"),
+                               (k.timed_out, "a rank's own report of a collective that timed out"))
               if flag]
+    if k.generic:
+        said.append("a catch-all at " + " or ".join(k.generic) + ": a job fact about its line is read instead")
+    if k.named:
+        said.append(f"named in a job's reason as {code(k.named)}")
     if k.node_attribution:
         said.append(f"a node problem of it saying no more than its reason: attribution {k.node_attribution}")
     if k.daemon_pod:

@@ -1,0 +1,108 @@
+"""Per-kind facts triage uses are the kind rows' (parsers/kinds.py `Kind`, triage/facts.py `JobKind`), never a table
+beside them (issue 24): which findings a job fact says more than (`generic`), how a line is named in a job's reason
+(`named`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from string import Formatter
+
+import pytest
+
+from parsers import Finding
+from parsers.kinds import SEVERITIES, TABLE
+from triage.facts import JOB_TABLE
+from triage.model import Evidence
+
+attribute = importlib.import_module("triage.attribute")  # the package's `attribute` is the function
+read = importlib.import_module("triage.read")
+
+ROWS = (*TABLE, *JOB_TABLE)
+FIELDS = frozenset(f.name for f in dataclasses.fields(Evidence))
+
+
+def _finding(kind: str, severity: str) -> Finding:
+    return Finding(kind, severity, "unknown", "INVESTIGATE", "")
+
+
+def test_the_catch_all_findings_are_the_kind_rows():
+    # was: `f.kind == "nccl_error" and f.severity == "warning" or f.kind == "nccl_timeout"` in triage/read.py
+    assert read.GENERIC == {(k.name, s) for k in TABLE for s in k.generic}
+    assert {k.name for k in TABLE if k.generic} == {"nccl_error", "nccl_timeout"}
+    for k in TABLE:
+        assert set(k.generic) <= set(SEVERITIES), k.name
+        assert not k.generic or k.workload, f"{k.name}: a catch-all a job fact says more than is a job's line"
+    for severity in SEVERITIES:
+        assert read.generic(_finding("nccl_timeout", severity))
+        assert read.generic(_finding("nccl_error", severity)) is (severity == "warning")
+    assert not read.generic(_finding("cuda_error", "warning"))
+
+
+@pytest.mark.parametrize("row", [k for k in ROWS if k.named], ids=lambda k: k.name)
+def test_each_named_template_names_what_evidence_has(row):
+    # was: attribute.WHAT, a dict of lambdas per kind beside the kind table; each row's template names an Evidence
+    # field, a detail or one of triage's words, and renders for a bare Evidence of its kind
+    assert attribute.NAMED[row.name] == row.named
+    for _literal, name, spec, conversion in Formatter().parse(row.named):
+        if name is None:
+            continue
+        assert not spec and not conversion, row.named
+        name = name.partition("|")[0]
+        assert name.startswith("details.") or name in attribute.NAMED_WORDS or name in FIELDS, (row.name, name)
+    assert isinstance(attribute.named(Evidence(kind=row.name)), str)
+
+
+def test_a_kind_without_a_template_is_named_by_its_wording():
+    assert attribute.named(Evidence(kind="nccl_error")) is None
+    assert attribute._what(Evidence(kind="nccl_error")) == "NCCL error"
+    assert attribute._what(Evidence(kind="rank_seen")) == "rank seen"
+
+
+@pytest.mark.parametrize("evidence, said", [
+    (Evidence(kind="xid", xid=79), "Xid 79"),
+    (Evidence(kind="sxid", sxid=20034), "SXid 20034"),
+    (Evidence(kind="ib_link", details={"state": "down"}), "IB link down"),
+    (Evidence(kind="exception", details={"exception": "ValueError"}), "ValueError"),
+    (Evidence(kind="exception"), "exception"),
+    (Evidence(kind="cuda_error", details={"cuda_error": "an illegal memory access was encountered"}),
+     "CUDA error 'an illegal memory access was encountered'"),
+    (Evidence(kind="cuda_error"), "CUDA error ''"),
+    (Evidence(kind="driver_unusable", details={"driver_error": "Driver/library version mismatch"}),
+     "GPU driver unusable ('Driver/library version mismatch')"),
+    (Evidence(kind="rank_exit", signal=9), "exit (signal 9)"),
+    (Evidence(kind="rank_exit", exit_code=1), "exit (code 1)"),
+    (Evidence(kind="worker_exit", signal=9), "DataLoader worker killed (signal 9)"),
+    (Evidence(kind="process_lost", details={"fact": "ray_node_dead"}), "Ray declared its node dead"),
+    (Evidence(kind="process_lost"), "declared dead by the job's coordinator"),
+    (Evidence(kind="oom_kill"), "OOM kill"),
+    (Evidence(kind="oom_kill", details={"oom": "host"}), "OOM kill (the node's memory, no cgroup limit reached: "
+     "another tenant, a daemon or the job itself on a node without a limit)"),
+    (Evidence(kind="process_crash", pid=4242, details={"process": "python", "signal": 11, "library": "libcuda.so"}),
+     "python:4242 crashed (signal 11) in libcuda.so"),
+    (Evidence(kind="process_crash", pid=4242, details={"signal": 11}),
+     "a process:4242 crashed (signal 11) in its own code"),
+    (Evidence(kind="job_ended", details={"why": "TIME LIMIT"}), "job ended (TIME LIMIT)"),
+    (Evidence(kind="job_ended"), "job ended (cancelled)"),
+    (Evidence(kind="launch_error", details={"fact": "pyxis_container", "what": "failed to import docker image"}),
+     "task not started (pyxis: failed to import docker image)"),
+    (Evidence(kind="launch_error", details={"plugin": "pyxis"}), "task not started (SPANK plugin pyxis failed)"),
+    (Evidence(kind="launch_error", details={"what": "Communication connection failure"}),
+     "task not started (Communication connection failure)"),
+    (Evidence(kind="memory_error", severity="warning"), "host memory error"),
+    (Evidence(kind="memory_error", pid=77, details={"process": "python"}),
+     "uncorrected host memory error (the kernel signalled python:77)"),
+])
+def test_a_line_is_named_as_before(evidence, said):
+    # the words each kind's line had in a reason when attribute.WHAT said them, now from the rows' templates
+    assert attribute._what(evidence) == said
+
+
+def test_the_hang_and_timeout_kinds_are_the_rows():
+    # were literal sets beside the tables (triage/teardown.py HANG_KINDS, triage/attribute.py TIMEOUT_KINDS): the rows'
+    # `hang` and `timed_out` now, their members unchanged; a rank's own timeout report is a hang's line
+    teardown = importlib.import_module("triage.teardown")
+    assert teardown.HANG_KINDS == {k.name for k in ROWS if k.hang} == {
+        "nccl_timeout", "nccl_progress", "nccl_dump", "nccl_hang", "barrier_timeout"}
+    assert attribute.TIMEOUT_KINDS == {k.name for k in ROWS if k.timed_out} == {"nccl_timeout", "nccl_progress"}
+    assert attribute.TIMEOUT_KINDS <= teardown.HANG_KINDS
