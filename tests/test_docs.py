@@ -656,7 +656,6 @@ def test_the_line_paths_figures_in_architecture_are_bench_callpaths():
         assert figure in text, figure
 
 
-<<<<<<< HEAD
 _NUMBER = re.compile(r"(?<![\w.-])\d+(?:[,._]\d+)*(?!\w)")
 
 
@@ -692,7 +691,8 @@ def test_the_benchmarks_page_shows_each_benchmarks_newest_output():
     assert older.strip().splitlines()[-1] not in rendered
     assert "/tmp/" not in rendered and "python bench/parse.py --baseline BASELINE" in rendered
     assert all(f"`{name}`" in hook.render_benchmark_benches(docs) for name in report.BENCHES)
-=======
+
+
 # A default the prose restates beside its key: "`key`, default 600", "`key` (default `x`)", "`key` (10 s)", "`key`
 # (5 min)", "`key` (10%, ..)": the value and its unit (none: as declared; s, min, h: seconds; %: a fraction).  A bare
 # parenthesis is a default only where the value ends it or a comma or colon follows a number ("(0 turns it off)",
@@ -737,4 +737,3 @@ def test_every_default_the_docs_restate_is_the_declared_one():
         ("docs/telemetry-thresholds.md", "boot_grace_seconds")}
     wrong = [f"{page}: {m.group(0)} (declared {default!r})" for page, m, default in stated if not _says(m, default)]
     assert not wrong, wrong
->>>>>>> h348
