@@ -568,8 +568,14 @@ NVSHMEM_SOURCE = r"nvshmem\S*\.(?:cpp|cu|cuh|cc|c|h):"
 # NCCL WARN texts NCCL's maintainers call harmless and later releases print at INFO: 2.19-2.25's "rank 0 failed to
 # IPC register userbuff 0x.. buffSize .. nPeers 2 isLegacyIpc .." (INFO from 2.26, NVIDIA/nccl #1684); 2.10 and
 # before's "misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]" on every host without the verbs library
-# (no InfiniBand: NCCL uses its socket transport; INFO from 2.11, src/misc/ibvwrap.cc; pytorch/xla #2758).
-NCCL_HARMLESS_WARNS = ("failed to IPC register userbuff", "Failed to open libibverbs.so")
+# (no InfiniBand: NCCL uses its socket transport; INFO from 2.11, src/misc/ibvwrap.cc; pytorch/xla #2758); and the
+# aws-ofi-nccl plugin's (its WARNs print as NCCL's, "NCCL WARN NET/OFI ..") 1.7.3-1.7.4 "configure_nvls_option:287 NCCL
+# WARN NET/OFI Could not find ncclGetVersion symbol" in each process whose NCCL the plugin's dlsym(RTLD_DEFAULT) does
+# not see (a statically linked or locally loaded NCCL): the plugin skips its NVLS version check and goes on
+# (src/platform-aws.c configure_nvls_option returns 0); TRACE from 1.8.0 (aws/aws-ofi-nccl ce6f3418, "Skip NVLS version
+# check if NCCL *.so not found").
+NCCL_HARMLESS_WARNS = ("failed to IPC register userbuff", "Failed to open libibverbs.so",
+                       "Could not find ncclGetVersion symbol")
 
 # The CUDA driver API's names of the failures a kernel or the GPU caused (XLA, JAX, TensorFlow, CuPy and Triton print
 # them: "Failed to launch CUDA kernel: ..: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered") ->
