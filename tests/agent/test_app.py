@@ -985,12 +985,9 @@ def test_a_failing_tick_is_said_as_the_tick_and_a_failing_batch_does_not_skip_th
     assert ticks == ["failing", "ran"]
 
 
-def test_every_pod_findings_slice_that_fails_in_the_drain_is_said_and_counted(tmp_path: Path, monkeypatch, caplog):
-    """The drain's `_finish` raised the first error of a pod findings batch it finished and dropped the others unsaid:
-    two slices failing were one error line and gpu_npd_internal_errors_total 1. Each is said and counted; the rest of
-    the batch is still processed and acknowledged."""
+def _agent_with_a_pod_batch_queued(tmp_path: Path, monkeypatch):
+    """An agent whose drain and turns take one slice at a time, a batch of pod findings (`_pod_batch`) queued."""
     import agent.app
-    from agent.sources import SLICE
 
     monkeypatch.setattr(agent.app, "DRAIN_SECONDS", 0.0)
     monkeypatch.setattr(agent.app, "TURN_SECONDS", 0.0)
@@ -998,6 +995,16 @@ def test_every_pod_findings_slice_that_fails_in_the_drain_is_said_and_counted(tm
     a = make_agent(tmp_path / "state")
     a.pods.pod_source = src
     src.turn(a.intake.emit)
+    return a, src
+
+
+def test_every_pod_findings_slice_that_fails_in_the_drain_is_said_and_counted(tmp_path: Path, monkeypatch, caplog):
+    """The drain's `_finish` raised the first error of a pod findings batch it finished and dropped the others unsaid:
+    two slices failing were one error line and gpu_npd_internal_errors_total 1. Each is said and counted; the rest of
+    the batch is still processed and acknowledged."""
+    from agent.sources import SLICE
+
+    a, src = _agent_with_a_pod_batch_queued(tmp_path, monkeypatch)
     n = len(a.intake._items[0][2].items)
     assert n > 2 * SLICE
     a.step(timeout=0)  # one slice; the stop comes mid-batch
@@ -1028,15 +1035,9 @@ def test_a_slice_failing_in_the_loop_and_one_in_the_drain_are_each_said_alike_an
     one failure. One helper says and counts each: one line of one shape, with its exception, counted once."""
     import logging
 
-    import agent.app
     from agent.sources import SLICE
 
-    monkeypatch.setattr(agent.app, "DRAIN_SECONDS", 0.0)
-    monkeypatch.setattr(agent.app, "TURN_SECONDS", 0.0)
-    src, _ = _pod_batch(tmp_path)
-    a = make_agent(tmp_path / "state")
-    a.pods.pod_source = src
-    src.turn(a.intake.emit)
+    a, src = _agent_with_a_pod_batch_queued(tmp_path, monkeypatch)
     assert len(a.intake._items[0][2].items) > 2 * SLICE
     process, calls = a.pipeline.process, []
 
