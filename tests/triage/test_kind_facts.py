@@ -145,3 +145,4 @@ def test_the_job_seen_node_faults_are_the_rows():
     # was a literal set in triage/attribute.py (JOB_SEEN_NODE_FAULTS): the rows' `reports_node_fault`, a job's line
     assert attribute.JOB_SEEN_NODE_FAULTS == {k.name for k in TABLE if k.reports_node_fault} == {"driver_unusable"}
     assert all(k.workload for k in TABLE if k.reports_node_fault)
+
