@@ -23,20 +23,21 @@ from typing import Callable
 from kubeapi.ratelimit import TokenBucket
 from triage import Incident
 from triage.attribute import RESTART_KINDS
-from triage.facts import POD_ENDS
+from triage.facts import JOB_TABLE, POD_ENDS
 
 OPT_IN = "gpu-npd.io/cascading-recovery"
 MODES = ("off", "observe", "enforce")
 # Verdicts that say a member cannot continue: rule -> root kinds (None: any).  A node fault (a GPU fallen off the
 # bus, an uncorrectable ECC error, a link down), a first failure of a kind whose row says so (`restarts`: a CUDA /
-# NCCL error, an Xid, an exception, a store barrier that timed out with ranks missing), a rank that died of a signal, a
-# rank the NCCL watchdog numbers single out as hung; a member Kubernetes ended for its node's sake (node pressure, node
+# NCCL error, an Xid, an exception, a store barrier that timed out with ranks missing), a rank that died of a signal
+# (its own process, the rows' `death` "rank": not its DataLoader worker, nor a process its coordinator declared dead),
+# a rank the NCCL watchdog numbers single out as hung; a member Kubernetes ended for its node's sake (node pressure, node
 # lost or shut down, a fault or unreachable taint, a device plugin refusing its GPUs: triage.facts POD_ENDS restart),
 # never one a scheduler preempted or an operator drained (their controllers requeue the job).
 FATAL: dict[str, frozenset[str] | None] = {
     "node_fault": None,
     "first_failure": RESTART_KINDS,
-    "first_rank_death": frozenset({"rank_exit"}),
+    "first_rank_death": frozenset(k.name for k in JOB_TABLE if k.death == "rank"),
     "lagging_rank": None,
 }
 # Verdicts a node or the cluster is to blame for, never the job's tenant (triage.model CATEGORIES): a GPU's or a node's

@@ -176,6 +176,9 @@ class Kind:
     # template of the evidence's fields (`{xid}`), its details (`{details.cuda_error}`), triage's derived words
     # (triage.attribute NAMED_WORDS: `{oom_scope}`); `{name|default}` where the value may be missing; "": `wording`
     named: str = ""
+    # a workload kind whose line is the job's own report of a fault of the node it ran on (its host's): it says which
+    # node is broken, whatever the application did after (triage.attribute JOB_SEEN_NODE_FAULTS, cluster/evidence.py)
+    reports_node_fault: bool = False
 
     @property
     def correlated(self) -> bool:
@@ -342,7 +345,8 @@ TABLE: tuple[Kind, ...] = (
                             "SHARP multicast its Fabric Manager / NVSwitches cannot serve), or "
                             "the node's container runtime could not give its pod the GPUs (the NVIDIA runtime hook "
                             "failing, a CDI device unresolvable, no nvidia runtime handler)",
-         category="infrastructure", named="GPU driver unusable ('{details.driver_error|}')"),
+         category="infrastructure", named="GPU driver unusable ('{details.driver_error|}')",
+         reports_node_fault=True),
     # A process's own crash as the kernel reports it (a segfault, a general protection fault, an invalid opcode): the
     # program, not the node. Its library says whose code crashed (details "stack": driver for the GPU driver's user-space
     # libraries, libcuda / libnvidia-*: attribution driver; nccl, pytorch, else none: the application's). No condition

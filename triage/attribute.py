@@ -77,8 +77,9 @@ NODE_FAULT_KINDS = frozenset(k.name for k in KIND_TABLE
                                                     (k.device is not None or bool(k.raises))))
 # Workload kinds whose line is the job's own report of a fault of the node it ran on (its host's): a rank that could
 # not use the node's GPU driver at all (driver_unusable: NVML's "Driver/library version mismatch", a driver too old
-# for the job's CUDA, Fabric Manager not running) says which node is broken, whatever the application did after.
-JOB_SEEN_NODE_FAULTS = frozenset({"driver_unusable"})
+# for the job's CUDA, Fabric Manager not running) says which node is broken, whatever the application did after (the
+# rows' `reports_node_fault`).
+JOB_SEEN_NODE_FAULTS = frozenset(k.name for k in KIND_TABLE if k.reports_node_fault)
 # Symptoms: what a failure elsewhere makes a healthy rank print
 SYMPTOM_KINDS = frozenset(k.name for k in _ROWS if k.consequence)
 # Kinds a job's first failure of which says a member cannot continue (the rows' `restarts`: cluster/recovery.py)
@@ -92,10 +93,14 @@ SLOW_HOST_KINDS = frozenset(k.name for k in KIND_TABLE if k.slows)
 # A process of a rank ended: the rank's own (a launcher's line), or its DataLoader worker's (the rank's exception
 # naming the worker's pid and signal): each is explained as a rank's death is (its own log, its host's OOM kill or
 # memory error naming its pid), else by what its signal points at
-DEATH_KINDS = frozenset({"rank_exit", "worker_exit", "process_lost"})
-# Deaths whose line says nothing of why (a launcher's exit line, a coordinator declaring a process or node dead): of
-# failures as early, an explained one is the root before them
-BARE_DEATHS = frozenset({"rank_exit", "process_lost"})
+DEATH_KINDS = frozenset(k.name for k in JOB_TABLE if k.death)  # the rows' `death`
+# Deaths whose line says nothing of why: those reported after the fact (the rows' `aftermath`: a launcher's exit line, a
+# coordinator declaring a process or node dead), not the rank's own words; of failures as early, an explained one is
+# the root before them
+BARE_DEATHS = frozenset(k.name for k in JOB_TABLE if k.death and k.aftermath)
+# Deaths of a process that is not a rank as such (a rank's DataLoader worker, a process or node the coordinator
+# declared dead: the rows' `death` "process"), named with its pid (`_dead`)
+PROCESS_DEATHS = frozenset(k.name for k in JOB_TABLE if k.death == "process")
 # How a coordinator's line (facts.py, kind process_lost) says it lost the process or node it names, by its row
 LOST_HOW = {"xla_task_heartbeat": "XLA's coordination service stopped hearing its heartbeats",
             "xla_task_restarted": "XLA's coordination service saw it come back as a new incarnation: it had restarted",
@@ -180,6 +185,8 @@ CUDA_TEXT_CATEGORY = {"unknown error": "hardware"}
 # Keyed by the line's words (details "what"), lower case.
 STORAGE_WHAT_CATEGORY = {"disk quota exceeded": "application"}
 CONTEXT_KINDS = frozenset(k.name for k in JOB_TABLE if k.context)
+# NCCL's lines that map ranks and addresses to hosts (the rows' `maps`): read into the job's maps, never a rank seen
+MAP_KINDS = frozenset(k.name for k in JOB_TABLE if k.maps)
 # A node's disk nearly full (kind disk_pressure: Ray's raylet, "... is over 95% full ... Object creation will fail if
 # spilling is required", a warning, never a failure of its own) explains an object store failure after it on that node,
 # within the job's window (the warning repeats every 10 s while it lasts): Ray's ObjectStoreFullError, raised where the
@@ -281,7 +288,7 @@ class Job:
         self.named_hosts = {h: n for h, n in named.items() if n != h}
         self.hosts |= set(self.named_hosts.values())
         for e in raw:
-            if e.rank is not None and e.kind not in ("nccl_rank", "nccl_address"):
+            if e.rank is not None and e.kind not in MAP_KINDS:
                 if e.host:
                     self.rank_host.setdefault(e.rank, self.named_hosts.get(e.host, e.host))
                 self.seen_ranks.add(e.rank)
@@ -679,7 +686,7 @@ def _first_failure(job: Job) -> Verdict | None:
             if first.exit_code is not None else LOST_HOW.get(first.details.get("fact"), "the job's coordinator lost it") \
             if first.kind == "process_lost" else _abort_how(first) \
             if first.details.get("fact") in ABORT_FACTS else "its exit code not shown"
-        who = _dead(first) if first.kind in ("worker_exit", "process_lost") else _who(first)
+        who = _dead(first) if first.kind in PROCESS_DEATHS else _who(first)
         if category == "undetermined":
             senders = SIGNAL_SENDERS.get(first.signal)
             said = f": {SIGNALS.get(first.signal, how)} comes from {senders}, and no line says which" if senders else ""

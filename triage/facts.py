@@ -19,24 +19,48 @@ from parsers.kinds import TAINT_PREFIX
 @dataclass(frozen=True, slots=True)
 class JobKind:
     """A kind triage adds to parsers.KINDS, with the kind table's triage fields (parsers/kinds.py `Kind`:
-    `category`, `consequence`, `restarts`, `teardown`, `hang`, `timed_out`, `named`) and two of its own."""
+    `category`, `consequence`, `restarts`, `teardown`, `hang`, `timed_out`, `named`) and its own."""
     name: str
     doc: str
     category: str | None = None  # one of parsers.kinds.CATEGORIES; None: never a root by its kind alone
     consequence: bool = False  # what a failure elsewhere makes a healthy rank print
     aftermath: bool = False  # after the job already failed, its end, not its cause (a scheduler, a launcher)
-    context: bool = False  # maps ranks and addresses to hosts; never evidence of its own
+    context: bool = False  # never evidence of its own: a map, a rank seen, the job's statement of its success
+    # NCCL's line mapping ranks and addresses to hosts: read into the job's maps (triage.attribute Job: a split
+    # communicator numbers its ranks from 0 again), never a rank seen on the host it names
+    maps: bool = False
     restarts: bool = False  # parsers/kinds.py `Kind.restarts`: a first failure of it, cascading recovery's to restart
     teardown: bool = False  # parsers/kinds.py `Kind.teardown`: what a process group's teardown prints (triage.teardown)
     hang: bool = False  # parsers/kinds.py `Kind.hang`: what a collective or barrier that never completed prints
     timed_out: bool = False  # parsers/kinds.py `Kind.timed_out`: a rank's own watchdog report of a timed-out collective
     named: str = ""  # parsers/kinds.py `Kind.named`: how a line of it is named in a job's reason ("": its name)
+    # a process of the job ended (one of DEATHS; "": no death): explained as a rank's death is (triage.attribute
+    # DEATH_KINDS)
+    death: str = ""
+    # whom the line's rank, host and pid are (one of ABOUTS): its writer's, whose prefix wins; another process's (a
+    # launcher's line about the process that died, the job it ended); or only another's, never its writer's
+    about: str = "writer"
+    # a traceback's exception may state it (its message the fact's line): read as the fact, the exception's type kept
+    # (triage.read; was: an exception, blamed on the application)
+    raised: bool = False
+    # a finished job's end by another's hand where a signal that asks a process to stop ended it (triage.teardown
+    # ENDED_KINDS, ENDED_SIGNALS): after its file stated the job's success, no failure
+    ended: bool = False
+
+
+# What ended (JobKind.death): "rank": a rank's own process, named as the rank; "process": a process that is not a rank
+# as such (a rank's DataLoader worker, a process or node the job's coordinator declared dead), named with its pid
+DEATHS = ("rank", "process")
+# Whom a job fact's line is about (JobKind.about): its writer (its prefixes name it) | another process, whose rank, host
+# and pid the line names (a launcher's, a scheduler's line) | only another: who wrote it (the coordinator, Ray's
+# driver, its prefix) is never the process it names; where the line names no host / rank / pid, it has none
+ABOUTS = ("writer", "another", "only_another")
 
 
 # Kinds triage adds to parsers.KINDS.  Add kinds, never rename them.
 JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("rank_exit", "a rank's process ended with an exit code or a signal", aftermath=True,
-            named="exit ({exit})"),
+            named="exit ({exit})", death="rank", about="another", raised=True, ended=True),
     JobKind("exception", "a rank raised an exception that is not itself a consequence of another rank's failure",
             "application", restarts=True, named="{details.exception|exception}"),
     JobKind("nccl_progress", "PyTorch's watchdog: the collective it timed out at and the last enqueued / completed "
@@ -47,12 +71,12 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("nccl_hang", "PyTorch's heartbeat monitor: the watchdog itself made no progress (a stuck CUDA call or "
             "GPU)", consequence=True, teardown=True, hang=True),
     JobKind("job_ended", "the scheduler ended the job or a step (cancelled, time limit, preempted, node failure, "
-            "evicted)", "infrastructure", aftermath=True, named="{ended}"),
+            "evicted)", "infrastructure", aftermath=True, named="{ended}", about="another", ended=True),
     # a consequence, but for a store's count of ranks apart, the job's cause (attribute.STORE_COUNTS): its gang cannot
     # form (facebookresearch/metaseq #52: such jobs "continue to stay alive")
     JobKind("store_error", "the rendezvous / TCPStore connection failed", "infrastructure", consequence=True, teardown=True,
             restarts=True),
-    JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure"),
+    JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure", raised=True),
     JobKind("disk_pressure", "a node's local disk the job's runtime spills to is nearly full (Ray's raylet: object "
             "creation will fail if spilling is required): a warning, no failure; it explains a later object store "
             "failure on that node (triage.attribute DISK_PRESSURE_EXPLAINS)"),
@@ -60,25 +84,27 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "enroot), a required SPANK plugin failed, or Slurm could not launch it there: the rank's program never "
             "ran", "infrastructure", named="task not started ({launch})"),
     JobKind("agent_signal", "the launcher itself was told to stop by a signal from outside", "infrastructure",
-            aftermath=True),
-    JobKind("nccl_address", "NCCL's own address on a host (maps a peer address to a host)", context=True),
-    JobKind("nccl_rank", "NCCL's communicator line: which rank a host:pid is, and the job's size", context=True),
+            aftermath=True, ended=True),
+    JobKind("nccl_address", "NCCL's own address on a host (maps a peer address to a host)", context=True, maps=True),
+    JobKind("nccl_rank", "NCCL's communicator line: which rank a host:pid is, and the job's size", context=True,
+            maps=True),
     JobKind("collective_mismatch", "ranks called different collectives (op, size, order): the program's own bug",
             "application"),
     JobKind("worker_exit", "a rank's worker process (PyTorch's DataLoader worker) was killed by a signal, the rank's own "
             "report of it: explained as a rank's death by that signal is",
-            named="DataLoader worker killed (signal {signal})"),
+            named="DataLoader worker killed (signal {signal})", death="process", about="another", raised=True),
     JobKind("nonfinite_result", "a rank's own check found a NaN or Inf in its loss or gradients and stopped the job "
             "(Megatron's check_for_nan_in_loss_and_grad, every era): the training's numerics diverged (data, learning "
-            "rate, a kernel): the application's, never the node's unless a rerun on another GPU says so", "application"),
+            "rate, a kernel): the application's, never the node's unless a rerun on another GPU says so", "application",
+            raised=True),
     JobKind("rank_seen", "a rank wrote to the logs read (one per rank and file): a rank that reported no timeout is "
             "seen", context=True),
     JobKind("process_lost", "the job's coordinator declared a process or node of it dead (JAX's coordination service: "
             "a task's heartbeats stopped; Ray's GCS: a node's heartbeats stopped or its raylet was terminated): it "
             "crashed, hung, was preempted or lost the network; the line names which, never why", aftermath=True,
-            named="{lost}"),
+            named="{lost}", death="process", about="only_another"),
     JobKind("barrier_timeout", "PyTorch's monitored_barrier timed out: rank 0 names the ranks that did not reach it, "
-            "the others were told to read rank 0's log", consequence=True, teardown=True, hang=True),
+            "the others were told to read rank 0's log", consequence=True, teardown=True, hang=True, raised=True),
     JobKind("job_success", "the job stated its own success (MLPerf's run_stop with status success, Megatron's "
             "\"[after training is done]\", Lightning's Trainer.fit stopped at max_epochs / max_steps, ms-swift's \"End time of "
             "running main\", Hugging Face Trainer's \"***** train metrics *****\" after the script's save, torchtitan's "
@@ -90,11 +116,11 @@ JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
 
 
 # Kinds whose lines a launcher or scheduler prints about another process (the one that died, the job it ended):
-# the rank, host and pid in the line are that process's, whatever prefix the launcher's own line carries
-ABOUT_ANOTHER = frozenset({"rank_exit", "job_ended", "worker_exit", "process_lost"})
-# Kinds whose line is about another process only: who wrote it (the coordinator, Ray's driver, its prefix) is never
-# the process it names; where the line names no host / rank / pid, it has none
-ONLY_ANOTHER = frozenset({"process_lost"})
+# the rank, host and pid in the line are that process's, whatever prefix the launcher's own line carries (the rows'
+# `about`)
+ABOUT_ANOTHER = frozenset(k.name for k in JOB_TABLE if k.about != "writer")
+# Kinds whose line is about another process only: who wrote it is never the process it names
+ONLY_ANOTHER = frozenset(k.name for k in JOB_TABLE if k.about == "only_another")
 # Facts whose line names its reporter, never the process or node it is about (as ONLY_ANOTHER's kinds, for these rows
 # and reasons): Slurm's cancellation for a node failure, printed by a node that survived it
 REPORTER_ONLY = {"slurm_cancelled": frozenset({"NODE FAILURE"})}
@@ -114,7 +140,7 @@ def reporter_only(fact: "Fact", groups: dict) -> bool:
 # write failed"), the storage's failure, not the program's (was: an exception, blamed on the application).
 # Megatron's NaN / Inf check raises its finding too (AssertionError before its rerun state machine, RuntimeError with
 # reruns disabled): the rank's non-finite result, its node and device in the words.
-EXCEPTION_FACTS = frozenset({"worker_exit", "barrier_timeout", "rank_exit", "storage_error", "nonfinite_result"})
+EXCEPTION_FACTS = frozenset(k.name for k in JOB_TABLE if k.raised)  # the rows' `raised`
 
 
 @dataclass(frozen=True, slots=True)

@@ -82,7 +82,7 @@ HANG_KINDS = frozenset(k.name for k in (*KIND_TABLE, *JOB_TABLE) if k.hang)
 # after_success: a process still running at the limit hung at exit) stay incidents.  Like a hang it is a statement
 # made before the final save that cannot vouch for it (BEFORE_SAVE: the save may be what was stopped).
 ENDED_SIGNALS = frozenset({1, 2, 15})
-ENDED_KINDS = frozenset({"rank_exit", "agent_signal", "job_ended"})
+ENDED_KINDS = frozenset(k.name for k in JOB_TABLE if k.ended)  # the rows' `ended`
 # seconds after the statement its file's communicator errors are taken for teardown (a watchdog's collective
 # timeout, 10 to 30 minutes by default, may fire on the exit's last collective)
 TEARDOWN_WINDOW = 3600.0

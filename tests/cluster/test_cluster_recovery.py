@@ -55,6 +55,17 @@ def test_a_store_barrier_that_timed_out_with_ranks_missing_is_fatal_and_the_othe
     assert {"cuda_error", "nccl_error", "xid", "exception", "store_error"} == FATAL["first_failure"]
 
 
+def test_the_deaths_that_restart_are_a_ranks_own_by_its_row():
+    # was a literal set (FATAL's first_rank_death, {"rank_exit"}): the rows' `death` "rank" (triage/facts.py JobKind),
+    # members unchanged: a rank's DataLoader worker killed, a process its coordinator declared dead restart nothing
+    import importlib  # noqa: PLC0415
+
+    from cluster.recovery import FATAL  # noqa: PLC0415
+
+    deaths = importlib.import_module("triage.attribute")  # the package's `attribute` is the function
+    assert FATAL["first_rank_death"] == deaths.DEATH_KINDS - deaths.PROCESS_DEATHS == {"rank_exit"}
+
+
 def test_a_fatal_verdict_triggers_and_the_budget_stops_the_fourth_restart_within_the_hour():
     now = [1000.0]
     r = Recovery(Policy(mode="enforce", budget=3, window=3600, per_minute=100), clock=lambda: now[0])

@@ -1,6 +1,7 @@
 """Per-kind facts triage uses are the kind rows' (parsers/kinds.py `Kind`, triage/facts.py `JobKind`), never a table
 beside them (issue 24): which findings a job fact says more than (`generic`), how a line is named in a job's reason
-(`named`)."""
+(`named`), what a hang, a timeout, a death, an exception's fact, a finished job's end and a map line are, whom a fact's
+line is about, and which job lines report their node's fault; each derived set keeps the members it had as a literal."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from parsers import Finding
 from parsers.kinds import SEVERITIES, TABLE
+from triage import facts
 from triage.facts import JOB_TABLE
 from triage.model import Evidence
 
@@ -106,3 +108,41 @@ def test_the_hang_and_timeout_kinds_are_the_rows():
         "nccl_timeout", "nccl_progress", "nccl_dump", "nccl_hang", "barrier_timeout"}
     assert attribute.TIMEOUT_KINDS == {k.name for k in ROWS if k.timed_out} == {"nccl_timeout", "nccl_progress"}
     assert attribute.TIMEOUT_KINDS <= teardown.HANG_KINDS
+
+
+def test_the_death_kinds_are_the_rows():
+    # were literal sets in triage/attribute.py (DEATH_KINDS, BARE_DEATHS, and the tuple of deaths named with their pid):
+    # the rows' `death`; a bare death is one reported after the fact (the rows' `aftermath`)
+    deaths = {k.name for k in JOB_TABLE if k.death}
+    assert attribute.DEATH_KINDS == deaths == {"rank_exit", "worker_exit", "process_lost"}
+    assert attribute.BARE_DEATHS == deaths & attribute.AFTERMATH_KINDS == {"rank_exit", "process_lost"}
+    assert attribute.PROCESS_DEATHS == {"worker_exit", "process_lost"}
+    for k in JOB_TABLE:
+        assert not k.death or k.death in facts.DEATHS, k.name
+
+
+def test_whom_a_fact_is_about_is_the_rows():
+    # were literal sets in triage/facts.py (ABOUT_ANOTHER, ONLY_ANOTHER): the rows' `about`
+    assert facts.ABOUT_ANOTHER == {"rank_exit", "job_ended", "worker_exit", "process_lost"}
+    assert facts.ONLY_ANOTHER == {"process_lost"}
+    assert facts.ONLY_ANOTHER <= facts.ABOUT_ANOTHER
+    for k in JOB_TABLE:
+        assert k.about in facts.ABOUTS, k.name
+
+
+def test_the_exception_facts_the_ended_kinds_and_the_maps_are_the_rows():
+    # were literal sets: triage/facts.py EXCEPTION_FACTS (the rows' `raised`), triage/teardown.py ENDED_KINDS (`ended`),
+    # the tuple of NCCL's map lines triage.attribute's Job never takes for a rank seen (`maps`, context too)
+    teardown = importlib.import_module("triage.teardown")
+    assert facts.EXCEPTION_FACTS == {k.name for k in JOB_TABLE if k.raised} == {
+        "worker_exit", "barrier_timeout", "rank_exit", "storage_error", "nonfinite_result"}
+    assert teardown.ENDED_KINDS == {k.name for k in JOB_TABLE if k.ended} == {"rank_exit", "agent_signal", "job_ended"}
+    assert attribute.MAP_KINDS == {k.name for k in JOB_TABLE if k.maps} == {"nccl_rank", "nccl_address"}
+    assert attribute.MAP_KINDS <= attribute.CONTEXT_KINDS
+
+
+def test_the_job_seen_node_faults_are_the_rows():
+    # was a literal set in triage/attribute.py (JOB_SEEN_NODE_FAULTS): the rows' `reports_node_fault`, a job's line
+    assert attribute.JOB_SEEN_NODE_FAULTS == {k.name for k in TABLE if k.reports_node_fault} == {"driver_unusable"}
+    assert all(k.workload for k in TABLE if k.reports_node_fault)
+
