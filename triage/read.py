@@ -673,7 +673,7 @@ class FileReader:
             m = facts.RAY_ACTOR_FIELD.match(rest)
             if m is not None:
                 if m.group(1) in facts.RAY_ACTOR_NAMES:
-                    self._actors[key][facts.RAY_ACTOR_NAMES[m.group(1)]] = m.group(2)
+                    self._actors[key][facts.RAY_ACTOR_NAMES[m.group(1)]] = m.group(2) or m.group(3)
                 return
             actor = self._actors.pop(key)
         if rest.endswith(facts.RAY_ACTOR_OPENER) and len(self._actors) < 4096:
