@@ -835,10 +835,7 @@ TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbe
 # AgentR1/Agent-R1 #33 (2.4x, "ray.exceptions.ActorDiedError: " before it).  Read by triage.read: the fields of the
 # same writer's lines after the opener go to the fact its cause's line states (its pid and host: the lost process).
 RAY_ACTOR_OPENER = "The actor died unexpectedly before finishing this task."
-# A field's value pasted from a page that made it a link ("ip: [10.29.214.5](http://10.29.214.5/)", verl-project/verl
-# #4921) is its text.
-RAY_ACTOR_FIELD = re.compile(r"^\s+(class_name|actor_id|pid|name|namespace|ip): "
-                             r"(?:\[([^\s\[\]]{1,200})\]\(https?://[^\s)]{1,200}\)|(\S{1,200}))\s*$")
+RAY_ACTOR_FIELD = re.compile(r"^\s+(class_name|actor_id|pid|name|namespace|ip): (\S{1,200})\s*$")
 RAY_ACTOR_NAMES = {"pid": "pid", "ip": "host", "class_name": "actor"}  # the block's field -> the fact's group
 RAY_ACTOR_FACTS = frozenset({"ray_actor_died"})  # the facts of the cause's line that take them
 

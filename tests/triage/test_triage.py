@@ -770,6 +770,24 @@ def test_the_lost_owner_is_the_lines_not_the_actors_fields():
     assert (ev.host, ev.pid, ev.details["actor"]) == ("10.29.214.5", 87687, "create_colocated_worker_cls.<locals>.WorkerDict")
 
 
+def test_an_address_pasted_as_a_link_is_its_text():
+    """REAL: vllm-project/vllm #1846: the raylet's line pasted from a page that made its address a link (was no
+    finding: the row's address never matched); verl-project/verl #4921's "ip:" field the same.  A link whose text is not
+    its target's host is left as written."""
+    line = ("2023-11-30 10:19:23,769 WARNING worker.py:2074 -- A worker died or was killed while executing a task by an "
+            "unexpected system error. To troubleshoot the problem, check the logs for the dead worker. RayTask ID: "
+            "ffffffffffffffffba61971047f999e0f9ceaab101000000 Worker ID: 0e4b1eeade4874f7080db5807059e066cc128f27de4d1"
+            "404a6057750 Node ID: 9c6f827858d621904b3d1cfb06057c57480da46c3edab524030f1e58 Worker IP address: "
+            "[10.9.70.181](http://10.9.70.181/) Worker port: 34011 Worker PID: 1080651 Worker exit type: SYSTEM_ERROR "
+            "Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some "
+            "potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray "
+            "stop --force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.")
+    (ev,) = [e for e in read_lines([line], "driver.log", Clock()) if e.kind == "process_lost"]
+    assert (ev.host, ev.pid) == ("10.9.70.181", 1080651) and line.startswith(ev.text)  # the line as written
+    other = line.replace("[10.9.70.181](http://10.9.70.181/)", "[10.9.70.181](http://10.9.70.18/)")
+    assert not [e for e in read_lines([other], "driver.log", Clock()) if e.kind == "process_lost"]
+
+
 def test_a_node_the_coordinator_lost_is_not_its_writers():
     """REAL: ray-project/ray #22349: Ray's driver, its log in the head node's directory, says node 10.128.0.103 was
     marked dead: the node named is the suspect, never the host that wrote the line; a line naming no rank has none."""
