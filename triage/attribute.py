@@ -106,7 +106,8 @@ LOST_HOW = {"xla_task_heartbeat": "XLA's coordination service stopped hearing it
             "xla_task_restarted": "XLA's coordination service saw it come back as a new incarnation: it had restarted",
             "xla_unhealthy_task": "XLA's coordination service named it unhealthy (its heartbeats stopped)",
             "ray_node_dead": "Ray declared its node dead",
-            "ray_worker_died": "Ray's raylet saw the worker process die, exit type SYSTEM_ERROR"}
+            "ray_worker_died": "Ray's raylet saw the worker process die, exit type SYSTEM_ERROR",
+            "ray_actor_owner_died": "Ray's GCS saw the process that owned the job's actors die, exit type SYSTEM_ERROR"}
 # Rows (facts.py) of a rank that ended the job itself by calling MPI_Abort: a bare death (its own log says why, if
 # anything does), the rank the line names the suspect
 ABORT_FACTS = frozenset({"mpi_abort"})

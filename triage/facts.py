@@ -388,10 +388,26 @@ FACTS: tuple[Fact, ...] = (
     # memory limits." (AgentR1/Agent-R1 #33, 2025): a worker of the job lost, Ray listing what may have ended it (its
     # guesses, no finding); the driver may be the only log a verl / OpenRLHF run leaves, the raylet's line (above)
     # printed on the worker's node alone. The memory monitor's kill (NODE_OUT_OF_MEMORY) is the parsers' ray_oom; an
-    # exit the program asked for (INTENDED_USER_EXIT, USER_ERROR: the actor's own exception) is none
-    _f("ray_actor_died", "process_lost", ["The actor is dead because its worker process has died"],
+    # exit the program asked for (INTENDED_USER_EXIT, USER_ERROR: the actor's own exception) is none.  The GCS's other
+    # cause of the same error, the actor's node lost (gcs_actor_manager.cc GenNodeDiedCause): "The actor is dead because
+    # its node has died. Node Id: 56b9..." (2.x to 2.9), "The actor died because its node has died. Node Id: ..", the
+    # node's death info after it (2.10+, ray-project/ray PR #45497): the actor's process lost with its node, the node
+    # the error's "ip:" field names
+    _f("ray_actor_died", "process_lost", ["The actor is dead because its worker process has died",
+                                          "because its node has died"],
        r"The actor is dead because its worker process has died\. Worker exit type: (?P<exit_type>SYSTEM_ERROR) Worker "
-       r"exit detail: (?P<exit_detail>[^\n]{1,160}?)(?:\.(?: |$)|$)"),
+       r"exit detail: (?P<exit_detail>[^\n]{1,160}?)(?:\.(?: |$)|$)|"
+       r"The actor (?:is dead|died) because its node has died\. Node Id: (?P<node_id>[0-9a-f]{16,})"),
+    # The GCS's cause of an actor killed because the process that created it (its owner: the driver, or another actor)
+    # died (gcs_actor_manager.cc GenOwnerDiedCause, every era since 2.0): "The actor is dead because its owner has died.
+    # Owner Id: 0100...ffff Owner Ip address: 172.21.160.9 Owner worker exit type: SYSTEM_ERROR Worker exit detail:
+    # Owner's node has crashed." (hiyouga/EasyR1 #324, 2025): the owner is the process lost, on the node at the address
+    # the line names (the error's "pid:" and "ip:" fields are the actor's, killed with it: not read). An owner that
+    # ended as asked (INTENDED_USER_EXIT: a driver that finished) is none
+    _f("ray_actor_owner_died", "process_lost", ["The actor is dead because its owner has died"],
+       r"The actor is dead because its owner has died\. Owner Id: [0-9a-f]{16,} Owner Ip address: "
+       r"(?P<host>[\w.:\-]+) Owner worker exit type: (?P<exit_type>SYSTEM_ERROR) Worker exit detail: "
+       r"(?P<exit_detail>[^\n]{1,160}?)(?:\.(?: |$)|$)"),
     # A signal a process printed on its way down (torch's, glog's, Python's faulthandler; TensorFlow's stack trace
     # handler, before its "*** BEGIN MANGLED STACK TRACE ***": "*** Received signal 6 ***", horovod/horovod #2015,
     # "*** Received signal 7 ***", horovod #3952)

@@ -150,6 +150,11 @@ _HEADER_FIRST = frozenset("DIWEC")
 # peeled only from a file whose lines carry one consistently (`_numbered`); torchrun's "[0]:" summary opener, MPI's
 # "[1]<stdout>:" tag and NCCL's "[3] " device index (the same number on every line) are not such numbers
 _LINE_NUMBER = re.compile(r"\[(\d{1,9})\] ")
+# an address a page turned into a link when the log was pasted from it (a rich-text copy into a GitHub issue: Ray's
+# "ip: [10.29.214.5](http://10.29.214.5/)", verl-project/verl #4921; the raylet's "Worker IP address:
+# [10.9.70.181](http://10.9.70.181/)", vllm-project/vllm #1846): read as its text, the link's target the same name
+_AUTOLINK = re.compile(r"\[([\w.:\-]{1,253})\]\(https?://\1/?\)")
+_AUTOLINK_MARK = "](http"
 NUMBERED_MIN = 3  # numbered lines a file needs before its numbers are taken for a viewer's
 NUMBERED_SHARE = 0.8  # of its non-empty lines, among the first batch
 NUMBERED_STEP_SHARE = 0.9  # of consecutive numbered lines whose numbers differ by exactly one
@@ -486,6 +491,7 @@ class FileReader:
         shown = lines  # the lines as written: the evidence's text
         if self._numbered:  # a viewer's "[1784] " before each line: peeled, the line's own start read
             lines = [line[m.end():] if (m := _LINE_NUMBER.match(line)) is not None else line for line in lines]
+        lines = [_AUTOLINK.sub(r"\1", line) if _AUTOLINK_MARK in line else line for line in lines]
         hits = _keyworded(lines)
         merged = self._merged
         for i, line in enumerate(lines):

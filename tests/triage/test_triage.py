@@ -533,6 +533,18 @@ FACTS = [
     ("The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker "
      "exits unexpectedly. Worker exits with an exit code None. The worker may have exceeded K8s pod memory limits.",
      "process_lost", dict(exit_type="SYSTEM_ERROR", exit_detail="Worker exits unexpectedly")),
+    # REAL: hiyouga/EasyR1 #324 (2025): the GCS's other cause, the actor's owner lost, on the node the line names
+    # (was no failure at all)
+    ("The actor is dead because its owner has died. Owner Id: 01000000ffffffffffffffffffffffffffffffffffffffffffffffff "
+     "Owner Ip address: 172.21.160.9 Owner worker exit type: SYSTEM_ERROR Worker exit detail: Owner's node has "
+     "crashed.", "process_lost",
+     dict(host="172.21.160.9", exit_type="SYSTEM_ERROR", exit_detail="Owner's node has crashed")),
+    # CONSTRUCTED from Ray's gcs_actor_manager.cc (GenNodeDiedCause, 2.x to 2.9's wording) and
+    # python/ray/tests/test_node_death.py (2.10+'s): the actor's node lost (was no failure at all)
+    ("The actor is dead because its node has died. Node Id: 56b97436e67393f15565e024278867700c2bd0ec6ca9e0dac7261fd1",
+     "process_lost", dict(node_id="56b97436e67393f15565e024278867700c2bd0ec6ca9e0dac7261fd1")),
+    ("The actor died because its node has died. Node Id: 56b97436e67393f15565e024278867700c2bd0ec6ca9e0dac7261fd1",
+     "process_lost", dict(node_id="56b97436e67393f15565e024278867700c2bd0ec6ca9e0dac7261fd1")),
     # a task whose container never started (Slurm's pyxis / enroot), each of its failures' own words and Slurm's line
     # after any: NVIDIA/pyxis #61 (tests/fixtures/incidents/pyxis-61-container-start; was no line read at all), #53
     # (the import's older wording, no image named), #135 (Slurm 23.11's "slurmstepd-<node>:"), #144 (slurmd's log),
@@ -732,6 +744,48 @@ def test_rays_actor_died_error_names_the_lost_process_on_the_lines_before_its_ca
     # its cause's line alone, or after another writer's lines, names no one
     (ev,) = [e for e in read_lines(lines[-1:], "driver.log", Clock()) if e.kind == "process_lost"]
     assert (ev.host, ev.pid) == (None, None)
+
+
+@pytest.mark.parametrize("exit_type", ["INTENDED_USER_EXIT", "INTENDED_SYSTEM_EXIT", "USER_ERROR"])
+def test_an_actor_whose_owner_ended_as_asked_is_no_failure(exit_type):
+    """CONSTRUCTED from Ray's GenOwnerDiedCause (gcs_actor_manager.cc) with hiyouga/EasyR1 #324's values: an owner
+    that exited as asked (a driver that finished) or raised its own exception killed no one by failing."""
+    line = ("The actor is dead because its owner has died. Owner Id: 01000000ffffffffffffffffffffffffffffffffffffffffff"
+            f"ffffff Owner Ip address: 172.21.160.9 Owner worker exit type: {exit_type} Worker exit detail: done.")
+    assert facts.match(line) is None
+
+
+def test_the_lost_owner_is_the_lines_not_the_actors_fields():
+    """REAL: hiyouga/EasyR1 #324: the owner's address is the line's; the error's "pid:" and "ip:" are the actor killed
+    with it (here the same node), never taken as the owner's process.  verl-project/verl #4921: an "ip:" pasted as a
+    link is its text."""
+    log = INCIDENT_LOGS / "easyr1-324-actor-owner-died" / "logs" / "driver.log"
+    (ev,) = [e for e in read_lines(log.read_text().splitlines(), "driver.log", Clock()) if e.kind == "process_lost"]
+    assert (ev.host, ev.pid, ev.details["fact"]) == ("172.21.160.9", None, "ray_actor_owner_died")
+    first = attribute([ev])[0]
+    assert (first.category, first.rule, first.root.host) == ("undetermined", "first_rank_death", "172.21.160.9")
+    assert "owned the job's actors" in first.reason
+    log = INCIDENT_LOGS / "verl-4921-actor-died-linked-ip" / "logs" / "driver.log"
+    (ev,) = [e for e in read_lines(log.read_text().splitlines(), "driver.log", Clock()) if e.kind == "process_lost"]
+    assert (ev.host, ev.pid, ev.details["actor"]) == ("10.29.214.5", 87687, "create_colocated_worker_cls.<locals>.WorkerDict")
+
+
+def test_an_address_pasted_as_a_link_is_its_text():
+    """REAL: vllm-project/vllm #1846: the raylet's line pasted from a page that made its address a link (was no
+    finding: the row's address never matched); verl-project/verl #4921's "ip:" field the same.  A link whose text is not
+    its target's host is left as written."""
+    line = ("2023-11-30 10:19:23,769 WARNING worker.py:2074 -- A worker died or was killed while executing a task by an "
+            "unexpected system error. To troubleshoot the problem, check the logs for the dead worker. RayTask ID: "
+            "ffffffffffffffffba61971047f999e0f9ceaab101000000 Worker ID: 0e4b1eeade4874f7080db5807059e066cc128f27de4d1"
+            "404a6057750 Node ID: 9c6f827858d621904b3d1cfb06057c57480da46c3edab524030f1e58 Worker IP address: "
+            "[10.9.70.181](http://10.9.70.181/) Worker port: 34011 Worker PID: 1080651 Worker exit type: SYSTEM_ERROR "
+            "Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some "
+            "potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray "
+            "stop --force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.")
+    (ev,) = [e for e in read_lines([line], "driver.log", Clock()) if e.kind == "process_lost"]
+    assert (ev.host, ev.pid) == ("10.9.70.181", 1080651) and line.startswith(ev.text)  # the line as written
+    other = line.replace("[10.9.70.181](http://10.9.70.181/)", "[10.9.70.181](http://10.9.70.18/)")
+    assert not [e for e in read_lines([other], "driver.log", Clock()) if e.kind == "process_lost"]
 
 
 def test_a_node_the_coordinator_lost_is_not_its_writers():
