@@ -355,6 +355,30 @@ def test_a_restart_rbac_refuses_is_one_line_naming_the_verb_and_an_event_on_the_
         assert len(lines) == 1 and "\n" not in lines[0] and "4 pod(s) not deleted" in lines[0], lines
 
 
+def test_a_restart_decided_while_event_writes_fail_waits_for_its_decision_to_be_written_then_acts_once():
+    """The API server failing the job's Event writes (503) while a restart is decided: no pod is deleted before the
+    decision is in the incident's Event (a next leader would not know it was acted on), the decision is kept, not
+    dropped, and once the writes go through the gang is deleted once, with one `CascadingRecovery` Event.  The 503
+    is the double's."""
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
+        publish_xid(api)
+        publish_timeouts(api)
+        api.set_fault(refuse=("POST", "/namespaces/train/events", 503, "ServiceUnavailable", "down (the double)"))
+        with controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.metrics.registry.get_sample_value("gpu_npd_recoveries_total",
+                                                                   {"result": "restarted"}) == 1, "decided")
+            later_rounds(c, 4)
+            assert api.pods_deleted == [] and incidents(api) == []
+            api.set_fault()
+            wait_until(lambda: len(api.pods_deleted) == 3, "the gang deleted once the decision is written", timeout=15)
+            later_rounds(c)
+            assert len(api.pods_deleted) == 3 and len(recoveries(api)) == 1
+            (inc,) = [e for e in incidents(api) if e["reason"] == "JobIncident"]
+            assert doc(inc)["recovery"]["result"] == "restarted"
+
+
 def test_a_controller_that_stopped_leading_deletes_no_more_pods():
     """A restart's deletions under way when the Lease is lost (or on SIGTERM) stop: only the leader acts."""
     from collections import deque
