@@ -324,8 +324,9 @@ def test_a_throttled_or_refused_pod_deletion_is_retried_then_counted_once():
 
 # RBAC without `delete` on pods (enforce without deploy/components/cluster-recovery): the API server's Status message,
 # verbatim from cilium/cilium #7010 (https://github.com/cilium/cilium/pull/7010); the double answers it for every pod
-DELETE_DENIED = ('pods "cilium-etcd-r2kk6rfd5c" is forbidden: User "system:serviceaccount:kube-system:cilium-etcd-operator" '
-                 'cannot delete resource "pods" in API group "" in the namespace "kube-system"')
+DELETE_DENIED = ('pods "cilium-etcd-r2kk6rfd5c" is forbidden: User '
+                 '"system:serviceaccount:kube-system:cilium-etcd-operator" cannot delete resource "pods" in API group "" '
+                 'in the namespace "kube-system"')
 
 
 def test_a_restart_rbac_refuses_is_one_line_naming_the_verb_and_an_event_on_the_owner(caplog):
