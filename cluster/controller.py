@@ -447,8 +447,9 @@ class Controller:
         """Delete the pods decided on (their uids then: a pod the owner has recreated since is not touched), at most
         DELETES_PER_ROUND a round of the loop.  A throttled or failed request (429, 5xx, no answer) stops the round:
         the rest are deleted on a later one, after the server's Retry-After or a backoff, up to DELETE_TRIES times; a
-        pod that cannot be deleted (refused, or out of tries) makes the recovery `failed`, once.  Stops when the
-        controller does (not leading)."""
+        pod that cannot be deleted (refused, or out of tries) makes the recovery `failed`, once, said in one line and
+        a `CascadingRecovery` Event on the owner (how many, the first refusal: RBAC's names the verb and the
+        resource), not a line per pod.  Stops when the controller does (not leading)."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
 
         for _ in range(DELETES_PER_ROUND):
@@ -475,17 +476,23 @@ class Controller:
                     return
                 else:
                     d.failed += 1
-                    log.warning("recovery: deleting pod %s/%s failed: %s", ns, name, describe(exc))
+                    d.why = d.why or f"{ns}/{name}: {describe(exc)}"  # said once, at the end (RBAC: every pod)
             d.pods.popleft()
         if d.pods:
             return  # the rest on the next rounds
         del self.deleting[incident_id]
         if d.failed:
             self.metrics.recoveries.labels("failed").inc()
-            log.warning("recovery of job %s/%s: %d pod(s) not deleted", d.change.job.owner.kind, d.change.job.name,
-                        d.failed)
-        if d.change is not None:
-            self.restarted(d.change)
+        if d.change is None:
+            return
+        if d.failed:
+            o = d.change.job.owner
+            message = (f"gpu-npd could not restart job {o.kind}/{d.change.job.name} whole: {d.failed} pod(s) not "
+                       f"deleted (incident {incident_id}; first refusal {d.why})")
+            log.warning("recovery: %s", message)
+            self.recorder.record(Ref(o.kind, o.name, o.namespace, o.uid, o.api_version), RECOVERY_REASON, message,
+                                 "Warning", key=f"{incident_id}|failed")
+        self.restarted(d.change)
 
     def annotation(self, c: Change) -> str:
         o = c.job.owner
@@ -548,6 +555,7 @@ class Deleting:
     backoff: float = 0.0
     due: float = 0.0  # time.monotonic() of the next round
     failed: int = 0  # pods that could not be deleted
+    why: str = ""  # the first one's pod and the API's answer (an RBAC refusal names the verb and the resource)
 
 
 class EventWriter(WriterThread):

@@ -11,6 +11,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Callable
 
+from kubeapi.retry import describe
 from parsers.envelope import parse_time
 
 log = logging.getLogger("gpu_npd.cluster")
@@ -93,7 +94,7 @@ class LeaseLock:
             try:
                 ok = self.try_acquire()
             except Exception as exc:  # noqa: BLE001 - API down: keep trying; a leader loses it after the deadline
-                log.warning("leader election: %s", str(exc)[:200])
+                log.warning("leader election: %s", describe(exc))
                 ok = False
             if ok:
                 became.set()
@@ -117,5 +118,5 @@ class LeaseLock:
             self.api.replace_namespaced_lease(self.name, self.namespace, lease, _request_timeout=self.request_timeout)
             log.info("leader election: released lease %s/%s", self.namespace, self.name)
         except Exception as exc:  # noqa: BLE001 - on the way out: the lease expires by itself anyway
-            log.warning("leader election: release failed: %s", str(exc)[:200])
+            log.warning("leader election: release failed: %s", describe(exc))
         self.leading = False

@@ -5,7 +5,13 @@
 - The watch resumes from the last resourceVersion it saw (objects and BOOKMARKs) when the stream ends or the
   connection drops; `410 Gone` (the version was compacted away), as an ERROR event on the stream or as the HTTP
   status of the watch request, relists.  Errors back off (1 s doubling to
-  `max_backoff`, jittered) and never end the loop.
+  `max_backoff`, jittered) and never end the loop; so does a stream the server ends within `SHORT_WATCH` seconds
+  with nothing sent (a proxy closing each stream at once: client-go's "very short watch"), which resuming at once
+  would ask again in a tight loop.
+- A list the API server refuses (RBAC denying the verb, a kind no longer served: any 4xx but 401 and 429) is said
+  in one line naming the verb and the resource (the server's own message) and asked again with backoff; the
+  watcher counts as synced meanwhile, so that the controller does not wait for it to decide what the other
+  resources say.
 - Raw JSON (`_preload_content=False`, decoded by kubeapi.pager's msgspec decoder): the client's models cost several
   times the memory and CPU of a dict.
 """
@@ -15,18 +21,25 @@ from __future__ import annotations
 import logging
 import socket
 import threading
+import time
 from typing import Any, Callable
 
 from kubeapi.pager import decode, pages
-from kubeapi.retry import Backoff
+from kubeapi.retry import Backoff, describe, refusal
 
 log = logging.getLogger("gpu_npd.cluster")
+
+SHORT_WATCH = 1.0  # seconds: a stream ended sooner with nothing sent is a failure (backed off), as client-go has it
 
 Emit = Callable[[str, str, Any], None]  # (resource, ADDED | MODIFIED | DELETED | SYNCED, object or keys)
 
 
 class Gone(Exception):
     """The resourceVersion asked for is older than the server keeps: relist."""
+
+
+class ShortWatch(Exception):
+    """The server ended the stream at once, nothing sent: asked again after a backoff, not at once."""
 
 
 def key_of(obj: dict) -> tuple[str, str]:
@@ -85,6 +98,10 @@ class Watcher:
             except Exception as exc:  # noqa: BLE001 - API down, connection reset, timeout: back off, resume
                 if self.stop.is_set():
                     break
+                if rv is None and refusal(exc) and not self.synced.is_set():
+                    log.error("watch of %s: the list is refused (%s); incidents are decided without it until it is "
+                              "granted", self.resource, describe(exc))
+                    self.synced.set()
                 retry.failed(exc)
 
     def relist(self) -> str:
@@ -114,10 +131,12 @@ class Watcher:
                 raise Gone() from exc
             raise
         self._resp = resp
+        started, sent = time.monotonic(), False
         try:
             for line in iter_resp_lines(resp):
                 if self.stop.is_set():
                     break
+                sent = True
                 if not line:
                     continue
                 ev = decode(line)
@@ -137,6 +156,8 @@ class Watcher:
                 resp.release_conn()
             except Exception:  # noqa: BLE001
                 pass
+        if not sent and not self.stop.is_set() and time.monotonic() - started < SHORT_WATCH:
+            raise ShortWatch(f"the server ended the stream within {SHORT_WATCH:g} s, nothing sent")
         self.count(self.resource, "closed")
         return rv
 

@@ -769,6 +769,36 @@ def test_watch_resets_and_an_api_outage_lose_nothing():
             assert (gone or 0) + errors >= 1
 
 
+def test_incident_writes_throttled_for_a_while_back_off_and_the_incident_is_written_once_after():
+    """The API server throttling the incident Event's writes (429, no Retry-After) for a while: the Event writer
+    backs off (1 s doubling, jittered; `max_backoff` 1 s here: one try a 0.8 s at most), the incident is kept
+    pending, not dropped; once the API answers, the first create is committed and its reply lost (a connection
+    reset), and the retry finds the Event its own (409): one incident Event, no duplicate.  The message is the
+    double's, not the API server's."""
+    with ApiDouble() as api:
+        gang(api)
+        publish_timeouts(api)
+        publish_xid(api)
+        api.set_fault(refuse=("POST", "/namespaces/train/events", 429, "TooManyRequests", "throttled (the double)"))
+
+        def posts() -> int:
+            return sum(1 for r in api.requests if r[0] == "POST" and r[1] == "/api/v1/namespaces/train/events")
+
+        with controller(api) as c:
+            wait_until(lambda: posts() >= 1, "a write refused")
+            before = posts()
+            time.sleep(3.0)
+            assert posts() - before <= 5, posts() - before
+            assert incidents(api) == [] and c.recorder.pending()
+            api.set_fault(lose_reply=("POST", "/namespaces/train/events"))
+            ev = wait_until(lambda: next((e for e in incidents(api) if doc(e)["incident"]["category"] == "hardware"),
+                                         None), "the incident written after the throttling", timeout=15)
+            api.set_fault()
+            settled(c)
+            assert [e["metadata"]["name"] for e in incidents(api)] == [ev["metadata"]["name"]]
+            assert c.metrics.registry.get_sample_value("gpu_npd_events_dropped_total", {"reason": "rejected"}) == 0
+
+
 def counting(attempt, tries: dict, c):
     """`attempt` (a LeaseLock's try_acquire), counting its calls in `tries[c]`."""
     def counted() -> bool:
@@ -1576,3 +1606,72 @@ def test_a_ray_tasks_failure_is_named_on_the_node_its_header_names_not_the_drive
             root = doc(ev)["incident"]
             assert (root["category"], root["root"]["kind"], root["root"]["host"], root["root"]["pod"]) == (
                 "application", "cuda_error", "gpu-node-2", "train/rc-worker")
+
+
+# ---- RBAC missing one verb, a watch that ends at once ------------------------------------------------------
+
+# The API server's Status messages for RBAC denying one verb, verbatim: a ClusterRole without `list` on nodes
+# (postfinance/kubenurse #17, https://github.com/postfinance/kubenurse/issues/17) and a Role without `update` on the
+# Lease (openshift/release #41119, https://github.com/openshift/release/pull/41119)
+NODES_DENIED = ('nodes is forbidden: User "system:serviceaccount:kube-system:nurse" cannot list resource "nodes" in '
+                'API group "" at the cluster scope')
+LEASE_DENIED = ('leases.coordination.k8s.io "boskos-cleaner-leaderlock" is forbidden: User '
+                '"system:serviceaccount:ci:boskos" cannot update resource "leases" in API group "coordination.k8s.io" '
+                'in the namespace "ci"')
+
+
+def test_rbac_denying_the_list_of_one_resource_is_said_in_one_line_and_the_incidents_go_on(caplog):
+    """A ClusterRole without `list` on nodes: the watch of nodes says the API's refusal (the verb and the resource)
+    in one line and tries again with backoff; the controller does not wait for that list to decide, so the job's
+    incident is written from its pods and Events, and the nodes are read once the ClusterRole is mended.  Before,
+    the loop waited for every list (`ready`): one verb missing stopped every incident."""
+    with ApiDouble() as api:
+        gang(api)
+        api.set_fault(forbid=("GET", "/api/v1/nodes", NODES_DENIED))
+        publish_timeouts(api)
+        publish_xid(api)
+        with caplog.at_level("WARNING", logger="gpu_npd.cluster"), controller(api) as c:
+            ev = wait_until(lambda: next((e for e in incidents(api) if doc(e)["incident"]["category"] == "hardware"),
+                                         None), "the incident, nodes unread", timeout=15)
+            assert doc(ev)["incident"]["root"]["host"] == "node-b"
+            lines = [r.getMessage() for r in caplog.records if NODES_DENIED in r.getMessage()]
+            assert lines and all("\n" not in x and x.startswith("watch of nodes") for x in lines), lines
+            api.set_fault()  # the ClusterRole mended: the nodes are listed at the next try
+            wait_until(lambda: c.relists.get("nodes"), "nodes listed", timeout=15)
+
+
+def test_rbac_denying_the_leases_update_is_said_in_one_line_naming_the_verb_and_the_resource(caplog):
+    """A Role without `update` on the Lease: the leader takes it (create) and cannot renew it; each failed try is
+    one line with the API's message, which names the verb and the resource (before: the first 200 characters of the
+    client's exception, "(403)\\nReason: Forbidden\\nHTTP response headers: ...", neither), then it gives up."""
+    with ApiDouble() as api:
+        gang(api)
+        api.set_fault(forbid=("PUT", "/leases/gpu-npd-cluster", LEASE_DENIED))
+        with caplog.at_level("WARNING", logger="gpu_npd.cluster"), controller(api) as c:
+            wait_until(lambda: c.lost.is_set(), "the lease lost", timeout=10)
+        lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("leader election: ")
+                 and "lost lease" not in r.getMessage()]
+        assert lines and all(f"HTTP 403 Forbidden: {LEASE_DENIED}" in x and "\n" not in x for x in lines), lines
+
+
+def test_a_watch_the_server_ends_at_once_is_asked_again_with_backoff_not_in_a_tight_loop():
+    """A proxy or API server that ends each watch stream at once, nothing sent (client-go's reflector calls it "very
+    short watch"): the watch is asked again after a backoff (1 s doubling, jittered), not at once in a loop.  Here
+    max_backoff 1 s: at most one try a 0.8 s; before, hundreds a second."""
+    from cluster.watch import Watcher  # noqa: PLC0415
+
+    with ApiDouble() as api:
+        api.add_node("node-a", gpus=8)
+        api.short_watches = True
+        stop = threading.Event()
+        w = Watcher("nodes", make_api(Settings(api_server=api.url)).list_node, lambda *_: None, stop,
+                    max_backoff=1.0).start()
+        try:
+            wait_until(lambda: w.synced.is_set(), "listed")
+            time.sleep(3.0)
+            watches = [r for r in api.requests if r[1] == "/api/v1/nodes" and r[2].get("watch")]
+            assert 1 <= len(watches) <= 5, len(watches)
+        finally:
+            stop.set()
+            w.close()
+            w.thread.join(10)

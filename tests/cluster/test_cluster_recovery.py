@@ -333,6 +333,64 @@ def test_a_throttled_or_refused_pod_deletion_is_retried_then_counted_once():
             assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "failed"}) == 1
 
 
+# RBAC without `delete` on pods (enforce without deploy/components/cluster-recovery): the API server's Status message,
+# verbatim from cilium/cilium #7010 (https://github.com/cilium/cilium/pull/7010); the double answers it for every pod
+DELETE_DENIED = ('pods "cilium-etcd-r2kk6rfd5c" is forbidden: User '
+                 '"system:serviceaccount:kube-system:cilium-etcd-operator" cannot delete resource "pods" in API group "" '
+                 'in the namespace "kube-system"')
+
+
+def test_a_restart_rbac_refuses_is_one_line_naming_the_verb_and_an_event_on_the_owner(caplog):
+    """`--recovery enforce` without the ClusterRole that grants `delete` on pods: each delete is refused (403).  The
+    restart is one `failed` recovery, one warning line (not one per pod) with the API's message, which names the
+    verb and the resource, and a `CascadingRecovery` Event on the owner saying the pods were not deleted (its
+    decision's Event said "restarted"); the incident goes on being written.  Before: a warning line per pod, and
+    nothing on the owner said the restart had failed."""
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2", "llm-w-0-3"])
+        api.set_fault(forbid=("DELETE", "/namespaces/train/pods/[^/]+", DELETE_DENIED))
+        with caplog.at_level("WARNING", logger="gpu_npd.cluster"), \
+                controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            publish_xid(api)
+            publish_timeouts(api)
+            failed = wait_until(lambda: [e for e in recoveries(api) if "not deleted" in e["message"]],
+                                "the failure's Event on the owner", timeout=15)
+            later_rounds(c)
+            assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "failed"}) == 1
+        assert api.pods_deleted == [] and len(failed) == 1
+        (ev,) = failed
+        assert ev["involvedObject"]["kind"] == "JobSet" and ev["type"] == "Warning"
+        assert "4 pod(s) not deleted" in ev["message"] and DELETE_DENIED in ev["message"]
+        lines = [r.getMessage() for r in caplog.records if DELETE_DENIED in r.getMessage()]
+        assert len(lines) == 1 and "\n" not in lines[0] and "4 pod(s) not deleted" in lines[0], lines
+
+
+def test_a_restart_decided_while_event_writes_fail_waits_for_its_decision_to_be_written_then_acts_once():
+    """The API server failing the job's Event writes (503) while a restart is decided: no pod is deleted before the
+    decision is in the incident's Event (a next leader would not know it was acted on), the decision is kept, not
+    dropped, and once the writes go through the gang is deleted once, with one `CascadingRecovery` Event.  The 503
+    is the double's."""
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
+        publish_xid(api)
+        publish_timeouts(api)
+        api.set_fault(refuse=("POST", "/namespaces/train/events", 503, "ServiceUnavailable", "down (the double)"))
+        with controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.metrics.registry.get_sample_value("gpu_npd_recoveries_total",
+                                                                   {"result": "restarted"}) == 1, "decided")
+            later_rounds(c, 4)
+            assert api.pods_deleted == [] and incidents(api) == []
+            api.set_fault()
+            wait_until(lambda: len(api.pods_deleted) == 3, "the gang deleted once the decision is written", timeout=15)
+            later_rounds(c)
+            assert len(api.pods_deleted) == 3 and len(recoveries(api)) == 1
+            (inc,) = [e for e in incidents(api) if e["reason"] == "JobIncident"]
+            assert doc(inc)["recovery"]["result"] == "restarted"
+
+
 def test_a_controller_that_stopped_leading_deletes_no_more_pods():
     """A restart's deletions under way when the Lease is lost (or on SIGTERM) stop: only the leader acts."""
     from collections import deque
