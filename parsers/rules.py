@@ -2180,9 +2180,13 @@ RULES: tuple[Rule, ...] = (
     # The WorkNCCL(..) details are optional: a log that wraps long lines (milabench's runner, a terminal's copy)
     # ends the line at "timeout: " and prints "WorkNCCL(SeqNum=2070, ..)" on the next, no rank's prefix on it
     # (mila-iqia/milabench #269); the rank's timeout is still this line's (was: no finding, the job's only failure lost).
+    # A wrap may fall anywhere in it: each field is read only whole, ended by the separator PyTorch prints after it
+    # (SeqNum's ",", OpType's "," or ")", Timeout(ms)'s ")"), so a cut inside one leaves it out rather than giving a
+    # truncated one ("OpType=_ALLG": a rank seemingly in another collective; "Timeout(ms)=6"), and a cut after the
+    # SeqNum keeps it (sgl-project/sglang #3424's line cut at each position, tests/parsers/test_parsers_units.py).
     _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],
        r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout:(?: WorkNCCL\("
-       r"(?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<timeout_ms>\d+))?)?",
+       r"(?:SeqNum=(?P<seq>\d+),)?(?: ?OpType=(?P<op>\w+)(?=[,)])(?:.*?Timeout\(ms\)=(?P<timeout_ms>\d+)\))?)?)?",
        event=TORCH_PG_ONCE),
     # The rest of a rank's ProcessGroupNCCL failure, PyTorch 1.x-2.x, each opening the rank's event when its
     # timeout line is not there (a timeout reported without WorkNCCL details, a watchdog hang, a cut log).
