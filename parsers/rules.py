@@ -1389,8 +1389,13 @@ RULES: tuple[Rule, ...] = (
     # through any of its physical functions' config space ("Verify no other PF is running cr-dump or sw reset"): part
     # of the open health event of any function of the same device (EVENT_WITHIN_DEVICE; a DPC containment: the health
     # poll fails on function .1, function .0's dump refused), else the unclassified net's naming the function.
-    _r("mlx5_crdump_refused", None, ["crdump: failed to lock"],
-       FIRST_MLX5 + r":? .*?crdump: failed to lock (?:vsc )?gw", event=("mlx5_health", "within")),
+    # The dump's next step takes the device's SW reset semaphore, which another function's dump or reset holds:
+    # crdump.c's mlx5_core_warn "Failed to lock SW reset semaphore" (after its "mlx5_crdump_collect:N:(pid N): "
+    # prefix; a later crdump.c says "SW reset semaphore is already in use" at info for -EBUSY, no error word in it):
+    # the same refusal, the same event. fw_reset.c's line of the same words (a sync reset's) is not the dump's.
+    _r("mlx5_crdump_refused", None, ["crdump: failed to lock", "Failed to lock SW reset semaphore"],
+       FIRST_MLX5 + r":? .*?(?:crdump: failed to lock (?:vsc )?gw|mlx5_crdump_collect:\d+:\(pid \d+\): Failed to lock "
+       r"SW reset semaphore)", event=("mlx5_health", "within")),
     # mlx5e's TX timeout handler: "TX timeout detected" (no queue), then one "TX timeout on queue: N, SQ: .."
     # line per stuck queue; its RX reporter's counterpart, a receive queue whose posted buffers the device never took
     # ("RX timeout on channel: 20, ICOSQ: 0x1ee0, RQ: 0x1e43, CQ: 0x3ea6", en/reporter_rx.c in every era: 5.x's
