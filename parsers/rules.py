@@ -1395,8 +1395,13 @@ RULES: tuple[Rule, ...] = (
     # through any of its physical functions' config space ("Verify no other PF is running cr-dump or sw reset"): part
     # of the open health event of any function of the same device (EVENT_WITHIN_DEVICE; a DPC containment: the health
     # poll fails on function .1, function .0's dump refused), else the unclassified net's naming the function.
-    _r("mlx5_crdump_refused", None, ["crdump: failed to lock"],
-       FIRST_MLX5 + r":? .*?crdump: failed to lock (?:vsc )?gw", event=("mlx5_health", "within")),
+    # The dump's next step takes the device's SW reset semaphore, which another function's dump or reset holds:
+    # crdump.c's mlx5_core_warn "Failed to lock SW reset semaphore" (after its "mlx5_crdump_collect:N:(pid N): "
+    # prefix; a later crdump.c says "SW reset semaphore is already in use" at info for -EBUSY, no error word in it):
+    # the same refusal, the same event. fw_reset.c's line of the same words (a sync reset's) is not the dump's.
+    _r("mlx5_crdump_refused", None, ["crdump: failed to lock", "Failed to lock SW reset semaphore"],
+       FIRST_MLX5 + r":? .*?(?:crdump: failed to lock (?:vsc )?gw|mlx5_crdump_collect:\d+:\(pid \d+\): Failed to lock "
+       r"SW reset semaphore)", event=("mlx5_health", "within")),
     # mlx5e's TX timeout handler: "TX timeout detected" (no queue), then one "TX timeout on queue: N, SQ: .."
     # line per stuck queue; its RX reporter's counterpart, a receive queue whose posted buffers the device never took
     # ("RX timeout on channel: 20, ICOSQ: 0x1ee0, RQ: 0x1e43, CQ: 0x3ea6", en/reporter_rx.c in every era: 5.x's
@@ -2186,9 +2191,13 @@ RULES: tuple[Rule, ...] = (
     # The WorkNCCL(..) details are optional: a log that wraps long lines (milabench's runner, a terminal's copy)
     # ends the line at "timeout: " and prints "WorkNCCL(SeqNum=2070, ..)" on the next, no rank's prefix on it
     # (mila-iqia/milabench #269); the rank's timeout is still this line's (was: no finding, the job's only failure lost).
+    # A wrap may fall anywhere in it: each field is read only whole, ended by the separator PyTorch prints after it
+    # (SeqNum's ",", OpType's "," or ")", Timeout(ms)'s ")"), so a cut inside one leaves it out rather than giving a
+    # truncated one ("OpType=_ALLG": a rank seemingly in another collective; "Timeout(ms)=6"), and a cut after the
+    # SeqNum keeps it (sgl-project/sglang #3424's line cut at each position, tests/parsers/test_parsers_units.py).
     _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],
        r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout:(?: WorkNCCL\("
-       r"(?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<timeout_ms>\d+))?)?",
+       r"(?:SeqNum=(?P<seq>\d+),)?(?: ?OpType=(?P<op>\w+)(?=[,)])(?:.*?Timeout\(ms\)=(?P<timeout_ms>\d+)\))?)?)?",
        event=TORCH_PG_ONCE),
     # The rest of a rank's ProcessGroupNCCL failure, PyTorch 1.x-2.x, each opening the rank's event when its
     # timeout line is not there (a timeout reported without WorkNCCL details, a watchdog hang, a cut log).

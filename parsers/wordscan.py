@@ -210,7 +210,8 @@ class KeywordScan:
     matches is `re`'s, in C.  At one position the regex gives one word; the others entered there, and the words
     sharing its tail, are looked up beside it (`_Found`; rare in real text).  A match consuming the whole word (the
     scan before this one) skipped the positions inside it, and looked up every word that could overlap it, in Python,
-    per match: 3.0 -> 2.3 us a message of bench/perline.py's memo-miss cases.
+    per match: slower on bench/perline.py's memo-miss cases (timed by hand on a loaded host for commit 2e55666; no
+    committed bench result holds the figure).
 
     Measured with callgrind when FIRST_TEXTS was chosen (commit 021ff7b, whose message gives the hard slice's
     instructions before and after, not these parts): deriving the scan costs some 20 ms (most of it `re` compiling

@@ -111,3 +111,18 @@ def test_a_sibling_functions_refused_crdump_is_part_of_the_devices_open_health_e
     assert got == [("nic_error", "fatal", "0004:01:00.1")]
     got = [(f.kind, f.severity, f.pci) for f in _found(fatal + refused.format("0004:02:00.0"))]
     assert got == [("nic_error", "fatal", "0004:01:00.1"), ("unclassified", "warning", "0004:02:00")]
+
+
+def test_a_sibling_functions_crdump_refused_the_sw_reset_semaphore_is_part_of_the_devices_open_health_event():
+    """The dump's next step after the gateway, the device's SW reset semaphore (crdump.c mlx5_crdump_collect: "Verify
+    no other PF is running cr-dump or sw reset"), refused while another function's recovery holds it: the same
+    refusal as the gateway's, part of the device's open health event; alone, the unclassified net's warning. Was: a
+    second finding, an unclassified warning beside the fatal one. CONSTRUCTED from crdump.c's mlx5_core_warn(dev,
+    "Failed to lock SW reset semaphore\\n") with mlx5_core_warn's "%s:%d:(pid %d): " prefix (no real line found)."""
+    fatal = "mlx5_core 0004:01:00.1: print_health:819:(pid 0): Fatal error detected\n"
+    refused = "mlx5_core {}: mlx5_crdump_collect:59:(pid 2239): Failed to lock SW reset semaphore\n"
+    got = [(f.kind, f.severity, f.pci) for f in _found(fatal + refused.format("0004:01:00.0"))]
+    assert got == [("nic_error", "fatal", "0004:01:00.1")]
+    got = [(f.kind, f.severity, f.pci) for f in _found(fatal + refused.format("0004:02:00.0"))]
+    assert got == [("nic_error", "fatal", "0004:01:00.1"), ("unclassified", "warning", "0004:02:00")]
+    assert [(f.kind, f.severity) for f in _found(refused.format("0004:01:00.0"))] == [("unclassified", "warning")]

@@ -731,6 +731,33 @@ def test_a_wrapped_watchdog_timeout_is_still_the_ranks_timeout(line, seq):
     assert f.details.get("seq") == seq
 
 
+# REAL (sgl-project/sglang #3424, tests/fixtures/incidents/sglang-3424-wrapped-seqnum/logs/server-a.log): rank 1's
+# watchdog line, its two pieces as posted ("WorkNCCL(S" / "eqNum=1522789, ..") joined: the line PyTorch printed
+_WATCHDOG_3424 = ("[rank1]:[E210 02:06:33.347835395 ProcessGroupNCCL.cpp:1595] [PG ID 2 PG GUID 3 Rank 1] Process group "
+                  "watchdog thread terminated with exception: [Rank 1] Watchdog caught collective operation timeout: "
+                  "WorkNCCL(SeqNum=1522789, OpType=_ALLGATHER_BASE, NumelIn=298960, NumelOut=4783360, "
+                  "Timeout(ms)=600000) ran for 600003 milliseconds before timing out.")
+
+
+def test_a_watchdog_timeout_wrapped_anywhere_keeps_only_the_details_it_holds_whole():
+    """The line cut at every position past "timeout:" (constructed cuts of the real line, as a runner or a copy wraps
+    it: sglang #3424 inside "SeqNum", #3368 after the OpType, milabench #269 after "timeout: "): each of SeqNum, OpType
+    and Timeout(ms) is the whole line's or absent. Was: a cut inside the OpType or the timeout gave a truncated one
+    ("_ALLG", 6 ms: a rank seemingly in another collective, triage's window 600 s short), a cut after "SeqNum=1522789, "
+    lost the SeqNum."""
+    whole = parse_line(_WATCHDOG_3424)
+    assert {k: whole.details.get(k) for k in ("seq", "op", "timeout_ms")} == {
+        "seq": 1522789, "op": "_ALLGATHER_BASE", "timeout_ms": 600000}
+    start = _WATCHDOG_3424.index("timeout: ") + len("timeout:")
+    for cut in range(start, len(_WATCHDOG_3424)):
+        line = _WATCHDOG_3424[:cut]
+        f = parse_line(line)
+        assert (f.kind, f.rank) == ("nccl_timeout", whole.rank), line
+        for key in ("seq", "op", "timeout_ms"):
+            assert f.details.get(key) in (None, whole.details[key]), (line, key, f.details.get(key))
+        assert ("seq" in f.details) == ("SeqNum=1522789," in line), line
+
+
 def test_a_subgroups_rank_is_no_global_rank():
     """REAL (sgl-project/sglang #1693): group 3's rank 5 (the WorkNCCL's "[Rank 5]" is the group's too) is kept in
     details, not as the finding's rank; the default group's rank is (instructlab/training #520)."""
