@@ -164,12 +164,18 @@ RULES: tuple[Rule, ...] = (
     # Epoch 1/10 Step 3/934 Train step 3/9340 done.` (the global step; its stats table follows, no step time on the line)
     # -- the shape from its source (no real line found in a public thread); AReaL's own example tests wait for it
     Rule("areal", "Train step ", re.compile(r"Train step (?P<step>\d+)/\d+ done\.")),
-    # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`; Megatron-DeepSpeed `steps: 10 loss: ...`.  Its
-    # ThroughputTimer's `epoch=0/micro_step=34/global_step=34, RunningAvgSamplesPerSec=...` is no row, by decision: rank 0
-    # prints it beside `step=N`, at the same boundary, and its count is the timer's own (not the step a resumed run
-    # restores): read too, it could count two advances per step (tests/agent/test_progress.py)
+    # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`.  Its ThroughputTimer's `epoch=0/micro_step=34/
+    # global_step=34, RunningAvgSamplesPerSec=...` is no row, by decision: rank 0 prints it beside `step=N`, at the same
+    # boundary, and its count is the timer's own (not the step a resumed run restores): read too, it could count two
+    # advances per step (tests/agent/test_progress.py)
     Rule("deepspeed", "step=", re.compile(r"\] step=(?P<step>\d+), skipped=\d+")),
-    Rule("deepspeed", "steps: ", re.compile(r"\bsteps: (?P<step>\d+) loss: ")),
+    # Its pipeline engine (PipelineEngine.train_batch, rank 0, every steps_per_print steps; Megatron-DeepSpeed and
+    # diffusion-pipe train through it): `steps: 1 loss: 0.0614 iter time (s): 531.283 samples/sec: 0.008`, a model's extra
+    # losses between the loss and the time in later releases (`steps: 200 loss: 5.5508 lm loss: 5.5103 moe loss: 0.0405 iter time
+    # (s): 0.936 ...`); `iter time` is the window's time over its steps: a step's.  Its time was not read before (the
+    # step time came from the spacing, which the engine's `step=N` line beside it shares)
+    Rule("deepspeed", "steps: ", re.compile(r"steps: (?<!\wsteps: )(?P<step>\d+) loss: (?:.*?\biter time \(s\): (?P<time>"
+                                            + _NUM[1:-1] + "))?")),
     # Hugging Face Trainer logs: `{'loss': 6.2645, 'learning_rate': 0.001, 'epoch': 0.02}` (with 'step' in some
     # eras, JSON quotes in older ones; ms-swift adds `'global_step/max_steps': '12/94'`).  A dict without a step is
     # progress all the same: the Trainer logs one every `logging_steps` optimizer steps, so the job moved on, by an
