@@ -409,10 +409,13 @@ _MULT = {"K": 1e3, "M": 1e6, "G": 1e9}
 # `test_gen_batch meta info: {'eos_token_id': 2, ..., 'validate': True, 'global_steps': 0}` (its generation, the long
 # part of it, follows; only `validation generation end` was read before, so a long save or validation on a large model
 # read as a silent pod)
+# diffusion-pipe (train.py's _evaluate, rank 0) opens each evaluation with `Running eval` alone, then a bar without a
+# name that ends with the evaluation (9 timestep quantiles over the eval set, minutes): not read before, so a pod
+# stepping every few seconds was suspected at the floor in a long evaluation
 PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("checkpoint", re.compile(r"(?i)\bsav(e|ing)( the)?( model)? checkpoint|\bcheckpoint(ing)? (save|to)\b|"
                               r"\bsaving (model|state|weights)\b|local_global_step_folder: ")),
-    ("evaluation", re.compile(r"(?i)running evaluation|\bevaluat(ing|ion)\b|\bvalidat(ing|ion)\b|"
+    ("evaluation", re.compile(r"(?i)running eval(uation)?\b|\bevaluat(ing|ion)\b|\bvalidat(ing|ion)\b|"
                               r"\bval loss\b|\btest_gen_batch meta info: ")),
     # fairseq's validation (`| epoch 005 | valid on 'valid' subset ... loss=2.72`, `valid_loss 8.11`; past the
     # keyword list by its loss): a row of its own, as a case-sensitive
@@ -422,13 +425,14 @@ PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # the words every PAUSES row needs (a cheap look at what follows a progress line's match before the rows are tried);
 # a keyword line no rule reads meets the rows only when its lower case holds one (_may_hold), as the rows themselves
 # cost ~6 us on every such line (a JSON metrics line naming its "step" and "loss")
-_PAUSE_WORDS = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on")
+_PAUSE_WORDS = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on|unning eval")
 # and on a keyword line no row reads (lower-cased), verl's two announcements without those words (PAUSES): never after a
 # progress match (verl prints them on lines of their own), so the look after one does not pay for them (~5% of a
 # progress line's cost, '_' being in most of their keys)
-_PAUSE_WORDS_ALONE = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on|_step_folder: |_gen_batch meta")
+_PAUSE_WORDS_ALONE = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on|unning eval|_step_folder: |_gen_batch meta")
 KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat",
             "(val)",  # MMEngine's validation, `Epoch(val) [10][4000/4809]  eta: ...`, names no loss
+            "unning eval",  # diffusion-pipe's `Running eval` (no other keyword)
             "s/ba", "ba/s", "batch=", "[token=",  # Composer's bar and console logger (`[batch=1/100]:`)
             "= Step ",  # NeMo-RL's step header, `===== Step 2/2 =====`
             "| Time: ",  # prime-rl's `Step 0 | Time: 5.13s | ...`

@@ -774,6 +774,28 @@ def test_announced_pauses_are_recognised_and_not_progress():
     assert recognise("***** Running Evaluation *****").pause == "evaluation"
 
 
+def test_diffusion_pipes_running_eval_is_an_announced_evaluation():
+    """CONSTRUCTED from tdrussell/diffusion-pipe's train.py (`_evaluate`: rank 0 prints `Running eval`, then a bar without
+    a name over 9 timestep quantiles of the eval set; every `eval_every_n_steps`): read as nothing before, so a pod
+    stepping every 3 s was suspected at the floor (300 s) in a longer evaluation.  Now an evaluation pause: the
+    allowance is `pause_seconds` from it, and the next `steps:` line (the pipeline engine's, #410's form) ends it."""
+    assert recognise("Running eval") == Progress(None, trainer="", pause="evaluation", moved=False)
+    assert recognise("Running evals for the suite") is None  # another word
+    for announced, raised in ((True, []), (False, [HANG_REASON])):
+        events: list = []
+        clock = Clock(1000.0)
+        t = tracker(clock, events)
+        for n in range(1, 6):
+            clock.t += 3.0
+            t.observe(REF, [Mark(clock.t, recognise(f"steps: {n} loss: 0.0614 iter time (s): 3.000 samples/sec: 1.333"))])
+        if announced:
+            t.observe(REF, [Mark(clock.t, recognise("Running eval"))])
+        for _ in range(20):  # 20 minutes of evaluation, then the next step
+            clock.t += 60.0
+            t.tick()
+        assert [e[0] for e in events] == raised
+
+
 def test_fairseqs_validation_is_a_pause_and_not_progress():
     """fairseq's `| epoch 005 | valid on 'valid' subset  1000 / 1311 loss=2.72` is a validation bar: a pause."""
     for name, count in (("fairseq_301.log", 4), ("fairseq_514.log", 2), ("fairseq_940.log", 1)):
