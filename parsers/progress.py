@@ -164,12 +164,18 @@ RULES: tuple[Rule, ...] = (
     # Epoch 1/10 Step 3/934 Train step 3/9340 done.` (the global step; its stats table follows, no step time on the line)
     # -- the shape from its source (no real line found in a public thread); AReaL's own example tests wait for it
     Rule("areal", "Train step ", re.compile(r"Train step (?P<step>\d+)/\d+ done\.")),
-    # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`; Megatron-DeepSpeed `steps: 10 loss: ...`.  Its
-    # ThroughputTimer's `epoch=0/micro_step=34/global_step=34, RunningAvgSamplesPerSec=...` is no row, by decision: rank 0
-    # prints it beside `step=N`, at the same boundary, and its count is the timer's own (not the step a resumed run
-    # restores): read too, it could count two advances per step (tests/agent/test_progress.py)
+    # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`.  Its ThroughputTimer's `epoch=0/micro_step=34/
+    # global_step=34, RunningAvgSamplesPerSec=...` is no row, by decision: rank 0 prints it beside `step=N`, at the same
+    # boundary, and its count is the timer's own (not the step a resumed run restores): read too, it could count two
+    # advances per step (tests/agent/test_progress.py)
     Rule("deepspeed", "step=", re.compile(r"\] step=(?P<step>\d+), skipped=\d+")),
-    Rule("deepspeed", "steps: ", re.compile(r"\bsteps: (?P<step>\d+) loss: ")),
+    # Its pipeline engine (PipelineEngine.train_batch, rank 0, every steps_per_print steps; Megatron-DeepSpeed and
+    # diffusion-pipe train through it): `steps: 1 loss: 0.0614 iter time (s): 531.283 samples/sec: 0.008`, a model's extra
+    # losses between the loss and the time in later releases (`steps: 200 loss: 5.5508 lm loss: 5.5103 moe loss: 0.0405 iter time
+    # (s): 0.936 ...`); `iter time` is the window's time over its steps: a step's.  Its time was not read before (the
+    # step time came from the spacing, which the engine's `step=N` line beside it shares)
+    Rule("deepspeed", "steps: ", re.compile(r"steps: (?<!\wsteps: )(?P<step>\d+) loss: (?:.*?\biter time \(s\): (?P<time>"
+                                            + _NUM[1:-1] + "))?")),
     # Hugging Face Trainer logs: `{'loss': 6.2645, 'learning_rate': 0.001, 'epoch': 0.02}` (with 'step' in some
     # eras, JSON quotes in older ones; ms-swift adds `'global_step/max_steps': '12/94'`).  A dict without a step is
     # progress all the same: the Trainer logs one every `logging_steps` optimizer steps, so the job moved on, by an
@@ -403,10 +409,13 @@ _MULT = {"K": 1e3, "M": 1e6, "G": 1e9}
 # `test_gen_batch meta info: {'eos_token_id': 2, ..., 'validate': True, 'global_steps': 0}` (its generation, the long
 # part of it, follows; only `validation generation end` was read before, so a long save or validation on a large model
 # read as a silent pod)
+# diffusion-pipe (train.py's _evaluate, rank 0) opens each evaluation with `Running eval` alone, then a bar without a
+# name that ends with the evaluation (9 timestep quantiles over the eval set, minutes): not read before, so a pod
+# stepping every few seconds was suspected at the floor in a long evaluation
 PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("checkpoint", re.compile(r"(?i)\bsav(e|ing)( the)?( model)? checkpoint|\bcheckpoint(ing)? (save|to)\b|"
                               r"\bsaving (model|state|weights)\b|local_global_step_folder: ")),
-    ("evaluation", re.compile(r"(?i)running evaluation|\bevaluat(ing|ion)\b|\bvalidat(ing|ion)\b|"
+    ("evaluation", re.compile(r"(?i)running eval(uation)?\b|\bevaluat(ing|ion)\b|\bvalidat(ing|ion)\b|"
                               r"\bval loss\b|\btest_gen_batch meta info: ")),
     # fairseq's validation (`| epoch 005 | valid on 'valid' subset ... loss=2.72`, `valid_loss 8.11`; past the
     # keyword list by its loss): a row of its own, as a case-sensitive
@@ -416,13 +425,14 @@ PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # the words every PAUSES row needs (a cheap look at what follows a progress line's match before the rows are tried);
 # a keyword line no rule reads meets the rows only when its lower case holds one (_may_hold), as the rows themselves
 # cost ~6 us on every such line (a JSON metrics line naming its "step" and "loss")
-_PAUSE_WORDS = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on")
+_PAUSE_WORDS = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on|unning eval")
 # and on a keyword line no row reads (lower-cased), verl's two announcements without those words (PAUSES): never after a
 # progress match (verl prints them on lines of their own), so the look after one does not pay for them (~5% of a
 # progress line's cost, '_' being in most of their keys)
-_PAUSE_WORDS_ALONE = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on|_step_folder: |_gen_batch meta")
+_PAUSE_WORDS_ALONE = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on|unning eval|_step_folder: |_gen_batch meta")
 KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat",
             "(val)",  # MMEngine's validation, `Epoch(val) [10][4000/4809]  eta: ...`, names no loss
+            "unning eval",  # diffusion-pipe's `Running eval` (no other keyword)
             "s/ba", "ba/s", "batch=", "[token=",  # Composer's bar and console logger (`[batch=1/100]:`)
             "= Step ",  # NeMo-RL's step header, `===== Step 2/2 =====`
             "| Time: ",  # prime-rl's `Step 0 | Time: 5.13s | ...`

@@ -774,6 +774,28 @@ def test_announced_pauses_are_recognised_and_not_progress():
     assert recognise("***** Running Evaluation *****").pause == "evaluation"
 
 
+def test_diffusion_pipes_running_eval_is_an_announced_evaluation():
+    """CONSTRUCTED from tdrussell/diffusion-pipe's train.py (`_evaluate`: rank 0 prints `Running eval`, then a bar without
+    a name over 9 timestep quantiles of the eval set; every `eval_every_n_steps`): read as nothing before, so a pod
+    stepping every 3 s was suspected at the floor (300 s) in a longer evaluation.  Now an evaluation pause: the
+    allowance is `pause_seconds` from it, and the next `steps:` line (the pipeline engine's, #410's form) ends it."""
+    assert recognise("Running eval") == Progress(None, trainer="", pause="evaluation", moved=False)
+    assert recognise("Running evals for the suite") is None  # another word
+    for announced, raised in ((True, []), (False, [HANG_REASON])):
+        events: list = []
+        clock = Clock(1000.0)
+        t = tracker(clock, events)
+        for n in range(1, 6):
+            clock.t += 3.0
+            t.observe(REF, [Mark(clock.t, recognise(f"steps: {n} loss: 0.0614 iter time (s): 3.000 samples/sec: 1.333"))])
+        if announced:
+            t.observe(REF, [Mark(clock.t, recognise("Running eval"))])
+        for _ in range(20):  # 20 minutes of evaluation, then the next step
+            clock.t += 60.0
+            t.tick()
+        assert [e[0] for e in events] == raised
+
+
 def test_fairseqs_validation_is_a_pause_and_not_progress():
     """fairseq's `| epoch 005 | valid on 'valid' subset  1000 / 1311 loss=2.72` is a validation bar: a pause."""
     for name, count in (("fairseq_301.log", 4), ("fairseq_514.log", 2), ("fairseq_940.log", 1)):
@@ -802,6 +824,27 @@ def test_a_log_mixing_two_trainers_keeps_the_printed_step_time():
     assert t.snapshot()["uid-0"]["step_seconds"] == pytest.approx(4.1031)
     t.observe(REF, [Mark(99.0, Progress(35, 4.2, "megatron"))])  # the same step again, its printed time kept
     assert t.snapshot()["uid-0"]["step_seconds"] == pytest.approx(4.2) and t.snapshot()["uid-0"]["advances"] == 2
+
+
+def test_deepspeeds_pipeline_engine_line_gives_its_printed_iter_time():
+    """REAL (tdrussell/diffusion-pipe #410, Wan 2.1 on 4 A6000s, 2025-09): DeepSpeed's pipeline engine prints `steps: 1 loss:
+    0.0614 iter time (s): 531.283 samples/sec: 0.008` after the engine's `[Rank 0] step=1, ...` line.  Its step was read,
+    its printed time not (None before: the step time came from the spacing of the two lines' steps, 536.9-537.7 s here);
+    now the printed one, the same step again not a second advance.  Its later form puts a model's extra losses before the
+    time (the `steps: 200 ... moe loss: 0.0405 iter time (s): 0.936 ...` a Megatron-DeepSpeed test script quotes)."""
+    found = [p for p in map(recognise, lines("diffusionpipe_410_pipe.log")) if p is not None]
+    assert [(p.step, p.seconds, p.trainer) for p in found] == [
+        (n, s, "deepspeed") for n, t in ((1, 531.283), (2, 532.811), (3, 533.063), (4, 533.263)) for s in (None, t)]
+    extra = recognise("steps: 200 loss: 5.5508 lm loss: 5.5103 moe loss: 0.0405 iter time (s): 0.936 samples/sec: 136.706")
+    assert (extra.step, extra.seconds) == (200, pytest.approx(0.936))
+    assert recognise("steps: 10 loss: 1.2345") == Progress(10, None, "deepspeed")  # a line without its time: the step
+    events: list = []
+    clock = Clock()
+    t = tracker(clock, events, k=10, floor_seconds=1, min_steps=2)
+    assert replay_any("diffusionpipe_410_pipe.log", t, clock) == 8
+    snap = t.snapshot()["uid-0"]
+    assert snap["step"] == 4 and snap["advances"] == 4 and snap["step_seconds"] == pytest.approx(533.263)
+    assert events == []
 
 
 def test_deepspeeds_throughput_line_is_no_progress():
@@ -913,7 +956,7 @@ def test_real_healthy_stretches_with_an_announced_evaluation_and_checkpoint_rais
 # real logs with healthy stretches, their cadence from their own clocks (docs/hangs.md: "measured on real logs")
 HEALTHY = ["nanogpt_215_checkpoint.log", "torchtitan_1287.log", "megatron_756.log", "megatron_llm_11.log",
            "metriclogger_accessory_48.log", "fairseq_940.log", "fairseq_514.log", "maxtext_8.log", "keras_10506.log",
-           "keras_8680.log", "deepspeed_1825.log", "megatron_deepspeed_3742.log"]
+           "keras_8680.log", "deepspeed_1825.log", "megatron_deepspeed_3742.log", "diffusionpipe_410_pipe.log"]
 
 
 def replay_any(name: str, t: ProgressTracker, clock: Clock, tick: float = 1.0, keep_pauses: bool = True) -> int:
