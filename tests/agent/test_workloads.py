@@ -1133,15 +1133,18 @@ CUDA_IMPORT = ("2026-01-20T10:00:05.000000000Z stderr F RuntimeError: CUDA error
                "encountered")
 
 
-def test_a_compute_domain_daemons_imex_error_is_this_nodes_fabric_fault_not_the_pods_failure(tmp_path):
+def test_a_compute_domain_daemons_imex_error_is_this_nodes_fabric_fault_not_the_pods_failure(tmp_path, pods):
+    """The daemon's finding is the node's: said by its pod's Event, a cause of the node's jobs' failures after it,
+    and counted as the node's finding where pod findings are admitted (agent/pipeline.py: as the host's daemon's log
+    would be); the same line from any other container is that container's text."""
     from parsers import Classifier
     from parsers.model import PodRef
-    metrics, c = Metrics(), Classifier()
-    tracker = WorkloadTracker(metrics)
+    agent, c = make_agent(tmp_path, pods), Classifier()
+    metrics, said = agent.metrics, lambda ref, f: agent.pipeline.process(WorkloadFindings([(ref, f)])).pod_events[0]
     daemon = PodRef("nvidia-dra-driver-gpu", "imex-channel-cd-x7k2p", "uid-1", "compute-domain-daemon")
     imex = c.classify(IMEX)
     assert imex is not None and imex.kind == "imex_error"
-    event = tracker.observe(daemon, imex)
+    event = said(daemon, imex)
     assert event.reason == "IMEXError" and event.ref == daemon
     assert "a fault of this node" in event.message and "CHECK_IMEX" in event.message
     assert "reads like a kernel message" not in event.message  # not a container's claim: the daemon's own word
@@ -1149,11 +1152,12 @@ def test_a_compute_domain_daemons_imex_error_is_this_nodes_fabric_fault_not_the_
     assert metrics.registry.get_sample_value("gpu_npd_findings_total", labels) == 1  # as the host's daemon's log
     job = PodRef("train", "nvl72-worker-3", "uid-2", "pytorch")  # the node's job failing after it: blamed on it
     failed = c.classify(CUDA_IMPORT)
-    assert "likely caused by IMEX error at 10:00:00 on this node" in tracker.observe(job, failed).message
+    assert "likely caused by IMEX error at 10:00:00 on this node" in said(job, failed).message
     # the same line from any other container is that container's text, not the node's fault
     other = PodRef("train", "nvl72-worker-4", "uid-3", "pytorch")
-    assert "IMEXError" != tracker.observe(other, Classifier().classify(IMEX)).reason
+    assert "IMEXError" != said(other, Classifier().classify(IMEX)).reason
     assert metrics.registry.get_sample_value("gpu_npd_findings_total", labels) == 1
+    assert agent.engine.problems == {}  # never a node problem: counted and a cause, no condition
 
 
 # A job that stated its own success, then tore its communicator down noisily (REAL lines: HPE's MLPerf Training v5.0
