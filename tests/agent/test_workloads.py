@@ -411,6 +411,38 @@ def test_a_pods_info_finding_is_counted_but_makes_no_event():
     assert tracker.observe(ref, timeout).reason == "NCCLWatchdogTimeout"  # a warning or worse is said
 
 
+def test_a_possible_cause_is_described_when_a_failure_asks_with_the_severity_it_was_noted_at(monkeypatch):
+    """A node finding that could break a job is kept as noted and described (parsers/correlate.py `describe`) only
+    when a pod's failure asks for a cause, once: never per finding (was: each one described as it was noted, though
+    most are never asked about); its severity the one noted, whatever the Xid policy rewrites in place after it
+    (agent/pipeline.py notes a finding before the engine decides it)."""
+    import parsers.correlate
+    from agent import workloads
+    from parsers import Classifier
+    from parsers.model import PodRef
+    described: list[str] = []
+
+    def counting(f, real=parsers.correlate.describe):
+        described.append(f.kind)
+        return real(f)
+
+    monkeypatch.setattr(parsers.correlate, "describe", counting)
+    monkeypatch.setattr(workloads, "describe", counting)
+    c, tracker = Classifier(), WorkloadTracker(Metrics())
+    xids = [c.classify(f"2024-07-25T06:36:0{i}+0000 node-1 kernel: NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', "
+                       "name=<unknown>, GPU has fallen off the bus.") for i in range(3)]
+    for f in xids:
+        tracker.note_finding(f)
+        f.severity = "warning"  # (as an xid_policy severity override does, in place, after the note)
+    assert described == []
+    ref = PodRef("train", "train-worker-0", "uid-0", "main")
+    for r in (0, 1):
+        timeout = c.classify(TIMEOUT.format(ts="2024-07-25T06:40:02.000000000Z", r=r).rstrip("\n"))
+        assert "likely caused by Xid 79 on GPU 0000:5d:00 at 06:36:02" in tracker.observe(ref, timeout).message
+    assert described == ["xid"] * 3  # described once, for the first failure
+    assert [c.severity for c in tracker.causes] == ["fatal"] * 3
+
+
 def test_parse_correlates_a_training_log_with_a_dmesg(tmp_path):
     from click.testing import CliRunner
 
