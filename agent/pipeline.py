@@ -245,7 +245,8 @@ class Pipeline:
                 event = self.workloads.observe(ref, f, standing)
                 if event is not None:  # (None: an info finding, counted only)
                     self._events.append(event)
-                    if daemon_of(ref, f) is not None:  # a node daemon said a fault of this node: the node's finding
+                    # a node daemon's own fault (the Event `observe` made is `_daemon_fault`'s): the node's finding
+                    if daemon_of(ref, f) is not None:
                         self.metrics.count_finding(labels_of(f))
             if self.progress is not None:
                 from .progress import Mark  # noqa: PLC0415 - loaded already with the tracker (agent/app.py)

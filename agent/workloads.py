@@ -241,8 +241,7 @@ class WorkloadTracker:
     def _daemon_fault(self, ref: PodRef, f: Finding, daemon: str) -> PodEvent:
         """A node fault its daemon's pod said (`daemon_of`): a cause of the node's jobs' failures after it, counted as
         the node's finding where it is admitted (agent/pipeline.py; as the daemon's log on the host would be), the
-        daemon pod's Event saying so (one per
-        daemon and reason, its count raised on repeats)."""
+        daemon pod's Event saying so (one per daemon and reason, its count raised on repeats)."""
         self.note_finding(f)
         reason = KIND[f.kind].reason
         message = (f"{describe(f)} said by {daemon} running in this pod: a fault of this node "
