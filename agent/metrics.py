@@ -8,7 +8,6 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from kubeapi.dropped import DroppedEvents
-from parsers import Finding
 from parsers.gpus import GpuMap
 from parsers.model import Condition, Problem, Reading, Snapshot
 from parsers.version import version
@@ -190,7 +189,8 @@ class Metrics:
         self._conditions, self._problems = snapshot.conditions, snapshot.problems
 
     def count_finding(self, labels: tuple, n: int = 1) -> None:
-        """One finding (or `n` repeats of it) in every counter (labels from `labels_of`)."""
+        """One finding (or `n` repeats of it) in every counter, by the labels its admission made (agent/pipeline.py
+        `labels_of`): metrics only counts them."""
         finding_labels, driver, xid_labels = labels
         self.count("findings", finding_labels, n)
         if driver is not None:
@@ -226,17 +226,6 @@ class Metrics:
             if len(self._xid_names) < self.max_series:
                 self._xid_names[pci] = names
         self.count("xid_errors", (xid, pci, *names), n)
-
-
-def labels_of(f: Finding) -> tuple:
-    """A finding's labels in every counter it counts in (Metrics.count_finding): by kind, by driver for
-    unclassified lines, by Xid.  An Xid's returned first, without the unclassified test: every decided Xid passes
-    here (bench/inprocess.py --instructions, 147.5k -> 147.2k a record)."""
-    kind, d = f.kind, f.details
-    if kind == "xid" and f.xid is not None:
-        return ((kind, f.severity, f.attribution), None,
-                (str(f.xid), f.pci or "unknown", str(d.get("gpu_index", "")), d.get("uuid", "")))
-    return (kind, f.severity, f.attribution), d.get("driver", "unknown") if kind == "unclassified" else None, None
 
 
 class _StateCollector:

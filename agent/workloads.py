@@ -17,14 +17,12 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Callable, Iterable
 
-from parsers import Cause, CauseIndex, Finding, cause_of, explain, likely_cause
+from parsers import Cause, CauseIndex, Finding, explain, likely_cause
 from parsers.catalog import xid_reason
-from parsers.correlate import Ranks, describe
+from parsers.correlate import Ranks, can_cause, describe
 from parsers.kinds import BY_NAME as KIND, CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
 from parsers.finding import restated
 from parsers.model import PodEvent, PodRef, Problem
-
-from .metrics import labels_of
 
 # finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
 EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
@@ -93,7 +91,9 @@ class WorkloadTracker:
     def __init__(self, metrics, window: float = 600.0, pod_label: bool = False,
                  clock: Callable[[], float] = time.time):
         self.metrics, self.window, self.pod_label, self.clock = metrics, window, pod_label, clock
-        self.causes: deque[Cause] = deque(maxlen=512)
+        # the node faults that may explain a failure, the latest 512: a finding's as (time, severity, finding) until a
+        # failure asks (`_cause` describes it then; most are never asked about), a telemetry problem's as its Cause
+        self.causes: deque[Cause | tuple[float, str, Finding]] = deque(maxlen=512)
         self._index: CauseIndex | None = None  # of `causes`, built when a failure needs it after they changed
         self._ranks: dict[tuple, Ranks] = {}
         self._first: dict[tuple, PodRef] = {}
@@ -110,9 +110,10 @@ class WorkloadTracker:
     # ---- node side ------------------------------------------------------------------------------------
 
     def note_finding(self, f: Finding) -> None:
-        c = cause_of(f)
-        if c is not None:
-            self.causes.append(c)
+        """A node finding that could break a job (parsers/correlate.py `can_cause`) is a possible cause of failures
+        after it; its severity kept as noted (before the Xid policy rewrites it: agent/pipeline.py)."""
+        if can_cause(f):
+            self.causes.append((f.timestamp.timestamp(), f.severity, f))
             self._index = None
 
     def note_problem(self, p: Problem) -> None:
@@ -132,7 +133,9 @@ class WorkloadTracker:
     def _cause(self, f: Finding, standing: Problem | None) -> Cause | None:
         """The likeliest cause of `f` (dated): the best remembered one (by an index built once while they stand
         still), or `standing` (dated no later than `f`: it stands still) when it is more severe or later."""
-        if self._index is None:
+        if self._index is None:  # the findings noted since the last failure described now, once
+            self.causes = deque((c if isinstance(c, Cause) else Cause(c[0], describe(c[2]), c[1])
+                                 for c in self.causes), maxlen=self.causes.maxlen)
             self._index = CauseIndex(self.causes)
         remembered = likely_cause(f, self._index, self.window)
         if standing is None:
@@ -237,10 +240,9 @@ class WorkloadTracker:
 
     def _daemon_fault(self, ref: PodRef, f: Finding, daemon: str) -> PodEvent:
         """A node fault its daemon's pod said (`daemon_of`): a cause of the node's jobs' failures after it, counted as
-        the node's finding (as the daemon's log on the host would be), the daemon pod's Event saying so (one per
-        daemon and reason, its count raised on repeats)."""
+        the node's finding where it is admitted (agent/pipeline.py; as the daemon's log on the host would be), the
+        daemon pod's Event saying so (one per daemon and reason, its count raised on repeats)."""
         self.note_finding(f)
-        self.metrics.count_finding(labels_of(f))
         reason = KIND[f.kind].reason
         message = (f"{describe(f)} said by {daemon} running in this pod: a fault of this node "
                    f"(attribution: {f.attribution}), not this pod's own failure; the node's jobs failing after it are "

@@ -42,17 +42,19 @@ class Cause:
     severity: str
 
 
-def cause_of(f: Finding) -> Cause | None:
-    """The node fault a finding stands for, when it could break a job; None otherwise."""
+def can_cause(f: Finding) -> bool:
+    """Whether a finding is a node fault that could break a job (dated: a cause is found by its time)."""
     if f.kind in WORKLOAD_KINDS or f.timestamp is None or f.attribution not in CAUSE_ATTRIBUTIONS:
-        return None
+        return False
     states = DOWN_STATES.get(f.kind)
     if states is not None:  # a link state: down is a fault whatever its severity
-        if f.details.get("state") not in states:
-            return None
-    elif SEVERITY_RANK[f.severity] < SEVERITY_RANK["error"]:
-        return None
-    return Cause(f.timestamp.timestamp(), describe(f), f.severity)
+        return f.details.get("state") in states
+    return SEVERITY_RANK[f.severity] >= SEVERITY_RANK["error"]
+
+
+def cause_of(f: Finding) -> Cause | None:
+    """The node fault a finding stands for, when it could break a job (`can_cause`); None otherwise."""
+    return Cause(f.timestamp.timestamp(), describe(f), f.severity) if can_cause(f) else None
 
 
 def describe(f: Finding) -> str:

@@ -263,10 +263,10 @@ def test_a_machine_check_line_and_the_firmware_record_of_its_error_count_once(tm
 
 
 def test_labels_of_each_counter_shape():
-    """A finding's counter labels (agent/metrics.py labels_of, computed once per decided finding): an Xid's by Xid,
+    """A finding's counter labels (agent/pipeline.py labels_of, made once as a finding is admitted): an Xid's by Xid,
     an unclassified line's by driver (unknown when unnamed), any other kind's by kind only; the Xid's GPU labels
     empty where NVML named none."""
-    from agent.metrics import labels_of  # noqa: PLC0415
+    from agent.pipeline import labels_of  # noqa: PLC0415
     from parsers import Finding  # noqa: PLC0415
 
     xid = Finding("xid", "error", "application", "NONE", "m", pci="0000:5d:00", xid=31,

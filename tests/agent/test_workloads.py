@@ -411,6 +411,38 @@ def test_a_pods_info_finding_is_counted_but_makes_no_event():
     assert tracker.observe(ref, timeout).reason == "NCCLWatchdogTimeout"  # a warning or worse is said
 
 
+def test_a_possible_cause_is_described_when_a_failure_asks_with_the_severity_it_was_noted_at(monkeypatch):
+    """A node finding that could break a job is kept as noted and described (parsers/correlate.py `describe`) only
+    when a pod's failure asks for a cause, once: never per finding (was: each one described as it was noted, though
+    most are never asked about); its severity the one noted, whatever the Xid policy rewrites in place after it
+    (agent/pipeline.py notes a finding before the engine decides it)."""
+    import parsers.correlate
+    from agent import workloads
+    from parsers import Classifier
+    from parsers.model import PodRef
+    described: list[str] = []
+
+    def counting(f, real=parsers.correlate.describe):
+        described.append(f.kind)
+        return real(f)
+
+    monkeypatch.setattr(parsers.correlate, "describe", counting)
+    monkeypatch.setattr(workloads, "describe", counting)
+    c, tracker = Classifier(), WorkloadTracker(Metrics())
+    xids = [c.classify(f"2024-07-25T06:36:0{i}+0000 node-1 kernel: NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', "
+                       "name=<unknown>, GPU has fallen off the bus.") for i in range(3)]
+    for f in xids:
+        tracker.note_finding(f)
+        f.severity = "warning"  # (as an xid_policy severity override does, in place, after the note)
+    assert described == []
+    ref = PodRef("train", "train-worker-0", "uid-0", "main")
+    for r in (0, 1):
+        timeout = c.classify(TIMEOUT.format(ts="2024-07-25T06:40:02.000000000Z", r=r).rstrip("\n"))
+        assert "likely caused by Xid 79 on GPU 0000:5d:00 at 06:36:02" in tracker.observe(ref, timeout).message
+    assert described == ["xid"] * 3  # described once, for the first failure
+    assert [c.severity for c in tracker.causes] == ["fatal"] * 3
+
+
 def test_parse_correlates_a_training_log_with_a_dmesg(tmp_path):
     from click.testing import CliRunner
 
@@ -1133,15 +1165,18 @@ CUDA_IMPORT = ("2026-01-20T10:00:05.000000000Z stderr F RuntimeError: CUDA error
                "encountered")
 
 
-def test_a_compute_domain_daemons_imex_error_is_this_nodes_fabric_fault_not_the_pods_failure(tmp_path):
+def test_a_compute_domain_daemons_imex_error_is_this_nodes_fabric_fault_not_the_pods_failure(tmp_path, pods):
+    """The daemon's finding is the node's: said by its pod's Event, a cause of the node's jobs' failures after it,
+    and counted as the node's finding where pod findings are admitted (agent/pipeline.py: as the host's daemon's log
+    would be); the same line from any other container is that container's text."""
     from parsers import Classifier
     from parsers.model import PodRef
-    metrics, c = Metrics(), Classifier()
-    tracker = WorkloadTracker(metrics)
+    agent, c = make_agent(tmp_path, pods), Classifier()
+    metrics, said = agent.metrics, lambda ref, f: agent.pipeline.process(WorkloadFindings([(ref, f)])).pod_events[0]
     daemon = PodRef("nvidia-dra-driver-gpu", "imex-channel-cd-x7k2p", "uid-1", "compute-domain-daemon")
     imex = c.classify(IMEX)
     assert imex is not None and imex.kind == "imex_error"
-    event = tracker.observe(daemon, imex)
+    event = said(daemon, imex)
     assert event.reason == "IMEXError" and event.ref == daemon
     assert "a fault of this node" in event.message and "CHECK_IMEX" in event.message
     assert "reads like a kernel message" not in event.message  # not a container's claim: the daemon's own word
@@ -1149,11 +1184,12 @@ def test_a_compute_domain_daemons_imex_error_is_this_nodes_fabric_fault_not_the_
     assert metrics.registry.get_sample_value("gpu_npd_findings_total", labels) == 1  # as the host's daemon's log
     job = PodRef("train", "nvl72-worker-3", "uid-2", "pytorch")  # the node's job failing after it: blamed on it
     failed = c.classify(CUDA_IMPORT)
-    assert "likely caused by IMEX error at 10:00:00 on this node" in tracker.observe(job, failed).message
+    assert "likely caused by IMEX error at 10:00:00 on this node" in said(job, failed).message
     # the same line from any other container is that container's text, not the node's fault
     other = PodRef("train", "nvl72-worker-4", "uid-3", "pytorch")
-    assert "IMEXError" != tracker.observe(other, Classifier().classify(IMEX)).reason
+    assert "IMEXError" != said(other, Classifier().classify(IMEX)).reason
     assert metrics.registry.get_sample_value("gpu_npd_findings_total", labels) == 1
+    assert agent.engine.problems == {}  # never a node problem: counted and a cause, no condition
 
 
 # A job that stated its own success, then tore its communicator down noisily (REAL lines: HPE's MLPerf Training v5.0
