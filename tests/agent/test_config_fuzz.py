@@ -1,7 +1,9 @@
 """Configuration fuzz (issue 16): any dict of keys, YAML file or GPU_NPD_* environment either loads into a valid
 configuration or fails with one ConfigError line naming the key (or the variable / file it came from); never
 another exception, never a traceback. Non-finite and out-of-range numbers, wrong types, unknown keys and deep
-nesting included. `make test` runs a few thousand examples; `make fuzz` more (FUZZ_EXAMPLES)."""
+nesting included.  Every hostile value of HOSTILE meets every key (top level and in each block) in a table, not left
+to the draw; the fuzzers then mix them (several keys, unknown names, files, variables): `make test` runs some 600
+examples, `make fuzz` 20,000 of each (FUZZ_EXAMPLES)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agent.config import ENV_PREFIX, NESTED, Config, ConfigError, defaults, load
@@ -24,15 +26,16 @@ KEYS = [f.name for f in fields(Config)]
 DEFAULTS = defaults()
 NESTED_KEYS = {k: sorted(v, key=str) for k, v in DEFAULTS.items() if isinstance(v, dict)}
 
+# edge values the strategies draw among the rest
+EDGE_NUMBERS = [0, -1, 1, 0.0, -0.0, 1e-300, 1e308, 1e9 + 1, 2 ** 63, float("nan"), float("inf"), float("-inf"), True,
+                False]
+EDGE_TEXTS = ["", "auto", "off", "nan", "inf", "-inf", "1e999", "true", "127.0.0.1:9810", ":0", "[::1]:9810",
+              "host:99999", "fake:", "*", "10s", "5m", "enforce"]
 numbers = st.one_of(
     st.integers(), st.integers(min_value=-(10 ** 400), max_value=10 ** 400),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.sampled_from([0, -1, 1, 0.0, -0.0, 1e-300, 1e308, 1e9 + 1, 2 ** 63, float("nan"), float("inf"),
-                     float("-inf"), True, False]),
+    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(EDGE_NUMBERS),
 )
-scalars = st.one_of(numbers, st.none(), st.text(max_size=20),
-                    st.sampled_from(["", "auto", "off", "nan", "inf", "-inf", "1e999", "true", "127.0.0.1:9810",
-                                     ":0", "[::1]:9810", "host:99999", "fake:", "*", "10s", "5m", "enforce"]))
+scalars = st.one_of(numbers, st.none(), st.text(max_size=20), st.sampled_from(EDGE_TEXTS))
 # the keys a value may sit under: known ones (top level and inside the blocks) and unknown ones
 names = st.one_of(st.sampled_from(KEYS), st.sampled_from(sorted({k for v in NESTED_KEYS.values() for k in v}, key=str)),
                   st.text(min_size=1, max_size=8))
@@ -45,6 +48,14 @@ def nested(depth: int) -> object:
     for i in range(depth):
         out = [out] if i % 2 else {"a": out}
     return out
+
+
+# what every key meets in the table, one of each kind: zero, a negative, a float under and a number over any range, an
+# integer past 64 bits and one past any float, NaN and the infinities, a bool, None, texts (empty, "nan", a float's
+# overflow, a port out of range), a list, a mapping, and nesting within (60) and past (400) Python's recursion limit.
+# The strategies draw these among everything else; each load here costs ~1 ms, so the table keeps to one of a kind.
+HOSTILE = [0, -1, 1e-300, 1e9 + 1, 2 ** 63, 10 ** 400, float("nan"), float("inf"), float("-inf"), True, None, "", "nan",
+           "1e999", "host:99999", [1, "a"], {"x": 1}, nested(60), nested(400)]
 
 
 def block(key: str):
@@ -97,16 +108,35 @@ def check(run, sources: tuple[str, ...] = ()) -> None:
     assert 0 <= cfg.metrics_host_port[1] <= 65535
 
 
+@pytest.mark.parametrize("where", [None, *NESTED_KEYS])
+def test_every_key_takes_every_hostile_value(where):
+    """Each key alone (`where` None: the top-level keys; else the keys of that block, over its defaults) given each of
+    HOSTILE: a valid configuration or one ConfigError line naming it.  A table, so that no key is left to the draw."""
+    for key in (KEYS if where is None else NESTED_KEYS[where]):
+        for value in HOSTILE:
+            flags = {key: value} if where is None else {where: {**DEFAULTS[where], key: value}}
+            check(lambda: load(env={}, flags=flags))
+
+
+# The fuzzers' example counts in `make test` (FUZZ_EXAMPLES in `make fuzz`): the combinations the table does not
+# give (several keys, blocks with unknown names, files, variables), in a few hundred examples.
 @pytest.mark.timeout(900)
-@settings(max_examples=EXAMPLES or 1000, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES or 300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(config_dicts)
 def test_fuzz_config_dicts_as_flags(d):
     check(lambda: load(env={}, flags={k: v for k, v in d.items() if v is not None}))
 
 
+# texts no YAML loader makes a mapping of: nesting past the parser's recursion, a recursive alias, a broken block
+BAD_YAML = ["[" * 1000, "a: &x [*x]", "- a\n b"]
+
+
 @pytest.mark.timeout(900)
-@settings(max_examples=EXAMPLES or 250, deadline=None, suppress_health_check=list(HealthCheck))
-@given(config_dicts, st.one_of(st.none(), st.text(max_size=40), st.sampled_from(["[" * 1000, "a: &x [*x]", "- a\n b"])))
+@settings(max_examples=EXAMPLES or 100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(config_dicts, st.one_of(st.none(), st.text(max_size=40), st.sampled_from(BAD_YAML)))
+@example({}, BAD_YAML[0]).via("each text that is no configuration file, once")
+@example({}, BAD_YAML[1]).via("each text that is no configuration file, once")
+@example({}, BAD_YAML[2]).via("each text that is no configuration file, once")
 def test_fuzz_yaml_files(tmp_path_factory, d, raw):
     path = tmp_path_factory.mktemp("conf") / "c.yaml"
     try:
@@ -117,7 +147,7 @@ def test_fuzz_yaml_files(tmp_path_factory, d, raw):
 
 
 @pytest.mark.timeout(900)
-@settings(max_examples=EXAMPLES or 500, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES or 200, deadline=None, suppress_health_check=list(HealthCheck))
 @given(env_vars())
 def test_fuzz_environment(env):
     check(lambda: load(env=env), tuple(env))

@@ -72,8 +72,10 @@ def test_xz_and_bzip2_read_as_gzip_by_content_concatenated_and_renamed(tmp_path:
     assert r.returncode == 0 and len(rows(r)) == len(plain)
 
 
-def _body() -> bytes:
-    return b"".join(b"[ %d.5] benign kernel line %d padding %d\n" % (i, i, i * 7919) for i in range(60000))
+def _body(lines: int = 60000) -> bytes:
+    """Benign lines, 3.2 MB by default: bzip2 decodes whole blocks of up to 900 kB of input, so the first half of
+    its stream holds a complete block (the first Xid) only when the input is well over twice that."""
+    return b"".join(b"[ %d.5] benign kernel line %d padding %d\n" % (i, i, i * 7919) for i in range(lines))
 
 
 @pytest.mark.parametrize("compressor", ["xz", "bzip2"])
@@ -203,7 +205,9 @@ def test_a_member_named_to_climb_out_is_only_a_name(tmp_path: Path):
 def test_a_truncated_archive_gives_its_members_before_the_cut(tmp_path: Path):
     _bundle(tmp_path)
     (tmp_path / "bundle" / "node-c").mkdir()
-    (tmp_path / "bundle" / "node-c" / "kern.log").write_bytes(_body())
+    # node-c only has to be much longer than node-a (1.2 kB; 0.7 kB in xz), so that each half cut falls inside it:
+    # 6,000 lines, 302 kB (23 kB in xz; halves of 151 and 11 kB).  60,000 took 7 s of a loaded host to pack and parse
+    (tmp_path / "bundle" / "node-c" / "kern.log").write_bytes(_body(6000))
     plain = tmp_path / "b.tar"
     sh("tar", "-cf", str(plain), "bundle/node-a", "bundle/node-c", cwd=tmp_path)
     data = plain.read_bytes()
