@@ -101,10 +101,15 @@ class Rule:
 # GSP, "_issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!", "rpcRmApiFree_GSP: GspRmFree failed:
 # ..; status=0x0000000f", "rpcRmApiAlloc_GSP: GspRmAlloc failed: ..; paramsStatus=0x00000062; status=0x00000062"; a
 # GPU MMU TLB invalidation the driver could not complete, "kgmmuInvalidateTlb_GM107: TLB invalidation failed waiting
-# for prior invalidate (status=0x0000000f), vaspaceFlags .." (610, every GPU since Maxwell: the _GM107 HAL).
+# for prior invalidate (status=0x0000000f), vaspaceFlags .." (610, every GPU since Maxwell: the _GM107 HAL);
+# nvidia-modeset's query of a display channel's state, its RM control call's status last ("nvidia-modeset: ERROR: GPU:0:
+# Failed to query display engine channel state: 0x0000c57e:4:0:0x0000000f", nvkms-evo1.c GetChannelState: class,
+# instance, subdevice, status).
 RM_CALL_FAILED = (r"(?:rpcSendMessage failed with status |_GSP: GspRm\w+ failed: [^\n]*?\bstatus=|"
-                  r"TLB invalidation failed [^\n]*?\(status=)")
-RM_CALL_KEYWORDS = ["rpcSendMessage failed", "_GSP: GspRm", "TLB invalidation failed"]
+                  r"TLB invalidation failed [^\n]*?\(status=|"
+                  r"Failed to query display engine channel state: 0x[0-9a-fA-F]{8}:\d+:\d+:)")
+RM_CALL_KEYWORDS = ["rpcSendMessage failed", "_GSP: GspRm", "TLB invalidation failed",
+                    "Failed to query display engine channel state"]
 
 
 # nvidia-smi's prefix for a GPU NVML enumerated but could not open: "Unable to determine the device handle for GPU
@@ -741,7 +746,9 @@ RULES: tuple[Rule, ...] = (
     # GSP failing to boot again ("gpuPowerManagementResume: GSP boot failed at resume (bootMode 0x1): 0x62"), a control
     # call that timed out with it ("subdeviceCtrlCmdMcServiceInterrupts_IMPL: NVRM_RPC: NV2080_CTRL_CMD_MC_SERVICE_
     # INTERRUPTS failed with error 0x65", NV_ERR_TIMEOUT): part of the open GSP event (or GPU-needs-reset event), else
-    # the unclassified net's.
+    # the unclassified net's. The thread's check that the GPU is still attached failing after an Xid 79
+    # ("_threadNodeCheckTimeout: API_GPU_ATTACHED_SANITY_CHECK failed!", once per API call: open-gpu-kernel-modules
+    # #1010, #1151, each an unclassified warning) is likewise part of the lost GPU's open event.
     # The GSP's core dump the driver prints with the timeout (_kgspLogRpcTimeout: kflcnCoreDumpNondestructive, then at a
     # fatal one kflcnCoreDumpDestructive, kernel_falcon.c) reports its own failures to read the halted core on the way:
     # "NVRM: kflcnCoreDumpDestructive_IMPL: ICD: [ERROR] ICD Halt command failed." (open-gpu-kernel-modules #446, 580),
@@ -762,7 +769,7 @@ RULES: tuple[Rule, ...] = (
                                    "kflcnCoreDump"],
        r"^(?>.*?NVRM: (?P<device>GPU\d+) \w+: )?.*?(?:_threadNodeCheckTimeout: |GSP boot failed at resume|"
        r"NVRM_RPC: \w+ failed with error 0x65\b|kflcnCoreDump\w*: ICD: (?:\[ERROR\] |register read failed))",
-       event=("gsp|reset", "within")),
+       event=("gsp|reset|fallen", "within")),
     # At probe (a driver load) the driver reports a GPU that is already gone once: "NVRM: The NVIDIA GPU 0000:5d:00.0
     # / (PCI ID: 10de:2330) installed in this system has / fallen off the bus and is not responding to commands." (the
     # address from the lines before it): each its own finding, whatever the runtime report before it.
@@ -838,9 +845,21 @@ RULES: tuple[Rule, ...] = (
     # has fallen off the bus" lines): part of the lost GPU's open event, else the unclassified net's (EVENT_WITHIN).
     # The module's init failing after its probe found no GPU it could drive ("NVRM: NVIDIA init module failed!"
     # after "None of the NVIDIA graphics adapters were initialized!") is likewise part of that open event (a GPU
-    # needing reset's too). The RM's assertions and checks after it: rm_check_after.
-    _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "NVIDIA init module failed"],
-       r"(?:NVRM: (?P<device>GPU\d+) \w+: )?(?:os_pci_init_handle: invalid context!|NVRM: NVIDIA init module failed!)",
+    # needing reset's too). So is the GSP-era driver's recovery after its Xid 79 (57x-595): every channel stopped,
+    # "NVRM: krcRcAndNotifyAllChannels_IMPL: RC all channels for critical error 79." (575's "kgspRcAndNotifyAllChannels_
+    # IMPL", open-gpu-kernel-modules #1010, #1151: an unclassified warning after the Xid 79's one finding; the
+    # "_threadNodeCheckTimeout: API_GPU_ATTACHED_SANITY_CHECK failed!" lines after it are gsp_timeout_after's);
+    # nvidia-modeset's display engine answering no more, "nvidia-modeset: WARNING: GPU:0: Lost display notification
+    # (0:0x00000000); continuing.", "nvidia-modeset: ERROR: GPU:0: Error while waiting for GPU progress: 0x0000ca7d:0
+    # 2:0:200:192" (open-gpu-kernel-modules #1252, after its channel-state queries failed with NV_ERR_RESET_REQUIRED:
+    # RM_CALL_FAILED). The RM's assertions and checks after it: rm_check_after.
+    _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "NVIDIA init module failed",
+                                "RC all channels for critical error", "Lost display notification",
+                                "Error while waiting for GPU progress"],
+       r"(?:NVRM: (?P<device>GPU\d+) \w+: )?(?:os_pci_init_handle: invalid context!|NVRM: NVIDIA init module failed!|"
+       r"\w+RcAndNotifyAllChannels\w*: RC all channels for critical error \d+\.|"
+       r"nvidia-modeset: (?:ERROR|WARNING): GPU:\d+: (?:Lost display notification |"
+       r"Error while waiting for GPU progress: ))",
        event=("fallen|reset", "within")),
     # A GPU the driver needs reset: every RM call on it after fails with NV_ERR_RESET_REQUIRED, each an assertion or
     # check line ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062)

@@ -1,6 +1,7 @@
 """NVRM lines of the 570-610 drivers the 2026f and 2026l batches checked, the FSP's boot failures (2026v) and the GSP
-message channel's encryption failures under confidential computing (2026w), on the real lines of the corpus
-(tests/fixtures/realworld/nvrm-2026f.yaml, nvrm-2026l.yaml, nvrm-fsp-2026v.yaml, nvrm-cc-2026w.yaml; the sources'
+message channel's encryption failures under confidential computing (2026w) and what the driver and nvidia-modeset
+print after a GPU lost or needing reset (2026y), on the real lines of the corpus (tests/fixtures/realworld/
+nvrm-2026f.yaml, nvrm-2026l.yaml, nvrm-fsp-2026v.yaml, nvrm-cc-2026w.yaml, nvrm-lost-2026y.yaml; the sources'
 addresses beside them)."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import pytest
 from parsers import at_least
 import realworld
 
-BATCHES = ("nvrm-2026f.yaml", "nvrm-2026l.yaml", "nvrm-fsp-2026v.yaml", "nvrm-cc-2026w.yaml")
+BATCHES = ("nvrm-2026f.yaml", "nvrm-2026l.yaml", "nvrm-fsp-2026v.yaml", "nvrm-cc-2026w.yaml", "nvrm-lost-2026y.yaml")
 BATCH = [i for i in realworld.samples() if i["file"] in BATCHES]
 
 
@@ -26,7 +27,10 @@ def test_batch_samples_are_their_events_and_nothing_else(item):
     TLB invalidations failing with NV_ERR_GPU_IS_LOST (cmpunlocker #4) an unclassified warning per line, not the lost
     GPU's one event; the FSP's boot failures (nvtrust #19, #54, #77, open-gpu-kernel-modules #729) an unclassified
     warning each beside the init attempt's one finding; the GSP channel's encryption failures under confidential
-    computing (nvtrust #53) 8 unclassified warnings, not one event."""
+    computing (nvtrust #53) 8 unclassified warnings, not one event; the channels stopped and the attached-GPU checks
+    after an Xid 79 (open-gpu-kernel-modules #1010) an unclassified warning each beside it, nvidia-modeset's
+    channel-state queries failing with NV_ERR_GPU_IS_LOST or NV_ERR_RESET_REQUIRED (pop-os/pop #3363,
+    open-gpu-kernel-modules #1252) an unclassified warning each, not the lost GPU's or the reset's one event."""
     assert _loud(item["text"]) == collections.Counter(map(realworld.expect_key, item["expect"]))
 
 
@@ -193,3 +197,18 @@ def test_an_rm_check_inside_a_gpu_needing_reset_is_part_of_its_event():
     assert "_handlePollMaskHelper" in lines[2]
     assert _loud(lines[1] + lines[2]) == collections.Counter({("gpu_reset_required", None, None): 1})
     assert _loud(lines[2]) == collections.Counter({("unclassified", None, None): 1})
+
+
+def test_modeset_lines_after_an_xid_79_are_part_of_the_lost_gpu():
+    """nvidia-modeset's lines after the GPU fell off the bus are the lost GPU's one event: a channel-state query failing
+    with NV_ERR_GPU_IS_LOST, a lost display notification, the wait for GPU progress timing out (each was an unclassified
+    warning). Constructed: open-gpu-kernel-modules #1151's Xid 79 line, pop-os/pop #3363's query line and #1252's two
+    lines after it, envelopes dropped; each line real, their sequence built here. Alone, the notification and the wait
+    name no cause: the unclassified net's, as before."""
+    lines = ["NVRM: Xid (PCI:0000:06:00): 79, GPU has fallen off the bus.",
+             "nvidia-modeset: ERROR: GPU:0: Failed to query display engine channel state: 0x0000c57e:4:0:0x0000000f",
+             "nvidia-modeset: WARNING: GPU:0: Lost display notification (0:0x00000000); continuing.",
+             "nvidia-modeset: ERROR: GPU:0: Error while waiting for GPU progress: 0x0000ca7d:0 2:0:200:192"]
+    assert [realworld.finding_key(f) for f in realworld.findings("\n".join(lines) + "\n")] == [
+        realworld.expect_key({"kind": "xid", "code": 79, "pci": "0000:06:00"})]
+    assert [f.kind for f in realworld.findings("\n".join(lines[2:]) + "\n")] == ["unclassified", "unclassified"]
