@@ -203,6 +203,13 @@ POD_ENDS: dict[str, PodEnd] = {
     "OutOfDevices": PodEnd("OUT OF DEVICES", "infrastructure", "the kubelet could not admit it on its node: the node "
                            "had fewer devices than the scheduler counted (a device plugin lost some)", True),
     "Preempted": _PREEMPTED,
+    # the time limit its owner set, spent: the pod's own activeDeadlineSeconds (the kubelet: status.reason
+    # "DeadlineExceeded", "Pod was active on the node longer than the specified deadline", pkg/kubelet/active_deadline.go)
+    # or its Job's (the Job controller's condition and Event: "Job was active longer than specified deadline",
+    # pkg/controller/job/job_controller.go).  As Slurm's DUE TO TIME LIMIT (triage.attribute SLURM_ENDS): the job ran
+    # slower than planned, hung, or was given too little time; the application's, no node's fault
+    "DeadlineExceeded": PodEnd("DEADLINE EXCEEDED", "application", "its activeDeadlineSeconds ran out (the time limit its "
+                               "owner set, enforced by the kubelet or the Job controller)", False),
     # DisruptionTarget condition reasons (PreemptionByKubeScheduler: 1.26's word)
     "PreemptionByScheduler": _PREEMPTED, "PreemptionByKubeScheduler": _PREEMPTED,
     "EvictionByEvictionAPI": PodEnd("DRAIN", "infrastructure", "the Eviction API evicted it (a node drain, an "
@@ -572,14 +579,16 @@ FACTS: tuple[Fact, ...] = (
                                   "DeletionByTaintManager", "EvictionByEvictionAPI", "DeletionByPodGC",
                                   "TerminationByKubelet", "NodeLost", "UnexpectedAdmissionError",
                                   "in response to imminent node shutdown", "in response to node shutdown",
-                                  "Node is shutting, evicting pods", "which is unexpected"],
+                                  "Node is shutting, evicting pods", "which is unexpected", "DeadlineExceeded",
+                                  "longer than the specified deadline", "longer than specified deadline"],
        r"\b(?P<why>OOMKilled|PreemptionBy(?:Kube)?Scheduler|DeletionByTaintManager|"
        r"EvictionByEvictionAPI|DeletionByPodGC|TerminationByKubelet|NodeLost|UnexpectedAdmissionError)\b|"
-       r"(?:\b[Rr]eason:|\"reason\":|\b(?:Normal|Warning))\s+\"?(?P<why2>Evicted|Preempted)\b|"
-       r"\s\d+/\d+\s+(?P<why3>Evicted|Preempted)\s+\d|"
+       r"(?:\b[Rr]eason:|\"reason\":|\b(?:Normal|Warning))\s+\"?(?P<why2>Evicted|Preempted|DeadlineExceeded)\b|"
+       r"\s\d+/\d+\s+(?P<why3>Evicted|Preempted|DeadlineExceeded)\s+\d|"
        r"\b(?P<why4>Preempted) (?:by .{1,300}? on node |in order to admit critical pod)|"
        r"The node was low on resource: (?P<resource>[\w.\-/]+)|"
        r"(?P<shutdown>Pod was terminated in response to (?:imminent )?node shutdown|Node is shutting, evicting pods)|"
+       r"(?P<deadline>(?:Pod|Job) was active (?:on the node )?longer than (?:the )?specified deadline)|"
        r"(?P<admission>Allocate failed due to .{1,400}, which is unexpected)|"
        r"\beviction manager: pods? (?P<kname>[a-z0-9][-a-z0-9.]{0,252})_(?P<kns>[a-z0-9][-a-z0-9]{0,62})\([-0-9a-f]+\)"
        r"(?: is evicted successfully|,.*? evicted, waiting for pod to be cleaned up| evicted, waiting for pod)|"
@@ -956,7 +965,8 @@ def _groups(fact: Fact, m: re.Match) -> dict:
         if "kpod" in g:  # the kubelet's eviction manager named the pod it evicted
             g["pod"] = g.pop("kpod")
         reason = "Evicted" if "resource" in g or "pod" in g else "Terminated" if g.pop("shutdown", None) else \
-            "UnexpectedAdmissionError" if g.pop("admission", None) else g.get("why", "")
+            "UnexpectedAdmissionError" if g.pop("admission", None) else \
+            "DeadlineExceeded" if g.pop("deadline", None) else g.get("why", "")
         end = POD_ENDS.get(reason)
         if end is not None:
             g.update(why=end.why, pod_end=reason)

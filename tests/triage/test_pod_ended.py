@@ -314,10 +314,11 @@ def test_live_admission_refused_for_a_lost_gpu_is_the_nodes_lost_gpu_as_offline(
 
 
 def test_pod_no_one_ended_says_nothing():
-    """A running pod, a DisruptionTarget condition that is False, an unknown reason: no evidence."""
+    """A running pod, a DisruptionTarget condition that is False, a reason the table does not hold (DeadlineExceeded
+    was one before it held the owner's time limit): no evidence."""
     cond = dict(PREEMPTED, status="False")
     for status in ({"phase": "Running"}, {"phase": "Running", "conditions": [cond]},
-                   {"phase": "Failed", "reason": "DeadlineExceeded"}):
+                   {"phase": "Failed", "reason": "NoSuchReason"}):
         assert [e for e in Reader().pod_exits(_pod("w-0", "node-0", status)) if e.kind == "job_ended"] == []
 
 
@@ -390,3 +391,71 @@ def test_json_nested_past_the_recursion_limit_is_no_inventory_and_no_traceback(t
     found = read_objects({"kind": "List", "items": [pod]}, "pods.json")
     assert [e.kind for e in found if e.kind == "job_ended"] == ["job_ended"]
     assert any(e.kind == "nccl_address" and e.address == "10.1.2.4" for e in found)
+
+
+# ---- the time limit its owner set: activeDeadlineSeconds ----------------------------------------------------------
+# pkg/kubelet/active_deadline.go: the kubelet's reason and message for a pod past its own activeDeadlineSeconds
+DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadline"
+
+
+def test_a_jobs_deadline_event_is_its_owners_time_limit_not_the_infrastructure():
+    """The Job controller's Event for a Job past its activeDeadlineSeconds (`kubectl get events` as
+    oracle/weblogic-kubernetes-operator's domain-events.md shows it; the README).  Was: not read at all (the ranks'
+    SIGTERMs then undetermined or a rank's fault).  Now the job's end by the time limit its owner set: the
+    application's, as Slurm's DUE TO TIME LIMIT is, and nothing to restart the gang for."""
+    found = _read("events-job-deadline-exceeded.txt")
+    assert [(e.details["pod_end"], e.details["why"], e.line) for e in found] == [
+        ("DeadlineExceeded", "DEADLINE EXCEEDED", 1)]
+    incident = attribute(found)[0]
+    assert (incident.category, incident.root.kind) == ("application", "job_ended")
+    assert "activeDeadlineSeconds ran out" in incident.reason
+    assert not fatal(incident)
+
+
+@pytest.mark.parametrize("line", [
+    # constructed from pkg/kubelet/active_deadline.go (reason "DeadlineExceeded", its message) as kubectl describe
+    # pod, describe's Events table, `kubectl get pods` and -o yaml lay them out
+    "Reason:       DeadlineExceeded",
+    f"Message:      {DEADLINE_MESSAGE}",
+    f"  Normal  DeadlineExceeded  2m  kubelet  {DEADLINE_MESSAGE}",
+    "llama-worker-3   0/1     DeadlineExceeded   0          2h",
+    "  reason: DeadlineExceeded",
+    # constructed from pkg/controller/job/job_controller.go: the Job's Failed condition as kubectl describe job shows it
+    "    Message:               Job was active longer than specified deadline",
+])
+def test_every_shape_of_a_deadline_kubernetes_enforced(line):
+    [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+    assert (e.details["pod_end"], e.details["why"]) == ("DeadlineExceeded", "DEADLINE EXCEEDED")
+
+
+def test_a_grpc_deadline_is_no_pod_kubernetes_ended():
+    """The kubelet's own gRPC calls to the container runtime timing out ("rpc error: code = DeadlineExceeded desc =
+    context deadline exceeded", kubernetes/kubernetes #67796; the README): the same word, no pod ended."""
+    assert _read("kubelet-grpc-deadline-exceeded.txt") == []
+
+
+def test_live_pod_past_its_deadline_is_the_applications_as_offline():
+    """A gang pod the kubelet ended at its activeDeadlineSeconds (status.reason / message as the kubelet writes them),
+    its container SIGTERMed, the other ranks timing out after it: the pod's deadline is the root, the application's,
+    not a rank death nothing explains; the cluster component reads it off the same table."""
+    pod = _pod("w-3", "node-3", {
+        "phase": "Failed", "reason": "DeadlineExceeded", "message": DEADLINE_MESSAGE,
+        "containerStatuses": [{"name": "pytorch", "state": {"terminated": {
+            "exitCode": 143, "reason": "Error", "finishedAt": "2024-01-22T12:00:00Z"}}}]})
+    found = Reader().pod_exits(pod, rank=3)
+    ended = next(e for e in found if e.kind == "job_ended")
+    assert (ended.details["pod_end"], ended.details["why"], ended.host) == ("DeadlineExceeded", "DEADLINE EXCEEDED",
+                                                                           "node-3")
+    incident = attribute(found + _timeouts([0, 1, 2], T0 + timedelta(minutes=10)))[0]
+    assert (incident.category, incident.root.kind, incident.root.pod) == ("application", "job_ended", "train/w-3")
+    assert not fatal(incident)
+
+
+def test_kueues_preemption_of_a_workload_is_the_schedulers():
+    """Kueue evicting a workload for a higher-priority one (`kubectl describe workload`, its Evicted and Requeued
+    conditions' "Reason: Preempted"; aws-samples/awsome-distributed-training's HyperPod task-governance README, the
+    README here): a preemption, infrastructure; its QuotaReserved "Pending" and Admitted "NoReservation" nothing."""
+    found = _read("kueue-workload-preempted.txt")
+    assert [(e.details["pod_end"], e.line) for e in found] == [("Preempted", 12), ("Preempted", 29)]
+    incident = attribute(found)[0]
+    assert incident.category == "infrastructure" and "scheduler preempted it" in incident.reason
