@@ -566,7 +566,10 @@ FACTS: tuple[Fact, ...] = (
     # Kubernetes prints them as a reason: describe's "Reason:", -o yaml / json's reason, an Event's row after its type
     # (kubectl get events, describe's Events table), `kubectl get pods`' STATUS column (after READY "0/1", before
     # RESTARTS), the scheduler's Event message ("Preempted by <ns>/<pod> on node <node>", 1.26+ "Preempted by a pod on
-    # node ..") and the kubelet's ("Preempted in order to admit critical pod").  The kubelet's eviction manager
+    # node ..") and the kubelet's ("Preempted in order to admit critical pod"), Kueue's eviction of a workload (its
+    # Evicted condition's and Events' message, the job's "Stopped" Event quoting it: "Preempted to accommodate a
+    # workload (UID: ..) due to prioritization in the ClusterQueue", an older wording "Preempted to accommodate a higher
+    # priority Workload"; pkg/scheduler/preemption/preemption.go).  The kubelet's eviction manager
     # (eviction_manager.go) says it in its own log, lowercase, naming the pod, every era: klog text (1.9-1.20: "eviction
     # manager: pods kube-proxy-kfs8p_kube-system(27fd6b4b-..) evicted, waiting for pod to be cleaned up", minikube's
     # pkg/minikube/logs/logs_test.go quoting kubernetes/minikube #3611; "eviction manager: pod <name>_<ns>(<uid>) is
@@ -585,7 +588,8 @@ FACTS: tuple[Fact, ...] = (
        r"EvictionByEvictionAPI|DeletionByPodGC|TerminationByKubelet|NodeLost|UnexpectedAdmissionError)\b|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:Normal|Warning))\s+\"?(?P<why2>Evicted|Preempted|DeadlineExceeded)\b|"
        r"\s\d+/\d+\s+(?P<why3>Evicted|Preempted|DeadlineExceeded)\s+\d|"
-       r"\b(?P<why4>Preempted) (?:by .{1,300}? on node |in order to admit critical pod)|"
+       r"\b(?P<why4>Preempted) (?:by .{1,300}? on node |in order to admit critical pod|"
+       r"to accommodate a (?:workload|higher priority [Ww]orkload)\b)|"
        r"The node was low on resource: (?P<resource>[\w.\-/]+)|"
        r"(?P<shutdown>Pod was terminated in response to (?:imminent )?node shutdown|Node is shutting, evicting pods)|"
        r"(?P<deadline>(?:Pod|Job) was active (?:on the node )?longer than (?:the )?specified deadline)|"

@@ -454,8 +454,23 @@ def test_live_pod_past_its_deadline_is_the_applications_as_offline():
 def test_kueues_preemption_of_a_workload_is_the_schedulers():
     """Kueue evicting a workload for a higher-priority one (`kubectl describe workload`, its Evicted and Requeued
     conditions' "Reason: Preempted"; aws-samples/awsome-distributed-training's HyperPod task-governance README, the
-    README here): a preemption, infrastructure; its QuotaReserved "Pending" and Admitted "NoReservation" nothing."""
+    README here): a preemption, infrastructure, each line that says so (the conditions' "Reason: Preempted" and, was
+    not read, their "Preempted to accommodate a workload .." message); its QuotaReserved "Pending" and Admitted
+    "NoReservation" nothing."""
     found = _read("kueue-workload-preempted.txt")
-    assert [(e.details["pod_end"], e.line) for e in found] == [("Preempted", 12), ("Preempted", 29)]
+    assert [(e.details["pod_end"], e.line) for e in found] == [("Preempted", n) for n in (10, 12, 22, 27, 29)]
     incident = attribute(found)[0]
     assert incident.category == "infrastructure" and "scheduler preempted it" in incident.reason
+
+
+@pytest.mark.parametrize("line", [
+    # constructed from Kueue's pkg/scheduler/preemption/preemption.go (the eviction message) as `kubectl describe
+    # pytorchjob` shows the job reconciler's "Stopped" Event quoting it, and its older wording
+    "  Normal  Stopped  2m  kueue-admission  Preempted to accommodate a workload (UID: 9f542104-a9e2-4344-ad2e-"
+    "9c136204da18, JobUID: a20d0a6a-64a3-46ce-9b95-8cfb3bf6e675) due to prioritization in the ClusterQueue",
+    "    Message:               Preempted to accommodate a higher priority Workload",
+])
+def test_kueues_preemption_message_alone_is_the_schedulers(line):
+    """Kueue's eviction message where no "Reason: Preempted" stands beside it (the job's own Events): a preemption."""
+    [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+    assert (e.details["pod_end"], e.details["why"]) == ("Preempted", "PREEMPTION")
