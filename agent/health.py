@@ -96,7 +96,10 @@ def _renamed(p: Problem, gpus: Collection[str] = ()) -> Problem:
 def _clears(f: Finding) -> Callable[[Problem], bool] | None:
     """What a lifecycle finding ends (its kind's `clears`, parsers/kinds.py: the first whose match it fits); None: this
     one clears nothing."""
-    for c, tests in _LIFECYCLE.get(f.kind, ()):
+    gate, clears = _LIFECYCLE.get(f.kind, _NO_LIFECYCLE)
+    if gate is not None and gate[0](f) not in gate[1]:  # fits none (every Xid line but a 154 or a 162): one test
+        return None
+    for c, tests in clears:
         for value, want in tests:  # (a loop, not any() over a generator: every finding of a lifecycle kind's
             if value(f) != want:  # kind passes here, the xid kind's every Xid line among them)
                 break
@@ -131,12 +134,21 @@ _MATCH_FIELDS: dict[str, Callable[[Finding], Any]] = {
     "not_attribution": attrgetter("attribution"), "state": lambda f: f.details.get("state"),
 }
 
-# the lifecycle kinds (a `clears` in parsers/kinds.py), the only findings `_clears` need look at -> each of their
-# `clears` with its match as (the finding's value of a key, the value it must be): read once, not per finding (every Xid line
-# passes)
-_LIFECYCLE: dict[str, tuple[tuple[Any, tuple[tuple[Callable[[Finding], Any], Any], ...]], ...]] = {
-    name: tuple((c, tuple((_MATCH_FIELDS[key], want) for key, want in c.match.items())) for c in row.clears)
+def _gate(clears: tuple) -> tuple[Callable[[Finding], Any], frozenset] | None:
+    """The first key every one of a kind's `clears` matches on, as (the finding's value of it, the values they want):
+    a finding whose value is none of them fits none of its kind's `clears`; None where they share no key."""
+    shared = [key for key in clears[0].match if all(key in c.match for c in clears)]
+    return (_MATCH_FIELDS[shared[0]], frozenset(c.match[shared[0]] for c in clears)) if shared else None
+
+
+# the lifecycle kinds (a `clears` in parsers/kinds.py), the only findings `_clears` need look at -> their gate (`_gate`)
+# and each of their `clears` with its match as (the finding's value of a key, the value it must be): read once, not per
+# finding (every Xid line passes)
+_LIFECYCLE: dict[str, tuple[Any, tuple[tuple[Any, tuple[tuple[Callable[[Finding], Any], Any], ...]], ...]]] = {
+    name: (_gate(row.clears),
+           tuple((c, tuple((_MATCH_FIELDS[key], want) for key, want in c.match.items())) for c in row.clears))
     for name, row in KIND.items() if row.clears}
+_NO_LIFECYCLE = (None, ())  # a kind that clears nothing
 
 Match = tuple  # a rule's `match` as tests, each (the finding's value of a key, the values it may be, negated): `_match`
 

@@ -872,3 +872,26 @@ def test_a_lifecycle_kinds_finding_is_tested_with_no_table_read_per_finding():
         sys.setprofile(None)
     assert cleared is None and seen == ["get"]  # the one lookup: the finding's kind in the lifecycle table
     assert _clears(Finding("xid", "info", "driver", "NONE", "m", pci="0000:9a:00", xid=162)) is not None
+
+
+def test_a_lifecycle_kinds_finding_that_fits_no_clears_is_turned_away_at_one_test():
+    """The xid kind's `clears` (Xid 162, Xid 154 to None) all match on the Xid: every other Xid line reads its Xid once,
+    against the values they want together (agent/health.py _gate), not once per `clears` (bench/inprocess.py
+    --instructions: the flood's Xid 31 passes here).  The Xids they want still clear."""
+    from agent.health import _clears
+    from parsers import Finding
+    reads: list[str] = []
+
+    class Counted(Finding):
+        __slots__ = ()
+
+        def __getattribute__(self, name):
+            if name == "xid":
+                reads.append(name)
+            return super().__getattribute__(name)
+    assert _clears(Counted("xid", "warning", "application", "NONE", "m", pci="0000:9a:00", xid=31)) is None
+    assert reads == ["xid"]
+    assert _clears(Finding("xid", "info", "driver", "NONE", "m", pci="0000:9a:00", xid=162)) is not None
+    assert _clears(Finding("xid", "info", "driver", "IGNORE", "m", pci="0000:9a:00", xid=154)) is not None
+    assert _clears(Finding("xid", "info", "driver", "NONE", "m", pci="0000:9a:00", xid=154)) is None
+    assert _clears(Finding("ib_link", "info", "fabric", "NONE", "m", pci="0000:9a:00", details={"state": "down"})) is None
