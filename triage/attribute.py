@@ -714,9 +714,40 @@ def _first_failure(job: Job) -> Verdict | None:
     category = category_of(first) or "application"
     order = "earliest" if first.time is not None else "first (in the logs' order; no time stamps)"
     said, stated = _slurm_end_said(job, first)
+    gang = _gang_end(job, first)
+    if gang is not None:
+        category, said = gang
     return Verdict(category, first, "first_failure",
                    f"{_what(first)} on {_who(first)}{_at(first)} is the {order} failure that is not a "
                    f"consequence of another{said}", suspects=stated)
+
+
+def _pod_name(e: Evidence) -> str | None:
+    """The pod a line is of: the one it names (details "pod"), else its file's ("pod/<name>", the agents' Events)."""
+    return e.details.get("pod") or (e.file[4:] if (e.file or "").startswith("pod/") else None)
+
+
+def _gang_end(job: Job, first: Evidence) -> tuple[str, str] | None:
+    """A pod end whose category the gang decides (facts.PodEnd confined: an image the kubelet could not pull), as
+    (category, what the reason adds): confined to some of the job's nodes (or pods) while its other pods ran and wrote
+    lines of their own, the nodes' (`confined`, those nodes named: their registry reach, disk, credentials); every
+    pod of the job that says anything failing alike, the row's category (the workload's image name or tag).  None for
+    any other failure."""
+    end = POD_ENDS.get(first.details.get("pod_end"))
+    if end is None or end.confined is None:
+        return None
+    alike = [e for e in job.evidence if e.kind == "job_ended" and POD_ENDS.get(e.details.get("pod_end")) is end]
+    hosts = {e.host for e in alike if e.host}
+    pods = {str(_pod_name(e)).rsplit("/", 1)[-1] for e in alike if _pod_name(e)}
+    ran = {str(_pod_name(e)).rsplit("/", 1)[-1] for e in job.evidence if _pod_name(e)} - pods
+    if hosts and job.hosts - hosts or not hosts and pods and ran:
+        where = f"node{'s' if len(hosts) > 1 else ''} {', '.join(sorted(hosts))}" if hosts else \
+            f"pod{'s' if len(pods) > 1 else ''} {', '.join(sorted(pods))}"
+        return end.confined, (f": only {where} of the job failed so while its other pods ran: "
+                              f"{'those nodes' + chr(39) if len(hosts) > 1 else 'its node' + chr(39) + 's'} own "
+                              "(registry reach, disk or credentials), not the workload's")
+    return end.category, (f": every pod of the job that says anything ({len(pods) or len(alike)}) failed alike, the "
+                          "workload's (its image's name, tag or registry access), not a node's")
 
 
 def _slurm_end(e: Evidence) -> SlurmEnd | None:
@@ -1294,7 +1325,7 @@ def _ended_what(e: Evidence) -> str:
     end = POD_ENDS.get(e.details.get("pod_end"))
     if end is None:
         return f"job ended ({e.details.get('why') or 'cancelled'})"
-    pod = e.details.get("pod") or (e.file[4:] if (e.file or "").startswith("pod/") else None)
+    pod = _pod_name(e)
     return f"pod {pod + ' ' if pod else ''}ended by Kubernetes ({e.details.get('pod_reason') or e.details['pod_end']}: " \
            f"{end.said})"
 

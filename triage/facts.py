@@ -187,11 +187,17 @@ class PodEnd:
     # loss, shutdown, a fault taint, a device plugin), no one's decision; a preemption, a drain, the pod GC are a
     # scheduler's or an operator's, whose own controller deals with the job
     restart: bool
+    # the category where only some of the job's nodes saw it while its other pods ran (triage.attribute's gang rule):
+    # an image one node could not pull is that node's (its registry reach, disk, credentials), the image every pod
+    # could not pull the job's (its name or tag); None: `category` wherever it happened
+    confined: str | None = None
 
 
 _NODE_SHUTDOWN = PodEnd("NODE SHUTDOWN", "infrastructure", "its node shut down (the kubelet's graceful node shutdown "
                         "terminated it)", True)
 _PREEMPTED = PodEnd("PREEMPTION", "infrastructure", "the scheduler preempted it for a pod of higher priority", False)
+_IMAGE_PULL = PodEnd("IMAGE PULL", "application", "the kubelet could not pull its container image", False,
+                     confined="infrastructure")
 POD_ENDS: dict[str, PodEnd] = {
     # status.reason
     "Evicted": PodEnd("NODE PRESSURE", "infrastructure", "the kubelet evicted it: its node ran low on a resource "
@@ -210,6 +216,15 @@ POD_ENDS: dict[str, PodEnd] = {
     # slower than planned, hung, or was given too little time; the application's, no node's fault
     "DeadlineExceeded": PodEnd("DEADLINE EXCEEDED", "application", "its activeDeadlineSeconds ran out (the time limit its "
                                "owner set, enforced by the kubelet or the Job controller)", False),
+    # the cloud reclaimed the spot / preemptible VM under the pod: AWS's two-minute spot interruption notice, as
+    # aws-node-termination-handler ("Kind":"SPOT_ITN" .. "NodeName") and Karpenter (its interruption controller's
+    # "messageKind": "SpotInterruptionKind" / "spot_interrupted" naming the node, its node Event SpotInterrupted
+    # "Spot interruption warning was triggered") say it: the node named, the pods on it gone with it
+    "SpotInterruption": PodEnd("SPOT INTERRUPTION", "infrastructure", "the cloud reclaimed its node (a spot / "
+                               "preemptible VM's interruption notice)", True),
+    # the kubelet could not pull a container's image (a container's waiting reason, the pod never ran): ErrImagePull,
+    # then ImagePullBackOff between retries; whose it is depends on the gang (`confined`)
+    "ErrImagePull": _IMAGE_PULL, "ImagePullBackOff": _IMAGE_PULL,
     # DisruptionTarget condition reasons (PreemptionByKubeScheduler: 1.26's word)
     "PreemptionByScheduler": _PREEMPTED, "PreemptionByKubeScheduler": _PREEMPTED,
     "EvictionByEvictionAPI": PodEnd("DRAIN", "infrastructure", "the Eviction API evicted it (a node drain, an "
@@ -583,11 +598,19 @@ FACTS: tuple[Fact, ...] = (
                                   "TerminationByKubelet", "NodeLost", "UnexpectedAdmissionError",
                                   "in response to imminent node shutdown", "in response to node shutdown",
                                   "Node is shutting, evicting pods", "which is unexpected", "DeadlineExceeded",
-                                  "longer than the specified deadline", "longer than specified deadline"],
+                                  "longer than the specified deadline", "longer than specified deadline",
+                                  "Shutdown", "Terminated", "ErrImagePull", "ImagePullBackOff", "SPOT_ITN",
+                                  "SpotInterruptionKind", "spot_interrupted", "Spot interruption warning was triggered"],
        r"\b(?P<why>OOMKilled|PreemptionBy(?:Kube)?Scheduler|DeletionByTaintManager|"
        r"EvictionByEvictionAPI|DeletionByPodGC|TerminationByKubelet|NodeLost|UnexpectedAdmissionError)\b|"
-       r"(?:\b[Rr]eason:|\"reason\":|\b(?:Normal|Warning))\s+\"?(?P<why2>Evicted|Preempted|DeadlineExceeded)\b|"
-       r"\s\d+/\d+\s+(?P<why3>Evicted|Preempted|DeadlineExceeded)\s+\d|"
+       r"(?:\b[Rr]eason:|\"reason\":|\b(?:Normal|Warning))\s+\"?(?P<why2>Evicted|Preempted|DeadlineExceeded|"
+       r"NodeShutdown|Shutdown|ErrImagePull|ImagePullBackOff)\b|"
+       r"\s\d+/\d+\s+(?P<why3>Evicted|Preempted|DeadlineExceeded|NodeShutdown|Shutdown|Terminated|ErrImagePull|"
+       r"ImagePullBackOff)\s+\d|"
+       r"(?:\bpod/(?P<epod>[a-z0-9][-a-z0-9.]{0,252})\s+)?\bError: (?P<pull>ErrImagePull|ImagePullBackOff)\b|"
+       r"(?P<spot>\"Kind\":\"SPOT_ITN\".{0,400}?\"NodeName\":\"(?P<host>[^\"\s]+)\"|"
+       r"\"messageKind\":\s?\"(?:SpotInterruptionKind|spot_interrupted)\".{0,400}?\"[Nn]ode\":\s?(?:\{\"name\":\s?)?"
+       r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>\S+)\s+)?Spot interruption warning was triggered)|"
        r"\b(?P<why4>Preempted) (?:by .{1,300}? on node |in order to admit critical pod|"
        r"to accommodate a (?:workload|higher priority [Ww]orkload)\b)|"
        r"The node was low on resource: (?P<resource>[\w.\-/]+)|"
@@ -964,11 +987,18 @@ def _groups(fact: Fact, m: re.Match) -> dict:
     if fact.what is not None:  # one word for each wording (an Event's "error" has no apostrophe)
         g["what"] = fact.what
     if fact.name == "k8s_ended":
+        evicted = "resource" in g or "kname" in g or "kpod" in g  # the kubelet's eviction, its message or its log
         if "kname" in g:  # klog text's "<name>_<namespace>(<uid>)", as the pod's object names it
             g["kpod"] = f"{g.pop('kns')}/{g.pop('kname')}"
         if "kpod" in g:  # the kubelet's eviction manager named the pod it evicted
             g["pod"] = g.pop("kpod")
-        reason = "Evicted" if "resource" in g or "pod" in g else "Terminated" if g.pop("shutdown", None) else \
+        if "epod" in g:  # the Event's object column, "pod/<name>"
+            g["pod"] = g.pop("epod")
+        if "pull" in g:  # the kubelet's Event message "Error: ErrImagePull"
+            g["why"] = g.pop("pull")
+        reason = "SpotInterruption" if g.pop("spot", None) else \
+            "Evicted" if evicted else \
+            "Terminated" if g.pop("shutdown", None) else \
             "UnexpectedAdmissionError" if g.pop("admission", None) else \
             "DeadlineExceeded" if g.pop("deadline", None) else g.get("why", "")
         end = POD_ENDS.get(reason)

@@ -165,6 +165,12 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
     reason = status.get("reason") if isinstance(status.get("reason"), str) else None
     key = pod_end(reason, taints)
     message = status.get("message") if key is not None else None
+    if key is None:  # a container the kubelet could not start, its waiting reason (ErrImagePull, ImagePullBackOff)
+        statuses = [*(status.get("initContainerStatuses") or ()), *(status.get("containerStatuses") or ())]
+        waits = [(cs.get("state") or {}).get("waiting") for cs in statuses if isinstance(cs, dict)]
+        waiting = next((w for w in waits if isinstance(w, dict) and w.get("reason") in POD_ENDS), None)
+        if waiting is not None:
+            reason, key, message = waiting["reason"], waiting["reason"], waiting.get("message")
     if cond is not None and (key is None or key == "TerminationByKubelet"):
         key = pod_end(cond.get("reason"), taints) or key
         if key is not None and key != pod_end(reason, taints):

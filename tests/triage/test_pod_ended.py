@@ -474,3 +474,150 @@ def test_kueues_preemption_message_alone_is_the_schedulers(line):
     """Kueue's eviction message where no "Reason: Preempted" stands beside it (the job's own Events): a preemption."""
     [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
     assert (e.details["pod_end"], e.details["why"]) == ("Preempted", "PREEMPTION")
+
+
+# ---- the cloud reclaiming a spot / preemptible node ------------------------------------------------------------
+
+def test_get_pods_status_of_a_node_shutdown():
+    """`kubectl get pods,nodes -o wide` during a graceful node shutdown (kubernetes/kubernetes #100184, the README):
+    the rows whose STATUS is Shutdown (1.21's pod reason; NodeShutdown, Terminated later) are the node's shutdown.
+    Was: nothing read (only Evicted, Preempted and DeadlineExceeded in that column); the Running and Pending rows
+    stay nothing."""
+    assert [(e.details["pod_end"], e.details["why"], e.line) for e in _read("get-pods-node-shutdown.txt")] == [
+        ("Shutdown", "NODE SHUTDOWN", 4), ("Shutdown", "NODE SHUTDOWN", 5)]
+
+
+@pytest.mark.parametrize("line, key", [
+    ("llama-worker-3   0/1     NodeShutdown   0          2h", "NodeShutdown"),
+    ("llama-worker-3   0/1     Terminated     0          2h", "Terminated"),
+    ("Reason:       NodeShutdown", "NodeShutdown"),
+    ("  reason: Shutdown", "Shutdown"),
+])
+def test_every_era_of_a_node_shutdowns_reason(line, key):
+    """Constructed from pkg/kubelet/nodeshutdown (status.reason "Shutdown" in 1.21, "Terminated" from 1.22) and GKE's
+    "NodeShutdown", as `get pods`' STATUS column, describe and -o yaml print a pod's reason: each the node's
+    shutdown."""
+    [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+    assert (e.details["pod_end"], e.details["why"]) == (key, "NODE SHUTDOWN")
+
+
+@pytest.mark.parametrize("name, host", [
+    ("nth-spot-itn.txt", "ip-10-128-37-128.ec2.internal"),
+    ("karpenter-spot-interruption.txt", "ip-172-22-30-249.eu-central-1.compute.internal"),
+])
+def test_a_spot_interruption_notice_names_the_node_the_cloud_reclaims(name, host):
+    """aws-node-termination-handler's event store line ("Kind":"SPOT_ITN" .. "NodeName", aws/aws-node-termination-
+    handler #701) and Karpenter's interruption controller ("messageKind": "SpotInterruptionKind", "node",
+    aws/karpenter-provider-aws #4028): AWS reclaiming the spot VM, the node named.  Was: nothing read; the gang's
+    ranks' timeouts after it undetermined."""
+    [e] = _read(name)
+    assert (e.details["pod_end"], e.details["why"], e.host) == ("SpotInterruption", "SPOT INTERRUPTION", host)
+    incident = attribute([e])[0]
+    assert incident.category == "infrastructure" and "the cloud reclaimed its node" in incident.reason
+
+
+@pytest.mark.parametrize("line, host", [
+    # constructed from karpenter-provider-aws pkg/controllers/interruption/events/events.go (the node's Event: reason
+    # SpotInterrupted, message "Spot interruption warning was triggered") as `kubectl get events` lays it out
+    ("27m         Warning   SpotInterrupted               node/ip-10-2-117-202.ec2.internal   Spot interruption "
+     "warning was triggered", "ip-10-2-117-202.ec2.internal"),
+    # constructed from spack/spack-infrastructure #1297's Karpenter v1 log object (there pretty-printed) on one line, as
+    # its JSON logger writes it
+    ('{"message":"initiating delete from interruption message","controller":"interruption","messageKind":'
+     '"spot_interrupted","action":"CordonAndDrain","Node":{"name":"ip-10-0-101-113.ec2.internal"}}',
+     "ip-10-0-101-113.ec2.internal"),
+])
+def test_every_shape_of_karpenters_spot_interruption(line, host):
+    [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+    assert (e.details["pod_end"], e.host) == ("SpotInterruption", host)
+
+
+@pytest.mark.parametrize("line", [
+    # constructed from karpenter-provider-aws events.go: a rebalance recommendation, no interruption (yet)
+    "27m         Normal    SpotRebalanceRecommendation   node/ip-10-2-117-202.ec2.internal   Spot rebalance "
+    "recommendation was triggered",
+    # constructed from aws-node-termination-handler pkg/monitor: a scheduled event's kind, not a spot interruption
+    '{"Kind":"SCHEDULED_EVENT","NodeName":"ip-10-1-2-3.ec2.internal"}',
+])
+def test_spot_words_that_reclaim_no_node(line):
+    assert [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"] == []
+
+
+def test_a_gang_member_on_a_reclaimed_spot_node_is_the_root_not_the_ranks_timeouts():
+    """The spot interruption on node-3 (NTH's line, #701, its node the job's pod's), the other ranks' NCCL timeouts ten
+    minutes later: the reclaim is the root, infrastructure, node-3 named; the timeouts consequences; the gang
+    restarts."""
+    [notice] = _read("nth-spot-itn.txt")
+    notice = Evidence(notice.kind, notice.severity, notice.attribution, T0, "node-3", None, text=notice.text,
+                      file="nth.log", line=1, details=notice.details)
+    incident = attribute([notice] + _timeouts([0, 1, 2], T0 + timedelta(minutes=10)))[0]
+    assert (incident.category, incident.rule, incident.root.host) == ("infrastructure", "first_failure", "node-3")
+    assert fatal(incident)
+
+
+# ---- an image the kubelet could not pull: the node's or the workload's, by the gang ----------------------------
+
+def test_offline_reads_the_kubelets_image_pull_events():
+    """The kubelet's "Error: ErrImagePull" and "Error: ImagePullBackOff" Events of a pod (oracle/weblogic-kubernetes-
+    operator's domain-events.md, the README), the pod named by the Event's object column.  Was: nothing read.  The
+    "Failed to pull image" and "Back-off pulling image" rows around them say the same once more: not read again."""
+    assert [(e.details["pod_end"], e.details["pod"], e.line) for e in _read("events-image-pull.txt")] == [
+        ("ErrImagePull", "sample-domain1-introspector-jlxsj", 2),
+        ("ImagePullBackOff", "sample-domain1-introspector-jlxsj", 6)]
+
+
+@pytest.mark.parametrize("line, key", [
+    # constructed from the kubelet's container waiting reasons (pkg/kubelet/images: ErrImagePull, ImagePullBackOff)
+    # as `get pods`' STATUS column, describe's container State and -o yaml print them
+    ("llama-worker-3   0/1     ImagePullBackOff   0          2m", "ImagePullBackOff"),
+    ("llama-worker-3   0/1     ErrImagePull       0          2m", "ErrImagePull"),
+    ("      Reason:       ImagePullBackOff", "ImagePullBackOff"),
+    ("          reason: ErrImagePull", "ErrImagePull"),
+])
+def test_every_shape_of_an_image_pull_failure(line, key):
+    [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+    assert (e.details["pod_end"], e.details["why"]) == (key, "IMAGE PULL")
+
+
+# the kubelet's Event message for an image the registry does not have (oracle/weblogic-kubernetes-operator's
+# domain-events.md), as a waiting container's message
+PULL_DENIED = ("rpc error: code = Unknown desc = pull access denied for domain-home-in-image, repository does not exist "
+               "or may require 'docker login'")
+
+
+def _pulling(name, node, rank):
+    return _pod(name, node, {"phase": "Pending", "startTime": "2024-01-22T12:00:00Z", "containerStatuses": [
+        {"name": "pytorch", "state": {"waiting": {"reason": "ErrImagePull", "message": PULL_DENIED}}}]}, rank=rank)
+
+
+def test_one_node_that_cannot_pull_while_the_gang_waits_is_that_nodes():
+    """A gang of four: w-3 on node-3 cannot pull its image (its container waiting in ErrImagePull), the others started
+    and wait for it in NCCL, timing out.  Was: nothing read of w-3 (only status.reason), the timeouts undetermined.
+    Now the node's (its registry reach, disk, credentials): infrastructure, node-3 and its pod named."""
+    found = Reader().pod_exits(_pulling("w-3", "node-3", 3), rank=3)
+    assert [(e.kind, e.details.get("pod_end"), e.host) for e in found] == [("job_ended", "ErrImagePull", "node-3")]
+    incident = attribute(found + _timeouts([0, 1, 2], T0 + timedelta(minutes=10)))[0]
+    assert (incident.category, incident.root.host, incident.root.pod) == ("infrastructure", "node-3", "train/w-3")
+    assert "only node node-3 of the job failed so" in incident.reason
+    assert not fatal(incident)
+
+
+def test_every_pod_that_cannot_pull_alike_is_the_workloads():
+    """Every pod of the gang waiting in ErrImagePull, the same message (a wrong image name or tag): the workload's,
+    application, whichever pod is named first."""
+    found = [e for r in range(4) for e in Reader().pod_exits(_pulling(f"w-{r}", f"node-{r}", r), rank=r)]
+    incident = attribute(found)[0]
+    assert incident.category == "application" and "failed alike" in incident.reason
+
+
+def test_offline_events_of_one_pod_of_a_gang_that_cannot_pull():
+    """Offline, the Events name the pod, not its node: one pod that could not pull while the other pods' logs (files
+    pod/<name>) say they ran is its node's; the Events alone (every pod that says anything failing alike) the
+    workload's, as the weblogic operator's own example was (its image missing)."""
+    pulls = _read("events-image-pull.txt")
+    assert attribute(pulls)[0].category == "application"
+    others = [Evidence("nccl_timeout", "error", "unknown", None, None, r, seq=7219, op="ALLREDUCE",
+                       timeout_ms=600000, file=f"pod/sample-domain1-worker-{r}", line=9) for r in (1, 2)]
+    incident = attribute(pulls + others)[0]
+    assert incident.category == "infrastructure" and incident.root.kind == "job_ended"
+    assert "only pod sample-domain1-introspector-jlxsj of the job" in incident.reason
