@@ -197,21 +197,25 @@ NVLINK5_DECODE_OUTCOME: dict[str, tuple[str, str]] = {
 # the order a line's rows are read in, when more than one holds (RLW_RXPIPE's action-2 row before its IGNORE one)
 _NVLINK5_DECODE_ORDER = ("RESET_GPU", "XID_154_EVAL", "IGNORE")
 assert {row[6] for row in NVLINK5_DECODE_ROWS} == set(NVLINK5_DECODE_OUTCOME) == set(_NVLINK5_DECODE_ORDER)
-# (xid, a name the line prints) -> its rows as (action rank, reason, ((mask, bits) per era), statuses): read once
-_NVLINK5_DECODE: dict[tuple[int, str], list[tuple[int, int, tuple[tuple[int, int], ...], frozenset[int]]]] = {}
-for _xid, _names, _reason, _v1, _v2, _statuses, _action in NVLINK5_DECODE_ROWS:
-    for _name in {_names, *_names.split("/")}:
-        _NVLINK5_DECODE.setdefault((_xid, _name), []).append(
-            (_NVLINK5_DECODE_ORDER.index(_action), int(_reason, 2),
-             tuple(((1 << len(b)) - 1, int(b, 2)) for b in (_v1, _v2)), frozenset(_statuses)))
-for _rows in _NVLINK5_DECODE.values():
-    _rows.sort(key=lambda row: row[0])
+@lru_cache(maxsize=1)
+def _nvlink5_decode() -> dict[tuple[int, str], list[tuple[int, int, tuple[tuple[int, int], ...], frozenset[int]]]]:
+    """(xid, a name the line prints) -> its rows as (action rank, reason, ((mask, bits) per era), statuses): derived
+    at the first Xid 144-150 line (~60 KiB an idle agent that reads none does not hold)."""
+    table: dict[tuple[int, str], list[tuple[int, int, tuple[tuple[int, int], ...], frozenset[int]]]] = {}
+    for xid, names, reason, v1, v2, statuses, action in NVLINK5_DECODE_ROWS:
+        for name in {names, *names.split("/")}:
+            table.setdefault((xid, name), []).append(
+                (_NVLINK5_DECODE_ORDER.index(action), int(reason, 2),
+                 tuple(((1 << len(b)) - 1, int(b, 2)) for b in (v1, v2)), frozenset(statuses)))
+    for rows in table.values():
+        rows.sort(key=lambda row: row[0])
+    return table
 
 
 def nvlink5_decode(xid: int, unit: str, intrinfo: int, error_status: int) -> str | None:
     """The action NVIDIA's Xid 144-150 decode gives this line (its unit, IntrInfo and Error Status), in the era whose
     subcode its IntrInfo carries: RESET_GPU, XID_154_EVAL or IGNORE; None where no row of the sheet holds it."""
-    for rank, reason, eras, statuses in _NVLINK5_DECODE.get((xid, unit), ()):
+    for rank, reason, eras, statuses in _nvlink5_decode().get((xid, unit), ()):
         if ((intrinfo >> 20) & 0x3F == reason and (not statuses or error_status in statuses)
                 and any(intrinfo & mask == bits for mask, bits in eras)):
             return _NVLINK5_DECODE_ORDER[rank]

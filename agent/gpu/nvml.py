@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import logging
 import os
 import threading
@@ -74,12 +75,29 @@ def _value(v):
     return [v.value.dVal, v.value.uiVal, v.value.ulVal, v.value.ullVal, v.value.sllVal, v.value.siVal][v.valueType]
 
 
+class _Unloaded:
+    """`PynvmlBackend.n` until an init found the library: every NVML function fails as NVML's own do before nvmlInit."""
+
+    class NVMLError(Exception):
+        """Never raised: what `PynvmlBackend._call` catches of pynvml's."""
+
+    NVMLLibraryMismatchError = NVMLError
+
+    def __getattr__(self, name):
+        def fail(*_a, **_k):
+            raise NvmlError("UNINITIALIZED")
+        return fail
+
+
+_UNLOADED = _Unloaded()
+
+
 class PynvmlBackend:
-    """The real thing.  Imported lazily so that a machine without the library still starts."""
+    """The real thing.  pynvml is imported by the first `init` that finds the library, not before: a node without
+    the driver (a normal state, retried) never holds it (~1 MiB of the idle agent's RSS)."""
 
     def __init__(self, proc_root: str = "") -> None:
-        import pynvml  # noqa: PLC0415 - optional at run time
-        self.n = pynvml
+        self.n = _UNLOADED  # pynvml, once an init found the library
         self.proc_root = proc_root  # where the host's /proc is: libnvidia-ml looked for on the host (load_from_host)
         self._handles: dict[int, object] = {}
         self._events = None
@@ -122,6 +140,9 @@ class PynvmlBackend:
     def init(self) -> None:
         if self.proc_root:
             load_from_host(self.proc_root)
+        if self.n is _UNLOADED:
+            import pynvml  # noqa: PLC0415 - optional at run time (open_backend: _Missing where not installed)
+            self.n = pynvml
         self._call(self.n.nvmlInit)
         with self._lock:
             self._open = True
@@ -129,6 +150,8 @@ class PynvmlBackend:
     def shutdown(self) -> None:
         """Let go of everything: the event set, every device handle, NVML itself (a GPU reset waits for
         every NVML client to do so)."""
+        if self.n is _UNLOADED:  # no init found the library: nothing is held
+            return
         with self._lock:  # an Xid wait in progress finishes first (it waits at most its timeout)
             self._open = False
             if self._events is not None:
@@ -432,10 +455,9 @@ def open_backend(spec: str, proc_root: str = "") -> Nvml | None:
             standin = standin_mod.activate(standin_mod.read_scenario(spec[5:]), again=False)
         except standin_mod.StandinError as exc:
             raise ValueError(str(exc)) from None
-    try:
-        backend = PynvmlBackend("" if standin else proc_root)
-    except ImportError:
+    if importlib.util.find_spec("pynvml") is None:
         return _Missing()
+    backend = PynvmlBackend("" if standin else proc_root)
     backend.standin = standin
     return backend
 

@@ -4,6 +4,8 @@ the figures themselves are bench/agent.py footprint's."""
 
 from __future__ import annotations
 
+import ctypes
+import subprocess
 import sys
 from pathlib import Path
 
@@ -37,6 +39,17 @@ NOT_AT_IDLE = {
     "stringprep": "encodings.idna: a metrics host name that is not ASCII",
     "unicodedata": "encodings.idna (stringprep): a metrics host name that is not ASCII",
 }
+# a node without the driver (`nvml: auto`, a normal state): nvidia-ml-py (~1 MiB) is imported by the first NVML
+# init that finds libnvidia-ml.so.1 (agent/gpu/nvml.py PynvmlBackend.init); where this host has one, it is held
+WITHOUT_DRIVER = {"pynvml": "agent/gpu/nvml.py PynvmlBackend.init(): a libnvidia-ml.so.1 found"}
+
+
+def _driver_here() -> bool:
+    try:
+        ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return False
+    return True
 
 
 def test_the_idle_agent_does_not_hold_what_only_some_paths_need(tmp_path: Path):
@@ -51,5 +64,19 @@ def test_the_idle_agent_does_not_hold_what_only_some_paths_need(tmp_path: Path):
     assert code_ == 0
     modules = set(loaded.read_text().split())
     assert "agent.app" in modules and "agent.keyspec" in modules  # the agent ran (and validated its configuration)
-    held = {m: why for m, why in NOT_AT_IDLE.items() if m in modules}
+    not_held = NOT_AT_IDLE | ({} if _driver_here() else WITHOUT_DRIVER)
+    held = {m: why for m, why in not_held.items() if m in modules}
     assert held == {}, f"loaded at idle, meant for first use only: {held}"
+
+
+def test_the_xid_144_150_decode_table_is_derived_at_its_first_line():
+    """NVIDIA's Xid 144-150 decode (parsers/catalog.py NVLINK5_DECODE_ROWS) is read into its lookup table at the
+    first line that asks, not when the agent imports the catalog: an idle agent holds none of it."""
+    code = ("import agent.app\n"
+            "from parsers import catalog\n"
+            "print(catalog._nvlink5_decode.cache_info().currsize)\n"
+            "print(catalog.nvlink5_decode(145, 'RLW_SRC_TRACK', 0b0011100010, 0x4))\n"
+            "print(catalog._nvlink5_decode.cache_info().currsize)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2]).stdout
+    assert out.split() == ["0", "XID_154_EVAL", "1"]

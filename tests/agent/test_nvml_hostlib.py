@@ -99,3 +99,17 @@ def test_none_found_is_one_line_naming_every_place_tried(tmp_path):
 def test_an_unreadable_host_root_is_said(tmp_path):
     out, _ = probe(tmp_path / "no-such-proc")
     assert "cannot be read: privileged pods only" in out["error"][1]
+
+
+def test_without_nvidia_ml_py_auto_is_nvml_without_its_library(monkeypatch):
+    """pynvml is imported at the first init that finds the library (not when the backend is made): where it is not
+    installed at all, `auto` is still a backend whose init says so, in one line."""
+    from agent.gpu.interface import NvmlError
+    from agent.gpu.nvml import open_backend
+
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # as not installed: find_spec answers None
+    backend = open_backend("auto", "/nonexistent")
+    with pytest.raises(NvmlError) as e:
+        backend.init()
+    assert (e.value.code, str(e.value).splitlines()) == ("LIBRARY_NOT_FOUND", [str(e.value)])
+    assert "not installed" in str(e.value)

@@ -904,17 +904,17 @@ def test_a_gpu_without_xid_events_is_asked_to_register_once(monkeypatch):
     event set registered every GPU at its making (was, since the wait registers GPUs not yet carried: asked again at
     every 1 s wait, for good); the other GPUs' events still arrive."""
     nvml = standin_backend(four_gpus({}, [{"at": 0, "gpu": 3, "xid": 79}]))
-    real = nvml.n.nvmlDeviceRegisterEvents
+    real = pynvml.nvmlDeviceRegisterEvents
     asked: list[int] = []
 
     def register(handle, types, events):
-        index = nvml.n.nvmlDeviceGetIndex(handle)
+        index = pynvml.nvmlDeviceGetIndex(handle)
         asked.append(index)
         if index == 1:
             raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED)
         return real(handle, types, events)
 
-    monkeypatch.setattr(nvml.n, "nvmlDeviceRegisterEvents", register)
+    monkeypatch.setattr(pynvml, "nvmlDeviceRegisterEvents", register)
     nvml.init()
     try:
         assert nvml.wait_xid(2000, [0, 1, 2, 3]) == (3, 79)
@@ -961,7 +961,7 @@ def test_a_handle_asked_before_nvml_was_shut_down_is_not_kept_for_the_next_sessi
     import threading
 
     nvml = standin_backend(scenario("hgx-h100-r550.yaml"))
-    real, asked = nvml.n, []
+    real, asked = pynvml, []
     in_call, shut = threading.Event(), threading.Event()
 
     class Slow:  # nvidia-ml-py, its handle call held until the other thread has shut NVML down and started it again
