@@ -924,6 +924,14 @@ def test_a_resource_limit_is_the_pods_or_nodes_not_the_programs():
         assert what in inc.reason, inc.reason
 
 
+def test_a_sockets_eagain_is_no_resource_limit():
+    """EAGAIN on a non-blocking socket is no thread refused: pyzmq's words for it (REAL: Kismuz/btgym #24,
+    zeromq/pyzmq #324) are no resource_limit; only a thread's or a process's creation failing with it is."""
+    for line in ("zmq.error.Again: Resource temporarily unavailable",
+                 "zmq.error.ZMQError: Resource temporarily unavailable"):
+        assert facts.match(line) is None, line
+
+
 def test_a_sockets_unconnected_endpoint_is_no_storage_error():
     """ENOTCONN names a file system's failure only with the path it failed on (or TensorFlow's file system before it);
     a socket's, as CPython words socket.shutdown's OSError (constructed from its strerror, no path), is none."""
