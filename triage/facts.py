@@ -76,7 +76,8 @@ JOB_TABLE: tuple[JobKind, ...] = (
     # form (facebookresearch/metaseq #52: such jobs "continue to stay alive")
     JobKind("store_error", "the rendezvous / TCPStore connection failed", "infrastructure", consequence=True, teardown=True,
             restarts=True),
-    JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure", raised=True),
+    JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure", raised=True,
+            named="{storage}"),
     # the pod's or node's configuration, not the GPU nor the program's code: the same job runs where the limit is
     # raised (verl-project/verl #719: raising the pids limit fixed #472's crash)
     JobKind("resource_limit", "a process of the job was refused a thread or an open file by a limit its pod or node "

@@ -924,6 +924,24 @@ def test_a_resource_limit_is_the_pods_or_nodes_not_the_programs():
         assert what in inc.reason, inc.reason
 
 
+def test_a_storage_error_on_dev_shm_is_named_as_the_pods_shm_size():
+    """(h359) /dev/shm refusing NCCL's segment names the limit an SRE raises (the pod's /dev/shm size), every era:
+    2.6's posix_fallocate (NVIDIA/nccl #290), 2.2x's with the errno (pytorch/ci-infra #490), the line torch quotes
+    after "Last error:" (NVIDIA/DeepLearningExamples #1386) (REAL lines; was: "storage error" alone); any other
+    file system's refusal names its error."""
+    for line in ("gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on "
+                 "device",
+                 "[2026-04-22 21:34:20] mt-l-x86iavx512-45-172-t4-4-csmpw-runner-g4sfw-workflow:202016:202235 [0] misc/"
+                 "shmutils.cc:132 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-WU88OE (size "
+                 "9637888), error: No space left on device (28)",
+                 "[rank2]: Error while creating shared memory segment /dev/shm/nccl-c8G2vd (size 5767520)"):
+        [inc] = job({"node-a/train.log": [line]})
+        assert (inc.category, inc.root.kind) == ("infrastructure", "storage_error"), line
+        assert inc.reason.startswith("/dev/shm too small or full on "), inc.reason
+    [disk] = job({"node-a/train.log": ["OSError: [Errno 28] No space left on device"]})
+    assert disk.reason.startswith("storage error (No space left on device) on "), disk.reason
+
+
 def test_a_sockets_eagain_is_no_resource_limit():
     """EAGAIN on a non-blocking socket is no thread refused: pyzmq's words for it (REAL: Kismuz/btgym #24,
     zeromq/pyzmq #324) are no resource_limit; only a thread's or a process's creation failing with it is."""
