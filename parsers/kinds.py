@@ -366,6 +366,13 @@ TABLE: tuple[Kind, ...] = (
          named="{details.process|a process}:{pid} crashed (signal {details.signal}) in {details.library|its own code}"),
     Kind("hung_task", "hung task", None, "warning", "unknown", "INVESTIGATE", "HungTask",
          doc="the kernel's hung task detector: a task blocked for minutes", category="infrastructure"),
+    # the pids cgroup's own word that it refused a fork or clone (the limit on a pod's or a unit's tasks: the kubelet's
+    # podPidsLimit, a runtime's --pids-limit, systemd's TasksMax): a process of that cgroup was refused a thread or a
+    # process, which it may retry or die of (triage's resource_limit, its own words of the same refusal)
+    Kind("pids_limit", "pids limit reached", None, "warning", "application", "INVESTIGATE", "PidsLimitReached",
+         doc="the kernel's pids controller refused a fork or clone in the cgroup it names (details `cgroup`): a "
+             "process there was refused a thread or a process by its pod's or unit's pids limit",
+         category="infrastructure"),
     Kind("oom_kill", "oom kill", None, "warning", "application", "RESTART_APP", "OomKill",
          doc="the kernel's OOM killer killed a process; details `oom` says whose memory ran out where its lines "
              "tell (`cgroup`: a container's or step's own limit, the job's; `host`: the node's)",

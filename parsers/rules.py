@@ -1789,6 +1789,11 @@ RULES: tuple[Rule, ...] = (
        refine="crash"),
     _r("hung_task", "hung_task", ["blocked for more than"],
        r"task (?P<process>.+?):(?P<pid>\d+) blocked for more than (?P<seconds>\d+) seconds"),
+    # The pids controller refusing a fork or clone (kernel/cgroup/pids.c, 4.3+: "cgroup: fork rejected by pids
+    # controller in <cgroup path>"): twosigma/nsncd #24 (a systemd unit's TasksMax), Icinga/icinga2 #4918 (dmesg -T,
+    # again each hour while it lasts), Zilliqa/zq1 #151 (kern.log, a user's slice)
+    _r("pids_fork_rejected", "pids_limit", ["fork rejected by pids controller"],
+       r"\bcgroup: fork rejected by pids controller in (?P<cgroup>/\S*)"),
     # One event per kill, whichever of its lines survived: "<task> invoked oom-killer: gfp_mask=..", the memcg
     # "Task in <cgroup> killed as a result of limit of <cgroup>" (kernels before 4.19), "oom-kill:constraint=..,
     # task=<name>,pid=<n>,..", "Kill process <n> (<name>) score <s> or sacrifice child" (before 4.19), "Killed

@@ -1296,7 +1296,7 @@ NAMED_WORDS: dict[str, Callable[[Evidence], str]] = {
     "exit": lambda e: f"signal {e.signal}" if e.signal else f"code {e.exit_code}",
     "lost": lambda e: LOST_HOW.get(e.details.get("fact"), "declared dead by the job's coordinator"),
     "oom_scope": lambda e: f" ({OOM_SCOPES[scope].said})" if (scope := oom_scope(e)) else "",
-    "host_memory": lambda e: _memory_what(e), "ended": lambda e: _ended_what(e),
+    "host_memory": lambda e: _memory_what(e), "ended": lambda e: _ended_what(e), "storage": lambda e: _storage_what(e),
     "launch": lambda e: f"pyxis: {e.details.get('what')}" if e.details.get("fact") == "pyxis_container" else
                         e.details.get("what") or f"SPANK plugin {e.details.get('plugin')} failed"}
 # kind -> its `named` template, from the kind rows
@@ -1318,6 +1318,22 @@ def named(e: Evidence) -> str | None:
                 NAMED_WORDS[name](e) if name in NAMED_WORDS else getattr(e, name)
             out.append(default if bar and value in (None, "") else str(value))
     return "".join(out)
+
+
+# A storage error on /dev/shm (NCCL's shared-memory segment; a line of NCCL's shared-memory code, 2.6's "include/shm.h:28
+# NCCL WARN Call to posix_fallocate failed : No space left on device", NVIDIA/nccl #290; or any write the line says
+# was to /dev/shm) is the pod's shared-memory size (Docker's 64 MB default, a pod without a memory-backed emptyDir
+# there) or a node's /dev/shm full: named so, the limit an SRE raises, not the job's file system
+SHM_STORAGE = "/dev/shm too small or full"
+SHM_LINE = re.compile(r"/dev/shm/|\bshm(?:utils)?\.(?:h|cc):\d+ NCCL WARN ")
+
+
+def _storage_what(e: Evidence) -> str:
+    """A file system's refusal: /dev/shm's (SHM_STORAGE), else the error its line gives."""
+    if e.details.get("fact") == "nccl_shm_create" or SHM_LINE.search(e.text or ""):
+        return SHM_STORAGE
+    what = e.details.get("what")
+    return f"storage error ({what})" if what else "storage error"
 
 
 def _ended_what(e: Evidence) -> str:

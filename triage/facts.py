@@ -76,7 +76,13 @@ JOB_TABLE: tuple[JobKind, ...] = (
     # form (facebookresearch/metaseq #52: such jobs "continue to stay alive")
     JobKind("store_error", "the rendezvous / TCPStore connection failed", "infrastructure", consequence=True, teardown=True,
             restarts=True),
-    JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure", raised=True),
+    JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure", raised=True,
+            named="{storage}"),
+    # the pod's or node's configuration, not the GPU nor the program's code: the same job runs where the limit is
+    # raised (verl-project/verl #719: raising the pids limit fixed #472's crash)
+    JobKind("resource_limit", "a process of the job was refused a thread or an open file by a limit its pod or node "
+            "sets (the pids cgroup's limit or ulimit -u; ulimit -n): details `what` names which",
+            "infrastructure", raised=True, named="{details.what|resource limit}"),
     JobKind("disk_pressure", "a node's local disk the job's runtime spills to is nearly full (Ray's raylet: object "
             "creation will fail if spilling is required): a warning, no failure; it explains a later object store "
             "failure on that node (triage.attribute DISK_PRESSURE_EXPLAINS)"),
@@ -756,6 +762,39 @@ FACTS: tuple[Fact, ...] = (
     # rank's segment is not this row (that rank may have died)
     _f("nccl_shm_create", "storage_error", ["Error while creating shared memory segment"],
        r"(?P<what>Error while creating shared memory segment) (?P<segment>\S+)"),
+    # A process of the job refused a thread (or a process: fork and clone count alike) for the limit on its tasks: the
+    # pids cgroup's (the pod's, the kubelet's podPidsLimit, Docker's --pids-limit) or ulimit -u (RLIMIT_NPROC), EAGAIN
+    # from pthread_create or clone in every library's words: Ray's boost threads ("logging.cc:108: Unhandled exception:
+    # N5boost10wrapexceptINS_6system12system_errorEEE. what(): thread: Resource temporarily unavailable [system:11]",
+    # vllm-project/vllm #13354, hiyouga/EasyR1 #52, verl-project/verl #472) and std::thread ("logging.cc:97: Unhandled
+    # exception: St12system_error. what(): Resource temporarily unavailable", ray-project/ray #44296; libstdc++'s
+    # terminate handler's "  what():  Resource temporarily unavailable" on its own line, tesseract-ocr/tesseract
+    # #3240), gRPC's "thd.cc:157] pthread_create failed: Resource temporarily unavailable" (ray #44296, vllm #6295),
+    # the raylet forking a worker ("worker_pool.cc:684: Failed to start worker with return value system:11: Resource
+    # temporarily unavailable", ray #59626), libgomp's "libgomp: Thread creation failed: Resource temporarily
+    # unavailable" (ray #8546),
+    # OpenBLAS's "OpenBLAS blas_thread_init: pthread_create failed for thread 50 of 64: Resource temporarily
+    # unavailable" (MIC-DKFZ/nnUNet #1343; its older "blas_thread_init: pthread_create: Resource ..",
+    # OpenMathLib/OpenBLAS #1668; in the locale's words, "资源暂时不可用", DaliangNing/iCAMP1 #16), CPython's
+    # "RuntimeError: can't start new thread" (open-mmlab/OpenPCDet #329), rayon's thread pool (polars', tokenizers'):
+    # "could not spawn threads: ThreadPoolBuildError { kind: IOError(Os { code: 11, kind: WouldBlock, message:
+    # \"Resource temporarily unavailable\" }) }" (pola-rs/polars #18675; huggingface/tokenizers #444, its message
+    # broken by the terminal, the code whole).  Was: nothing, or the exception, the application's.
+    _f("thread_limit", "resource_limit", ["Resource temporarily unavailable", "t start new thread",
+                                          "blas_thread_init: pthread_create", "ThreadPoolBuildError"],
+       r"what\(\):\s+(?:thread: )?Resource temporarily unavailable\b|pthread_create failed: Resource temporarily "
+       r"unavailable|Thread creation failed: Resource temporarily unavailable|Failed to start worker with return value "
+       r"system:11: Resource temporarily unavailable|blas_thread_init: pthread_create(?: failed for thread \d+ of \d+)?"
+       r": \S|\b[Cc]an't start new thread\b|ThreadPoolBuildError \{ kind: IOError\(Os \{ code: 11\b",
+       what="thread limit - pids cgroup or ulimit -u"),
+    # A process of the job out of file descriptors, its ulimit -n (RLIMIT_NOFILE; a container runtime's default, the
+    # node's limits.conf): EMFILE's words, Python's "OSError: [Errno 24] Too many open files" (skypilot-org/skypilot PR
+    # #3004), PyTorch's DataLoader since 1.5, "RuntimeError: Too many open files. Communication with the workers is no
+    # longer possible. .." (facebookresearch/detectron2 #3953), before it multiprocessing's "RuntimeError: received 0
+    # items of ancdata" (the descriptor a worker sent dropped, pytorch/pytorch #973 and PR #34768), the raylet's
+    # "Failed to start worker with return value system:24: Too many open files" (ray-project/ray #10585)
+    _f("open_files_limit", "resource_limit", ["Too many open files", "items of ancdata"],
+       r"\bToo many open files\b|\breceived 0 items of ancdata\b", what="open file limit - ulimit -n"),
     # A task that could not be started on its node: the rank's program never ran there (the others, started, wait for
     # it or are killed by srun).  Slurm's pyxis (the SPANK plugin that runs a step's tasks in enroot containers), every
     # release: what failed, in its own words (pyxis_slurmstepd.c), "slurmstepd: error: pyxis: container start failed
@@ -1104,6 +1143,8 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
              told="A rank waited at a barrier that other ranks did not reach"),
     LiveFact("storage_error", "StorageError", "A file system or /dev/shm refused the job's write",
              ("rank", "local_rank", "host", "pid", "what", "segment"), ()),
+    LiveFact("resource_limit", "ResourceLimit", "A process of the job reached a limit its pod or node sets",
+             ("rank", "local_rank", "host", "pid", "what"), ()),
     LiveFact("job_ended", "JobEnded", "The scheduler ended the job or a step",
              ("host", "job", "why", "fact", "rank"), ("host", "job")),
     LiveFact("launch_error", "TaskNotStarted", "A task could not be started on its node",

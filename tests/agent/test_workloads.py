@@ -910,6 +910,11 @@ JOB_FACT_LINES = [
      "(host 7635c25c81cd; pid 41585; error Error while creating shared memory segment; segment "
      "nccl-shm-recv-bade85d1d321b26-0-3-2)"),
     ("OSError: [Errno 28] No space left on device", "StorageError", "(error No space left on device)"),
+    # (h359) a limit the writer's pod or node sets (vllm-project/vllm #13354's Ray worker, lzccccc/SMOKE #21): the pod
+    ("(bundle_reservation_check_func pid=630) [2025-02-16 02:29:23,228 E 630 630] logging.cc:108: Unhandled exception: "
+     "N5boost10wrapexceptINS_6system12system_errorEEE. what(): thread: Resource temporarily unavailable [system:11]",
+     "ResourceLimit", "(pid 630; error thread limit - pids cgroup or ulimit -u)"),
+    ("RuntimeError: received 0 items of ancdata", "ResourceLimit", "(error open file limit - ulimit -n)"),
     # Slurm's cancel names the step and its node, and why (desitarget-628-timelimit)
     ("slurmstepd: error: *** STEP 32233190.0 ON nid01934 CANCELLED AT 2020-07-03T02:59:56 DUE TO TIME LIMIT ***",
      "JobEnded", "(host nid01934; job 32233190.0; reason TIME LIMIT; read as slurm_cancelled)"),

@@ -594,6 +594,37 @@ FACTS = [
     ("(raylet, ip=172.31.58.175) [2022-06-28 03:48:42,324 E 702775 702805] (raylet) file_system_monitor.cc:105: "
      "/mnt/data0/ray is over 0.95% full, available space: 50637901824. Object creation will fail if spilling is "
      "required.", "disk_pressure", dict(path="/mnt/data0/ray", available="50637901824")),
+    # (h359) a thread (or process) refused for the pids cgroup's limit or ulimit -u, every library's words: Ray's
+    # boost and std::thread (vllm-project/vllm #13354, ray-project/ray #44296), libstdc++'s terminate handler
+    # (tesseract-ocr/tesseract #3240), gRPC (vllm #6295), the raylet's fork (ray #59626), libgomp (ray #8546),
+    # OpenBLAS, both wordings and a locale's (MIC-DKFZ/nnUNet #1343, willsheffler/worms #2, DaliangNing/iCAMP1 #16),
+    # CPython (open-mmlab/OpenPCDet #329), rayon (pola-rs/polars #18675); was nothing, or the exception
+    ("(bundle_reservation_check_func pid=630) [2025-02-16 02:29:23,228 E 630 630] logging.cc:108: Unhandled exception: "
+     "N5boost10wrapexceptINS_6system12system_errorEEE. what(): thread: Resource temporarily unavailable [system:11]",
+     "resource_limit", dict(what="thread limit - pids cgroup or ulimit -u")),
+    ("[2024-03-26 09:34:50,573 E 1801210 1801210] logging.cc:97: Unhandled exception: St12system_error. what(): "
+     "Resource temporarily unavailable", "resource_limit", dict(what="thread limit - pids cgroup or ulimit -u")),
+    ("      what():  Resource temporarily unavailable", "resource_limit", {}),
+    ("E0710 15:24:06.605366961 2474524 thd.cc:157]                           pthread_create failed: Resource "
+     "temporarily unavailable", "resource_limit", {}),
+    ("[2025-12-23 07:57:11,359 C 4055 4055] (raylet) worker_pool.cc:684: Failed to start worker with return value "
+     "system:11: Resource temporarily unavailable", "resource_limit", {}),
+    ("(pid=116340) libgomp: Thread creation failed: Resource temporarily unavailable", "resource_limit", {}),
+    ("OpenBLAS blas_thread_init: pthread_create failed for thread 50 of 64: Resource temporarily unavailable",
+     "resource_limit", {}),
+    ("OpenBLAS blas_thread_init: pthread_create: Resource temporarily unavailable", "resource_limit", {}),
+    ("OpenBLAS blas_thread_init: pthread_create failed for thread 76 of 80: 资源暂时不可用", "resource_limit", {}),
+    ("RuntimeError: can't start new thread", "resource_limit", {}),
+    ("could not spawn threads: ThreadPoolBuildError { kind: IOError(Os { code: 11, kind: WouldBlock, message: "
+     "\"Resource temporarily unavailable\" }) }", "resource_limit", {}),
+    # out of file descriptors, ulimit -n: Python's (gpustack/gpustack #5258), PyTorch's DataLoader since 1.5
+    # (facebookresearch/detectron2 #3953's title) and before it (lzccccc/SMOKE #21), the raylet's (ray #10585)
+    ("2026-05-01 01:48:29.041536+08:00 - gpustack.worker.worker - ERROR - Failed to send heartbeat to server: [Errno 24] "
+     "Too many open files", "resource_limit", dict(what="open file limit - ulimit -n")),
+    ("RuntimeError: Too many open files. Communication with the workers is no longer possible", "resource_limit", {}),
+    ("RuntimeError: received 0 items of ancdata", "resource_limit", dict(what="open file limit - ulimit -n")),
+    ("(pid=raylet) F0904 14:25:50.808766  6518 319638976 worker_pool.cc:364] Failed to start worker with return value "
+     "system:24: Too many open files", "resource_limit", dict(what="open file limit - ulimit -n")),
 ]
 
 
@@ -876,6 +907,47 @@ def test_a_quota_the_job_ran_out_of_is_the_jobs_own_not_the_storages():
         assert (inc.category, inc.root.kind) == ("application", "storage_error"), (line, inc.reason)
     [full] = job({"node-a/train.log": ["OSError: [Errno 28] No space left on device"]})
     assert (full.category, full.root.kind) == ("infrastructure", "storage_error")
+
+
+def test_a_resource_limit_is_the_pods_or_nodes_not_the_programs():
+    """(h359) A rank refused a thread by the pids cgroup's limit or ulimit -u (verl-project/verl #472; raising it fixed
+    it, #719), or a file by ulimit -n, in a traceback's exception or a library's line: the root, infrastructure, its
+    limit named, the other ranks' watchdog timeouts its consequences (REAL lines: open-mmlab/OpenPCDet #329, lzccccc/
+    SMOKE #21; was: the exception, the application's, or nothing).  The lines are real, the job around them made up."""
+    for last, what in (("RuntimeError: can't start new thread", "thread limit - pids cgroup or ulimit -u"),
+                       ("RuntimeError: received 0 items of ancdata", "open file limit - ulimit -n")):
+        [inc] = job({"node-a/train.log": [timeout(0, when="02:17:08"), timeout(1, when="02:17:08")],
+                     "node-b/train.log": ["[rank3]: Traceback (most recent call last):",
+                                          "[rank3]:   File \"/usr/lib/python3.10/threading.py\", line 852, in start",
+                                          f"[rank3]: {last}"]})
+        assert (inc.category, inc.root.kind, inc.root.rank) == ("infrastructure", "resource_limit", 3), inc.reason
+        assert what in inc.reason, inc.reason
+
+
+def test_a_storage_error_on_dev_shm_is_named_as_the_pods_shm_size():
+    """(h359) /dev/shm refusing NCCL's segment names the limit an SRE raises (the pod's /dev/shm size), every era:
+    2.6's posix_fallocate (NVIDIA/nccl #290), 2.2x's with the errno (pytorch/ci-infra #490), the line torch quotes
+    after "Last error:" (NVIDIA/DeepLearningExamples #1386) (REAL lines; was: "storage error" alone); any other
+    file system's refusal names its error."""
+    for line in ("gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on "
+                 "device",
+                 "[2026-04-22 21:34:20] mt-l-x86iavx512-45-172-t4-4-csmpw-runner-g4sfw-workflow:202016:202235 [0] misc/"
+                 "shmutils.cc:132 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-WU88OE (size "
+                 "9637888), error: No space left on device (28)",
+                 "[rank2]: Error while creating shared memory segment /dev/shm/nccl-c8G2vd (size 5767520)"):
+        [inc] = job({"node-a/train.log": [line]})
+        assert (inc.category, inc.root.kind) == ("infrastructure", "storage_error"), line
+        assert inc.reason.startswith("/dev/shm too small or full on "), inc.reason
+    [disk] = job({"node-a/train.log": ["OSError: [Errno 28] No space left on device"]})
+    assert disk.reason.startswith("storage error (No space left on device) on "), disk.reason
+
+
+def test_a_sockets_eagain_is_no_resource_limit():
+    """EAGAIN on a non-blocking socket is no thread refused: pyzmq's words for it (REAL: Kismuz/btgym #24,
+    zeromq/pyzmq #324) are no resource_limit; only a thread's or a process's creation failing with it is."""
+    for line in ("zmq.error.Again: Resource temporarily unavailable",
+                 "zmq.error.ZMQError: Resource temporarily unavailable"):
+        assert facts.match(line) is None, line
 
 
 def test_a_sockets_unconnected_endpoint_is_no_storage_error():
