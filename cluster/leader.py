@@ -31,6 +31,7 @@ class LeaseLock:
         self.leading = False
         self._observed: tuple[str, float] | None = None  # ("holder|renewTime" last seen, our clock when first seen)
         self._last_renew = 0.0
+        self.why = ""  # why the last try did not renew (the API's answer, another holder): the lost line says it
 
     def _read(self) -> dict | None:
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
@@ -68,6 +69,7 @@ class LeaseLock:
                     duration = float(spec.get("leaseDurationSeconds") or self.duration)
                     if now - self._observed[1] < duration:
                         self.leading = False
+                        self.why = f"held by {holder}"
                         return False
                 mine = holder == self.identity
                 held_since = parse_time(spec.get("acquireTime")) if mine else None
@@ -80,6 +82,7 @@ class LeaseLock:
         except ApiException as exc:
             if exc.status in (409, 422):
                 self.leading = False
+                self.why = f"another replica wrote it first: {describe(exc)}"
                 return False  # someone else wrote it first
             raise
         if not self.leading:
@@ -94,13 +97,18 @@ class LeaseLock:
             try:
                 ok = self.try_acquire()
             except Exception as exc:  # noqa: BLE001 - API down: keep trying; a leader loses it after the deadline
-                log.warning("leader election: %s", describe(exc))
+                self.why = describe(exc)
+                log.warning("leader election: %s", self.why)
                 ok = False
             if ok:
                 became.set()
             elif became.is_set() and self.clock() - self._last_renew > self.renew_deadline:
                 self.leading = False
-                log.error("leader election: lost lease %s/%s", self.namespace, self.name)
+                # one line that says it all: which Lease, why, and what comes next (the process exits 1; restarted,
+                # it stands by, and a leader restores what this one wrote from its Events)
+                log.error("leader election: lost lease %s/%s: not renewed within the %g s renew deadline (last: %s); "
+                          "stopping: exit 1, to restart as a standby", self.namespace, self.name, self.renew_deadline,
+                          self.why or "no answer")
                 on_lost()
                 return
             stop.wait(self.retry)
