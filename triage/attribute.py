@@ -639,8 +639,8 @@ def _first_failure(job: Job) -> Verdict | None:
                       for e in unplaced[:3])
     more = f" and {len(unplaced) - 3} more" if len(unplaced) > 3 else ""
     return replace(verdict, unplaced=tuple(unplaced),
-                   reason=f"{verdict.reason}; {len(unplaced)} other failure(s) with no time stamp, in another file, "
-                          f"could not be placed before or after it ({named}{more}): they may have come first")
+                   reason=f"{verdict.reason}; {len(unplaced)} other failure(s) with no wall-clock time, in another "
+                          f"file, could not be placed before or after it ({named}{more}): they may have come first")
 
 
 def _candidates(job: Job) -> list[Evidence]:

@@ -63,7 +63,7 @@ def test_a_stamped_spot_notice_beside_relative_age_events_shows_both():
     shown = {(Path(e["file"]).name, e["line"], e["time"] is None) for e in incident["evidence"]}
     assert shown == {("nth-spot-itn.txt", 1, False), ("events-image-pull.txt", 2, True),
                      ("events-image-pull.txt", 6, True)}
-    assert "2 other failure(s) with no time stamp, in another file, could not be placed before or after it" in \
+    assert "2 other failure(s) with no wall-clock time, in another file, could not be placed before or after it" in \
         incident["reason"]
     assert f"{IMAGE_PULL}:2" in incident["reason"] and "they may have come first" in incident["reason"]
     # the text report shows them too, their time "--"
