@@ -250,6 +250,7 @@ class Verdict:
     kind: str | None = None  # the root kind when no single line is the root
     host_level: bool = False  # the root line's host is the root, not its rank (a fault of the host's adapter)
     pod: str | None = None  # the peer's pod, where its address is a known pod's (the cluster's map)
+    unplaced: tuple[Evidence, ...] = ()  # failures no time places against the root (shown after its lines)
 
 
 # --- the job's context ------------------------------------------------------------------------------------------
@@ -626,8 +627,40 @@ def _node_fault(job: Job) -> Verdict | None:
 
 
 def _first_failure(job: Job) -> Verdict | None:
-    candidates = [e for e in job.failures if not is_node_fault(e) and not is_consequence(e)
-                  and (category_of(e) is not None or e.kind in DEATH_KINDS)]
+    """The earliest failure's verdict (`_earliest`), and the failures no time places against its root said and kept
+    (`_unplaced`)."""
+    verdict = _earliest(job)
+    if verdict is None or verdict.root is None:
+        return verdict
+    unplaced = _unplaced(job, verdict)
+    if not unplaced:
+        return verdict
+    named = "; ".join(_what(e) + (f" on {_who(e)}" if _who(e) != e.file else "") + f" ({e.file}:{e.line})"
+                      for e in unplaced[:3])
+    more = f" and {len(unplaced) - 3} more" if len(unplaced) > 3 else ""
+    return replace(verdict, unplaced=tuple(unplaced),
+                   reason=f"{verdict.reason}; {len(unplaced)} other failure(s) with no wall-clock time, in another "
+                          f"file, could not be placed before or after it ({named}{more}): they may have come first")
+
+
+def _candidates(job: Job) -> list[Evidence]:
+    """The failures that may be the job's first: not a node fault, not a consequence, with a category or a death."""
+    return [e for e in job.failures if not is_node_fault(e) and not is_consequence(e)
+            and (category_of(e) is not None or e.kind in DEATH_KINDS)]
+
+
+def _unplaced(job: Job, v: Verdict) -> list[Evidence]:
+    """The candidates no clock orders against the verdict's root: no time stamp (a relative age, kubectl's `4m49s`,
+    or none at all) and in a file other than those of the root and its suspects (within one file the lines' order
+    places them), nor a death the root explains (a worker's death its own completion error says why of)."""
+    files = {e.file for e in (v.root, *v.suspects) if e is not None}
+    return [e for e in _candidates(job) if e.time is None and e.file not in files
+            and e is not v.root and e not in v.suspects
+            and not (e.kind in DEATH_KINDS and _explanation(job, e) is v.root)]
+
+
+def _earliest(job: Job) -> Verdict | None:
+    candidates = _candidates(job)
     # the scheduler ending a job, the launcher told to stop or a rank killed, after the job already failed, is a
     # consequence
     if job.first_symptom is not None:
@@ -1145,6 +1178,7 @@ def _related(job: Job, v: Verdict) -> list[Evidence]:
         same = [e for e in job.failures if e is not v.root and e.kind == v.root.kind and e.host == v.root.host
                 and e.rank == v.root.rank and (e.pci, e.device) == (v.root.pci, v.root.device)]
         head.extend(same[:20])
+    head.extend(e for e in v.unplaced[:20] if e not in head)
     head.extend(e for e in v.suspects[:20] if e not in head)
     ids = {id(e) for e in head}
     tail = [e for e in job.failures if id(e) not in ids and is_consequence(e) or

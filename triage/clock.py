@@ -28,8 +28,11 @@ SKEW = 5.0  # seconds two hosts' clocks may disagree (NTP); stamps closer than t
 # (regex searched near the start of the message, has a year); groups: Y m d H M S frac
 _STAMPS: tuple[tuple[re.Pattern, bool], ...] = (
     # Python logging / DeepSpeed / torchrun agent: "[2024-05-08 08:47:31,261]", "2024-05-08 08:47:31.261";
-    # ISO with T and zone; torchrun's ChildFailedError "time      : 2025-05-21_15:43:03"
-    (re.compile(r"(?P<Y>\d{4})-(?P<m>\d\d)-(?P<d>\d\d)[ T_](?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)(?:[.,](?P<f>\d+))?"
+    # ISO with T and zone; torchrun's ChildFailedError "time      : 2025-05-21_15:43:03"; the date by slashes, Go's
+    # log package and zerolog's console writer ("2022/10/07 04:14:38 INF", aws-node-termination-handler) and
+    # MMEngine's logger ("2024/06/16 20:02:03 - mmengine - INFO")
+    (re.compile(r"(?P<Y>\d{4})(?P<sep>[-/])(?P<m>\d\d)(?P=sep)(?P<d>\d\d)[ T_](?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"
+                r"(?:[.,](?P<f>\d+))?"
                 r"(?P<z>Z|[+-]\d\d:?\d\d)?"), True),
     # TensorRT / TensorRT-LLM's Python logger: "[12/04/2025-18:38:28] [TRT-LLM] [RANK 0] [I]" (month first)
     (re.compile(r"(?<!\d)(?P<m>[01]\d)/(?P<d>[0-3]\d)/(?P<Y>\d{4})-(?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"), True),
