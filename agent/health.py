@@ -100,10 +100,7 @@ def _clears(f: Finding) -> Callable[[Problem], bool] | None:
     if gate is not None and gate[0](f) not in gate[1]:  # fits none (every Xid line but a 154 or a 162): one test
         return None
     for c, tests in clears:
-        for value, want in tests:  # (a loop, not any() over a generator: every finding of a lifecycle kind's
-            if value(f) != want:  # kind passes here, the xid kind's every Xid line among them)
-                break
-        else:
+        if _matches(tests, f):
             return _ends(f, c)
     return None
 
@@ -134,22 +131,6 @@ _MATCH_FIELDS: dict[str, Callable[[Finding], Any]] = {
     "not_attribution": attrgetter("attribution"), "state": lambda f: f.details.get("state"),
 }
 
-def _gate(clears: tuple) -> tuple[Callable[[Finding], Any], frozenset] | None:
-    """The first key every one of a kind's `clears` matches on, as (the finding's value of it, the values they want):
-    a finding whose value is none of them fits none of its kind's `clears`; None where they share no key."""
-    shared = [key for key in clears[0].match if all(key in c.match for c in clears)]
-    return (_MATCH_FIELDS[shared[0]], frozenset(c.match[shared[0]] for c in clears)) if shared else None
-
-
-# the lifecycle kinds (a `clears` in parsers/kinds.py), the only findings `_clears` need look at -> their gate (`_gate`)
-# and each of their `clears` with its match as (the finding's value of a key, the value it must be): read once, not per
-# finding (every Xid line passes)
-_LIFECYCLE: dict[str, tuple[Any, tuple[tuple[Any, tuple[tuple[Callable[[Finding], Any], Any], ...]], ...]]] = {
-    name: (_gate(row.clears),
-           tuple((c, tuple((_MATCH_FIELDS[key], want) for key, want in c.match.items())) for c in row.clears))
-    for name, row in KIND.items() if row.clears}
-_NO_LIFECYCLE = (None, ())  # a kind that clears nothing
-
 Match = tuple  # a rule's `match` as tests, each (the finding's value of a key, the values it may be, negated): `_match`
 
 
@@ -168,6 +149,32 @@ def _matches(tests: Match, f: Finding) -> bool:
         if (value(f) in want) is negated:
             return False
     return True
+
+
+def _gate(tests: tuple[Match, ...]) -> tuple[Callable[[Finding], Any], frozenset] | None:
+    """The first key every one of a kind's `clears` (their matches as `_match`'s tests) wants a value of, as (the
+    finding's value of it, the values they want): a finding whose value is none of them fits none of its kind's
+    `clears`; None where they share no such key (`not_attribution` wants none)."""
+    for value, _, negated in tests[0]:
+        wants = [next((want for v, want, n in match if v is value and not n), None) for match in tests]
+        if not negated and None not in wants:
+            return value, frozenset(x for want in wants for x in want)
+    return None
+
+
+def _lifecycle(clears: tuple) -> tuple[Any, tuple[tuple[Any, Match], ...]]:
+    """A lifecycle kind's `clears` as `_clears` reads them: their gate (`_gate`) and each with its match as a condition
+    rule's (`_match`: the keys and values a rule's match takes, as they are documented, a list any of its values and
+    `not_attribution` none of them)."""
+    tests = tuple((c, _match(c.match)) for c in clears)
+    return _gate(tuple(t for _, t in tests)), tests
+
+
+# the lifecycle kinds (a `clears` in parsers/kinds.py), the only findings `_clears` need look at -> `_lifecycle`: read
+# once, not per finding (every Xid line passes)
+_LIFECYCLE: dict[str, tuple[Any, tuple[tuple[Any, Match], ...]]] = {
+    name: _lifecycle(row.clears) for name, row in KIND.items() if row.clears}
+_NO_LIFECYCLE = (None, ())  # a kind that clears nothing
 
 
 @dataclass(slots=True)

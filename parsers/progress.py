@@ -411,11 +411,12 @@ _MULT = {"K": 1e3, "M": 1e6, "G": 1e9}
 # read as a silent pod)
 # diffusion-pipe (train.py's _evaluate, rank 0) opens each evaluation with `Running eval` alone, then a bar without a
 # name that ends with the evaluation (9 timestep quantiles over the eval set, minutes): not read before, so a pod
-# stepping every few seconds was suspected at the floor in a long evaluation
+# stepping every few seconds was suspected at the floor in a long evaluation.  `eval` a word of its own, `evaluation`
+# the start of one as before (`Running evaluations...`, Pixel2Mesh's evaluator), `evals` neither
 PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("checkpoint", re.compile(r"(?i)\bsav(e|ing)( the)?( model)? checkpoint|\bcheckpoint(ing)? (save|to)\b|"
                               r"\bsaving (model|state|weights)\b|local_global_step_folder: ")),
-    ("evaluation", re.compile(r"(?i)running eval(uation)?\b|\bevaluat(ing|ion)\b|\bvalidat(ing|ion)\b|"
+    ("evaluation", re.compile(r"(?i)running eval(uation|\b)|\bevaluat(ing|ion)\b|\bvalidat(ing|ion)\b|"
                               r"\bval loss\b|\btest_gen_batch meta info: ")),
     # fairseq's validation (`| epoch 005 | valid on 'valid' subset ... loss=2.72`, `valid_loss 8.11`; past the
     # keyword list by its loss): a row of its own, as a case-sensitive

@@ -895,3 +895,22 @@ def test_a_lifecycle_kinds_finding_that_fits_no_clears_is_turned_away_at_one_tes
     assert _clears(Finding("xid", "info", "driver", "IGNORE", "m", pci="0000:9a:00", xid=154)) is not None
     assert _clears(Finding("xid", "info", "driver", "NONE", "m", pci="0000:9a:00", xid=154)) is None
     assert _clears(Finding("ib_link", "info", "fabric", "NONE", "m", pci="0000:9a:00", details={"state": "down"})) is None
+
+
+def test_a_clears_match_reads_as_a_condition_rules_match(monkeypatch):
+    """A kind's `clears` take a condition rule's match keys (parsers/kinds.py Clears): a list is any of its values,
+    `not_attribution` none of them, as `_match` reads a rule's.  Was: each value compared equal to the finding's, so a
+    list matched nothing, `not_attribution` read as the attribution it excludes, and `_gate` could not hash a list."""
+    from agent import health
+    from parsers import Finding
+    from parsers.kinds import Clears
+    monkeypatch.setitem(health._LIFECYCLE, "ib_link", health._lifecycle(
+        (Clears("link_up", match={"state": ["up", "active"], "not_attribution": "application"}),)))
+
+    def link(state: str, attribution: str = "fabric") -> Finding:
+        return Finding("ib_link", "info", attribution, "NONE", "m", pci="0000:9a:00", details={"state": state})
+    assert health._clears(link("up")) is not None and health._clears(link("active")) is not None
+    assert health._clears(link("up", "application")) is None  # the attribution it names none of
+    assert health._clears(link("down")) is None
+    gate, _ = health._LIFECYCLE["ib_link"]
+    assert gate[1] == {"up", "active"}  # every value the one clears wants; `not_attribution` gates nothing

@@ -796,6 +796,18 @@ def test_diffusion_pipes_running_eval_is_an_announced_evaluation():
         assert [e[0] for e in events] == raised
 
 
+def test_running_evaluations_is_still_an_announced_evaluation():
+    """`running evaluation` was read wherever it began a word (`Running evaluations...`); diffusion-pipe's `Running eval`
+    row ended it at a word's end, so an evaluation said in the plural was read as nothing again and a long one
+    suspected at the floor.  CONSTRUCTED from noahcao/Pixel2Mesh's functions/evaluator.py (`Evaluator.evaluate`:
+    `self.logger.info("Running evaluations...")`, the trainer's evaluation between epochs), its logger's prefix left
+    out.  `Running evals` stays another word."""
+    for line in ("Running evaluations...", "Running evaluation on 1000 samples", "Running eval"):
+        said = recognise(line)
+        assert said is not None and said.pause == "evaluation" and not said.moved, line
+    assert recognise("Running evals for the suite") is None
+
+
 def test_fairseqs_validation_is_a_pause_and_not_progress():
     """fairseq's `| epoch 005 | valid on 'valid' subset  1000 / 1311 loss=2.72` is a validation bar: a pause."""
     for name, count in (("fairseq_301.log", 4), ("fairseq_514.log", 2), ("fairseq_940.log", 1)):
