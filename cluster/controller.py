@@ -107,6 +107,9 @@ class Controller:
         self.pending: dict[str, tuple[Change, Decision | None]] = {}  # recoveries to act on / decide again
         self.deleting: dict[str, Deleting] = {}  # restarts under way: their pods left to delete
         self.unfinished: dict[str, tuple | None] = {}  # open incidents a previous leader restarted -> chosen()
+        # decisions counted once the incident's Event carries them (count_written): key -> (the result, the Event,
+        # its occurrence that carries the decision)
+        self.uncounted: dict[str, tuple[str, tuple[Ref, str, str], int]] = {}
         self.watchers: list[Watcher] = []
         self.owner_kinds: dict[str, OwnerKind] = {}  # the owner watches' resource names -> their kinds
         self.writer = EventWriter(self.recorder, api, settings.request_timeout, self.stop, settings.max_backoff,
@@ -389,10 +392,9 @@ class Controller:
                 if decided is None:
                     del self.pending[incident_id]
                     continue
-                if decided.first:
-                    self.metrics.recoveries.labels(decided.result).inc()
                 if decided.result == "rate_limited":  # decided again next round; counted and logged once
                     if decided.first:
+                        self.metrics.recoveries.labels(decided.result).inc()
                         log.warning("%s", decided.message)
                     continue
                 # the verdict's category it was decided on: a next leader counts a node's restart in the job's
@@ -404,6 +406,7 @@ class Controller:
                 self.recorder.record(ref, RECOVERY_REASON, decided.message, "Warning" if decided.act else "Normal",
                                      key=f"{incident_id}|recovery")
                 self.write(c)  # the decision, in the incident's Event
+                self.count_when_written(incident_id, decided.result, ref)
                 self.writer.wake.set()
                 log.warning("%s", decided.message)
                 if not decided.act:
@@ -419,6 +422,29 @@ class Controller:
         for incident_id, d in list(self.deleting.items()):
             if now >= d.due:
                 self.delete_pods(incident_id, d)
+        self.count_written()
+
+    def count_when_written(self, incident_id: str, result: str, ref: Ref) -> None:
+        """Count a decision (gpu_npd_recoveries_total{result}) once the incident's Event that carries it is written:
+        the decision a next leader restores, and so does not take again.  A leader that stops before that counts
+        nothing, and the next decides anew and counts its own; one that stops after the write has counted it, and the
+        next restores it (and finishes its restart) without counting it.  Summed over the replicas, each decision
+        counts once."""
+        event = (ref, REASON, incident_id)
+        recorded = self.recorder.progress(*event)
+        self.uncounted[f"{incident_id}|{result}"] = (result, event, recorded[0] if recorded else 0)
+
+    def count_written(self) -> None:
+        """Count the decisions whose incident Event is written now (count_when_written), the occurrence that carries
+        each (not the later ones: the incident's close after a restart); one whose Event the API server refused
+        (dropped: a namespace being deleted) is counted by no one, as it is restored by no one."""
+        for key, (result, event, occurrence) in list(self.uncounted.items()):
+            progress = self.recorder.progress(*event)
+            if progress is not None and progress[1] < occurrence:
+                continue
+            if progress is not None:
+                self.metrics.recoveries.labels(result).inc()
+            del self.uncounted[key]
 
     def finish(self, c: Change, mark: tuple | None) -> bool:
         """A restart a previous leader decided (written in the incident's Event, with the mark of the pods it chose)
@@ -481,18 +507,18 @@ class Controller:
         if d.pods:
             return  # the rest on the next rounds
         del self.deleting[incident_id]
-        if d.failed:
-            self.metrics.recoveries.labels("failed").inc()
         if d.change is None:
             return
+        o = d.change.job.owner
+        ref = Ref(o.kind, o.name, o.namespace, o.uid, o.api_version)
         if d.failed:
-            o = d.change.job.owner
             message = (f"gpu-npd could not restart job {o.kind}/{d.change.job.name} whole: {d.failed} pod(s) not "
                        f"deleted (incident {incident_id}; first refusal {d.why})")
             log.warning("recovery: %s", message)
-            self.recorder.record(Ref(o.kind, o.name, o.namespace, o.uid, o.api_version), RECOVERY_REASON, message,
-                                 "Warning", key=f"{incident_id}|failed")
+            self.recorder.record(ref, RECOVERY_REASON, message, "Warning", key=f"{incident_id}|failed")
         self.restarted(d.change)
+        if d.failed:  # counted once the incident's close is written: a next leader finishes no restart closed
+            self.count_when_written(incident_id, "failed", ref)
 
     def annotation(self, c: Change) -> str:
         o = c.job.owner

@@ -101,9 +101,16 @@ class EventRecorder:
     def written(self, ref: Ref, reason: str, key: str) -> bool:
         """Whether the Event recorded under `key` is in the API with every occurrence recorded so far: what a
         caller that must not act before its Event is written waits for (the flushing thread writes it)."""
+        progress = self.progress(ref, reason, key)
+        return progress is not None and progress[1] >= progress[0]
+
+    def progress(self, ref: Ref, reason: str, key: str) -> tuple[int, int] | None:
+        """The occurrences recorded under `key` so far and those the API shows (as `written`, but for one occurrence
+        of many: it is written once the second reaches the first as it was then); None: none held (never recorded,
+        or dropped: the API server refused it)."""
         with self._lock:
             agg = self._aggs.get(_Key(*_REF(ref), reason, key))
-            return agg is not None and agg.name is not None and agg.written >= agg.count
+            return None if agg is None else (agg.count, agg.written if agg.name is not None else 0)
 
     @staticmethod
     def _bump(agg: _Agg, message: str, now: float, count: int) -> None:

@@ -16,7 +16,7 @@ from test_cluster import controller, doc, gang, incidents, later_rounds, publish
 
 from cluster.controller import COMPONENT
 from cluster.owners import JOB_LABEL
-from cluster.recovery import OPT_IN, Policy, Recovery, fatal
+from cluster.recovery import OPT_IN, RESULTS, Policy, Recovery, fatal
 from kubeapi.events import EventRecorder
 from triage import Evidence, attribute
 
@@ -379,16 +379,131 @@ def test_a_restart_decided_while_event_writes_fail_waits_for_its_decision_to_be_
         publish_timeouts(api)
         api.set_fault(refuse=("POST", "/namespaces/train/events", 503, "ServiceUnavailable", "down (the double)"))
         with controller(api, recovery=Policy(mode="enforce")) as c:
-            wait_until(lambda: c.metrics.registry.get_sample_value("gpu_npd_recoveries_total",
-                                                                   {"result": "restarted"}) == 1, "decided")
+            get = c.metrics.registry.get_sample_value
+            wait_until(lambda: c.recovery.decided, "decided")
             later_rounds(c, 4)
             assert api.pods_deleted == [] and incidents(api) == []
+            assert get("gpu_npd_recoveries_total", {"result": "restarted"}) == 0  # counted once written
             api.set_fault()
             wait_until(lambda: len(api.pods_deleted) == 3, "the gang deleted once the decision is written", timeout=15)
             later_rounds(c)
             assert len(api.pods_deleted) == 3 and len(recoveries(api)) == 1
+            assert get("gpu_npd_recoveries_total", {"result": "restarted"}) == 1
             (inc,) = [e for e in incidents(api) if e["reason"] == "JobIncident"]
             assert doc(inc)["recovery"]["result"] == "restarted"
+
+
+def observed_job(api: ApiDouble) -> None:
+    gang(api)
+    opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
+    publish_xid(api)
+    publish_timeouts(api)
+
+
+def tenant_job(api: ApiDouble) -> None:
+    tenant_gang(api, "train", "llm")
+    publish_assert(api, "train", "llm")
+
+
+@pytest.mark.parametrize("result, policy, job", [
+    ("observed", Policy(), observed_job),
+    ("restarted", Policy(mode="enforce"), observed_job),
+    ("budget_exhausted", Policy(mode="enforce", budget=0), observed_job),
+    ("namespace_budget_exhausted", Policy(mode="enforce", namespace_budget=0), tenant_job),
+])
+def test_a_decision_is_counted_by_the_leader_that_wrote_it_once_summed_over_leaders(result, policy, job):
+    """gpu_npd_recoveries_total summed over the replicas (as alerts and dashboards read it) counts each decision
+    once.  A leader that decides while the incident's Event cannot be written (the job's Event writes failing) and
+    then stops counts nothing: the next one decides anew, and counts.  A leader after it restores the decision
+    written and counts nothing.  Was: counted when decided, so a leader change before the write counted it twice."""
+    import contextlib
+
+    total = lambda *cs: sum(c.metrics.registry.get_sample_value(  # noqa: E731
+        "gpu_npd_recoveries_total", {"result": r}) for c in cs for r in RESULTS)
+    with ApiDouble() as api, contextlib.ExitStack() as stack:
+        job(api)
+        api.set_fault(refuse=("POST", "/namespaces/train/events", 503, "ServiceUnavailable", "down (the double)"))
+        first = stack.enter_context(controller(api, recovery=policy))
+        wait_until(lambda: first.recovery.decided, "decided")
+        later_rounds(first, 3)
+        assert total(first) == 0 and incidents(api) == [] and api.pods_deleted == []
+        stack.close()  # stopped before its decision was written
+        api.set_fault()
+        second = stack.enter_context(controller(api, identity="c2", recovery=policy))
+        wait_until(lambda: second.metrics.registry.get_sample_value(
+            "gpu_npd_recoveries_total", {"result": result}) == 1, "decided anew, written and counted")
+        (inc,) = [e for e in incidents(api) if e["reason"] == "JobIncident"]
+        assert doc(inc)["recovery"]["result"] == result and len(recoveries(api)) == 1
+        if result == "restarted":
+            wait_until(lambda: len(api.pods_deleted) == 3, "the gang deleted")
+        later_rounds(second)
+        assert total(first, second) == 1
+        stack.close()
+        third = stack.enter_context(controller(api, identity="c3", recovery=policy))
+        wait_until(lambda: third.ready.is_set(), "synced")
+        later_rounds(third, 3)
+        assert total(first, second, third) == 1 and len(recoveries(api)) == 1
+        assert len(api.pods_deleted) == (3 if result == "restarted" else 0)
+
+
+def test_a_failed_restart_is_counted_once_its_incidents_close_is_written():
+    """A restart that left pods not deleted is `failed` once its incident's close is written: a next leader finishes
+    the restart of an incident still open (and counts its failure), not of one closed.  The close refused (503): not
+    counted; written: counted once."""
+    from kubernetes.client.rest import ApiException
+
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
+        with controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+
+            def refused(name, ns, **kw):  # the decision is written (no pod is deleted before): its close is refused
+                api.set_fault(refuse=("PATCH", "/namespaces/train/events/[^/]+", 503, "ServiceUnavailable",
+                                      "down (the double)"))
+                raise ApiException(status=403, reason="Forbidden")
+
+            c.core.delete_namespaced_pod = refused
+            publish_xid(api)
+            publish_timeouts(api)
+            wait_until(lambda: [e for e in recoveries(api) if "not deleted" in e["message"]], "the failure's Event")
+            later_rounds(c, 3)
+            get = c.metrics.registry.get_sample_value
+            assert get("gpu_npd_recoveries_total", {"result": "failed"}) == 0
+            assert [doc(e)["state"] for e in incidents(api) if e["reason"] == "JobIncident"] == ["open"]
+            api.set_fault()
+            wait_until(lambda: get("gpu_npd_recoveries_total", {"result": "failed"}) == 1, "counted once written")
+            assert [doc(e)["state"] for e in incidents(api) if e["reason"] == "JobIncident"] == ["closed"]
+            later_rounds(c)
+            assert get("gpu_npd_recoveries_total", {"result": "failed"}) == 1
+            assert get("gpu_npd_recoveries_total", {"result": "restarted"}) == 1
+
+
+def test_a_decision_whose_event_the_server_refused_is_counted_by_no_one_and_not_kept():
+    """The incident's Event refused for good (its namespace being deleted: the recorder drops it): no leader restores
+    that decision, none counts it, and the count waiting on it is not kept (bounded by what can still be written)."""
+    from cluster.controller import REASON, Controller, Settings
+    from kubeapi.client import make_api
+    from kubeapi.events import Ref
+
+    with ApiDouble() as api:
+        s = Settings(api_server=api.url, identity="c1")
+        c = Controller(make_api(s), s)
+        ref = Ref("JobSet", "llm", "train", "uid-llm", "jobset.x-k8s.io/v1alpha2")
+        c.recorder.record(ref, REASON, "opened", key="i-1")
+        c.count_when_written("i-1", "observed", ref)
+        c.count_written()
+        assert c.uncounted  # not written yet: kept
+        from kubernetes.client.rest import ApiException
+
+        class Terminating:  # the namespace being deleted: 403, dropped (kubeapi.events EventRecorder.flush)
+            def create_namespaced_event(self, ns, body, **_):
+                raise ApiException(status=403, reason="Forbidden")
+
+        c.recorder.flush(Terminating(), 5)
+        c.count_written()
+        assert not c.uncounted
+        assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "observed"}) == 0
 
 
 def test_a_controller_that_stopped_leading_deletes_no_more_pods():

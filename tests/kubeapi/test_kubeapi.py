@@ -66,7 +66,10 @@ def test_an_occurrence_recorded_while_its_event_is_being_written_is_written_next
             sent.append(body["count"])
 
     rec.record(node, "Xid79FallenOffBus", "first", key="p")
+    assert rec.progress(node, "Xid79FallenOffBus", "p") == (1, 0)
     assert rec.flush(Api(), 5) == 1 and not rec.written(node, "Xid79FallenOffBus", "p")
+    # the first occurrence is written, the second not yet (what a caller counting the first waits for)
+    assert rec.progress(node, "Xid79FallenOffBus", "p") == (2, 1)
     assert rec.pending() == 1
     assert rec.flush(Api(), 5) == 1 and rec.written(node, "Xid79FallenOffBus", "p")
     assert sent == [1, 2] and rec.pending() == 0
@@ -94,6 +97,7 @@ def test_an_event_the_server_refuses_is_dropped_and_the_events_after_it_are_writ
     rec.record(node, "Xid79FallenOffBus", "GPU fell off the bus", key="n")
     assert rec.flush(Api(), 5) == 1 and sent == ["Xid79FallenOffBus"] and rec.written(node, "Xid79FallenOffBus", "n")
     assert rec.dropped["rejected"] == 1 and rec.pending() == 0
+    assert rec.progress(pod, "NCCLTimeout", "p") is None  # dropped: held no more
     assert rec.flush(Api(), 5) == 0 and tried == ["train", "gpu-npd"]  # not tried again
     rec.record(node, "Xid79FallenOffBus", "GPU fell off the bus", key="n")
 
