@@ -43,7 +43,12 @@ ANNOTATION_SCHEMA = "gpu-npd.incident/v1"
 EVIDENCE_IN_ANNOTATION = 10
 BACKLOG_SETTLE = 2.0  # seconds between attributions at least, while the watches are ahead of the loop
 BACKLOG_SETTLE_COST = 4.0  # ... and at least this many times what the last attribution took
-DELETE_TRIES = 10  # rounds a restart's pod deletions are tried again after a throttled or failed request
+# A pod's deletion throttled or failed (429, 5xx, no answer) is tried again after the server's Retry-After or a
+# backoff: DELETE_TRIES times in a row, then (said once) after the pods behind it, again and again, until the restart
+# has taken DELETE_SECONDS (each request may hold the loop for the request timeout): the pods left then are not
+# deleted, the restart `failed`.
+DELETE_TRIES = 10
+DELETE_SECONDS = 300.0
 DELETES_PER_ROUND = 200  # pod deletions a round of the loop at most (a 10,000-pod gang does not hold the loop)
 # A restart's decision records the pods it chose by the API server's clock alone (never the controller's): the newest
 # creationTimestamp among them (`created`, whole seconds) and the uids of those created in that second (`uids`), so
@@ -472,9 +477,11 @@ class Controller:
     def delete_pods(self, incident_id: str, d: Deleting) -> None:
         """Delete the pods decided on (their uids then: a pod the owner has recreated since is not touched), at most
         DELETES_PER_ROUND a round of the loop.  A throttled or failed request (429, 5xx, no answer) stops the round:
-        the rest are deleted on a later one, after the server's Retry-After or a backoff, up to DELETE_TRIES times; a
-        pod that cannot be deleted (refused, or out of tries) makes the recovery `failed`, once, said in one line and
-        a `CascadingRecovery` Event on the owner (how many, the first refusal: RBAC's names the verb and the
+        that pod is tried again on a later one, after the server's Retry-After or a backoff (each pod's own: one pod's
+        failures spend no other pod's tries), DELETE_TRIES times in a row, then, said in one line naming it and the
+        API's answer, after the pods behind it, until the restart has taken DELETE_SECONDS.  A pod that cannot be
+        deleted (refused, or still failing then: those left with it) makes the recovery `failed`, once, said in one
+        line and a `CascadingRecovery` Event on the owner (how many, the first refusal: RBAC's names the verb and the
         resource), not a line per pod.  Stops when the controller does (not leading)."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
 
@@ -493,17 +500,18 @@ class Controller:
                 status = exc.status if isinstance(exc, ApiException) else None
                 if status in (404, 409):  # gone already, or another pod of that name now: leave it
                     pass
-                elif (status is None or status == 429 or status >= 500) and d.tries < DELETE_TRIES:
-                    d.tries += 1
-                    wait, d.backoff = next_delay(d.backoff, retry_after(exc), self.s.max_backoff)
-                    d.due = time.monotonic() + wait
-                    log.warning("recovery: deleting pod %s/%s failed: %s; %d pod(s) left, again in %.1f s", ns,
-                                name, describe(exc), len(d.pods), wait)
-                    return
+                elif status is None or status == 429 or status >= 500:
+                    if self.retry_pod(d, exc):
+                        return
+                    d.failed += len(d.pods)  # out of time: the API still failing, those left are not asked again
+                    d.why = d.why or f"{ns}/{name}: {describe(exc)}"
+                    d.pods.clear()
+                    break
                 else:
                     d.failed += 1
                     d.why = d.why or f"{ns}/{name}: {describe(exc)}"  # said once, at the end (RBAC: every pod)
             d.pods.popleft()
+            d.tries, d.backoff = 0, 0.0  # the next pod's tries and backoff its own
         if d.pods:
             return  # the rest on the next rounds
         del self.deleting[incident_id]
@@ -519,6 +527,28 @@ class Controller:
         self.restarted(d.change)
         if d.failed:  # counted once the incident's close is written: a next leader finishes no restart closed
             self.count_when_written(incident_id, "failed", ref)
+
+    def retry_pod(self, d: Deleting, exc: Exception) -> bool:
+        """The first pod left failed for now (429, 5xx, no answer): when to try it again (`d.due`), and after which
+        pods (DELETE_TRIES failures in a row: after the others left, said once).  False: the restart has taken
+        DELETE_SECONDS, nothing is tried again."""
+        now = time.monotonic()
+        if now - d.started >= DELETE_SECONDS:
+            return False
+        ns, name, _ = pod = d.pods[0]
+        d.tries += 1
+        wait, d.backoff = next_delay(d.backoff, retry_after(exc), self.s.max_backoff)
+        d.due = now + wait
+        log.debug("recovery: deleting pod %s/%s failed: %s; again in %.1f s", ns, name, describe(exc), wait)
+        if d.tries >= DELETE_TRIES:
+            if pod not in d.said:
+                d.said.add(pod)
+                others = len(d.pods) - 1
+                log.warning("recovery: pod %s/%s not deleted after %d tries (%s); tried again%s", ns, name, d.tries,
+                            describe(exc), f" after the {others} other pod(s) left" if others else "")
+            d.pods.rotate(-1)  # behind the others: tried again on the next pass, not forgotten
+            d.tries, d.backoff = 0, 0.0
+        return True
 
     def annotation(self, c: Change) -> str:
         o = c.job.owner
@@ -577,9 +607,11 @@ class Deleting:
 
     change: Change
     pods: deque[tuple[str, str, str]]  # (namespace, name, uid)
-    tries: int = 0
-    backoff: float = 0.0
+    tries: int = 0  # the first pod's failed tries in a row
+    backoff: float = 0.0  # ... and its backoff
     due: float = 0.0  # time.monotonic() of the next round
+    started: float = field(default_factory=time.monotonic)  # DELETE_SECONDS from here
+    said: set[tuple[str, str, str]] = field(default_factory=set)  # pods said to fail DELETE_TRIES times in a row
     failed: int = 0  # pods that could not be deleted
     why: str = ""  # the first one's pod and the API's answer (an RBAC refusal names the verb and the resource)
 

@@ -31,7 +31,8 @@ KMock parses the Kubernetes URLs and renders errors.  On top:
   create (409 on a taken name), get, list (selectors, limit/continue), replace (409 on a stale
   resourceVersion), merge patch and delete; ConfigMaps likewise (the DRA GPU budget's grants: a replace with
   a stale resourceVersion is a 409, so racing agents' compare-and-swap is tested as the API does it).
-- Fault injection: latency, 429 with Retry-After, 5xx, dropped connections; and a hook that runs
+- Fault injection: latency, 429 with Retry-After, 5xx, dropped connections, one kind of request refused
+  (for good, or its next N); and a hook that runs
   just before the next node PATCH (a concurrent writer); `cut_watches()` ends every open watch.
 """
 
@@ -240,6 +241,10 @@ class _Emulator(kmock.KubernetesEmulator):
             refuse = fault.get("refuse") or (forbid and (forbid[0], forbid[1], 403, "Forbidden", forbid[2]))
             if refuse and request.method.value == refuse[0] and re.search(refuse[1] + "$", path):
                 d.rejected += 1
+                if fault.get("times") is not None:  # refused this many times, then served: a transient refusal
+                    fault["times"] -= 1
+                    if fault["times"] <= 0:
+                        d.fault = None
                 return _status(*refuse[2:])
             if fault.get("drop"):
                 d.rejected += 1
@@ -760,7 +765,9 @@ class ApiDouble:
         lose_reply=("POST", "/events") for one kind of write, the path given as a suffix regex),
         set_fault(forbid=("GET", "/api/v1/nodes", message)) (403 with that Status message for one kind of request),
         set_fault(refuse=("POST", "/events", 422, "Invalid", message)) (any status, reason and message),
-        with `seconds=` to end it by itself; set_fault() clears."""
+        with `seconds=` to end it by itself, or, for `refuse` and `forbid`, `times=` (the requests refused: the
+        next one is served, e.g. times=12 with refuse=("DELETE", "/pods/w-0", 503, ...): one pod's deletion refused
+        12 times in a row); set_fault() clears."""
         if fault.get("seconds"):
             fault["until"] = time.monotonic() + fault.pop("seconds")
         self.fault = fault or None

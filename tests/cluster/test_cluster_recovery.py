@@ -367,6 +367,109 @@ def test_a_restart_rbac_refuses_is_one_line_naming_the_verb_and_an_event_on_the_
         assert len(lines) == 1 and "\n" not in lines[0] and "4 pod(s) not deleted" in lines[0], lines
 
 
+def deletes(api: ApiDouble) -> list[str]:
+    """The pods' names in the order the controller asked to delete them (every try, refused or not)."""
+    return [path.rsplit("/", 1)[1] for method, path, *_ in api.requests if method == "DELETE" and "/pods/" in path]
+
+
+def closed(api: ApiDouble) -> bool:
+    return any(doc(e)["state"] == "closed" for e in incidents(api) if e["reason"] == "JobIncident")
+
+
+def test_one_pods_transient_failures_do_not_spend_the_others_retries_and_the_whole_gang_is_deleted(caplog):
+    """The gang's first pod's deletion fails (503, the double's) more times in a row than a restart's whole retry
+    budget was (DELETE_TRIES, shared by its pods).  Was: once spent on it, the pod was counted `failed` and dropped,
+    and a later pod's first transient failure too: a gang half restarted, its survivors waiting in NCCL until the
+    watchdog.  Now each pod has its tries and backoff: the first, after DELETE_TRIES failures in a row, is said once
+    (naming it and the API's answer) and tried again after the others, not forgotten: all three deleted, the restart
+    not `failed`, its incident closed."""
+    from cluster.controller import DELETE_TRIES
+
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
+        with caplog.at_level("WARNING", logger="gpu_npd.cluster"), \
+                controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            c.s.max_backoff = 0.02  # the retries' backoff (read at each failure), short for the test
+            api.set_fault(refuse=("DELETE", "/namespaces/train/pods/llm-w-0-0", 503, "ServiceUnavailable",
+                                  "down (the double)"), times=DELETE_TRIES + 2)
+            publish_xid(api)
+            publish_timeouts(api)
+            wait_until(lambda: len(api.pods_deleted) == 3, "the whole gang deleted", timeout=20)
+            wait_until(lambda: closed(api), "the restart done: its incident closed")
+            later_rounds(c)
+            assert not c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "failed"})
+        assert sorted(n for _, n in api.pods_deleted) == ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"]
+        tried = deletes(api)
+        assert tried[:DELETE_TRIES] == ["llm-w-0-0"] * DELETE_TRIES  # the first pod, its tries in a row
+        assert tried.count("llm-w-0-0") == DELETE_TRIES + 3 and tried[DELETE_TRIES:DELETE_TRIES + 2] == [
+            "llm-w-0-1", "llm-w-0-2"]  # then the others, then it again
+        lines = [r.getMessage() for r in caplog.records if "llm-w-0-0" in r.getMessage()]
+        assert lines == [f"recovery: pod train/llm-w-0-0 not deleted after {DELETE_TRIES} tries (HTTP 503 "
+                         "Service Unavailable: down (the double)); tried again after the 2 other pod(s) left"], lines
+
+
+def test_a_pod_whose_deletion_is_refused_for_good_leaves_the_others_deleted_and_the_restart_finished(caplog):
+    """One pod's deletion refused (403, RBAC's message, the double's) for good: the others are deleted, the refusal is
+    said once (one line, the pod and the API's answer, and one `CascadingRecovery` Event on the owner), the restart
+    `failed` once, and its decision finished: the incident closes rather than wait on that pod.  (A guard: the
+    refusal was handled so before; the shared retry budget was the transient failures'.)"""
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
+        api.set_fault(forbid=("DELETE", "/namespaces/train/pods/llm-w-0-0", DELETE_DENIED))
+        with caplog.at_level("WARNING", logger="gpu_npd.cluster"), \
+                controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            publish_xid(api)
+            publish_timeouts(api)
+            wait_until(lambda: len(api.pods_deleted) == 2, "the other pods deleted")
+            wait_until(lambda: closed(api), "the restart finished: its incident closed")
+            (failed,) = wait_until(lambda: [e for e in recoveries(api) if "not deleted" in e["message"]],
+                                   "the failure's Event on the owner")
+            later_rounds(c)
+            assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "failed"}) == 1
+        assert sorted(n for _, n in api.pods_deleted) == ["llm-w-0-1", "llm-w-0-2"]
+        assert deletes(api).count("llm-w-0-0") == 1  # a refusal is not asked again
+        assert "1 pod(s) not deleted" in failed["message"] and f"train/llm-w-0-0: HTTP 403 Forbidden: {DELETE_DENIED}" \
+            in failed["message"] and len([e for e in recoveries(api) if "not deleted" in e["message"]]) == 1
+        lines = [r.getMessage() for r in caplog.records if "llm-w-0-0" in r.getMessage()]
+        assert len(lines) == 1 and "1 pod(s) not deleted" in lines[0] and DELETE_DENIED in lines[0], lines
+
+
+def test_a_restart_whose_pod_fails_past_its_time_is_finished_failed_not_retried_for_ever(monkeypatch, caplog):
+    """A pod's deletion failing (503) without end: the restart is bounded in time (DELETE_SECONDS, short here): the
+    other pods deleted, the pod said once when its tries in a row run out, then the restart `failed` (its Event and
+    line quoting the 503) and its incident closed; no line per try (was: a warning line at every try)."""
+    import cluster.controller as controller_module
+
+    monkeypatch.setattr(controller_module, "DELETE_SECONDS", 1.5)
+    monkeypatch.setattr(controller_module, "DELETE_TRIES", 3)
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
+        with caplog.at_level("WARNING", logger="gpu_npd.cluster"), \
+                controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            c.s.max_backoff = 0.02
+            api.set_fault(refuse=("DELETE", "/namespaces/train/pods/llm-w-0-0", 503, "ServiceUnavailable",
+                                  "down (the double)"))
+            publish_xid(api)
+            publish_timeouts(api)
+            (failed,) = wait_until(lambda: [e for e in recoveries(api) if "not deleted" in e["message"]],
+                                   "the failure's Event on the owner", timeout=20)
+            wait_until(lambda: closed(api), "the restart finished: its incident closed")
+            tries = deletes(api).count("llm-w-0-0")
+            later_rounds(c)
+            assert deletes(api).count("llm-w-0-0") == tries > 3  # tried again and again, then not any more
+            assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "failed"}) == 1
+        assert sorted(n for _, n in api.pods_deleted) == ["llm-w-0-1", "llm-w-0-2"]
+        assert "1 pod(s) not deleted" in failed["message"] and "train/llm-w-0-0: HTTP 503" in failed["message"]
+        lines = [r.getMessage() for r in caplog.records if "llm-w-0-0" in r.getMessage()]
+        assert len(lines) == 2 and "not deleted after 3 tries" in lines[0] and "1 pod(s) not deleted" in lines[1], lines
+
+
 def test_a_restart_decided_while_event_writes_fail_waits_for_its_decision_to_be_written_then_acts_once():
     """The API server failing the job's Event writes (503) while a restart is decided: no pod is deleted before the
     decision is in the incident's Event (a next leader would not know it was acted on), the decision is kept, not
