@@ -197,13 +197,17 @@ class PodEnd:
     # an image one node could not pull is that node's (its registry reach, disk, credentials), the image every pod
     # could not pull the job's (its name or tag); None: `category` wherever it happened
     confined: str | None = None
+    # what became of the pod, in the incident's reason ("pod X <ended> (<reason>: <said>)"): a pod the kubelet could
+    # not pull the image of, or admit, never started
+    ended: str = "ended by Kubernetes"
 
 
+_NEVER_STARTED = "never started"
 _NODE_SHUTDOWN = PodEnd("NODE SHUTDOWN", "infrastructure", "its node shut down (the kubelet's graceful node shutdown "
                         "terminated it)", True)
 _PREEMPTED = PodEnd("PREEMPTION", "infrastructure", "the scheduler preempted it for a pod of higher priority", False)
 _IMAGE_PULL = PodEnd("IMAGE PULL", "application", "the kubelet could not pull its container image", False,
-                     confined="infrastructure")
+                     confined="infrastructure", ended=_NEVER_STARTED)
 POD_ENDS: dict[str, PodEnd] = {
     # status.reason
     "Evicted": PodEnd("NODE PRESSURE", "infrastructure", "the kubelet evicted it: its node ran low on a resource "
@@ -211,9 +215,10 @@ POD_ENDS: dict[str, PodEnd] = {
     "NodeLost": PodEnd("NODE LOST", "infrastructure", "the node controller lost its node (unresponsive)", True),
     "Terminated": _NODE_SHUTDOWN, "Shutdown": _NODE_SHUTDOWN, "NodeShutdown": _NODE_SHUTDOWN,
     "UnexpectedAdmissionError": PodEnd("ADMISSION ERROR", "infrastructure", "the kubelet could not admit it on its "
-                                       "node: the device plugin refused its devices", True),
+                                       "node: the device plugin refused its devices", True, ended=_NEVER_STARTED),
     "OutOfDevices": PodEnd("OUT OF DEVICES", "infrastructure", "the kubelet could not admit it on its node: the node "
-                           "had fewer devices than the scheduler counted (a device plugin lost some)", True),
+                           "had fewer devices than the scheduler counted (a device plugin lost some)", True,
+                           ended=_NEVER_STARTED),
     "Preempted": _PREEMPTED,
     # the time limit its owner set, spent: the pod's own activeDeadlineSeconds (the kubelet: status.reason
     # "DeadlineExceeded", "Pod was active on the node longer than the specified deadline", pkg/kubelet/active_deadline.go)

@@ -23,14 +23,18 @@ triage.attribute's Job prefers to NCCL's (the node, not the pod's hostname NCCL 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from datetime import datetime
 from typing import Any, Collection, Iterable, Iterator, Mapping, NamedTuple
 
 from parsers import Classifier
 from parsers.envelope import json_value, parse_time
 
 from .attribute import NODE_FAULT_KINDS
+from .clock import Clock
 from .facts import POD_ENDS, pod_end
 from .model import TEXT_MAX, Evidence
+from .read import read_lines
 
 # Multus: a pod's interfaces and their addresses, JSON [{"name", "interface", "ips": [..], "mac", ..}] (its
 # NetworkStatus type, k8snetworkplumbingwg/network-attachment-definition-client pkg/apis/k8s.cni.cncf.io/v1/types.go),
@@ -185,7 +189,7 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
         parse_time(meta.get("deletionTimestamp") or status.get("startTime") or meta.get("creationTimestamp"))
     ns = meta.get("namespace")
     pod_name, where = (f"{ns}/{name}" if ns else name), file or f"pod/{name}"
-    text = f"pod {name} ended by Kubernetes: {reason}" + (f": {message}" if message else "")
+    text = f"pod {name} {POD_ENDS[key].ended}: {reason}" + (f": {message}" if message else "")
     out = []
     finding = fault_in(classifier or Classifier(), message, NODE_FAULT_KINDS) if isinstance(message, str) else None
     if finding is not None:
@@ -207,7 +211,7 @@ def kind_of(first_line: str) -> str | None:
     line = first_line.rstrip("\r\n")
     if line.strip() == "{":
         return "json"
-    if line.startswith("apiVersion: "):
+    if line.startswith(("apiVersion: ", "- apiVersion: ")):  # (a List's items pasted alone: a sequence of objects)
         return "yaml"
     if not line.startswith(("NAME ", "NAMESPACE ")):
         return None
@@ -268,22 +272,88 @@ def read_table(lines: Iterable[str], file: str | None = None) -> list[Evidence]:
 
 
 def _kind(obj: Any) -> str:
-    """An item's kind: its own, else Pod or Node as its fields say ("" for anything else)."""
+    """An item's kind: its own, else Pod, Node or Event as its fields say ("" for anything else)."""
     if not isinstance(obj, dict):
         return ""
     return obj.get("kind") or ("Pod" if "nodeName" in (obj.get("spec") or {}) else
-                               "Node" if "addresses" in (obj.get("status") or {}) else "")
+                               "Node" if "addresses" in (obj.get("status") or {}) else
+                               "Event" if any(isinstance(obj.get(k), dict) for k in EVENT_ABOUT) else "")
 
 
 def _items(doc: Any) -> list:
+    """A document's objects: a List's items, a YAML sequence of objects (a List's items pasted alone), or the one
+    object it is."""
+    if isinstance(doc, list):
+        return doc
     return (doc.get("items") if isinstance(doc.get("items"), list) else [doc]) if isinstance(doc, dict) else []
 
 
-def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
-    """The API's JSON (`kubectl get pods,nodes -o json`: a List of Pods and Nodes, or one object) as located
-    addresses; anything else gives none."""
-    items = _items(doc)
+OBJECT_KINDS = ("Pod", "Node", "Event")  # the kinds read off a document of objects; one with none is read as text
+
+
+# An Event's fields, core/v1 first, then events.k8s.io/v1's names for them: the object it is about, its words, the node
+# that reported it (the kubelet's Events name their node in source.host and reportingInstance), and its time: the first
+# it was seen (attribution orders a job's evidence by what came first), else the last, else the object's creation
+EVENT_ABOUT = ("involvedObject", "regarding")
+EVENT_WORDS = ("message", "note")
+EVENT_TIMES = ("eventTime", "firstTimestamp", "lastTimestamp", "series.lastObservedTime", "metadata.creationTimestamp")
+MAX_EVENT_LINES = 64  # lines of one Event's message read (as fault_in reads a pod's)
+
+
+def _field(obj: Mapping[str, Any], dotted: str) -> Any:
+    for key in dotted.split("."):
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj
+
+
+def _event_node(ev: Mapping[str, Any], about: Mapping[str, Any]) -> str | None:
+    """The node an Event names: its subject when that is a Node, else the node whose kubelet reported it."""
+    if about.get("kind") == "Node" and about.get("name"):
+        return str(about["name"])
+    host = _field(ev, "source.host") or _field(ev, "deprecatedSource.host")
+    if not host and (ev.get("reportingComponent") or ev.get("reportingController")) == "kubelet":
+        host = ev.get("reportingInstance")
+    return str(host) if host else None
+
+
+def read_events(events: Iterable[Mapping[str, Any]], file: str | None = None) -> list[Evidence]:
+    """Event objects (`kubectl get events -o json / -o yaml`), each read as the row `kubectl get events` prints of it,
+    "<type> <reason> <kind>/<name> <message>" ("reason: <reason>" where it has no type; a message's further lines
+    after it), by triage's line reading (the
+    k8s_ended row, the parsers' rules): the same evidence the text gives, with the Event's own time, node and pod, which
+    in the object sit on other lines than its reason and message."""
+    lines: list[str] = []
+    whose: list[tuple[datetime | None, str | None, str | None]] = []  # each line's Event: (time, node, pod)
+    for ev in events:
+        about = next((ev[k] for k in EVENT_ABOUT if isinstance(ev.get(k), dict)), {})
+        words = next((ev[k] for k in EVENT_WORDS if isinstance(ev.get(k), str)), "")
+        when = next(filter(None, (parse_time(_field(ev, k)) for k in EVENT_TIMES)), None)
+        name, ns = about.get("name") or "", about.get("namespace") or ""
+        pod = (f"{ns}/{name}" if ns else name) if about.get("kind") == "Pod" and name else None
+        subject = f"{str(about.get('kind') or '').lower()}/{name}" if name else ""
+        text = words.splitlines()[:MAX_EVENT_LINES] or [""]
+        kind, reason = str(ev.get("type") or ""), str(ev.get("reason") or "")
+        # (an Event without its type, cut from a longer paste, names its reason as kubectl describe does)
+        head = f"{kind} {reason}" if kind else f"reason: {reason}" if reason else ""
+        text[0] = " ".join(w for w in (head, subject, text[0]) if w)
+        lines.extend(line + "\n" for line in text)
+        whose.extend([(when, _event_node(ev, about), pod)] * len(text))
     out = []
+    # (read under a bare name: the file's path names no host or rank of an Event; its line, one of the rows made
+    # here, is none of the file's)
+    for e in read_lines(lines, "events", Clock()):
+        when, node, pod = whose[e.line - 1] if e.line and e.line <= len(whose) else (None, None, None)
+        details = {**e.details, **({"pod": pod} if pod else {})}
+        out.append(replace(e, time=e.time or when, host=node or e.host, file=file, line=None, details=details))
+    return out
+
+
+def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
+    """The API's JSON or YAML (`kubectl get pods,nodes,events -o json`: a List of Pods, Nodes and Events, or one
+    object) as located addresses, the pods Kubernetes ended and the Events' evidence (read_events); anything else gives
+    none."""
+    items = _items(doc)
+    out = read_events([obj for obj in items if _kind(obj) == "Event"], file)
     taints = {(obj.get("metadata") or {}).get("name"): no_execute(obj) for obj in items
               if isinstance(obj, dict) and obj.get("kind") == "Node"}
     classifier = Classifier()  # one for the pods' status messages (pod_ended)
@@ -305,31 +375,54 @@ def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
     return out
 
 
-def read_inventory(lines: Iterator[str], first: str, file: str | None = None,
-                   max_chars: int = 256 << 20) -> tuple[list[Evidence] | None, list[str]]:
+def read_inventory(lines: Iterator[str], first: str, file: str | None = None, max_chars: int = 256 << 20,
+                   notes: list[str] | None = None) -> tuple[list[Evidence] | None, list[str]]:
     """An inventory file whose first line is `first` (the rest still in `lines`, each with its line end): its located
-    addresses, or None with the lines taken from `lines` when it is no inventory after all (JSON or YAML that does not
-    parse, holds no Pod or Node (`kubectl get events -o json`: its reasons are read as a log's lines), or is longer
-    than `max_chars`): the caller reads those, then the rest of `lines`, as a log."""
+    addresses, pod ends and Events' evidence (read_objects), or None with the lines taken from `lines` when it is no
+    document of objects after all (JSON or YAML that does not parse, holds no Pod, Node or Event, or is longer than
+    `max_chars`): the caller reads those, then the rest of `lines`, as a log, and a one-line note why goes to `notes`
+    (nothing is lost: every line is still read)."""
     kind = kind_of(first)
     if kind in ("pods", "nodes"):
         return read_table([first, *lines], file), []
     if kind not in ("json", "yaml"):
         return None, [first]
+    name = file or "<input>"
     text = [first]
     size = len(first)
     for line in lines:
         text.append(line)
         size += len(line)
         if size > max_chars:
+            _note(notes, f"{name}: {kind.upper()} longer than {max_chars >> 20} MiB, not read as Kubernetes objects; "
+                  "read as text")
             return None, text
     try:  # (JSON that does not parse is None: no Pod or Node)
-        doc = json_value("".join(text)) if kind == "json" else _yaml("".join(text))
-    except ValueError:
+        doc = _json("".join(text)) if kind == "json" else _yaml("".join(text))
+    except ValueError as exc:
+        why = (str(exc).strip().splitlines() or ["does not parse"])[0][:200]
+        _note(notes, f"{name}: not read as Kubernetes objects ({kind.upper()} that does not parse: {why}); "
+              "read as text")
         return None, text
-    if not any(_kind(obj) in ("Pod", "Node") for obj in _items(doc)):
+    if not any(_kind(obj) in OBJECT_KINDS for obj in _items(doc)):
+        _note(notes, f"{name}: {kind.upper()} with no Pod, Node or Event, not read as Kubernetes objects; read as text")
         return None, text
     return read_objects(doc, file), []
+
+
+def _note(notes: list[str] | None, note: str) -> None:
+    if notes is not None:
+        notes.append(note)
+
+
+def _json(text: str) -> Any:
+    """A JSON document; ValueError, saying where, where it is none (nested past the recursion limit too)."""
+    import json  # noqa: PLC0415 - only for a JSON inventory
+
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested deeper than Python's recursion limit") from None
 
 
 def _yaml(text: str) -> Any:

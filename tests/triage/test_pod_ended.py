@@ -63,7 +63,7 @@ def test_offline_reads_why_kubernetes_ended_the_pod(name, pod_end_key, why, host
     incident = attribute(found)[0]
     assert incident.category == "infrastructure" and incident.root.kind == "job_ended"
     assert incident.root.pod == pod
-    assert "ended by Kubernetes" in incident.reason
+    assert f"{POD_ENDS[pod_end_key].ended} (" in incident.reason  # (the row says: a pod never admitted never started)
 
 
 def test_an_admission_the_device_plugin_refused_for_a_lost_gpu_is_that_nodes_lost_gpu():
@@ -599,6 +599,7 @@ def test_one_node_that_cannot_pull_while_the_gang_waits_is_that_nodes():
     incident = attribute(found + _timeouts([0, 1, 2], T0 + timedelta(minutes=10)))[0]
     assert (incident.category, incident.root.host, incident.root.pod) == ("infrastructure", "node-3", "train/w-3")
     assert "only node node-3 of the job failed so" in incident.reason
+    assert incident.reason.startswith("pod train/w-3 never started (ErrImagePull: ")  # (was "ended by Kubernetes")
     assert not fatal(incident)
 
 

@@ -1,0 +1,145 @@
+"""`gpu-npd triage` over a document of Kubernetes objects (`kubectl get events -o yaml`, `kubectl get pods,events -o
+json`): each object read as the live path reads it, its own time, node and pod, which in the document sit on other
+lines than its reason and message (triage.inventory read_objects / read_events); anything else, and a document that
+does not parse, read as text with a one-line note.
+
+`events-evicted.yaml` is verbatim (tests/fixtures/pods/ended/README.md names its source).  The JSON forms are
+constructed: the same Event as kubectl prints it with -o json (the YAML loaded and dumped), or built from the API's
+Event types (core/v1 and events.k8s.io/v1, k8s.io/api), as named beside each."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+
+from gpunpd.cli import main
+from offline.triage_cli import Inputs, collect
+from triage import attribute
+from triage.inventory import read_inventory, read_objects
+
+EVICTED = Path(__file__).resolve().parent.parent / "fixtures" / "pods" / "ended" / "events-evicted.yaml"
+WHEN = "2026-08-18T22:56:34+00:00"
+
+
+def _triage(*paths) -> dict:
+    r = CliRunner().invoke(main, ["triage", "--format", "json", *map(str, paths)])
+    assert r.exit_code in (0, 1), r.output
+    return json.loads(r.stdout)
+
+
+def _events() -> list[dict]:
+    return yaml.safe_load(EVICTED.read_text())
+
+
+def _collect(*paths) -> tuple[list, Inputs]:
+    inputs = Inputs()
+    return collect(tuple(map(str, paths)), None, inputs), inputs
+
+
+def _ended(evidence) -> list:
+    return [e for e in evidence if e.kind == "job_ended"]
+
+
+def test_yaml_events_keep_their_time_node_and_pod():
+    """velero-io/velero #10322's Evicted Event, as `kubectl get events -o yaml` prints its items.  Was: its lines read
+    as a log's, the reason on one line and its time on others: no time, the host a directory's name ("ended"), no
+    pod.  Now one fact of the object: its firstTimestamp, the node whose kubelet reported it (reportingInstance), the
+    pod it is about."""
+    doc = _triage(EVICTED)
+    [incident] = doc["incidents"]
+    assert incident["root"]["host"] == "r5-ru2" and incident["root"]["pod"] == "cloudnativepg/example"
+    assert incident["time"] == WHEN and "ended by Kubernetes (Evicted" in incident["reason"]
+    assert doc["skipped"] == []
+
+
+def test_json_event_list_and_a_single_event_read_alike(tmp_path: Path):
+    """The same Event as `kubectl get events -o json` (an EventList: constructed, the YAML dumped as JSON) and as one
+    object (`kubectl get event NAME -o json`): the same fact, time, node and pod."""
+    (tmp_path / "events.json").write_text(json.dumps({"apiVersion": "v1", "kind": "EventList", "items": _events()},
+                                                     indent=4))
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "event.json").write_text(json.dumps(_events()[0], indent=4))
+    for path in (tmp_path / "events.json", tmp_path / "one" / "event.json"):
+        [e] = _ended(_collect(path)[0])
+        assert (e.time.isoformat(), e.host, e.details["pod_end"], e.details["pod"]) == (
+            WHEN, "r5-ru2", "Evicted", "cloudnativepg/example")
+
+
+def test_events_k8s_io_v1_and_an_image_pull_event():
+    """events.k8s.io/v1's names (regarding, note, eventTime, reportingController: constructed from k8s.io/api
+    events/v1 types.go) and the kubelet's "Error: ErrImagePull" Event (its words as in
+    tests/fixtures/pods/ended/events-image-pull.txt): read as core/v1's are."""
+    ev = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "eventTime": "2024-01-22T12:00:00.123456Z",
+          "reportingController": "kubelet", "reportingInstance": "node-3", "type": "Warning", "reason": "Failed",
+          "regarding": {"kind": "Pod", "namespace": "train", "name": "w-3"}, "note": "Error: ErrImagePull"}
+    [e] = read_objects(ev, "events.json")
+    assert (e.kind, e.details["pod_end"], e.details["pod"], e.host) == ("job_ended", "ErrImagePull", "train/w-3",
+                                                                       "node-3")
+    assert e.time.isoformat() == "2024-01-22T12:00:00.123456+00:00" and (e.file, e.line) == ("events.json", None)
+
+
+def test_an_image_pull_reads_never_started():
+    """Was: "pod w-3 ended by Kubernetes (ErrImagePull: ..)" for a pod that never ran.  Now the POD_ENDS row's own
+    words ("never started")."""
+    ev = {"kind": "Event", "type": "Warning", "reason": "Failed", "firstTimestamp": "2024-01-22T12:00:00Z",
+          "involvedObject": {"kind": "Pod", "namespace": "train", "name": "w-3"}, "message": "Error: ErrImagePull",
+          "source": {"component": "kubelet", "host": "node-3"}}
+    incident = attribute(read_objects({"kind": "EventList", "items": [ev]}))[0]
+    assert incident.reason.startswith("pod train/w-3 never started (ErrImagePull: the kubelet could not pull")
+
+
+def test_mixed_pods_and_events_and_a_log(tmp_path: Path):
+    """`kubectl get pods,events -o json` (a List of both: the Pod constructed around kubernetes/kubernetes #122932's
+    eviction message) beside a log: the pod's end, the Event's, and the log's line, each with its own time."""
+    pod = {"kind": "Pod", "metadata": {"name": "w-1", "namespace": "train"}, "spec": {"nodeName": "node-1"},
+           "status": {"phase": "Failed", "reason": "Evicted", "startTime": "2024-01-22T10:00:00Z",
+                      "message": "The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, "
+                                 "available: 777784Ki."}}
+    (tmp_path / "cluster.json").write_text(json.dumps({"kind": "List", "items": [pod, *_events()]}, indent=2))
+    found = read_objects(json.loads((tmp_path / "cluster.json").read_text()), "cluster.json")
+    assert sorted((e.details["pod"], e.host, e.time.isoformat()) for e in found if e.kind == "job_ended") == [
+        ("cloudnativepg/example", "r5-ru2", WHEN), ("train/w-1", "node-1", "2024-01-22T10:00:00+00:00")]
+    (tmp_path / "node-1").mkdir()
+    # the driver's line as tests/fixtures/dmesg's samples hold it (dmesg: seconds since boot, no wall time)
+    (tmp_path / "node-1" / "dmesg.log").write_text(
+        "[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n")
+    evidence, inputs = _collect(tmp_path)
+    assert {(e.kind, e.host) for e in evidence if e.kind != "nccl_address"} == {
+        ("xid", "node-1"), ("job_ended", "node-1"), ("job_ended", "r5-ru2")}
+    assert inputs.skipped == [] and inputs.errors == []
+
+
+def test_bad_documents_are_read_as_text_with_a_note(tmp_path: Path):
+    """Half a JSON document (cut), YAML that does not parse, and YAML that parses to no objects: a one-line note each
+    in "skipped", and every line still read as a log's (the cut document's reason line is still the pod's end)."""
+    whole = json.dumps({"kind": "EventList", "items": _events()}, indent=4).splitlines(True)
+    cut = [line for line in whole if '"lastTimestamp"' not in line]  # (its reason then ends what is kept)
+    (tmp_path / "cut.json").write_text("".join(cut[:next(n for n, line in enumerate(cut) if '"reason"' in line) + 1]))
+    assert '"reason": "Evicted"' in (tmp_path / "cut.json").read_text()
+    (tmp_path / "bad.yaml").write_text("apiVersion: v1\nitems: [\n  - {kind: Event\n")
+    (tmp_path / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n")
+    evidence, inputs = _collect(tmp_path)
+    notes = inputs.skipped
+    assert len(notes) == 3 and all("\n" not in n and n.endswith("; read as text") for n in notes)
+    assert any("cut.json: not read as Kubernetes objects (JSON that does not parse: " in n for n in notes)
+    assert any("bad.yaml: not read as Kubernetes objects (YAML that does not parse: " in n for n in notes)
+    assert any("cm.yaml: YAML with no Pod, Node or Event" in n for n in notes)
+    assert [e.details["pod_end"] for e in _ended(evidence)] == ["Evicted"] and inputs.errors == []
+    assert _triage(tmp_path / "cut.json")["skipped"] == [n for n in notes if "cut.json" in n]  # (--format json's)
+
+
+def test_read_inventory_keeps_every_line_of_what_it_cannot_read():
+    """Nothing lost: the lines read_inventory took of a document it could not read are handed back whole."""
+    lines = ['  "kind": "EventList",\n', '  "items": [\n']
+    notes: list[str] = []
+    found, taken = read_inventory(iter(lines), "{\n", "x.json", notes=notes)
+    assert found is None and taken == ["{\n", *lines] and len(notes) == 1
+
+
+def test_text_report_names_an_objects_file_without_a_line():
+    """An object's evidence has no line of its file: the text report names the file alone (was "FILE:None")."""
+    r = CliRunner().invoke(main, ["triage", str(EVICTED)])
+    assert r.exit_code == 0 and f"{EVICTED}  " in r.output and ":None" not in r.output, r.output
