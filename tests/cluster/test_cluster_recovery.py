@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
 
 import pytest
@@ -350,11 +351,7 @@ def test_a_restart_rbac_refuses_is_one_line_naming_the_verb_and_an_event_on_the_
         gang(api)
         opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2", "llm-w-0-3"])
         api.set_fault(forbid=("DELETE", "/namespaces/train/pods/[^/]+", DELETE_DENIED))
-        with caplog.at_level("WARNING", logger="gpu_npd.cluster"), \
-                controller(api, recovery=Policy(mode="enforce")) as c:
-            wait_until(lambda: c.ready.is_set(), "synced")
-            publish_xid(api)
-            publish_timeouts(api)
+        with restart_decided(api, caplog) as c:
             failed = wait_until(lambda: [e for e in recoveries(api) if "not deleted" in e["message"]],
                                 "the failure's Event on the owner", timeout=15)
             later_rounds(c)
@@ -365,6 +362,18 @@ def test_a_restart_rbac_refuses_is_one_line_naming_the_verb_and_an_event_on_the_
         assert "4 pod(s) not deleted" in ev["message"] and DELETE_DENIED in ev["message"]
         lines = [r.getMessage() for r in caplog.records if DELETE_DENIED in r.getMessage()]
         assert len(lines) == 1 and "\n" not in lines[0] and "4 pod(s) not deleted" in lines[0], lines
+
+
+@contextmanager
+def restart_decided(api: ApiDouble, caplog, before=lambda c: None):
+    """A controller enforcing recovery (its warnings caught), synced; `before(c)` (a fault, a shorter backoff), then the
+    gang's Xid and its ranks' timeouts published: the restart is decided."""
+    with caplog.at_level("WARNING", logger="gpu_npd.cluster"), controller(api, recovery=Policy(mode="enforce")) as c:
+        wait_until(lambda: c.ready.is_set(), "synced")
+        before(c)
+        publish_xid(api)
+        publish_timeouts(api)
+        yield c
 
 
 def deletes(api: ApiDouble) -> list[str]:
@@ -388,14 +397,10 @@ def test_one_pods_transient_failures_do_not_spend_the_others_retries_and_the_who
     with ApiDouble() as api:
         gang(api)
         opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
-        with caplog.at_level("WARNING", logger="gpu_npd.cluster"), \
-                controller(api, recovery=Policy(mode="enforce")) as c:
-            wait_until(lambda: c.ready.is_set(), "synced")
-            c.s.max_backoff = 0.02  # the retries' backoff (read at each failure), short for the test
-            api.set_fault(refuse=("DELETE", "/namespaces/train/pods/llm-w-0-0", 503, "ServiceUnavailable",
-                                  "down (the double)"), times=DELETE_TRIES + 2)
-            publish_xid(api)
-            publish_timeouts(api)
+        with restart_decided(api, caplog, lambda c: (  # the retries' backoff (read at each failure), short here
+                setattr(c.s, "max_backoff", 0.02),
+                api.set_fault(refuse=("DELETE", "/namespaces/train/pods/llm-w-0-0", 503, "ServiceUnavailable",
+                                      "down (the double)"), times=DELETE_TRIES + 2))) as c:
             wait_until(lambda: len(api.pods_deleted) == 3, "the whole gang deleted", timeout=20)
             wait_until(lambda: closed(api), "the restart done: its incident closed")
             later_rounds(c)
@@ -419,11 +424,7 @@ def test_a_pod_whose_deletion_is_refused_for_good_leaves_the_others_deleted_and_
         gang(api)
         opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
         api.set_fault(forbid=("DELETE", "/namespaces/train/pods/llm-w-0-0", DELETE_DENIED))
-        with caplog.at_level("WARNING", logger="gpu_npd.cluster"), \
-                controller(api, recovery=Policy(mode="enforce")) as c:
-            wait_until(lambda: c.ready.is_set(), "synced")
-            publish_xid(api)
-            publish_timeouts(api)
+        with restart_decided(api, caplog) as c:
             wait_until(lambda: len(api.pods_deleted) == 2, "the other pods deleted")
             wait_until(lambda: closed(api), "the restart finished: its incident closed")
             (failed,) = wait_until(lambda: [e for e in recoveries(api) if "not deleted" in e["message"]],
@@ -449,14 +450,10 @@ def test_a_restart_whose_pod_fails_past_its_time_is_finished_failed_not_retried_
     with ApiDouble() as api:
         gang(api)
         opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
-        with caplog.at_level("WARNING", logger="gpu_npd.cluster"), \
-                controller(api, recovery=Policy(mode="enforce")) as c:
-            wait_until(lambda: c.ready.is_set(), "synced")
-            c.s.max_backoff = 0.02
-            api.set_fault(refuse=("DELETE", "/namespaces/train/pods/llm-w-0-0", 503, "ServiceUnavailable",
-                                  "down (the double)"))
-            publish_xid(api)
-            publish_timeouts(api)
+        with restart_decided(api, caplog, lambda c: (
+                setattr(c.s, "max_backoff", 0.02),
+                api.set_fault(refuse=("DELETE", "/namespaces/train/pods/llm-w-0-0", 503, "ServiceUnavailable",
+                                      "down (the double)")))) as c:
             (failed,) = wait_until(lambda: [e for e in recoveries(api) if "not deleted" in e["message"]],
                                    "the failure's Event on the owner", timeout=20)
             wait_until(lambda: closed(api), "the restart finished: its incident closed")

@@ -100,27 +100,21 @@ def test_the_crdump_refused_during_the_recovery_is_part_of_the_health_event_in_b
     assert [(f.kind, f.severity, f.pci) for f in _found(crdump)] == [("unclassified", "warning", "0000:00:03")]
 
 
-def test_a_sibling_functions_refused_crdump_is_part_of_the_devices_open_health_event():
-    """crdump's gateway semaphore is the device's, shared by its physical functions (lib/pci_vsc.c, crdump.c "Verify
-    no other PF is running cr-dump or sw reset"): a DPC containment, the health poll failing on function .1, function
-    .0's dump refused (the real lines: realworld pcie-dpc-2.yaml #0) is one event, the fatal one of function .1.
-    Another device's refusal stays the unclassified net's. Was: a second finding, an unclassified warning on .0."""
+@pytest.mark.parametrize("refused", [
+    # crdump's gateway semaphore is the device's, shared by its physical functions (lib/pci_vsc.c, crdump.c "Verify no
+    # other PF is running cr-dump or sw reset"): the real line, realworld pcie-dpc-2.yaml #0 (a DPC containment, the
+    # health poll failing on function .1, function .0's dump refused)
+    "mlx5_core {}: mlx5_crdump_collect:50:(pid 2239): crdump: failed to lock gw status -13\n",
+    # the dump's next step after the gateway, the device's SW reset semaphore, refused while another function's
+    # recovery holds it. CONSTRUCTED from crdump.c's mlx5_core_warn(dev, "Failed to lock SW reset semaphore\\n") with
+    # mlx5_core_warn's "%s:%d:(pid %d): " prefix (no real line found)
+    "mlx5_core {}: mlx5_crdump_collect:59:(pid 2239): Failed to lock SW reset semaphore\n",
+], ids=["gateway", "sw-reset-semaphore"])
+def test_a_sibling_functions_refused_crdump_is_part_of_the_devices_open_health_event(refused):
+    """A sibling function's refused dump during a function's health recovery is one event, the fatal one of the
+    function in recovery; another device's refusal, and a refusal alone, stay the unclassified net's warning. Was: a
+    second finding, an unclassified warning beside the fatal one."""
     fatal = "mlx5_core 0004:01:00.1: print_health:819:(pid 0): Fatal error detected\n"
-    refused = "mlx5_core {}: mlx5_crdump_collect:50:(pid 2239): crdump: failed to lock gw status -13\n"
-    got = [(f.kind, f.severity, f.pci) for f in _found(fatal + refused.format("0004:01:00.0"))]
-    assert got == [("nic_error", "fatal", "0004:01:00.1")]
-    got = [(f.kind, f.severity, f.pci) for f in _found(fatal + refused.format("0004:02:00.0"))]
-    assert got == [("nic_error", "fatal", "0004:01:00.1"), ("unclassified", "warning", "0004:02:00")]
-
-
-def test_a_sibling_functions_crdump_refused_the_sw_reset_semaphore_is_part_of_the_devices_open_health_event():
-    """The dump's next step after the gateway, the device's SW reset semaphore (crdump.c mlx5_crdump_collect: "Verify
-    no other PF is running cr-dump or sw reset"), refused while another function's recovery holds it: the same
-    refusal as the gateway's, part of the device's open health event; alone, the unclassified net's warning. Was: a
-    second finding, an unclassified warning beside the fatal one. CONSTRUCTED from crdump.c's mlx5_core_warn(dev,
-    "Failed to lock SW reset semaphore\\n") with mlx5_core_warn's "%s:%d:(pid %d): " prefix (no real line found)."""
-    fatal = "mlx5_core 0004:01:00.1: print_health:819:(pid 0): Fatal error detected\n"
-    refused = "mlx5_core {}: mlx5_crdump_collect:59:(pid 2239): Failed to lock SW reset semaphore\n"
     got = [(f.kind, f.severity, f.pci) for f in _found(fatal + refused.format("0004:01:00.0"))]
     assert got == [("nic_error", "fatal", "0004:01:00.1")]
     got = [(f.kind, f.severity, f.pci) for f in _found(fatal + refused.format("0004:02:00.0"))]
