@@ -454,20 +454,15 @@ def render_text(incidents: list[Incident], inputs: Inputs, limit: int,
         text = first.text if len(first.text) <= 160 else first.text[:157] + "..."
         out.append(f"Teardown, not a failure: {len(noise)} line(s) of the job's teardown or end (communicator errors, "
                    f"a process told to stop) printed after the job stated its success ({len(statements)} statement(s); "
-                   f"first {_place(first)}  {text}):")
+                   f"first {first.place}  {text}):")
         for e, _s in noise[:limit]:
             when = e.time.strftime("%m-%d %H:%M:%S") if e.time else "--"
             line = e.text if len(e.text) <= 160 else e.text[:157] + "..."
-            out.append(f"     {when}  {_place(e)}  {line} ({e.kind})")
+            out.append(f"     {when}  {e.place}  {line} ({e.kind})")
     for n, incident in enumerate(incidents, start=1):
         out.append("")
         out.extend(_incident_text(n, incident, limit))
     return "\n".join(out) + "\n"
-
-
-def _place(e: Evidence) -> str:
-    """Where a piece of evidence was read: FILE:LINE, or the file alone for an object of it (a pod, an Event)."""
-    return f"{e.file}:{e.line}" if e.line is not None else str(e.file)
 
 
 def _incident_text(n: int, i: Incident, limit: int) -> list[str]:
@@ -486,5 +481,5 @@ def _incident_text(n: int, i: Incident, limit: int) -> list[str]:
     for e in shown:
         when = e.time.strftime("%m-%d %H:%M:%S") if e.time else "--"
         text = e.text if len(e.text) <= 160 else e.text[:157] + "..."
-        lines.append(f"     {when}  {_place(e)}  {text}")
+        lines.append(f"     {when}  {e.place}  {text}")
     return lines

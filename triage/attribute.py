@@ -635,7 +635,7 @@ def _first_failure(job: Job) -> Verdict | None:
     unplaced = _unplaced(job, verdict)
     if not unplaced:
         return verdict
-    named = "; ".join(_what(e) + (f" on {_who(e)}" if _who(e) != e.file else "") + f" ({e.file}:{e.line})"
+    named = "; ".join(_what(e) + (f" on {_who(e)}" if _who(e) != e.file else "") + f" ({e.place})"
                       for e in unplaced[:3])
     more = f" and {len(unplaced) - 3} more" if len(unplaced) > 3 else ""
     return replace(verdict, unplaced=tuple(unplaced),

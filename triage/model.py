@@ -50,6 +50,11 @@ class Evidence:
     sxid: int | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def place(self) -> str:
+        """Where it was read: FILE:LINE, or the file alone for an object of it (a pod, an Event of a kubectl document)."""
+        return f"{self.file}:{self.line}" if self.line is not None else str(self.file)
+
     def with_context(self, **changes: Any) -> "Evidence":
         """A copy with the given fields set (job context learnt after the line was read)."""
         return replace(self, **changes)

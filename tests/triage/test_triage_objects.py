@@ -143,3 +143,13 @@ def test_text_report_names_an_objects_file_without_a_line():
     """An object's evidence has no line of its file: the text report names the file alone (was "FILE:None")."""
     r = CliRunner().invoke(main, ["triage", str(EVICTED)])
     assert r.exit_code == 0 and f"{EVICTED}  " in r.output and ":None" not in r.output, r.output
+
+
+def test_an_objects_place_in_a_reason_names_its_file_without_a_line():
+    """The reason that names failures no clock places (attribute's unplaced) wrote `(FILE:LINE)` itself and gave
+    "events.json:None" for an object of a kubectl document; the one `Evidence.place` serves it and the text report."""
+    from triage.model import Evidence
+
+    assert Evidence("job_ended", file="events.json").place == "events.json"
+    assert Evidence("job_ended", file="train.log", line=12).place == "train.log:12"
+    assert "e.file}:{e.line}" not in Path(attribute.__file__).read_text()
