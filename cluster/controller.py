@@ -112,9 +112,9 @@ class Controller:
         self.pending: dict[str, tuple[Change, Decision | None]] = {}  # recoveries to act on / decide again
         self.deleting: dict[str, Deleting] = {}  # restarts under way: their pods left to delete
         self.unfinished: dict[str, tuple | None] = {}  # open incidents a previous leader restarted -> chosen()
-        # decisions counted once the incident's Event carries them (count_written): key -> (the result, the Event,
-        # its occurrence that carries the decision)
-        self.uncounted: dict[str, tuple[str, tuple[Ref, str, str], int]] = {}
+        # incidents and decisions counted once the incident's Event carries them (count_written): key -> (the
+        # counter's child, the Event, its occurrence that carries what is counted)
+        self.uncounted: dict[str, tuple[Any, tuple[Ref, str, str], int]] = {}
         self.watchers: list[Watcher] = []
         self.owner_kinds: dict[str, OwnerKind] = {}  # the owner watches' resource names -> their kinds
         self.writer = EventWriter(self.recorder, api, settings.request_timeout, self.stop, settings.max_backoff,
@@ -357,8 +357,6 @@ class Controller:
             if c.open.recovery is None and c.open.id not in self.pending:
                 self.pending[c.open.id] = (c, None)
             return
-        if c.what == "opened" and c.incident is not None:
-            self.metrics.incidents.labels(c.incident.category).inc()
         if c.what != "closed" and c.incident is not None:
             if c.open.id not in self.pending or self.pending[c.open.id][1] is None:
                 self.pending[c.open.id] = (c, None)  # the latest verdict is decided on
@@ -366,7 +364,9 @@ class Controller:
             self.pending.pop(c.open.id, None)
             self.recovery.forget(c.open.id)
         self.log_line(c)
-        self.write(c)
+        ref = self.write(c)
+        if c.what == "opened" and c.incident is not None:  # counted once its Event is written (count_when_written)
+            self.count_when_written(c.open.id, "opened", ref, self.metrics.incidents.labels(c.incident.category))
 
     def restarted(self, c: Change) -> bool:
         """A restart is done (the pods it chose deleted, or left for good): its incident closes, so that a failure
@@ -411,7 +411,8 @@ class Controller:
                 self.recorder.record(ref, RECOVERY_REASON, decided.message, "Warning" if decided.act else "Normal",
                                      key=f"{incident_id}|recovery")
                 self.write(c)  # the decision, in the incident's Event
-                self.count_when_written(incident_id, decided.result, ref)
+                self.count_when_written(incident_id, decided.result, ref,
+                                        self.metrics.recoveries.labels(decided.result))
                 self.writer.wake.set()
                 log.warning("%s", decided.message)
                 if not decided.act:
@@ -429,26 +430,27 @@ class Controller:
                 self.delete_pods(incident_id, d)
         self.count_written()
 
-    def count_when_written(self, incident_id: str, result: str, ref: Ref) -> None:
-        """Count a decision (gpu_npd_recoveries_total{result}) once the incident's Event that carries it is written:
-        the decision a next leader restores, and so does not take again.  A leader that stops before that counts
-        nothing, and the next decides anew and counts its own; one that stops after the write has counted it, and the
-        next restores it (and finishes its restart) without counting it.  Summed over the replicas, each decision
-        counts once."""
+    def count_when_written(self, incident_id: str, what: str, ref: Ref, counter: Any) -> None:
+        """Count an incident opened (gpu_npd_job_incidents_total{category}, `what` "opened") or a decision
+        (gpu_npd_recoveries_total{result}, `what` the result) in `counter` (the metric's child) once the incident's
+        Event that carries it is written: the incident and decision a next leader restores, and so does not open or
+        take again.  A leader that stops before that counts nothing, and the next opens or decides anew and counts its
+        own; one that stops after the write has counted it, and the next restores it (and finishes its restart)
+        without counting it.  Summed over the replicas, each counts once."""
         event = (ref, REASON, incident_id)
         recorded = self.recorder.progress(*event)
-        self.uncounted[f"{incident_id}|{result}"] = (result, event, recorded[0] if recorded else 0)
+        self.uncounted[f"{incident_id}|{what}"] = (counter, event, recorded[0] if recorded else 0)
 
     def count_written(self) -> None:
-        """Count the decisions whose incident Event is written now (count_when_written), the occurrence that carries
-        each (not the later ones: the incident's close after a restart); one whose Event the API server refused
-        (dropped: a namespace being deleted) is counted by no one, as it is restored by no one."""
-        for key, (result, event, occurrence) in list(self.uncounted.items()):
+        """Count what waits on its incident Event (count_when_written) once that is written, the occurrence that
+        carries it (not the later ones: the incident's updates, its close after a restart); one whose Event the API
+        server refused (dropped: a namespace being deleted) is counted by no one, as it is restored by no one."""
+        for key, (counter, event, occurrence) in list(self.uncounted.items()):
             progress = self.recorder.progress(*event)
             if progress is not None and progress[1] < occurrence:
                 continue
             if progress is not None:
-                self.metrics.recoveries.labels(result).inc()
+                counter.inc()
             del self.uncounted[key]
 
     def finish(self, c: Change, mark: tuple | None) -> bool:
@@ -526,7 +528,7 @@ class Controller:
             self.recorder.record(ref, RECOVERY_REASON, message, "Warning", key=f"{incident_id}|failed")
         self.restarted(d.change)
         if d.failed:  # counted once the incident's close is written: a next leader finishes no restart closed
-            self.count_when_written(incident_id, "failed", ref)
+            self.count_when_written(incident_id, "failed", ref, self.metrics.recoveries.labels("failed"))
 
     def retry_pod(self, d: Deleting, exc: Exception) -> bool:
         """The first pod left failed for now (429, 5xx, no answer): when to try it again (`d.due`), and after which
@@ -567,13 +569,15 @@ class Controller:
             doc["incident_schema"] = SCHEMA
         return json.dumps(doc, sort_keys=True, separators=(",", ":"))
 
-    def write(self, c: Change) -> None:
+    def write(self, c: Change) -> Ref:
+        """Record the incident's Event (the Event writer's thread writes it); returns the object it is on."""
         o = c.job.owner
         ref = Ref(o.kind, o.name, o.namespace, o.uid, o.api_version)
         message = event_message(c)
         self.recorder.record(ref, REASON, message, "Normal" if c.what == "closed" else "Warning", key=c.open.id,
                              name=c.open.event, first=c.open.opened, total=c.open.updates,
                              annotations={ANNOTATION: self.annotation(c)})
+        return ref
 
     def log_line(self, c: Change) -> None:
         line = {"time": datetime.fromtimestamp(self.clock(), timezone.utc).isoformat(timespec="milliseconds"),

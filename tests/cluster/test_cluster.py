@@ -658,8 +658,8 @@ def test_an_xid_on_one_node_while_all_ranks_time_out_is_one_incident_on_the_owne
             assert "4 ranks (0,1,2,3) timed out in ALLREDUCE SeqNum 22631" in ev["message"]
             lines = [json.loads(x) for x in c.out_text.getvalue().splitlines()]
             assert lines and all(x["job"]["owner"] == "JobSet/llm" for x in lines)
-            assert c.metrics.registry.get_sample_value("gpu_npd_job_incidents_total",
-                                                       {"category": lines[0]["incident"]["category"]}) == 1
+            wait_until(lambda: c.metrics.registry.get_sample_value(  # counted once its Event is written
+                "gpu_npd_job_incidents_total", {"category": lines[0]["incident"]["category"]}) == 1, "counted")
             settled(c)
             assert len(incidents(api)) == 1  # evidence in two steps: one Event, updated
 
@@ -739,6 +739,62 @@ def test_a_restart_neither_loses_nor_duplicates_the_open_incident():
             assert api.event_patches + len(api.events()) == writes  # nothing new: nothing written
             assert c.metrics.registry.get_sample_value("gpu_npd_job_incidents_total", {"category": "hardware"}) == 0
             assert doc(incidents(api)[0])["state"] == "open"
+
+
+def incidents_opened(*controllers) -> float:
+    """gpu_npd_job_incidents_total summed over its categories and the controllers (replicas), as alerts read it."""
+    from triage import CATEGORIES
+
+    return sum(c.metrics.registry.get_sample_value("gpu_npd_job_incidents_total", {"category": k})
+               for c in controllers for k in CATEGORIES)
+
+
+def test_an_incident_is_counted_by_the_leader_that_wrote_its_event_once_summed_over_leaders():
+    """gpu_npd_job_incidents_total summed over the replicas counts each incident once.  A leader that opens it while
+    its Event cannot be written (the job's Event writes failing) and then stops counts nothing: the next one opens it
+    anew, writes it, and counts.  A leader after it restores it from its Event and counts nothing.  Was: counted when
+    opened, so a leader change before the write counted it twice."""
+    with ApiDouble() as api, contextlib.ExitStack() as stack:
+        gang(api)
+        publish_timeouts(api)
+        publish_xid(api)
+        api.set_fault(refuse=("POST", "/namespaces/train/events", 503, "ServiceUnavailable", "down (the double)"))
+        first = stack.enter_context(controller(api))
+        wait_until(lambda: '"job incident opened"' in first.out_text.getvalue(), "opened")
+        later_rounds(first, 3)
+        assert incidents_opened(first) == 0 and incidents(api) == []
+        stack.close()  # stopped before its Event was written
+        api.set_fault()
+        second = stack.enter_context(controller(api, identity="c2"))
+        wait_until(lambda: incidents_opened(second) == 1, "opened anew, written and counted")
+        assert len(incidents(api)) == 1
+        settled(second)
+        assert incidents_opened(first, second) == 1
+        stack.close()
+        third = stack.enter_context(controller(api, identity="c3"))
+        wait_until(lambda: third.ready.is_set(), "synced")
+        settled(third, 3)
+        assert incidents_opened(first, second, third) == 1 and len(incidents(api)) == 1
+
+
+def test_an_incident_whose_event_the_server_refused_is_counted_by_no_one():
+    """The incident's Event refused for good (its namespace being deleted: the recorder drops it): nobody will see
+    that incident, no leader restores it, and none counts it; the count waiting on it is not kept.  Was: counted when
+    opened."""
+    with ApiDouble() as api:
+        gang(api)
+        publish_timeouts(api)
+        publish_xid(api)
+        api.set_fault(refuse=("POST", "/namespaces/train/events", 403, "Forbidden",
+                              'events "e2e-host-exec.166bb9dc892eaed1" is forbidden: unable to create new content in '
+                              "namespace hostport-4308 because it is being terminated"))
+        with controller(api) as c:
+            wait_until(lambda: c.metrics.registry.get_sample_value("gpu_npd_events_dropped_total",
+                                                                   {"reason": "rejected"}) >= 1, "the Event dropped")
+            later_rounds(c, 3)
+            assert '"job incident opened"' in c.out_text.getvalue()
+            assert incidents_opened(c) == 0 and incidents(api) == []
+            assert not [k for k in c.uncounted if k.endswith("|opened")]
 
 
 def test_watch_resets_and_an_api_outage_lose_nothing():

@@ -591,7 +591,7 @@ def test_a_decision_whose_event_the_server_refused_is_counted_by_no_one_and_not_
         c = Controller(make_api(s), s)
         ref = Ref("JobSet", "llm", "train", "uid-llm", "jobset.x-k8s.io/v1alpha2")
         c.recorder.record(ref, REASON, "opened", key="i-1")
-        c.count_when_written("i-1", "observed", ref)
+        c.count_when_written("i-1", "observed", ref, c.metrics.recoveries.labels("observed"))
         c.count_written()
         assert c.uncounted  # not written yet: kept
         from kubernetes.client.rest import ApiException

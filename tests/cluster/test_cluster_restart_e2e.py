@@ -25,6 +25,7 @@ from test_cluster_recovery import opt_in, recoveries, recreate
 
 from cluster.controller import Settings
 from kubeapi.client import make_api
+from triage import CATEGORIES
 
 OPTED = ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"]  # llm-w-0-3 has no opt-in: never deleted
 LEASE = "/apis/coordination.k8s.io/v1/namespaces/gpu-npd/leases/gpu-npd-cluster"
@@ -54,6 +55,11 @@ class Cluster:
             if line.startswith(f"{name}{labels} "):
                 return float(line.rsplit(" ", 1)[1])
         return None
+
+    def opened(self) -> float | None:
+        """gpu_npd_job_incidents_total summed over its categories (None: not scraped)."""
+        values = [self.metric("gpu_npd_job_incidents_total", f'{{category="{c}"}}') for c in CATEGORIES]
+        return None if None in values else sum(values)
 
     def lines(self) -> list[dict]:
         return [json.loads(x) for x in self.out.read_text().splitlines() if x.startswith("{")]
@@ -171,6 +177,7 @@ def test_an_api_outage_longer_than_the_lease_and_a_restarted_process_keep_one_in
             assert len(api.pods_deleted) == (3 if mode == "enforce" else 0)
             for result in ("observed", "restarted", "rate_limited"):
                 assert second.metric("gpu_npd_recoveries_total", f'{{result="{result}"}}') == 0
+            assert second.opened() == 0  # restored: opened and counted by the first process
             assert not [x for x in second.lines() if x["job"]["name"] == "llm" and x["action"] == "opened"]
         finally:
             code = second.stop()
@@ -185,7 +192,8 @@ def test_sigterm_in_the_middle_of_a_restart_leaves_it_to_the_next_leader_once(tm
     deletions failing.  The process exits 0 and gives its Lease up; the next one (another pod) takes over at once and
     the restart happens once: decided again only when nothing was written (the decision had not been announced nor
     acted on), finished and not decided again when it was; one incident, one recovery Event, each opted-in pod deleted
-    once, one `restarted` summed over the two processes (counted by the one whose decision was written)."""
+    once, one `restarted` and one incident opened summed over the two processes (each counted by the one whose
+    Event carrying it was written)."""
     with ApiDouble() as api:
         setup(api)
         publish_xid(api)
@@ -208,6 +216,7 @@ def test_sigterm_in_the_middle_of_a_restart_leaves_it_to_the_next_leader_once(tm
                            "the decision written: counted")
             wait_until(lambda: second.metric("gpu_npd_cluster_leader") == 0, "the new pod standing by", timeout=20)
             counted = first.metric("gpu_npd_recoveries_total", '{result="restarted"}')  # its last word, as scraped
+            opened = first.opened()
         finally:
             code = first.stop()
         assert code == 0, first.stderr()
@@ -223,6 +232,8 @@ def test_sigterm_in_the_middle_of_a_restart_leaves_it_to_the_next_leader_once(tm
             # summed over the replicas, as alerts and dashboards read it: one restart (was 2 where the decision was
             # unwritten: counted when decided, by both)
             assert counted + second.metric("gpu_npd_recoveries_total", '{result="restarted"}') == 1, counted
+            # and one incident (was 2 where its Event was unwritten: counted when opened, by both)
+            assert opened == (0 if refused == "decision" else 1) and opened + second.opened() == 1, opened
         finally:
             code = second.stop() if second else None
         assert code == 0, second.stderr()
