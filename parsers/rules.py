@@ -3003,6 +3003,15 @@ RULES: tuple[Rule, ...] = (
     # error).  Any other exception the watchdog ends with it prints as "... watchdog thread terminated with exception".
     _r("torch_watchdog_cuda_unloaded", None, ["main process destroyed cuda before watchdog loop exited"],
        r"main process destroyed cuda before watchdog loop exited, terminating watchdog\."),
+    # The CUDA_CHECK many programs write, the call's source before the runtime's text: fprintf(stderr, "CUDA error in
+    # %s: %s\n", #call, cudaGetErrorString(e)) (some add " (error %d)"): "CUDA error in cuMemImportFromShareableHandle:
+    # invalid resource handle" (kubernetes-sigs/dra-driver-nvidia-gpu #1417: a GB200 / GB300 job whose fabric-handle
+    # import failed while the node's IMEX hung). The text refines as PyTorch's does, the call in details. Was nothing
+    # (the generic row reads "CUDA error: " only). A driver status by name ("CUDA error in %s: %s (%s)", the CUresult's
+    # name first) is the cuda_driver_error row's, before this one.
+    _r("cuda_error_in_call", "cuda_error", ["CUDA error"],
+       r"CUDA error in (?P<call>(?>(?:[^:\n]|::)+)): (?P<cuda_error>[^\n]+?)(?: \(error \d+\))?\s*$",
+       refine="cuda", event=CUDA_EXC_OPEN),
     _r("cuda_error", "cuda_error",
        ["CUDA error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access", "uncorrectable ECC error",
         "cuda runtime error ("],
