@@ -403,14 +403,17 @@ TABLE: tuple[Kind, ...] = (
     # unable to start at all (no network interface holds an address of its node configuration: the node's GPUs share
     # no memory across nodes). Neither a GPU's fault nor healthy: the job's multi-node NVLink memory failed (its
     # CUDA calls then fail, cuMemImportFromShareableHandle and the like), the NVLink domain's software layer at fault,
-    # which restarting the job or the daemon ends (kubernetes-sigs/dra-driver-nvidia-gpu #948). An error and a job's
-    # root (fabric); no condition: the daemon serves one compute domain at a time and the GPUs' own fabric state is
-    # NVML's (FabricNotRegistered, parsers/sample_rules.yaml).
+    # which restarting the job or the daemon ends (kubernetes-sigs/dra-driver-nvidia-gpu #948). NCCL's MNNVL self-test
+    # says the same from the job's side when a fabric handle it exports cannot be imported (parsers/rules.py
+    # nccl_mnnvl_imex; one it cannot allocate, no IMEX channel in the container, is the job's nccl_error). An error
+    # and a job's root (fabric); no condition: the daemon serves one compute domain at a time and the GPUs' own fabric
+    # state is NVML's (FabricNotRegistered, parsers/sample_rules.yaml).
     Kind("imex_error", "IMEX error", None, "error", "fabric", "CHECK_IMEX", "IMEXError",
          doc="the IMEX daemon (nvidia-imex, multi-node NVLink's memory export and import between the nodes of an "
              "NVLink domain) failed a job's request (a memory reference it could not get or allocate, an import a "
              "peer refused: one event per failed request) or could not start (no network interface with an address "
-             "of its node configuration)", category="fabric",
+             "of its node configuration), or a job's NCCL found the fabric-handle export or import through it failing "
+             "(its MNNVL self-test's 'Check the IMEX configuration (nvidia-imex-ctl -N)')", category="fabric",
          # the NVIDIA DRA driver's ComputeDomain daemon pods run nvidia-imex (its [ERROR] lines on their stderr:
          # dra-driver-nvidia-gpu #948); their container, templates/compute-domain-daemon.tmpl.yaml
          daemon_pod=("compute-domain-daemon", "the IMEX daemon of the NVIDIA DRA driver's ComputeDomain daemon")),

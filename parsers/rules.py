@@ -233,6 +233,10 @@ def _warn_header(name: str, kind: str, modules: str, stated: dict, **kw) -> Rule
               event=("lockup|rcu_stall|oops|panic", "begin"), **kw)
 
 
+# NCCL's MNNVL self-test failing (src/mnnvl.cc): the words before the cause's sentence (optional: a quote may wrap there)
+MNNVL_NOT_WORKING = r"(?:MNNVL \(cliqueSize (?P<clique_size>\d+)\) is available but not working on this system\.\s*)?"
+
+
 # How many lines after its last line a multi-line event stays open (lines no rule reads count too).
 # An OOM report's task table (a line per process, no keyword) can run to hundreds of lines between its
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
@@ -2999,6 +3003,15 @@ RULES: tuple[Rule, ...] = (
     # error).  Any other exception the watchdog ends with it prints as "... watchdog thread terminated with exception".
     _r("torch_watchdog_cuda_unloaded", None, ["main process destroyed cuda before watchdog loop exited"],
        r"main process destroyed cuda before watchdog loop exited, terminating watchdog\."),
+    # The CUDA_CHECK many programs write, the call's source before the runtime's text: fprintf(stderr, "CUDA error in
+    # %s: %s\n", #call, cudaGetErrorString(e)) (some add " (error %d)"): "CUDA error in cuMemImportFromShareableHandle:
+    # invalid resource handle" (kubernetes-sigs/dra-driver-nvidia-gpu #1417: a GB200 / GB300 job whose fabric-handle
+    # import failed while the node's IMEX hung). The text refines as PyTorch's does, the call in details. Was nothing
+    # (the generic row reads "CUDA error: " only). A driver status by name ("CUDA error in %s: %s (%s)", the CUresult's
+    # name first) is the cuda_driver_error row's, before this one.
+    _r("cuda_error_in_call", "cuda_error", ["CUDA error"],
+       r"CUDA error in (?P<call>(?>(?:[^:\n]|::)+)): (?P<cuda_error>[^\n]+?)(?: \(error \d+\))?\s*$",
+       refine="cuda", event=CUDA_EXC_OPEN),
     _r("cuda_error", "cuda_error",
        ["CUDA error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access", "uncorrectable ECC error",
         "cuda runtime error ("],
@@ -3063,6 +3076,24 @@ RULES: tuple[Rule, ...] = (
     # (NCCL_CODES["ncclInvalidUsage"]: the job's configuration, an NCCL_NET naming a transport the node lacks).
     _r("nccl_no_net_plugin", "nccl_error", ["Failed to initialize any NET plugin"],
        r"NCCL WARN Failed to initialize any NET plugin", attribution="application"),
+    # NCCL's multi-node NVLink (MNNVL) self-test at a communicator's init (src/mnnvl.cc ncclMnnvlCheck, 2.23+): every
+    # rank's GPU is in one NVLink clique (fabric state COMPLETED, one cluster UUID and clique ID), so NCCL allocates,
+    # exports and imports a fabric-handle (CU_MEM_HANDLE_TYPE_FABRIC) buffer, and fails the init (ncclSystemError; in
+    # PyTorch's DistBackendError after "Last error:") when it cannot. Two WARNs, two causes:
+    # - the allocation failed: "MNNVL (cliqueSize 72) is available but not working on this system. Check the IMEX
+    #   channel configuration (/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this issue." The
+    #   process has no IMEX channel: a pod without the ComputeDomain's channel claim, a container without the
+    #   /dev/nvidia-caps-imex-channels device. The job's configuration (attribution application), not the node's.
+    # - the export or import failed: ".. Check the IMEX configuration (nvidia-imex-ctl -N). Set ..": the channel is
+    #   there but the node's IMEX daemon did not serve it (not running, peers not connected): the NVLink domain's
+    #   IMEX, kind imex_error (fabric, CHECK_IMEX), as the daemon's own [ERROR] lines.
+    # Were the NCCL WARN row's warning (unknown), and nothing without the WARN prefix: the job's failed init unexplained.
+    # The cause is the sentence after "this system.": read alone too, where a quote wraps the message there.
+    _r("nccl_mnnvl_no_imex_channel", "nccl_error", ["Check the IMEX "],
+       MNNVL_NOT_WORKING + r"Check the IMEX channel configuration \(/dev/nvidia-caps-imex-channels\)",
+       attribution="application", action="CHECK_APP"),
+    _r("nccl_mnnvl_imex", "imex_error", ["Check the IMEX "],
+       MNNVL_NOT_WORKING + r"Check the IMEX configuration \(nvidia-imex-ctl -N\)"),
     # NCCL's own allocation of GPU memory failing for want of it: its CUDACHECK of the runtime call, every era ("ng30903:
     # 3063028:3066152 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'", NVIDIA/nccl #1235; "enqueue.cc:43
     # NCCL WARN Cuda failure 'out of memory'", NVIDIA/TensorRT-LLM #1670), its CUCHECK of the driver's cuMem calls since
