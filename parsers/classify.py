@@ -275,6 +275,18 @@ class Dispatch:
 
 
 ANY_ROW = -1  # a line pattern after which every row may match
+PATTERN_BYTES = 8000  # the most a line pattern built of many literals holds (hyperscan's limit is 16,000 bytes)
+
+
+def _alternations(alternatives: list[str], limit: int) -> list[str]:
+    """`alternatives` joined with `|` into as few parts as keep each within `limit` characters."""
+    parts: list[str] = []
+    for a in alternatives:
+        if parts and len(parts[-1]) + 1 + len(a) <= limit:
+            parts[-1] += "|" + a
+        else:
+            parts.append(a)
+    return parts
 CONTEXT_ROW = -2  # a context line's pattern (CONTEXT): no row, but what it says is remembered
 
 
@@ -287,8 +299,10 @@ def _line_pattern_rows(rules: tuple[Rule, ...]) -> tuple[tuple[str, bool, int | 
     out += [(re.escape(k), False, None) for k in CRI_PARTIAL_KEYWORDS]
     # a docker json-file line holding a keyword: its message is JSON-decoded (escapes) before the rows see it,
     # so its raw bytes are not what they match; such a line is looked at whole (every row, as the keyword scan)
-    keywords = "|".join(re.escape(k) for k in all_keywords())
-    out.append((r'^\{.*"log"\s*:.*(?:' + keywords + ")", False, ANY_ROW))
+    # (in parts of at most PATTERN_BYTES: hyperscan refuses an expression past 16,000 bytes, and the keywords' one
+    # alternation was 15,944 when two more keywords broke it)
+    for part in _alternations([re.escape(k) for k in all_keywords()], PATTERN_BYTES):
+        out.append((r'^\{.*"log"\s*:.*(?:' + part + ")", False, ANY_ROW))
     # a journal JSON record whose MESSAGE is an array of bytes (no UTF-8): its keywords are the decoded message's
     out.append((JOURNAL_BYTES_LINE, False, ANY_ROW))
     # the unclassified safety net (last): a driver keyword, then an error word after it (unclassified.unclassified).
