@@ -91,10 +91,10 @@ class WorkloadTracker:
     def __init__(self, metrics, window: float = 600.0, pod_label: bool = False,
                  clock: Callable[[], float] = time.time):
         self.metrics, self.window, self.pod_label, self.clock = metrics, window, pod_label, clock
-        # the node faults that may explain a failure, the latest 512: a finding's as Noted (what `describe` reads of
-        # it, never the finding: its message alone may be 4 KiB) until a failure asks (`_cause` describes it then; most
-        # are never asked about), a telemetry problem's as its Cause
-        self.causes: deque[Cause | Noted] = deque(maxlen=512)
+        # the node faults that may explain a failure, the latest 512: a finding's as the fields of its Noted (what
+        # `describe` reads of it, never the finding: its message alone may be 4 KiB) until a failure asks (`_cause`
+        # describes it then; most are never asked about), a telemetry problem's as its Cause
+        self.causes: deque[Cause | tuple] = deque(maxlen=512)
         self._index: CauseIndex | None = None  # of `causes`, built when a failure needs it after they changed
         self._ranks: dict[tuple, Ranks] = {}
         self._first: dict[tuple, PodRef] = {}
@@ -112,12 +112,13 @@ class WorkloadTracker:
 
     def note_finding(self, f: Finding) -> None:
         """A node finding that could break a job (parsers/correlate.py `can_cause`) is a possible cause of failures
-        after it; its severity kept as noted (before the Xid policy rewrites it: agent/pipeline.py).  Built here, not
-        by a function of parsers/correlate.py: nothing more on a kernel line's path (bench/callpath.py)."""
+        after it; its severity kept as noted (before the Xid policy rewrites it: agent/pipeline.py).  Kept as the
+        fields of its parsers/correlate.py `Noted`, in their order: a plain tuple (a Noted made here costs ~3k
+        instructions more, a function on a kernel line's path: bench/callpath.py), made a Noted when a failure asks."""
         if can_cause(f):
             d = f.details
-            self.causes.append(Noted(f.timestamp.timestamp(), f.severity, f.kind, f.xid, f.sxid, f.pci,
-                                     d.get("netdev"), d.get("gpu_index")))
+            self.causes.append((f.timestamp.timestamp(), f.severity, f.kind, f.xid, f.sxid, f.pci, d.get("netdev"),
+                                d.get("gpu_index")))
             self._index = None
 
     def note_problem(self, p: Problem) -> None:
@@ -138,7 +139,7 @@ class WorkloadTracker:
         """The likeliest cause of `f` (dated): the best remembered one (by an index built once while they stand
         still), or `standing` (dated no later than `f`: it stands still) when it is more severe or later."""
         if self._index is None:  # the findings noted since the last failure described now, once
-            self.causes = deque((Cause(c.time, describe(c), c.severity) if isinstance(c, Noted) else c
+            self.causes = deque((c if isinstance(c, Cause) else Cause(c[0], describe(Noted(*c)), c[1])
                                  for c in self.causes), maxlen=self.causes.maxlen)
             self._index = CauseIndex(self.causes)
         remembered = likely_cause(f, self._index, self.window)

@@ -43,9 +43,10 @@ class Cause:
 
 
 class Noted(NamedTuple):
-    """A possible cause as noted (agent/workloads.py): its time and severity then, and what `describe` reads of the
-    finding (its kind, Xid or SXid, device), until a failure asks for its description; not the finding, whose message
-    alone may be 4 KiB.  `describe` takes it as it takes the finding."""
+    """A possible cause as noted (agent/workloads.py, which holds its fields as a plain tuple, in this order): its time
+    and severity then, and what `describe` reads of the finding (its kind, Xid or SXid, device), until a failure asks
+    for its description; not the finding, whose message alone may be 4 KiB.  `describe` takes it as it takes the
+    finding."""
     time: float  # epoch seconds
     severity: str
     kind: str

@@ -469,7 +469,7 @@ def test_a_possible_cause_holds_what_its_description_reads_not_the_finding():
             tracker.note_finding(replace(base, message=f"{i:04d}".ljust(length, "x"),
                                          details={**base.details, "gpu_index": i % 8, "uuid": f"GPU-{i:032x}"}))
         assert len(tracker.causes) == 512
-        assert not any(isinstance(o, Finding) for c in tracker.causes for o in (c, *c))
+        assert not any(isinstance(o, (Finding, dict)) for c in tracker.causes for o in (c, *c))
         seen = {id(base.kind), id(base.severity), id(base.pci)}  # shared with every finding (interned, the memo's)
         return sum(_held(c, seen) for c in tracker.causes)
 
@@ -485,7 +485,7 @@ def test_a_noted_cause_is_described_as_its_finding_for_every_real_cause_line():
     from datetime import datetime, timezone
 
     from parsers import Classifier
-    from parsers.correlate import DEVICE_NOUN, can_cause, describe
+    from parsers.correlate import DEVICE_NOUN, Noted, can_cause, describe
     from realworld import samples
 
     tracker, kinds, tables = WorkloadTracker(Metrics()), set(), Classifier()
@@ -501,7 +501,7 @@ def test_a_noted_cause_is_described_as_its_finding_for_every_real_cause_line():
                         f.details["gpu_index"] = gpu
                     if can_cause(f):
                         tracker.note_finding(f)
-                        assert describe(tracker.causes[-1]) == describe(f), (item["source"], f.message)
+                        assert describe(Noted(*tracker.causes[-1])) == describe(f), (item["source"], f.message)
                         kinds.add(f.kind)
     assert {"xid", "sxid"} <= kinds and kinds & set(DEVICE_NOUN), kinds
 
