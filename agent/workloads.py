@@ -19,7 +19,7 @@ from typing import Callable, Iterable
 
 from parsers import Cause, CauseIndex, Finding, explain, likely_cause
 from parsers.catalog import xid_reason
-from parsers.correlate import Ranks, can_cause, describe
+from parsers.correlate import Noted, Ranks, can_cause, describe
 from parsers.kinds import BY_NAME as KIND, CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
 from parsers.finding import restated
 from parsers.model import PodEvent, PodRef, Problem
@@ -91,9 +91,10 @@ class WorkloadTracker:
     def __init__(self, metrics, window: float = 600.0, pod_label: bool = False,
                  clock: Callable[[], float] = time.time):
         self.metrics, self.window, self.pod_label, self.clock = metrics, window, pod_label, clock
-        # the node faults that may explain a failure, the latest 512: a finding's as (time, severity, finding) until a
-        # failure asks (`_cause` describes it then; most are never asked about), a telemetry problem's as its Cause
-        self.causes: deque[Cause | tuple[float, str, Finding]] = deque(maxlen=512)
+        # the node faults that may explain a failure, the latest 512: a finding's as the fields of its Noted (what
+        # `describe` reads of it, never the finding: its message alone may be 4 KiB) until a failure asks (`_cause`
+        # describes it then; most are never asked about), a telemetry problem's as its Cause
+        self.causes: deque[Cause | tuple] = deque(maxlen=512)
         self._index: CauseIndex | None = None  # of `causes`, built when a failure needs it after they changed
         self._ranks: dict[tuple, Ranks] = {}
         self._first: dict[tuple, PodRef] = {}
@@ -111,9 +112,13 @@ class WorkloadTracker:
 
     def note_finding(self, f: Finding) -> None:
         """A node finding that could break a job (parsers/correlate.py `can_cause`) is a possible cause of failures
-        after it; its severity kept as noted (before the Xid policy rewrites it: agent/pipeline.py)."""
+        after it; its severity kept as noted (before the Xid policy rewrites it: agent/pipeline.py).  Kept as the
+        fields of its parsers/correlate.py `Noted`, in their order: a plain tuple (a Noted made here costs ~3k
+        instructions more, a function on a kernel line's path: bench/callpath.py), made a Noted when a failure asks."""
         if can_cause(f):
-            self.causes.append((f.timestamp.timestamp(), f.severity, f))
+            d = f.details
+            self.causes.append((f.timestamp.timestamp(), f.severity, f.kind, f.xid, f.sxid, f.pci, d.get("netdev"),
+                                d.get("gpu_index")))
             self._index = None
 
     def note_problem(self, p: Problem) -> None:
@@ -134,7 +139,7 @@ class WorkloadTracker:
         """The likeliest cause of `f` (dated): the best remembered one (by an index built once while they stand
         still), or `standing` (dated no later than `f`: it stands still) when it is more severe or later."""
         if self._index is None:  # the findings noted since the last failure described now, once
-            self.causes = deque((c if isinstance(c, Cause) else Cause(c[0], describe(c[2]), c[1])
+            self.causes = deque((c if isinstance(c, Cause) else Cause(c[0], describe(Noted(*c)), c[1])
                                  for c in self.causes), maxlen=self.causes.maxlen)
             self._index = CauseIndex(self.causes)
         remembered = likely_cause(f, self._index, self.window)

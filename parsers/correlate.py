@@ -12,7 +12,7 @@ import re
 from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from .finding import SEVERITY_RANK, Finding
 from .kinds import BY_NAME as KIND
@@ -42,6 +42,25 @@ class Cause:
     severity: str
 
 
+class Noted(NamedTuple):
+    """A possible cause as noted (agent/workloads.py, which holds its fields as a plain tuple, in this order): its time
+    and severity then, and what `describe` reads of the finding (its kind, Xid or SXid, device), until a failure asks
+    for its description; not the finding, whose message alone may be 4 KiB.  `describe` takes it as it takes the
+    finding."""
+    time: float  # epoch seconds
+    severity: str
+    kind: str
+    xid: int | None
+    sxid: int | None
+    pci: str | None
+    netdev: str | None
+    gpu_index: object
+
+    @property
+    def details(self) -> dict:
+        return {"netdev": self.netdev, "gpu_index": self.gpu_index}
+
+
 def can_cause(f: Finding) -> bool:
     """Whether a finding is a node fault that could break a job (dated: a cause is found by its time)."""
     if f.kind in WORKLOAD_KINDS or f.timestamp is None or f.attribution not in CAUSE_ATTRIBUTIONS:
@@ -57,7 +76,7 @@ def cause_of(f: Finding) -> Cause | None:
     return Cause(f.timestamp.timestamp(), describe(f), f.severity) if can_cause(f) else None
 
 
-def describe(f: Finding) -> str:
+def describe(f: Finding | Noted) -> str:
     what = f"Xid {f.xid}" if f.xid is not None else f"SXid {f.sxid}" if f.sxid is not None else \
         WHAT.get(f.kind) or f.kind.replace("_", " ")
     if f.kind in DEVICE_NOUN:

@@ -443,6 +443,69 @@ def test_a_possible_cause_is_described_when_a_failure_asks_with_the_severity_it_
     assert [c.severity for c in tracker.causes] == ["fatal"] * 3
 
 
+def _held(obj, seen: set) -> int:
+    """Bytes `obj` holds (sys.getsizeof), with what it refers to, each object counted once (`seen`)."""
+    import gc
+    import sys
+
+    if id(obj) in seen or isinstance(obj, type):
+        return 0
+    seen.add(id(obj))
+    return sys.getsizeof(obj) + sum(_held(o, seen) for o in gc.get_referents(obj))
+
+
+def test_a_possible_cause_holds_what_its_description_reads_not_the_finding():
+    """512 worst-case node findings noted (a kernel message's 4 KiB, details beyond what a cause's description reads):
+    the tracker holds what `describe` reads of each (parsers/correlate.py Noted), whatever the message's length or the
+    other details, under 200 bytes a cause (was: each finding, ~4.5 KiB a cause, 2.3 MiB under tracemalloc)."""
+    from parsers import Classifier, Finding
+
+    base = Classifier().classify("2024-07-25T06:36:00+0000 node-1 kernel: NVRM: Xid (PCI:0000:5d:00): 79, "
+                                 "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
+
+    def held(length: int) -> int:
+        tracker = WorkloadTracker(Metrics())
+        for i in range(512):
+            tracker.note_finding(replace(base, message=f"{i:04d}".ljust(length, "x"),
+                                         details={**base.details, "gpu_index": i % 8, "uuid": f"GPU-{i:032x}"}))
+        assert len(tracker.causes) == 512
+        assert not any(isinstance(o, (Finding, dict)) for c in tracker.causes for o in (c, *c))
+        seen = {id(base.kind), id(base.severity), id(base.pci)}  # shared with every finding (interned, the memo's)
+        return sum(_held(c, seen) for c in tracker.causes)
+
+    worst = held(4096)
+    assert worst == held(16)  # the message is not held
+    assert worst <= 512 * 200, worst
+
+
+def test_a_noted_cause_is_described_as_its_finding_for_every_real_cause_line():
+    """What a noted cause keeps is all its description reads (parsers/correlate.py `describe`: kind, Xid or SXid,
+    device, its netdev or GPU index): for every finding of the real-world corpus (tests/fixtures/realworld/) that could
+    break a job, the noted cause reads as the finding does, its GPU index given or not."""
+    from datetime import datetime, timezone
+
+    from parsers import Classifier
+    from parsers.correlate import DEVICE_NOUN, Noted, can_cause, describe
+    from realworld import samples
+
+    tracker, kinds, tables = WorkloadTracker(Metrics()), set(), Classifier()
+    for item in samples():
+        read = tables.for_stream().read
+        for line in item["text"].splitlines():
+            f, amended = read(line)
+            for f in (f, *amended) if f is not None else amended:
+                if f.timestamp is None:
+                    f.timestamp = datetime.fromtimestamp(0, timezone.utc)
+                for gpu in ((None, 3) if f.pci and f.details.get("gpu_index") is None else (None,)):
+                    if gpu is not None:
+                        f.details["gpu_index"] = gpu
+                    if can_cause(f):
+                        tracker.note_finding(f)
+                        assert describe(Noted(*tracker.causes[-1])) == describe(f), (item["source"], f.message)
+                        kinds.add(f.kind)
+    assert {"xid", "sxid"} <= kinds and kinds & set(DEVICE_NOUN), kinds
+
+
 def test_parse_correlates_a_training_log_with_a_dmesg(tmp_path):
     from click.testing import CliRunner
 
