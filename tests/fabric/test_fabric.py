@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import _thread
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -134,6 +135,21 @@ def _cluster(api: ApiDouble, n: int, bad: str | None = "gpu-3") -> None:
 FOUR = [f"gpu-{i}" for i in range(4)]
 # a seed under which round 1 pairs gpu-0 with gpu-1 and gpu-2 with gpu-3, as the tests below expect
 SEED = next(s for s in range(1000) if set(round1(FOUR, 2, s)) == {("gpu-0", "gpu-1"), ("gpu-2", "gpu-3")})
+
+
+def _ctrl_c_once(before=lambda: None):
+    """A Job result that presses Ctrl-C (`_thread.interrupt_main`) the first time it is asked, and answers "Running".
+    Once only: the API double asks it again while the run cleans up (and after), and a second interrupt, raised in the
+    main thread at its next bytecode, landed in whatever ran then: a later test, hypothesis's gc callback in a
+    pytest-xdist worker ('Exception ignored in: gc_callback .. KeyboardInterrupt'), the run's end."""
+    fired = threading.Lock()
+
+    def result(nodes):
+        if fired.acquire(blocking=False):
+            before()
+            _thread.interrupt_main()
+        return "Running"
+    return result
 
 
 def _run(api: ApiDouble, *args: str):
@@ -291,16 +307,13 @@ def test_ctrl_c_deletes_the_jobs():
     with ApiDouble() as api:
         _cluster(api, 4, bad=None)
 
-        def interrupt(nodes):
-            _thread.interrupt_main()  # Ctrl-C while the first Job runs
-            return "Running"
-        api.job_result = interrupt
+        api.job_result = _ctrl_c_once()  # Ctrl-C while the first Job runs
         res = _run(api, "--timeout", "3")
         assert res.exit_code == 130
         assert api.jobs_created and not api.jobs
         # the report says why it has no verdict (it said "not enough idle nodes to test", and JSON exit_code 4)
         assert "not enough idle nodes" not in res.output and "interrupted before a verdict" in res.output
-        api.job_result = interrupt
+        api.job_result = _ctrl_c_once()
         res = _run(api, "--timeout", "3", "--format", "json")
         assert res.exit_code == 130 and json.loads(res.output[res.output.index("{"):])["exit_code"] == 130
 
@@ -334,11 +347,8 @@ def test_a_503_during_cleanup_is_retried_until_the_jobs_are_gone():
     with ApiDouble() as api:
         _cluster(api, 4, bad=None)
 
-        def interrupt(nodes):
-            api.set_fault(status=503, seconds=1.5)  # the API server fails as the run is stopped
-            _thread.interrupt_main()
-            return "Running"
-        api.job_result = interrupt
+        # the API server fails as the run is stopped
+        api.job_result = _ctrl_c_once(lambda: api.set_fault(status=503, seconds=1.5))
         res = _run(api, "--timeout", "30")
         assert res.exit_code == 130, res.output
         assert api.jobs_created and not api.jobs
@@ -349,11 +359,7 @@ def test_jobs_that_cannot_be_deleted_are_named_loudly():
     with ApiDouble() as api:
         _cluster(api, 4, bad=None)
 
-        def interrupt(nodes):
-            api.set_fault(status=503)  # for good
-            _thread.interrupt_main()
-            return "Running"
-        api.job_result = interrupt
+        api.job_result = _ctrl_c_once(lambda: api.set_fault(status=503))  # for good
         res = _run(api, "--timeout", "30", "--cleanup-timeout", "1")
         assert res.exit_code == 130
         assert "Jobs LEFT RUNNING, delete them by hand: gpu-npd-fabric-" in res.output
