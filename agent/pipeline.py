@@ -170,7 +170,8 @@ class Pipeline:
                 amendment = amends(f)
                 due = None if amendment else repeat(name, f)
                 if due is not None:
-                    if due:
+                    if due:  # (a repeat noted as a possible cause, at most once a second: with its GPU index, as
+                        annotate(f, gpu.gpu_map, known)  # its first, so that a failure after it names the same GPU)
                         noted(f)
                     continue
                 annotate(f, gpu.gpu_map, known)  # (the inventory's map: the poller's thread replaces it)

@@ -279,3 +279,17 @@ def test_labels_of_each_counter_shape():
     assert labels_of(driver) == (("unclassified", "warning", "unknown"), "mlx5_core", None)
     assert labels_of(Finding("unclassified", "warning", "unknown", "NONE", "m"))[1] == "unknown"
     assert labels_of(Finding("gpu_reset", "info", "driver", "NONE", "m")) == (("gpu_reset", "info", "driver"), None, None)
+
+
+def test_a_repeat_noted_as_a_possible_cause_carries_its_gpu_index_as_its_first_did(tmp_path):
+    """A repeat of a decided finding is noted as a possible cause of job failures (at most once a second of its time)
+    without a decision: it was noted before `annotate`, so its GPU index was missing and a failure after it was blamed
+    on "GPU 0000:5d:00" where the first said "GPU 3" (a second wording of one cause, and a second Event key)."""
+    from parsers.gpus import GpuMap
+
+    agent = make(tmp_path)
+    agent.pipeline.gpu.gpu_map = GpuMap.build([("0000:5d:00", {"uuid": "GPU-5d", "gpu_index": "3"})])
+    line = XID79.split(";", 1)[1]
+    agent.pipeline.process([Record("kmsg", f"3,{i},{i * 2_000_000},-;{line}") for i in (1, 2, 3)])
+    causes = agent.pipeline.workloads.causes
+    assert len(causes) == 3 and [c[-1] for c in causes] == [3, 3, 3], causes
