@@ -483,8 +483,9 @@ class Controller:
         failures spend no other pod's tries), DELETE_TRIES times in a row, then, said in one line naming it and the
         API's answer, after the pods behind it, until the restart has taken DELETE_SECONDS.  A pod that cannot be
         deleted (refused, or still failing then: those left with it) makes the recovery `failed`, once, said in one
-        line and a `CascadingRecovery` Event on the owner (how many, the first refusal: RBAC's names the verb and the
-        resource), not a line per pod.  Stops when the controller does (not leading)."""
+        line and a `CascadingRecovery` Event on the owner (how many, and the first failure: a refusal, whose RBAC
+        message names the verb and the resource, or the API still failing at the time bound), not a line per pod.
+        Stops when the controller does (not leading)."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
 
         for _ in range(DELETES_PER_ROUND):
@@ -523,7 +524,7 @@ class Controller:
         ref = Ref(o.kind, o.name, o.namespace, o.uid, o.api_version)
         if d.failed:
             message = (f"gpu-npd could not restart job {o.kind}/{d.change.job.name} whole: {d.failed} pod(s) not "
-                       f"deleted (incident {incident_id}; first refusal {d.why})")
+                       f"deleted (incident {incident_id}; first failure {d.why})")
             log.warning("recovery: %s", message)
             self.recorder.record(ref, RECOVERY_REASON, message, "Warning", key=f"{incident_id}|failed")
         self.restarted(d.change)
