@@ -52,7 +52,7 @@ class Evidence:
 
     @property
     def place(self) -> str:
-        """Where it was read: FILE:LINE, or the file alone for an object of it (a pod, an Event of a kubectl document)."""
+        """Where it was read: FILE:LINE, or the file alone for an object of it (a pod, a kubectl document's Event)."""
         return f"{self.file}:{self.line}" if self.line is not None else str(self.file)
 
     def with_context(self, **changes: Any) -> "Evidence":
