@@ -702,18 +702,24 @@ def test_a_gang_pod_the_kubelet_refused_for_a_lost_gpu_is_its_nodes_lost_gpu(mes
             assert ended["host"] == "node-c" and message in ended["text"]
 
 
+def a_failed_job_whose_events_are_refused_for_good(api: ApiDouble) -> None:
+    """The gang, its Xid and its ranks' timeouts; every Event create in its namespace refused (403) for good: the
+    namespace being deleted, the Status message of https://github.com/kubernetes/kubernetes/issues/100220, verbatim."""
+    gang(api)
+    publish_timeouts(api)
+    publish_xid(api)
+    api.set_fault(refuse=("POST", "/namespaces/train/events", 403, "Forbidden",
+                          'events "e2e-host-exec.166bb9dc892eaed1" is forbidden: unable to create new content in '
+                          "namespace hostport-4308 because it is being terminated"))
+
+
 def test_an_incident_event_the_api_refuses_for_good_is_counted_on_the_controllers_metrics():
     """The incident Event refused for good (its job's namespace being deleted: the Status message of
     https://github.com/kubernetes/kubernetes/issues/100220, verbatim) is dropped by the recorder and counted in
     gpu_npd_events_dropped_total{reason="rejected"} on the controller's registry, which reads 0 before (both
     reasons exported from the start).  Was: counted in the recorder only, seen in the controller's log alone."""
     with ApiDouble() as api:
-        gang(api)
-        publish_timeouts(api)
-        publish_xid(api)
-        api.set_fault(refuse=("POST", "/namespaces/train/events", 403, "Forbidden",
-                              'events "e2e-host-exec.166bb9dc892eaed1" is forbidden: unable to create new content in '
-                              "namespace hostport-4308 because it is being terminated"))
+        a_failed_job_whose_events_are_refused_for_good(api)
         with controller(api) as c:
             def value(reason: str):
                 return c.metrics.registry.get_sample_value("gpu_npd_events_dropped_total", {"reason": reason})
@@ -782,12 +788,7 @@ def test_an_incident_whose_event_the_server_refused_is_counted_by_no_one():
     that incident, no leader restores it, and none counts it; the count waiting on it is not kept.  Was: counted when
     opened."""
     with ApiDouble() as api:
-        gang(api)
-        publish_timeouts(api)
-        publish_xid(api)
-        api.set_fault(refuse=("POST", "/namespaces/train/events", 403, "Forbidden",
-                              'events "e2e-host-exec.166bb9dc892eaed1" is forbidden: unable to create new content in '
-                              "namespace hostport-4308 because it is being terminated"))
+        a_failed_job_whose_events_are_refused_for_good(api)
         with controller(api) as c:
             wait_until(lambda: c.metrics.registry.get_sample_value("gpu_npd_events_dropped_total",
                                                                    {"reason": "rejected"}) >= 1, "the Event dropped")
