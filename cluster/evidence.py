@@ -27,8 +27,8 @@ What a node agent (`gpu-npd run`) writes, and what is read of it here:
   never started and logged nothing) is that fault on the pod's node.  A pod Kubernetes itself ended (its status.reason:
   Evicted for node pressure, NodeLost, a node shutdown's Terminated, UnexpectedAdmissionError; its DisruptionTarget
   condition: the scheduler's preemption, the taint manager (the node's NoExecute taints say whose), the Eviction API,
-  the pod GC) is a job_ended fact naming the pod and why (triage.facts POD_ENDS, triage.inventory pod_ended: the table
-  offline triage reads the same reasons with).
+  the pod GC) is a job_ended fact naming the pod and why (triage.facts POD_ENDS).  All of a pod's status is read by
+  triage.inventory pod_ends, as offline triage reads a Pod object (`kubectl get pods -o json`).
 """
 
 from __future__ import annotations
@@ -46,11 +46,11 @@ from parsers.kinds import BY_NAME as KIND, CONDITIONS as KIND_CONDITIONS, CUDA_R
 from parsers.redacted import placeholder
 from parsers.telemetry import node_fault_reasons
 from triage import Evidence
-from triage.attribute import JOB_SEEN_NODE_FAULTS, NODE_FAULT_KINDS
+from triage.attribute import NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
-from triage.facts import WHY_OOM, read_collectives, read_ray_task, read_words
+from triage.facts import read_collectives, read_ray_task, read_words
 from triage.read import of_ray_task
-from triage.inventory import fault_in, pod_ended
+from triage.inventory import pod_ends
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
 REPAIR_ANNOTATION = "gpu-npd.io/repair"
@@ -221,74 +221,14 @@ class Reader:
     def pod_exits(self, pod: Mapping[str, Any], rank: int | None = None,
                   taints: tuple[str, ...] = (), order: Order | None = None) -> list[Evidence]:
         """Containers of a pod that ended badly (this run or the one before a restart), what their status messages
-        say of the pod's node (`_runtime_faults`), and Kubernetes ending the pod itself (triage.inventory pod_ended; `taints`: the
-        NoExecute taint keys its node has, which say why a taint manager deleted it).  A container its pod's deletion
-        ended is none (`_ended_by_deletion`; `order`: what the watch saw of the pod before, `watched`)."""
-        out = []
-        status = pod.get("status") or {}
-        host = (pod.get("spec") or {}).get("nodeName")
-        name = (pod.get("metadata") or {}).get("name")
-        out += self._runtime_faults(pod, status, host, name, rank)
-        out += pod_ended(pod, rank, taints, classifier=self.classifier)
+        say of the pod's node, and Kubernetes ending the pod itself: triage.inventory pod_ends, the reading offline
+        triage gives a Pod object too (`taints`: the NoExecute taint keys its node has, which say why a taint manager
+        deleted it).  A container its pod's deletion ended is none (`_ended_by_deletion`; `order`: what the watch saw
+        of the pod before, `watched`)."""
         deleted = _deletion_asked(pod)
-        for cs in status.get("containerStatuses") or []:
-            for last, state in ((False, (cs.get("state") or {}).get("terminated")),
-                                (True, (cs.get("lastState") or {}).get("terminated"))):
-                if not state:
-                    continue
-                when = parse_time(state.get("finishedAt"))
-                if deleted is not None and not last and _ended_by_deletion(cs.get("name"), state, when, deleted,
-                                                                           order or Order()):
-                    continue
-                code = state.get("exitCode")
-                if not code and state.get("reason") != "OOMKilled":
-                    continue
-                text = f"container {cs.get('name')} of pod {name} terminated: {state.get('reason') or 'Error'}, " \
-                       f"exit code {code}"
-                if state.get("reason") == "OOMKilled":  # its cgroup's limit (WHY_OOM)
-                    out.append(Evidence("oom_kill", "error", "application", when, host, rank, text=text,
-                                        file=f"pod/{name}", exit_code=code, details={"oom": WHY_OOM["OOMKilled"]}))
-                    continue
-                signal = code - 128 if isinstance(code, int) and 128 < code < 160 else state.get("signal")
-                out.append(Evidence("rank_exit", "error", "unknown", when, host, rank, text=text, file=f"pod/{name}",
-                                    exit_code=code, signal=signal or None))
-        return out
-
-    def _runtime_faults(self, pod: Mapping[str, Any], status: Mapping[str, Any], host: str | None, name: str | None,
-                        rank: int | None) -> list[Evidence]:
-        """A container (or init container) whose waiting or terminated message the parsers read as a fault of the node
-        seen by the job (JOB_SEEN_NODE_FAULTS): the container runtime's OCI hook refusing the pod its GPUs, as the
-        kubelet words it ("failed to create containerd task: .. error running hook #0: .. stderr: Auto-detected mode
-        as 'legacy'" then, on the message's next line, "nvidia-container-cli: initialization error: nvml error: driver
-        not loaded: unknown"; waiting reason RunContainerError / CreateContainerError, terminated StartError exit 128):
-        the pod never ran, logged nothing, and no agent saw a line of it. One Evidence per container and fault text;
-        each message's lines read as one stream of their own (its two lines one failure), nothing reaching another's.
-        Other kinds in a message (a terminated container's log tail, FallbackToLogsOnError) are the agents' to report
-        from the pod's log."""
-        out: list[Evidence] = []
-        seen: set[tuple] = set()
-        for cs in (*(status.get("initContainerStatuses") or ()), *(status.get("containerStatuses") or ())):
-            last = (cs.get("lastState") or {}).get("terminated") or {}
-            for key, state in (("waiting", (cs.get("state") or {}).get("waiting")),
-                               ("terminated", (cs.get("state") or {}).get("terminated")), ("terminated", last)):
-                message = (state or {}).get("message")
-                if not message or not isinstance(message, str):
-                    continue
-                finding = fault_in(self.classifier, message, JOB_SEEN_NODE_FAULTS)
-                if finding is None:
-                    continue
-                said = (cs.get("name"), finding.kind, finding.details.get("driver_error") or finding.message)
-                if said in seen:
-                    continue
-                seen.add(said)
-                when = parse_time(state.get("finishedAt") or state.get("startedAt") or last.get("finishedAt") or
-                                  status.get("startTime") or (pod.get("metadata") or {}).get("creationTimestamp"))
-                text = f"container {cs.get('name')} of pod {name} {key} ({state.get('reason') or '?'}): {message}"
-                e = Evidence.from_finding(finding, host=host, rank=rank, time=when, text=text[:TEXT])
-                out.append(e.with_context(file=f"pod/{name}", line=None,
-                                          details={**e.details, "container": cs.get("name"), "state": key,
-                                                   "reason": state.get("reason")}))
-        return out
+        by_deletion = None if deleted is None else (
+            lambda container, state, when: _ended_by_deletion(container, state, when, deleted, order or Order()))
+        return pod_ends(pod, rank, taints, classifier=self.classifier, by_deletion=by_deletion)
 
 
 SKEW_S = 2  # seconds: how far apart a node's finishedAt and the API server's deletionTimestamp can read one moment

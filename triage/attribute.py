@@ -1165,8 +1165,10 @@ def _incident(job: Job, v: Verdict) -> Incident:
 
 
 def _root(e: Evidence) -> Root:
-    # a host named by its address (Job._fill), or the pod Kubernetes ended (facts.POD_ENDS)
-    pod = e.details.get("pod") if "host_address" in e.details or "pod_end" in e.details else None
+    # a host named by its address (Job._fill), the pod Kubernetes ended (facts.POD_ENDS), or a container's end read
+    # off its Pod object (inventory.container_exits, runtime_faults)
+    pod = e.details.get("pod") if "host_address" in e.details or "pod_end" in e.details or "container" in e.details \
+        else None
     return Root(kind=e.kind, rank=e.rank, host=e.host, gpu=e.gpu, pci=e.pci, device=e.device, pod=pod)
 
 

@@ -25,14 +25,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import datetime
-from typing import Any, Collection, Iterable, Iterator, Mapping, NamedTuple
+from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, NamedTuple
 
 from parsers import Classifier
 from parsers.envelope import json_value, parse_time
 
-from .attribute import NODE_FAULT_KINDS
+from .attribute import JOB_SEEN_NODE_FAULTS, NODE_FAULT_KINDS
 from .clock import Clock
-from .facts import POD_ENDS, pod_end
+from .facts import POD_ENDS, WHY_OOM, pod_end
 from .model import TEXT_MAX, Evidence
 from .read import read_lines
 
@@ -183,7 +183,7 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
         return []
     # when: the condition's transition, else its containers' first end, else (a pod that never ran) its start
     meta = pod.get("metadata") or {}
-    finished = (parse_time(((cs.get("state") or {}).get("terminated") or {}).get("finishedAt"))
+    finished = (parse_time(_mapping(_mapping(cs.get("state")).get("terminated")).get("finishedAt"))
                 for cs in status.get("containerStatuses") or () if isinstance(cs, dict))
     when = parse_time((cond or {}).get("lastTransitionTime")) or min(filter(None, finished), default=None) or \
         parse_time(meta.get("deletionTimestamp") or status.get("startTime") or meta.get("creationTimestamp"))
@@ -201,6 +201,119 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
                            details={"fact": "k8s_ended", "why": POD_ENDS[key].why, "pod_end": key, "pod_reason": reason,
                                     "pod": pod_name,
                                     **({"taints": ",".join(taints)} if taints and key.startswith("taint:") else {})})]
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """A field that should hold an object: {} where it holds anything else (a hand-edited document's string)."""
+    return value if isinstance(value, dict) else {}
+
+
+MESSAGE_TEXT = 240  # characters of a container's status message kept as the evidence's text (runtime_faults)
+
+
+def runtime_faults(pod: Mapping[str, Any], rank: int | None = None, file: str | None = None,
+                   classifier: Classifier | None = None) -> list[Evidence]:
+    """A container (or init container) whose waiting or terminated message the parsers read as a fault of the node
+    seen by the job (JOB_SEEN_NODE_FAULTS): the container runtime's OCI hook refusing the pod its GPUs, as the
+    kubelet words it ("failed to create containerd task: .. error running hook #0: .. stderr: Auto-detected mode
+    as 'legacy'" then, on the message's next line, "nvidia-container-cli: initialization error: nvml error: driver
+    not loaded: unknown"; waiting reason RunContainerError / CreateContainerError, terminated StartError exit 128):
+    the pod never ran, logged nothing, and no agent saw a line of it. One Evidence per container and fault text;
+    each message's lines read as one stream of their own (its two lines one failure), nothing reaching another's.
+    Other kinds in a message (a terminated container's log tail, FallbackToLogsOnError) are the agents' to report
+    from the pod's log."""
+    status = pod.get("status") or {}
+    host = (pod.get("spec") or {}).get("nodeName")
+    name = (pod.get("metadata") or {}).get("name")
+    ns = (pod.get("metadata") or {}).get("namespace")
+    pod_name = f"{ns}/{name}" if ns else name
+    classifier = classifier or Classifier()
+    out: list[Evidence] = []
+    seen: set[tuple] = set()
+    for cs in (*(status.get("initContainerStatuses") or ()), *(status.get("containerStatuses") or ())):
+        if not isinstance(cs, dict):
+            continue
+        last = _mapping(_mapping(cs.get("lastState")).get("terminated"))
+        now = _mapping(cs.get("state"))
+        for key, state in (("waiting", _mapping(now.get("waiting"))), ("terminated", _mapping(now.get("terminated"))),
+                           ("terminated", last)):
+            message = state.get("message")
+            if not message or not isinstance(message, str):
+                continue
+            finding = fault_in(classifier, message, JOB_SEEN_NODE_FAULTS)
+            if finding is None:
+                continue
+            said = (cs.get("name"), finding.kind, finding.details.get("driver_error") or finding.message)
+            if said in seen:
+                continue
+            seen.add(said)
+            when = parse_time(state.get("finishedAt") or state.get("startedAt") or last.get("finishedAt") or
+                              status.get("startTime") or (pod.get("metadata") or {}).get("creationTimestamp"))
+            text = f"container {cs.get('name')} of pod {name} {key} ({state.get('reason') or '?'}): {message}"
+            e = Evidence.from_finding(finding, host=host, rank=rank, time=when, text=text[:MESSAGE_TEXT])
+            out.append(e.with_context(file=file or f"pod/{name}", line=None,
+                                      details={**e.details, "pod": pod_name, "container": cs.get("name"),
+                                               "state": key, "reason": state.get("reason")}))
+    return out
+
+
+# whether a container's current terminated state (container's name, the state, its finishedAt) was its pod's
+# deletion rather than its own end: the live path's judgement from what its watch saw (cluster/evidence.py)
+DeletionEnded = Callable[[Any, Mapping[str, Any], datetime | None], bool]
+
+
+def container_exits(pod: Mapping[str, Any], rank: int | None = None, file: str | None = None,
+                    by_deletion: DeletionEnded | None = None) -> list[Evidence]:
+    """Containers of a pod that ended badly, this run (state.terminated) or the one before a restart
+    (lastState.terminated: a container in CrashLoopBackOff shows its last end there): OOMKilled (its cgroup's limit,
+    WHY_OOM; exit code 137, or 0 as some runtimes report it) is an `oom_kill`, a non-zero exit code a rank's death
+    (`rank_exit`, its signal from an exit code 129-159 or the state's `signal`), with the pod's node, its rank,
+    the state's finishedAt and details "pod" and "container" (the pod an incident's root names); exit 0 is none.
+    `by_deletion` says which current ends were the pod's deletion (none of them: skipped)."""
+    status = pod.get("status") or {}
+    host = (pod.get("spec") or {}).get("nodeName")
+    name = (pod.get("metadata") or {}).get("name")
+    where = file or f"pod/{name}"
+    ns = (pod.get("metadata") or {}).get("namespace")
+    pod_name = f"{ns}/{name}" if ns else name
+    out = []
+    for cs in status.get("containerStatuses") or []:
+        if not isinstance(cs, dict):
+            continue
+        for last, state in ((False, _mapping(_mapping(cs.get("state")).get("terminated"))),
+                            (True, _mapping(_mapping(cs.get("lastState")).get("terminated")))):
+            if not state:
+                continue
+            when = parse_time(state.get("finishedAt"))
+            if by_deletion is not None and not last and by_deletion(cs.get("name"), state, when):
+                continue
+            code = state.get("exitCode")
+            if not code and state.get("reason") != "OOMKilled":
+                continue
+            text = f"container {cs.get('name')} of pod {name} terminated: {state.get('reason') or 'Error'}, " \
+                   f"exit code {code}"
+            if state.get("reason") == "OOMKilled":  # its cgroup's limit (WHY_OOM)
+                out.append(Evidence("oom_kill", "error", "application", when, host, rank, text=text,
+                                    file=where, exit_code=code,
+                                    details={"oom": WHY_OOM["OOMKilled"], "pod": pod_name,
+                                             "container": cs.get("name")}))
+                continue
+            signal = code - 128 if isinstance(code, int) and 128 < code < 160 else state.get("signal")
+            out.append(Evidence("rank_exit", "error", "unknown", when, host, rank, text=text, file=where,
+                                exit_code=code, signal=signal or None,
+                                details={"pod": pod_name, "container": cs.get("name")}))
+    return out
+
+
+def pod_ends(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str, ...] = (), file: str | None = None,
+             classifier: Classifier | None = None, by_deletion: DeletionEnded | None = None) -> list[Evidence]:
+    """Everything a Pod object says of how its containers and the pod ended, read alike live (cluster/evidence.py
+    Reader.pod_exits, the pods the controller watches) and offline (read_objects: `kubectl get pod X -o yaml`,
+    `kubectl get pods -o json` beside the logs): what the containers' status messages say of the pod's node
+    (runtime_faults), Kubernetes ending the pod itself (pod_ended), and the containers' own ends (container_exits)."""
+    classifier = classifier or Classifier()
+    return (runtime_faults(pod, rank, file, classifier) + pod_ended(pod, rank, taints, file, classifier) +
+            container_exits(pod, rank, file, by_deletion))
 
 
 # ---- offline: an inventory file in the job's directory ---------------------------------------------------------
@@ -360,9 +473,9 @@ def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
     for obj in items:
         kind = _kind(obj)
         if kind == "Pod":
-            # Kubernetes ended the pod (an eviction, a preemption, its node lost): the job's evidence, not only context
-            out.extend(pod_ended(obj, None, taints.get((obj.get("spec") or {}).get("nodeName")) or (), file,
-                                 classifier))
+            # its containers' ends and Kubernetes ending the pod (an eviction, its node lost): the job's evidence
+            out.extend(pod_ends(obj, None, taints.get((obj.get("spec") or {}).get("nodeName")) or (), file,
+                                classifier))
             p = pod_addresses(obj)
             if p.node:
                 out.extend(located(ip, p.node, p.pod, file) for ip in p.ips)

@@ -12,12 +12,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from click.testing import CliRunner
 
+from cluster.evidence import Reader
 from gpunpd.cli import main
 from offline.triage_cli import Inputs, collect
-from triage import attribute
+from parsers.envelope import parse_time
+from triage import Evidence, attribute
 from triage.inventory import read_inventory, read_objects
 
 EVICTED = Path(__file__).resolve().parent.parent / "fixtures" / "pods" / "ended" / "events-evicted.yaml"
@@ -156,3 +159,75 @@ def test_an_objects_place_in_a_reason_names_its_file_without_a_line():
 
     module = importlib.import_module("triage.attribute")  # (the package's `attribute` is the function)
     assert "e.file}:{e.line}" not in Path(module.__file__).read_text()
+
+
+# ---- a Pod object's containers' ends (triage.inventory pod_ends, as the live path reads them) ------------------
+
+OOM_POD = EVICTED.parent / "pod-oomkilled.yaml"
+
+
+def _timeouts(ranks, at: str) -> list[Evidence]:
+    """The other ranks' NCCL watchdog timeouts (Evidence objects, as test_pod_ended.py builds them)."""
+    return [Evidence("nccl_timeout", "error", "unknown", parse_time(at), f"node-{r}", r, seq=7219, op="ALLREDUCE",
+                     timeout_ms=600000, file=f"pod/w-{r}") for r in ranks]
+
+
+def test_a_pod_objects_oomkilled_container_is_the_root_over_the_ranks_timeouts():
+    """`kubectl get pod w-3 -o yaml` of a rank whose container was OOM-killed (pod-oomkilled.yaml: the state block
+    verbatim from flyteorg/flyteplugins #48, exit code 0), the other ranks' NCCL timeouts ten minutes later.  Was:
+    the Pod read for its addresses only, the timeouts undetermined.  Now the container's end as the live path reads it
+    (oom_kill, its node, finishedAt, the pod), the root: the application's, pod train/w-3 named."""
+    found = read_objects(yaml.safe_load(OOM_POD.read_text()), str(OOM_POD))
+    [oom] = [e for e in found if e.kind == "oom_kill"]
+    assert (oom.host, oom.time.isoformat(), oom.details["pod"], oom.file) == (
+        "node-3", "2019-08-29T00:51:41+00:00", "train/w-3", str(OOM_POD))
+    incident = attribute(found + _timeouts([0, 1, 2], "2019-08-29T01:01:41Z"))[0]
+    assert (incident.category, incident.root.kind, incident.root.host, incident.root.pod) == (
+        "application", "oom_kill", "node-3", "train/w-3")
+    assert (live := Reader().pod_exits(yaml.safe_load(OOM_POD.read_text()))) and \
+        [(e.kind, e.host, e.time, e.details) for e in live] == [(oom.kind, oom.host, oom.time, oom.details)]
+    doc = _triage(OOM_POD)  # the same through the CLI: one object of the file, no text read
+    assert doc["incidents"][0]["root"]["pod"] == "train/w-3" and doc["skipped"] == []
+
+
+def _crash_looping(terminated: dict) -> dict:
+    """A rank's Pod (constructed: core/v1 Pod) whose container waits in CrashLoopBackOff, its last end `terminated`."""
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "w-1", "namespace": "train"},
+            "spec": {"nodeName": "node-1"},
+            "status": {"phase": "Running", "containerStatuses": [{
+                "name": "pytorch", "restartCount": 3, "lastState": {"terminated": terminated},
+                "state": {"waiting": {"reason": "CrashLoopBackOff",
+                                      "message": "back-off 5m0s restarting failed container=pytorch"}}}]}}
+
+
+@pytest.mark.parametrize("terminated, kind, signal", [
+    # kubernetes/kube-state-metrics #1227 (kubectl describe): Waiting CrashLoopBackOff, Last State OOMKilled, 137,
+    # Finished: Tue, 15 Sep 2020 08:45:38 +0200
+    ({"reason": "OOMKilled", "exitCode": 137, "startedAt": "2020-09-15T06:45:37Z", "finishedAt": "2020-09-15T06:45:38Z"},
+     "oom_kill", None),
+    # kubernetes/kubernetes #122256 (kubectl describe): Last State Error, exit code 137, Finished: Mon, 13 Nov 2023
+    # 03:50:55 +0100 (there the container running again; here waiting in CrashLoopBackOff)
+    ({"reason": "Error", "exitCode": 137, "startedAt": "2023-11-13T02:48:52Z", "finishedAt": "2023-11-13T02:50:55Z"},
+     "rank_exit", 9),
+    ({"reason": "Error", "exitCode": 1, "finishedAt": "2023-11-13T02:50:55Z"}, "rank_exit", None),
+])
+def test_a_crash_looping_containers_last_end_read_offline_as_live(terminated, kind, signal):
+    """A container in CrashLoopBackOff shows its end in lastState.terminated.  Was: nothing of it read offline.  Now
+    its end, as the live path reads it (Reader.pod_exits): the kind, the signal of an exit code 128+N, its node, its
+    finishedAt and its pod; the waiting reason itself is no POD_ENDS row (the pod is not Kubernetes' to end)."""
+    pod = _crash_looping(terminated)
+    offline = [e for e in read_objects(pod) if e.kind != "nccl_address"]
+    assert [(e.kind, e.signal, e.host, e.time, e.details["pod"]) for e in offline] == [
+        (kind, signal, "node-1", parse_time(terminated["finishedAt"]), "train/w-1")]
+    assert [(e.kind, e.signal, e.time) for e in Reader().pod_exits(pod)] == [(kind, signal, offline[0].time)]
+    incident = attribute(offline + _timeouts([0, 2, 3], "2023-11-13T03:00:00Z"))[0]
+    assert (incident.root.kind, incident.root.host, incident.root.pod) == (kind, "node-1", "train/w-1")
+
+
+def test_a_pod_object_with_a_bad_container_status_gives_no_traceback():
+    """A hand-edited Pod whose containerStatuses hold a string or a state that is no mapping: no evidence of it, no
+    exception."""
+    pod = _crash_looping({"reason": "Error", "exitCode": 1})
+    pod["status"]["containerStatuses"].append("pytorch")
+    pod["status"]["containerStatuses"].append({"name": "x", "state": {"terminated": "137"}})
+    assert [e.kind for e in read_objects(pod) if e.kind != "nccl_address"] == ["rank_exit"]
