@@ -26,7 +26,7 @@ from .kinds import BY_NAME as KIND
 from .kinds import FUNCTION_DEVICES, SEVERITY_RANK
 from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
-from .prefilter import Prefilter, scan_source
+from .prefilter import Prefilter, groups_within, scan_source
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_DETAIL_FIRST,
                     EVENT_ECHOES, EVENT_ESCALATES, EVENT_ONE_PROCESS,
@@ -275,19 +275,13 @@ class Dispatch:
 
 
 ANY_ROW = -1  # a line pattern after which every row may match
+CONTEXT_ROW = -2  # a context line's pattern (CONTEXT): no row, but what it says is remembered
 PATTERN_BYTES = 8000  # the most a line pattern built of many literals holds (hyperscan's limit is 16,000 bytes)
 
 
 def _alternations(alternatives: list[str], limit: int) -> list[str]:
     """`alternatives` joined with `|` into as few parts as keep each within `limit` characters."""
-    parts: list[str] = []
-    for a in alternatives:
-        if parts and len(parts[-1]) + 1 + len(a) <= limit:
-            parts[-1] += "|" + a
-        else:
-            parts.append(a)
-    return parts
-CONTEXT_ROW = -2  # a context line's pattern (CONTEXT): no row, but what it says is remembered
+    return ["|".join(alternatives[i] for i in g) for g in groups_within([len(a) + 1 for a in alternatives], limit + 1)]
 
 
 @lru_cache(maxsize=16)

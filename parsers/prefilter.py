@@ -217,14 +217,19 @@ RE2_GROUP_SIZE = 20_000  # RE2 program instructions at most in one group of patt
 
 def re2_groups(sizes: list[int]) -> list[list[int]]:
     """The patterns (by index; `sizes`: each one's RE2 program size) in groups of consecutive ones whose sizes add
-    up to RE2_GROUP_SIZE at most (a larger pattern alone), each group scanned by its own alternation.  A DFA state
+    up to RE2_GROUP_SIZE at most (`groups_within`), each group scanned by its own alternation.  A DFA state
     is the set of the program's instructions a scan may be at, so one alternation of every rule's form (38,000
     instructions) built new, large states on every varied line: scanning the real corpus again, its DFA built,
     took 0.74 s; as two groups 0.07 s (bench/gen_log.py's hard mix, 200,000 lines of few shapes, 0.22 s -> 0.29 s)."""
+    return groups_within(sizes, RE2_GROUP_SIZE)
+
+
+def groups_within(sizes: list[int], limit: int) -> list[list[int]]:
+    """Indexes of `sizes` in groups of consecutive ones whose sizes add up to `limit` at most (a larger one alone)."""
     groups: list[list[int]] = []
     total = 0
     for i, size in enumerate(sizes):
-        if not groups or total + size > RE2_GROUP_SIZE:
+        if not groups or total + size > limit:
             groups.append([])
             total = 0
         groups[-1].append(i)
