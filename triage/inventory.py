@@ -514,7 +514,7 @@ def read_inventory(lines: Iterator[str], first: str, file: str | None = None, ma
             _note(notes, f"{name}: {kind.upper()} longer than {max_chars >> 20} MiB, not read as Kubernetes objects; "
                   "read as text")
             return None, text
-    try:  # (JSON that does not parse is None: no Pod or Node)
+    try:  # (JSON or YAML that does not parse: ValueError, its first line the note)
         doc = _json("".join(text)) if kind == "json" else _yaml("".join(text))
     except ValueError as exc:
         why = (str(exc).strip().splitlines() or ["does not parse"])[0][:200]
