@@ -236,7 +236,7 @@ def _cri(m: re.Match, year: int | None) -> Envelope:
 def json_value(text: str) -> Any:
     """JSON text's value, None where it is no JSON: what does not parse (ValueError), and what is nested deeper than
     the recursion limit (RecursionError: a program can print such a line; the line is then plain text).  Also
-    triage.inventory's, for a kubectl document and an annotation's JSON."""
+    triage.inventory's, for an annotation's JSON (a kubectl document: its _json, which keeps the error)."""
     import json  # noqa: PLC0415 - JSON lines and documents only: no start-up cost for the others
 
     try:

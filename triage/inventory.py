@@ -187,8 +187,7 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
                 for cs in status.get("containerStatuses") or () if isinstance(cs, dict))
     when = parse_time((cond or {}).get("lastTransitionTime")) or min(filter(None, finished), default=None) or \
         parse_time(meta.get("deletionTimestamp") or status.get("startTime") or meta.get("creationTimestamp"))
-    ns = meta.get("namespace")
-    pod_name, where = (f"{ns}/{name}" if ns else name), file or f"pod/{name}"
+    pod_name, where = _pod_name(pod), file or f"pod/{name}"
     text = f"pod {name} {POD_ENDS[key].ended}: {reason}" + (f": {message}" if message else "")
     out = []
     finding = fault_in(classifier or Classifier(), message, NODE_FAULT_KINDS) if isinstance(message, str) else None
@@ -201,6 +200,13 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
                            details={"fact": "k8s_ended", "why": POD_ENDS[key].why, "pod_end": key, "pod_reason": reason,
                                     "pod": pod_name,
                                     **({"taints": ",".join(taints)} if taints and key.startswith("taint:") else {})})]
+
+
+def _pod_name(pod: Mapping[str, Any]) -> str | None:
+    """A Pod object's "namespace/name" (its name alone where it has no namespace): evidence's detail "pod"."""
+    meta = pod.get("metadata") or {}
+    ns, name = meta.get("namespace"), meta.get("name")
+    return f"{ns}/{name}" if ns else name
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -225,8 +231,7 @@ def runtime_faults(pod: Mapping[str, Any], rank: int | None = None, file: str | 
     status = pod.get("status") or {}
     host = (pod.get("spec") or {}).get("nodeName")
     name = (pod.get("metadata") or {}).get("name")
-    ns = (pod.get("metadata") or {}).get("namespace")
-    pod_name = f"{ns}/{name}" if ns else name
+    pod_name = _pod_name(pod)
     classifier = classifier or Classifier()
     out: list[Evidence] = []
     seen: set[tuple] = set()
@@ -274,8 +279,7 @@ def container_exits(pod: Mapping[str, Any], rank: int | None = None, file: str |
     host = (pod.get("spec") or {}).get("nodeName")
     name = (pod.get("metadata") or {}).get("name")
     where = file or f"pod/{name}"
-    ns = (pod.get("metadata") or {}).get("namespace")
-    pod_name = f"{ns}/{name}" if ns else name
+    pod_name = _pod_name(pod)
     out = []
     for cs in status.get("containerStatuses") or []:
         if not isinstance(cs, dict):
@@ -510,7 +514,7 @@ def read_inventory(lines: Iterator[str], first: str, file: str | None = None, ma
             _note(notes, f"{name}: {kind.upper()} longer than {max_chars >> 20} MiB, not read as Kubernetes objects; "
                   "read as text")
             return None, text
-    try:  # (JSON that does not parse is None: no Pod or Node)
+    try:  # (JSON or YAML that does not parse: ValueError, its first line the note)
         doc = _json("".join(text)) if kind == "json" else _yaml("".join(text))
     except ValueError as exc:
         why = (str(exc).strip().splitlines() or ["does not parse"])[0][:200]
