@@ -275,6 +275,7 @@ class Dispatch:
 
 
 ANY_ROW = -1  # a line pattern after which every row may match
+CONTEXT_ROW = -2  # a context line's pattern (CONTEXT): no row, but what it says is remembered
 PATTERN_BYTES = 8000  # the most a line pattern built of many literals holds (hyperscan's limit is 16,000 bytes)
 
 
@@ -287,7 +288,6 @@ def _alternations(alternatives: list[str], limit: int) -> list[str]:
         else:
             parts.append(a)
     return parts
-CONTEXT_ROW = -2  # a context line's pattern (CONTEXT): no row, but what it says is remembered
 
 
 @lru_cache(maxsize=16)
