@@ -1,7 +1,7 @@
 """`keep_newest`: the one bounded memory every program shares (the escalations, the agent's policy and stdout sink,
 the cluster's book): a key remembered as the newest of an OrderedDict, the oldest forgotten past a cap.  `Derived`:
-a table derived key by key at its first lookup (the classifier's dispatch tables and row plans, the envelope rows by
-a line's first character).
+a table derived key by key at its first lookup (the classifier's dispatch tables and row plans, the keyword scan's
+matches, the envelope rows by a line's first character).
 
 Tables that evict before inserting, count their evictions for a metric, or forget many at once keep their own
 loops (`parsers/classify.py`'s memo, `agent/coalesce.py`, `agent/pidmap.py`, `kubeapi/events.py`, ...)."""

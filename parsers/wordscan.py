@@ -13,6 +13,8 @@ import re
 from functools import lru_cache
 from typing import Callable, Iterable
 
+from .bounded import Derived
+
 
 def word_regex(words: Iterable[str]) -> str:
     """The pattern source of a regex matching any of `words` (empty words are left out)."""
@@ -173,7 +175,7 @@ def _emit_occurrences(node: dict, tail: str) -> str:
     return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
-class _Found(dict):
+def _found(at: dict[str, int], tail: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The text of a scan match (a word's entry character and the rest of it, `occurrence_regex`) -> (the words known to
     occur, the words to test with `in`), each derived at its first match (a process derives the few its lines hold):
     - the match's word, where no other word has that tail: known; where some do, each of them to test (the regex
@@ -182,17 +184,10 @@ class _Found(dict):
       regex gives one word, the longest tail first), to test, but where every word of the match's tail holds it (then
       it occurs wherever they do, and a word selects the rows of the words it holds).
     Both are empty or short for nearly every match: the rule table's words share few tails."""
-
-    def __init__(self, at: dict[str, int]):
-        super().__init__()
-        self.at = at
-
-    def __missing__(self, tail: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        sharing = [w for w, i in self.at.items() if w[i:] == tail]
-        shorter = [w for w, i in self.at.items() if len(w) - i < len(tail) and tail.startswith(w[i:])
-                   and not all(w in s for s in sharing)]
-        value = self[tail] = ((sharing[0],), tuple(shorter)) if len(sharing) == 1 else ((), tuple(sharing + shorter))
-        return value
+    sharing = [w for w, i in at.items() if w[i:] == tail]
+    shorter = [w for w, i in at.items() if len(w) - i < len(tail) and tail.startswith(w[i:])
+               and not all(w in s for s in sharing)]
+    return ((sharing[0],), tuple(shorter)) if len(sharing) == 1 else ((), tuple(sharing + shorter))
 
 
 class KeywordScan:
@@ -208,7 +203,7 @@ class KeywordScan:
     its tail, its head confirmed by a lookbehind), so every position holding an entry character is tried, those
     inside another word's occurrence too (overlapping words are each found at their own), and the loop over the
     matches is `re`'s, in C.  At one position the regex gives one word; the others entered there, and the words
-    sharing its tail, are looked up beside it (`_Found`; rare in real text).  A match consuming the whole word (the
+    sharing its tail, are looked up beside it (`_found`, kept per match text: `bounded.Derived`; rare in real text).  A match consuming the whole word (the
     scan before this one) skipped the positions inside it, and looked up every word that could overlap it, in Python,
     per match: slower on bench/perline.py's memo-miss cases (timed by hand on a loaded host for commit 2e55666; no
     committed bench result holds the figure).
@@ -248,7 +243,7 @@ class KeywordScan:
         # with the lookahead gets no such skip: 2.6x the cost); the lookbehind of one character steps back onto it
         # for the lookahead, which reads the match's text from there (a group in a lookaround is kept)
         findall = re.compile(f"[{re.escape(entries)}](?<=(?=({occurrence_regex(at)})).)", re.S).findall
-        found_by = _Found(at)
+        found_by = Derived(lambda tail: _found(at, tail))
 
         def words_in(text: str) -> list[str]:
             found: list[str] = []
