@@ -233,15 +233,23 @@ def _cri(m: re.Match, year: int | None) -> Envelope:
     return Envelope("cri", msg, timestamp=_iso(ts), extra={"stream": stream, "partial": tag == "P"})
 
 
-def json_value(text: str) -> Any:
-    """JSON text's value, None where it is no JSON: what does not parse (ValueError), and what is nested deeper than
-    the recursion limit (RecursionError: a program can print such a line; the line is then plain text).  Also
-    triage.inventory's, for an annotation's JSON (a kubectl document: its _json, which keeps the error)."""
+def json_document(text: str) -> Any:
+    """JSON text's value; ValueError, saying where, where it is none (nested deeper than the recursion limit too: a
+    program can print such a line).  triage.inventory's for a kubectl document (the error goes into its note)."""
     import json  # noqa: PLC0415 - JSON lines and documents only: no start-up cost for the others
 
     try:
         return json.loads(text)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        raise ValueError("nested deeper than Python's recursion limit") from None
+
+
+def json_value(text: str) -> Any:
+    """JSON text's value, None where it is no JSON (`json_document`'s ValueError: the line is then plain text).  Also
+    triage.inventory's, for an annotation's JSON."""
+    try:
+        return json_document(text)
+    except ValueError:
         return None
 
 

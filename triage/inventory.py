@@ -28,7 +28,7 @@ from datetime import datetime
 from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, NamedTuple
 
 from parsers import Classifier
-from parsers.envelope import json_value, parse_time
+from parsers.envelope import json_document, json_value, parse_time
 
 from .attribute import JOB_SEEN_NODE_FAULTS, NODE_FAULT_KINDS
 from .clock import Clock
@@ -515,7 +515,7 @@ def read_inventory(lines: Iterator[str], first: str, file: str | None = None, ma
                   "read as text")
             return None, text
     try:  # (JSON or YAML that does not parse: ValueError, its first line the note)
-        doc = _json("".join(text)) if kind == "json" else _yaml("".join(text))
+        doc = json_document("".join(text)) if kind == "json" else _yaml("".join(text))
     except ValueError as exc:
         why = (str(exc).strip().splitlines() or ["does not parse"])[0][:200]
         _note(notes, f"{name}: not read as Kubernetes objects ({kind.upper()} that does not parse: {why}); "
@@ -530,16 +530,6 @@ def read_inventory(lines: Iterator[str], first: str, file: str | None = None, ma
 def _note(notes: list[str] | None, note: str) -> None:
     if notes is not None:
         notes.append(note)
-
-
-def _json(text: str) -> Any:
-    """A JSON document; ValueError, saying where, where it is none (nested past the recursion limit too)."""
-    import json  # noqa: PLC0415 - only for a JSON inventory
-
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ValueError("nested deeper than Python's recursion limit") from None
 
 
 def _yaml(text: str) -> Any:
