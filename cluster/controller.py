@@ -388,11 +388,10 @@ class Controller:
         written in the incident's Event (by the Event writer's thread), so that a restarted controller never acts
         twice."""
         for incident_id, (c, decided) in list(self.pending.items()):
-            o = c.job.owner
-            ref = Ref(o.kind, o.name, o.namespace, o.uid, o.api_version)
+            ref = owner_ref(c)
             if decided is None:
                 pods = self.book.opted_in(c.job.key)
-                decided = self.recovery.decide(incident_id, c.job.key, f"{o.kind}/{c.job.name}", c.incident,
+                decided = self.recovery.decide(incident_id, c.job.key, f"{ref.kind}/{c.job.name}", c.incident,
                                                len(pods))
                 if decided is None:
                     del self.pending[incident_id]
@@ -520,10 +519,9 @@ class Controller:
         del self.deleting[incident_id]
         if d.change is None:
             return
-        o = d.change.job.owner
-        ref = Ref(o.kind, o.name, o.namespace, o.uid, o.api_version)
+        ref = owner_ref(d.change)
         if d.failed:
-            message = (f"gpu-npd could not restart job {o.kind}/{d.change.job.name} whole: {d.failed} pod(s) not "
+            message = (f"gpu-npd could not restart job {ref.kind}/{d.change.job.name} whole: {d.failed} pod(s) not "
                        f"deleted (incident {incident_id}; first failure {d.why})")
             log.warning("recovery: %s", message)
             self.recorder.record(ref, RECOVERY_REASON, message, "Warning", key=f"{incident_id}|failed")
@@ -572,8 +570,7 @@ class Controller:
 
     def write(self, c: Change) -> Ref:
         """Record the incident's Event (the Event writer's thread writes it); returns the object it is on."""
-        o = c.job.owner
-        ref = Ref(o.kind, o.name, o.namespace, o.uid, o.api_version)
+        ref = owner_ref(c)
         message = event_message(c)
         self.recorder.record(ref, REASON, message, "Normal" if c.what == "closed" else "Warning", key=c.open.id,
                              name=c.open.event, first=c.open.opened, total=c.open.updates,
@@ -595,6 +592,12 @@ class Controller:
         for what, n in self.book.counts().items():
             self.metrics.tracked.labels(what).set(n)
         self.metrics.queue.set(self.queue.qsize())
+
+
+def owner_ref(c: Change) -> Ref:
+    """The object an incident's Events are on: the job's owner."""
+    o = c.job.owner
+    return Ref(o.kind, o.name, o.namespace, o.uid, o.api_version)
 
 
 def chosen(recovery: dict) -> tuple[float, frozenset[str] | None] | None:
