@@ -45,6 +45,11 @@ def _read(name: str) -> list[Evidence]:
             if e.kind == "job_ended"]
 
 
+def ended(line: str) -> list:
+    """The `job_ended` evidence one line gives, read as a kubectl output's line."""
+    return [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+
+
 @pytest.mark.parametrize("name, pod_end_key, why, host, pod", [
     ("describe-evicted.txt", "Evicted", "NODE PRESSURE", "kaapana", "admin/postgres-keycloak-6d8858f5b-4khf2"),
     ("describe-node-shutdown.txt", "Terminated", "NODE SHUTDOWN", "k22-node1",
@@ -52,6 +57,7 @@ def _read(name: str) -> list[Evidence]:
     ("events-admission-eof.txt", "UnexpectedAdmissionError", "ADMISSION ERROR", None, None),
     ("gitlab-runner-eviction-api.txt", "EvictionByEvictionAPI", "DRAIN", None, None),
 ])
+
 def test_offline_reads_why_kubernetes_ended_the_pod(name, pod_end_key, why, host, pod):
     """Was: the eviction read as "job ended (Evicted)", the node shutdown, the admission errors and the drain not read
     at all (no incident).  Now each is Kubernetes ending the pod, its reason in POD_ENDS's words, on the described
@@ -138,7 +144,7 @@ def test_a_serving_engines_evicted_and_preempted_are_no_pod_kubernetes_ended():
 def test_kubernetes_own_shapes_of_evicted_and_preempted_still_read(line, key):
     """The shapes Kubernetes prints the two words in (each built from the source named beside it, not copied from a
     log): each still a pod Kubernetes ended."""
-    [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+    [e] = ended(line)
     assert e.details["pod_end"] == key
 
 
@@ -174,7 +180,7 @@ def test_the_kubelets_own_eviction_lines_name_the_pod_it_evicted():
 ])
 def test_every_shape_of_the_kubelets_eviction_line(line, pod):
     """Each era's two lines of the eviction manager (built from its source, named beside each): the pod evicted."""
-    [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+    [e] = ended(line)
     assert (e.details["pod_end"], e.details["pod"]) == ("Evicted", pod)
 
 
@@ -188,7 +194,7 @@ def test_every_shape_of_the_kubelets_eviction_line(line, pod):
     "INFO 08-21 07:17:09 [block_pool.py:300] evicted 128 blocks from the prefix cache",
 ])
 def test_eviction_words_that_evict_no_pod(line):
-    assert [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"] == []
+    assert ended(line) == []
 
 
 def _pod(name, node, status, rank=3, ns="train"):
@@ -424,7 +430,7 @@ def test_a_jobs_deadline_event_is_its_owners_time_limit_not_the_infrastructure()
     "    Message:               Job was active longer than specified deadline",
 ])
 def test_every_shape_of_a_deadline_kubernetes_enforced(line):
-    [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+    [e] = ended(line)
     assert (e.details["pod_end"], e.details["why"]) == ("DeadlineExceeded", "DEADLINE EXCEEDED")
 
 
@@ -472,7 +478,7 @@ def test_kueues_preemption_of_a_workload_is_the_schedulers():
 ])
 def test_kueues_preemption_message_alone_is_the_schedulers(line):
     """Kueue's eviction message where no "Reason: Preempted" stands beside it (the job's own Events): a preemption."""
-    [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+    [e] = ended(line)
     assert (e.details["pod_end"], e.details["why"]) == ("Preempted", "PREEMPTION")
 
 
@@ -497,7 +503,7 @@ def test_every_era_of_a_node_shutdowns_reason(line, key):
     """Constructed from pkg/kubelet/nodeshutdown (status.reason "Shutdown" in 1.21, "Terminated" from 1.22) and GKE's
     "NodeShutdown", as `get pods`' STATUS column, describe and -o yaml print a pod's reason: each the node's
     shutdown."""
-    [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+    [e] = ended(line)
     assert (e.details["pod_end"], e.details["why"]) == (key, "NODE SHUTDOWN")
 
 
@@ -528,7 +534,7 @@ def test_a_spot_interruption_notice_names_the_node_the_cloud_reclaims(name, host
      "ip-10-0-101-113.ec2.internal"),
 ])
 def test_every_shape_of_karpenters_spot_interruption(line, host):
-    [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+    [e] = ended(line)
     assert (e.details["pod_end"], e.host) == ("SpotInterruption", host)
 
 
@@ -540,7 +546,7 @@ def test_every_shape_of_karpenters_spot_interruption(line, host):
     '{"Kind":"SCHEDULED_EVENT","NodeName":"ip-10-1-2-3.ec2.internal"}',
 ])
 def test_spot_words_that_reclaim_no_node(line):
-    assert [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"] == []
+    assert ended(line) == []
 
 
 def test_a_gang_member_on_a_reclaimed_spot_node_is_the_root_not_the_ranks_timeouts():
@@ -575,7 +581,7 @@ def test_offline_reads_the_kubelets_image_pull_events():
     ("          reason: ErrImagePull", "ErrImagePull"),
 ])
 def test_every_shape_of_an_image_pull_failure(line, key):
-    [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+    [e] = ended(line)
     assert (e.details["pod_end"], e.details["why"]) == (key, "IMAGE PULL")
 
 
