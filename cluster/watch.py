@@ -7,7 +7,8 @@
   status of the watch request, relists.  Errors back off (1 s doubling to
   `max_backoff`, jittered) and never end the loop; so does a stream the server ends within `SHORT_WATCH` seconds
   with nothing sent (a proxy closing each stream at once: client-go's "very short watch"), which resuming at once
-  would ask again in a tight loop.
+  would ask again in a tight loop.  Only an event or a BOOKMARK counts as sent, as client-go counts decoded events:
+  blank lines are no event (the python client yields them as '' since kubernetes-client/python#2372).
 - A list the API server refuses (RBAC denying the verb, a kind no longer served: any 4xx but 401 and 429) is said
   in one line naming the verb and the resource (the server's own message) and asked again with backoff; the
   watcher counts as synced meanwhile, so that the controller does not wait for it to decide what the other
@@ -136,9 +137,9 @@ class Watcher:
             for line in iter_resp_lines(resp):
                 if self.stop.is_set():
                     break
-                sent = True
-                if not line:
+                if not line.strip():  # a blank keep-alive line (a proxy's), not an event: no proof the watch works
                     continue
+                sent = True
                 ev = decode(line)
                 kind, obj = ev.get("type"), ev.get("object") or {}
                 if kind == "ERROR":

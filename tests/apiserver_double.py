@@ -390,7 +390,9 @@ class _Emulator(kmock.KubernetesEmulator):
             return _status(410, "Expired", f"too old resource version: {rv} ({store.compacted})")
         resp = aiohttp.web.StreamResponse(headers={"Content-Type": "application/json"})
         await resp.prepare(request._raw_request)
-        if d.short_watches:  # a proxy ending each stream at once, nothing sent
+        if d.short_watches:  # a proxy ending each stream at once, nothing sent but what it is given (blank lines)
+            if isinstance(d.short_watches, bytes):
+                await resp.write(d.short_watches)
             return resp
 
         def gone(cursor: int) -> list[str]:
@@ -620,7 +622,8 @@ class ApiDouble:
             ("", "configmaps"): self.configmaps}
         self.list_snapshots: dict[str, tuple] = {}  # resource -> the paged list being read: (what, its objects)
         self.watch_generation = 0  # cut_watches() ends the streams of an older generation
-        self.short_watches = False  # True: every watch stream ends at once, nothing sent (a proxy closing it)
+        self.short_watches: bool | bytes = False  # True: every watch stream ends at once, nothing sent (a proxy
+        # closing it); bytes: the same, after writing them (keep-alive blank lines, no event)
         self.bookmark_seconds = 1.0
         self.gone_status = False  # a watch from a compacted resourceVersion: HTTP 410 (True) or an ERROR event
         self.jobs_created: list[str] = []

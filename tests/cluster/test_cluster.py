@@ -1711,15 +1711,17 @@ def test_rbac_denying_the_leases_update_is_said_in_one_line_naming_the_verb_and_
         assert lines and all(f"HTTP 403 Forbidden: {LEASE_DENIED}" in x and "\n" not in x for x in lines), lines
 
 
-def test_a_watch_the_server_ends_at_once_is_asked_again_with_backoff_not_in_a_tight_loop():
+@pytest.mark.parametrize("sent", [True, b"\n\n"], ids=["nothing", "blank-lines"])
+def test_a_watch_the_server_ends_at_once_is_asked_again_with_backoff_not_in_a_tight_loop(sent):
     """A proxy or API server that ends each watch stream at once, nothing sent (client-go's reflector calls it "very
     short watch"): the watch is asked again after a backoff (1 s doubling, jittered), not at once in a loop.  Here
-    max_backoff 1 s: at most one try a 0.8 s; before, hundreds a second."""
+    max_backoff 1 s: at most one try a 0.8 s; before, hundreds a second.  Blank lines (a proxy's keep-alive) are no
+    event: before, one counted as sent and the loop was tight again."""
     from cluster.watch import Watcher  # noqa: PLC0415
 
     with ApiDouble() as api:
         api.add_node("node-a", gpus=8)
-        api.short_watches = True
+        api.short_watches = sent
         stop = threading.Event()
         w = Watcher("nodes", make_api(Settings(api_server=api.url)).list_node, lambda *_: None, stop,
                     max_backoff=1.0).start()
