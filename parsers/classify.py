@@ -66,6 +66,7 @@ _ECHO_ROWS = {other: row for other, row, _ in EVENT_ECHOES.values()}  # event ->
 MAX_OPEN_EVENTS = 1024  # open multi-line events remembered at once (per-device keys)
 # addresses an open event's "page" lines may name (a record names one per section, a few): past them its page is unknown
 MAX_EVENT_PAGES = 16
+_PCI_KEY = re.compile(PCI)  # a device key that is a PCI address (EVENT_WITHIN_DEVICE's join: with a function)
 # Kinds that are about a PCI device (the kind table's `device`): take the first PCI address in the line if no
 # group named one.
 PCI_KINDS = frozenset(k.name for k in KIND_TABLE if k.device is not None)
@@ -621,7 +622,8 @@ class Classifier:
                 if newest is not None:
                     name, last = newest, self._events.get(newest)
                     inside = last is not None and 0 <= position - last <= EVENT_LINES[prefix]
-        elif not inside and role == "within" and stage in EVENT_WITHIN_DEVICE and "." in name:
+        elif not inside and role == "within" and stage in EVENT_WITHIN_DEVICE and "." in name \
+                and _PCI_KEY.fullmatch(name, len(prefix) + 1):  # a function's key, not a netdev's (eth0.100, ib0.8001)
             # an open event of another function of its device ("mlx5_health 0004:01:00." + any function)
             newest = self._newest_open(name[:name.rindex(".") + 1], position)
             if newest is not None:

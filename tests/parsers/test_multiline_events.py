@@ -655,6 +655,24 @@ def test_a_line_of_several_events_returns_what_each_call_made_up_to_the_one_that
     assert gsp not in c._events
 
 
+@pytest.mark.parametrize("opened, line, joined", [
+    ("0004:01:00.1", "0004:01:00.0", True),  # a sibling function of the same device (dddd:bb:dd.f)
+    ("0004:01:00.1", "0004:02:00.0", False),  # another device
+    ("ib0.8001", "ib0.8002", False),  # IPoIB children of ib0: netdevs, no functions of a device
+    ("eth0.100", "eth0.200", False),  # VLANs of eth0 alike
+])
+def test_a_line_within_its_device_joins_a_sibling_functions_event_only_by_a_pci_key(opened, line, joined):
+    """An EVENT_WITHIN_DEVICE line (mlx5_crdump_refused) with no open event of its own key joins the open event of
+    another function of its device: the key cut at its function's `.`. Only a PCI function's key is cut so: a netdev's
+    key (a VLAN's eth0.100, an IPoIB child's ib0.8001) names no device's functions. Was: cut at its last `.`, joining
+    the event of an unrelated netdev. The keys are set here by hand (the rows' keys today are all PCI addresses)."""
+    c = Classifier()
+    c._events[f"mlx5_health {opened}"] = 0
+    got = c._in_event((f"mlx5_health {line}", "within", "mlx5_crdump_refused"), 1)
+    assert got == ((True, None, None, None) if joined else (False, None, None, None))
+    assert c._events[f"mlx5_health {opened}"] == (1 if joined else 0)
+
+
 def test_nfs_soft_mount_timeout_is_an_error_and_a_hard_mount_wait_a_warning():
     """(h45) An NFS soft mount's RPC that timed out failed its I/O (net/sunrpc/clnt.c: -EIO / -ETIMEDOUT): an error,
     one event per server while it repeats, the hard mount's "still trying" after it (a warning) part of it; a
