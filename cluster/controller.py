@@ -500,25 +500,21 @@ class Controller:
                 self.metrics.pod_deletions.inc()
             except Exception as exc:  # noqa: BLE001 - whatever the API says, the loop goes on
                 status = exc.status if isinstance(exc, ApiException) else None
-                if status in (404, 409):  # gone already, or another pod of that name now: leave it
-                    pass
-                elif status is None or status == 429 or status >= 500:
-                    if self.retry_pod(d, exc):
+                if status not in (404, 409):  # 404, 409: gone already, or another pod of that name now: leave it
+                    failing = status is None or status == 429 or status >= 500
+                    if failing and self.retry_pod(d, exc):
                         return
-                    d.failed += len(d.pods)  # out of time: the API still failing, those left are not asked again
-                    d.why = d.why or f"{ns}/{name}: {describe(exc)}"
-                    d.pods.clear()
-                    break
-                else:
-                    d.failed += 1
                     d.why = d.why or f"{ns}/{name}: {describe(exc)}"  # said once, at the end (RBAC: every pod)
+                    if failing:  # out of time: the API still failing, those left are not asked again
+                        d.failed += len(d.pods)
+                        d.pods.clear()
+                        break
+                    d.failed += 1
             d.pods.popleft()
             d.tries, d.backoff = 0, 0.0  # the next pod's tries and backoff its own
         if d.pods:
             return  # the rest on the next rounds
         del self.deleting[incident_id]
-        if d.change is None:
-            return
         ref = owner_ref(d.change)
         if d.failed:
             message = (f"gpu-npd could not restart job {ref.kind}/{d.change.job.name} whole: {d.failed} pod(s) not "

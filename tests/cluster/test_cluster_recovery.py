@@ -606,18 +606,28 @@ def test_a_decision_whose_event_the_server_refused_is_counted_by_no_one_and_not_
         assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "observed"}) == 0
 
 
-def test_a_controller_that_stopped_leading_deletes_no_more_pods():
-    """A restart's deletions under way when the Lease is lost (or on SIGTERM) stop: only the leader acts."""
+def gang_deleting(api: ApiDouble):
+    """The restart under way of `gang`'s 4 pods, its decision written without a mark (Controller.restarted: nothing
+    more to close)."""
     from collections import deque
 
-    from cluster.controller import Controller, Deleting, Settings
+    from cluster.controller import Change, Deleting, Open
+    from cluster.owners import job_of
+
+    change = Change("opened", job_of(api.pods[("train", "llm-w-0-0")]), Open("i-1", 1, 0.0, "f", "e"), None)
+    return Deleting(change, deque(("train", f"llm-w-0-{i}", "") for i in range(4)))
+
+
+def test_a_controller_that_stopped_leading_deletes_no_more_pods():
+    """A restart's deletions under way when the Lease is lost (or on SIGTERM) stop: only the leader acts."""
+    from cluster.controller import Controller, Settings
     from kubeapi.client import make_api
 
     with ApiDouble() as api:
         gang(api)
         s = Settings(api_server=api.url, identity="c1")
         c = Controller(make_api(s), s)
-        d = Deleting(None, deque(("train", f"llm-w-0-{i}", "") for i in range(4)))
+        d = gang_deleting(api)
         c.deleting["i-1"] = d
         c.stop.set()  # the Lease lost
         c.delete_pods("i-1", d)
@@ -732,10 +742,8 @@ def test_a_restart_written_without_a_mark_is_not_finished_by_the_clock(caplog):
 def test_a_large_gangs_pods_are_deleted_over_rounds_of_the_loop(monkeypatch):
     """A 10,000-pod job's restart does not hold the loop (the watches' queue, the incidents) for 10,000 requests: at
     most DELETES_PER_ROUND a round, the rest on the next rounds."""
-    from collections import deque
-
     import cluster.controller as controller_module
-    from cluster.controller import Controller, Deleting, Settings
+    from cluster.controller import Controller, Settings
     from kubeapi.client import make_api
 
     monkeypatch.setattr(controller_module, "DELETES_PER_ROUND", 3)
@@ -743,7 +751,7 @@ def test_a_large_gangs_pods_are_deleted_over_rounds_of_the_loop(monkeypatch):
         gang(api)
         s = Settings(api_server=api.url, identity="c1")
         c = Controller(make_api(s), s)
-        d = Deleting(None, deque(("train", f"llm-w-0-{i}", "") for i in range(4)))
+        d = gang_deleting(api)
         c.deleting["i-1"] = d
         c.delete_pods("i-1", d)
         assert len(api.pods_deleted) == 3 and "i-1" in c.deleting
