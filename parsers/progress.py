@@ -373,6 +373,15 @@ RULES: tuple[Rule, ...] = (
     # source, console_logger.py); the epoch optional (OLMo added it to the marker in 2024, allenai/OLMo #669).  None
     # before: an OLMo job was never tracked
     Rule("olmo", "[step=", re.compile(r"\[step=(?P<step>\d+)/(?:\d+|\?\?\?)(?:,epoch=\d+)?(?:,eta=[^\]]*)?\]")),
+    # XTuner V1 (its Trainer, xtuner/v1/train/trainer.py; every rank prints it): `[XTuner][RANK 2][2025-08-29 09:17:51][INFO]
+    # Step 1/100 data_time: 0.0578 lr: 0.000020 time: 4.9770 text_tokens: 4008.0 total_loss: 1.722 reduced_llm_loss: 1.684
+    # ...`, 2025-09 `total_loss: 12.075, reduced_llm_loss: ...`; its first eras without `time:` (`Step 1/32 data_time: 0.0039
+    # lr: 0.000060 total_loss: ...`, `... lr: 0.000060 text_tokens: ...`), its later `Epoch 1 Step 5/100 data_time: ... lr:
+    # 1.000000e-05 time: ... text_tokens: ... total_consumed_tokens: ...` (those three from its source).  The global step;
+    # `time` the train step's, `data_time` its batch's loading before it (the step time both).  Keyed on its losses' `_loss: `
+    # (`total_loss`, `reduced_llm_loss`: every era holds one).  None before: an XTuner V1 job was never tracked
+    Rule("xtuner", "_loss: ", re.compile(r"Step (?<!\wStep )(?P<step>\d+)/\d+ data_time: (?P<plus>" + _NUM[1:-1]
+                                         + r") lr: \S+ (?:time: (?P<time>" + _NUM[1:-1] + r") )?")),
     Rule("lerobot", "step:", re.compile(r"step:(?<![\w/]step:)(?:(?P<step>\d+)|\d+[KMBTQ]) smpl:\S+ ep:\S+ epch:[0-9.]+ "
                                          r"(?:loss:.*?\bupdt_s:(?P<time>" + _NUM[1:-1] + r")(?: data_s:(?P<plus>"
                                          + _NUM[1:-1] + r"))?|.*?\b(?P<phase>eval)_s:)")),
@@ -388,14 +397,18 @@ _EVAL_GATE = re.compile("|".join((*_EVAL_WORDS, "map", "eval")))  # what every m
 # a tqdm bar that loads or prepares, not trains (`Loading checkpoint shards:`, vLLM's `Loading safetensors checkpoint
 # shards:  20% Completed | 32/158 [...]`, Ultralytics' `val: Scanning ... 1418/1418 [...]`, `Downloading`, `Map`):
 # its count and rate are no training step (a pod seen "progressing" while it loads would be suspected in the setup after)
-_SETUP_WORDS = ("loading", "downloading", "fetching", "scanning", "tokeniz", "capturing")  # case-blind
-_SETUP_BAR = re.compile("(?i:" + "|".join(_SETUP_WORDS) + r")|\bMap\b|checkpoint shards")
-_SETUP_GATE = re.compile("|".join((*_SETUP_WORDS, "map", "checkpoint shards")))
+# (and a model being sharded before training: XTuner's `[FSDP Sharding]: 100%|...| 8/8 [00:00<00:00, 278.75it/s]`,
+# `[Vision Fully Shard]: 100%|...| 24/24 [...]`, read as a finished bar's progress before: the pod tracked from its set-up)
+_SETUP_WORDS = ("loading", "downloading", "fetching", "scanning", "tokeniz", "capturing", "shard")  # case-blind
+_SETUP_BAR = re.compile("(?i:" + "|".join(_SETUP_WORDS) + r")|\bMap\b")  # (`shard`: `Loading checkpoint shards` too)
+_SETUP_GATE = re.compile("|".join((*_SETUP_WORDS, "map")))
 # an RL trainer's rollout generation bar (vLLM's `Processed prompts:   6%|...| 1/16 [00:12<03:11, 12.76s/it]` in
 # OpenRLHF and TRL, SkyRL's `Generating Trajectories: 100%|...| 5120/5120 [01:18<00:00, 65.35it/s]`): its count is
 # prompts or trajectories and its rate a batch of them, neither a training step; read as one, a rollout's `1/16`
 # followed the trainer's `11/12` as the pod's step, and its 0.015 s per trajectory was the step time
-_ROLLOUT_BARS = ("Processed prompts", "Generating Trajectories")
+# XTuner's RL trainer names its rollout bar `rollout_controller for training samples:   9%|▉   | 12/128 [00:30<04:51,  2.51s/it]`
+# (read as steps 12, 35, ... 120 before): a bar naming a rollout counts what the rollout generates, never a training step
+_ROLLOUT_BARS = ("Processed prompts", "Generating Trajectories", "rollout", "Rollout")
 # a bar whose name was cut, nothing left of it but a Ray actor's prefix before its `%|` (SkyRL's generation bar as
 # the driver relays it: `(skyrl_entrypoint pid=8455) %|█         | 512/5120 [00:10<01:37, 47.35it/s]`): what it
 # counts is unknown, so it is no step either

@@ -191,6 +191,13 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # (h331) picotron (`[rank 2] Step: 1     | Loss: 10.9062 | Global batch size:   2.05K | Tokens/s:  199.02 | ...`, AWS's
     # test case, 2025): None before (`Step:` with a colon, `Loss` capitalised), so a picotron job was never tracked
     ("picotron_awsome_ec2.log", "picotron", [1, 2, 3], None),
+    # (h384) XTuner V1, 2025 (`[XTuner][RANK 2][...][INFO] Step 1/100 data_time: 0.0578 lr: 0.000020 time: 4.9770 text_tokens:
+    # ... total_loss: 1.722 reduced_llm_loss: 1.684 ...`, every rank printing each step; 2025-09 `total_loss: 12.075,
+    # reduced_llm_loss: ...`): None before, so an XTuner V1 job was never tracked; its step time the train step and its
+    # batch's loading together (its `[FSDP Sharding]` set-up bars before the steps no progress)
+    ("xtuner_v1_sft_ranks.log", "xtuner", [1] * 8 + [2] * 3, 4.9770 + 0.0578),
+    ("xtuner_v1_installation_comma.log", "xtuner", list(range(1, 14)), 0.6024 + 0.0091),
+    ("xtuner_v1_intern_s1_fsdp.log", "xtuner", list(range(1, 19)), 1.3009 + 0.0178),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -473,6 +480,31 @@ def test_the_case_blind_tables_are_looked_for_first_in_an_ascii_lines_lower_case
                         assert _may_hold(gate, text, len(text)), (pattern.pattern, text)
     assert seen > 1000
     assert _may_hold(_EVAL_GATE, "VAL\u0130DATION 3/9 [00:01<00:05,  1.2it/s]", 11)  # re reads \u0130 as I: it may
+
+
+def test_xtuners_eras_from_its_source_give_the_global_step():
+    """CONSTRUCTED from XTuner V1's trainer (xtuner/v1/train/trainer.py's f-strings, no real line found for these eras): its
+    first eras printed no `time:` (the step time then from the spacing), its later one opens with the epoch and prints the
+    learning rate in e-notation; the step read is the global step in each (the real eras: xtuner_v1_*.log)."""
+    first = recognise("[XTuner][RANK 0][2025-08-01 10:00:00][INFO] Step 3/32 data_time: 0.0039 lr: 0.000060 total_loss: "
+                      "12.134  grad_norm: 16.711 tgs: 2017.2")
+    assert (first.step, first.seconds, first.trainer) == (3, None, "xtuner")
+    later = recognise("[XTuner][RANK 0][2026-01-05 10:00:00][INFO] Epoch 1 Step 7/100 data_time: 0.0100 lr: 1.000000e-05 "
+                      "time: 2.5000 text_tokens: 4096 total_consumed_tokens: 28672 local_loss: 1.20000000, "
+                      "reduced_llm_loss: 1.10000000 grad_norm: 0.50000000 max_memory: 10.00 GB")
+    assert (later.step, later.seconds, later.trainer) == (7, pytest.approx(2.51), "xtuner")
+
+
+def test_xtuners_rollout_and_sharding_bars_are_no_training_steps():
+    """REAL (InternLM/xtuner's docs, sources.md): its RL trainer's rollout bar, `rollout_controller for training samples:
+    9%|▉         | 12/128 [00:30<04:51,  2.51s/it]`, counts samples the rollout generates (read as training steps 12, 35,
+    ... 120 before, at 0.55-2.5 s a step): a heartbeat.  Its `[FSDP Sharding]: 100%|...| 8/8 [...]` and `[Vision Fully
+    Shard]: ...` bars shard the model before training (each read as a finished bar's progress before: the pod tracked,
+    and its step time 0.004 s, from its set-up): nothing."""
+    bars = [recognise(x) for x in lines("xtuner_rl_grpo_rollout.log") if "%|" in x]
+    assert bars[0] is None  # `0/128 [00:00<?, ?it/s]`: no rate yet
+    assert [(p.step, p.seconds, p.heartbeat) for p in bars[1:]] == [(None, None, True)] * 10
+    assert [recognise(x) for x in lines("xtuner_v1_intern_s1_fsdp.log")[:5]] == [None] * 5
 
 
 def test_evaluation_and_setup_bars_are_no_training_progress():
