@@ -1060,14 +1060,10 @@ def _groups(fact: Fact, m: re.Match) -> dict:
     if reporter_only(fact, g) and "host" in g:  # the line's host reported it (REPORTER_ONLY)
         g["reporter_host"] = g.pop("host")
     if fact.name in ("srun_task", "srun_task_state", "srun_task_launch"):
-        how = g.get("how", "")
-        sig = SIGNAL_WORDS.get(how)
-        if sig:
-            g["signal"] = str(sig)
         tasks = g.get("tasks", "")
         if tasks.isdigit():
             g["rank"] = tasks
-    if fact.kind in ("worker_exit", "rank_exit") and g.get("how") in SIGNAL_WORDS:
+    if fact.kind in ("worker_exit", "rank_exit") and g.get("how") in SIGNAL_WORDS:  # srun's, the shell's, a worker's
         g["signal"] = str(SIGNAL_WORDS[g["how"]])
     if fact.name == "signal_received" and g.get("fatal"):
         g["signal"] = str(SIGNAL_WORDS[g["fatal"]])
