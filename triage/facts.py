@@ -321,6 +321,15 @@ FACTS: tuple[Fact, ...] = (
     # any command (DeepSpeed's ssh check): no row
     _f("called_process_signal", "rank_exit", ["' died with <Signals."],
        r"' died with <Signals\.(?P<signame>SIG[A-Z0-9]+): (?P<signal>\d+)>"),
+    # A shell running the job's script reporting a command of it a signal ended (bash, every era; the batch script's
+    # own stderr, the pid right-aligned and the signal's words padded): "/var/spool/slurmd/job00191/slurm_script: line
+    # 28:  8156 Killed                  python3 main.py .." (ArjunaCluster/ArjunaUsers #52), "/bin/bash: line 27: 318
+    # Killed sh start.sh" (divamgupta/deep-clustering-kingdra #2), "..: line 184: 2324239 Aborted                 (core
+    # dumped) litgpt pretrain .." (Lightning-AI/litgpt #1832): that process (its pid) died by the signal whose words
+    # strsignal() gives (SIGNAL_WORDS); the script names no rank
+    _f("shell_job_signal", "rank_exit", [": line "],
+       r"(?:^|[\s\"'`])[^\s\"'`]*: line \d+: +(?P<pid>\d+) (?P<how>" + "|".join(SIGNAL_WORDS) +
+       r")(?: +\(core dumped\))? +\S"),
     # Slurm: "srun: error: node-7: task 12: Exited with exit code 1", "srun: error: gpu-3: tasks 0-7: Killed"; srun
     # logs under the name it was run by, so a site's renamed srun words it alike ("yhrun: error: cnode1995: task 0:
     # Killed", Tianhe's, jiabowang/GAPIT #207)
@@ -1051,14 +1060,10 @@ def _groups(fact: Fact, m: re.Match) -> dict:
     if reporter_only(fact, g) and "host" in g:  # the line's host reported it (REPORTER_ONLY)
         g["reporter_host"] = g.pop("host")
     if fact.name in ("srun_task", "srun_task_state", "srun_task_launch"):
-        how = g.get("how", "")
-        sig = SIGNAL_WORDS.get(how)
-        if sig:
-            g["signal"] = str(sig)
         tasks = g.get("tasks", "")
         if tasks.isdigit():
             g["rank"] = tasks
-    if fact.kind == "worker_exit" and g.get("how") in SIGNAL_WORDS:
+    if fact.kind in ("worker_exit", "rank_exit") and g.get("how") in SIGNAL_WORDS:  # srun's, the shell's, a worker's
         g["signal"] = str(SIGNAL_WORDS[g["how"]])
     if fact.name == "signal_received" and g.get("fatal"):
         g["signal"] = str(SIGNAL_WORDS[g["fatal"]])

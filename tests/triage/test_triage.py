@@ -332,6 +332,13 @@ FACTS = [
      "'HiC.filtered.bam', '20', '--RE', 'GATC,GANTC,CTNAG,TTAA', '--correct_nrounds', '2', '--remove_allelic_links', "
      "'4', '--threads', '20', '--processes', '8']' died with <Signals.SIGKILL: 9>.", "rank_exit",
      dict(signal="9", signame="SIGKILL", local_rank=None, rank=None)),
+    # A shell reporting a command of its script a signal ended: a Slurm batch script's (ArjunaCluster/ArjunaUsers #52,
+    # the issue's quote mark before it) and bash -c's (divamgupta/deep-clustering-kingdra #2, a stamp before it): that
+    # process died by the signal its words name, no rank
+    ('StdErr: "/var/spool/slurmd/job00191/slurm_script: line 28:  8156 Killed                  python3 main.py --prop '
+     'hform --epochs 400 --lr_milestones 50 100 200 --gamma 0.25 --normalizing_const_AO 10000.0 --lr_generator 0.001 '
+     '--lr_conv 0.001', "rank_exit", dict(pid="8156", signal="9", rank=None)),
+    ("2020-11-24 20:22:28.106 /bin/bash: line 27: 318 Killed sh start.sh", "rank_exit", dict(pid="318", signal="9")),
     # vLLM's executor on a worker that died: OpenPipe/ART #201 (V1), vllm-project/vllm #56180 (with the exit code)
     ("ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker proc VllmWorker-1 died unexpectedly, shutting down "
      "executor.", "rank_exit", dict(rank="1")),
@@ -1168,6 +1175,23 @@ def test_a_launchers_exception_stating_a_childs_death_is_that_death(last, rule, 
     first = job({"launcher.log": ["Traceback (most recent call last):", last]})[0]
     assert (first.rule, first.category) == (rule, category), first.reason
     assert first.evidence[0].kind == "rank_exit" and first.evidence[0].details["exception"]
+
+
+def test_a_shells_report_of_a_killed_command_is_that_death():
+    """bash's report of a command of the job's script a signal ended is that process's death (was: no line read,
+    'No failure found'); after Slurm's OOM-kill line of the same step the OOM stays the root and the death its
+    consequence (ArjunaCluster/ArjunaUsers #52, divamgupta/deep-clustering-kingdra #2)."""
+    alone = job({"out.log": ["2020-11-24 20:22:28.106 /bin/bash: line 27: 318 Killed sh start.sh"]})
+    assert [(i.rule, i.category) for i in alone] == [("first_rank_death", "undetermined")]
+    assert (alone[0].evidence[0].signal, alone[0].evidence[0].pid) == (9, 318)
+    slurm = job({"error_191.err": [
+        "/var/spool/slurmd/job00191/slurm_script: line 28:  8156 Killed                  python3 main.py --prop hform "
+        "--epochs 400 --lr_milestones 50 100 200 --gamma 0.25 --normalizing_const_AO 10000.0 --lr_generator 0.001 "
+        "--lr_conv 0.001",
+        "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=191.batch cgroup. Some of your processes may have "
+        "been killed by the cgroup out-of-memory handler."]})
+    assert [i.evidence[0].kind for i in slurm] == ["job_ended"]
+    assert [e.kind for e in slurm[0].evidence] == ["job_ended", "rank_exit"]
 
 
 def test_every_fact_kind_is_declared():
