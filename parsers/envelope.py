@@ -508,14 +508,19 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("kmsg", "0123456789", LazyPattern(r"^(\d{1,20}),(\d{1,20}),(\d{1,20}),([^;,]*)[^;]*;(.*)$", re.S), _kmsg, "last"),
     ("cri", "0123456789", _CRI, _cri, "last"),
     # (not a klog header after the stamp: "I0809 13:32:51.873532  1 health.go:185]" is no host and tag, _stamped reads it)
+    # Without a host the tag is the kernel's or a process's with its pid (journalctl --no-hostname, ChromeOS): a
+    # kernel line stamped alone ("2026-05-26T06:35:02 NVRM: GPU0 ..", "..Z mce: [Hardware Error]: ..") is no program
+    # "NVRM" (which cut "NVRM: " off the message); nor is a tag one a word ends at ("mlx5_core 0000:61:00.0: .." is no
+    # host "mlx5_core" and program "0000": the message was cut at "61:00.0:", its address lost). _stamped reads them.
     ("short_iso", "0123456789", LazyPattern(
         r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (?![IWEF]\d{4} )"
-        r"(?:(EMERG|ALERT|CRIT|ERR|ERROR|WARNING|WARN|NOTICE|INFO|DEBUG) )?" + _HOST + _TAG + r" ?(.*)$", re.S),
+        r"(?:(EMERG|ALERT|CRIT|ERR|ERROR|WARNING|WARN|NOTICE|INFO|DEBUG) )?"
+        r"(?:([^\s\[]\S*)(?<!:) |(?=kernel:|[^\s:\[]+\[\d+\]:))" + _TAG + r"(?!\S) ?(.*)$", re.S),
      _short_iso, "inner"),
     # `kubectl logs --timestamps` and other exports' "<RFC 3339 time> <line>" (_stamped), a klog header kept out of the
     # message; after the syslog row, so that its lines try no more rows than before
     ("stamped", "0123456789", LazyPattern(
-        r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?:" + _KLOG + r" )?(.*)$", re.S),
+        r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (?:" + _KLOG + r" )?(.*)$", re.S),
      _stamped, "last"),
     ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\](?: " + _ISO_STAMP + ")?"
                                  + r" ?(.*)$", re.S), _dmesg_t, "last"),

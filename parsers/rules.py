@@ -250,6 +250,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
                "netdev_watchdog": 64, "mlx5_temp": 32,
                "efa_abort": 4, "tcpx": 64,
+               # an RPC event the GSP sent during its boot without the API lock and the assertion on the next line
+               "gsp_bootup": 1,
                # an oops's report (its call trace, modules, registers, the RIP again after "end trace") runs to a
                # hundred lines before its panic, a panic's own dump (the panicking CPU's trace, 4.x arm64's "CPUn:
                # stopping" dump of every other CPU) as many before its "---[ end Kernel panic .. ]---"
@@ -1117,9 +1119,21 @@ RULES: tuple[Rule, ...] = (
     # poll RPC came back NV_ERR_RESET_REQUIRED, open-gpu-kernel-modules #1045): part of the open event, else the
     # unclassified net's (EVENT_WITHIN). After the rows above: a lost GPU's, a reset's and an init attempt's own
     # assertions are theirs. Was: each but the "(status == NV_OK)" ones an unclassified warning inside the event.
+    # So is the assertion on the line after an RPC event the GSP sent while the driver polled for its boot without the
+    # API lock (gsp_bootup_rpc below: _kgspProcessRpcEvent's default arm, NV_ASSERT(0) at kernel_gsp.c:1446 in 595.58,
+    # :1447 in 595.71, the full source path in some builds): part of that line's event, no finding.
     _r("rm_check_after", None, ["Assertion failed: ", "Check failed: "],
        r"(?:NVRM: (?P<device>GPU\d+) )?nv(?:Assert|Check)(?:Ok)?Failed(?:NoLog)?: (?:Assertion|Check) failed: ",
-       event=("fallen|reset", "within")),
+       event=("fallen|reset|gsp_bootup", "within")),
+    # An RPC event the GSP sent while the driver polled for its boot without holding the API lock, of a function the
+    # poll's list does not name ("NVRM: GPU0 _kgspProcessRpcEvent: Attempted to process RPC event from GPU0: 0x101a
+    # (PFM_REQ_HNDLR_STATE_SYNC_CALLBACK) during bootup without API lock", 595 on Blackwell laptops at runtime-D3 wakes,
+    # open-gpu-kernel-modules #1145, #1064; ublue-os/bazzite #4449): the driver drops that RPC and carries on, log noise
+    # by the source's reading, no GPU fault. No finding; its assertion on the next line part of it (rm_check_after),
+    # was an unclassified warning per wake.
+    _r("gsp_bootup_rpc", None, ["during bootup without API lock"],
+       r"_kgspProcessRpcEvent: Attempted to process RPC event from GPU\d+: 0x[0-9a-fA-F]+ \(\w+\) during bootup "
+       r"without API lock", event=("gsp_bootup", "lead")),
     # The driver's load banner, proprietary ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  ..") and
     # open ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.195.03  Release Build  .."): a lifecycle
     # finding (what a reload ends: kinds.py).

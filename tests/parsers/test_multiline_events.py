@@ -357,6 +357,20 @@ def test_the_resource_servers_assertions_after_a_gpu_needing_reset_are_that_even
     assert [f.kind for f in realworld.findings(alone)] == ["unclassified"]
 
 
+def test_the_assertion_after_an_rpc_event_during_gsp_bootup_is_part_of_it():
+    """595's _kgspProcessRpcEvent drops an RPC event the GSP sent while the driver polled for its boot without the API
+    lock and asserts on the next line (open-gpu-kernel-modules #1145, verbatim, gsp.yaml): no finding, the assertion
+    part of that line's one-line event (rules.py gsp_bootup_rpc, rm_check_after). The assertion alone, or past the
+    event's line window, stays the net's warning; a heartbeat timeout after the pair is still its Xid 119."""
+    text = _item("gsp.yaml", "NVRM: _kgspProcessRpcEvent")["text"]
+    event, assertion = text.splitlines()
+    assert realworld.findings(text) == []
+    assert [f.kind for f in realworld.findings(assertion)] == ["unclassified"]
+    assert [f.kind for f in realworld.findings("\n".join([event, "x", assertion]))] == ["unclassified"]
+    heartbeat = "NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out"
+    assert [(f.kind, f.xid) for f in realworld.findings(text + heartbeat)] == [("xid", 119)]
+
+
 def test_an_init_attempt_is_one_event_from_its_first_reason():
     """The GSP-era driver's reasons come before the first "RmInitAdapter failed!" of an attempt, naming the GPU by
     its index at most: they open the attempt's event (no finding, no unclassified warning), the "RmInitAdapter

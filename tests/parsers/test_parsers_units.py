@@ -1450,6 +1450,18 @@ def test_a_kernel_tag_of_a_daemons_facility_is_a_process():
     # a host still a host (sonic-net/sonic-mgmt#13315's rows are the syslog_level row's; this is short_iso's own form)
     ("2026-11-22T18:29:55+0000 host kernel: NVRM: hello", "syslog", "NVRM: hello", "2026-11-22T18:29:55+00:00",
      {"host": "host", "app": "kernel"}),
+    # a kernel line stamped alone, no zone (open-gpu-kernel-modules#1145, verbatim, gsp.yaml): no program "NVRM"
+    # (which cut "NVRM: " off the message, and the unclassified net, which needs it, lost the line)
+    ("2026-05-26T06:35:02 NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: 0 @ kernel_gsp.c:1447", "stamped",
+     "NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: 0 @ kernel_gsp.c:1447", "2026-05-26T06:35:02", {}),
+    # constructed: kubectl's RFC3339Nano stamp before a verbatim mlx5 line (openucx/ucx#7738): no host "mlx5_core" and
+    # program "0000" (which cut the message at "61:00.0:", the function's address lost and the command timeout with it)
+    ("2024-08-09T13:32:51.873588972Z mlx5_core 0000:61:00.0: wait_func:1132:(pid 141181): CREATE_DCT(0x710) timeout. "
+     "Will cause a leak of a command resource", "stamped", "mlx5_core 0000:61:00.0: wait_func:1132:(pid 141181): "
+     "CREATE_DCT(0x710) timeout. Will cause a leak of a command resource", "2024-08-09T13:32:51.873588+00:00", {}),
+    # without a host, a process's tag has its pid (journalctl --no-hostname): still syslog
+    ("2026-11-22T18:29:55+0000 systemd[1]: Started hello.service", "syslog", "Started hello.service",
+     "2026-11-22T18:29:55+00:00", {"app": "systemd"}),
 ])
 def test_kubectl_klog_and_chromeos_envelopes(line, name, message, when, extra):
     env = detect(line, year=2026)
