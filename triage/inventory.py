@@ -340,6 +340,21 @@ def kind_of(first_line: str) -> str | None:
     return None
 
 
+MAX_OPENING = 64  # comment and blank lines passed over before an inventory document's first line
+
+
+def opening(first: str, lines: Iterator[str]) -> tuple[list[str], str | None]:
+    """The `#` comment lines and blank lines at a file's start (`kubectl edit`'s "# Please edit the object below. ..."
+    header before the YAML it opens, a header a user wrote above a saved `kubectl get -o yaml`), up to MAX_OPENING,
+    and the line after them (None at the end of the file), the one kind_of judges; taken from `lines`."""
+    before: list[str] = []
+    line: str | None = first
+    while line is not None and len(before) < MAX_OPENING and (not line.strip() or line.lstrip().startswith("#")):
+        before.append(line)
+        line = next(lines, None)
+    return before, line
+
+
 def read_table(lines: Iterable[str], file: str | None = None) -> list[Evidence]:
     """kubectl's wide table of pods or nodes (header first) as located addresses; rows it cannot read are skipped."""
     it = iter(lines)
@@ -498,15 +513,17 @@ def read_inventory(lines: Iterator[str], first: str, file: str | None = None, ma
     addresses, pod ends and Events' evidence (read_objects), or None with the lines taken from `lines` when it is no
     document of objects after all (JSON or YAML that does not parse, holds no Pod, Node or Event, or is longer than
     `max_chars`): the caller reads those, then the rest of `lines`, as a log, and a one-line note why goes to `notes`
-    (nothing is lost: every line is still read)."""
-    kind = kind_of(first)
+    (nothing is lost: every line is still read).  Comment lines and blank lines before the document's own first line
+    (opening) are passed over to find it, and handed back with the rest where it is no document."""
+    before, first = opening(first, lines)
+    kind = kind_of(first) if first is not None else None
     if kind in ("pods", "nodes"):
         return read_table([first, *lines], file), []
     if kind not in ("json", "yaml"):
-        return None, [first]
+        return None, before + ([first] if first is not None else [])
     name = file or "<input>"
-    text = [first]
-    size = len(first)
+    text = [*before, first]
+    size = sum(map(len, text))
     for line in lines:
         text.append(line)
         size += len(line)
@@ -515,7 +532,7 @@ def read_inventory(lines: Iterator[str], first: str, file: str | None = None, ma
                   "read as text")
             return None, text
     try:  # (JSON or YAML that does not parse: ValueError, its first line the note)
-        doc = json_document("".join(text)) if kind == "json" else _yaml("".join(text))
+        doc = json_document("".join(text[len(before):])) if kind == "json" else _yaml("".join(text))
     except ValueError as exc:
         why = (str(exc).strip().splitlines() or ["does not parse"])[0][:200]
         _note(notes, f"{name}: not read as Kubernetes objects ({kind.upper()} that does not parse: {why}); "

@@ -231,3 +231,26 @@ def test_a_pod_object_with_a_bad_container_status_gives_no_traceback():
     pod["status"]["containerStatuses"].append("pytorch")
     pod["status"]["containerStatuses"].append({"name": "x", "state": {"terminated": "137"}})
     assert [e.kind for e in read_objects(pod) if e.kind != "nccl_address"] == ["rank_exit"]
+
+
+# kubectl edit's header above the YAML it opens, verbatim from kubectl's source (kubernetes/kubectl
+# pkg/cmd/util/editor/editoptions.go, quoted as printed in many pages' `kubectl edit` sessions)
+KUBECTL_EDIT_HEADER = ("# Please edit the object below. Lines beginning with a '#' will be ignored,\n"
+                       "# and an empty file will abort the edit. If an error occurs while saving this file will be\n"
+                       "# reopened with the relevant failures.\n"
+                       "#\n")
+
+
+@pytest.mark.parametrize("header", [KUBECTL_EDIT_HEADER, "# kubectl get events -n cloudnativepg -o yaml\n\n"])
+def test_a_yaml_document_after_comment_lines_is_read_as_objects(tmp_path: Path, header: str):
+    """A saved `kubectl edit` buffer, or a `#` header a user wrote above `kubectl get -o yaml`'s output: YAML ignores
+    the comments, so the objects are read as without them (was: the file read as a log, its first line no
+    `apiVersion: `); a log that opens with comments stays a log, every line of it."""
+    (tmp_path / "events.yaml").write_text(header + EVICTED.read_text())
+    doc = _triage(tmp_path / "events.yaml")
+    [incident] = doc["incidents"]
+    assert incident["root"]["pod"] == "cloudnativepg/example" and incident["time"] == WHEN, incident
+    assert doc["skipped"] == []
+    log = ["# a run's notes\n", "\n", "[rank2]: torch.cuda.OutOfMemoryError: CUDA out of memory.\n"]
+    found, taken = read_inventory(iter(log[1:]), log[0], "train.log")
+    assert found is None and taken == log
