@@ -771,27 +771,36 @@ FACTS: tuple[Fact, ...] = (
     # pids cgroup's (the pod's, the kubelet's podPidsLimit, Docker's --pids-limit) or ulimit -u (RLIMIT_NPROC), EAGAIN
     # from pthread_create or clone in every library's words: Ray's boost threads ("logging.cc:108: Unhandled exception:
     # N5boost10wrapexceptINS_6system12system_errorEEE. what(): thread: Resource temporarily unavailable [system:11]",
-    # vllm-project/vllm #13354, hiyouga/EasyR1 #52, verl-project/verl #472) and std::thread ("logging.cc:97: Unhandled
-    # exception: St12system_error. what(): Resource temporarily unavailable", ray-project/ray #44296; libstdc++'s
-    # terminate handler's "  what():  Resource temporarily unavailable" on its own line, tesseract-ocr/tesseract
-    # #3240), gRPC's "thd.cc:157] pthread_create failed: Resource temporarily unavailable" (ray #44296, vllm #6295),
-    # the raylet forking a worker ("worker_pool.cc:684: Failed to start worker with return value system:11: Resource
-    # temporarily unavailable", ray #59626), libgomp's "libgomp: Thread creation failed: Resource temporarily
-    # unavailable" (ray #8546),
+    # vllm-project/vllm #13354, hiyouga/EasyR1 #52, verl-project/verl #472), boost::thread's ("boost::thread_resource_
+    # error: Resource temporarily unavailable", Icinga/icinga2 #7723), libc++'s std::thread ("std::__1::system_error:
+    # thread constructor failed: Resource temporarily unavailable", ggml-org/llama.cpp #17168), gRPC's "thd.cc:157]
+    # pthread_create failed: Resource temporarily unavailable" (ray #44296, vllm #6295), the raylet forking a worker
+    # ("worker_pool.cc:684: Failed to start worker with return value system:11: Resource temporarily unavailable", ray
+    # #59626), libgomp's "libgomp: Thread creation failed: Resource temporarily unavailable" (ray #8546),
     # OpenBLAS's "OpenBLAS blas_thread_init: pthread_create failed for thread 50 of 64: Resource temporarily
     # unavailable" (MIC-DKFZ/nnUNet #1343; its older "blas_thread_init: pthread_create: Resource ..",
     # OpenMathLib/OpenBLAS #1668; in the locale's words, "资源暂时不可用", DaliangNing/iCAMP1 #16), CPython's
     # "RuntimeError: can't start new thread" (open-mmlab/OpenPCDet #329), rayon's thread pool (polars', tokenizers'):
     # "could not spawn threads: ThreadPoolBuildError { kind: IOError(Os { code: 11, kind: WouldBlock, message:
     # \"Resource temporarily unavailable\" }) }" (pola-rs/polars #18675; huggingface/tokenizers #444, its message
-    # broken by the terminal, the code whole).  Was: nothing, or the exception, the application's.
+    # broken by the terminal, the code whole).  Was: nothing, or the exception, the application's.  EAGAIN with no
+    # word of a thread or a process is none: libstdc++'s std::system_error ("terminate called after throwing an
+    # instance of 'std::system_error'" then "  what():  Resource temporarily unavailable", RasaHQ/rasa #5997; Ray's
+    # "Unhandled exception: St12system_error. what(): Resource temporarily unavailable", ray-project/ray #44296) is
+    # thrown for a thread refused and for a lock, a socket or a file busy alike, and torch.distributed's "RuntimeError:
+    # Resource temporarily unavailable" is a socket's (facebookresearch/maskrcnn-benchmark #931): the application's.
     _f("thread_limit", "resource_limit", ["Resource temporarily unavailable", "t start new thread",
                                           "blas_thread_init: pthread_create", "ThreadPoolBuildError"],
-       r"what\(\):\s+(?:thread: )?Resource temporarily unavailable\b|pthread_create failed: Resource temporarily "
+       r"what\(\):\s+thread: Resource temporarily unavailable\b|thread constructor failed: Resource temporarily "
+       r"unavailable|thread_resource_error: Resource temporarily unavailable|pthread_create failed: Resource temporarily "
        r"unavailable|Thread creation failed: Resource temporarily unavailable|Failed to start worker with return value "
        r"system:11: Resource temporarily unavailable|blas_thread_init: pthread_create(?: failed for thread \d+ of \d+)?"
        r": \S|\b[Cc]an't start new thread\b|ThreadPoolBuildError \{ kind: IOError\(Os \{ code: 11\b",
        what="thread limit - pids cgroup or ulimit -u"),
+    # The bare EAGAIN a C++ exception ended a process with (its words above, on the line of libstdc++'s terminate
+    # handler or Ray's logging.cc): the application's failure, the exception std::system_error, no limit named
+    _f("eagain_exception", "exception", ["Resource temporarily unavailable"],
+       r"(?:St12system_error\. )?what\(\):\s+Resource temporarily unavailable\s*$"),
     # A process of the job out of file descriptors, its ulimit -n (RLIMIT_NOFILE; a container runtime's default, the
     # node's limits.conf): EMFILE's words, Python's "OSError: [Errno 24] Too many open files" (skypilot-org/skypilot PR
     # #3004), PyTorch's DataLoader since 1.5, "RuntimeError: Too many open files. Communication with the workers is no
