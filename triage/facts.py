@@ -230,7 +230,13 @@ POD_ENDS: dict[str, PodEnd] = {
     # the cloud reclaimed the spot / preemptible VM under the pod: AWS's two-minute spot interruption notice, as
     # aws-node-termination-handler ("Kind":"SPOT_ITN" .. "NodeName") and Karpenter (its interruption controller's
     # "messageKind": "SpotInterruptionKind" / "spot_interrupted" naming the node, its node Event SpotInterrupted
-    # "Spot interruption warning was triggered") say it: the node named, the pods on it gone with it
+    # "Spot interruption warning was triggered") say it; Azure's, a Spot VM's Preempt scheduled event as AKS's
+    # node-problem-detector words its node condition (VMEventScheduled, PreemptScheduled: "Preempt Scheduled: <date>.
+    # ..", maksim-paskal/aks-node-termination-handler #98; a Freeze, Reboot or Redeploy event is none) and the node
+    # named by the Event's object; GCE's, the instance's compute.instances.preempted system event (`gcloud compute
+    # operations list`, its target "<zone>/instances/<name>", the GKE node's name, cloudpilot-ai/karpenter-provider-gcp
+    # PR #37); GKE's graceful node shutdown of a preempted node is the kubelet's "Terminated" (above): the node named,
+    # the pods on it gone with it
     "SpotInterruption": PodEnd("SPOT INTERRUPTION", "infrastructure", "the cloud reclaimed its node (a spot / "
                                "preemptible VM's interruption notice)", True),
     # the kubelet could not pull a container's image (a container's waiting reason, the pod never ran): ErrImagePull,
@@ -611,7 +617,8 @@ FACTS: tuple[Fact, ...] = (
                                   "Node is shutting, evicting pods", "which is unexpected", "DeadlineExceeded",
                                   "longer than the specified deadline", "longer than specified deadline",
                                   "Shutdown", "Terminated", "ErrImagePull", "ImagePullBackOff", "SPOT_ITN",
-                                  "SpotInterruptionKind", "spot_interrupted", "Spot interruption warning was triggered"],
+                                  "SpotInterruptionKind", "spot_interrupted", "Spot interruption warning was triggered",
+                                  "Preempt Scheduled: ", "compute.instances.preempted"],
        r"\b(?P<why>OOMKilled|PreemptionBy(?:Kube)?Scheduler|DeletionByTaintManager|"
        r"EvictionByEvictionAPI|DeletionByPodGC|TerminationByKubelet|NodeLost|UnexpectedAdmissionError)\b|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:Normal|Warning))\s+\"?(?P<why2>Evicted|Preempted|DeadlineExceeded|"
@@ -621,7 +628,9 @@ FACTS: tuple[Fact, ...] = (
        r"(?:\bpod/(?P<epod>[a-z0-9][-a-z0-9.]{0,252})\s+)?\bError: (?P<pull>ErrImagePull|ImagePullBackOff)\b|"
        r"(?P<spot>\"Kind\":\"SPOT_ITN\".{0,400}?\"NodeName\":\"(?P<host>[^\"\s]+)\"|"
        r"\"messageKind\":\s?\"(?:SpotInterruptionKind|spot_interrupted)\".{0,400}?\"[Nn]ode\":\s?(?:\{\"name\":\s?)?"
-       r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>\S+)\s+)?Spot interruption warning was triggered)|"
+       r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>\S+)\s+)?Spot interruption warning was triggered|"
+       r"(?:\bnode/(?P<host4>[^\s/]+)\s.{0,200}?)?\bPreempt Scheduled: |"
+       r"\bcompute\.instances\.preempted\b.{0,400}?/instances/(?P<host5>[^\s/\"]+))|"
        r"\b(?P<why4>Preempted) (?:by .{1,300}? on node |in order to admit critical pod|"
        r"to accommodate a (?:workload|higher priority [Ww]orkload)\b)|"
        r"The node was low on resource: (?P<resource>[\w.\-/]+)|"
@@ -1022,7 +1031,7 @@ def success(message: str) -> Fact | None:
 
 def _groups(fact: Fact, m: re.Match) -> dict:
     g = {k: v for k, v in m.groupdict().items() if v is not None}
-    for alt in [k for k in g if k[-1:] in "234"]:  # a row's second (third, fourth) wording fills the same fields
+    for alt in [k for k in g if k[-1:] in "2345"]:  # a row's second (third, ..) wording fills the same fields
         g[alt[:-1]] = g.pop(alt)
     if "pg" in g:  # the "[PG ...]" tag's group: its 2.5+ GUID, else its id (parsers.classify.pg_name reads the tag)
         name = pg_name(m.string[m.start("pg"):])
