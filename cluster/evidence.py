@@ -50,7 +50,7 @@ from triage.attribute import NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
 from triage.facts import read_collectives, read_ray_task, read_words
 from triage.read import of_ray_task
-from triage.inventory import pod_ends
+from triage.inventory import deletion_asked, ended_by_deletion, pod_ends
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
 REPAIR_ANNOTATION = "gpu-npd.io/repair"
@@ -223,16 +223,13 @@ class Reader:
         """Containers of a pod that ended badly (this run or the one before a restart), what their status messages
         say of the pod's node, and Kubernetes ending the pod itself: triage.inventory pod_ends, the reading offline
         triage gives a Pod object too (`taints`: the NoExecute taint keys its node has, which say why a taint manager
-        deleted it).  A container its pod's deletion ended is none (`_ended_by_deletion`; `order`: what the watch saw
+        deleted it).  A container its pod's deletion ended is none (triage.inventory `ended_by_deletion`; `order`: what the watch saw
         of the pod before, `watched`)."""
-        deleted = _deletion_asked(pod)
+        deleted = deletion_asked(pod)
         by_deletion = None if deleted is None else (
-            lambda container, state, when: _ended_by_deletion(container, state, when, deleted, order or Order()))
+            lambda container, state, when: ended_by_deletion(state, when, deleted, _seen(container, state,
+                                                                                          order or Order())))
         return pod_ends(pod, rank, taints, classifier=self.classifier, by_deletion=by_deletion)
-
-
-SKEW_S = 2  # seconds: how far apart a node's finishedAt and the API server's deletionTimestamp can read one moment
-KILL_CODES = (128 + 9, 128 + 15)  # the kubelet's kill: SIGTERM at the request (143), SIGKILL at the grace's end (137)
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,46 +256,14 @@ def watched(pod: Mapping[str, Any], order: Order | None = None) -> Order:
     return Order(order.before, order.running | running) if not running <= order.running else order
 
 
-def _ended_by_deletion(container: str | None, state: Mapping[str, Any], when: datetime | None,
-                       asked: float, order: Order) -> bool:
-    """Whether a container's last end (state.terminated; a lastState ended before a restart the kubelet does not make
-    in a pod it is deleting) was its pod's deletion, the kubelet's SIGTERM (torchrun handling it exits 1, a process
-    that does not, 143) and SIGKILL at the grace period's end (137), rather than its own death that its owner reacted
-    to (a JobSet's failurePolicy, a Job's backoffLimit), in the order of the evidence's strength:
-    - OOMKilled: the kernel's kill, never the kubelet's: its own;
-    - the watch's order (`Order`), no clock: ended before the deletion (seen terminated in a view without
-      deletionTimestamp): its own; running when the deletion was asked (seen so in a view with one): the deletion's;
-    - the clocks, for a pod first seen already deleted (the controller restarting, a relist): finishedAt is the
-      node's clock, `asked` the API server's, both whole seconds; a container that ended SKEW_S or more after the
-      request was its deletion's; one that ended within SKEW_S of it only with the kill's own exit code (KILL_CODES),
-      any other (exit 1, a segfault) its own death.  torchrun takes about that long to exit 1 on a SIGTERM: "Received
-      15 death signal, shutting down workers" at 21:35:32.106, its SignalException traceback at 21:35:34.295
-      (determined-ai/determined #8915); an exit 1 nearer the request is read as a crash."""
-    if state.get("reason") == "OOMKilled":
-        return False
+def _seen(container: str | None, state: Mapping[str, Any], order: Order) -> bool | None:
+    """What the watch's order (`Order`, no clock) says of a container's last end: ended before the deletion (seen
+    terminated in a view without deletionTimestamp), False, its own; running when the deletion was asked (seen so in a
+    view with one), True, the deletion's; None where it saw neither (triage.inventory ended_by_deletion then reads the
+    clocks)."""
     if (container, state.get("finishedAt")) in order.before:
         return False
-    if container in order.running:
-        return True
-    if when is None:
-        return False
-    ended = when.timestamp()
-    return ended >= asked + SKEW_S or (ended >= asked - SKEW_S and state.get("exitCode") in KILL_CODES)
-
-
-def _deletion_asked(pod: Mapping[str, Any]) -> float | None:
-    """The earliest the pod's deletion through the API can have been asked (its owner restarting or suspending it, a
-    preemption, a user, cascading recovery), on the API server's clock; None for a pod not being deleted.  The API
-    server sets deletionTimestamp to the request + its grace period; a later delete with a shorter grace moves it
-    earlier and sets deletionGracePeriodSeconds to the shorter grace, so the first request may be as early as the
-    deadline less the pod's own grace (spec.terminationGracePeriodSeconds, the grace a delete that names none gets):
-    the deadline less the larger of the two (the deadline alone where neither is said)."""
-    meta = pod.get("metadata") or {}
-    deadline = parse_time(meta.get("deletionTimestamp"))
-    if deadline is None:
-        return None
-    graces = (meta.get("deletionGracePeriodSeconds"), (pod.get("spec") or {}).get("terminationGracePeriodSeconds"))
-    return deadline.timestamp() - max((g for g in graces if isinstance(g, int) and g > 0), default=0)
+    return True if container in order.running else None
 
 
 def repair_gpus(node: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

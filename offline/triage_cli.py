@@ -32,7 +32,7 @@ import click
 
 from parsers import after_hole
 from triage import DEFAULT_WINDOW, Clock, Evidence, Incident, attribute, teardown, to_json
-from triage.inventory import kind_of, read_inventory
+from triage.inventory import read_inventory
 from triage.ranks import Origin, from_path
 from triage.read import FileReader
 
@@ -157,8 +157,7 @@ def _read_file(path: str, root: str | None, year: int | None) -> _Read:
             label = name if stream.member is None else stream.name
             lines = lines_of(stream.fp, inputs, label)
             first = next(lines, None)
-            found, taken = read_inventory(lines, first, label, notes=inputs.skipped) \
-                if first is not None and kind_of(first) else (None, [first] if first is not None else [])
+            found, taken = read_inventory(lines, first, label, notes=inputs.skipped) if first is not None else (None, [])
             if found is not None:  # the cluster's objects (kubectl's wide table, the API's JSON or YAML)
                 evidence.extend(found)
             else:

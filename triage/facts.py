@@ -230,7 +230,13 @@ POD_ENDS: dict[str, PodEnd] = {
     # the cloud reclaimed the spot / preemptible VM under the pod: AWS's two-minute spot interruption notice, as
     # aws-node-termination-handler ("Kind":"SPOT_ITN" .. "NodeName") and Karpenter (its interruption controller's
     # "messageKind": "SpotInterruptionKind" / "spot_interrupted" naming the node, its node Event SpotInterrupted
-    # "Spot interruption warning was triggered") say it: the node named, the pods on it gone with it
+    # "Spot interruption warning was triggered") say it; Azure's, a Spot VM's Preempt scheduled event as AKS's
+    # node-problem-detector words its node condition (VMEventScheduled, PreemptScheduled: "Preempt Scheduled: <date>.
+    # ..", maksim-paskal/aks-node-termination-handler #98; a Freeze, Reboot or Redeploy event is none) and the node
+    # named by the Event's object; GCE's, the instance's compute.instances.preempted system event (`gcloud compute
+    # operations list`, its target "<zone>/instances/<name>", the GKE node's name, cloudpilot-ai/karpenter-provider-gcp
+    # PR #37); GKE's graceful node shutdown of a preempted node is the kubelet's "Terminated" (above): the node named,
+    # the pods on it gone with it
     "SpotInterruption": PodEnd("SPOT INTERRUPTION", "infrastructure", "the cloud reclaimed its node (a spot / "
                                "preemptible VM's interruption notice)", True),
     # the kubelet could not pull a container's image (a container's waiting reason, the pod never ran): ErrImagePull,
@@ -620,7 +626,8 @@ FACTS: tuple[Fact, ...] = (
                                   "Node is shutting, evicting pods", "which is unexpected", "DeadlineExceeded",
                                   "longer than the specified deadline", "longer than specified deadline",
                                   "Shutdown", "Terminated", "ErrImagePull", "ImagePullBackOff", "SPOT_ITN",
-                                  "SpotInterruptionKind", "spot_interrupted", "Spot interruption warning was triggered"],
+                                  "SpotInterruptionKind", "spot_interrupted", "Spot interruption warning was triggered",
+                                  "Preempt Scheduled: ", "compute.instances.preempted"],
        r"\b(?P<why>OOMKilled|PreemptionBy(?:Kube)?Scheduler|DeletionByTaintManager|"
        r"EvictionByEvictionAPI|DeletionByPodGC|TerminationByKubelet|NodeLost|UnexpectedAdmissionError)\b|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:Normal|Warning))\s+\"?(?P<why2>Evicted|Preempted|DeadlineExceeded|"
@@ -630,7 +637,9 @@ FACTS: tuple[Fact, ...] = (
        r"(?:\bpod/(?P<epod>[a-z0-9][-a-z0-9.]{0,252})\s+)?\bError: (?P<pull>ErrImagePull|ImagePullBackOff)\b|"
        r"(?P<spot>\"Kind\":\"SPOT_ITN\".{0,400}?\"NodeName\":\"(?P<host>[^\"\s]+)\"|"
        r"\"messageKind\":\s?\"(?:SpotInterruptionKind|spot_interrupted)\".{0,400}?\"[Nn]ode\":\s?(?:\{\"name\":\s?)?"
-       r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>\S+)\s+)?Spot interruption warning was triggered)|"
+       r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>\S+)\s+)?Spot interruption warning was triggered|"
+       r"(?:\bnode/(?P<host4>[^\s/]+)\s.{0,200}?)?\bPreempt Scheduled: |"
+       r"\bcompute\.instances\.preempted\b.{0,400}?/instances/(?P<host5>[^\s/\"]+))|"
        r"\b(?P<why4>Preempted) (?:by .{1,300}? on node |in order to admit critical pod|"
        r"to accommodate a (?:workload|higher priority [Ww]orkload)\b)|"
        r"The node was low on resource: (?P<resource>[\w.\-/]+)|"
@@ -780,27 +789,36 @@ FACTS: tuple[Fact, ...] = (
     # pids cgroup's (the pod's, the kubelet's podPidsLimit, Docker's --pids-limit) or ulimit -u (RLIMIT_NPROC), EAGAIN
     # from pthread_create or clone in every library's words: Ray's boost threads ("logging.cc:108: Unhandled exception:
     # N5boost10wrapexceptINS_6system12system_errorEEE. what(): thread: Resource temporarily unavailable [system:11]",
-    # vllm-project/vllm #13354, hiyouga/EasyR1 #52, verl-project/verl #472) and std::thread ("logging.cc:97: Unhandled
-    # exception: St12system_error. what(): Resource temporarily unavailable", ray-project/ray #44296; libstdc++'s
-    # terminate handler's "  what():  Resource temporarily unavailable" on its own line, tesseract-ocr/tesseract
-    # #3240), gRPC's "thd.cc:157] pthread_create failed: Resource temporarily unavailable" (ray #44296, vllm #6295),
-    # the raylet forking a worker ("worker_pool.cc:684: Failed to start worker with return value system:11: Resource
-    # temporarily unavailable", ray #59626), libgomp's "libgomp: Thread creation failed: Resource temporarily
-    # unavailable" (ray #8546),
+    # vllm-project/vllm #13354, hiyouga/EasyR1 #52, verl-project/verl #472), boost::thread's ("boost::thread_resource_
+    # error: Resource temporarily unavailable", Icinga/icinga2 #7723), libc++'s std::thread ("std::__1::system_error:
+    # thread constructor failed: Resource temporarily unavailable", ggml-org/llama.cpp #17168), gRPC's "thd.cc:157]
+    # pthread_create failed: Resource temporarily unavailable" (ray #44296, vllm #6295), the raylet forking a worker
+    # ("worker_pool.cc:684: Failed to start worker with return value system:11: Resource temporarily unavailable", ray
+    # #59626), libgomp's "libgomp: Thread creation failed: Resource temporarily unavailable" (ray #8546),
     # OpenBLAS's "OpenBLAS blas_thread_init: pthread_create failed for thread 50 of 64: Resource temporarily
     # unavailable" (MIC-DKFZ/nnUNet #1343; its older "blas_thread_init: pthread_create: Resource ..",
     # OpenMathLib/OpenBLAS #1668; in the locale's words, "资源暂时不可用", DaliangNing/iCAMP1 #16), CPython's
     # "RuntimeError: can't start new thread" (open-mmlab/OpenPCDet #329), rayon's thread pool (polars', tokenizers'):
     # "could not spawn threads: ThreadPoolBuildError { kind: IOError(Os { code: 11, kind: WouldBlock, message:
     # \"Resource temporarily unavailable\" }) }" (pola-rs/polars #18675; huggingface/tokenizers #444, its message
-    # broken by the terminal, the code whole).  Was: nothing, or the exception, the application's.
+    # broken by the terminal, the code whole).  Was: nothing, or the exception, the application's.  EAGAIN with no
+    # word of a thread or a process is none: libstdc++'s std::system_error ("terminate called after throwing an
+    # instance of 'std::system_error'" then "  what():  Resource temporarily unavailable", RasaHQ/rasa #5997; Ray's
+    # "Unhandled exception: St12system_error. what(): Resource temporarily unavailable", ray-project/ray #44296) is
+    # thrown for a thread refused and for a lock, a socket or a file busy alike, and torch.distributed's "RuntimeError:
+    # Resource temporarily unavailable" is a socket's (facebookresearch/maskrcnn-benchmark #931): the application's.
     _f("thread_limit", "resource_limit", ["Resource temporarily unavailable", "t start new thread",
                                           "blas_thread_init: pthread_create", "ThreadPoolBuildError"],
-       r"what\(\):\s+(?:thread: )?Resource temporarily unavailable\b|pthread_create failed: Resource temporarily "
+       r"what\(\):\s+thread: Resource temporarily unavailable\b|thread constructor failed: Resource temporarily "
+       r"unavailable|thread_resource_error: Resource temporarily unavailable|pthread_create failed: Resource temporarily "
        r"unavailable|Thread creation failed: Resource temporarily unavailable|Failed to start worker with return value "
        r"system:11: Resource temporarily unavailable|blas_thread_init: pthread_create(?: failed for thread \d+ of \d+)?"
        r": \S|\b[Cc]an't start new thread\b|ThreadPoolBuildError \{ kind: IOError\(Os \{ code: 11\b",
        what="thread limit - pids cgroup or ulimit -u"),
+    # The bare EAGAIN a C++ exception ended a process with (its words above, on the line of libstdc++'s terminate
+    # handler or Ray's logging.cc): the application's failure, the exception std::system_error, no limit named
+    _f("eagain_exception", "exception", ["Resource temporarily unavailable"],
+       r"(?:St12system_error\. )?what\(\):\s+Resource temporarily unavailable\s*$"),
     # A process of the job out of file descriptors, its ulimit -n (RLIMIT_NOFILE; a container runtime's default, the
     # node's limits.conf): EMFILE's words, Python's "OSError: [Errno 24] Too many open files" (skypilot-org/skypilot PR
     # #3004), PyTorch's DataLoader since 1.5, "RuntimeError: Too many open files. Communication with the workers is no
@@ -1022,7 +1040,7 @@ def success(message: str) -> Fact | None:
 
 def _groups(fact: Fact, m: re.Match) -> dict:
     g = {k: v for k, v in m.groupdict().items() if v is not None}
-    for alt in [k for k in g if k[-1:] in "234"]:  # a row's second (third, fourth) wording fills the same fields
+    for alt in [k for k in g if k[-1:] in "2345"]:  # a row's second (third, ..) wording fills the same fields
         g[alt[:-1]] = g.pop(alt)
     if "pg" in g:  # the "[PG ...]" tag's group: its 2.5+ GUID, else its id (parsers.classify.pg_name reads the tag)
         name = pg_name(m.string[m.start("pg"):])

@@ -265,6 +265,58 @@ def runtime_faults(pod: Mapping[str, Any], rank: int | None = None, file: str | 
 # whether a container's current terminated state (container's name, the state, its finishedAt) was its pod's
 # deletion rather than its own end: the live path's judgement from what its watch saw (cluster/evidence.py)
 DeletionEnded = Callable[[Any, Mapping[str, Any], datetime | None], bool]
+SKEW_S = 2  # seconds: how far apart a node's finishedAt and the API server's deletionTimestamp can read one moment
+KILL_CODES = (128 + 9, 128 + 15)  # the kubelet's kill: SIGTERM at the request (143), SIGKILL at the grace's end (137)
+
+
+def deletion_asked(pod: Mapping[str, Any]) -> float | None:
+    """The earliest the pod's deletion through the API can have been asked (its owner restarting or suspending it, a
+    preemption, a node drain, a user, cascading recovery), on the API server's clock; None for a pod not being
+    deleted (no deletionTimestamp: `kubectl get pods` shows no `Terminating`).  The API server sets
+    deletionTimestamp to the request + its grace period; a later delete with a shorter grace moves it earlier and sets
+    deletionGracePeriodSeconds to the shorter grace, so the first request may be as early as the deadline less the
+    pod's own grace (spec.terminationGracePeriodSeconds, the grace a delete that names none gets): the deadline less
+    the larger of the two (the deadline alone where neither is said)."""
+    meta = _mapping(pod.get("metadata"))
+    deadline = parse_time(meta.get("deletionTimestamp"))
+    if deadline is None:
+        return None
+    graces = (meta.get("deletionGracePeriodSeconds"), _mapping(pod.get("spec")).get("terminationGracePeriodSeconds"))
+    return deadline.timestamp() - max((g for g in graces if isinstance(g, int) and g > 0), default=0)
+
+
+def ended_by_deletion(state: Mapping[str, Any], when: datetime | None, asked: float,
+                      seen: bool | None = None) -> bool:
+    """Whether a container's last end (state.terminated, `when` its finishedAt; a lastState ended before a restart the
+    kubelet does not make in a pod it is deleting) was its pod's deletion, asked at `asked` (deletion_asked): the
+    kubelet's SIGTERM (torchrun handling it exits 1, a process that does not, 143) and SIGKILL at the grace period's
+    end (137), rather than its own death that its owner reacted to (a JobSet's failurePolicy, a Job's backoffLimit),
+    in the order of the evidence's strength:
+    - OOMKilled: the kernel's kill, never the kubelet's: its own;
+    - `seen`: what the live path's watch saw of the order (cluster/evidence.py `_seen`, no clock): False ended before
+      the deletion, True running when it was asked; None where nothing was seen (an offline snapshot);
+    - the clocks, for a pod first seen already deleted (the controller restarting, a relist; `kubectl get pod -o
+      yaml` of a Terminating pod): finishedAt is the node's clock, `asked` the API server's, both whole seconds; a
+      container that ended SKEW_S or more after the request was its deletion's; one that ended within SKEW_S of it
+      only with the kill's own exit code (KILL_CODES), any other (exit 1, a segfault) its own death.  torchrun takes
+      about that long to exit 1 on a SIGTERM: "Received 15 death signal, shutting down workers" at 21:35:32.106, its
+      SignalException traceback at 21:35:34.295 (determined-ai/determined #8915); an exit 1 nearer the request is
+      read as a crash."""
+    if state.get("reason") == "OOMKilled":
+        return False
+    if seen is not None:
+        return seen
+    if when is None:
+        return False
+    ended = when.timestamp()
+    return ended >= asked + SKEW_S or (ended >= asked - SKEW_S and state.get("exitCode") in KILL_CODES)
+
+
+def deletion_ends(pod: Mapping[str, Any]) -> DeletionEnded | None:
+    """An offline snapshot's judgement of which container ends were its pod's deletion: the clocks alone
+    (ended_by_deletion, nothing seen of the order); None for a pod not being deleted."""
+    asked = deletion_asked(pod)
+    return None if asked is None else (lambda container, state, when: ended_by_deletion(state, when, asked))
 
 
 def container_exits(pod: Mapping[str, Any], rank: int | None = None, file: str | None = None,
@@ -338,6 +390,21 @@ def kind_of(first_line: str) -> str | None:
     if {"NAME", "INTERNAL-IP"} <= cols:
         return "nodes"
     return None
+
+
+MAX_OPENING = 64  # comment and blank lines passed over before an inventory document's first line
+
+
+def opening(first: str, lines: Iterator[str]) -> tuple[list[str], str | None]:
+    """The `#` comment lines and blank lines at a file's start (`kubectl edit`'s "# Please edit the object below. ..."
+    header before the YAML it opens, a header a user wrote above a saved `kubectl get -o yaml`), up to MAX_OPENING,
+    and the line after them (None at the end of the file), the one kind_of judges; taken from `lines`."""
+    before: list[str] = []
+    line: str | None = first
+    while line is not None and len(before) < MAX_OPENING and (not line.strip() or line.lstrip().startswith("#")):
+        before.append(line)
+        line = next(lines, None)
+    return before, line
 
 
 def read_table(lines: Iterable[str], file: str | None = None) -> list[Evidence]:
@@ -477,9 +544,10 @@ def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
     for obj in items:
         kind = _kind(obj)
         if kind == "Pod":
-            # its containers' ends and Kubernetes ending the pod (an eviction, its node lost): the job's evidence
+            # its containers' ends and Kubernetes ending the pod (an eviction, its node lost): the job's evidence; a
+            # Terminating pod's containers the deletion ended are none (its SIGTERM's 143 is no rank's own death)
             out.extend(pod_ends(obj, None, taints.get((obj.get("spec") or {}).get("nodeName")) or (), file,
-                                classifier))
+                                classifier, deletion_ends(obj)))
             p = pod_addresses(obj)
             if p.node:
                 out.extend(located(ip, p.node, p.pod, file) for ip in p.ips)
@@ -498,15 +566,17 @@ def read_inventory(lines: Iterator[str], first: str, file: str | None = None, ma
     addresses, pod ends and Events' evidence (read_objects), or None with the lines taken from `lines` when it is no
     document of objects after all (JSON or YAML that does not parse, holds no Pod, Node or Event, or is longer than
     `max_chars`): the caller reads those, then the rest of `lines`, as a log, and a one-line note why goes to `notes`
-    (nothing is lost: every line is still read)."""
-    kind = kind_of(first)
+    (nothing is lost: every line is still read).  Comment lines and blank lines before the document's own first line
+    (opening) are passed over to find it, and handed back with the rest where it is no document."""
+    before, first = opening(first, lines)
+    kind = kind_of(first) if first is not None else None
     if kind in ("pods", "nodes"):
         return read_table([first, *lines], file), []
     if kind not in ("json", "yaml"):
-        return None, [first]
+        return None, before + ([first] if first is not None else [])
     name = file or "<input>"
-    text = [first]
-    size = len(first)
+    text = [*before, first]
+    size = sum(map(len, text))
     for line in lines:
         text.append(line)
         size += len(line)
@@ -515,7 +585,7 @@ def read_inventory(lines: Iterator[str], first: str, file: str | None = None, ma
                   "read as text")
             return None, text
     try:  # (JSON or YAML that does not parse: ValueError, its first line the note)
-        doc = json_document("".join(text)) if kind == "json" else _yaml("".join(text))
+        doc = json_document("".join(text[len(before):])) if kind == "json" else _yaml("".join(text))
     except ValueError as exc:
         why = (str(exc).strip().splitlines() or ["does not parse"])[0][:200]
         _note(notes, f"{name}: not read as Kubernetes objects ({kind.upper()} that does not parse: {why}); "

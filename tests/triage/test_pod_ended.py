@@ -538,6 +538,35 @@ def test_every_shape_of_karpenters_spot_interruption(line, host):
     assert (e.details["pod_end"], e.host) == ("SpotInterruption", host)
 
 
+@pytest.mark.parametrize("line, host", [
+    # REAL, maksim-paskal/aks-node-termination-handler #98 (a comment's `kubectl describe node` Events row after `az vmss
+    # simulate-eviction`): AKS's node-problem-detector's VMEventScheduled condition for Azure's Preempt scheduled
+    # event; describe's row names no node (its header does)
+    ('Warning  VMEventScheduled  14s               custom-scheduledevents-consolidated-condition-plugin-monitor  Node '
+     'condition VMEventScheduled is now: True, reason: VMEventScheduled, message: "Preempt Scheduled: Wed, 26 Feb 2025 '
+     '10:13:13 GMT. DurationInSeconds: -1.  For more information, see https://aka.ms/aks/scheduledevents."', None),
+    # REAL, cloudpilot-ai/karpenter-provider-gcp PR #37 (`gcloud compute operations list` on a GKE spot pool): GCE's
+    # preemption of the instance, the GKE node's name in its target
+    ("systemevent-1746631209934-6348d44d25ec7-a6b1f0df-60d95dad  compute.instances.preempted                 us-central"
+     "1-a/instances/gke-helen-c1-spot-cast-pool-df29e951           200          DONE    2025-05-07T08:20:20.201-07:00",
+     "gke-helen-c1-spot-cast-pool-df29e951"),
+    # the Azure row as `kubectl get events` lays out a node's Event (CONSTRUCTED from the real message above): the
+    # node named by the object column
+    ('2m          Warning   VMEventScheduled   node/aks-spot-23887340-vmss000001   Node condition VMEventScheduled is '
+     'now: True, reason: VMEventScheduled, message: "Preempt Scheduled: Wed, 26 Feb 2025 10:13:13 GMT. '
+     'DurationInSeconds: -1.  For more information, see https://aka.ms/aks/scheduledevents."',
+     "aks-spot-23887340-vmss000001"),
+])
+def test_azure_and_gcp_reclaiming_a_spot_vm_is_a_spot_interruption(line, host):
+    """(h379) Azure's and GCP's words for the cloud reclaiming a spot VM, beside AWS's (was: nothing read, the gang's
+    ranks' timeouts after it undetermined); another scheduled event of Azure's (REAL: Azure/AKS #2062's
+    RebootScheduled row) is none."""
+    [e] = ended(line)
+    assert (e.details["pod_end"], e.details["why"], e.host) == ("SpotInterruption", "SPOT INTERRUPTION", host)
+    assert ended("18m Normal RebootScheduled node/aks-defaultpool-10919361-vmss000000 Node condition RebootScheduled "
+                 "is now: True, reason: RebootScheduled") == []
+
+
 @pytest.mark.parametrize("line", [
     # constructed from karpenter-provider-aws events.go: a rebalance recommendation, no interruption (yet)
     "27m         Normal    SpotRebalanceRecommendation   node/ip-10-2-117-202.ec2.internal   Spot rebalance "

@@ -609,9 +609,12 @@ FACTS = [
     ("(bundle_reservation_check_func pid=630) [2025-02-16 02:29:23,228 E 630 630] logging.cc:108: Unhandled exception: "
      "N5boost10wrapexceptINS_6system12system_errorEEE. what(): thread: Resource temporarily unavailable [system:11]",
      "resource_limit", dict(what="thread limit - pids cgroup or ulimit -u")),
-    ("[2024-03-26 09:34:50,573 E 1801210 1801210] logging.cc:97: Unhandled exception: St12system_error. what(): "
-     "Resource temporarily unavailable", "resource_limit", dict(what="thread limit - pids cgroup or ulimit -u")),
-    ("      what():  Resource temporarily unavailable", "resource_limit", {}),
+    # (h379) the threads' own words around EAGAIN: boost::thread's (Icinga/icinga2 #7723), libc++'s std::thread
+    # (ggml-org/llama.cpp #17168)
+    ("[2019-12-20 10:37:34 +0000] critical/Application: Error: boost::thread_resource_error: Resource temporarily "
+     "unavailable", "resource_limit", dict(what="thread limit - pids cgroup or ulimit -u")),
+    ("libc++abi: terminating due to uncaught exception of type std::__1::system_error: thread constructor failed: "
+     "Resource temporarily unavailable", "resource_limit", {}),
     ("E0710 15:24:06.605366961 2474524 thd.cc:157]                           pthread_create failed: Resource "
      "temporarily unavailable", "resource_limit", {}),
     ("[2025-12-23 07:57:11,359 C 4055 4055] (raylet) worker_pool.cc:684: Failed to start worker with return value "
@@ -947,6 +950,33 @@ def test_a_storage_error_on_dev_shm_is_named_as_the_pods_shm_size():
         assert inc.reason.startswith("/dev/shm too small or full on "), inc.reason
     [disk] = job({"node-a/train.log": ["OSError: [Errno 28] No space left on device"]})
     assert disk.reason.startswith("storage error (No space left on device) on "), disk.reason
+
+
+# EAGAIN that names no thread or process (REAL, each line verbatim): Ray's std::system_error (ray-project/ray #44296),
+# libstdc++'s terminate handler (RasaHQ/rasa #5997), torch.distributed's socket in a traceback's last frame and its
+# exception (facebookresearch/maskrcnn-benchmark #931)
+BARE_EAGAIN = [["[2024-03-26 09:34:50,573 E 1801210 1801210] logging.cc:97: Unhandled exception: St12system_error. "
+                "what(): Resource temporarily unavailable"],
+               ["terminate called after throwing an instance of 'std::system_error'",
+                "  what():  Resource temporarily unavailable"],
+               ["Traceback (most recent call last):",
+                '  File "/opt/conda/lib/python3.6/site-packages/torch/nn/parallel/distributed.py", line 386, in '
+                "_dist_broadcast_coalesced",
+                "    dist._dist_broadcast_coalesced(self.process_group, tensors, buffer_size, False)",
+                "RuntimeError: Resource temporarily unavailable"]]
+
+
+@pytest.mark.parametrize("lines", BARE_EAGAIN)
+def test_eagain_that_names_no_thread_is_no_thread_limit(lines):
+    """(h379) std::system_error's bare "Resource temporarily unavailable" is thrown for a thread refused and for a busy
+    lock, socket or file alike; torch.distributed's is a socket's.  Only the words of a thread or process refused
+    (pthread_create, "thread:", "can't start new thread", the kernel's "fork rejected by pids controller") name the
+    pids limit; a bare one is the application's exception, the root over the other ranks' timeouts.  Was: a
+    resource_limit, infrastructure, "thread limit - pids cgroup or ulimit -u" (the C++ ones), nothing (the traceback's
+    RuntimeError held no thread words either).  The job around each source's lines is made up."""
+    [inc] = job({"node-a/train.log": [timeout(0, when="02:17:08"), timeout(1, when="02:17:08")],
+                 "node-b/train.log": [f"[rank3]: {line}" for line in lines]})
+    assert (inc.category, inc.root.kind, inc.root.rank) == ("application", "exception", 3), inc.reason
 
 
 def test_a_sockets_eagain_is_no_resource_limit():

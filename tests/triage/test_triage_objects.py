@@ -231,3 +231,64 @@ def test_a_pod_object_with_a_bad_container_status_gives_no_traceback():
     pod["status"]["containerStatuses"].append("pytorch")
     pod["status"]["containerStatuses"].append({"name": "x", "state": {"terminated": "137"}})
     assert [e.kind for e in read_objects(pod) if e.kind != "nccl_address"] == ["rank_exit"]
+
+
+# kubectl edit's header above the YAML it opens, verbatim from kubectl's source (kubernetes/kubectl
+# pkg/cmd/util/editor/editoptions.go, quoted as printed in many pages' `kubectl edit` sessions)
+KUBECTL_EDIT_HEADER = ("# Please edit the object below. Lines beginning with a '#' will be ignored,\n"
+                       "# and an empty file will abort the edit. If an error occurs while saving this file will be\n"
+                       "# reopened with the relevant failures.\n"
+                       "#\n")
+
+
+@pytest.mark.parametrize("header", [KUBECTL_EDIT_HEADER, "# kubectl get events -n cloudnativepg -o yaml\n\n"])
+def test_a_yaml_document_after_comment_lines_is_read_as_objects(tmp_path: Path, header: str):
+    """A saved `kubectl edit` buffer, or a `#` header a user wrote above `kubectl get -o yaml`'s output: YAML ignores
+    the comments, so the objects are read as without them (was: the file read as a log, its first line no
+    `apiVersion: `); a log that opens with comments stays a log, every line of it."""
+    (tmp_path / "events.yaml").write_text(header + EVICTED.read_text())
+    doc = _triage(tmp_path / "events.yaml")
+    [incident] = doc["incidents"]
+    assert incident["root"]["pod"] == "cloudnativepg/example" and incident["time"] == WHEN, incident
+    assert doc["skipped"] == []
+    log = ["# a run's notes\n", "\n", "[rank2]: torch.cuda.OutOfMemoryError: CUDA out of memory.\n"]
+    found, taken = read_inventory(iter(log[1:]), log[0], "train.log")
+    assert found is None and taken == log
+
+
+def _terminating(code: int, finished: str, conditions: tuple = ()) -> dict:
+    """CONSTRUCTED from core/v1's Pod fields (k8s.io/api core/v1 types.go: metadata.deletionTimestamp and
+    deletionGracePeriodSeconds, which `kubectl get pods` shows as STATUS `Terminating`): a rank's pod being deleted
+    at 07:00:02 with a 30 s grace, its container ended at `finished` with `code`."""
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "train-w-0", "namespace": "ml", "deletionTimestamp": "2024-07-25T07:00:32Z",
+                         "deletionGracePeriodSeconds": 30},
+            "spec": {"nodeName": "node-a", "terminationGracePeriodSeconds": 30},
+            "status": {"podIP": "10.0.0.5", "conditions": list(conditions), "containerStatuses": [
+                {"name": "main", "state": {"terminated": {"exitCode": code, "reason": "Error", "finishedAt": finished}}}]}}
+
+
+def test_a_terminating_pods_sigterm_exit_is_its_deletion_not_a_rank_death(tmp_path: Path):
+    """(h379) An offline snapshot of a pod being deleted (`kubectl get pod -o yaml` of a `Terminating` pod) whose
+    container exited 143 (the kubelet's SIGTERM) or 137 (its SIGKILL at the grace's end) after the request: the
+    deletion's consequence, no rank's death (was: a rank_exit, the incident's root "exit (signal 15)").  Who deleted
+    it names the root where the snapshot says (its DisruptionTarget condition: the scheduler's preemption, a drain's
+    Eviction API); an exit that came before the request is still the rank's own death.  Read by the live path's rule
+    (triage.inventory ended_by_deletion, the clocks alone: a snapshot has no watch order)."""
+    def read(pod):
+        return [(e.kind, e.details.get("pod_end")) for e in read_objects(pod, "pod.yaml")
+                if e.kind in ("rank_exit", "job_ended")]
+
+    for code in (143, 137):
+        assert read(_terminating(code, "2024-07-25T07:00:03Z")) == [], code
+    path = tmp_path / "pod.yaml"
+    path.write_text(yaml.safe_dump(_terminating(143, "2024-07-25T07:00:03Z")))
+    assert _triage(path)["incidents"] == []
+    preempted = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+                 "lastTransitionTime": "2024-07-25T07:00:02Z",
+                 "message": "default-scheduler: preempting to accommodate a higher priority pod"}  # (CONSTRUCTED
+    # from kube-scheduler's source, kubernetes/kubernetes pkg/scheduler/framework/preemption/preemption.go's
+    # fmt.Sprintf("%s: preempting to accommodate a higher priority pod", pod.Spec.SchedulerName))
+    assert read(_terminating(143, "2024-07-25T07:00:03Z", (preempted,))) == [("job_ended", "PreemptionByScheduler")]
+    assert read(_terminating(1, "2024-07-25T06:10:00Z")) == [("rank_exit", None)]  # before the request: its own
+    assert read(_terminating(139, "2024-07-25T07:00:02Z")) == [("rank_exit", None)]  # a segfault at the request
