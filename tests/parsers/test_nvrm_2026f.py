@@ -172,18 +172,22 @@ def test_cc_rpc_failures_of_two_gpus_are_two_events():
             ("gpu_reset_required", "GPU0"), ("gpu_reset_required", "GPU1")]
 
 
-def _sample(name: str, index: int) -> dict:
-    return next(i for i in realworld.samples() if i["file"] == name and i["index"] == index)
+def _sample(name: str, issue: int) -> dict:
+    """The one sample of `name` from open-gpu-kernel-modules issue `issue` (by its source: an index moves when a
+    sample is added before it)."""
+    url = f"https://github.com/NVIDIA/open-gpu-kernel-modules/issues/{issue}"
+    [sample] = [i for i in realworld.samples() if i["file"] == name and i.get("source") == url]
+    return sample
 
 
-@pytest.mark.parametrize("name, index, reasons", [
-    ("gsp.yaml", 10, 1),  # open-gpu-kernel-modules #892: kgspCreateRadix3's check, then "Error preparing GSP-RM image"
-    ("gpu-kernel-3.yaml", 6, 2)])  # #943: the FWSEC command the VBIOS could not prepare, kgspPrepareForBootstrap_HAL's
-def test_each_gsp_boot_steps_failure_is_a_reason_of_the_init_attempt(name, index, reasons):
+@pytest.mark.parametrize("name, issue, reasons", [
+    ("gsp.yaml", 892, 1),  # open-gpu-kernel-modules #892: kgspCreateRadix3's check, then "Error preparing GSP-RM image"
+    ("gpu-kernel-3.yaml", 943, 2)])  # #943: the FWSEC command the VBIOS could not prepare, kgspPrepareForBootstrap_HAL's
+def test_each_gsp_boot_steps_failure_is_a_reason_of_the_init_attempt(name, issue, reasons):
     """kgspInitRm's boot steps (kgspCreateRadix3, kgspPrepareForBootstrap_HAL and the FWSEC preparation it runs) are
     reasons of the attempt, as kgspWaitForRmInitDone's and the FSP's were: no finding of their own beside its
     "RmInitAdapter failed!". Was: each an unclassified warning."""
-    lines = _sample(name, index)["text"].splitlines(keepends=True)
+    lines = _sample(name, issue)["text"].splitlines(keepends=True)
     attempt = lines[:next(n for n, line in enumerate(lines) if "RmInitAdapter failed!" in line) + 1]
     assert sum(1 for line in attempt if "returned from kgsp" in line or "failed to prepare interface" in line) == reasons
     assert list(_loud("".join(attempt))) == [("gpu_reset_required", None, "0000:01:00")]
@@ -193,7 +197,7 @@ def test_an_rm_check_inside_a_gpu_needing_reset_is_part_of_its_event():
     """open-gpu-kernel-modules #1045: the shared data's poll RPC came back NV_ERR_RESET_REQUIRED, then the poll-mask
     helper's check failed: one event, whatever status or expression the check names (was: the helper's line an
     unclassified warning inside it); alone, still the unclassified net's warning."""
-    lines = _sample("gpu-kernel-3.yaml", 2)["text"].splitlines(keepends=True)
+    lines = _sample("gpu-kernel-3.yaml", 1045)["text"].splitlines(keepends=True)
     assert "_handlePollMaskHelper" in lines[2]
     assert _loud(lines[1] + lines[2]) == collections.Counter({("gpu_reset_required", None, None): 1})
     assert _loud(lines[2]) == collections.Counter({("unclassified", None, None): 1})
