@@ -164,6 +164,7 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
 
     from .app import build
     from .config import ConfigError, load
+    from .state import StateDirInUse, hold_state_dir
 
     flags = {"kmsg": kmsg, "log_files": list(log_files) or None, "journald": journald, "state_dir": state_dir,
              "metrics_address": metrics_address, "node_name": node_name, "log_level": log_level,
@@ -177,6 +178,11 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     from .logs import setup
 
     setup(cfg.log_level, cfg.log_format)
+    try:  # one agent per state directory: its lock is held until the process ends (os._exit below)
+        lock = hold_state_dir(cfg.state_dir) if cfg.state_dir else None  # noqa: F841 - kept open, not used
+    except StateDirInUse as exc:
+        click.echo(f"gpu-npd: cannot start: {exc}", err=True)
+        sys.exit(2)
     try:
         agent = build(cfg)
     except ValueError as exc:
