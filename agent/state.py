@@ -90,12 +90,15 @@ class StateStore:
         return self.reject(problem) if problem else data
 
     def reject(self, why: str) -> dict[str, Any]:
-        # A damaged state file must not stop detection: start fresh, keep the bad file aside for a look.
-        log.warning("state file %s cannot be trusted (%s): moved aside, starting fresh", self.path, why)
+        # A damaged state file must not stop detection: start fresh, keep the bad file aside for a look. Where it
+        # cannot be moved (no file there to move: the state directory is not a directory), the log says so.
+        aside = self.path.with_suffix(".corrupt")
         try:
-            self.path.replace(self.path.with_suffix(".corrupt"))
-        except OSError:
-            pass
+            self.path.replace(aside)
+            done = f"moved aside as {aside.name}"
+        except OSError as exc:
+            done = f"not moved aside ({exc.strerror or exc})"
+        log.warning("state file %s cannot be trusted (%s): %s, starting fresh", self.path, why, done)
         return {}
 
     def set_aside(self, version: Any) -> dict[str, Any]:

@@ -326,3 +326,20 @@ def test_a_second_agent_on_one_state_directory_is_refused_in_one_line(tmp_path: 
     assert a.stop()[0] == 0
     b = AgentProc(tmp_path)  # the lock went with the first agent
     assert b.stop()[0] == 0
+
+
+def test_a_state_file_that_cannot_be_moved_aside_is_not_said_to_be(tmp_path, caplog):
+    """The warning says where the untrusted file went: `moved aside as state.corrupt`, or why it was not (the state
+    directory a file, so no state file to move: it said "moved aside" all the same)."""
+    import logging
+
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "state.json").write_text("{not json")
+    (tmp_path / "file").write_text("not a directory")
+    with caplog.at_level(logging.WARNING, "agent.state"):
+        assert StateStore(str(tmp_path / "bad")).load() == {}
+        assert StateStore(str(tmp_path / "file")).load() == {}
+    moved, kept = [r.getMessage() for r in caplog.records]
+    assert moved.endswith(": moved aside as state.corrupt, starting fresh")
+    assert (tmp_path / "bad" / "state.corrupt").exists()
+    assert kept.endswith(": not moved aside (Not a directory), starting fresh"), kept
