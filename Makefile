@@ -18,10 +18,11 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 # `make run` never writes to a cluster unless asked: a kubeconfig on this machine is left alone (mode off: stdout and
-# /metrics only) until MODE=observe or MODE=enforce says otherwise.
+# /metrics only) until MODE=observe or MODE=enforce says otherwise. `exec`: the agent is make's child, so the SIGTERM
+# make passes on when killed reaches it (not only the shell, which would leave the agent running, orphaned).
 MODE ?= off
 run: $(STAMP)
-	GPU_NPD_MODE=$(MODE) $(BIN)/gpu-npd run --state-dir .state --metrics-address 127.0.0.1:9810 $(ARGS)
+	GPU_NPD_MODE=$(MODE) exec $(BIN)/gpu-npd run --state-dir .state --metrics-address 127.0.0.1:9810 $(ARGS)
 
 # the tree compiled to bytecode first: where PYTHONDONTWRITEBYTECODE is set (this host), imports never write it, and
 # every `gpu-npd` process the suite starts compiled ~130 modules from source at its start

@@ -113,6 +113,9 @@ def _rebooted(state: dict, boot: Boot) -> bool:
 
 def _kube_sink(cfg: Config, metrics: Metrics, emit: Callable[[Any], None]):
     if cfg.mode == "off":
+        named = cfg.kube.api_server or cfg.kube.kubeconfig
+        if named:  # `make run ARGS=--kubeconfig=...` without MODE=: the cluster named is not written to, and says so
+            log.info("Kubernetes: mode off: nothing written to %s (mode observe or enforce writes)", named)
         return None
     from kubeapi.client import make_api  # noqa: PLC0415 - the kubernetes client is heavy: only when used
 

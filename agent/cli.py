@@ -163,7 +163,8 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     import signal
 
     from .app import build
-    from .config import ConfigError, load
+    from .config import ConfigError, load, replaced
+    from .state import StateDirInUse, hold_state_dir
 
     flags = {"kmsg": kmsg, "log_files": list(log_files) or None, "journald": journald, "state_dir": state_dir,
              "metrics_address": metrics_address, "node_name": node_name, "log_level": log_level,
@@ -177,6 +178,13 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     from .logs import setup
 
     setup(cfg.log_level, cfg.log_format)
+    for line in replaced(config_file, env, flags):
+        logging.getLogger("gpu_npd").warning("%s", line)
+    try:  # one agent per state directory: its lock is held until the process ends (os._exit below)
+        lock = hold_state_dir(cfg.state_dir) if cfg.state_dir else None  # noqa: F841 - kept open, not used
+    except StateDirInUse as exc:
+        click.echo(f"gpu-npd: cannot start: {exc}", err=True)
+        sys.exit(2)
     try:
         agent = build(cfg)
     except ValueError as exc:
@@ -302,7 +310,7 @@ def config_check(config_file) -> None:
     import os
     from dataclasses import fields
 
-    from .config import ENV_PREFIX, ConfigError, is_service_link, load
+    from .config import ENV_PREFIX, ConfigError, is_service_link, load, replaced
 
     try:
         cfg = load(config_file)
@@ -320,3 +328,5 @@ def config_check(config_file) -> None:
                f"{k.api_server or k.kubeconfig or 'in-cluster config only (outside a pod: none)'}")
     if links:
         click.echo(f"ignored Kubernetes service-link variables: {', '.join(links)}")
+    for line in replaced(config_file):
+        click.echo(line)

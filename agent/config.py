@@ -25,7 +25,7 @@ from .policy import validate as validate_policy
 from .samples import validate_rules
 from .settings import ENV_PREFIX, NESTED_SEP, Config, bare, blocks, defaults, hints
 
-__all__ = ["Config", "ConfigError", "ENV_PREFIX", "NESTED", "defaults", "load"]
+__all__ = ["Config", "ConfigError", "ENV_PREFIX", "NESTED", "defaults", "load", "replaced"]
 
 KNOWN = hints(Config)  # key -> its declared (Annotated) type
 BLOCKS = blocks()  # block -> its declared class (None: an open mapping)
@@ -278,6 +278,34 @@ def _culprit(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str
         except UNEXPECTED:
             return name
     return f"config file {file}" if file else "configuration"
+
+
+def replaced(file: str | None, env: Mapping[str, str] | None = None,
+             flags: Mapping[str, Any] | None = None) -> list[str]:
+    """The file's keys that a GPU_NPD_* variable or an option of the command replaces, one line each, said at start:
+    a ConfigMap's `mode: enforce` under the DaemonSet's GPU_NPD_MODE=observe runs observe, and nothing said so.
+    A file that cannot be read gives none (`load` names its error)."""
+    try:
+        data = _read_file(file) if file else {}
+    except ConfigError:
+        return []
+    env = env if env is not None else os.environ
+    lines = []
+    for key, value in data.items():
+        var = f"{ENV_PREFIX}{str(key).upper()}"
+        if (flags or {}).get(key) is not None:
+            by = "an option of the command line"
+        elif var in env:
+            by = var
+        else:
+            subs = [f"{var}{NESTED_SEP}{str(sub).upper()}" for sub in (value if key in NESTED and
+                                                                        isinstance(value, dict) else ())]
+            by = ", ".join(v for v in subs if v in env)
+            if by:
+                lines.append(f"config file {file}: keys of {key} replaced by {by}")
+            continue
+        lines.append(f"config file {file}: {key} replaced by {by}")
+    return lines
 
 
 def _read_file(file: str) -> dict[str, Any]:

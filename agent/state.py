@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import logging
 import os
@@ -15,6 +17,37 @@ MAX_BYTES = 64 << 20  # far above any real state (problems and cursors are cappe
 MAX_DEPTH = 16        # our state nests 5 levels at most
 # top-level keys and the JSON type each must have
 SHAPE = {"boot_id": str, "cursors": dict, "totals": dict, "samples": dict, "problems": list, "conditions": dict}
+LOCK = "lock"  # in the state directory: held by the one agent that uses it
+
+
+class StateDirInUse(RuntimeError):
+    """Another live process holds the state directory's lock; the message names the directory and its pid."""
+
+
+def hold_state_dir(state_dir: str) -> int | None:
+    """Take the state directory's lock for the life of this process (an flock on <state_dir>/lock: the kernel lets
+    go of it when the process ends, however it ends, and a hostPath directory's lock holds across containers). Two
+    agents on one directory would overwrite each other's state and write one node's conditions twice. Returns the
+    lock's descriptor, to keep open; None when no lock can be taken (a directory that cannot be made or written:
+    the agent runs on from memory and its saves say so). Raises StateDirInUse while another process holds it."""
+    path = os.path.join(state_dir, LOCK)
+    try:
+        os.makedirs(state_dir, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+            raise StateDirInUse(f"state directory {state_dir} is in use by another gpu-npd (pid {holder}, in its "
+                                "pid namespace): stop it, or give this one another --state-dir") from None
+        return None  # a filesystem without locks: no guard, as before
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
 
 
 def shape_problem(data: dict[str, Any]) -> str | None:
@@ -57,12 +90,15 @@ class StateStore:
         return self.reject(problem) if problem else data
 
     def reject(self, why: str) -> dict[str, Any]:
-        # A damaged state file must not stop detection: start fresh, keep the bad file aside for a look.
-        log.warning("state file %s cannot be trusted (%s): moved aside, starting fresh", self.path, why)
+        # A damaged state file must not stop detection: start fresh, keep the bad file aside for a look. Where it
+        # cannot be moved (no file there to move: the state directory is not a directory), the log says so.
+        aside = self.path.with_suffix(".corrupt")
         try:
-            self.path.replace(self.path.with_suffix(".corrupt"))
-        except OSError:
-            pass
+            self.path.replace(aside)
+            done = f"moved aside as {aside.name}"
+        except OSError as exc:
+            done = f"not moved aside ({exc.strerror or exc})"
+        log.warning("state file %s cannot be trusted (%s): %s, starting fresh", self.path, why, done)
         return {}
 
     def set_aside(self, version: Any) -> dict[str, Any]:

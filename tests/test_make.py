@@ -5,8 +5,11 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import textwrap
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,3 +50,46 @@ def test_make_test_compiles_the_tree_first_so_its_processes_load_bytecode(tmp_pa
                       + (st.st_size & 0xFFFFFFFF).to_bytes(4, "little")):
             stale.append(source.relative_to(tmp_path).as_posix())
     assert not stale, f"compiled from source at every import: {stale}"
+
+
+def test_make_run_passes_sigterm_to_the_agent(tmp_path):
+    """`kill <make's pid>`: GNU make passes SIGTERM to its recipe's process and exits; that process must be the agent
+    (`exec`), or the shell that ran the recipe dies and leaves the agent running, orphaned, on /dev/kmsg and port
+    9810, its state never flushed at a stop. A stand-in agent (.venv/bin/gpu-npd) says its pid and its SIGTERM."""
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path)
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / ".installed").touch()  # newer than the copied pyproject.toml: no venv is made
+    agent = tmp_path / ".venv" / "bin" / "gpu-npd"
+    agent.write_text(f"#!{sys.executable}\n" + textwrap.dedent("""\
+        import os, pathlib, signal, sys, time
+        here = pathlib.Path(sys.argv[0]).resolve().parent
+        signal.signal(signal.SIGTERM, lambda *_: ((here / "terminated").write_text("1"), sys.exit(0)))
+        (here / "pid").write_text(str(os.getpid()))
+        time.sleep(60)
+        """))
+    agent.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    make = subprocess.Popen(["make", "--no-print-directory", "run"], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    pid_file = agent.parent / "pid"
+    try:
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pid_file.exists(), "make run never started the agent"
+        time.sleep(0.2)  # the pid is written after the handler is set; let the write finish
+        make.send_signal(signal.SIGTERM)
+        make.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while not (agent.parent / "terminated").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (agent.parent / "terminated").exists(), "the agent never got make's SIGTERM: left running"
+    finally:
+        if make.poll() is None:
+            make.kill()
+        if pid_file.exists():
+            try:
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)  # a stand-in left behind (the failure)
+            except (ProcessLookupError, ValueError):
+                pass

@@ -1076,3 +1076,20 @@ def test_a_failing_slice_with_nothing_of_its_batch_after_it_is_not_said_to_leave
     assert said == ["internal error while processing a slice of files records: KeyError: 'a bug on one batch'; the "
                     "slice is skipped"], said
     assert a.held.batch is None
+
+
+def test_mode_off_says_the_cluster_it_names_is_not_written_to(tmp_path, caplog):
+    """`make run ARGS=--kubeconfig=...` without MODE=observe: mode off writes to no cluster, and a kubeconfig (or API
+    server) named is said to be left alone, where before nothing said why the cluster saw nothing."""
+    import logging
+
+    from agent.app import _kube_sink
+
+    with caplog.at_level(logging.INFO, "gpu_npd"):
+        for kube in ({"kubeconfig": str(tmp_path / "kubeconfig")}, {"api_server": "http://127.0.0.1:1"}, {}):
+            cfg = load(None, env={}, flags={"mode": "off", "kubernetes": kube})
+            assert _kube_sink(cfg, None, lambda *_: None) is None
+    said = [r.getMessage() for r in caplog.records]
+    assert said == [f"Kubernetes: mode off: nothing written to {tmp_path / 'kubeconfig'} (mode observe or enforce "
+                    "writes)", "Kubernetes: mode off: nothing written to http://127.0.0.1:1 (mode observe or enforce "
+                    "writes)"]

@@ -138,3 +138,25 @@ def test_keys_of_our_own_domain_or_a_private_one_are_accepted():
     for prefix in ("gpu-npd.io/", "example.com/", "gpu.example.org/"):
         assert load(env={}, flags={"kubernetes": {"taint_prefix": prefix}}).kube.taint_prefix == prefix
     assert load(env={}, flags={"kubernetes": {"repair_annotation_key": "ops.example.com/repair"}})
+
+
+def test_a_file_key_a_variable_or_option_replaces_is_said(tmp_path):
+    """The environment and the options win over the file, silently before: a ConfigMap's `mode: enforce` under the
+    DaemonSet's GPU_NPD_MODE=observe ran observe. Each such key is one line, at `gpu-npd run`'s start (a warning)
+    and in `gpu-npd config check`; a block's keys by the variables that replace them; nothing when none is."""
+    from click.testing import CliRunner
+
+    from agent.config import replaced
+    from gpunpd.cli import main
+
+    conf = tmp_path / "c.yaml"
+    conf.write_text("mode: enforce\nkubernetes: {max_tainted_fraction: 0.05}\nlog_level: info\n")
+    env = {"GPU_NPD_MODE": "observe", "GPU_NPD_KUBERNETES__MAX_TAINTED_FRACTION": "0.02", "GPU_NPD_TICK_SECONDS": "2"}
+    assert replaced(str(conf), env, {"log_level": "debug", "kmsg": None}) == [
+        f"config file {conf}: mode replaced by GPU_NPD_MODE",
+        f"config file {conf}: keys of kubernetes replaced by GPU_NPD_KUBERNETES__MAX_TAINTED_FRACTION",
+        f"config file {conf}: log_level replaced by an option of the command line"]
+    assert replaced(str(conf), {}, {}) == [] and replaced(None, env) == [] and replaced(str(tmp_path / "no"), env) == []
+    out = CliRunner().invoke(main, ["config", "check", "--config", str(conf)], env={"GPU_NPD_MODE": "observe"})
+    assert out.exit_code == 0 and "mode observe;" in out.output
+    assert out.output.splitlines()[-1] == f"config file {conf}: mode replaced by GPU_NPD_MODE"

@@ -298,3 +298,48 @@ def test_fuzz_saved_cursors_are_dropped_alone(tmp_path_factory, files, fabric, j
     assert all(len(v) == 3 and all(type(x) is int and x >= 0 for x in v)
                for v in sources["fabricmanager"].positions.values())
     assert sources["journald"].cursor == (journal if isinstance(journal, str) and journal.lower() != "null" else None)
+
+
+def test_a_second_agent_on_one_state_directory_is_refused_in_one_line(tmp_path: Path):
+    """Two agents on one state directory (a second `make run`, two releases on one node with other metrics ports)
+    overwrote each other's state and wrote the node's conditions twice: the second exits 2 naming the directory and
+    the first's pid; the first runs on, and its lock goes with it (the next agent starts)."""
+    import subprocess
+    import sys
+
+    from harness import free_port
+
+    a = AgentProc(tmp_path)
+    second = [sys.executable, "-m", "gpunpd", "run", "--kmsg", "", "--no-journald", "--mode", "off",
+              "--state-dir", str(a.state), "--metrics-address", f"127.0.0.1:{free_port()}"]
+    try:
+        r = subprocess.run(second, capture_output=True, text=True, timeout=20)  # before: it ran on beside the first
+    except subprocess.TimeoutExpired:
+        a.stop()
+        raise
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().splitlines()[-1] == (
+        f"gpu-npd: cannot start: state directory {a.state} is in use by another gpu-npd (pid {a.proc.pid}, in its pid "
+        "namespace): stop it, or give this one another --state-dir")
+    a.write(f"3,100,4254197860,-;{XID79}\n")
+    a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:5d:00") == 1)
+    assert a.stop()[0] == 0
+    b = AgentProc(tmp_path)  # the lock went with the first agent
+    assert b.stop()[0] == 0
+
+
+def test_a_state_file_that_cannot_be_moved_aside_is_not_said_to_be(tmp_path, caplog):
+    """The warning says where the untrusted file went: `moved aside as state.corrupt`, or why it was not (the state
+    directory a file, so no state file to move: it said "moved aside" all the same)."""
+    import logging
+
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "state.json").write_text("{not json")
+    (tmp_path / "file").write_text("not a directory")
+    with caplog.at_level(logging.WARNING, "agent.state"):
+        assert StateStore(str(tmp_path / "bad")).load() == {}
+        assert StateStore(str(tmp_path / "file")).load() == {}
+    moved, kept = [r.getMessage() for r in caplog.records]
+    assert moved.endswith(": moved aside as state.corrupt, starting fresh")
+    assert (tmp_path / "bad" / "state.corrupt").exists()
+    assert kept.endswith(": not moved aside (Not a directory), starting fresh"), kept
