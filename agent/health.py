@@ -235,8 +235,8 @@ class HealthEngine:
         self._repeat_rows = _repeat_rows(cfg)
         self._rules = tuple((rule, _match(rule["match"])) for rule in cfg.condition_rules)  # each with its tests
         self._repeats: dict[tuple, _Sightings] = {}  # (kind, *its row's `by`) -> its processes
-        # problem id -> what its message must now say (_message's arguments): a standing problem's message is
-        # rendered once per derive, not once per line of a storm
+        # problem id -> the problem and what its message must now say (the finding, action, note; rendered by derive):
+        # a problem's message is rendered once per derive, not once per line of a storm
         self._restate: dict[str, tuple] = {}
         self.policy = FindingPolicy(cfg.xid_policy, cfg.xid_reboot_escalation, subject_of,
                                     cfg.unused_port_boot_seconds, boot.id)
@@ -381,8 +381,8 @@ class HealthEngine:
                 if SEVERITY_RANK[p.severity] > SEVERITY_RANK[same.severity]:
                     same.severity, same.action, same.clear = p.severity, p.action, p.clear
                 self._touched[same.id] = None
-            if restate is not None and p.id not in self._restate:
-                self._restate[p.id] = restate
+            if restate is not None and (same is None or p.id not in self._restate):  # said by the problem it is now
+                self._restate[p.id] = (same if same is not None else p, *restate[1:])
             change.renamed.append(p.id)
 
     def new_boot(self) -> Change:
@@ -532,10 +532,10 @@ class HealthEngine:
             self._add_to(p, f, seen, severity or f.severity, action or f.action, note, amendment, moved)
             return pid
         p = Problem(pid, subject, f.kind, rule["condition"], reason, severity or f.severity, f.attribution,
-                    action or f.action, self._message(f, severity or f.severity, action or f.action, note),
-                    _clear_of(rule.get("clear", "expire"), action or f.action), seen, seen, 1, source, code,
+                    action or f.action, "", _clear_of(rule.get("clear", "expire"), action or f.action), seen, seen, 1, source, code,
                     {**{k: v for k, v in f.details.items() if k in ("uuid", "gpu_index", "link", "netdev", "pod",
                                                                      "reboots_survived")}, **(details or {})})
+        self._restate[pid] = (p, f, action or f.action, note)  # its message: rendered by derive
         self._add(p, change)
         return pid
 
@@ -570,7 +570,7 @@ class HealthEngine:
             p.last_seen = seen
         p.action = action  # the latest (an escalation's HARDWARE_INSPECTION stands from then on)
         p.clear = _clear_of(p.clear, action)  # an amendment asking a reboot: a boot ends it from then on
-        self._restate[p.id] = (f, severity, action, note)
+        self._restate[p.id] = (p, f, action, note)
         self._touched[p.id] = None
 
     def _evict(self) -> None:
@@ -585,19 +585,6 @@ class HealthEngine:
                 self._remove(p.id)
                 return
 
-    @staticmethod
-    def _message(f: Finding, severity: str, action: str, note: str) -> str:
-        """What a problem says: what and where (`describe`: the kind table's wording, the device's noun), the GPU's
-        UUID, the line's text, the policy's note, the recommended action."""
-        uuid = f.details.get("uuid")
-        if f.details.get("pod"):
-            note = f"process in pod {f.details['pod']}" + (f"; {note}" if note else "")
-        text = f.message.strip().rstrip(".")
-        if len(text) > 160:
-            text = text[:159] + "…"
-        return (f"{describe(f)}{f' ({uuid})' if uuid else ''}: {text}"
-                f"{f' [{note}]' if note else ''}. Recommended action: {action}")
-
     # ---- node conditions -------------------------------------------------------------------------
 
     def derive(self, change: Change | None = None) -> Change:
@@ -606,10 +593,18 @@ class HealthEngine:
         change = Change() if change is None else change
         now = self.clock()
         if self._restate:
-            for pid, args in self._restate.items():
-                p = self.problems.get(pid)
-                if p is not None:
-                    p.message = self._message(*args)
+            # what a problem says: what and where (`describe`: the kind table's wording, the device's noun), the GPU's
+            # UUID, the line's text, the policy's note, the recommended action (a problem gone since is said too: one
+            # raised and evicted within the batch is still in its Change's new problems)
+            for p, f, action, note in self._restate.values():
+                uuid = f.details.get("uuid")
+                if f.details.get("pod"):
+                    note = f"process in pod {f.details['pod']}" + (f"; {note}" if note else "")
+                text = f.message.strip().rstrip(".")
+                if len(text) > 160:
+                    text = text[:159] + "…"
+                p.message = (f"{describe(f)}{f' ({uuid})' if uuid else ''}: {text}"
+                             f"{f' [{note}]' if note else ''}. Recommended action: {action}")
             self._restate.clear()
         by_cond: dict[str, list[Problem]] = {}
         for p in self.problems.values():

@@ -436,6 +436,23 @@ def test_a_problem_raised_at_the_cap_costs_the_same_whatever_the_cap():
     assert cost(4_000) <= cost(100) * 1.05
 
 
+def test_a_problem_raised_and_evicted_within_one_batch_is_still_said_with_its_message():
+    """A problem's message is rendered by `derive`, once per batch: one raised and evicted at the cap before it (its
+    batch's Change still lists it, so the sinks record its Event) is said like one that stands, never with an empty
+    message (before the message moved to `derive` it was rendered as the problem was raised)."""
+    classify = _CLASSIFIER.classify
+    engine, change = HealthEngine(load(env={}, flags={"max_problems": 1})), Change()
+    for pci in ("0000:5d:00", "0000:3b:00"):
+        engine.decide(classify(f"NVRM: Xid (PCI:{pci}): 79, pid=1, name=p, GPU has fallen off the bus."), "kernel",
+                      change)
+    snap = engine.snapshot(engine.derive(change))
+    assert [p.subject for p in snap.new_problems] == ["gpu:0000:5d:00", "gpu:0000:3b:00"]
+    assert [p.subject for p in snap.problems] == ["gpu:0000:3b:00"]
+    for p in snap.new_problems:
+        assert p.message.startswith(f"Xid 79 on GPU {p.subject[4:]}: NVRM: Xid") and p.message.endswith(
+            "Recommended action: RESTART_BM"), p.message
+
+
 def test_an_application_xid_burst_on_several_gpus_is_the_jobs_and_degrades_no_gpu(engine, clock):
     """One job's MMU faults on every GPU it runs on, from its many processes: the escalation table says the
     application (parsers/escalation.py, a row with `jobs`), so the distinct-process rule raises nothing on any GPU;
