@@ -23,8 +23,13 @@ incident establishes them).
 
 What is not there live, by construction: the pods' container statuses (exit codes, OOMKilled: no incident says
 them), the lines' own times (an Event is stamped when the agent records it), anything the agent does not publish
-(triage's job facts other than those triage/facts.py LIVE_FACTS names: tracebacks, consequences such as a heartbeat
-monitor's hang or a barrier's healthy ranks, read only offline).
+(triage's job facts other than those triage/facts.py LIVE_FACTS names: a rank's Python exception, consequences such as
+a heartbeat monitor's hang or a barrier's healthy ranks, read only offline; docs/triage.md, "Live and offline"), and a
+launcher summary's rows without the opener the agent reads the summary by (an excerpt cut before it).  A miss's
+causes: "job fact not published" (no LIVE_FACTS row of offline's root's kind), "summary opener not in the lines",
+"job fact not read live" (a row of its kind exists, its line was not published), "root not in live evidence" (a
+parsers' kind), "excerpt cut" (a parsers' finding's Event; a job fact's is read back from its words), "no node log",
+"rank", "host", "other verdict", "no incident".
 """
 
 from __future__ import annotations
@@ -255,25 +260,26 @@ def why_not(want: dict, offline_doc: dict, pub: Published, sp: Split, live, evid
     """The likely reasons the live verdict differs from the expected one: (cause, detail) pairs, the causes few."""
     from cluster.evidence import EXCERPT, Reader
     from triage import JOB_KINDS
+    from triage.facts import LIVE_REASONS
 
     reasons = []
     off = (offline_doc.get("incidents") or [{}])[0]
     off_root = (off.get("root") or {}).get("kind")
     live_kinds = {e.kind for e in evidence}
     if off_root in JOB_KINDS and off_root not in live_kinds:
-        reasons.append(("job fact not published", f"offline's root is {off_root} ({off.get('rule')}), read from the "
-                        "job's lines by triage only; the agent publishes what the parsers classify"))
+        reasons.append(_unpublished(off, sp))
     elif off_root and off_root not in live_kinds:
         reasons.append(("root not in live evidence", f"offline's root {off_root} ({off.get('rule')}) is not among "
                         f"the live evidence {sorted(live_kinds)}"))
-    # a line the Event quotes that reads back as something else (or nothing): the excerpt cut it
+    # a line the Event quotes that reads back as something else (or nothing): the excerpt cut it (a job fact's Event
+    # is read back from its own words, triage/facts.py LIVE_FACTS, never from the line it quotes)
     reader = Reader()
     by_pod: dict[str, set] = {}
     for ref, f in pub.findings:
         by_pod.setdefault(ref.pod, set()).add(f.kind)
     for ev in pub.events:
         m = EXCERPT.search(ev.get("message") or "")
-        if not m or not m.group(1).endswith("\u2026"):
+        if not m or not m.group(1).endswith("\u2026") or ev.get("reason") in LIVE_REASONS:
             continue
         again = reader._classify(m.group(1))
         if again is None or again.kind not in by_pod.get((ev.get("involvedObject") or {}).get("name"), set()):
@@ -293,6 +299,30 @@ def why_not(want: dict, offline_doc: dict, pub: Published, sp: Split, live, evid
     if live is None and not reasons:
         reasons.append(("no incident", f"the live evidence {sorted(live_kinds)} makes none"))
     return list(dict.fromkeys(reasons)) or [("other verdict", "")]
+
+
+def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
+    """Why offline's root, a job kind of triage, is not among the live evidence: no LIVE_FACTS row publishes its kind
+    (read from the job's lines by triage only: a Python exception, which its traceback and the chain before it make a
+    failure or a consequence), or the row that would publish it did not read its line (a summary's field, read live
+    only within the lines after the summary's opener: triage/read.py BLOCK_OPENERS)."""
+    from triage.facts import LIVE
+    from triage.read import BLOCK_OPENERS, job_fact
+
+    root = off.get("root") or {}
+    kind, rule = root.get("kind"), off.get("rule")
+    text = next((e.get("text") for e in off.get("evidence") or [] if e.get("kind") == kind and
+                 root.get("rank") in (None, e.get("rank"))), None) or ""
+    if kind not in LIVE:
+        return ("job fact not published", f"offline's root is {kind} ({rule}: {text.strip()!r}), a job kind no "
+                "triage/facts.py LIVE_FACTS row names: read from the job's lines by triage only")
+    opened = any(o in line for lines in sp.pods.values() for line in lines for o in BLOCK_OPENERS)
+    if job_fact(text) is None and not opened:
+        return ("summary opener not in the lines", f"offline's root is {kind} ({rule}: {text.strip()!r}), a row of "
+                "a summary no line of which opens it as the agent reads summaries (triage/read.py BLOCK_OPENERS: "
+                "torchrun's by its 'Root Cause (first observed failure)' row)")
+    return ("job fact not read live", f"offline's root is {kind} ({rule}: {text.strip()!r}), a line the agent did not "
+            f"publish as {kind}")
 
 
 def compare(incident: Path, ts=None) -> Row:
