@@ -2349,6 +2349,21 @@ RULES: tuple[Rule, ...] = (
        r"NCCL WARN (?:Net : )?(?:(?P<socket_call>(?:ncclOs)?[Ss]ocket\w*?Connect):? )?(?:[Cc]onnect )?to (?P<peer>[^<\s]+)"
        r"<(?P<peer_port>\d+)> (?:failed(?: :| with error) |returned )(?P<socket_error>[^,\n]+?)"
        r"(?:, exceeded error retry count after (?P<connect_attempts>\d+) attempts)?\s*$"),
+    # NET/IB's connection set-up to a peer's queue pair failing because the local NIC cannot reach the peer's: the move
+    # to RTR (ibv_modify_qp) timing out or finding no route, every era's words (src/misc/ibvwrap.cc): "misc/ibvwrap.cc:
+    # 187 NCCL WARN Call to ibv_modify_qp failed with error Network is unreachable" (NVIDIA/nccl-tests #185, DGX H100),
+    # "ibvwrap.c:160 NCCL WARN Call to ibv_modify_qp failed with error Connection timed out" (nccl-tests #227, NCCL
+    # 2.21.5 over RoCE), 2.27's "ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on
+    # dev mlx_x:1, curr state INIT, next state RTR, .." (NVIDIA/nccl #2013: seven or more HGX nodes on a rail-connected
+    # RoCE fabric, NCCL_CROSS_NIC=0 the fix). The communicator's init fails after it. The network between the two NICs
+    # (routes, GIDs, rails), not either process: attribution fabric, action CHECK_FABRIC (was: the NCCL WARN row's
+    # warning, unknown). Another call's or another error's failure (ibv_create_qp's, "No such device") stays that
+    # warning.
+    _r("nccl_ib_qp_unreachable", "nccl_error", ["Call to ibv_modify_qp failed"],
+       r"NCCL WARN Call to (?P<ibv_call>ibv_modify_qp) failed with (?:error )?(?:(?P<errno>\d+) )?"
+       r"(?P<ibv_error>Connection timed out|Network is unreachable|No route to host)"
+       r"(?:, on dev (?P<ib_dev>[^\s,:]+):(?P<ib_port>\d+), curr state (?P<qp_state>\w+), next state (?P<qp_next>\w+))?",
+       attribution="fabric", action="CHECK_FABRIC"),
     # The same socket errors as PyTorch quotes NCCL's last error in its exception, on a line of its own after "Last
     # error:", without NCCL's "NCCL WARN " (and its host:pid:tid prefix): "socketProgress: Connection closed by remote
     # peer ip-172-31-45-209.eu-north-1.compute.internal<32926>" (pytorch/pytorch #150916), "socketProgressOpt: Call to
