@@ -487,8 +487,9 @@ CUDA_ASSERT_JOIN = ("cuda_assert|cuda_exception", "join")
 # line (the cuda_kernel_assert row) is that failure
 CUDA_ASSERT_TEXT = "device-side assert triggered"
 # How a framework introduces a CUDA runtime error's text (alternatives): PyTorch's "CUDA error: ", THC's "cuda runtime
-# error (59) : ", NCCL's and others' "Cuda failure '" / "CUDA failure: "
-CUDA_ERROR_PREFIX = r"CUDA error: |Cuda failure '|CUDA failure[: ]*'?|cuda runtime error \(\d+\) : "
+# error (59) : ", NCCL's and others' "Cuda failure '" / "CUDA failure: ", and PyTorch's check of a CUDA driver API call
+# (C10_CUDA_DRIVER_CHECK: symmetric memory, expandable segments; cuGetErrorString()'s text) "CUDA driver error: "
+CUDA_ERROR_PREFIX = r"CUDA (?:driver )?error: |Cuda failure '|CUDA failure[: ]*'?|cuda runtime error \(\d+\) : "
 # TensorFlow's words before the runtime's text of a CUDA call that failed at a GPU's set-up
 TF_CUDA_STATUS = r"(?:CUDA runtime implicit initialization|cudaSetDevice\(\)) on GPU:\d+ failed\. Status: "
 # Events kept per rank whose lines of no rank tag and those of one rank's are one process's: a rank's stderr under
@@ -2348,6 +2349,21 @@ RULES: tuple[Rule, ...] = (
        r"NCCL WARN (?:Net : )?(?:(?P<socket_call>(?:ncclOs)?[Ss]ocket\w*?Connect):? )?(?:[Cc]onnect )?to (?P<peer>[^<\s]+)"
        r"<(?P<peer_port>\d+)> (?:failed(?: :| with error) |returned )(?P<socket_error>[^,\n]+?)"
        r"(?:, exceeded error retry count after (?P<connect_attempts>\d+) attempts)?\s*$"),
+    # NET/IB's connection set-up to a peer's queue pair failing because the local NIC cannot reach the peer's: the move
+    # to RTR (ibv_modify_qp) timing out or finding no route, every era's words (src/misc/ibvwrap.cc): "misc/ibvwrap.cc:
+    # 187 NCCL WARN Call to ibv_modify_qp failed with error Network is unreachable" (NVIDIA/nccl-tests #185, DGX H100),
+    # "ibvwrap.c:160 NCCL WARN Call to ibv_modify_qp failed with error Connection timed out" (nccl-tests #227, NCCL
+    # 2.21.5 over RoCE), 2.27's "ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on
+    # dev mlx_x:1, curr state INIT, next state RTR, .." (NVIDIA/nccl #2013: seven or more HGX nodes on a rail-connected
+    # RoCE fabric, NCCL_CROSS_NIC=0 the fix). The communicator's init fails after it. The network between the two NICs
+    # (routes, GIDs, rails), not either process: attribution fabric, action CHECK_FABRIC (was: the NCCL WARN row's
+    # warning, unknown). Another call's or another error's failure (ibv_create_qp's, "No such device") stays that
+    # warning.
+    _r("nccl_ib_qp_unreachable", "nccl_error", ["Call to ibv_modify_qp failed"],
+       r"NCCL WARN Call to (?P<ibv_call>ibv_modify_qp) failed with (?:error )?(?:(?P<errno>\d+) )?"
+       r"(?P<ibv_error>Connection timed out|Network is unreachable|No route to host)"
+       r"(?:, on dev (?P<ib_dev>[^\s,:]+):(?P<ib_port>\d+), curr state (?P<qp_state>\w+), next state (?P<qp_next>\w+))?",
+       attribution="fabric", action="CHECK_FABRIC"),
     # The same socket errors as PyTorch quotes NCCL's last error in its exception, on a line of its own after "Last
     # error:", without NCCL's "NCCL WARN " (and its host:pid:tid prefix): "socketProgress: Connection closed by remote
     # peer ip-172-31-45-209.eu-north-1.compute.internal<32926>" (pytorch/pytorch #150916), "socketProgressOpt: Call to
@@ -2705,13 +2721,14 @@ RULES: tuple[Rule, ...] = (
        r"(?P<kv_needed_gib>[\d.]+) GiB KV cache\)? is needed, which is larger than the available KV cache memory "
        r"\((?P<kv_available_gib>-?[\d.]+) GiB\)| is larger than the maximum number of tokens that can be stored in KV "
        r"cache \((?P<kv_tokens>-?\d+)\))|Not enough memory\. Please try to increase --mem-fraction-static)"),
-    # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (2) : out of memory at <file>:<line>"; SPECFEM's
-    # print_CUDA_error_if_any, cudaGetErrorString() in angle brackets before its MPI_Abort: "CUDA error !!!!! <out of
-    # memory> !!!!! ", SPECFEM/specfem3d #1344)
+    # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (2) : out of memory at <file>:<line>"; PyTorch's
+    # driver API check, "RuntimeError: CUDA driver error: out of memory" (symmetric memory's allocation, pytorch/pytorch
+    # #137145; was: nothing); SPECFEM's print_CUDA_error_if_any, cudaGetErrorString() in angle brackets before its
+    # MPI_Abort: "CUDA error !!!!! <out of memory> !!!!! ", SPECFEM/specfem3d #1344)
     _r("cuda_oom", "cuda_oom",
-       ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory", "cuda runtime error (2) : out of memory",
-        "CUDA error !!!!! <out of memory>", "failed. Status: out of memory"],
-       r"(?:OutOfMemoryError|CUDA out of memory|CUDA error: out of memory|cuda runtime error \(2\) : out of memory|"
+       ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory", "CUDA driver error: out of memory",
+        "cuda runtime error (2) : out of memory", "CUDA error !!!!! <out of memory>", "failed. Status: out of memory"],
+       r"(?:OutOfMemoryError|CUDA out of memory|CUDA (?:driver )?error: out of memory|cuda runtime error \(2\) : out of memory|"
        r"CUDA error !!!!! <out of memory>|" + TF_CUDA_STATUS + r"out of memory)"
        r"(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?",
        event=CUDA_EXC_OPEN),
@@ -3026,15 +3043,21 @@ RULES: tuple[Rule, ...] = (
     _r("cuda_error_in_call", "cuda_error", ["CUDA error"],
        r"CUDA error in (?P<call>(?>(?:[^:\n]|::)+)): (?P<cuda_error>[^\n]+?)(?: \(error \d+\))?\s*$",
        refine="cuda", event=CUDA_EXC_OPEN),
+    # PyTorch's "CUDA driver error: <text>" (C10_CUDA_DRIVER_CHECK) is read as its "CUDA error: <text>": "RuntimeError: CUDA
+    # driver error: invalid argument" at symmetric memory's rendezvous (pytorch/torchtitan #1475, vllm-project/vllm
+    # #25937), ".. operation not supported" (yifuwang/symm-mem-recipes #1; was: nothing). NCCL's CUDACHECK names the
+    # runtime's status by its number first since 2.19 ("transport/p2p.cc:275 NCCL WARN Cuda failure 101 'invalid device
+    # ordinal'", NVIDIA/nccl #1948): the listed texts are read whatever comes before them.
     _r("cuda_error", "cuda_error",
-       ["CUDA error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access", "uncorrectable ECC error",
-        "cuda runtime error ("],
+       ["CUDA error", "CUDA driver error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access",
+        "uncorrectable ECC error", "cuda runtime error ("],
        "(?:" + CUDA_ERROR_PREFIX + ")?"
        r"(?P<cuda_error>an illegal memory access was encountered|"
        r"uncorrectable ECC error encountered|unspecified launch failure|device-side assert triggered|"
        r"misaligned address|an illegal instruction was encountered|the launch timed out and was terminated|"
        r"(?:all CUDA-capable devices are|CUDA-capable device\(s\) is/are) busy or unavailable|no CUDA-capable device is detected|"
-       r"(?<=CUDA error: )[^.'\n]+|(?<=\) : )[^\n]+?(?= at \S+:\d+\s*$|\s*$)|cudaError\w+)",
+       r"invalid device ordinal|(?<=CUDA error: )[^.'\n]+|(?<=CUDA driver error: )[^.'\n]+|"
+       r"(?<=\) : )[^\n]+?(?= at \S+:\d+\s*$|\s*$)|cudaError\w+)",
        refine="cuda", event=CUDA_EXC_OPEN),
     # TensorFlow's report of a CUDA runtime call that failed while it set up a GPU (common_runtime/gpu/gpu_device.cc:
     # cudaGetErrorString()'s text after "Status: "): "tensorflow.python.framework.errors_impl.InternalError: CUDA runtime
@@ -3258,6 +3281,13 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "cudaErrorNoKernelImageForDevice": ("error", "application", "RESTART_APP"),
     "invalid device function": ("error", "application", "RESTART_APP"),
     "cudaErrorInvalidDeviceFunction": ("error", "application", "RESTART_APP"),
+    # a GPU index the process does not see (cudaErrorInvalidDevice, 101): more ranks or GPUs per node than the job was
+    # given ("-g 8" or two ranks per node on one GPU each: NVIDIA/nccl-tests #54, #165, #263; Slurm's --gpus-per-task=1
+    # under NCCL's P2P transport, NVIDIA/nccl #1948), a rank's set_device beyond CUDA_VISIBLE_DEVICES; symmetric memory's
+    # cuMemSetAccess on GPUs with no peer path (pytorch/pytorch #174030): the job's configuration on this node, a restart
+    # alone fails again (was: unknown, INVESTIGATE)
+    "invalid device ordinal": ("error", "application", "CHECK_APP"),
+    "cudaErrorInvalidDevice": ("error", "application", "CHECK_APP"),
     # the CUDA libraries' status codes (cuBLAS, cuDNN, ..): a call the job made wrongly is the job's; a kernel that
     # failed to run (EXECUTION_FAILED), an internal error or a library that could not start stays unknown
     "CUBLAS_STATUS_INVALID_VALUE": ("error", "application", "RESTART_APP"),

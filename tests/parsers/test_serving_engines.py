@@ -58,10 +58,11 @@ def test_the_calls_after_an_out_of_memory_are_one_failure_with_it():
     # fzyzcjy/torch_memory_saver #35: a status by its number alone
     ("[torch_memory_saver.cpp] CUresult error  result=1 file=csrc/torch_memory_saver.cpp func=resume line=214",
      "invalid argument", "unknown"),
-    # NVIDIA/TensorRT-LLM #1063, #775, #448 (the call's own parentheses before the text)
+    # NVIDIA/TensorRT-LLM #1063, #775, #448 (the call's own parentheses before the text); a GPU index the process does
+    # not see, the job's configuration (was: unknown)
     ("RuntimeError: [TensorRT-LLM][ERROR] CUDA runtime error in cudaSetDevice(device): invalid device ordinal (/home/"
      "jenkins/agent/workspace/LLM/main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/runtime/utils/sessionUtils.cpp:34)",
-     "invalid device ordinal", "unknown"),
+     "invalid device ordinal", "application"),
     ("RuntimeError: [TensorRT-LLM][ERROR] CUDA runtime error in cub::DeviceSegmentedRadixSort::SortPairsDescending("
      "nullptr, cub_temp_storage_size, log_probs, (T*) nullptr, id_vals, (int*) nullptr, vocab_size * batch_size, "
      "batch_size, begin_offset_buf, offset_buf + 1, 0, sizeof(T) * 8, stream): invalid device function (/code/tekit/"
