@@ -78,6 +78,18 @@ BENIGN: tuple[tuple[str, str], ...] = (
     # Only the fallback's wording: "Failed to enable MSI-X." (no fallback named) stays the net's.
     (r"NVRM: GPU \S+ Failed to enable MSI; falling back to PCIe virtual-wire interrupts",
      "the GPU driver falling back to INTx at start (CachyOS-PKGBUILDS #1038)"),
+    # The RM's own word that a call is not implemented here, at a working GPU's start (an H100 in a TDX guest, 550,
+    # NVIDIA/nvtrust #54: nvidia-smi saw the GPU after these lines): a generated HAL stub's assertion ("NVRM:
+    # nvAssertFailed: Assertion failed: 0 @ g_kern_gmmu_nvoc.h:1967", NV_ASSERT_PRECOMP(0) in an inline the NVOC
+    # generator emits for a HAL entry this GPU or mode lacks, returning NV_ERR_NOT_SUPPORTED or 0:
+    # src/nvidia/generated/g_*_nvoc.h) and a check or assertion on a call that answered NV_ERR_NOT_SUPPORTED ("Check
+    # failed: Call not supported [NV_ERR_NOT_SUPPORTED] (0x00000056) returned from .."): a capability's answer, no
+    # fault. Where such lines precede a failed init, its "RmInitAdapter failed!" is the finding (rules.py rminit).
+    (r"NVRM:? (?:GPU\d+ )?nvAssertFailed(?:NoLog)?: Assertion failed: 0 @ g_\w+_nvoc\.h:\d+",
+     "a generated HAL stub's assertion (a call this GPU does not implement)"),
+    (r"NVRM:? (?:GPU\d+ )?nv(?:Assert|Check)(?:Ok)?Failed(?:NoLog)?: (?:Assertion|Check) failed: Call not supported "
+     r"\[NV_ERR_NOT_SUPPORTED\]",
+     "an RM check on a call that answered not supported"),
     # bnxt_en at probe, for firmware that asks for long command timeouts: a notice of the timeout, no fault (a 6.8 boot,
     # yoannlr.github.io content/broadcom-bcm57416-driver.md)
     (r"bnxt_en .*Device requests max timeout of \d+ seconds, may trigger hung task watchdog",

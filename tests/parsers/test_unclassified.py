@@ -112,6 +112,24 @@ def test_the_msi_fallback_benign_is_that_wording_only():
     assert f is not None and f.kind == "unclassified"
 
 
+def test_the_rm_not_supported_benign_is_that_answer_only():
+    # verbatim (NVIDIA/nvtrust #54, an H100 at start, 550; realworld/nvrm-notsupported-2026.yaml): a generated HAL stub's
+    # assertion and a check on a call that answered NV_ERR_NOT_SUPPORTED: no finding
+    for line in ("[   86.776417] NVRM: nvAssertFailed: Assertion failed: 0 @ g_kern_gmmu_nvoc.h:1967",
+                 "[   87.352832] NVRM: nvCheckOkFailedNoLog: Check failed: Call not supported [NV_ERR_NOT_SUPPORTED] "
+                 "(0x00000056) returned from pEntry->pCallback(pGpu, pEntry->pCallbackParam) @ kernel_fifo.c:3021"):
+        f = parse_line(line)
+        assert f is None or not at_least(f.severity, "warning"), f
+    # verbatim (open-gpu-kernel-modules #892, in realworld/gsp.yaml; #402): another status, a hand-written source file's
+    # assertion: the net's warning stays
+    for line in ("[70527.348514] NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] "
+                 "(0x00000051) returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1353",
+                 "Nov 24 22:57:55 kanazawa kernel: [142500.501070] NVRM nvAssertFailedNoLog: Assertion failed: 0 @ "
+                 "osapi.c:1688"):
+        f = parse_line(line)
+        assert f is not None and f.kind == "unclassified", line
+
+
 # lore.kernel.org/r/20250707103014.1279262-1-andy.xu@hj-micro.com (realworld/pcie-dpc-2.yaml), verbatim: mlx5's health
 # recovery on the second function of a ConnectX below a contained root port; alone (no health event open) the net's
 MLX5_FUNCTION_1 = ("[ 85.815016] mlx5_core 0004:01:00.1: mlx5_health_try_recover:335:(pid 2239): handling bad device "
