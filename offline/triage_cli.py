@@ -477,6 +477,25 @@ def _incident_text(n: int, i: Incident, limit: int) -> list[str]:
         lines.insert(1, f"   when:         {i.time.strftime('%Y-%m-%d %H:%M:%S')} UTC")
     shown = i.evidence[:limit]
     lines.append(f"   evidence ({len(shown)} of {len(i.evidence)}):")
+    lines.extend(_evidence_lines(shown))
+    if i.support:
+        # warnings of the root's node and device (triage.attribute support): shown, never part of the verdict
+        shown = i.support[:limit]
+        lines.append(f"   support ({len(shown)} of {len(i.support)}; warnings of the root's node and device, not part "
+                     "of the verdict):")
+        said = None
+        for e, line in zip(shown, _evidence_lines(shown)):
+            why = e.details.get("support")
+            if why != said:
+                lines.append(f"     ({why})")
+                said = why
+            lines.append(line)
+    return lines
+
+
+def _evidence_lines(shown: tuple[Evidence, ...]) -> list[str]:
+    """One line per piece of evidence: its time, where it was read and its text (cut to 160 characters)."""
+    lines = []
     for e in shown:
         when = e.time.strftime("%m-%d %H:%M:%S") if e.time else "--"
         text = e.text if len(e.text) <= 160 else e.text[:157] + "..."

@@ -40,11 +40,21 @@ def find_pci(text: str, function: bool = False) -> str | None:
 # kernel module's PCI driver is named "nvidia" (kernel-open/nvidia/nv-pci.c nv_pci_driver: MODULE_BASE_NAME); an
 # NVSwitch's driver, a GPU's audio function's (snd_hda_intel), a port's (pcieport) and a NIC's (mlx5_core) are not.
 GPU_DRIVERS = frozenset({"nvidia"})
+# The PCI driver that binds PCIe ports (root and switch ports: the kernel's portdrv, "pcieport"): a line it prints for
+# its own address is about the port and the link below it (an AER event the port itself detected)
+PORT_DRIVERS = frozenset({"pcieport"})
 # dev_printk's "<driver> <device>: " at the start of the message (or after a stamp an envelope left in it)
 _PRINTED_BY = re.compile(r"(?:^|\] )([\w.-]+) ([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): ")
 # what every line a GPU driver printed holds ("nvidia "): a line without one is none, answered without the regex
 # above, whose search is tried at every position of the line (most lines that reach it, an Xid's, hold none)
 _GPU_DRIVER_WORDS = tuple(f"{driver} " for driver in sorted(GPU_DRIVERS))
+
+
+def printed_by(message: str, function: bool = False) -> tuple[str, str] | None:
+    """The driver and device (normalised, `function` as normalize_pci's) dev_printk names at the start of `message`
+    ("pcieport 0000:00:03.0: AER: .." -> ("pcieport", "0000:00:03")); None where the line names none."""
+    m = _PRINTED_BY.search(message)
+    return (m.group(1), normalize_pci(m.group(2), function) or "") if m else None
 
 
 def gpu_driver_line(message: str, pci: str | None, function: bool = False) -> bool:
@@ -58,5 +68,5 @@ def gpu_driver_line(message: str, pci: str | None, function: bool = False) -> bo
             break
     else:
         return False
-    m = _PRINTED_BY.search(message)
-    return m is not None and m.group(1) in GPU_DRIVERS and normalize_pci(m.group(2), function) == pci
+    by = printed_by(message, function)
+    return by is not None and by[0] in GPU_DRIVERS and by[1] == pci

@@ -45,6 +45,7 @@ from parsers.correlate import WHAT as KIND_WORDING
 from parsers.kinds import BY_NAME as KIND
 from parsers.kinds import OOM_SCOPES
 from parsers.kinds import TABLE as KIND_TABLE
+from parsers.pci import PORT_DRIVERS, printed_by
 from parsers.rules import NVSMI_NO_GPU
 
 from .clock import SKEW
@@ -1130,6 +1131,7 @@ def attribute(evidence: Iterable[Evidence], window: float = DEFAULT_WINDOW) -> l
                           f"{_what(first)} on {_who(first)} is the only failure logged and says nothing of its cause")
     incidents.append(_incident(job, verdict))
     used = {id(e) for e in incidents[0].evidence}
+    incidents[0] = replace(incidents[0], support=support(job, incidents[0], used))
     root = verdict.root
     # other node faults, each a failure of its own (a second node, a second device), after the first
     seen = {(root.host, root.pci or root.device)} if root is not None and is_node_fault(root) else set()
@@ -1141,10 +1143,10 @@ def attribute(evidence: Iterable[Evidence], window: float = DEFAULT_WINDOW) -> l
             continue
         seen.add(key)
         same = tuple(x for x in job.evidence if is_node_fault(x) and (x.host, x.pci or x.device) == key)
-        incidents.append(Incident(category_of(e) or "hardware", _root(e), same,
-                                  f"{len(same)} line(s) of this fault; whether it touched the job is not shown",
-                                  "node_fault", f"{_what(e)} on {e.host or 'a node'}: another fault in the window",
-                                  e.time))
+        other = Incident(category_of(e) or "hardware", _root(e), same,
+                         f"{len(same)} line(s) of this fault; whether it touched the job is not shown",
+                         "node_fault", f"{_what(e)} on {e.host or 'a node'}: another fault in the window", e.time)
+        incidents.append(replace(other, support=support(job, other, used | {id(x) for x in same})))
     return incidents
 
 
@@ -1186,6 +1188,55 @@ def _related(job: Job, v: Verdict) -> list[Evidence]:
     tail = [e for e in job.failures if id(e) not in ids and is_consequence(e) or
             (e.kind == "rank_exit" and id(e) not in ids)]
     return head + tail[:200]
+
+
+# Supporting evidence: the node's warnings below a fault's weight (a corrected PCIe AER, an NVLink or IOMMU warning)
+# about the root's own device, listed under the root, never deciding anything.  The kinds whose findings are about a
+# device of the node (parsers/kinds.py `device`), by the device they are about
+DEVICE_OF_KIND = {k.name: k.device for k in KIND_TABLE if k.device is not None and not k.workload}
+SUPPORT_MAX = 20
+
+
+def support(job: Job, incident: Incident, used: set[int]) -> tuple[Evidence, ...]:
+    """The warnings of the root's node about its device (`_whose`), in time order, at most SUPPORT_MAX; each with
+    details "support" saying how it is the root's.  None for a root with no host, and none of another node."""
+    root = incident.root
+    if not root.host:
+        return ()
+    # the devices the job's lines name as GPUs (other than the root's): a PCIe line about one of them is that GPU's
+    gpus = {e.pci for e in job.evidence if e.pci and DEVICE_OF_KIND.get(e.kind) == "gpu"} - {root.pci}
+    found = []
+    for e in job.evidence:
+        if (id(e) in used or e.host != root.host or e.kind not in DEVICE_OF_KIND or is_node_fault(e)
+                or SEVERITY_RANK.get(e.severity, 0) < SEVERITY_RANK["warning"] or attribution_of(e) == "application"
+                or not job.in_window(e)):
+            continue
+        why = _whose(root, e, gpus)
+        if why:
+            found.append(e.with_context(details={**e.details, "support": why}))
+            if len(found) == SUPPORT_MAX:
+                break
+    return tuple(found)
+
+
+def _whose(root: Root, e: Evidence, gpus: set[str]) -> str | None:
+    """How a device warning `e` of the root's node is about the root's device: the same PCI device (a GPU's own AER,
+    an AER event whose source is the GPU), the same GPU index, NIC port or NVSwitch, or, for a GPU's root, a PCIe
+    port's own link error (the port printed it about itself: what is below it, the GPU or not, a kernel log does not
+    say); None: another device's."""
+    if e.pci and e.pci == root.pci:
+        return f"the same device, {e.pci}"
+    if e.device and e.device == root.device:
+        return f"the same device, {e.device}"
+    if e.gpu is not None and e.gpu == root.gpu and e.pci in (None, root.pci):
+        return f"the same GPU, {e.gpu}"
+    if DEVICE_OF_KIND.get(root.kind or "") == "gpu" and DEVICE_OF_KIND[e.kind] == "pcie" and e.pci \
+            and e.pci not in gpus:
+        by = printed_by(e.text, function=True)
+        if by is not None and by[0] in PORT_DRIVERS and by[1] == e.pci:
+            return (f"a PCIe port of the same node, {e.pci}, reporting its own link; the logs do not say which "
+                    "devices are below it")
+    return None
 
 
 def consequences(job: Job, v: Verdict) -> str:

@@ -110,6 +110,10 @@ class Incident:
     rule: str  # the name of the rule that decided (triage.attribute.RULES)
     reason: str  # why, in one sentence an operator reads
     time: datetime | None = None  # when the root happened (aligned wall clock)
+    # supporting evidence: warnings below a fault's weight about the root's own node and device (its GPU, the PCIe
+    # port above it, its NVLink), each with details "support" saying how it is the root's (triage.attribute
+    # `support`); never part of the verdict
+    support: tuple[Evidence, ...] = ()
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES:
@@ -131,6 +135,7 @@ class Incident:
             "time": self.time.isoformat() if self.time else None,
             "evidence": [_evidence_entry(e) for e in shown],
             "evidence_total": len(self.evidence),
+            "support": [{**_evidence_entry(e), "why": e.details.get("support")} for e in self.support],
             "consequences": self.consequences,
             "rule": self.rule,
             "reason": self.reason,
