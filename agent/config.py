@@ -281,26 +281,28 @@ def _culprit(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str
 
 
 def replaced(file: str | None, env: Mapping[str, str] | None = None,
-             flags: Mapping[str, Any] | None = None) -> list[str]:
+             flags: Mapping[str, Any] | None = None, options: Mapping[str, str] | None = None) -> list[str]:
     """The file's keys that a GPU_NPD_* variable or an option of the command replaces, one line each, said at start:
     a ConfigMap's `mode: enforce` under the DaemonSet's GPU_NPD_MODE=observe runs observe, and nothing said so.
-    A file that cannot be read gives none (`load` names its error)."""
+    `options`: the variables in `env` that an option of the command set (GPU_NPD_KUBERNETES__KUBECONFIG from
+    --kubeconfig), named by that option. A file that cannot be read gives none (`load` names its error)."""
     try:
         data = _read_file(file) if file else {}
     except ConfigError:
         return []
     env = env if env is not None else os.environ
+    options = options or {}
     lines = []
     for key, value in data.items():
         var = f"{ENV_PREFIX}{str(key).upper()}"
         if (flags or {}).get(key) is not None:
             by = "an option of the command line"
         elif var in env:
-            by = var
+            by = options.get(var, var)
         else:
             subs = [f"{var}{NESTED_SEP}{str(sub).upper()}" for sub in (value if key in NESTED and
                                                                         isinstance(value, dict) else ())]
-            by = ", ".join(v for v in subs if v in env)
+            by = ", ".join(options.get(v, v) for v in subs if v in env)
             if by:
                 lines.append(f"config file {file}: keys of {key} replaced by {by}")
             continue
