@@ -92,24 +92,24 @@ def labels_of(d: dict) -> list[dict]:
             spec.get("template", {}).get("metadata", {}).get("labels") or {}]
 
 
-def without_hash(kustomized: list[dict]) -> list[dict]:
-    """kustomize's objects with the agents' ConfigMap under its name without the content hash kustomize appends
-    (Helm names it plainly and rolls the pods by a checksum annotation instead), in the DaemonSet's reference too;
-    the hash itself checked: present, and only on that ConfigMap."""
-    objs = copy.deepcopy(kustomized)
+def without_hash(rendered: list[dict]) -> list[dict]:
+    """The objects with each agent ConfigMap under its DaemonSet's name, without the content hash kustomize and the
+    chart append (each its own: kustomize's, and the chart's sha256), in the DaemonSet's volume too; the hash itself
+    checked: present, and on that ConfigMap."""
+    objs = copy.deepcopy(rendered)
     for ds in (d for d in objs if d["kind"] == "DaemonSet"):
         volume = next(v for v in ds["spec"]["template"]["spec"]["volumes"] if v["name"] == "config")
-        hashed = volume["configMap"]["name"]
-        assert re.fullmatch(r"gpu-npd-[a-z0-9]{10}", hashed), hashed
-        volume["configMap"]["name"] = "gpu-npd"
+        hashed, name = volume["configMap"]["name"], ds["metadata"]["name"]
+        assert re.fullmatch(rf"{re.escape(name)}-[a-z0-9]{{10}}", hashed), hashed
+        volume["configMap"]["name"] = name
         for cm in (d for d in objs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == hashed):
-            cm["metadata"]["name"] = "gpu-npd"
+            cm["metadata"]["name"] = name
     return objs
 
 
 def assert_equivalent(kustomized: list[dict], helmed: list[dict]) -> None:
     k = by_key(d for d in without_hash(kustomized) if d["kind"] != "Namespace")  # helm --create-namespace makes it
-    h = by_key(helmed)
+    h = by_key(without_hash(helmed))
     assert set(k) == set(h), (set(k) ^ set(h))
     for key in k:
         assert normalized(h[key]) == normalized(k[key]), key
@@ -265,7 +265,8 @@ def test_helm_unprivileged_is_the_kustomize_component():
     helmed = by_key(render({"kmsgAccess": "unprivileged"}))[("DaemonSet", "gpu-npd")]
     assert sc(helmed) == sc(kustomize_with("components/unprivileged"))
     runtime = by_key(render({"runtimeClassName": "nvidia"}))[("DaemonSet", "gpu-npd")]
-    assert normalized(runtime) == normalized(without_hash([kustomize_with("components/nvidia-runtime")])[0])
+    assert normalized(without_hash([runtime])[0]) == \
+        normalized(without_hash([kustomize_with("components/nvidia-runtime")])[0])
 
 
 @pytest.mark.parametrize("values", [None, *VALUES], ids=lambda v: v.name if v else "defaults")
@@ -286,7 +287,7 @@ def test_helm_host_localtime_is_the_kustomize_component():
     """hostLocaltime: true mounts the host's /etc/localtime read-only (type File), as components/host-localtime."""
     helmed = by_key(render({"hostLocaltime": True}))[("DaemonSet", "gpu-npd")]
     kustomized = kustomize_with("components/host-localtime")
-    assert normalized(helmed) == normalized(without_hash([kustomized])[0])
+    assert normalized(without_hash([helmed])[0]) == normalized(without_hash([kustomized])[0])
     assert_host_paths_safe(helmed["spec"]["template"]["spec"], optional=frozenset({"/etc/localtime"}))
 
 
@@ -305,14 +306,53 @@ def test_node_pools_one_install_two_behaviours(tmp_path):
     assert pods[1]["containers"][0]["resources"]["limits"] == {"cpu": "1", "memory": "512Mi"}
     configs = []
     for pool, pod in zip(("canary", "fleet"), pods):
-        assert pod["volumes"][6] == {"name": "config", "configMap": {"name": f"gpu-npd-{pool}"}}
+        assert pod["volumes"][6]["name"] == "config"
+        name = pod["volumes"][6]["configMap"]["name"]
+        assert re.fullmatch(rf"gpu-npd-{pool}-[0-9a-f]{{10}}", name), name
         conf = tmp_path / f"{pool}.yaml"
-        conf.write_text(objs[("ConfigMap", f"gpu-npd-{pool}")]["data"]["config.yaml"])
+        conf.write_text(objs[("ConfigMap", name)]["data"]["config.yaml"])
         configs.append(load(str(conf), env={"GPU_NPD_MODE": env[len(configs)]["GPU_NPD_MODE"]}))
     assert [c.kube.max_tainted_fraction for c in configs] == [0.5, 0.1]  # the pool's config over the global one
     assert [[t.condition for t in c.kube.taints] for c in configs] == [["GPUUnhealthy"],
                                                                        ["GPUUnhealthy", "NVLinkUnhealthy",
                                                                         "InfiniBandUnhealthy"]]
+
+
+def agent_configmaps(values: dict) -> dict[str, dict]:
+    """Each DaemonSet's name -> the ConfigMap its agents mount (asserted rendered)."""
+    objs = render(values)
+    found = by_key(objs)
+    return {ds["metadata"]["name"]: found[("ConfigMap", next(v["configMap"]["name"] for v in
+                                                             ds["spec"]["template"]["spec"]["volumes"]
+                                                             if v["name"] == "config"))]
+            for ds in objs if ds["kind"] == "DaemonSet"}
+
+
+def test_an_agents_configmap_is_named_by_its_content_immutable_and_kept_by_an_upgrade():
+    """A plain ConfigMap updated in place (h383's review): a bad configuration reached, at once, every agent pod that
+    restarted for any reason (a reboot, an OOM kill, an eviction), however slowly the DaemonSet rolled: the fleet, not
+    the rollout's tenth. Named by a hash of its content (as kustomize's generator), immutable, and kept by `helm
+    upgrade` (resource-policy keep): an old pod that restarts mounts the configuration it ran with; only the pods the
+    rollout reaches see the new one. The name is the pod template's only tie to the content (no checksum annotation)."""
+    from hashlib import sha256
+
+    pools = values_of(CHART / "ci" / "pools-values.yaml")
+    before = agent_configmaps(pools)
+    assert set(before) == {"gpu-npd-canary", "gpu-npd-fleet"}
+    for ds, cm in before.items():
+        content = cm["data"]["config.yaml"]
+        assert cm["metadata"]["name"] == f"{ds}-{sha256(content.removesuffix(chr(10)).encode()).hexdigest()[:10]}"
+        assert cm["immutable"] is True and cm["metadata"]["annotations"] == {"helm.sh/resource-policy": "keep"}
+    assert agent_configmaps(pools) == before  # the same values: the same names, nothing new to roll
+    changed = copy.deepcopy(pools)
+    changed["nodePools"][1].setdefault("config", {})["log_level"] = "debug"  # the fleet pool's configuration only
+    after = agent_configmaps(changed)
+    assert after["gpu-npd-canary"] == before["gpu-npd-canary"]
+    assert after["gpu-npd-fleet"]["metadata"]["name"] != before["gpu-npd-fleet"]["metadata"]["name"]
+    templates = {ds["metadata"]["name"]: ds["spec"]["template"] for ds in render(pools) if ds["kind"] == "DaemonSet"}
+    assert all("checksum/config" not in t["metadata"].get("annotations", {}) for t in templates.values())
+    assert next(d for d in render({"podAnnotations": {"a": "b"}}) if d["kind"] == "DaemonSet"  # still rendered
+                )["spec"]["template"]["metadata"]["annotations"] == {"a": "b"}
 
 
 @pytest.mark.parametrize("values, error", [
