@@ -484,3 +484,67 @@ def test_the_budgets_configmaps_a_configuration_names_are_the_ones_granted():
         assert sorted(names) == ["b-gpus", "fleet-taints", "gpu-npd-dra-budget"], (key, names)
     with pytest.raises(helm.HelmError, match="must be in the release.s namespace"):
         render({"config": {"kubernetes": {"taint_budget_configmap": "kube-system/taints"}}})
+
+
+def test_the_charts_values_schema_is_the_declarations():
+    """values.schema.json derives from agent/settings.py (agent/config.py values_schema()): a key added, renamed or
+    bounded there and not here fails this; `make manifests` writes it."""
+    import json
+
+    from agent.config import values_schema
+
+    assert json.loads((CHART / "values.schema.json").read_text()) == values_schema(), \
+        "run `make manifests`"
+
+
+@pytest.mark.parametrize("config, where, error, key", [
+    ({"mod": "enforce"}, "/config", "additional properties 'mod' not allowed", "mod"),  # a typo of mode
+    ({"kubernetes": {"max_tainted_fracton": 0.2}}, "/config/kubernetes",
+     "additional properties 'max_tainted_fracton' not allowed", "kubernetes.max_tainted_fracton"),
+    ({"workload_hang": {"k": 3, "florr_seconds": 60}}, "/config/workload_hang",
+     "additional properties 'florr_seconds' not allowed", "workload_hang.florr_seconds"),
+    ({"tick_seconds": "soon"}, "/config/tick_seconds", "does not match pattern", "tick_seconds"),
+    ({"tick_seconds": 0}, "/config/tick_seconds", "exclusiveMinimum", "tick_seconds"),
+    ({"kubernetes": {"max_tainted_fraction": [0.1]}}, "/config/kubernetes/max_tainted_fraction", "got array",
+     "kubernetes.max_tainted_fraction"),
+    ({"log_format": "xml"}, "/config/log_format", "value must be one of", "log_format"),
+    ({"kubernetes": {"taint_prefix": "example.com"}}, "/config/kubernetes/taint_prefix", "does not match pattern",
+     "kubernetes.taint_prefix"),
+    ({"udev": 2}, "/config/udev", "maximum", "udev"),
+])
+def test_a_misspelt_or_ill_typed_config_key_fails_the_render_naming_it(config, where, error, key, tmp_path):
+    """h383's review: a typo'd key passed `helm template` and reached the nodes, where every agent given it exits.
+    The schema refuses it at `helm install / upgrade / template / lint`, one line naming the key, for the global
+    config and a pool's; the agent refuses the same key (its error names it too)."""
+    from agent.config import ConfigError
+
+    for values, at in (({"config": config}, where),
+                       ({"nodePools": [{"name": "a", "nodeSelector": {"p": "x"}, "config": config}]},
+                        where.replace("/config", "/nodePools/0/config"))):
+        with pytest.raises(helm.HelmError) as err:
+            render(values)
+        line = next(x for x in str(err.value).splitlines() if f"at '{at}'" in x)
+        assert error in line, str(err.value)
+    conf = tmp_path / "c.yaml"
+    conf.write_text(yaml.safe_dump(config))
+    with pytest.raises(ConfigError, match=rf"(^|: ){re.escape(key)}: "):
+        load(str(conf), env={})
+
+
+def test_what_the_agent_accepts_the_schema_accepts(tmp_path):
+    """The schema is no stricter than the agent: the whole built-in configuration (but mode and kubernetes.taints,
+    which the chart sets from its own values) and the agent's lax readings (text for numbers and booleans, a
+    comma-separated list at the top level, a number for a string) render."""
+    import json
+
+    from agent.settings import defaults
+
+    full = json.loads(json.dumps(defaults()))  # (Xid codes as keys: text, as YAML values give Helm them)
+    del full["mode"], full["kubernetes"]["taints"]
+    lax = {"tick_seconds": "2.5", "max_problems": 4096.0, "journald": "yes", "udev": 1, "log_files": "/a.log,/b.log",
+           "node_name": 7, "kubernetes": {"burst": "20", "repair_annotation": "true", "qps": 5}}
+    for config in (full, lax):
+        conf = tmp_path / "c.yaml"
+        conf.write_text(yaml.safe_dump(config))
+        load(str(conf), env={})  # the agent accepts it
+        assert any(d["kind"] == "DaemonSet" for d in render({"config": config}))
