@@ -169,7 +169,8 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     flags = {"kmsg": kmsg, "log_files": list(log_files) or None, "journald": journald, "state_dir": state_dir,
              "metrics_address": metrics_address, "node_name": node_name, "log_level": log_level,
              "log_format": log_format, "mode": mode}
-    env = {**os.environ, "GPU_NPD_KUBERNETES__KUBECONFIG": kubeconfig} if kubeconfig else None
+    option = {"GPU_NPD_KUBERNETES__KUBECONFIG": "--kubeconfig"} if kubeconfig else {}  # the variable it sets
+    env = {**os.environ, **dict.fromkeys(option, kubeconfig)} if kubeconfig else None
     try:
         cfg = load(config_file, env=env, flags=flags)
     except ConfigError as exc:
@@ -178,7 +179,7 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     from .logs import setup
 
     setup(cfg.log_level, cfg.log_format)
-    for line in replaced(config_file, env, flags):
+    for line in replaced(config_file, env, flags, option):
         logging.getLogger("gpu_npd").warning("%s", line)
     try:  # one agent per state directory: its lock is held until the process ends (os._exit below)
         lock = hold_state_dir(cfg.state_dir) if cfg.state_dir else None  # noqa: F841 - kept open, not used

@@ -213,6 +213,54 @@ def convert(value: Any, kind: Any, path: str = "") -> Any:
     raise TypeError(f"{path}: a declared type keyspec does not convert: {kind}")
 
 
+# a number as text, as `_number` reads it and keeps it (nan and inf it refuses): the JSON Schema's pattern for it
+NUMBER_TEXT = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$"
+
+
+def schema(kind: Any, closed: bool = True) -> dict[str, Any]:
+    """A JSON Schema (draft 7) of what `convert` accepts as `kind`: types, bounds of numbers written as numbers,
+    patterns, Literal's values; the lax readings above as the JSON types they come in (a number as text matches
+    NUMBER_TEXT, its bounds left to `convert`). A dataclass's other keys are refused where `closed` (the agent's
+    configuration refuses them everywhere but inside an open mapping's values). A type it has no row for raises
+    TypeError: the declaration grew a shape the schema must learn."""
+    meta, kind = meta_of(kind), bare(kind)
+    origin, args = get_origin(kind), get_args(kind)
+    out: dict[str, Any] = {"description": meta.description} if meta is not None and meta.description else {}
+    if kind is Any:
+        return out
+    if origin in (Union, types.UnionType):
+        (inner,) = [t for t in args if t is not type(None)]
+        inner_schema = schema(inner, closed)
+        if "enum" in inner_schema:
+            inner_schema["enum"] = [*inner_schema["enum"], None]
+        else:
+            inner_schema["type"] = [*inner_schema["type"], "null"]  # (and "null" as text: every such type is text)
+        return {**inner_schema, **out}
+    if origin is Literal:
+        return {**out, "enum": list(args)}
+    if kind is bool:  # true, false; 1, 0; "true", "1" ... as text
+        return {**out, "type": ["boolean", "integer", "string"], "minimum": 0, "maximum": 1}
+    if kind in (int, float):
+        out.update(type=["integer" if kind is int else "number", "string"], pattern=NUMBER_TEXT)
+        for name, key in (("gt", "exclusiveMinimum"), ("ge", "minimum"), ("lt", "exclusiveMaximum"),
+                          ("le", "maximum")):
+            if meta is not None and getattr(meta, name) is not None:
+                out[key] = getattr(meta, name)
+        return out
+    if kind is str:
+        return {**out, "type": ["string"], **({"pattern": meta.pattern} if meta and meta.pattern else {})}
+    if origin in (list, tuple) and (origin is list or args[-1] is Ellipsis):
+        return {**out, "type": ["array"], "items": schema(args[0], closed)}
+    if kind is dict or origin is dict:
+        return {**out, "type": ["object"], **({"additionalProperties": schema(args[1], False)} if args else {})}
+    if is_dataclass(kind):
+        declared = hints(kind)
+        required = [f.name for f in fields(kind) if f.default is MISSING and f.default_factory is MISSING]
+        return {**out, "type": ["object"], "properties": {k: schema(t, closed) for k, t in declared.items()},
+                **({"required": required} if required else {}), **({"additionalProperties": False} if closed else {})}
+    raise TypeError(f"a declared type keyspec has no schema for: {kind}")
+
+
 def each(value: Any, kind: Any, path: str, faults: list[str]) -> Iterator[tuple[Any, Any]]:
     """Each entry of a saved `list[X]` or `dict[str, X]` (`kind`) read alone as X (a restore of the agent's state):
     (index or key, value) for those that convert; the fault of each that does not, or of a `value` that is not of

@@ -160,3 +160,32 @@ def test_a_file_key_a_variable_or_option_replaces_is_said(tmp_path):
     out = CliRunner().invoke(main, ["config", "check", "--config", str(conf)], env={"GPU_NPD_MODE": "observe"})
     assert out.exit_code == 0 and "mode observe;" in out.output
     assert out.output.splitlines()[-1] == f"config file {conf}: mode replaced by GPU_NPD_MODE"
+
+
+def test_a_file_key_the_kubeconfig_option_replaces_is_said_by_the_option(tmp_path, monkeypatch, caplog):
+    """`gpu-npd run --kubeconfig` sets kubernetes.kubeconfig through the variable GPU_NPD_KUBERNETES__KUBECONFIG; the
+    warning named that variable, which nobody set. It names the option; a variable really set is still named."""
+    from click.testing import CliRunner
+
+    import agent.app
+    import agent.logs
+    from gpunpd.cli import main
+
+    def stop(cfg):
+        raise ValueError("stopped before start")
+
+    monkeypatch.setattr(agent.app, "build", stop)  # run exits 2 after its warnings
+    monkeypatch.setattr(agent.logs, "setup", lambda *a: None)  # the warnings to caplog
+    conf = tmp_path / "c.yaml"
+    conf.write_text("kubernetes: {kubeconfig: /etc/a.kubeconfig, qps: 5}\n")
+    args = ["run", "--config", str(conf), "--state-dir", str(tmp_path / "state")]
+    for extra, env, by in (
+            (["--kubeconfig", str(tmp_path / "b")], {}, "--kubeconfig"),
+            (["--kubeconfig", str(tmp_path / "b")], {"GPU_NPD_KUBERNETES__QPS": "9"},
+             "--kubeconfig, GPU_NPD_KUBERNETES__QPS"),
+            ([], {"GPU_NPD_KUBERNETES__KUBECONFIG": str(tmp_path / "c")}, "GPU_NPD_KUBERNETES__KUBECONFIG")):
+        caplog.clear()
+        out = CliRunner().invoke(main, [*args, *extra], env=env)
+        assert out.exit_code == 2, out.output
+        said = [r.getMessage() for r in caplog.records if "replaced by" in r.getMessage()]
+        assert said == [f"config file {conf}: keys of kubernetes replaced by {by}"], said

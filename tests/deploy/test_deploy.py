@@ -136,25 +136,30 @@ def agent_configmap(objs: list[dict]) -> dict:
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_a_configuration_change_rolls_the_agents(overlay):
     """The agent reads its configuration once, at start: a `kubectl apply -k` that changes it must change the pod
-    template, or every agent keeps the old configuration until it happens to restart (the fleet drifts silently;
-    Helm rolls the pods by its checksum/config annotation). kustomize: the ConfigMap is generated with a content
-    hash in its name, which the DaemonSet's volume follows. Both ways an operator changes it: a patch of the
-    ConfigMap, or a configMapGenerator merge of their own config.yaml (docs/install.md)."""
+    template, or every agent keeps the old configuration until it happens to restart (the fleet drifts silently),
+    and then reads the new one at once, rolled or not (a bad one: every restarting agent down). kustomize: the
+    ConfigMap is generated with a content hash in its name, which the DaemonSet's volume follows, and immutable (as
+    the chart's, test_helm.py). Both ways an operator changes it: a patch of the ConfigMap, or a configMapGenerator
+    merge of their own config.yaml (docs/install.md)."""
     shipped = kustomize(overlay)
     cm = agent_configmap(shipped)
     assert re.fullmatch(r"gpu-npd-[a-z0-9]{10}", cm["metadata"]["name"]), cm["metadata"]["name"]
+    assert cm["immutable"] is True
     changed = yaml.safe_load(cm["data"]["config.yaml"])
     changed.setdefault("kubernetes", {})["max_tainted_fraction"] = 0.05
     patched = operator_overlay(overlay, {"patches": [{"target": {"kind": "ConfigMap", "name": "gpu-npd"}, "patch":
                                                       yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap",
                                                                       "metadata": {"name": "gpu-npd"},
                                                                       "data": {"config.yaml": yaml.safe_dump(changed)}})}]})
+    # as docs/install.md's overlay: `immutable` said again (kustomize 5.5's merge drops the base's)
     merged = operator_overlay(overlay, {"configMapGenerator": [{"name": "gpu-npd", "namespace": "gpu-npd",
-                                                                "behavior": "merge", "files": ["config.yaml"]}]},
+                                                                "behavior": "merge", "files": ["config.yaml"],
+                                                                "options": {"immutable": True}}]},
                               {"config.yaml": yaml.safe_dump(changed)})
     template = lambda objs: next(d for d in objs if d["kind"] == "DaemonSet")["spec"]["template"]  # noqa: E731
     for objs in (patched, merged):
         assert yaml.safe_load(agent_configmap(objs)["data"]["config.yaml"]) == changed  # what the pods mount
+        assert agent_configmap(objs)["immutable"] is True
         assert template(objs) != template(shipped)  # a new pod template: the DaemonSet rolls
         assert [d["metadata"]["name"] for d in objs if d["kind"] == "ConfigMap"] == [
             agent_configmap(objs)["metadata"]["name"]]  # one agent ConfigMap, the one mounted

@@ -92,24 +92,24 @@ def labels_of(d: dict) -> list[dict]:
             spec.get("template", {}).get("metadata", {}).get("labels") or {}]
 
 
-def without_hash(kustomized: list[dict]) -> list[dict]:
-    """kustomize's objects with the agents' ConfigMap under its name without the content hash kustomize appends
-    (Helm names it plainly and rolls the pods by a checksum annotation instead), in the DaemonSet's reference too;
-    the hash itself checked: present, and only on that ConfigMap."""
-    objs = copy.deepcopy(kustomized)
+def without_hash(rendered: list[dict]) -> list[dict]:
+    """The objects with each agent ConfigMap under its DaemonSet's name, without the content hash kustomize and the
+    chart append (each its own: kustomize's, and the chart's sha256), in the DaemonSet's volume too; the hash itself
+    checked: present, and on that ConfigMap."""
+    objs = copy.deepcopy(rendered)
     for ds in (d for d in objs if d["kind"] == "DaemonSet"):
         volume = next(v for v in ds["spec"]["template"]["spec"]["volumes"] if v["name"] == "config")
-        hashed = volume["configMap"]["name"]
-        assert re.fullmatch(r"gpu-npd-[a-z0-9]{10}", hashed), hashed
-        volume["configMap"]["name"] = "gpu-npd"
+        hashed, name = volume["configMap"]["name"], ds["metadata"]["name"]
+        assert re.fullmatch(rf"{re.escape(name)}-[a-z0-9]{{10}}", hashed), hashed
+        volume["configMap"]["name"] = name
         for cm in (d for d in objs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == hashed):
-            cm["metadata"]["name"] = "gpu-npd"
+            cm["metadata"]["name"] = name
     return objs
 
 
 def assert_equivalent(kustomized: list[dict], helmed: list[dict]) -> None:
     k = by_key(d for d in without_hash(kustomized) if d["kind"] != "Namespace")  # helm --create-namespace makes it
-    h = by_key(helmed)
+    h = by_key(without_hash(helmed))
     assert set(k) == set(h), (set(k) ^ set(h))
     for key in k:
         assert normalized(h[key]) == normalized(k[key]), key
@@ -265,7 +265,8 @@ def test_helm_unprivileged_is_the_kustomize_component():
     helmed = by_key(render({"kmsgAccess": "unprivileged"}))[("DaemonSet", "gpu-npd")]
     assert sc(helmed) == sc(kustomize_with("components/unprivileged"))
     runtime = by_key(render({"runtimeClassName": "nvidia"}))[("DaemonSet", "gpu-npd")]
-    assert normalized(runtime) == normalized(without_hash([kustomize_with("components/nvidia-runtime")])[0])
+    assert normalized(without_hash([runtime])[0]) == \
+        normalized(without_hash([kustomize_with("components/nvidia-runtime")])[0])
 
 
 @pytest.mark.parametrize("values", [None, *VALUES], ids=lambda v: v.name if v else "defaults")
@@ -286,7 +287,7 @@ def test_helm_host_localtime_is_the_kustomize_component():
     """hostLocaltime: true mounts the host's /etc/localtime read-only (type File), as components/host-localtime."""
     helmed = by_key(render({"hostLocaltime": True}))[("DaemonSet", "gpu-npd")]
     kustomized = kustomize_with("components/host-localtime")
-    assert normalized(helmed) == normalized(without_hash([kustomized])[0])
+    assert normalized(without_hash([helmed])[0]) == normalized(without_hash([kustomized])[0])
     assert_host_paths_safe(helmed["spec"]["template"]["spec"], optional=frozenset({"/etc/localtime"}))
 
 
@@ -305,14 +306,53 @@ def test_node_pools_one_install_two_behaviours(tmp_path):
     assert pods[1]["containers"][0]["resources"]["limits"] == {"cpu": "1", "memory": "512Mi"}
     configs = []
     for pool, pod in zip(("canary", "fleet"), pods):
-        assert pod["volumes"][6] == {"name": "config", "configMap": {"name": f"gpu-npd-{pool}"}}
+        assert pod["volumes"][6]["name"] == "config"
+        name = pod["volumes"][6]["configMap"]["name"]
+        assert re.fullmatch(rf"gpu-npd-{pool}-[0-9a-f]{{10}}", name), name
         conf = tmp_path / f"{pool}.yaml"
-        conf.write_text(objs[("ConfigMap", f"gpu-npd-{pool}")]["data"]["config.yaml"])
+        conf.write_text(objs[("ConfigMap", name)]["data"]["config.yaml"])
         configs.append(load(str(conf), env={"GPU_NPD_MODE": env[len(configs)]["GPU_NPD_MODE"]}))
     assert [c.kube.max_tainted_fraction for c in configs] == [0.5, 0.1]  # the pool's config over the global one
     assert [[t.condition for t in c.kube.taints] for c in configs] == [["GPUUnhealthy"],
                                                                        ["GPUUnhealthy", "NVLinkUnhealthy",
                                                                         "InfiniBandUnhealthy"]]
+
+
+def agent_configmaps(values: dict) -> dict[str, dict]:
+    """Each DaemonSet's name -> the ConfigMap its agents mount (asserted rendered)."""
+    objs = render(values)
+    found = by_key(objs)
+    return {ds["metadata"]["name"]: found[("ConfigMap", next(v["configMap"]["name"] for v in
+                                                             ds["spec"]["template"]["spec"]["volumes"]
+                                                             if v["name"] == "config"))]
+            for ds in objs if ds["kind"] == "DaemonSet"}
+
+
+def test_an_agents_configmap_is_named_by_its_content_immutable_and_kept_by_an_upgrade():
+    """A plain ConfigMap updated in place (h383's review): a bad configuration reached, at once, every agent pod that
+    restarted for any reason (a reboot, an OOM kill, an eviction), however slowly the DaemonSet rolled: the fleet, not
+    the rollout's tenth. Named by a hash of its content (as kustomize's generator), immutable, and kept by `helm
+    upgrade` (resource-policy keep): an old pod that restarts mounts the configuration it ran with; only the pods the
+    rollout reaches see the new one. The name is the pod template's only tie to the content (no checksum annotation)."""
+    from hashlib import sha256
+
+    pools = values_of(CHART / "ci" / "pools-values.yaml")
+    before = agent_configmaps(pools)
+    assert set(before) == {"gpu-npd-canary", "gpu-npd-fleet"}
+    for ds, cm in before.items():
+        content = cm["data"]["config.yaml"]
+        assert cm["metadata"]["name"] == f"{ds}-{sha256(content.removesuffix(chr(10)).encode()).hexdigest()[:10]}"
+        assert cm["immutable"] is True and cm["metadata"]["annotations"] == {"helm.sh/resource-policy": "keep"}
+    assert agent_configmaps(pools) == before  # the same values: the same names, nothing new to roll
+    changed = copy.deepcopy(pools)
+    changed["nodePools"][1].setdefault("config", {})["log_level"] = "debug"  # the fleet pool's configuration only
+    after = agent_configmaps(changed)
+    assert after["gpu-npd-canary"] == before["gpu-npd-canary"]
+    assert after["gpu-npd-fleet"]["metadata"]["name"] != before["gpu-npd-fleet"]["metadata"]["name"]
+    templates = {ds["metadata"]["name"]: ds["spec"]["template"] for ds in render(pools) if ds["kind"] == "DaemonSet"}
+    assert all("checksum/config" not in t["metadata"].get("annotations", {}) for t in templates.values())
+    assert next(d for d in render({"podAnnotations": {"a": "b"}}) if d["kind"] == "DaemonSet"  # still rendered
+                )["spec"]["template"]["metadata"]["annotations"] == {"a": "b"}
 
 
 @pytest.mark.parametrize("values, error", [
@@ -444,3 +484,67 @@ def test_the_budgets_configmaps_a_configuration_names_are_the_ones_granted():
         assert sorted(names) == ["b-gpus", "fleet-taints", "gpu-npd-dra-budget"], (key, names)
     with pytest.raises(helm.HelmError, match="must be in the release.s namespace"):
         render({"config": {"kubernetes": {"taint_budget_configmap": "kube-system/taints"}}})
+
+
+def test_the_charts_values_schema_is_the_declarations():
+    """values.schema.json derives from agent/settings.py (agent/config.py values_schema()): a key added, renamed or
+    bounded there and not here fails this; `make manifests` writes it."""
+    import json
+
+    from agent.config import values_schema
+
+    assert json.loads((CHART / "values.schema.json").read_text()) == values_schema(), \
+        "run `make manifests`"
+
+
+@pytest.mark.parametrize("config, where, error, key", [
+    ({"mod": "enforce"}, "/config", "additional properties 'mod' not allowed", "mod"),  # a typo of mode
+    ({"kubernetes": {"max_tainted_fracton": 0.2}}, "/config/kubernetes",
+     "additional properties 'max_tainted_fracton' not allowed", "kubernetes.max_tainted_fracton"),
+    ({"workload_hang": {"k": 3, "florr_seconds": 60}}, "/config/workload_hang",
+     "additional properties 'florr_seconds' not allowed", "workload_hang.florr_seconds"),
+    ({"tick_seconds": "soon"}, "/config/tick_seconds", "does not match pattern", "tick_seconds"),
+    ({"tick_seconds": 0}, "/config/tick_seconds", "exclusiveMinimum", "tick_seconds"),
+    ({"kubernetes": {"max_tainted_fraction": [0.1]}}, "/config/kubernetes/max_tainted_fraction", "got array",
+     "kubernetes.max_tainted_fraction"),
+    ({"log_format": "xml"}, "/config/log_format", "value must be one of", "log_format"),
+    ({"kubernetes": {"taint_prefix": "example.com"}}, "/config/kubernetes/taint_prefix", "does not match pattern",
+     "kubernetes.taint_prefix"),
+    ({"udev": 2}, "/config/udev", "maximum", "udev"),
+])
+def test_a_misspelt_or_ill_typed_config_key_fails_the_render_naming_it(config, where, error, key, tmp_path):
+    """h383's review: a typo'd key passed `helm template` and reached the nodes, where every agent given it exits.
+    The schema refuses it at `helm install / upgrade / template / lint`, one line naming the key, for the global
+    config and a pool's; the agent refuses the same key (its error names it too)."""
+    from agent.config import ConfigError
+
+    for values, at in (({"config": config}, where),
+                       ({"nodePools": [{"name": "a", "nodeSelector": {"p": "x"}, "config": config}]},
+                        where.replace("/config", "/nodePools/0/config"))):
+        with pytest.raises(helm.HelmError) as err:
+            render(values)
+        line = next(x for x in str(err.value).splitlines() if f"at '{at}'" in x)
+        assert error in line, str(err.value)
+    conf = tmp_path / "c.yaml"
+    conf.write_text(yaml.safe_dump(config))
+    with pytest.raises(ConfigError, match=rf"(^|: ){re.escape(key)}: "):
+        load(str(conf), env={})
+
+
+def test_what_the_agent_accepts_the_schema_accepts(tmp_path):
+    """The schema is no stricter than the agent: the whole built-in configuration (but mode and kubernetes.taints,
+    which the chart sets from its own values) and the agent's lax readings (text for numbers and booleans, a
+    comma-separated list at the top level, a number for a string) render."""
+    import json
+
+    from agent.settings import defaults
+
+    full = json.loads(json.dumps(defaults()))  # (Xid codes as keys: text, as YAML values give Helm them)
+    del full["mode"], full["kubernetes"]["taints"]
+    lax = {"tick_seconds": "2.5", "max_problems": 4096.0, "journald": "yes", "udev": 1, "log_files": "/a.log,/b.log",
+           "node_name": 7, "kubernetes": {"burst": "20", "repair_annotation": "true", "qps": 5}}
+    for config in (full, lax):
+        conf = tmp_path / "c.yaml"
+        conf.write_text(yaml.safe_dump(config))
+        load(str(conf), env={})  # the agent accepts it
+        assert any(d["kind"] == "DaemonSet" for d in render({"config": config}))
