@@ -760,3 +760,34 @@ def test_every_default_the_docs_restate_is_the_declared_one():
         ("docs/telemetry-thresholds.md", "boot_grace_seconds")}
     wrong = [f"{page}: {m.group(0)} (declared {default!r})" for page, m, default in stated if not _says(m, default)]
     assert not wrong, wrong
+
+
+def _eviction_caches() -> set[str]:
+    """The `cache` label values of gpu_npd_cache_evictions_total: the names the agent passes to count_evictions,
+    directly or from the (name, owner) pairs a loop hands it (agent/*.py)."""
+    names = set()
+    for path in sorted((ROOT / "agent").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            calls = isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "count_evictions"
+            if calls and isinstance(node.args[0], ast.Constant):
+                names.add(node.args[0].value)
+            elif isinstance(node, ast.For) and "count_evictions" in ast.unparse(node) and isinstance(node.iter, ast.Tuple):
+                names |= {e.elts[0].value for e in node.iter.elts
+                          if isinstance(e, ast.Tuple) and isinstance(e.elts[0], ast.Constant)}
+    return names
+
+
+def test_the_caches_the_docs_list_are_the_ones_the_agent_counts():
+    # docs/operations.md's list of gpu_npd_cache_evictions_total{cache} values lacked `progress_pods` (the hang
+    # tracker's pods) and docs/security.md's list of bounded caches lacked it and `decisions`: each list now names
+    # every cache the agent registers, and none it does not
+    caches = _eviction_caches()
+    assert {"kernel_uuid", "pod_uuid", "pid_pod", "decisions", "kernel_memo", "pod_memo", "workload_jobs",
+            "progress_pods"} <= caches
+    lists = {"operations.md": _flat("operations.md").split("`gpu_npd_cache_evictions_total{cache}`", 1)[1]
+             .split(")", 1)[0],
+             "security.md": _flat("security.md").split("`gpu_npd_cache_evictions_total{cache}`", 1)[1]
+             .split("; a CRI partial", 1)[0]}
+    for page, text in lists.items():
+        named = {n for n in re.findall(r"`(\w+)`", text) if "_" in n or n in caches}
+        assert named == caches, f"docs/{page}: names {sorted(named - caches)}, lacks {sorted(caches - named)}"
