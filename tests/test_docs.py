@@ -791,3 +791,18 @@ def test_the_caches_the_docs_list_are_the_ones_the_agent_counts():
     for page, text in lists.items():
         named = {n for n in re.findall(r"`(\w+)`", text) if "_" in n or n in caches}
         assert named == caches, f"docs/{page}: names {sorted(named - caches)}, lacks {sorted(caches - named)}"
+
+
+def test_the_runbooks_alert_table_gives_every_shipped_alert():
+    # docs/operations.md's generated alert table was rendered from deploy/monitoring/prometheusrule.yaml alone: the
+    # workload alerts (workload-rules.yaml, `GPUStragglerSuspected`, `WorkloadHangSuspected`) were missing from it
+    import yaml  # noqa: PLC0415
+
+    shipped = set()
+    for path in (ROOT / "deploy" / "monitoring").glob("*.yaml"):
+        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+            if isinstance(doc, dict) and doc.get("kind") == "PrometheusRule":
+                shipped |= {r["alert"] for g in doc["spec"]["groups"] for r in g["rules"] if "alert" in r}
+    assert {"GPUNodeUnhealthy", "GPUStragglerSuspected", "WorkloadHangSuspected"} <= shipped
+    rendered = set(re.findall(r"^\| `(\w+)` \|", _hook().render_alerts(), re.M))
+    assert rendered == shipped, f"the alert table lacks {sorted(shipped - rendered)}"
