@@ -806,3 +806,25 @@ def test_the_runbooks_alert_table_gives_every_shipped_alert():
     assert {"GPUNodeUnhealthy", "GPUStragglerSuspected", "WorkloadHangSuspected"} <= shipped
     rendered = set(re.findall(r"^\| `(\w+)` \|", _hook().render_alerts(), re.M))
     assert rendered == shipped, f"the alert table lacks {sorted(shipped - rendered)}"
+
+
+def test_the_grant_entries_the_runbook_shows_are_what_an_agent_writes():
+    # docs/operations.md "See the grants" gave a grant as {"at", "node"}: the node sink's grants carry their pool's tag
+    # too, and the ConfigMap holds each pool's summary (`_pool.<tag>`); each shape is read against a real write
+    from agent.kube.grants import SUMMARY_PREFIX, GrantBook, pool_tag  # noqa: PLC0415
+
+    cm = {"metadata": {"name": "gpu-npd-taint-budget", "resourceVersion": "1"}, "data": {}}
+
+    def request(method, path, body=None, **kw):
+        if method == "PUT":
+            cm.update(body)
+        return cm
+
+    book = GrantBook(request, "gpu-npd", "gpu-npd-taint-budget", "gpu-1", lambda: 1e9)
+    assert book.acquire(["gpu-1"], set(), 1, among={"gpu-1", "gpu-2"}, pool=pool_tag("")) == ["gpu-1"]
+    written = {k: sorted(json.loads(v)) for k, v in cm["data"].items()}
+    assert set(written) == {"gpu-1", SUMMARY_PREFIX + pool_tag("")}  # the node's grant, the pool's summary
+    said = _flat("operations.md").split("**See the grants.**", 1)[1].split("Nodes carrying", 1)[0]
+    shapes = [sorted(re.findall(r'"(\w+)":', shape)) for shape in re.findall(r"`(\{[^`]*\})`", said)]
+    assert f"`{SUMMARY_PREFIX}<hash of budget_selector>`" in said
+    assert shapes == [written["gpu-1"], written[SUMMARY_PREFIX + pool_tag("")]], shapes
