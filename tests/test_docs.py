@@ -828,3 +828,25 @@ def test_the_grant_entries_the_runbook_shows_are_what_an_agent_writes():
     shapes = [sorted(re.findall(r'"(\w+)":', shape)) for shape in re.findall(r"`(\{[^`]*\})`", said)]
     assert f"`{SUMMARY_PREFIX}<hash of budget_selector>`" in said
     assert shapes == [written["gpu-1"], written[SUMMARY_PREFIX + pool_tag("")]], shapes
+
+
+def test_the_labels_the_docs_give_a_metric_are_its_labels():
+    # a page's `gpu_npd_x{a,b}` (or a selector `{a="v"}`) was checked for its name alone: each label named is now one
+    # the family has (the agent's, and the cluster component's from its registry's declarations); `node` and `pod`
+    # are Prometheus's target labels
+    from prometheus_client.metrics import MetricWrapperBase  # noqa: PLC0415
+
+    from cluster.metrics import Metrics  # noqa: PLC0415
+
+    labels = {name: set(names) for name, _, names, _ in _hook().metric_families()}
+    for w in vars(Metrics()).values():
+        if isinstance(w, MetricWrapperBase):
+            labels.setdefault(w._name + ("_total" if w._type == "counter" else ""), set(w._labelnames))
+    wrong, seen = [], 0
+    for page in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        for name, body in re.findall(r"\b(gpu_npd_[a-z0-9_]+)\{([^}]*)\}", page.read_text(encoding="utf-8")):
+            named = set(re.findall(r"(?:^|,)\s*([A-Za-z_]\w*)", body)) - {"node", "pod"}
+            seen += 1
+            if name in labels and named - labels[name]:
+                wrong.append(f"{page.name}: {name}{{{body}}} (labels {sorted(labels[name])})")
+    assert seen > 50 and not wrong, wrong
