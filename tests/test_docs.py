@@ -850,3 +850,17 @@ def test_the_labels_the_docs_give_a_metric_are_its_labels():
             if name in labels and named - labels[name]:
                 wrong.append(f"{page.name}: {name}{{{body}}} (labels {sorted(labels[name])})")
     assert seen > 50 and not wrong, wrong
+
+
+def test_the_workloads_page_names_every_pod_event_reason_of_a_finding():
+    # docs/workloads.md's Pod Events of workload findings lacked `CUDAError` (a CUDA error whose text names none of
+    # CUDA_REASONS) and `GPUDriverUnusable` (the `driver_unusable` kind), and its kinds `driver_unusable`
+    from agent.workloads import EVENT_REASONS
+    from parsers.kinds import CUDA_REASONS
+
+    text = _flat("workloads.md")
+    events = text.split("become **Pod Events** (", 1)[1].split("), aggregated", 1)[0]
+    kinds = text.split("only keyword lines are classified. Findings (", 1)[1].split(")", 1)[0]
+    reasons = {*EVENT_REASONS.values(), *CUDA_REASONS.values()}
+    assert set(re.findall(r"`(\w+)`", events)) == reasons, sorted(reasons ^ set(re.findall(r"`(\w+)`", events)))
+    assert set(re.findall(r"`(\w+)`", kinds)) == set(EVENT_REASONS)
