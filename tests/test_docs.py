@@ -760,3 +760,107 @@ def test_every_default_the_docs_restate_is_the_declared_one():
         ("docs/telemetry-thresholds.md", "boot_grace_seconds")}
     wrong = [f"{page}: {m.group(0)} (declared {default!r})" for page, m, default in stated if not _says(m, default)]
     assert not wrong, wrong
+
+
+def _eviction_caches() -> set[str]:
+    """The `cache` label values of gpu_npd_cache_evictions_total: the names the agent passes to count_evictions,
+    directly or from the (name, owner) pairs a loop hands it (agent/*.py)."""
+    names = set()
+    for path in sorted((ROOT / "agent").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            calls = isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "count_evictions"
+            if calls and isinstance(node.args[0], ast.Constant):
+                names.add(node.args[0].value)
+            elif isinstance(node, ast.For) and "count_evictions" in ast.unparse(node) and isinstance(node.iter, ast.Tuple):
+                names |= {e.elts[0].value for e in node.iter.elts
+                          if isinstance(e, ast.Tuple) and isinstance(e.elts[0], ast.Constant)}
+    return names
+
+
+def test_the_caches_the_docs_list_are_the_ones_the_agent_counts():
+    # docs/operations.md's list of gpu_npd_cache_evictions_total{cache} values lacked `progress_pods` (the hang
+    # tracker's pods) and docs/security.md's list of bounded caches lacked it and `decisions`: each list now names
+    # every cache the agent registers, and none it does not
+    caches = _eviction_caches()
+    assert {"kernel_uuid", "pod_uuid", "pid_pod", "decisions", "kernel_memo", "pod_memo", "workload_jobs",
+            "progress_pods"} <= caches
+    lists = {"operations.md": _flat("operations.md").split("`gpu_npd_cache_evictions_total{cache}`", 1)[1]
+             .split(")", 1)[0],
+             "security.md": _flat("security.md").split("`gpu_npd_cache_evictions_total{cache}`", 1)[1]
+             .split("; a CRI partial", 1)[0]}
+    for page, text in lists.items():
+        named = {n for n in re.findall(r"`(\w+)`", text) if "_" in n or n in caches}
+        assert named == caches, f"docs/{page}: names {sorted(named - caches)}, lacks {sorted(caches - named)}"
+
+
+def test_the_runbooks_alert_table_gives_every_shipped_alert():
+    # docs/operations.md's generated alert table was rendered from deploy/monitoring/prometheusrule.yaml alone: the
+    # workload alerts (workload-rules.yaml, `GPUStragglerSuspected`, `WorkloadHangSuspected`) were missing from it
+    import yaml  # noqa: PLC0415
+
+    shipped = set()
+    for path in (ROOT / "deploy" / "monitoring").glob("*.yaml"):
+        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+            if isinstance(doc, dict) and doc.get("kind") == "PrometheusRule":
+                shipped |= {r["alert"] for g in doc["spec"]["groups"] for r in g["rules"] if "alert" in r}
+    assert {"GPUNodeUnhealthy", "GPUStragglerSuspected", "WorkloadHangSuspected"} <= shipped
+    rendered = set(re.findall(r"^\| `(\w+)` \|", _hook().render_alerts(), re.M))
+    assert rendered == shipped, f"the alert table lacks {sorted(shipped - rendered)}"
+
+
+def test_the_grant_entries_the_runbook_shows_are_what_an_agent_writes():
+    # docs/operations.md "See the grants" gave a grant as {"at", "node"}: the node sink's grants carry their pool's tag
+    # too, and the ConfigMap holds each pool's summary (`_pool.<tag>`); each shape is read against a real write
+    from agent.kube.grants import SUMMARY_PREFIX, GrantBook, pool_tag  # noqa: PLC0415
+
+    cm = {"metadata": {"name": "gpu-npd-taint-budget", "resourceVersion": "1"}, "data": {}}
+
+    def request(method, path, body=None, **kw):
+        if method == "PUT":
+            cm.update(body)
+        return cm
+
+    book = GrantBook(request, "gpu-npd", "gpu-npd-taint-budget", "gpu-1", lambda: 1e9)
+    assert book.acquire(["gpu-1"], set(), 1, among={"gpu-1", "gpu-2"}, pool=pool_tag("")) == ["gpu-1"]
+    written = {k: sorted(json.loads(v)) for k, v in cm["data"].items()}
+    assert set(written) == {"gpu-1", SUMMARY_PREFIX + pool_tag("")}  # the node's grant, the pool's summary
+    said = _flat("operations.md").split("**See the grants.**", 1)[1].split("Nodes carrying", 1)[0]
+    shapes = [sorted(re.findall(r'"(\w+)":', shape)) for shape in re.findall(r"`(\{[^`]*\})`", said)]
+    assert f"`{SUMMARY_PREFIX}<hash of budget_selector>`" in said
+    assert shapes == [written["gpu-1"], written[SUMMARY_PREFIX + pool_tag("")]], shapes
+
+
+def test_the_labels_the_docs_give_a_metric_are_its_labels():
+    # a page's `gpu_npd_x{a,b}` (or a selector `{a="v"}`) was checked for its name alone: each label named is now one
+    # the family has (the agent's, and the cluster component's from its registry's declarations); `node` and `pod`
+    # are Prometheus's target labels
+    from prometheus_client.metrics import MetricWrapperBase  # noqa: PLC0415
+
+    from cluster.metrics import Metrics  # noqa: PLC0415
+
+    labels = {name: set(names) for name, _, names, _ in _hook().metric_families()}
+    for w in vars(Metrics()).values():
+        if isinstance(w, MetricWrapperBase):
+            labels.setdefault(w._name + ("_total" if w._type == "counter" else ""), set(w._labelnames))
+    wrong, seen = [], 0
+    for page in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        for name, body in re.findall(r"\b(gpu_npd_[a-z0-9_]+)\{([^}]*)\}", page.read_text(encoding="utf-8")):
+            named = set(re.findall(r"(?:^|,)\s*([A-Za-z_]\w*)", body)) - {"node", "pod"}
+            seen += 1
+            if name in labels and named - labels[name]:
+                wrong.append(f"{page.name}: {name}{{{body}}} (labels {sorted(labels[name])})")
+    assert seen > 50 and not wrong, wrong
+
+
+def test_the_workloads_page_names_every_pod_event_reason_of_a_finding():
+    # docs/workloads.md's Pod Events of workload findings lacked `CUDAError` (a CUDA error whose text names none of
+    # CUDA_REASONS) and `GPUDriverUnusable` (the `driver_unusable` kind), and its kinds `driver_unusable`
+    from agent.workloads import EVENT_REASONS
+    from parsers.kinds import CUDA_REASONS
+
+    text = _flat("workloads.md")
+    events = text.split("become **Pod Events** (", 1)[1].split("), aggregated", 1)[0]
+    kinds = text.split("only keyword lines are classified. Findings (", 1)[1].split(")", 1)[0]
+    reasons = {*EVENT_REASONS.values(), *CUDA_REASONS.values()}
+    assert set(re.findall(r"`(\w+)`", events)) == reasons, sorted(reasons ^ set(re.findall(r"`(\w+)`", events)))
+    assert set(re.findall(r"`(\w+)`", kinds)) == set(EVENT_REASONS)

@@ -80,12 +80,13 @@ def configmap_ref(ref: str) -> tuple[str, str]:
 
 class GrantBook:
     """A budget across every agent: one ConfigMap whose `data` maps a name (a DeviceTaintRule's, or a node's for
-    node taints) to its grant (JSON {"node": full node name, "at": unix time}). An agent acts only under a grant it
-    wrote itself with the ConfigMap's resourceVersion (compare-and-swap: a 409 reads again and counts again), so
-    any number of agents racing never hold more grants than the budget allows. Counted: every grant and every
-    standing action without one (an older version's, or one whose grant was lost). A grant is released when its
-    action is undone; one whose action never appeared is dropped by its own node once it no longer wants it, by
-    anyone after GRANT_GRACE_SECONDS."""
+    node taints) to its grant (JSON {"node": full node name, "at": unix time}, a node taint's also "pool": its
+    pool's tag), and `_pool.<tag>` to that pool's summary (JSON {"nodes": its size when counted, "at": unix time}).
+    An agent acts only under a grant it wrote itself with the ConfigMap's resourceVersion (compare-and-swap: a 409
+    reads again and counts again), so any number of agents racing never hold more grants than the budget allows.
+    Counted: every grant and every standing action without one (an older version's, or one whose grant was lost). A
+    grant is released when its action is undone; one whose action never appeared is dropped by its own node once it
+    no longer wants it, by anyone after GRANT_GRACE_SECONDS."""
 
     @classmethod
     def of(cls, ref: str, request: Callable[..., Any], node: str, clock: Callable[[], float]) -> "GrantBook":

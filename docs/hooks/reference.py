@@ -429,19 +429,27 @@ def render_metrics() -> str:
 
 # -------------------------------------------------------------------------------------------- alerts
 
+def alert_rules() -> list[tuple[str, dict]]:
+    """(file name, rule) of every alert of every PrometheusRule under deploy/monitoring/ (the node alerts and the
+    workload alerts), in file order."""
+    out = []
+    for path in sorted((ROOT / "deploy" / "monitoring").glob("*.yaml")):
+        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+            if isinstance(doc, dict) and doc.get("kind") == "PrometheusRule":
+                out += [(path.name, rule) for group in doc["spec"]["groups"] for rule in group["rules"]
+                        if "alert" in rule]
+    return out
+
+
 def render_alerts() -> str:
-    path = ROOT / "deploy" / "monitoring" / "prometheusrule.yaml"
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    rows = []
-    for group in doc["spec"]["groups"]:
-        for rule in group["rules"]:
-            if "alert" not in rule:
-                continue
-            ann = rule.get("annotations", {})
-            held = f", kept firing {code(rule['keep_firing_for'])}" if "keep_firing_for" in rule else ""
-            rows.append([f"`{rule['alert']}`", rule.get("labels", {}).get("severity", ""), code(rule.get("for", "")) + held,
-                         code(rule["expr"]), cell(ann.get("description", ann.get("summary", "")))])
-    return ("Generated from `deploy/monitoring/prometheusrule.yaml`.\n\n"
+    rows, files = [], []
+    for name, rule in alert_rules():
+        files += [name] if name not in files else []
+        ann = rule.get("annotations", {})
+        held = f", kept firing {code(rule['keep_firing_for'])}" if "keep_firing_for" in rule else ""
+        rows.append([f"`{rule['alert']}`", rule.get("labels", {}).get("severity", ""), code(rule.get("for", "")) + held,
+                     code(rule["expr"]), cell(ann.get("description", ann.get("summary", "")))])
+    return (f"Generated from {' and '.join(f'`deploy/monitoring/{f}`' for f in files)}.\n\n"
             + table(["alert", "severity", "for", "expression", "what it means"], rows))
 
 
