@@ -857,6 +857,23 @@ def test_a_gpu_sysfs_lists_is_a_gpu_without_nvml_and_one_raised_before_is_rename
     assert [p.subject for p in again.problems.values()] == ["gpu:0000:63:00"]
 
 
+def test_a_problem_renamed_gpu_before_its_batchs_derive_says_its_message(engine):
+    """A port's line raised `pci:` and its GPU learned in the same batch (the poll's `gpus`, or the GPU driver's own
+    line after it: HealthEngine._as_gpus, before the batch's one derive): the problem under its new id is said, its
+    message rendered from the line as any new problem's (not the empty one the problem it was renamed from was raised
+    with and kept)."""
+    from agent.gpu.collector import annotate
+    from parsers.gpus import GpuMap
+    f = Classifier().read(GPU_UNRECOVERED[0])[0]
+    annotate(f, GpuMap(), frozenset())
+    change = Change()
+    engine.decide(f, "kernel", change)  # (no derive: the batch goes on)
+    change = engine.learn_gpus({"0000:63:00"}, change)
+    (p,) = engine.snapshot(change).problems
+    assert (p.subject, p.message) == (
+        "gpu:0000:63:00", f"PCIe AER error on PCIe device 0000:63:00: {GPU_UNRECOVERED[0]}. Recommended action: INVESTIGATE")
+
+
 def test_a_problem_saved_under_the_old_gpu_subject_is_restored_under_pci(engine, clock):
     """State saved before a PCIe device that is no GPU had `pci:` (every PCIe problem's subject was `gpu:`) is restored
     under the subject it has now: its condition stands without a transition, the same port's next line is the same
