@@ -315,6 +315,7 @@ class HealthEngine:
 
     def snapshot(self, change: Change | None = None, pod_events: tuple[PodEvent, ...] = ()) -> Snapshot:
         """The state now and what `change` changed, as one immutable value (what every sink receives)."""
+        self._say()
         published = self._published
         for pid in self._touched:
             published[pid] = _copied(self.problems[pid])
@@ -585,6 +586,26 @@ class HealthEngine:
                 self._remove(p.id)
                 return
 
+    def _say(self) -> None:
+        """Render the messages of the problems raised or added to since the last time (`_restate`): what a problem
+        says: what and where (`describe`: the kind table's wording, the device's noun), the GPU's UUID, the line's
+        text, the policy's note, the recommended action (a problem gone since is said too: one raised and evicted
+        within the batch is still in its Change's new problems).  Called by `derive`, once per batch, and by
+        `snapshot` and `to_state`, which may run with none since (a batch's slice that raised before its derive, a
+        batch whose handler derives nothing): a problem is never published or saved with its message unsaid."""
+        if not self._restate:
+            return
+        for p, f, action, note in self._restate.values():
+            uuid = f.details.get("uuid")
+            if f.details.get("pod"):
+                note = f"process in pod {f.details['pod']}" + (f"; {note}" if note else "")
+            text = f.message.strip().rstrip(".")
+            if len(text) > 160:
+                text = text[:159] + "…"
+            p.message = (f"{describe(f)}{f' ({uuid})' if uuid else ''}: {text}"
+                         f"{f' [{note}]' if note else ''}. Recommended action: {action}")
+        self._restate.clear()
+
     # ---- node conditions -------------------------------------------------------------------------
 
     def derive(self, change: Change | None = None) -> Change:
@@ -592,20 +613,7 @@ class HealthEngine:
         batch's, holding its new problems) or to a new Change."""
         change = Change() if change is None else change
         now = self.clock()
-        if self._restate:
-            # what a problem says: what and where (`describe`: the kind table's wording, the device's noun), the GPU's
-            # UUID, the line's text, the policy's note, the recommended action (a problem gone since is said too: one
-            # raised and evicted within the batch is still in its Change's new problems)
-            for p, f, action, note in self._restate.values():
-                uuid = f.details.get("uuid")
-                if f.details.get("pod"):
-                    note = f"process in pod {f.details['pod']}" + (f"; {note}" if note else "")
-                text = f.message.strip().rstrip(".")
-                if len(text) > 160:
-                    text = text[:159] + "…"
-                p.message = (f"{describe(f)}{f' ({uuid})' if uuid else ''}: {text}"
-                             f"{f' [{note}]' if note else ''}. Recommended action: {action}")
-            self._restate.clear()
+        self._say()
         by_cond: dict[str, list[Problem]] = {}
         for p in self.problems.values():
             by_cond.setdefault(p.condition, []).append(p)
@@ -628,6 +636,7 @@ class HealthEngine:
     # ---- persistence -----------------------------------------------------------------------------
 
     def to_state(self) -> dict[str, Any]:
+        self._say()
         return {"problems": [asdict(p) for p in self.problems.values()],
                 "conditions": {n: asdict(c) for n, c in self.conditions.items()},
                 "policy": self.policy.to_state()}

@@ -29,7 +29,8 @@ def hold_state_dir(state_dir: str) -> int | None:
     go of it when the process ends, however it ends, and a hostPath directory's lock holds across containers). Two
     agents on one directory would overwrite each other's state and write one node's conditions twice. Returns the
     lock's descriptor, to keep open; None when no lock can be taken (a directory that cannot be made or written:
-    the agent runs on from memory and its saves say so). Raises StateDirInUse while another process holds it."""
+    the agent runs on from memory and its saves say so; a filesystem without locks: a warning says so). Raises
+    StateDirInUse while another process holds it; never OSError (a full disk: the lock held, its pid not written)."""
     path = os.path.join(state_dir, LOCK)
     try:
         os.makedirs(state_dir, exist_ok=True)
@@ -44,9 +45,15 @@ def hold_state_dir(state_dir: str) -> int | None:
         if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
             raise StateDirInUse(f"state directory {state_dir} is in use by another gpu-npd (pid {holder}, in its "
                                 "pid namespace): stop it, or give this one another --state-dir") from None
-        return None  # a filesystem without locks: no guard, as before
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        # a filesystem that refuses locks (ENOLCK: an NFS mount without its lock daemon): no guard, said; it runs on
+        log.warning("state directory %s: no lock can be taken on it (%s): a second agent on it is not refused",
+                    state_dir, exc.strerror or exc)
+        return None
+    try:  # the holder's pid, for the next one's refusal (a full disk: "unknown" there, the lock held all the same)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    except OSError:
+        pass
     return fd
 
 

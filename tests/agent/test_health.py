@@ -453,6 +453,20 @@ def test_a_problem_raised_and_evicted_within_one_batch_is_still_said_with_its_me
             "Recommended action: RESTART_BM"), p.message
 
 
+def test_a_problem_decided_is_said_in_its_snapshot_and_saved_state_without_a_derive():
+    """A batch's slice that raises after a line was decided (agent/app.py Held.slices: its cursor moved past, the
+    batch skipped) leaves its problems without a derive; the next batch a handler that derives nothing (pod findings,
+    NodeInfo) publishes them, and a stop saves them: each said with its message, never the empty one it is raised
+    with (before the fix both were empty, and a problem restored from that state said nothing until raised again)."""
+    line = "NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=p, GPU has fallen off the bus."
+    for read in (lambda e: e.snapshot(Change()).problems[0].message,
+                 lambda e: e.to_state()["problems"][0]["message"]):
+        engine = HealthEngine(load(env={}, flags={}))
+        engine.decide(_CLASSIFIER.classify(line), "kernel", Change())
+        said = read(engine)
+        assert said.startswith("Xid 79 on GPU 0000:5d:00: NVRM: Xid") and said.endswith("RESTART_BM"), said
+
+
 def test_an_application_xid_burst_on_several_gpus_is_the_jobs_and_degrades_no_gpu(engine, clock):
     """One job's MMU faults on every GPU it runs on, from its many processes: the escalation table says the
     application (parsers/escalation.py, a row with `jobs`), so the distinct-process rule raises nothing on any GPU;
@@ -841,6 +855,23 @@ def test_a_gpu_sysfs_lists_is_a_gpu_without_nvml_and_one_raised_before_is_rename
     again = HealthEngine(engine.cfg, engine.clock)
     again.restore(state)  # the empty uuid saved with it: restored `gpu:`, not renamed back
     assert [p.subject for p in again.problems.values()] == ["gpu:0000:63:00"]
+
+
+def test_a_problem_renamed_gpu_before_its_batchs_derive_says_its_message(engine):
+    """A port's line raised `pci:` and its GPU learned in the same batch (the poll's `gpus`, or the GPU driver's own
+    line after it: HealthEngine._as_gpus, before the batch's one derive): the problem under its new id is said, its
+    message rendered from the line as any new problem's (not the empty one the problem it was renamed from was raised
+    with and kept)."""
+    from agent.gpu.collector import annotate
+    from parsers.gpus import GpuMap
+    f = Classifier().read(GPU_UNRECOVERED[0])[0]
+    annotate(f, GpuMap(), frozenset())
+    change = Change()
+    engine.decide(f, "kernel", change)  # (no derive: the batch goes on)
+    change = engine.learn_gpus({"0000:63:00"}, change)
+    (p,) = engine.snapshot(change).problems
+    assert (p.subject, p.message) == (
+        "gpu:0000:63:00", f"PCIe AER error on PCIe device 0000:63:00: {GPU_UNRECOVERED[0]}. Recommended action: INVESTIGATE")
 
 
 def test_a_problem_saved_under_the_old_gpu_subject_is_restored_under_pci(engine, clock):

@@ -343,3 +343,38 @@ def test_a_state_file_that_cannot_be_moved_aside_is_not_said_to_be(tmp_path, cap
     assert moved.endswith(": moved aside as state.corrupt, starting fresh")
     assert (tmp_path / "bad" / "state.corrupt").exists()
     assert kept.endswith(": not moved aside (Not a directory), starting fresh"), kept
+
+
+def test_a_state_directory_that_refuses_locks_or_a_pid_is_no_crash_and_is_said(tmp_path, monkeypatch, caplog):
+    """hold_state_dir's two failure paths after the lock file opened: a filesystem that refuses flock (ENOLCK, an
+    NFS mount without its lock daemon) runs on unguarded with a warning saying so (before: nothing said); a disk too
+    full for the holder's pid (ENOSPC on its write) keeps the lock taken (before: OSError out of `gpu-npd run`, a
+    traceback at start)."""
+    import errno
+    import fcntl
+    import logging
+
+    from agent import state
+
+    def refused(*_):
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    with monkeypatch.context() as m, caplog.at_level(logging.WARNING, "agent.state"):
+        m.setattr(fcntl, "flock", refused)
+        assert state.hold_state_dir(str(tmp_path / "nfs")) is None
+    assert [r.getMessage() for r in caplog.records] == [
+        f"state directory {tmp_path / 'nfs'}: no lock can be taken on it (No locks available): a second agent on it "
+        "is not refused"]
+
+    def full(*_):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "pwrite", full)
+        fd = state.hold_state_dir(str(tmp_path / "full"))
+    assert fd is not None
+    try:
+        with pytest.raises(state.StateDirInUse, match=r"\(pid unknown, in its pid namespace\)"):
+            state.hold_state_dir(str(tmp_path / "full"))
+    finally:
+        os.close(fd)

@@ -360,6 +360,8 @@ def test_a_restart_rbac_refuses_is_one_line_naming_the_verb_and_an_event_on_the_
         (ev,) = failed
         assert ev["involvedObject"]["kind"] == "JobSet" and ev["type"] == "Warning"
         assert "4 pod(s) not deleted" in ev["message"] and DELETE_DENIED in ev["message"]
+        # the first pod refused named, not each in turn (Deleting.why: set once)
+        assert f"first failure train/llm-w-0-0: HTTP 403 Forbidden: {DELETE_DENIED})" in ev["message"], ev["message"]
         lines = [r.getMessage() for r in caplog.records if DELETE_DENIED in r.getMessage()]
         assert len(lines) == 1 and "\n" not in lines[0] and "4 pod(s) not deleted" in lines[0], lines
 

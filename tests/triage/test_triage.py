@@ -339,6 +339,16 @@ FACTS = [
      'hform --epochs 400 --lr_milestones 50 100 200 --gamma 0.25 --normalizing_const_AO 10000.0 --lr_generator 0.001 '
      '--lr_conv 0.001', "rank_exit", dict(pid="8156", signal="9", rank=None)),
     ("2020-11-24 20:22:28.106 /bin/bash: line 27: 318 Killed sh start.sh", "rank_exit", dict(pid="318", signal="9")),
+    # bash's core-dump suffix after the signal's words (Lightning-AI/pytorch-lightning #20434, the run of litgpt #1832)
+    ('/data/tir/projects/tir3/users/mengyan3/all_in_one_pretraining/./pretrain_then_finetune.sh: line 184: 2324239 '
+     'Aborted                 (core dumped) litgpt pretrain $model_name --resume "${checkpoint_dir}/step${step}/'
+     'lit_model.pth" --tokenizer_dir "${checkpoint_dir}/step${step}" --data FineWebDataset --data.data_path '
+     '$pretraining_data_dir --data.val_data_path /data/datasets/hf_cache/data/fineweb/sample-350BT/val/0 '
+     '--data.num_workers $SLURM_GPUS_ON_NODE --train.micro_batch_size $micro_batch_size --train.max_seq_len '
+     '$max_seq_len --train.min_lr 1e-6 --train.max_iters ${max_iters} --train.max_additional_steps '
+     '$max_additional_steps --train.save_interval 500 --train.log_interval $log_interval --train.lr_warmup_fraction '
+     '0.01 --train.lr_scheduler $lr_scheduler --eval.interval 1000 --out_dir $out_dir --logs_dir $out_dir '
+     '--logger_name tensorboard', "rank_exit", dict(pid="2324239", signal="6", rank=None)),
     # vLLM's executor on a worker that died: OpenPipe/ART #201 (V1), vllm-project/vllm #56180 (with the exit code)
     ("ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker proc VllmWorker-1 died unexpectedly, shutting down "
      "executor.", "rank_exit", dict(rank="1")),

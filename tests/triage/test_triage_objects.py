@@ -256,6 +256,19 @@ def test_a_yaml_document_after_comment_lines_is_read_as_objects(tmp_path: Path, 
     assert found is None and taken == log
 
 
+def test_a_json_document_after_comment_lines_is_read_as_objects(tmp_path: Path):
+    """The same for `kubectl get -o json`'s output under a `#` header: JSON has no comments, so the document parsed is
+    the text from its own first line (`{`), the header passed over (a JSON parser given the header fails: the file was
+    read as a log, every line of it, and the eviction was lost)."""
+    items = yaml.safe_load(EVICTED.read_text())  # (a List's items pasted alone; kubectl's JSON is the List)
+    doc = json.dumps({"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}, indent=4)
+    (tmp_path / "events.json").write_text("# kubectl get events -n cloudnativepg -o json\n\n" + doc + "\n")
+    out = _triage(tmp_path / "events.json")
+    [incident] = out["incidents"]
+    assert incident["root"]["pod"] == "cloudnativepg/example" and incident["time"] == WHEN, incident
+    assert out["skipped"] == []
+
+
 def _terminating(code: int, finished: str, conditions: tuple = ()) -> dict:
     """CONSTRUCTED from core/v1's Pod fields (k8s.io/api core/v1 types.go: metadata.deletionTimestamp and
     deletionGracePeriodSeconds, which `kubectl get pods` shows as STATUS `Terminating`): a rank's pod being deleted
