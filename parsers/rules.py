@@ -608,6 +608,11 @@ CUDA_DRIVER_ERRORS = {
     # the runtime's cudaErrorDevicesUnavailable (46) by the driver API's name, as XLA/JAX print it ("failed call to
     # cuDevicePrimaryCtxRetain: CUDA_ERROR_DEVICE_UNAVAILABLE: CUDA-capable device(s) is/are busy or unavailable")
     "CUDA_ERROR_DEVICE_UNAVAILABLE": ("error", "driver", "RESET_GPU"),
+    # the status the driver gives when it cannot say what failed (999; cudaErrorUnknown, 30 before CUDA 10.1): mid-run a
+    # GPU or driver that stopped answering (a GPU off the bus, a wedged driver), at start a node whose GPU stack a process
+    # cannot use (nvidia_uvm not loaded, device nodes it may not open: TensorFlow's "failed call to cuInit:
+    # CUDA_ERROR_UNKNOWN: unknown error", tensorflow/tensorflow #32623): the node's driver either way, never the program
+    "CUDA_ERROR_UNKNOWN": ("error", "driver", "CHECK_DRIVER"),
 }
 
 
@@ -2728,10 +2733,15 @@ RULES: tuple[Rule, ...] = (
     # #14): the job out of GPU memory (was: cuda_error, unknown, for the enum name; nothing for the others). The driver's
     # name alone stays none (CUDA_DRIVER_ERRORS): TensorFlow's and XLA's allocators log "failed to allocate .. from
     # device: CUDA_ERROR_OUT_OF_MEMORY" and retry smaller.
+    # Status 2 by its number and text (the cuda_error_code row's shapes): Marian's "Error: CUDA error 2 'out of memory' -
+    # <file>:<line>: cudaMalloc(&data_, size)" (marian-nmt/marian #270), PaddlePaddle's "Cuda error(2), out of memory."
+    # (PaddlePaddle/PaddleX #702) and ONNX Runtime's "CUDA failure 2: out of memory ; ..": the job's memory too.
     _r("cuda_status_oom", "cuda_oom",
-       ["cudaErrorMemoryAllocation", "CudaAPIError", "CUDA_ERROR_OUT_OF_MEMORY", "failed with out of memory (2)"],
+       ["cudaErrorMemoryAllocation", "CudaAPIError", "CUDA_ERROR_OUT_OF_MEMORY", "failed with out of memory (2)",
+        "CUDA error", "CUDA failure", "Cuda error"],
        r"\bcudaErrorMemoryAllocation\b|CudaAPIError(?:: \[2\] |\(2, ')Call to |"
-       r"RESOURCE_EXHAUSTED: [^:\n]*: CUDA_ERROR_OUT_OF_MEMORY|failed with out of memory \(2\)",
+       r"RESOURCE_EXHAUSTED: [^:\n]*: CUDA_ERROR_OUT_OF_MEMORY|failed with out of memory \(2\)|"
+       r"(?:CUDA|Cuda) (?:error|failure) ?\(?2\)?[:,]? '?out of memory\b",
        event=CUDA_EXC_JOIN),
     # Numba's CudaAPIError gives the driver's status by its number and by a name from Numba's own table, which may be
     # missing or wrong: releases before CUDA 11's names printed UNKNOWN_CUDA_ERROR for a status they did not list
@@ -3026,6 +3036,25 @@ RULES: tuple[Rule, ...] = (
     _r("cuda_error_in_call", "cuda_error", ["CUDA error"],
        r"CUDA error in (?P<call>(?>(?:[^:\n]|::)+)): (?P<cuda_error>[^\n]+?)(?: \(error \d+\))?\s*$",
        refine="cuda", event=CUDA_EXC_OPEN),
+    # A CUDA status by its number with the runtime's text after it, as the frameworks beyond PyTorch print it: Marian's
+    # "Error: CUDA error 999 'unknown error' - <file>:<line>: cudaStreamSynchronize(0)" (mozilla/translations #1002; its
+    # 2019 build's "CUDA error 30 'unknown error'", marian-nmt/marian #264), ONNX Runtime's CudaCall "CUDA failure 999:
+    # unknown error ; GPU=.. ; expr=cudaSetDevice(..);" (microsoft/onnxruntime #14211), PaddlePaddle's "(External) CUDA
+    # error(700), an illegal memory access was encountered." (PaddlePaddle/PaddleNLP #6031; "Cuda error(2), .." in
+    # PaddlePaddle/PaddleX #702) and llama.cpp's 2023 "CUDA error 719 at ggml-cuda.cu:8021: unspecified launch failure"
+    # (ggml-org/llama.cpp #4563). The text refines as PyTorch's does (CUDA_ERRORS), else the number (CUDA_STATUS_NAMES).
+    # Was nothing where no keyword of the generic row below held the text ("unknown error"). A number with no text after
+    # it, or status 0 (success), is not this row's; status 2's text is the job's memory (cuda_status_oom, before it).
+    _r("cuda_error_code", "cuda_error", ["CUDA error", "CUDA failure", "Cuda error"],
+       r"(?:CUDA (?:error|failure)|Cuda error) ?\(?(?P<cu_status>(?!0\b)\d{1,4})\)?(?: at \S+:\d+)?[:,]? "
+       r"'?(?P<status_text>[A-Za-z][^';\n]*?)'?(?= ; | - |\.\s|\.?\s*$)",
+       refine="cuda_status", event=CUDA_EXC_OPEN),
+    # Julia's CUDA.jl (and CUDAdrv.jl before it) naming the text, then the number and the driver's name: "CUDA error:
+    # unknown error (code 999, ERROR_UNKNOWN)" (JuliaGPU/CUDAdrv.jl #210): the text, without them (was: the whole text,
+    # unknown to CUDA_ERRORS, attribution unknown).
+    _r("cudajl_error", "cuda_error", ["CUDA error: "],
+       r"CUDA error: (?P<status_text>[^(\n]+?) \(code (?P<cu_status>\d+), \w+\)",
+       refine="cuda_status", event=CUDA_EXC_OPEN),
     _r("cuda_error", "cuda_error",
        ["CUDA error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access", "uncorrectable ECC error",
         "cuda runtime error ("],
@@ -3250,6 +3279,8 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "cudaErrorIllegalInstruction": ("error", "application", "RESTART_APP"),
     "cudaErrorLaunchTimeout": ("error", "unknown", "INVESTIGATE"),
     "cudaErrorDevicesUnavailable": ("error", "driver", "RESET_GPU"),
+    "unknown error": ("error", "driver", "CHECK_DRIVER"),  # CUDA_ERROR_UNKNOWN's text and the runtime's name of it
+    "cudaErrorUnknown": ("error", "driver", "CHECK_DRIVER"),
     "cudaErrorNoDevice": ("error", "driver", "INVESTIGATE"),
     # a build without code for this GPU's architecture (a wheel or kernel library older than the GPU: Blackwell's sm_100
     # / sm_120 under a CUDA 12.4 PyTorch, vllm-project/vllm #20193, #19906; a P100 under a build without sm_60): the
@@ -3490,7 +3521,7 @@ CUDA_STATUS_NAMES = {1: "invalid argument", 214: "CUDA_ERROR_ECC_UNCORRECTABLE",
                      702: "CUDA_ERROR_LAUNCH_TIMEOUT", 710: "CUDA_ERROR_ASSERT", 714: "CUDA_ERROR_HARDWARE_STACK_ERROR",
                      715: "CUDA_ERROR_ILLEGAL_INSTRUCTION", 716: "CUDA_ERROR_MISALIGNED_ADDRESS",
                      718: "CUDA_ERROR_INVALID_PC", 719: "CUDA_ERROR_LAUNCH_FAILED",
-                     226: "CUDA_ERROR_CONTAINED", 46: "CUDA_ERROR_DEVICE_UNAVAILABLE"}
+                     226: "CUDA_ERROR_CONTAINED", 46: "CUDA_ERROR_DEVICE_UNAVAILABLE", 999: "CUDA_ERROR_UNKNOWN"}
 
 
 def _refine_cuda_assert(g: dict, out: dict) -> None:
