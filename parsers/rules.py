@@ -2978,6 +2978,10 @@ RULES: tuple[Rule, ...] = (
     _r("cuda_library_status", "cuda_error", ["CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_"],
        r"(?P<cuda_error>(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE)_STATUS_(?!SUCCESS\b)[A-Z_]+)",
        refine="cuda", event=CUDA_EXC_OPEN),
+    # Marian's CUBLAS_CHECK gives the status by its number alone: "Error: Cublas Error: 13 - <file>:<line>: <call>"
+    # (marian-nmt/marian #383, #333): named by cuBLAS's enum (CUBLAS_STATUS_NUMBERS), then refined as above (was nothing).
+    _r("cublas_status_code", "cuda_error", ["Cublas Error: "],
+       r"Cublas Error: (?P<cublas_status>\d+)\b", refine="cublas_status", event=CUDA_EXC_OPEN),
     # TensorRT-LLM's and TensorRT's words for any other failed CUDA call (their out of memory: trtllm_oom), the runtime's
     # text named: "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaEventSynchronize(get()): an illegal memory access
     # was encountered (/app/tensorrt_llm/cpp/include/tensorrt_llm/runtime/cudaEvent.h:66)", ".. CUDA runtime error in
@@ -3524,6 +3528,21 @@ CUDA_STATUS_NAMES = {1: "invalid argument", 214: "CUDA_ERROR_ECC_UNCORRECTABLE",
                      226: "CUDA_ERROR_CONTAINED", 46: "CUDA_ERROR_DEVICE_UNAVAILABLE", 999: "CUDA_ERROR_UNKNOWN"}
 
 
+# cuBLAS's cublasStatus_t by number (cublas_api.h, every release since CUDA 6), for a line that gives only the number
+CUBLAS_STATUS_NUMBERS = {1: "CUBLAS_STATUS_NOT_INITIALIZED", 3: "CUBLAS_STATUS_ALLOC_FAILED",
+                         7: "CUBLAS_STATUS_INVALID_VALUE", 8: "CUBLAS_STATUS_ARCH_MISMATCH",
+                         11: "CUBLAS_STATUS_MAPPING_ERROR", 13: "CUBLAS_STATUS_EXECUTION_FAILED",
+                         14: "CUBLAS_STATUS_INTERNAL_ERROR", 15: "CUBLAS_STATUS_NOT_SUPPORTED",
+                         16: "CUBLAS_STATUS_LICENSE_ERROR"}
+
+
+def _refine_cublas_status(g: dict, out: dict) -> None:
+    """A cuBLAS status by its number: its name (CUBLAS_STATUS_NUMBERS), else the number; refined as the names are."""
+    code = int(g.pop("cublas_status"))
+    g["cuda_error"] = CUBLAS_STATUS_NUMBERS.get(code, f"cuBLAS status {code}")
+    _refine_cuda(g, out)
+
+
 def _refine_cuda_assert(g: dict, out: dict) -> None:
     """A kernel's failed assert(): the CUDA error it raises (CUDA_ASSERT_TEXT)."""
     g["cuda_error"] = CUDA_ASSERT_TEXT
@@ -3685,6 +3704,7 @@ REFINERS = {"nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_
             "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
+            "cublas_status": _refine_cublas_status,
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
             "mlx5_cq_error": _refine_mlx5_cq_error,
             "nccl_text": _refine_nccl_text, "crash": _refine_crash, "storage_oops": _refine_storage_oops,
