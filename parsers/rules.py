@@ -2735,13 +2735,15 @@ RULES: tuple[Rule, ...] = (
     # device: CUDA_ERROR_OUT_OF_MEMORY" and retry smaller.
     # Status 2 by its number and text (the cuda_error_code row's shapes): Marian's "Error: CUDA error 2 'out of memory' -
     # <file>:<line>: cudaMalloc(&data_, size)" (marian-nmt/marian #270), PaddlePaddle's "Cuda error(2), out of memory."
-    # (PaddlePaddle/PaddleX #702) and ONNX Runtime's "CUDA failure 2: out of memory ; ..": the job's memory too.
+    # (PaddlePaddle/PaddleX #702), ONNX Runtime's "CUDA failure 2: out of memory ; .." and Caffe's "Check failed: error ==
+    # cudaSuccess (2 vs. 0)  out of memory" (houqb/DSS #25): the job's memory too.
     _r("cuda_status_oom", "cuda_oom",
        ["cudaErrorMemoryAllocation", "CudaAPIError", "CUDA_ERROR_OUT_OF_MEMORY", "failed with out of memory (2)",
-        "CUDA error", "CUDA failure", "Cuda error"],
+        "CUDA error", "CUDA failure", "Cuda error", "Check failed: error == cudaSuccess"],
        r"\bcudaErrorMemoryAllocation\b|CudaAPIError(?:: \[2\] |\(2, ')Call to |"
        r"RESOURCE_EXHAUSTED: [^:\n]*: CUDA_ERROR_OUT_OF_MEMORY|failed with out of memory \(2\)|"
-       r"(?:CUDA|Cuda) (?:error|failure) ?\(?2\)?[:,]? '?out of memory\b",
+       r"(?:CUDA|Cuda) (?:error|failure) ?\(?2\)?[:,]? '?out of memory\b|"
+       r"Check failed: error == cudaSuccess ?\(2 vs\. 0\) +out of memory",
        event=CUDA_EXC_JOIN),
     # Numba's CudaAPIError gives the driver's status by its number and by a name from Numba's own table, which may be
     # missing or wrong: releases before CUDA 11's names printed UNKNOWN_CUDA_ERROR for a status they did not list
@@ -2788,7 +2790,7 @@ RULES: tuple[Rule, ...] = (
     _r("trtllm_oom", "cuda_oom", ["CUDA runtime error in ", "CUDA runtime error: out of memory",
                                   "Error Code 1: Cuda Runtime (out of memory)", "Cuda Error in "],
        r"CUDA runtime error(?: in (?:[^\n]*?\)|\S+))?: out of memory (?:\(|/)|Error Code 1: Cuda Runtime \(out of memory\)|"
-       r"Cuda Error in \w+: 2 \(out of memory\)",
+       r"Cuda Error in (?:\w|::)+: 2 \(out of memory\)",
        event=CUDA_EXC_OPEN),
     # XLA's allocator (JAX, TensorFlow/XLA, PyTorch/XLA) out of device memory, each era's wording: "XlaRuntimeError:
     # RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4770354232 bytes.", "RESOURCE_EXHAUSTED: Out of memory
@@ -2990,11 +2992,14 @@ RULES: tuple[Rule, ...] = (
     # CUDA rows' keywords holds ("unspecified launch failure", "misaligned address", "unknown error") was nothing.
     # FasterTransformer's and TurboMind's "[TM][ERROR] CUDA runtime error: invalid device function /lmdeploy/src/turbomind/
     # kernels/sampling_topp_kernels.cu:1077" (InternLM/lmdeploy #583) likewise.
+    # TensorRT 7's "Cuda Error in <call>: <n> (<text>)" names the call by its C++ path too ("[TRT] [E] C:\source\rtSafe\
+    # safeRuntime.cpp (32) - Cuda Error in nvinfer1::internal::DefaultAllocator::free: 1 (invalid argument)", NVIDIA/
+    # TensorRT #2266; was nothing).
     # (The call's own parentheses come before ": <text> (<file>:<line>)": the text is what follows the first "): ".)
     _r("trtllm_cuda_error", "cuda_error", ["CUDA runtime error in ", "CUDA runtime error: ", "Error Code 1: Cuda ",
                                            "Cuda Error in "],
        r"CUDA runtime error(?: in (?:[^\n]*?\)|\S+))?: (?P<cuda_error>[^(\n]+?)(?: \(\S+:\d+\)| /\S+:\d+)|"
-       r"(?:Error Code 1: Cuda (?:Runtime|Driver)|Cuda Error in \w+: \d+) \((?P<status_text>[^)\n]+)\)",
+       r"(?:Error Code 1: Cuda (?:Runtime|Driver)|Cuda Error in (?:\w|::)+: \d+) \((?P<status_text>[^)\n]+)\)",
        refine="cuda_status", event=CUDA_EXC_OPEN),
     # A CUDA kernel's own assert() failing, as the device's printf reports it, one line per failing thread (hundreds,
     # ranks' lines interleaved): "<file>.cu:<line>: <function>: block: [x,y,z], thread: [x,y,z] Assertion `<cond>`
@@ -3053,6 +3058,15 @@ RULES: tuple[Rule, ...] = (
        r"(?:CUDA (?:error|failure)|Cuda error) ?\(?(?P<cu_status>(?!0\b)\d{1,4})\)?(?: at \S+:\d+)?[:,]? "
        r"'?(?P<status_text>[A-Za-z][^';\n]*?)'?(?= ; | - |\.\s|\.?\s*$)",
        refine="cuda_status", event=CUDA_EXC_OPEN),
+    # Caffe's CUDA_CHECK (glog's CHECK_EQ): "Check failed: error == cudaSuccess (30 vs. 0)  unknown error" (BVLC/caffe
+    # #2541, 460 iterations into training; 999 in NVIDIA/DIGITS #2181), Caffe2's without the numbers, its threads'
+    # lines run together ("Check failed: error == cudaSuccess unspecified launch failureF0628 15:21:28.669657 ..",
+    # pytorch/pytorch #8979: one failure while they follow each other): the text refines as PyTorch's does (was
+    # nothing); status 2 is cuda_status_oom's.
+    _r("caffe_cuda_check", "cuda_error", ["Check failed: error == cudaSuccess"],
+       r"Check failed: error == cudaSuccess ?(?:\((?P<cu_status>\d+) vs\. 0\))? +(?P<status_text>[A-Za-z][^\n]*?)"
+       r"(?=F\d{4} \d|\s*$)",
+       refine="cuda_status", event=CUDA_EXC_JOIN),
     # Julia's CUDA.jl (and CUDAdrv.jl before it) naming the text, then the number and the driver's name: "CUDA error:
     # unknown error (code 999, ERROR_UNKNOWN)" (JuliaGPU/CUDAdrv.jl #210): the text, without them (was: the whole text,
     # unknown to CUDA_ERRORS, attribution unknown).
