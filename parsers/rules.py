@@ -609,6 +609,11 @@ CUDA_DRIVER_ERRORS = {
     # the runtime's cudaErrorDevicesUnavailable (46) by the driver API's name, as XLA/JAX print it ("failed call to
     # cuDevicePrimaryCtxRetain: CUDA_ERROR_DEVICE_UNAVAILABLE: CUDA-capable device(s) is/are busy or unavailable")
     "CUDA_ERROR_DEVICE_UNAVAILABLE": ("error", "driver", "RESET_GPU"),
+    # the status the driver gives when it cannot say what failed (999; cudaErrorUnknown, 30 before CUDA 10.1): mid-run a
+    # GPU or driver that stopped answering (a GPU off the bus, a wedged driver), at start a node whose GPU stack a process
+    # cannot use (nvidia_uvm not loaded, device nodes it may not open: TensorFlow's "failed call to cuInit:
+    # CUDA_ERROR_UNKNOWN: unknown error", tensorflow/tensorflow #32623): the node's driver either way, never the program
+    "CUDA_ERROR_UNKNOWN": ("error", "driver", "CHECK_DRIVER"),
 }
 
 
@@ -2745,10 +2750,17 @@ RULES: tuple[Rule, ...] = (
     # #14): the job out of GPU memory (was: cuda_error, unknown, for the enum name; nothing for the others). The driver's
     # name alone stays none (CUDA_DRIVER_ERRORS): TensorFlow's and XLA's allocators log "failed to allocate .. from
     # device: CUDA_ERROR_OUT_OF_MEMORY" and retry smaller.
+    # Status 2 by its number and text (the cuda_error_code row's shapes): Marian's "Error: CUDA error 2 'out of memory' -
+    # <file>:<line>: cudaMalloc(&data_, size)" (marian-nmt/marian #270), PaddlePaddle's "Cuda error(2), out of memory."
+    # (PaddlePaddle/PaddleX #702), ONNX Runtime's "CUDA failure 2: out of memory ; .." and Caffe's "Check failed: error ==
+    # cudaSuccess (2 vs. 0)  out of memory" (houqb/DSS #25): the job's memory too.
     _r("cuda_status_oom", "cuda_oom",
-       ["cudaErrorMemoryAllocation", "CudaAPIError", "CUDA_ERROR_OUT_OF_MEMORY", "failed with out of memory (2)"],
+       ["cudaErrorMemoryAllocation", "CudaAPIError", "CUDA_ERROR_OUT_OF_MEMORY", "failed with out of memory (2)",
+        "CUDA error", "CUDA failure", "Cuda error", "Check failed: error == cudaSuccess"],
        r"\bcudaErrorMemoryAllocation\b|CudaAPIError(?:: \[2\] |\(2, ')Call to |"
-       r"RESOURCE_EXHAUSTED: [^:\n]*: CUDA_ERROR_OUT_OF_MEMORY|failed with out of memory \(2\)",
+       r"RESOURCE_EXHAUSTED: [^:\n]*: CUDA_ERROR_OUT_OF_MEMORY|failed with out of memory \(2\)|"
+       r"(?:CUDA|Cuda) (?:error|failure) ?\(?2\)?[:,]? '?out of memory\b|"
+       r"Check failed: error == cudaSuccess ?\(2 vs\. 0\) +out of memory",
        event=CUDA_EXC_JOIN),
     # Numba's CudaAPIError gives the driver's status by its number and by a name from Numba's own table, which may be
     # missing or wrong: releases before CUDA 11's names printed UNKNOWN_CUDA_ERROR for a status they did not list
@@ -2795,7 +2807,7 @@ RULES: tuple[Rule, ...] = (
     _r("trtllm_oom", "cuda_oom", ["CUDA runtime error in ", "CUDA runtime error: out of memory",
                                   "Error Code 1: Cuda Runtime (out of memory)", "Cuda Error in "],
        r"CUDA runtime error(?: in (?:[^\n]*?\)|\S+))?: out of memory (?:\(|/)|Error Code 1: Cuda Runtime \(out of memory\)|"
-       r"Cuda Error in \w+: 2 \(out of memory\)",
+       r"Cuda Error in (?:\w|::)+: 2 \(out of memory\)",
        event=CUDA_EXC_OPEN),
     # XLA's allocator (JAX, TensorFlow/XLA, PyTorch/XLA) out of device memory, each era's wording: "XlaRuntimeError:
     # RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4770354232 bytes.", "RESOURCE_EXHAUSTED: Out of memory
@@ -2985,6 +2997,10 @@ RULES: tuple[Rule, ...] = (
     _r("cuda_library_status", "cuda_error", ["CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_"],
        r"(?P<cuda_error>(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE)_STATUS_(?!SUCCESS\b)[A-Z_]+)",
        refine="cuda", event=CUDA_EXC_OPEN),
+    # Marian's CUBLAS_CHECK gives the status by its number alone: "Error: Cublas Error: 13 - <file>:<line>: <call>"
+    # (marian-nmt/marian #383, #333): named by cuBLAS's enum (CUBLAS_STATUS_NUMBERS), then refined as above (was nothing).
+    _r("cublas_status_code", "cuda_error", ["Cublas Error: "],
+       r"Cublas Error: (?P<cublas_status>\d+)\b", refine="cublas_status", event=CUDA_EXC_OPEN),
     # TensorRT-LLM's and TensorRT's words for any other failed CUDA call (their out of memory: trtllm_oom), the runtime's
     # text named: "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaEventSynchronize(get()): an illegal memory access
     # was encountered (/app/tensorrt_llm/cpp/include/tensorrt_llm/runtime/cudaEvent.h:66)", ".. CUDA runtime error in
@@ -2993,11 +3009,14 @@ RULES: tuple[Rule, ...] = (
     # CUDA rows' keywords holds ("unspecified launch failure", "misaligned address", "unknown error") was nothing.
     # FasterTransformer's and TurboMind's "[TM][ERROR] CUDA runtime error: invalid device function /lmdeploy/src/turbomind/
     # kernels/sampling_topp_kernels.cu:1077" (InternLM/lmdeploy #583) likewise.
+    # TensorRT 7's "Cuda Error in <call>: <n> (<text>)" names the call by its C++ path too ("[TRT] [E] C:\source\rtSafe\
+    # safeRuntime.cpp (32) - Cuda Error in nvinfer1::internal::DefaultAllocator::free: 1 (invalid argument)", NVIDIA/
+    # TensorRT #2266; was nothing).
     # (The call's own parentheses come before ": <text> (<file>:<line>)": the text is what follows the first "): ".)
     _r("trtllm_cuda_error", "cuda_error", ["CUDA runtime error in ", "CUDA runtime error: ", "Error Code 1: Cuda ",
                                            "Cuda Error in "],
        r"CUDA runtime error(?: in (?:[^\n]*?\)|\S+))?: (?P<cuda_error>[^(\n]+?)(?: \(\S+:\d+\)| /\S+:\d+)|"
-       r"(?:Error Code 1: Cuda (?:Runtime|Driver)|Cuda Error in \w+: \d+) \((?P<status_text>[^)\n]+)\)",
+       r"(?:Error Code 1: Cuda (?:Runtime|Driver)|Cuda Error in (?:\w|::)+: \d+) \((?P<status_text>[^)\n]+)\)",
        refine="cuda_status", event=CUDA_EXC_OPEN),
     # A CUDA kernel's own assert() failing, as the device's printf reports it, one line per failing thread (hundreds,
     # ranks' lines interleaved): "<file>.cu:<line>: <function>: block: [x,y,z], thread: [x,y,z] Assertion `<cond>`
@@ -3043,6 +3062,34 @@ RULES: tuple[Rule, ...] = (
     _r("cuda_error_in_call", "cuda_error", ["CUDA error"],
        r"CUDA error in (?P<call>(?>(?:[^:\n]|::)+)): (?P<cuda_error>[^\n]+?)(?: \(error \d+\))?\s*$",
        refine="cuda", event=CUDA_EXC_OPEN),
+    # A CUDA status by its number with the runtime's text after it, as the frameworks beyond PyTorch print it: Marian's
+    # "Error: CUDA error 999 'unknown error' - <file>:<line>: cudaStreamSynchronize(0)" (mozilla/translations #1002; its
+    # 2019 build's "CUDA error 30 'unknown error'", marian-nmt/marian #264), ONNX Runtime's CudaCall "CUDA failure 999:
+    # unknown error ; GPU=.. ; expr=cudaSetDevice(..);" (microsoft/onnxruntime #14211), PaddlePaddle's "(External) CUDA
+    # error(700), an illegal memory access was encountered." (PaddlePaddle/PaddleNLP #6031; "Cuda error(2), .." in
+    # PaddlePaddle/PaddleX #702) and llama.cpp's 2023 "CUDA error 719 at ggml-cuda.cu:8021: unspecified launch failure"
+    # (ggml-org/llama.cpp #4563). The text refines as PyTorch's does (CUDA_ERRORS), else the number (CUDA_STATUS_NAMES).
+    # Was nothing where no keyword of the generic row below held the text ("unknown error"). A number with no text after
+    # it, or status 0 (success), is not this row's; status 2's text is the job's memory (cuda_status_oom, before it).
+    _r("cuda_error_code", "cuda_error", ["CUDA error", "CUDA failure", "Cuda error"],
+       r"(?:CUDA (?:error|failure)|Cuda error) ?\(?(?P<cu_status>(?!0\b)\d{1,4})\)?(?: at \S+:\d+)?[:,]? "
+       r"'?(?P<status_text>[A-Za-z][^';\n]*?)'?(?= ; | - |\.\s|\.?\s*$)",
+       refine="cuda_status", event=CUDA_EXC_OPEN),
+    # Caffe's CUDA_CHECK (glog's CHECK_EQ): "Check failed: error == cudaSuccess (30 vs. 0)  unknown error" (BVLC/caffe
+    # #2541, 460 iterations into training; 999 in NVIDIA/DIGITS #2181), Caffe2's without the numbers, its threads'
+    # lines run together ("Check failed: error == cudaSuccess unspecified launch failureF0628 15:21:28.669657 ..",
+    # pytorch/pytorch #8979: one failure while they follow each other): the text refines as PyTorch's does (was
+    # nothing); status 2 is cuda_status_oom's.
+    _r("caffe_cuda_check", "cuda_error", ["Check failed: error == cudaSuccess"],
+       r"Check failed: error == cudaSuccess ?(?:\((?P<cu_status>\d+) vs\. 0\))? +(?P<status_text>[A-Za-z][^\n]*?)"
+       r"(?=F\d{4} \d|\s*$)",
+       refine="cuda_status", event=CUDA_EXC_JOIN),
+    # Julia's CUDA.jl (and CUDAdrv.jl before it) naming the text, then the number and the driver's name: "CUDA error:
+    # unknown error (code 999, ERROR_UNKNOWN)" (JuliaGPU/CUDAdrv.jl #210): the text, without them (was: the whole text,
+    # unknown to CUDA_ERRORS, attribution unknown).
+    _r("cudajl_error", "cuda_error", ["CUDA error: "],
+       r"CUDA error: (?P<status_text>[^(\n]+?) \(code (?P<cu_status>\d+), \w+\)",
+       refine="cuda_status", event=CUDA_EXC_OPEN),
     # PyTorch's "CUDA driver error: <text>" (C10_CUDA_DRIVER_CHECK) is read as its "CUDA error: <text>": "RuntimeError: CUDA
     # driver error: invalid argument" at symmetric memory's rendezvous (pytorch/torchtitan #1475, vllm-project/vllm
     # #25937), ".. operation not supported" (yifuwang/symm-mem-recipes #1; was: nothing). NCCL's CUDACHECK names the
@@ -3273,6 +3320,8 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "cudaErrorIllegalInstruction": ("error", "application", "RESTART_APP"),
     "cudaErrorLaunchTimeout": ("error", "unknown", "INVESTIGATE"),
     "cudaErrorDevicesUnavailable": ("error", "driver", "RESET_GPU"),
+    "unknown error": ("error", "driver", "CHECK_DRIVER"),  # CUDA_ERROR_UNKNOWN's text and the runtime's name of it
+    "cudaErrorUnknown": ("error", "driver", "CHECK_DRIVER"),
     "cudaErrorNoDevice": ("error", "driver", "INVESTIGATE"),
     # a build without code for this GPU's architecture (a wheel or kernel library older than the GPU: Blackwell's sm_100
     # / sm_120 under a CUDA 12.4 PyTorch, vllm-project/vllm #20193, #19906; a P100 under a build without sm_60): the
@@ -3520,7 +3569,22 @@ CUDA_STATUS_NAMES = {1: "invalid argument", 214: "CUDA_ERROR_ECC_UNCORRECTABLE",
                      702: "CUDA_ERROR_LAUNCH_TIMEOUT", 710: "CUDA_ERROR_ASSERT", 714: "CUDA_ERROR_HARDWARE_STACK_ERROR",
                      715: "CUDA_ERROR_ILLEGAL_INSTRUCTION", 716: "CUDA_ERROR_MISALIGNED_ADDRESS",
                      718: "CUDA_ERROR_INVALID_PC", 719: "CUDA_ERROR_LAUNCH_FAILED",
-                     226: "CUDA_ERROR_CONTAINED", 46: "CUDA_ERROR_DEVICE_UNAVAILABLE"}
+                     226: "CUDA_ERROR_CONTAINED", 46: "CUDA_ERROR_DEVICE_UNAVAILABLE", 999: "CUDA_ERROR_UNKNOWN"}
+
+
+# cuBLAS's cublasStatus_t by number (cublas_api.h, every release since CUDA 6), for a line that gives only the number
+CUBLAS_STATUS_NUMBERS = {1: "CUBLAS_STATUS_NOT_INITIALIZED", 3: "CUBLAS_STATUS_ALLOC_FAILED",
+                         7: "CUBLAS_STATUS_INVALID_VALUE", 8: "CUBLAS_STATUS_ARCH_MISMATCH",
+                         11: "CUBLAS_STATUS_MAPPING_ERROR", 13: "CUBLAS_STATUS_EXECUTION_FAILED",
+                         14: "CUBLAS_STATUS_INTERNAL_ERROR", 15: "CUBLAS_STATUS_NOT_SUPPORTED",
+                         16: "CUBLAS_STATUS_LICENSE_ERROR"}
+
+
+def _refine_cublas_status(g: dict, out: dict) -> None:
+    """A cuBLAS status by its number: its name (CUBLAS_STATUS_NUMBERS), else the number; refined as the names are."""
+    code = int(g.pop("cublas_status"))
+    g["cuda_error"] = CUBLAS_STATUS_NUMBERS.get(code, f"cuBLAS status {code}")
+    _refine_cuda(g, out)
 
 
 def _refine_cuda_assert(g: dict, out: dict) -> None:
@@ -3684,6 +3748,7 @@ REFINERS = {"nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_
             "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
+            "cublas_status": _refine_cublas_status,
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
             "mlx5_cq_error": _refine_mlx5_cq_error,
             "nccl_text": _refine_nccl_text, "crash": _refine_crash, "storage_oops": _refine_storage_oops,

@@ -177,9 +177,6 @@ CRASH_WHOSE = {"driver": "the GPU driver's user-space library, the node's driver
 # its launcher's line names ("of binary: /usr/bin/python3")
 COMM_LEN = 15
 JOB_PROCESS_NAMES = re.compile(r"python[\d.]*|pt_\w+|ray::.*")
-# CUDA errors the parsers leave unattributed but whose meaning in a running job is a device fault:
-# cudaErrorUnknown (999) mid-training is the GPU or its driver failing (it follows Xid 79 / 119 and the like)
-CUDA_TEXT_CATEGORY = {"unknown error": "hardware"}
 # A file system's refusal whose cause is the job's own, not the storage's nor a node's (storage_error's category
 # otherwise, infrastructure): a quota (EDQUOT, "Disk quota exceeded"; TensorFlow's "disk quota exceeded") is the
 # owner's user or project limit on a file system with room left (open-mmlab/mmdetection #12069: "but there is still
@@ -446,8 +443,6 @@ def category_of(e: Evidence) -> str | None:
     scope = oom_scope(e)
     if scope is not None:  # a cgroup's own limit: the job's; the node's memory: infrastructure (OOM_SCOPES)
         return OOM_SCOPES[scope].category
-    if e.kind == "cuda_error" and e.details.get("cuda_error") in CUDA_TEXT_CATEGORY:
-        return CUDA_TEXT_CATEGORY[e.details["cuda_error"]]
     if e.kind == "job_ended" and e.details.get("fact") == "slurm_cancelled":
         # a step cancelled for its task's failure, or by scancel / srun: no cause of its own (None)
         end = _slurm_end(e)
@@ -507,8 +502,10 @@ def is_node_fault(e: Evidence) -> bool:
             return False
         return SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"]
     if e.kind == "cuda_error":  # uncorrectable ECC / NVLink / unknown error, seen by the application
-        if e.details.get("chained_from") and e.details.get("cuda_error") in CUDA_TEXT_CATEGORY:
-            return False  # a category only inferred from the text, raised while handling the chain's first error
+        if e.details.get("chained_from") and attribution_of(e) == "driver":
+            # the driver only inferred from the status (unknown error, a device busy: parsers.rules.CUDA_ERRORS), raised
+            # while handling the chain's first error
+            return False
         return category_of(e) == "hardware"
     if e.kind not in NODE_FAULT_KINDS or attribution_of(e) == "application":
         return False

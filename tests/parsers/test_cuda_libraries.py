@@ -18,6 +18,13 @@ LINES = {
     # rapidsai/dask-cuda #225
     "numba.cuda.cudadrv.driver.CudaAPIError: [2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY":
         ("cuda_oom", "application", None),
+    # marian-nmt/marian #383 (the title): cuBLAS's status by its number alone, named
+    "Error: Cublas Error: 13": ("cuda_error", "unknown", "CUBLAS_STATUS_EXECUTION_FAILED"),
+    # mozilla/translations #1002: Marian's status by number and text; the text decides, the node's driver
+    "[2025-01-21 16:30:37] Error: CUDA error 999 'unknown error' - /builds/worker/fetches/marian-source/src/tensors/gpu/"
+    "algorithm.cu:54: cudaStreamSynchronize(0)": ("cuda_error", "driver", "unknown error"),
+    # JuliaGPU/CUDAdrv.jl #210: the text without Julia's number and name after it
+    "\u2502    CUDA error: unknown error (code 999, ERROR_UNKNOWN)": ("cuda_error", "driver", "unknown error"),
     # sasha0552/pascal-pkgs-ci #50: a kernel configuration the GPU model cannot hold
     "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 98304, Hardware limit: 49152. "
     "Reducing block sizes or `num_stages` may help.": ("cuda_error", "application", "out of resource: shared memory"),

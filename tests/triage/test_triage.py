@@ -1703,6 +1703,33 @@ def test_a_cuda_error_chained_after_another_is_no_root():
     assert (alone[0].category, alone[0].rule) == ("hardware", "node_fault")
 
 
+@pytest.mark.parametrize("line, exception", [
+    # CuPy's enum name (yusuketomoto/chainer-char-rnn #20), Marian's number and text (mozilla/translations #1002),
+    # TensorFlow's driver API name (tensorflow/tensorflow #41937), ONNX Runtime's CudaCall (microsoft/onnxruntime #14211,
+    # its C++ frames between "RuntimeError: " and the status left out)
+    ("cupy.cuda.runtime.CUDARuntimeError: cudaErrorUnknown: unknown error", True),
+    ("[2025-01-21 16:30:37] Error: CUDA error 999 'unknown error' - /builds/worker/fetches/marian-source/src/tensors/"
+     "gpu/algorithm.cu:54: cudaStreamSynchronize(0)", False),
+    ("tensorflow/stream_executor/cuda/cuda_driver.cc:318] failed call to cuInit: CUDA_ERROR_UNKNOWN: unknown error",
+     False),
+    ("RuntimeError: CUDA failure 999: unknown error ; GPU=192915439 ; expr=cudaSetDevice(info_.device_id);", True)])
+def test_cuda_unknown_error_in_every_frameworks_words_is_the_nodes(line, exception):
+    """CUDA's unknown error (999) however a framework prints it is the node's GPU driver, as PyTorch's "CUDA error:
+    unknown error" is (one table: parsers.rules.CUDA_ERRORS); a Python exception of it chained after another CUDA
+    error, that error's consequence (was: the other frameworks' wordings no fault, or nothing)."""
+    alone = job({"rank-0.log": ["[2025-03-21 01:57:00,000] step 10", line]})
+    assert (alone[0].category, alone[0].rule) == ("hardware", "node_fault")
+    if not exception:
+        return
+    tb = "Traceback (most recent call last):"
+    chained = job({"rank-0.log": [
+        "[2025-03-21 01:57:00,000] step 10", tb, '  File "train.py", line 10, in <module>',
+        "RuntimeError: CUDA error: an illegal memory access was encountered", "",
+        "During handling of the above exception, another exception occurred:", "", tb,
+        '  File "train.py", line 12, in <module>', line]})
+    assert (chained[0].category, chained[0].rule) == ("application", "first_failure")
+
+
 def test_lagging_rank_from_the_communicator_size():
     """Four ranks in the communicator, three report the timeout: the fourth never reached the collective."""
     comm = [f"node-a:100{r}:200{r} [{r}] NCCL INFO comm 0x9bbaa8{r} rank {r} nranks 4 cudaDev {r} busId 4800{r} - "
