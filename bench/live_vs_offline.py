@@ -23,7 +23,7 @@ incident establishes them).
 
 What is not there live, by construction: the pods' container statuses (exit codes, OOMKilled: no incident says
 them), the lines' own times (an Event is stamped when the agent records it), anything the agent does not publish
-(triage's job facts other than those triage/facts.py LIVE_FACTS names: a rank's Python exception, consequences such as
+(triage's job facts other than those triage/facts.py LIVE_FACTS names: consequences such as
 a heartbeat monitor's hang or a barrier's healthy ranks, read only offline; docs/triage.md, "Live and offline"), and a
 launcher summary's rows without the opener the agent reads the summary by (an excerpt cut before it).  A miss's
 causes: "job fact not published" (no LIVE_FACTS row of offline's root's kind), "summary opener not in the lines",

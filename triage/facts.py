@@ -1156,6 +1156,10 @@ class LiveFact:
     # the line is a launcher's relay of another node's words (srun printing slurmstepd's for the task's node): the
     # node of the pod that printed it is not the fact's; where the line names no host, the fact has none
     relayed: bool = False
+    # read from the traceback it ends, never from a line's keywords (triage.read.traceback_fact): whether the
+    # exception is the failure or a consequence is what its traceback, its chain and its writer's lines before it
+    # say; the rows of its kind (eagain_exception's libstdc++ "what():" line) stay offline
+    traced: bool = False
 
 
 LIVE_FACTS: tuple[LiveFact, ...] = (
@@ -1190,11 +1194,18 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
     LiveFact("store_error", "StoreJoinTimeout", "The job's store timed out counting the ranks that joined",
              ("rank", "store_key", "store_joined", "store_expected", "store_timeout", "fact"),
              ("store_joined", "store_expected")),
+    # a rank's Python exception that is no consequence of another's failure (not chained after the chain's first, no
+    # CONSEQUENCE_EXCEPTIONS type or words, no fact it states, no parsers' kind of its text): the application's; its
+    # writer is the culprit
+    LiveFact("exception", "RankException", "A rank raised an exception that is no consequence of another's failure",
+             ("rank", "local_rank", "host", "pid", "exception"), (), traced=True),
 )
 LIVE = {row.kind: row for row in LIVE_FACTS}
 LIVE_REASONS = {row.reason: row for row in LIVE_FACTS}
-# the words a line must hold to be one of them: the rows' of their kinds (a line without one costs nothing more)
-LIVE_KEYWORDS = tuple(dict.fromkeys(k for f in FACTS if f.kind in LIVE for k in f.keywords))
+# the kinds read from a line's own words (triage.read.job_fact), and the words a line must hold to be one of them: the
+# rows' of those kinds (a line without one costs nothing more); a traced kind's rows are not among them
+LIVE_WORDED = frozenset(row.kind for row in LIVE_FACTS if not row.traced)
+LIVE_KEYWORDS = tuple(dict.fromkeys(k for f in FACTS if f.kind in LIVE_WORDED for k in f.keywords))
 # how the Event words each field (a label, then its value; "; " between fields)
 _LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "pid", "exit_code": "exit code",
            "signal": "signal", "lagging": "lagging ranks", "timeout_ms": "timeout ms", "job": "job",
@@ -1203,7 +1214,7 @@ _LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "p
            "seq": "seq", "error_type": "error type", "barrier": "barrier", "tasks": "tasks", "plugin": "plugin",
            "callback": "callback", "rc": "rc", "store_key": "key", "store_joined": "joined",
            "store_expected": "expected", "store_timeout": "store timeout", "gpu": "gpu", "result": "result",
-           "iteration": "iteration"}
+           "iteration": "iteration", "exception": "exception"}
 _BY_LABEL = {label: name for name, label in _LABELS.items()}
 _VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./'\-]{0,79}"),
           "why": re.compile(r"[A-Z][A-Z ]{0,79}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),

@@ -276,7 +276,7 @@ def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
     if _BLOCK_FIELD.match(rest):
         return None
     hit = facts.match(rest)
-    if hit is None or hit[0].kind not in facts.LIVE:
+    if hit is None or hit[0].kind not in facts.LIVE_WORDED:
         return None
     fact, groups = hit
     row = facts.LIVE[fact.kind]
@@ -395,6 +395,34 @@ def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
     if not facts.names_culprit(row, said):
         return None
     return row, said, (tasks[0].line or 1) - 1
+
+
+# what opens a window of a pod's lines read live for the exceptions they end (agent/sources/podlogs.py,
+# `traceback_facts`): a traceback's header, or a frame line (a log whose header is cut, or never printed with a prefix
+# of its own); a window stays open while such a line, or a chain's, came within TRACEBACK_LINES lines
+TRACED_OPENERS = (facts.TRACEBACK, facts.FRAME_WORD)
+TRACED_WORDS = (*TRACED_OPENERS, *facts.CHAINED)
+
+
+def traceback_facts(messages: list[str]) -> list[tuple[facts.LiveFact, dict, int]]:
+    """A window of lines read live (`messages`: from a line holding one of TRACED_OPENERS on, their CRI envelopes off)
+    read as `FileReader` reads a file: (the row, the fields its Event says, the index in `messages` of its line) of
+    each exception that is a failure (facts.LIVE "exception": no consequence, not chained after its chain's first, no
+    fact it states, no parsers' kind of its text), in order.  Its writer (rank, local rank, host, pid as the line's
+    prefixes name them) is its culprit."""
+    row = facts.LIVE["exception"]
+    out = []
+    for ev in FileReader("pod", Clock()).read(messages):
+        if ev.kind != row.kind or ev.details.get("consequence") or ev.details.get("chained_from"):
+            continue
+        said = {}
+        for name in row.fields:  # an Evidence field, else its details (the exception's type)
+            value = getattr(ev, name, None)
+            value = ev.details.get(name) if value is None else value
+            if value is not None:
+                said[name] = value
+        out.append((row, said, (ev.line or 1) - 1))
+    return out
 
 
 class _Line(NamedTuple):

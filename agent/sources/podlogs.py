@@ -54,8 +54,9 @@ from parsers.progress import PREFILTER as PROGRESS_PREFILTER
 from parsers.progress import Progress, recognise
 from triage import facts as job_facts
 from triage.teardown import covering, tears_down
-from triage.read import (BLOCK_LINES, BLOCK_OPENERS, PROGRESS_KEYWORDS, TRACEBACK_LINES, block_fact, generic, job_fact,
-                         numel_in, progress_group, ray_task, record_line, record_writer, strip_lead)
+from triage.read import (BLOCK_LINES, BLOCK_OPENERS, PROGRESS_KEYWORDS, TRACEBACK_LINES, TRACED_OPENERS, TRACED_WORDS,
+                         block_fact, generic, job_fact, numel_in, progress_group, ray_task, record_line, record_writer,
+                         strip_lead, traceback_facts)
 
 from ..keyspec import Invalid, convert, dropped, each
 from . import POSITION, MissingInputs, Source
@@ -76,6 +77,12 @@ POD_MEMO_SIZE = 1024  # distinct lines remembered by the one memo of all pod fil
 MAX_MARKS = 64  # progress lines handed on per file and read (the latest; a burst of steps needs no more)
 RECORD_OPENER = job_facts.TRACEBACK.encode()  # a record whose traceback lines lack its prefix ends its line with it
 TASK_OPENER = job_facts.RAY_TASK_KEYWORD.encode()  # in Ray's header of a task's error (triage.read.ray_task)
+TRACED = tuple(o.encode() for o in TRACED_OPENERS)  # what opens a window of lines read for their exceptions
+# lines of a window read for its exceptions (`_Tail.traced`), at most, and characters of each kept (the exception's
+# type and words come first): a pod printing tracebacks without end holds this much, a full window going on with its
+# last TRACEBACK_LINES lines
+MAX_TRACED = 2 * TRACEBACK_LINES
+TRACED_CHARS = 1024
 MAX_GROUPS = 64  # (rank, SeqNum) -> process group remembered per file from its watchdog progress lines (the latest)
 # a container started while the agent was down: its files are read from their start up to this size (several times
 # the kubelet's default containerLogMaxSize, 10 MiB, past which it rotates them); a larger one is history, never
@@ -112,6 +119,11 @@ class _Tail:
     # writer naming a rank: (the writer's fields, the opener's line number, whether its traceback is open), read on
     # with the next read
     record: tuple[dict, int, bool] | None = None
+    # a window of lines read for the exceptions they end (triage.read.traceback_facts), from a traceback's header or
+    # frame line on: (its first line's number, its lines as written, the line of its last traceback word, the last
+    # line already read for them), read on with the next read while a traceback word came within TRACEBACK_LINES
+    # lines (at most MAX_TRACED lines held)
+    traced: tuple[int, list[str], int, int] | None = None
     # Ray's header of a task's error whose traceback is open (triage.read.ray_task): (its pid, its node's address, its
     # writer's prefixes, its line number), read on with the next read until the exception ending it
     task: tuple[int, str, tuple, int] | None = None
@@ -644,6 +656,8 @@ class PodLogSource(Source):
         if facts:  # a catch-all finding of a fact's line (any NCCL WARN) gives way to the fact, as offline
             said = {f.line for f in facts}
             found = [(ref, f) for ref, f in found if not (f.line in said and generic(f))]
+        if tail.traced is not None or any(buf.find(o, 0, cut + 1) != -1 for o in TRACED):
+            facts += self._tracebacks(tail, buf, cut + 1, first)
         for f in facts:
             f.file = tail.path
             f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
@@ -739,6 +753,59 @@ class PodLogSource(Source):
                     if f.kind in job_facts.LIVE:  # a job fact's Event words say its fields
                         f.details.setdefault("rank", said["rank"])
                     break
+
+    @staticmethod
+    def _tracebacks(tail: _Tail, buf: bytes, end: int, first: int) -> list[Finding]:
+        """The exceptions among buf[:end] that are failures, as offline (triage.read.traceback_facts: the traceback
+        each ends, its chain, its writer's lines before it), as findings of the job fact "exception".  Only a window
+        of lines from a traceback's header or frame line on (TRACED_OPENERS, found by a search of the bytes) is
+        decoded and read, while a traceback word (TRACED_WORDS) came within TRACEBACK_LINES lines; a window that
+        reaches MAX_TRACED lines is read and goes on with its last TRACEBACK_LINES (a pod printing tracebacks without
+        end holds no more); a window still open at the read's end is read again with the next read's lines
+        (`_Tail.traced`), an exception read once never again."""
+        out: list[Finding] = []
+        window = tail.traced
+        number, pos = first, 0
+        while pos < end:
+            if window is None:  # on to the line of the next opener
+                ats = [at for o in TRACED if (at := buf.find(o, pos, end)) != -1]
+                if not ats:
+                    break
+                start = buf.rfind(b"\n", 0, min(ats)) + 1
+                number += buf.count(b"\n", pos, start)
+                pos, window = start, (number, [], number, number - 1)
+            nl = _line_end(buf, pos, end)
+            text = buf[pos:nl][:4 * TRACED_CHARS].decode("utf-8", "replace").rstrip("\r")[:TRACED_CHARS]
+            opened, lines, last, read = window
+            lines.append(text)
+            if any(w in text for w in TRACED_WORDS):
+                last = number
+            window = (opened, lines, last, read)
+            number, pos = number + 1, nl + 1
+            if number - 1 - last > TRACEBACK_LINES:  # closed: read, then on to the next opener
+                out += PodLogSource._traced(window)
+                window = None
+            elif len(lines) >= MAX_TRACED:  # full: read, then on with its last TRACEBACK_LINES lines (a traceback
+                out += PodLogSource._traced(window)  # the cut left open is read whole in the next)
+                kept = lines[-TRACEBACK_LINES:]
+                window = (number - len(kept), kept, last, number - 1)
+        if window is not None and window[3] < number - 1:
+            out += PodLogSource._traced(window)
+            window = (*window[:3], number - 1)
+        tail.traced = window
+        return out
+
+    @staticmethod
+    def _traced(window: tuple[int, list[str], int, int]) -> list[Finding]:
+        """The failures a window's lines end (`_tracebacks`) on lines after those it read before (its last number)."""
+        opened, lines, _, read = window
+        envs = [cri(text) for text in lines]
+        out = []
+        for row, fields, index in traceback_facts([env.message if env is not None else text
+                                                   for env, text in zip(envs, lines)]):
+            if opened + index > read:
+                out.append(_fact_finding(row, fields, envs[index], lines[index], opened + index))
+        return out
 
     @staticmethod
     def _ray_tasks(tail: _Tail, buf: bytes, end: int, first: int, found: list) -> None:

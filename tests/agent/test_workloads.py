@@ -1675,13 +1675,14 @@ def test_a_traceback_without_its_header_is_read_live_as_with_it(tmp_path):
     live path, in the kubelet's CRI envelope, plain and behind torchrun's `[rankN]: ` tags (two ranks interleaved),
     with and without its `Traceback (most recent call last):` line: the agent reads the same findings either way, and
     the same (kind, rank) as `gpu-npd triage` for the kinds it publishes (the classifier reads the exception line by
-    itself; a bare `KeyError` is triage's, offline only, with or without its header).  A guard: this held before."""
+    itself; a bare `KeyError` is the rank's exception, read from the traceback as triage reads it, RankException, with or
+    without its header: was offline only).  A guard: this held before."""
     from test_triage_read import HEADLESS
     from triage import Clock, read_lines
 
     # CONSTRUCTED from real lines: DAT #51's frames ending in vLLM #19631's exception line (VLLM_WORKER_ERRORS)
     cuda = [*HEADLESS[:-1], "RuntimeError: CUDA error: an illegal memory access was encountered"]
-    for n, (frames, live_kinds) in enumerate(((HEADLESS, []), (cuda, ["cuda_error"]))):
+    for n, (frames, live_kinds) in enumerate(((HEADLESS, ["exception"]), (cuda, ["cuda_error"]))):
         for tags in ((None,), (0, 1)):
             seen = []
             for head in ([], ["Traceback (most recent call last):"]):

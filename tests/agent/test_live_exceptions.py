@@ -1,0 +1,128 @@
+"""A rank's Python exception read live (agent/sources/podlogs.py `_tracebacks`, triage.read.traceback_facts): the
+exceptions `FileReader` reads as failures, read in a pod's log by windows from a traceback's header or frame line on,
+published as the job fact "exception" (RankException), read back by the cluster."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from agent.metrics import Metrics
+from agent.sources import podlogs
+from agent.sources.podlogs import MAX_TRACED, PodLogSource
+from agent.workloads import WorkloadTracker
+from triage import Clock, read_lines
+from triage.facts import LIVE, LIVE_KEYWORDS, read_words
+from triage.read import job_fact
+
+INCIDENTS = Path(__file__).parents[1] / "fixtures" / "incidents"
+POD = "train_llm-w-0_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+# huggingface/accelerate #3206 (REAL, tests/fixtures/incidents/accelerate-3206-rng-state, verbatim): rank 1's traceback,
+# its header not in the excerpt, then the launcher's report of local rank 0's exit and its own traceback's header
+RNG = (INCIDENTS / "accelerate-3206-rng-state" / "logs" / "train.log").read_text().splitlines()
+
+
+def _cri(lines: list[str]) -> str:
+    return "".join(f"2024-10-31T15:43:28.{i % 10**9:09d}Z stderr F {line}\n" for i, line in enumerate(lines))
+
+
+def _source(root: Path, lines: list[str]) -> tuple[PodLogSource, Path]:
+    log = root / POD / "main" / "0.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(_cri(lines))
+    src = PodLogSource(str(root), from_start=True)
+    src.discover()
+    return src, log
+
+
+def _exceptions(found) -> list[tuple[int, int | None, str]]:
+    return [(f.line, f.rank, f.details.get("exception")) for _, f in found if f.kind == "exception"]
+
+
+def _offline(lines: list[str]) -> list[tuple[int, int | None, str]]:
+    return sorted((e.line, e.rank, e.details.get("exception")) for e in read_lines(lines, "train.log", Clock())
+                  if e.kind == "exception" and not e.details.get("consequence") and not e.details.get("chained_from"))
+
+
+def test_a_ranks_headerless_traceback_is_published_as_its_exception_and_read_back(tmp_path):
+    """accelerate-3206-rng-state: rank 1's RuntimeError ends frames whose header the excerpt lacks; the agent reads it
+    as offline does (its writer rank 1, the application's), says it as a RankException Event whose words the cluster
+    reads back; the launcher's exit after it is its own job fact (RankExited). Was: the exit alone, undetermined."""
+    src, _ = _source(tmp_path / "pods", RNG)
+    found = src.poll()
+    assert _exceptions(found) == [(13, 1, "RuntimeError")]
+    ref, f = next((ref, f) for ref, f in found if f.kind == "exception")
+    ev = WorkloadTracker(Metrics()).observe(ref, f)
+    assert ev.reason == "RankException"
+    assert ev.message.startswith("A rank raised an exception that is no consequence of another's failure "
+                                 "(rank 1; exception RuntimeError)")
+    row, fields = read_words(ev.reason, ev.message)
+    assert row is LIVE["exception"] and fields == {"rank": 1, "exception": "RuntimeError"}
+
+
+@pytest.mark.parametrize("chunk", [podlogs.READ_CHUNK, 512])
+def test_every_incidents_failure_exceptions_are_read_live_as_offline(tmp_path, monkeypatch, chunk):
+    """Every real incident's log, as one pod's output: the exceptions the agent publishes are those `FileReader`
+    reads as failures (chains, consequence types, facts and parsers' kinds of their text left out alike), each once,
+    also with reads of 512 bytes that cut windows and tracebacks anywhere (`_Tail.traced` read on)."""
+    monkeypatch.setattr(podlogs, "READ_CHUNK", chunk)
+    compared = 0
+    for i, path in enumerate(sorted(p for p in INCIDENTS.glob("*/logs/**/*") if p.is_file())):
+        lines = path.read_bytes().decode("utf-8", "replace").splitlines()
+        src, _ = _source(tmp_path / f"pods-{i}", lines)
+        live = []
+        while found := src.poll():
+            live += _exceptions(found)
+        offline = _offline(lines)
+        assert sorted(live) == offline, path
+        compared += bool(offline)
+    assert compared >= 1
+
+
+def test_a_traceback_cut_by_a_read_goes_on_with_the_next_and_is_said_once(tmp_path):
+    """The frames in one read, the exception in the next: one finding, on its line, with its writer's rank."""
+    src, log = _source(tmp_path / "pods", RNG[:10])
+    assert _exceptions(src.poll()) == []
+    with open(log, "a") as fh:
+        fh.write(_cri(RNG[10:]))
+    assert _exceptions(src.poll()) == [(13, 1, "RuntimeError")]
+    assert _exceptions(src.poll()) == []
+
+
+def test_a_flood_of_tracebacks_is_bounded_in_memory_and_events(tmp_path):
+    """A pod printing rank 1's traceback 5,000 times (65,000 lines): the window held is at most MAX_TRACED lines, the findings of a
+    poll stay within MAX_BATCH_FINDINGS (and the read that reached it), and the job's Events are one (its count the repeats), as for the other job
+    facts."""
+    src, _ = _source(tmp_path / "pods", RNG[:13] * 5000)
+    tracker = WorkloadTracker(Metrics())
+    keys, total = set(), 0
+    tracemalloc.start()
+    try:
+        while found := src.poll():
+            # (a poll stops after the read that brought MAX_BATCH_FINDINGS: one READ_CHUNK's lines more at most)
+            assert len(found) <= 2 * podlogs.MAX_BATCH_FINDINGS
+            for tail in src.tails.values():
+                assert tail.traced is None or len(tail.traced[1]) <= MAX_TRACED
+            for ref, f in found:
+                if f.kind == "exception":
+                    total += 1
+                    keys.add(tracker.observe(ref, f).key)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert total == 5000 and len(keys) == 1
+    assert peak < 32 << 20, peak
+
+
+def test_a_bare_eagain_line_is_no_live_fact_of_the_exception_row():
+    """The exception row is read from tracebacks only (LiveFact.traced): the facts of its kind (eagain_exception,
+    libstdc++'s "what():  Resource temporarily unavailable", RasaHQ/rasa #5997, REAL) are not read by their keywords
+    live, as before the row; the keyword stays for thread_limit's rows (ResourceLimit)."""
+    assert job_fact("  what():  Resource temporarily unavailable") is None
+    assert "Resource temporarily unavailable" in LIVE_KEYWORDS
+    row, _ = job_fact("(bundle_reservation_check_func pid=630) [2025-02-16 02:29:23,228 E 630 630] logging.cc:108: "
+                      "Unhandled exception: N5boost10wrapexceptINS_6system12system_errorEEE. what(): thread: Resource "
+                      "temporarily unavailable [system:11]")
+    assert row.reason == "ResourceLimit"
