@@ -315,27 +315,24 @@ def replaced(file: str | None, env: Mapping[str, str] | None = None,
     a ConfigMap's `mode: enforce` under the DaemonSet's GPU_NPD_MODE=observe runs observe, and nothing said so.
     `options`: the variables in `env` that an option of the command set (GPU_NPD_KUBERNETES__KUBECONFIG from
     --kubeconfig), named by that option. A file that cannot be read gives none (`load` names its error)."""
+    if not file:
+        return []
     try:
-        data = _read_file(file) if file else {}
+        data, _, by_var = _file_and_env(file, env if env is not None else os.environ)
     except ConfigError:
         return []
-    env = env if env is not None else os.environ
-    options = options or {}
+    flags, options = flags or {}, options or {}
     lines = []
     for key, value in data.items():
-        var = f"{ENV_PREFIX}{str(key).upper()}"
-        if (flags or {}).get(key) is not None:
-            by = "an option of the command line"
-        elif var in env:
-            by = options.get(var, var)
-        else:
-            subs = [f"{var}{NESTED_SEP}{str(sub).upper()}" for sub in (value if key in NESTED and
-                                                                        isinstance(value, dict) else ())]
-            by = ", ".join(options.get(v, v) for v in subs if v in env)
-            if by:
-                lines.append(f"config file {file}: keys of {key} replaced by {by}")
-            continue
-        lines.append(f"config file {file}: {key} replaced by {by}")
+        if flags.get(key) is not None:
+            lines.append(f"config file {file}: {key} replaced by an option of the command line")
+        elif key in by_var:
+            lines.append(f"config file {file}: {key} replaced by {options.get(by_var[key], by_var[key])}")
+        elif key in NESTED and isinstance(value, dict):
+            subs = [options.get(by_var[path], by_var[path]) for path in (f"{key}.{sub}" for sub in value)
+                    if path in by_var]
+            if subs:
+                lines.append(f"config file {file}: keys of {key} replaced by {', '.join(subs)}")
     return lines
 
 
@@ -383,15 +380,20 @@ def _convert(merged: dict[str, Any], env: Mapping[str, str]) -> Config:
     return cfg
 
 
+def _file_and_env(file: str | None, env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
+    """The file's keys, the defaults with the file and the variables over them, and which variable set each key
+    path (`_apply_env`'s record: what `load` names a bad value by and `replaced` says a file's key was replaced by)."""
+    data = _read_file(file) if file else {}
+    merged = defaults()
+    _overlay(merged, data, NESTED, f"config file {file}")
+    return data, merged, _apply_env(merged, env, KNOWN)
+
+
 def _load(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str, Any] | None) -> Config:
     env = env if env is not None else os.environ
-    merged = defaults()
-    origin: dict[str, str] = {}  # key path -> where its value came from: the file or a variable
-    if file:
-        data = _read_file(file)
-        _overlay(merged, data, NESTED, f"config file {file}")
-        origin.update(dict.fromkeys(map(str, data), f"config file {file}"))
-    origin.update(_apply_env(merged, env, KNOWN))
+    data, merged, by_var = _file_and_env(file, env)
+    # key path -> where its value came from: the file or a variable
+    origin = {**dict.fromkeys(map(str, data), f"config file {file}"), **by_var}
     given = {key: value for key, value in (flags or {}).items() if value is not None}
     _overlay(merged, given)
     for path in [p for p in origin if p.partition(".")[0] in given]:  # a flag replaces the key whole

@@ -409,10 +409,13 @@ _SETUP_GATE = re.compile("|".join((*_SETUP_WORDS, "map")))
 # XTuner's RL trainer names its rollout bar `rollout_controller for training samples:   9%|▉   | 12/128 [00:30<04:51,  2.51s/it]`
 # (read as steps 12, 35, ... 120 before): a bar naming a rollout counts what the rollout generates, never a training step
 _ROLLOUT_BARS = ("Processed prompts", "Generating Trajectories", "rollout", "Rollout")
-# a bar whose name was cut, nothing left of it but a Ray actor's prefix before its `%|` (SkyRL's generation bar as
-# the driver relays it: `(skyrl_entrypoint pid=8455) %|█         | 512/5120 [00:10<01:37, 47.35it/s]`): what it
-# counts is unknown, so it is no step either
-_NAMELESS_BAR = re.compile(_SGR + r"\([\w.:-]+ pid=\d+(?:, ip=[0-9.]+)?\)" + _SGR + r" %\|")
+# The set-up words and the rollout names are read in the bar's own name, after the prefix Ray gives a line an actor
+# relays (`(RolloutManager pid=1805485) `, slime's): the actor's name says which process printed the bar, not what it
+# counts (a trainer's bar relayed by an actor named for rollouts or shards is still a training step).  A bar whose
+# name was cut, nothing left of it but that prefix before its `%|` (SkyRL's generation bar as the driver relays it:
+# `(skyrl_entrypoint pid=8455) %|█         | 512/5120 [00:10<01:37, 47.35it/s]`): what it counts is unknown, so it
+# is no step either
+_RAY_ACTOR = re.compile(_SGR + r"\([\w.:-]+ pid=\d+(?:, ip=[0-9.]+)?\)" + _SGR + " ")
 _MULT = {"K": 1e3, "M": 1e6, "G": 1e9}
 # announced pauses: a checkpoint save or an evaluation said in the log
 # verl's PPO trainer (ray_trainer.py, 2025-03 on, and its forks) says neither in words: a save opens with `(TaskRunner
@@ -509,11 +512,13 @@ def _one(line: str) -> Progress | None:
             continue
         groups = m.groupdict()
         start = m.start()
-        if start and rule.trainer == "tqdm" and _may_hold(_SETUP_GATE, line, start) and _SETUP_BAR.search(line, 0, start):
-            return None
-        if start and rule.trainer == "tqdm" and (any(line.find(bar, 0, start) >= 0 for bar in _ROLLOUT_BARS)
-                                                 or _NAMELESS_BAR.match(line)):
-            return Progress(None, trainer=rule.trainer, heartbeat=True)  # a rollout's bar: alive, no step
+        if start and rule.trainer == "tqdm":
+            actor = _RAY_ACTOR.match(line)
+            name = actor.end() if actor else 0  # where the bar's own name begins
+            if _may_hold(_SETUP_GATE, line, start) and _SETUP_BAR.search(line, name, start):
+                return None
+            if any(line.find(bar, name, start) >= 0 for bar in _ROLLOUT_BARS) or (actor and line.startswith("%|", name)):
+                return Progress(None, trainer=rule.trainer, heartbeat=True)  # a rollout's bar: alive, no step
         if ((start and _may_hold(_EVAL_GATE, line, start) and _EVAL_BAR.search(line, 0, start))
                 or groups.get("phase") not in (None, "train")):
             return Progress(None, trainer=rule.trainer, pause="evaluation", moved=False)

@@ -332,10 +332,10 @@ FACTS: tuple[Fact, ...] = (
     # 28:  8156 Killed                  python3 main.py .." (ArjunaCluster/ArjunaUsers #52), "/bin/bash: line 27: 318
     # Killed sh start.sh" (divamgupta/deep-clustering-kingdra #2), "..: line 184: 2324239 Aborted                 (core
     # dumped) litgpt pretrain .." (Lightning-AI/litgpt #1832): that process (its pid) died by the signal whose words
-    # strsignal() gives (SIGNAL_WORDS); the script names no rank
+    # strsignal() gives (SIGNAL_WORDS); the script names no rank (a ` (core dumped)` after the words is read as the
+    # command's text: ` +\S` takes either)
     _f("shell_job_signal", "rank_exit", [": line "],
-       r"(?:^|[\s\"'`])[^\s\"'`]*: line \d+: +(?P<pid>\d+) (?P<how>" + "|".join(SIGNAL_WORDS) +
-       r")(?: +\(core dumped\))? +\S"),
+       r"(?:^|[\s\"'`])[^\s\"'`]*: line \d+: +(?P<pid>\d+) (?P<how>" + "|".join(SIGNAL_WORDS) + r") +\S"),
     # Slurm: "srun: error: node-7: task 12: Exited with exit code 1", "srun: error: gpu-3: tasks 0-7: Killed"; srun
     # logs under the name it was run by, so a site's renamed srun words it alike ("yhrun: error: cnode1995: task 0:
     # Killed", Tianhe's, jiabowang/GAPIT #207)

@@ -162,6 +162,23 @@ def test_a_file_key_a_variable_or_option_replaces_is_said(tmp_path):
     assert out.output.splitlines()[-1] == f"config file {conf}: mode replaced by GPU_NPD_MODE"
 
 
+def test_a_file_key_replaced_is_said_by_the_variable_that_set_it_whatever_its_case(tmp_path):
+    """`replaced` names the variable `load` took the key from (its record of them), not one it spells again: a
+    variable's name is read case-blind after GPU_NPD_ (GPU_NPD_Mode sets mode), and such a variable replaced the
+    file's key with nothing said, the upper-case name looked up not being the one set."""
+    from agent.config import load, replaced
+
+    conf = tmp_path / "c.yaml"
+    conf.write_text("mode: enforce\nkubernetes: {max_tainted_fraction: 0.05}\n")
+    env = {"GPU_NPD_Mode": "observe", "GPU_NPD_KUBERNETES__Max_Tainted_Fraction": "0.02"}
+    cfg = load(str(conf), env)
+    assert (cfg.mode, cfg.kube.max_tainted_fraction) == ("observe", 0.02)
+    assert replaced(str(conf), env) == [
+        f"config file {conf}: mode replaced by GPU_NPD_Mode",
+        f"config file {conf}: keys of kubernetes replaced by GPU_NPD_KUBERNETES__Max_Tainted_Fraction"]
+    assert replaced(str(conf), {"GPU_NPD_MODEL": "x"}) == []  # an unknown variable: load's error, no line here
+
+
 def test_a_file_key_the_kubeconfig_option_replaces_is_said_by_the_option(tmp_path, monkeypatch, caplog):
     """`gpu-npd run --kubeconfig` sets kubernetes.kubeconfig through the variable GPU_NPD_KUBERNETES__KUBECONFIG; the
     warning named that variable, which nobody set. It names the option; a variable really set is still named."""

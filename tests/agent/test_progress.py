@@ -507,6 +507,24 @@ def test_xtuners_rollout_and_sharding_bars_are_no_training_steps():
     assert [recognise(x) for x in lines("xtuner_v1_intern_s1_fsdp.log")[:5]] == [None] * 5
 
 
+def test_a_ray_actors_name_is_not_its_bars_name():
+    """The set-up words and the rollout names are read in the bar's own name, not in the `(Name pid=N) ` prefix Ray
+    gives a line its actor relays: before, a trainer's bar relayed by an actor named for rollouts was a heartbeat with no
+    step, and one named for shards nothing.  CONSTRUCTED: SkyRL's real training bar (skyrl_yottalabs_step.log) behind
+    slime's real actor prefix (slime_1837_rollout_perf.log), as Ray relays an actor's line; the `ShardWorker` name is
+    made up.  The bars' own names still decide behind a prefix (XTuner's real `rollout_controller` and `[FSDP Sharding]`
+    bars behind slime's prefix, constructed alike)."""
+    bar = next(x for x in lines("skyrl_yottalabs_step.log") if x.startswith("Training Batches Processed:"))
+    actor = lines("slime_1837_rollout_perf.log")[0].partition(" [")[0]  # `(RolloutManager pid=1805485)`
+    for prefix in (actor, "(ShardWorker pid=7, ip=10.0.0.1)", "\x1b[36m(RolloutManager pid=1805485)\x1b[0m"):
+        p = recognise(f"{prefix} {bar}")
+        assert (p.step, p.seconds, p.heartbeat) == (1, 1356.23, False), prefix
+    rollout = lines("xtuner_rl_grpo_rollout.log")[3]  # `rollout_controller for training samples:   9%|...| 12/128 ..`
+    assert recognise(f"{actor} {rollout}").heartbeat  # a rollout's bar behind an actor's prefix is still one
+    sharding = lines("xtuner_v1_intern_s1_fsdp.log")[2]  # `[FSDP Sharding]: 100%|...| 8/8 [00:00<00:00, 278.75it/s]`
+    assert recognise(f"{actor} {sharding}") is None
+
+
 def test_evaluation_and_setup_bars_are_no_training_progress():
     """REAL (sources.md): MMEngine's validation (`Epoch(val) [10][4000/4809]  eta: ...`, no loss: read as nothing before,
     so a 40-minute validation was silence) and Ultralytics' validation bar (`Class  Images ... mAP50-95): 100%|...|

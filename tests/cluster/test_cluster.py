@@ -1711,6 +1711,26 @@ def test_rbac_denying_the_leases_update_is_said_in_one_line_naming_the_verb_and_
         assert lines and all(f"HTTP 403 Forbidden: {LEASE_DENIED}" in x and "\n" not in x for x in lines), lines
 
 
+def test_a_keep_alive_line_of_white_space_is_a_blank_one():
+    """The client's iter_resp_lines splits the stream at LF alone, so a proxy's CRLF keep-alive comes as "\\r" (and
+    one of spaces as spaces): such a line is a blank one, no event (not a decode error, not counted as sent), so a
+    stream that brought nothing else ends as a short watch, backed off."""
+    from cluster.watch import ShortWatch, Watcher  # noqa: PLC0415
+
+    class Resp:
+        def stream(self, amt=None, decode_content=False):
+            yield b"\r\n \n\t\n"
+
+        def release_conn(self):
+            pass
+
+    emitted = []
+    w = Watcher("nodes", lambda **kw: Resp(), lambda *a: emitted.append(a), threading.Event())
+    with pytest.raises(ShortWatch):
+        w.watch("7")
+    assert emitted == []
+
+
 @pytest.mark.parametrize("sent", [True, b"\n\n"], ids=["nothing", "blank-lines"])
 def test_a_watch_the_server_ends_at_once_is_asked_again_with_backoff_not_in_a_tight_loop(sent):
     """A proxy or API server that ends each watch stream at once, nothing sent (client-go's reflector calls it "very

@@ -379,10 +379,26 @@ def test_an_agents_configmap_is_named_by_its_content_immutable_and_kept_by_an_up
       "tolerations": [{"key": f"{TAINT_PREFIX}GPUUnhealthy", "operator": "Exists"}]}, "example.com/GPUUnhealthy"),
     ({"nodePools": [{"name": "a", "nodeSelector": {"p": "x"}, "mode": "enforce", "tolerations": []}]},
      r"nodePools\[a\]: tolerations do not tolerate"),
+    # a surged agent cannot start beside the old one on its node (hostNetwork metrics port, the state directory's lock)
+    ({"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}},
+     r"updateStrategy.rollingUpdate.maxSurge 1: expected 0 \(a surged agent cannot start beside the old one"),
+    ({"updateStrategy": {"rollingUpdate": {"maxSurge": "10%", "maxUnavailable": 0}}},
+     r"updateStrategy.rollingUpdate.maxSurge 10%: expected 0"),
 ])
 def test_values_that_would_hurt_fail_the_render_with_a_message(values, error):
     with pytest.raises(helm.HelmError, match=error):
         render(values)
+
+
+@pytest.mark.parametrize("strategy", [
+    {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}},
+    {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "0%"}},
+    {"type": "RollingUpdate", "rollingUpdate": None}, {"type": "OnDelete"}, None])
+def test_an_update_strategy_without_surge_renders(strategy):
+    """The check reads a missing or null rollingUpdate or maxSurge as 0, as Kubernetes does (the chart's values merge
+    over values.yaml's, so OnDelete keeps its rollingUpdate)."""
+    ds = next(d for d in render({"updateStrategy": strategy}) if d["kind"] == "DaemonSet")
+    assert (ds["spec"].get("updateStrategy") or {}).get("rollingUpdate", {}).get("maxSurge") in (None, 0, "0%")
 
 
 @pytest.mark.parametrize("tolerations", [
