@@ -105,6 +105,8 @@ PROCESS_DEATHS = frozenset(k.name for k in JOB_TABLE if k.death == "process")
 LOST_HOW = {"xla_task_heartbeat": "XLA's coordination service stopped hearing its heartbeats",
             "xla_task_restarted": "XLA's coordination service saw it come back as a new incarnation: it had restarted",
             "xla_unhealthy_task": "XLA's coordination service named it unhealthy (its heartbeats stopped)",
+            **dict.fromkeys(("ras_dead_process", "ras_peer_dead"),
+                            "NCCL's RAS declared it dead (unreachable over RAS's network past its timeout, 60 s)"),
             "ray_node_dead": "Ray declared its node dead",
             "ray_worker_died": "Ray's raylet saw the worker process die, exit type SYSTEM_ERROR",
             "ray_actor_owner_died": "Ray's GCS saw the process that owned the job's actors die, exit type SYSTEM_ERROR"}

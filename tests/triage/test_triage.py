@@ -1894,6 +1894,32 @@ def test_nccl_ras_names_the_process_it_declared_dead():
     assert first.evidence[0].pid == 3487984 and first.evidence[0].details["gpus"] == "5"
 
 
+def test_nccl_ras_monitor_names_the_process_it_declared_dead():
+    """REAL line (NCCL's user guide, troubleshooting/ras, NCCL 2.29's monitoring mode, `ncclras -m`): RAS prints each
+    process it declares dead as it happens, "[<time>] PEER_DEAD: Process <pid> on node <address> managing GPU <n>": a
+    lost process, its node the address (was: nothing read, no failure).  CONSTRUCTED from NCCL's src/ras (rasnet.cc,
+    client_support.cc): the trace group's PEER_TIMEOUT_DEAD with its details, the address-only form of a peer RAS no
+    longer knows, and PEER_UNRESPONSIVE (no death: silent)."""
+    real = ["RAS Monitor Mode - watching for peer changes (Ctrl+C to exit)...",
+            "================================================================",
+            "[2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245 managing GPU 1"]
+    [first] = job({"ras-monitor.txt": real})
+    assert (first.root.kind, first.root.host) == ("process_lost", "172.16.64.245")
+    assert first.evidence[0].pid == 1524345 and first.evidence[0].details["gpus"] == "1"
+    assert "NCCL's RAS declared it dead" in first.reason
+    built = ["[2025-12-19 13:07:06] PEER_UNRESPONSIVE: Process 1524345 on node 172.16.64.245 managing GPU 1 peer not "
+             "responding for 5s (connect timeout)",
+             "[2025-12-19 13:08:06] PEER_TIMEOUT_DEAD: Process 1524345 on node 172.16.64.245 managing GPUs 0-7 peer "
+             "failed to respond for 60s, declaring dead"]
+    [timeout] = job({"ras-monitor.txt": built})
+    assert (timeout.root.kind, timeout.root.host, timeout.evidence[0].details["gpus"]) == (
+        "process_lost", "172.16.64.245", "0-7")
+    assert [e.line for e in timeout.evidence] == [2]
+    [bare] = job({"ras-monitor.txt": ["[2025-12-19 13:07:07] PEER_DEAD: 172.16.64.245<41023> "]})
+    assert (bare.root.kind, bare.root.host, bare.evidence[0].pid) == ("process_lost", "172.16.64.245", None)
+    assert job({"ras-monitor.txt": built[:1]}) == []
+
+
 def test_a_peer_address_the_cluster_maps_names_its_pod():
     """The cluster's map of pod IPs reaches triage as an address line (kind nccl_address, the pod in details): the
     peer's node and pod are the root's (cluster/book.py; SYNTHETIC map, the real line of NVIDIA/nccl #733)."""
