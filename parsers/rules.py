@@ -2445,6 +2445,18 @@ RULES: tuple[Rule, ...] = (
     # detect topo failed", "nvshmem initialization failed, exiting": the rows below).
     _r("nvshmem_transport_skipped", None, ["init failed for transport: "],
        NVSHMEM_SOURCE + r"nvshmemi_transport_init:\d+: init failed for transport: \w+\s*$"),
+    # Its IB transports moving a queue pair to the peer's (ep_connect's INIT -> RTR -> RTS, IBGDA's DCT init2rtr)
+    # failing because the local NIC cannot reach the peer's, ibv_modify_qp's errno the chain's status: 110
+    # (ETIMEDOUT: the peer's address not resolved, RoCE's GID / route), 101 or 113 (no route): "/work/nvshmem_src/src/
+    # modules/transport/ibrc/ibrc.cpp:418: non-zero status: 110 ibv_modify_qp failed " (deepseek-ai/DeepEP #38, H100 over
+    # RoCE, NVSHMEM told AF_INET while its GIDs' addresses were "::"), NCCL's nccl_ib_qp_unreachable in NVSHMEM's words:
+    # the network between the two NICs, attribution fabric, action CHECK_FABRIC (was: unknown, INVESTIGATE). The
+    # event's first line (the chain prints the failed call first); another status (22, a bad attribute) stays the row
+    # below.
+    _r("nvshmem_ib_qp_unreachable", "nccl_error", ["ibv_modify_qp"],
+       NVSHMEM_SOURCE + r"\d+: non-zero status: (?P<errno>110|101|113):? (?P<ibv_call>ibv_modify_qp)\b"
+       r"(?P<nvshmem_error>[^\n/]{0,40}?failed)", attribution="fabric", action="CHECK_FABRIC",
+       event=("nvshmem", "join")),
     _r("nvshmem_error", "nccl_error", ["nvshmem"],
        NVSHMEM_SOURCE + r"(?:(?P<nvshmem_function>\w+):)?\d+: (?:non-zero status: -?\d+:? )?"
        r"(?P<nvshmem_error>[^\n]{0,120}?(?:\bfail(?:ed|ure)?\b|\bFail(?:ed|ure)\b|\bexiting\b|"
