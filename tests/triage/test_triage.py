@@ -1895,11 +1895,13 @@ def test_nccl_ras_names_the_process_it_declared_dead():
 
 
 def test_nccl_ras_monitor_names_the_process_it_declared_dead():
-    """REAL line (NCCL's user guide, troubleshooting/ras, NCCL 2.29's monitoring mode, `ncclras -m`): RAS prints each
-    process it declares dead as it happens, "[<time>] PEER_DEAD: Process <pid> on node <address> managing GPU <n>": a
-    lost process, its node the address (was: nothing read, no failure).  CONSTRUCTED from NCCL's src/ras (rasnet.cc,
-    client_support.cc): the trace group's PEER_TIMEOUT_DEAD with its details, the address-only form of a peer RAS no
-    longer knows, and PEER_UNRESPONSIVE (no death: silent)."""
+    """REAL line (NCCL's user guide, troubleshooting/ras at NVIDIA/nccl 5067397c; tests/fixtures/realworld/
+    nccl-ras-2026.yaml): NCCL 2.29's monitoring mode (`ncclras -m`) prints each process RAS declares dead as it
+    happens, "[<time>] PEER_DEAD: Process <pid> on node <address> managing GPU <n>": a lost process, its node the
+    address (was: nothing read, no failure).  CONSTRUCTED from NCCL's src/ras (rasnet.cc, client_support.cc): the trace
+    group's PEER_TIMEOUT_DEAD with its details, the address-only form of a peer RAS no longer knows, and
+    PEER_UNRESPONSIVE (no death: silent).  A report's INCOMPLETE list (REAL, NVIDIA/nccl #1762: a process RAS got no
+    data from in one query) names no one."""
     real = ["RAS Monitor Mode - watching for peer changes (Ctrl+C to exit)...",
             "================================================================",
             "[2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245 managing GPU 1"]
@@ -1918,6 +1920,11 @@ def test_nccl_ras_monitor_names_the_process_it_declared_dead():
     [bare] = job({"ras-monitor.txt": ["[2025-12-19 13:07:07] PEER_DEAD: 172.16.64.245<41023> "]})
     assert (bare.root.kind, bare.root.host, bare.evidence[0].pid) == ("process_lost", "172.16.64.245", None)
     assert job({"ras-monitor.txt": built[:1]}) == []
+    incomplete = ["Errors", "======", "", "INCOMPLETE", "  Missing communicator data from 1 job process",
+                  "  Process 60004 on node 10.4.109.13 managing GPU 0", "", "#0-0 (b3398875b8b2a063) INCOMPLETE",
+                  "  Missing communicator data from 1 rank",
+                  "  Rank 1 -- GPU 0 managed by process 60004 on node 10.4.109.13"]
+    assert job({"ras.txt": incomplete}) == []
 
 
 def test_a_peer_address_the_cluster_maps_names_its_pod():
