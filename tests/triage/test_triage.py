@@ -1894,6 +1894,24 @@ def test_nccl_ras_names_the_process_it_declared_dead():
     assert first.evidence[0].pid == 3487984 and first.evidence[0].details["gpus"] == "5"
 
 
+def test_an_undated_ras_report_beside_the_watchdogs_timeouts_is_said_as_a_death_that_may_have_come_first():
+    """REAL lines: RAS's DEAD list as NCCL's user guide prints it (troubleshooting/ras), saved by an operator from
+    `ncclras` into a file of its own (no time stamp), and a rank's watchdog timeout (NVIDIA/nccl #1730).  No clock
+    orders the two: the verdict stays undetermined (only consequences are dated) but names the process RAS declared
+    dead as a failure that may have come first, its line among the evidence (was: dropped, an unexplained death taken
+    for the timeout's aftermath)."""
+    ras = ["DEAD", "  1 job process is considered dead (unreachable via the RAS network)",
+           "  Process 3487984 on node 172.16.64.213 managing GPU 5"]
+    timeout = ["[rank118]:[E603 17:48:01.005271823 ProcessGroupNCCL.cpp:632] [Rank 118] Watchdog caught collective "
+               "operation timeout: WorkNCCL(SeqNum=2398459, OpType=ALLREDUCE, NumelIn=8652160, NumelOut=8652160, "
+               "Timeout(ms)=1800000) ran for 1800068 milliseconds before timing out."]
+    [first] = job({"rank118.log": timeout, "ras.txt": ras})
+    assert (first.category, first.rule, first.root.kind) == ("undetermined", "undetermined", "nccl_timeout")
+    assert "could not be placed before or after it (NCCL's RAS declared it dead" in first.reason
+    assert [(e.kind, e.host, e.pid) for e in first.evidence if e.kind == "process_lost"] == [
+        ("process_lost", "172.16.64.213", 3487984)]
+
+
 def test_nccl_ras_monitor_names_the_process_it_declared_dead():
     """REAL line (NCCL's user guide, troubleshooting/ras at NVIDIA/nccl 5067397c; tests/fixtures/realworld/
     nccl-ras-2026.yaml): NCCL 2.29's monitoring mode (`ncclras -m`) prints each process RAS declares dead as it
