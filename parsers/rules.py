@@ -2450,6 +2450,38 @@ RULES: tuple[Rule, ...] = (
     # detect topo failed", "nvshmem initialization failed, exiting": the rows below).
     _r("nvshmem_transport_skipped", None, ["init failed for transport: "],
        NVSHMEM_SOURCE + r"nvshmemi_transport_init:\d+: init failed for transport: \w+\s*$"),
+    # Its IB transports moving a queue pair to the peer's (ep_connect's INIT -> RTR -> RTS, IBGDA's DCT init2rtr)
+    # failing because the local NIC cannot reach the peer's, ibv_modify_qp's errno the chain's status: 110
+    # (ETIMEDOUT: the peer's address not resolved, RoCE's GID / route), 101 or 113 (no route): "/work/nvshmem_src/src/
+    # modules/transport/ibrc/ibrc.cpp:418: non-zero status: 110 ibv_modify_qp failed " (deepseek-ai/DeepEP #38, H100 over
+    # RoCE, NVSHMEM told AF_INET while its GIDs' addresses were "::"), NCCL's nccl_ib_qp_unreachable in NVSHMEM's words:
+    # the network between the two NICs, attribution fabric, action CHECK_FABRIC (was: unknown, INVESTIGATE). The
+    # event's first line (the chain prints the failed call first); another status (22, a bad attribute) stays the row
+    # below.
+    # Its symmetric heap's physical memory not had: the CUDA driver's cuMem call returning CUDA_ERROR_OUT_OF_MEMORY (2),
+    # the chain's status the CUresult (mem_heap.cpp's NVSHMEMI_NE_ERROR_JMP): "/nvshmem/src/host/mem/mem_heap.cpp:1509:
+    # non-zero status: 2 cuMemCreate failed " then "non-zero status: 7 allocate_physical_memory_to_heap failed"
+    # (deepseek-ai/DeepEP #157, DeepEP's buffer on two H800 nodes; sgl-project/sglang #29942 traced the same to a
+    # physical allocation beyond the GPU's free memory). The job out of GPU memory, the kind NCCL's own "Cuda failure 2
+    # 'out of memory'" is (was: nccl_error, unknown, INVESTIGATE); the event's first line, the chain after it part of
+    # it.
+    _r("nvshmem_cuda_oom", "cuda_oom", ["cuMem"],
+       NVSHMEM_SOURCE + r"\d+: non-zero status: 2:? (?P<nvshmem_error>cuMem\w+ failed)", event=("nvshmem", "join")),
+    # Its messages naming the NVSHMEM_* setting the job must raise, a limit of its own configuration reached, not the
+    # GPU's or the fabric's: team_internal.cpp's "error status: 2 (NVSHMEMX_ERROR_OUT_OF_MEMORY) No more teams
+    # available (max = 7), try setting NVSHMEM_MAX_TEAMS environment variable" (NVIDIA/nvshmem #100, DeepEP's low
+    # latency mode on NVSHMEM 3.7), its "Please increase NVSHMEM_MAX_TEAMS. Exiting", mem_heap.cpp's "nvshmem malloc
+    # failed (hint: .. can be increased using NVSHMEM_SYMMETRIC_SIZE environment variable)": the job's nccl_error,
+    # attribution application, action CHECK_APP, the setting in details (was: unknown, INVESTIGATE).
+    _r("nvshmem_setting", "nccl_error", ["NVSHMEM_"],
+       NVSHMEM_SOURCE + r"(?:\w+:)?\d+: (?:(?:non-zero|error) status: -?\d+:? (?:\(\w+\) )?)?"
+       r"(?P<nvshmem_error>[^\n]{0,200}?\b(?:try setting|[Ii]ncrease|increased using) "
+       r"(?P<nvshmem_setting>NVSHMEM_[A-Z_]+)\b)", attribution="application", action="CHECK_APP",
+       event=("nvshmem", "join")),
+    _r("nvshmem_ib_qp_unreachable", "nccl_error", ["ibv_modify_qp"],
+       NVSHMEM_SOURCE + r"\d+: non-zero status: (?P<errno>110|101|113):? (?P<ibv_call>ibv_modify_qp)\b"
+       r"(?P<nvshmem_error>[^\n/]{0,40}?failed)", attribution="fabric", action="CHECK_FABRIC",
+       event=("nvshmem", "join")),
     _r("nvshmem_error", "nccl_error", ["nvshmem"],
        NVSHMEM_SOURCE + r"(?:(?P<nvshmem_function>\w+):)?\d+: (?:non-zero status: -?\d+:? )?"
        r"(?P<nvshmem_error>[^\n]{0,120}?(?:\bfail(?:ed|ure)?\b|\bFail(?:ed|ure)\b|\bexiting\b|"

@@ -106,6 +106,8 @@ PROCESS_DEATHS = frozenset(k.name for k in JOB_TABLE if k.death == "process")
 LOST_HOW = {"xla_task_heartbeat": "XLA's coordination service stopped hearing its heartbeats",
             "xla_task_restarted": "XLA's coordination service saw it come back as a new incarnation: it had restarted",
             "xla_unhealthy_task": "XLA's coordination service named it unhealthy (its heartbeats stopped)",
+            **dict.fromkeys(("ras_dead_process", "ras_peer_dead"),
+                            "NCCL's RAS declared it dead (unreachable over RAS's network past its timeout, 60 s)"),
             "ray_node_dead": "Ray declared its node dead",
             "ray_worker_died": "Ray's raylet saw the worker process die, exit type SYSTEM_ERROR",
             "ray_actor_owner_died": "Ray's GCS saw the process that owned the job's actors die, exit type SYSTEM_ERROR"}
@@ -630,6 +632,11 @@ def _first_failure(job: Job) -> Verdict | None:
     verdict = _earliest(job)
     if verdict is None or verdict.root is None:
         return verdict
+    return _with_unplaced(job, verdict)
+
+
+def _with_unplaced(job: Job, verdict: Verdict) -> Verdict:
+    """The verdict with the failures no time places against its root or suspects said and kept (`_unplaced`)."""
     unplaced = _unplaced(job, verdict)
     if not unplaced:
         return verdict
@@ -654,7 +661,7 @@ def _unplaced(job: Job, v: Verdict) -> list[Evidence]:
     files = {e.file for e in (v.root, *v.suspects) if e is not None}
     return [e for e in _candidates(job) if e.time is None and e.file not in files
             and e is not v.root and e not in v.suspects
-            and not (e.kind in DEATH_KINDS and _explanation(job, e) is v.root)]
+            and not (v.root is not None and e.kind in DEATH_KINDS and _explanation(job, e) is v.root)]
 
 
 def _earliest(job: Job) -> Verdict | None:
@@ -1090,9 +1097,12 @@ def _undetermined(job: Job) -> Verdict | None:
     # _first_failure picks; it is the verdict's suspect, so that the consequences never list it (nor its rank)
     t0 = _ts(symptoms[0])
     first = min((e for e in symptoms if _ts(e) <= t0 + SKEW), key=lambda e: (_ts(e), not e.details.get("root_cause")))
-    return Verdict("undetermined", None, "undetermined",
-                   f"only consequences were logged ({_what(first)} first, on {_who(first)}): no node fault, no rank "
-                   "that died or failed first, no lagging rank the watchdog numbers single out", suspects=(first,))
+    # a death no clock places against them (an undated report in another file: NCCL RAS's DEAD list an operator saved
+    # from `ncclras` during the hang) is said as one that may have come first, as against a root (`_with_unplaced`)
+    return _with_unplaced(job, Verdict(
+        "undetermined", None, "undetermined",
+        f"only consequences were logged ({_what(first)} first, on {_who(first)}): no node fault, no rank that died or "
+        "failed first, no lagging rank the watchdog numbers single out", suspects=(first,)))
 
 
 Rule = tuple[str, int, Callable[[Job], "Verdict | None"], str]

@@ -403,6 +403,16 @@ FACTS: tuple[Fact, ...] = (
     _f("xla_task_restarted", "process_lost", ["Incarnation ID mismatch", "unexpectedly tried to connect"],
        r"/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+) (?:Heartbeat: Incarnation ID mismatch|"
        r"unexpectedly tried to connect (?:with a different incarnation|while it is already in error))"),
+    # NCCL's RAS (2.29+) in monitoring mode (`ncclras -m`, or its socket's MONITOR) prints each change of the job's
+    # processes as it happens, one a line (src/ras/client_support.cc rasClientsNotifyEvent: "[<time>] <event>: <peer>
+    # <details>"): a process it declared dead, "[2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245
+    # managing GPU 1" (NCCL's user guide, troubleshooting/ras), before it the trace group's "PEER_TIMEOUT_DEAD: <peer>
+    # peer failed to respond for 60s, declaring dead" (src/ras/rasnet.cc); a peer RAS no longer knows is its socket's
+    # address, "172.16.64.245<41023>". The process and its node, as its report's DEAD list names them (_RAS_DEAD); its
+    # PEER_UNRESPONSIVE / PEER_RETRY / PEER_RECOVERED on the way are no death.
+    _f("ras_peer_dead", "process_lost", ["PEER_DEAD: ", "PEER_TIMEOUT_DEAD: "],
+       r"\bPEER(?:_TIMEOUT)?_DEAD: (?:Process (?P<pid>\d+) on node (?P<host>\S+) managing GPUs? (?P<gpus>\d[\d,\-]*)|"
+       r"(?P<host2>[^\s<>\[\]]+)<\d+>)"),
     # Ray's GCS (every driver's log, "(raylet)" or worker.py's WARNING): a node whose raylet stopped heartbeating, each
     # era's wording: "The node with client ID 1ead... has been marked dead because the monitor has missed too many
     # heartbeats from it." (ray-project/ray #3446, 2018), "The node with node id: 8f20... and ip: 10.128.0.103 has been

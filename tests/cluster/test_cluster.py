@@ -1530,6 +1530,13 @@ def test_nccl_ras_names_a_dead_process_by_its_nodes_address_and_the_cluster_name
     assert (root.kind, root.host, root.pod) == ("process_lost", "gpu-node-4", "train/llm-w-3")
 
 
+
+def test_nccl_ras_monitor_line_is_published_as_the_lost_process():
+    """REAL line (NCCL's user guide, troubleshooting/ras: NCCL 2.29's monitoring mode, `ncclras -m`): a pod's log that
+    follows RAS's monitor gives the agent the lost process, its host the address RAS names."""
+    lines = ["[2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245 managing GPU 1"]
+    assert [ev["reason"] for ev in agent_fact_events("gpu-node-1", "llm-w-0", lines)] == ["ProcessLost"]
+
 # REAL: modelscope/ms-swift #10183 (tests/fixtures/incidents/ms-swift-10183-deadlock): rank 3's watchdog timeout (behind
 # a tqdm bar) and progress line, then rank 2's: BROADCAST SeqNum 7219 of the default group, 64 against 24,084,544
 # elements

@@ -1931,6 +1931,57 @@ def test_nccl_ras_names_the_process_it_declared_dead():
     assert first.evidence[0].pid == 3487984 and first.evidence[0].details["gpus"] == "5"
 
 
+def test_an_undated_ras_report_beside_the_watchdogs_timeouts_is_said_as_a_death_that_may_have_come_first():
+    """REAL lines: RAS's DEAD list as NCCL's user guide prints it (troubleshooting/ras), saved by an operator from
+    `ncclras` into a file of its own (no time stamp), and a rank's watchdog timeout (NVIDIA/nccl #1730).  No clock
+    orders the two: the verdict stays undetermined (only consequences are dated) but names the process RAS declared
+    dead as a failure that may have come first, its line among the evidence (was: dropped, an unexplained death taken
+    for the timeout's aftermath)."""
+    ras = ["DEAD", "  1 job process is considered dead (unreachable via the RAS network)",
+           "  Process 3487984 on node 172.16.64.213 managing GPU 5"]
+    timeout = ["[rank118]:[E603 17:48:01.005271823 ProcessGroupNCCL.cpp:632] [Rank 118] Watchdog caught collective "
+               "operation timeout: WorkNCCL(SeqNum=2398459, OpType=ALLREDUCE, NumelIn=8652160, NumelOut=8652160, "
+               "Timeout(ms)=1800000) ran for 1800068 milliseconds before timing out."]
+    [first] = job({"rank118.log": timeout, "ras.txt": ras})
+    assert (first.category, first.rule, first.root.kind) == ("undetermined", "undetermined", "nccl_timeout")
+    assert "could not be placed before or after it (NCCL's RAS declared it dead" in first.reason
+    assert [(e.kind, e.host, e.pid) for e in first.evidence if e.kind == "process_lost"] == [
+        ("process_lost", "172.16.64.213", 3487984)]
+
+
+def test_nccl_ras_monitor_names_the_process_it_declared_dead():
+    """REAL line (NCCL's user guide, troubleshooting/ras at NVIDIA/nccl 5067397c; tests/fixtures/realworld/
+    nccl-ras-2026.yaml): NCCL 2.29's monitoring mode (`ncclras -m`) prints each process RAS declares dead as it
+    happens, "[<time>] PEER_DEAD: Process <pid> on node <address> managing GPU <n>": a lost process, its node the
+    address (was: nothing read, no failure).  CONSTRUCTED from NCCL's src/ras (rasnet.cc, client_support.cc): the trace
+    group's PEER_TIMEOUT_DEAD with its details, the address-only form of a peer RAS no longer knows, and
+    PEER_UNRESPONSIVE (no death: silent).  A report's INCOMPLETE list (REAL, NVIDIA/nccl #1762: a process RAS got no
+    data from in one query) names no one."""
+    real = ["RAS Monitor Mode - watching for peer changes (Ctrl+C to exit)...",
+            "================================================================",
+            "[2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245 managing GPU 1"]
+    [first] = job({"ras-monitor.txt": real})
+    assert (first.root.kind, first.root.host) == ("process_lost", "172.16.64.245")
+    assert first.evidence[0].pid == 1524345 and first.evidence[0].details["gpus"] == "1"
+    assert "NCCL's RAS declared it dead" in first.reason
+    built = ["[2025-12-19 13:07:06] PEER_UNRESPONSIVE: Process 1524345 on node 172.16.64.245 managing GPU 1 peer not "
+             "responding for 5s (connect timeout)",
+             "[2025-12-19 13:08:06] PEER_TIMEOUT_DEAD: Process 1524345 on node 172.16.64.245 managing GPUs 0-7 peer "
+             "failed to respond for 60s, declaring dead"]
+    [timeout] = job({"ras-monitor.txt": built})
+    assert (timeout.root.kind, timeout.root.host, timeout.evidence[0].details["gpus"]) == (
+        "process_lost", "172.16.64.245", "0-7")
+    assert [e.line for e in timeout.evidence] == [2]
+    [bare] = job({"ras-monitor.txt": ["[2025-12-19 13:07:07] PEER_DEAD: 172.16.64.245<41023> "]})
+    assert (bare.root.kind, bare.root.host, bare.evidence[0].pid) == ("process_lost", "172.16.64.245", None)
+    assert job({"ras-monitor.txt": built[:1]}) == []
+    incomplete = ["Errors", "======", "", "INCOMPLETE", "  Missing communicator data from 1 job process",
+                  "  Process 60004 on node 10.4.109.13 managing GPU 0", "", "#0-0 (b3398875b8b2a063) INCOMPLETE",
+                  "  Missing communicator data from 1 rank",
+                  "  Rank 1 -- GPU 0 managed by process 60004 on node 10.4.109.13"]
+    assert job({"ras.txt": incomplete}) == []
+
+
 def test_a_peer_address_the_cluster_maps_names_its_pod():
     """The cluster's map of pod IPs reaches triage as an address line (kind nccl_address, the pod in details): the
     peer's node and pod are the root's (cluster/book.py; SYNTHETIC map, the real line of NVIDIA/nccl #733)."""
