@@ -2254,8 +2254,13 @@ RULES: tuple[Rule, ...] = (
        event=TORCH_PG_ONCE),
     _r("torch_work_timeout", "nccl_timeout", ["Timeout at NCCL work"], r"Timeout at NCCL work: (?P<seq>\d+)",
        event=TORCH_PG_ONCE),
+    # A rank under TORCH_NCCL_BLOCKING_WAIT: its wait timed out (1.8+ "[Rank 4] Work WorkNCCL(..) timed out in blocking
+    # wait (NCCL_BLOCKING_WAIT=1).", 2.2 "(TORCH_NCCL_BLOCKING_WAIT=1).", 2.4+ "... blocking wait."). WorkNCCL(..) ends
+    # with "Timeout(ms)=N)" in every era: its "(ms)" is read as part of it (was: the ")" of "(ms)" ended it, so no line
+    # of any era matched, a rank whose only timeout line it was had no finding: ultralytics/ultralytics #24536).
     _r("torch_blocking_wait", "nccl_timeout", ["timed out in blocking wait"],
-       r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)[^)\n]*\) timed out in blocking wait",
+       r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:[^()\n]|\(ms\))*?"
+       r"(?:Timeout\(ms\)=(?P<timeout_ms>\d+))?\) timed out in blocking wait",
        event=TORCH_PG_ONCE),
     _r("torch_ops_failed", "nccl_timeout", ["Some NCCL operations have failed or timed out"],
        r"Some NCCL operations have failed or timed out",

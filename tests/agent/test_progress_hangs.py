@@ -66,12 +66,25 @@ def test_the_previous_floor_came_level_with_a_ten_minute_watchdog():
     assert now.suspected_after == 300 and now.ahead == pytest.approx(300.017)
 
 
-def test_a_hang_within_the_first_steps_seen_is_not_suspected():
-    """F5-TTS #346's excerpt holds one progress line before its watchdog: a pod seen advancing fewer than
-    `min_steps` times is not yet 'making progress', so nothing is raised (a known limit: a pod the agent started
-    following just before the hang)."""
-    hang = replay_hang("hang_f5tts_346.log")
-    assert hang.marks == 1 and hang.suspected_after is None and hang.ran_for == pytest.approx(600.08)
+@pytest.mark.parametrize("name, ran_for", [("hang_f5tts_346.log", 600.08), ("hang_nemo_pytorch_118369.log", 25624.887)])
+def test_a_hang_within_the_first_steps_seen_is_not_suspected(name, ran_for):
+    """F5-TTS #346's excerpt and pytorch #118369's hold one progress line before their watchdog: a pod seen advancing
+    fewer than `min_steps` times is not yet 'making progress', so nothing is raised (a known limit: a pod the agent
+    started following just before the hang)."""
+    hang = replay_hang(name)
+    assert hang.marks == 1 and hang.suspected_after is None and hang.ran_for == pytest.approx(ran_for)
+
+
+def test_the_watchdog_is_no_bound_on_a_hang():
+    """REAL (pytorch/pytorch #118369, NeMo 1.x on BioNeMo): the watchdog's timeout was 30 minutes, yet it fired after
+    the hung ALLREDUCE had run 7.1 hours (the PyTorch of early 2024, its watchdog itself held up: pytorch #97191).
+    The bar on the same line is still read at its own elapsed time (6:28:43), its step and rate whole."""
+    line = lines("hang_nemo_pytorch_118369.log")[0]
+    p = recognise(line)
+    assert (p.step, p.trainer) == (32040, "tqdm") and p.seconds == pytest.approx(1 / 1.37)
+    assert when(line, None) == 6 * 3600 + 28 * 60 + 43
+    hang = replay_hang("hang_nemo_pytorch_118369.log")
+    assert hang.timeout == 1800 and hang.ran_for > 14 * hang.timeout
 
 
 def test_docs_hangs_table_is_the_benchs_output():

@@ -758,6 +758,29 @@ def test_a_watchdog_timeout_wrapped_anywhere_keeps_only_the_details_it_holds_who
         assert ("seq" in f.details) == ("SeqNum=1522789," in line), line
 
 
+# REAL (ultralytics/ultralytics #24536, tests/fixtures/realworld/nccl-pytorch-3.yaml): PyTorch 2.4+'s wording
+_BLOCKING_24536 = ("[rank4]:[E601 07:25:57.393526823 ProcessGroupNCCL.cpp:756] [Rank 4] Work WorkNCCL(SeqNum=201809, "
+                   "OpType=BROADCAST, NumelIn=32, NumelOut=32, Timeout(ms)=10800000) timed out in blocking wait.")
+
+
+@pytest.mark.parametrize("line, rank, seq, op, timeout_ms", [
+    (_BLOCKING_24536, 4, 201809, "BROADCAST", 10800000),
+    # SOURCE (pytorch/pytorch torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp, WorkNCCL::synchronizeInternal, filled
+    # in; a test, never a sample): 1.8-2.1 "[Rank N] Work .. (NCCL_BLOCKING_WAIT=1).", 2.2-2.3 logPrefix() and
+    # "(TORCH_NCCL_BLOCKING_WAIT=1)."
+    ("[Rank 0] Work WorkNCCL(SeqNum=3, OpType=ALLREDUCE, Timeout(ms)=1800000) timed out in blocking wait "
+     "(NCCL_BLOCKING_WAIT=1).", 0, 3, "ALLREDUCE", 1800000),
+    ("[PG 0 Rank 1] Work WorkNCCL(SeqNum=7, OpType=ALLGATHER, NumelIn=1, NumelOut=2, Timeout(ms)=600000) timed out in "
+     "blocking wait (TORCH_NCCL_BLOCKING_WAIT=1).", 1, 7, "ALLGATHER", 600000),
+])
+def test_a_blocking_wait_timeout_is_the_ranks_timeout_in_every_era(line, rank, seq, op, timeout_ms):
+    """WorkNCCL(..) ends with "Timeout(ms)=N)" in every era; the rule read up to the first ")", the one of "(ms)", so
+    no such line matched: a rank whose only timeout line it was had no finding (ultralytics #24536)."""
+    f = parse_line(line)
+    assert (f.kind, f.severity, f.rank) == ("nccl_timeout", "error", rank)
+    assert {k: f.details.get(k) for k in ("seq", "op", "timeout_ms")} == {"seq": seq, "op": op, "timeout_ms": timeout_ms}
+
+
 def test_a_subgroups_rank_is_no_global_rank():
     """REAL (sgl-project/sglang #1693): group 3's rank 5 (the WorkNCCL's "[Rank 5]" is the group's too) is kept in
     details, not as the finding's rank; the default group's rank is (instructlab/training #520)."""
