@@ -4,8 +4,8 @@ pods' logs read, the blamed node's condition and Event written, the Jobs deleted
 
 from __future__ import annotations
 
-import _thread
 import json
+import signal
 import threading
 from pathlib import Path
 
@@ -138,16 +138,20 @@ SEED = next(s for s in range(1000) if set(round1(FOUR, 2, s)) == {("gpu-0", "gpu
 
 
 def _ctrl_c_once(before=lambda: None):
-    """A Job result that presses Ctrl-C (`_thread.interrupt_main`) the first time it is asked, and answers "Running".
-    Once only: the API double asks it again while the run cleans up (and after), and a second interrupt, raised in the
-    main thread at its next bytecode, landed in whatever ran then: a later test, hypothesis's gc callback in a
-    pytest-xdist worker ('Exception ignored in: gc_callback .. KeyboardInterrupt'), the run's end."""
+    """A Job result that presses Ctrl-C the first time it is asked, and answers "Running": it calls the SIGINT handler
+    `gpu-npd fabric-check` installed for its run (the one a real Ctrl-C runs), on the API double's thread. Not
+    `_thread.interrupt_main()`: that raises in the main thread at its next bytecode, whatever runs there, and a Ctrl-C
+    pending as the command restored Python's own handler landed in hypothesis's gc callback in a pytest-xdist worker
+    ('Exception ignored in: gc_callback .. KeyboardInterrupt', seen in full runs) or a later test. Once only: the API
+    double asks again while the run cleans up (and after)."""
     fired = threading.Lock()
 
     def result(nodes):
         if fired.acquire(blocking=False):
             before()
-            _thread.interrupt_main()
+            handler = signal.getsignal(signal.SIGINT)
+            assert callable(handler) and handler is not signal.default_int_handler, handler  # the command's own
+            handler(signal.SIGINT, None)
         return "Running"
     return result
 
