@@ -616,6 +616,31 @@ CUDA_DRIVER_ERRORS = {
     "CUDA_ERROR_UNKNOWN": ("error", "driver", "CHECK_DRIVER"),
 }
 
+# A CUDA graph's capture that the job's own code broke (cudaErrorStreamCapture*, 900-908, and cudaErrorCapturedEvent):
+# a synchronizing call, an allocation, a host copy or a collective on an uncaptured stream while a stream is captured.
+# Serving engines capture their graphs at start-up (vLLM's and SGLang's CUDA graph capture, TensorRT's and trtexec's
+# --useCudaGraph), so a model, kernel or communicator that cannot be captured fails there on every node: "RuntimeError:
+# CUDA error: operation not permitted when stream is capturing" (SystemPanic/vllm-windows #5, a vLLM engine),
+# PyTorch 2.6+'s "Search for `cudaErrorStreamCaptureUnsupported'" (noonghunna/club-3090 #106, a vLLM 0.20 nightly's
+# worker), TensorRT's "Error Code 1: Cuda Runtime (operation not permitted when stream is capturing)" (NVIDIA/TensorRT
+# #3011), NCCL's "enqueue.cc:267 NCCL WARN Cuda failure 'dependency created on uncaptured work in another stream'"
+# (vllm-project/vllm #4432), "CUDA error: operation failed due to a previous error during capture" (csarofeen/pytorch
+# #2098). The texts are cudaGetErrorString()'s, as HIP's and SCALE's copies of the table give those no log here shows.
+# The job's code or configuration (vLLM's --enforce-eager, SGLang's --disable-cuda-graph avoid the capture), never the
+# GPU's: a restart alone fails again (were: attribution unknown, INVESTIGATE; NCCL's an nccl_error warning).
+CUDA_CAPTURE_ERRORS = {
+    text: ("error", "application", "CHECK_APP") for text in (
+        "operation not permitted when stream is capturing", "cudaErrorStreamCaptureUnsupported",
+        "operation failed due to a previous error during capture", "cudaErrorStreamCaptureInvalidated",
+        "operation would result in a merge of separate capture sequences", "cudaErrorStreamCaptureMerge",
+        "capture was not ended in the same stream as it began", "cudaErrorStreamCaptureUnmatched",
+        "capturing stream has unjoined work", "cudaErrorStreamCaptureUnjoined",
+        "dependency created on uncaptured work in another stream", "cudaErrorStreamCaptureIsolation",
+        "operation would make the legacy stream depend on a capturing blocking stream", "cudaErrorStreamCaptureImplicit",
+        "operation not permitted on an event last recorded in a capturing stream", "cudaErrorCapturedEvent",
+        "attempt to terminate a thread-local capture sequence from another thread", "cudaErrorStreamCaptureWrongThread")
+}
+
 
 # A module error's reason (mlx5's mlx5_pme_error_to_string, events.c) -> the action, where it is not the cable's: a
 # module above its alarm temperature ("Port module event[error]: module 0, Cable error, High Temperature", gpud
@@ -3103,7 +3128,8 @@ RULES: tuple[Rule, ...] = (
        r"uncorrectable ECC error encountered|unspecified launch failure|device-side assert triggered|"
        r"misaligned address|an illegal instruction was encountered|the launch timed out and was terminated|"
        r"(?:all CUDA-capable devices are|CUDA-capable device\(s\) is/are) busy or unavailable|no CUDA-capable device is detected|"
-       r"invalid device ordinal|(?<=CUDA error: )[^.'\n]+|(?<=CUDA driver error: )[^.'\n]+|"
+       r"invalid device ordinal|" + "|".join(re.escape(t) for t in CUDA_CAPTURE_ERRORS if " " in t) + "|"
+       r"(?<=CUDA error: )[^.'\n]+|(?<=CUDA driver error: )[^.'\n]+|"
        r"(?<=\) : )[^\n]+?(?= at \S+:\d+\s*$|\s*$)|cudaError\w+)",
        refine="cuda", event=CUDA_EXC_OPEN),
     # TensorFlow's report of a CUDA runtime call that failed while it set up a GPU (common_runtime/gpu/gpu_device.cc:
@@ -3357,6 +3383,7 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "driver shutting down": ("error", "application", "RESTART_APP"),
     "cudaErrorCudartUnloading": ("error", "application", "RESTART_APP"),
     **CUDA_DRIVER_ERRORS,
+    **CUDA_CAPTURE_ERRORS,
 }
 
 NCCL_CODES = {  # ncclResult_t name -> attribution, per NCCL's own descriptions
