@@ -624,21 +624,25 @@ CUDA_DRIVER_ERRORS = {
 # PyTorch 2.6+'s "Search for `cudaErrorStreamCaptureUnsupported'" (noonghunna/club-3090 #106, a vLLM 0.20 nightly's
 # worker), TensorRT's "Error Code 1: Cuda Runtime (operation not permitted when stream is capturing)" (NVIDIA/TensorRT
 # #3011), NCCL's "enqueue.cc:267 NCCL WARN Cuda failure 'dependency created on uncaptured work in another stream'"
-# (vllm-project/vllm #4432), "CUDA error: operation failed due to a previous error during capture" (csarofeen/pytorch
-# #2098). The texts are cudaGetErrorString()'s, as HIP's and SCALE's copies of the table give those no log here shows.
-# The job's code or configuration (vLLM's --enforce-eager, SGLang's --disable-cuda-graph avoid the capture), never the
-# GPU's: a restart alone fails again (were: attribution unknown, INVESTIGATE; NCCL's an nccl_error warning).
+# (vllm-project/vllm #4432). The job's code or configuration (vLLM's --enforce-eager, SGLang's --disable-cuda-graph
+# avoid the capture), never the GPU's: a restart alone fails again (were: attribution unknown, INVESTIGATE; NCCL's an
+# nccl_error warning). Not 901 (cudaErrorStreamCaptureInvalidated), "operation failed due to a previous error during
+# capture": the consequence of another error inside the capture, whatever it was (csarofeen/pytorch #2098 at start; a
+# JAX run's "Failed to end stream capture: CUDA_ERROR_STREAM_CAPTURE_INVALIDATED: .." after 22 and 40 hours of training
+# that stopped after a driver upgrade): unknown, as before. The texts are cudaGetErrorString()'s, as HIP's and SCALE's
+# copies of the table give those no log here shows.
 CUDA_CAPTURE_ERRORS = {
-    text: ("error", "application", "CHECK_APP") for text in (
+    **{text: ("error", "application", "CHECK_APP") for text in (
         "operation not permitted when stream is capturing", "cudaErrorStreamCaptureUnsupported",
-        "operation failed due to a previous error during capture", "cudaErrorStreamCaptureInvalidated",
         "operation would result in a merge of separate capture sequences", "cudaErrorStreamCaptureMerge",
         "capture was not ended in the same stream as it began", "cudaErrorStreamCaptureUnmatched",
         "capturing stream has unjoined work", "cudaErrorStreamCaptureUnjoined",
         "dependency created on uncaptured work in another stream", "cudaErrorStreamCaptureIsolation",
         "operation would make the legacy stream depend on a capturing blocking stream", "cudaErrorStreamCaptureImplicit",
         "operation not permitted on an event last recorded in a capturing stream", "cudaErrorCapturedEvent",
-        "attempt to terminate a thread-local capture sequence from another thread", "cudaErrorStreamCaptureWrongThread")
+        "attempt to terminate a thread-local capture sequence from another thread", "cudaErrorStreamCaptureWrongThread")},
+    "operation failed due to a previous error during capture": ("error", "unknown", "INVESTIGATE"),
+    "cudaErrorStreamCaptureInvalidated": ("error", "unknown", "INVESTIGATE"),
 }
 
 

@@ -25,9 +25,6 @@ from parsers.rules import CUDA_CAPTURE_ERRORS, CUDA_ERRORS
     # vllm-project/vllm #4432 (NCCL's CUDACHECK in a capture; was an nccl_error warning)
     ("ts-1580615599d3449d98cf56a265c10977-worker-6:56890:56890 [0] enqueue.cc:267 NCCL WARN Cuda failure 'dependency "
      "created on uncaptured work in another stream'", "dependency created on uncaptured work in another stream", None),
-    # csarofeen/pytorch #2098
-    ("ERROR:common:Failed for dynamo CUDA error: operation failed due to a previous error during capture",
-     "operation failed due to a previous error during capture", None),
 ])
 def test_a_broken_capture_is_the_applications(line, text, rank):
     """Was: attribution unknown, INVESTIGATE (NCCL's: an nccl_error warning)."""
@@ -35,6 +32,14 @@ def test_a_broken_capture_is_the_applications(line, text, rank):
     assert (f.kind, f.severity, f.attribution, f.action, f.rank) == ("cuda_error", "error", "application",
                                                                       "CHECK_APP", rank)
     assert f.details["cuda_error"] == text
+
+
+def test_a_capture_invalidated_by_an_earlier_error_stays_unknown():
+    """901 is the consequence of another error inside the capture, whatever it was: no verdict of its own
+    (csarofeen/pytorch #2098)."""
+    f = parse_line("ERROR:common:Failed for dynamo CUDA error: operation failed due to a previous error during capture")
+    assert (f.kind, f.attribution, f.action, f.details["cuda_error"]) == (
+        "cuda_error", "unknown", "INVESTIGATE", "operation failed due to a previous error during capture")
 
 
 def test_every_capture_status_is_read_as_its_table_says():
@@ -47,7 +52,8 @@ def test_every_capture_status_is_read_as_its_table_says():
     for text in texts:
         for line in (f"host:1:2 [0] enqueue.cc:1 NCCL WARN Cuda failure '{text}'", f"RuntimeError: CUDA error: {text}"):
             f = parse_line(line)
-            assert (f.kind, f.attribution, f.details["cuda_error"]) == ("cuda_error", "application", text), line
+            assert (f.kind, f.details["cuda_error"]) == ("cuda_error", text), line
+            assert (f.severity, f.attribution, f.action) == CUDA_CAPTURE_ERRORS[text], line
 
 
 def test_the_interposers_warning_alone_stays_silent():
