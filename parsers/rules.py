@@ -2747,10 +2747,18 @@ RULES: tuple[Rule, ...] = (
     # same GPU took, is the agent's process accounting's to say. The sizes are kept (`max_model_len`, `kv_needed_gib`,
     # `kv_available_gib`, `kv_tokens`). A traceback's source line of the same message ("raise ValueError(\"No available
     # memory for the cache blocks. \"") is no second failure: the text right after a quote is never read.
+    # The same room exhausted while serving: SGLang's scheduler finding its KV pool without the slots a batch needs
+    # (the pool is allocated at start, no CUDA allocation fails) raises "RuntimeError: Decode out of memory. Try to
+    # lower your batch size." (sgl-project/sglang #4602; "Prefill out of memory. ..", and "Out of memory. .." of
+    # alloc_token_slots, schedule_batch.py / mem_cache/allocation.py) and the server exits (was: nothing). Only the
+    # exception's line: the logger's copy of the message before the raise and the retraction it normally makes instead
+    # ("Decode out of memory happened. #retracted_reqs: 1, ..", sglang #4184: requests retracted, the server goes on)
+    # stay silent.
     _r("kv_cache_no_room", "cuda_oom",
        ["No available memory for the cache blocks", "than the available KV cache memory", "can be stored in KV cache",
-        "Please try to increase --mem-fraction-static"],
-       r"(?<![\"'])(?:No available memory for the cache blocks|"
+        "Please try to increase --mem-fraction-static", "of memory. Try to lower your batch size"],
+       r"(?<![\"'])(?:RuntimeError: (?:Prefill |Decode )?[Oo]ut of memory\. Try to lower your batch size|"
+       r"No available memory for the cache blocks|"
        r"(?:T|To serve at least one request with t)he models?'s? max seq len \((?P<max_model_len>\d+)\)(?:, \(?"
        r"(?P<kv_needed_gib>[\d.]+) GiB KV cache\)? is needed, which is larger than the available KV cache memory "
        r"\((?P<kv_available_gib>-?[\d.]+) GiB\)| is larger than the maximum number of tokens that can be stored in KV "
