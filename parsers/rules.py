@@ -616,6 +616,35 @@ CUDA_DRIVER_ERRORS = {
     "CUDA_ERROR_UNKNOWN": ("error", "driver", "CHECK_DRIVER"),
 }
 
+# A CUDA graph's capture that the job's own code broke (cudaErrorStreamCapture*, 900-908, and cudaErrorCapturedEvent):
+# a synchronizing call, an allocation, a host copy or a collective on an uncaptured stream while a stream is captured.
+# Serving engines capture their graphs at start-up (vLLM's and SGLang's CUDA graph capture, TensorRT's and trtexec's
+# --useCudaGraph), so a model, kernel or communicator that cannot be captured fails there on every node: "RuntimeError:
+# CUDA error: operation not permitted when stream is capturing" (SystemPanic/vllm-windows #5, a vLLM engine),
+# PyTorch 2.6+'s "Search for `cudaErrorStreamCaptureUnsupported'" (noonghunna/club-3090 #106, a vLLM 0.20 nightly's
+# worker), TensorRT's "Error Code 1: Cuda Runtime (operation not permitted when stream is capturing)" (NVIDIA/TensorRT
+# #3011), NCCL's "enqueue.cc:267 NCCL WARN Cuda failure 'dependency created on uncaptured work in another stream'"
+# (vllm-project/vllm #4432). The job's code or configuration (vLLM's --enforce-eager, SGLang's --disable-cuda-graph
+# avoid the capture), never the GPU's: a restart alone fails again (were: attribution unknown, INVESTIGATE; NCCL's an
+# nccl_error warning). Not 901 (cudaErrorStreamCaptureInvalidated), "operation failed due to a previous error during
+# capture": the consequence of another error inside the capture, whatever it was (csarofeen/pytorch #2098 at start; a
+# JAX run's "Failed to end stream capture: CUDA_ERROR_STREAM_CAPTURE_INVALIDATED: .." after 22 and 40 hours of training
+# that stopped after a driver upgrade): unknown, as before. The texts are cudaGetErrorString()'s, as HIP's and SCALE's
+# copies of the table give those no log here shows.
+CUDA_CAPTURE_ERRORS = {
+    **{text: ("error", "application", "CHECK_APP") for text in (
+        "operation not permitted when stream is capturing", "cudaErrorStreamCaptureUnsupported",
+        "operation would result in a merge of separate capture sequences", "cudaErrorStreamCaptureMerge",
+        "capture was not ended in the same stream as it began", "cudaErrorStreamCaptureUnmatched",
+        "capturing stream has unjoined work", "cudaErrorStreamCaptureUnjoined",
+        "dependency created on uncaptured work in another stream", "cudaErrorStreamCaptureIsolation",
+        "operation would make the legacy stream depend on a capturing blocking stream", "cudaErrorStreamCaptureImplicit",
+        "operation not permitted on an event last recorded in a capturing stream", "cudaErrorCapturedEvent",
+        "attempt to terminate a thread-local capture sequence from another thread", "cudaErrorStreamCaptureWrongThread")},
+    "operation failed due to a previous error during capture": ("error", "unknown", "INVESTIGATE"),
+    "cudaErrorStreamCaptureInvalidated": ("error", "unknown", "INVESTIGATE"),
+}
+
 
 # A module error's reason (mlx5's mlx5_pme_error_to_string, events.c) -> the action, where it is not the cable's: a
 # module above its alarm temperature ("Port module event[error]: module 0, Cable error, High Temperature", gpud
@@ -2755,10 +2784,18 @@ RULES: tuple[Rule, ...] = (
     # same GPU took, is the agent's process accounting's to say. The sizes are kept (`max_model_len`, `kv_needed_gib`,
     # `kv_available_gib`, `kv_tokens`). A traceback's source line of the same message ("raise ValueError(\"No available
     # memory for the cache blocks. \"") is no second failure: the text right after a quote is never read.
+    # The same room exhausted while serving: SGLang's scheduler finding its KV pool without the slots a batch needs
+    # (the pool is allocated at start, no CUDA allocation fails) raises "RuntimeError: Decode out of memory. Try to
+    # lower your batch size." (sgl-project/sglang #4602; "Prefill out of memory. ..", and "Out of memory. .." of
+    # alloc_token_slots, schedule_batch.py / mem_cache/allocation.py) and the server exits (was: nothing). Only the
+    # exception's line: the logger's copy of the message before the raise and the retraction it normally makes instead
+    # ("Decode out of memory happened. #retracted_reqs: 1, ..", sglang #4184: requests retracted, the server goes on)
+    # stay silent.
     _r("kv_cache_no_room", "cuda_oom",
        ["No available memory for the cache blocks", "than the available KV cache memory", "can be stored in KV cache",
-        "Please try to increase --mem-fraction-static"],
-       r"(?<![\"'])(?:No available memory for the cache blocks|"
+        "Please try to increase --mem-fraction-static", "of memory. Try to lower your batch size"],
+       r"(?<![\"'])(?:RuntimeError: (?:Prefill |Decode )?[Oo]ut of memory\. Try to lower your batch size|"
+       r"No available memory for the cache blocks|"
        r"(?:T|To serve at least one request with t)he models?'s? max seq len \((?P<max_model_len>\d+)\)(?:, \(?"
        r"(?P<kv_needed_gib>[\d.]+) GiB KV cache\)? is needed, which is larger than the available KV cache memory "
        r"\((?P<kv_available_gib>-?[\d.]+) GiB\)| is larger than the maximum number of tokens that can be stored in KV "
@@ -3140,7 +3177,8 @@ RULES: tuple[Rule, ...] = (
        r"uncorrectable ECC error encountered|unspecified launch failure|device-side assert triggered|"
        r"misaligned address|an illegal instruction was encountered|the launch timed out and was terminated|"
        r"(?:all CUDA-capable devices are|CUDA-capable device\(s\) is/are) busy or unavailable|no CUDA-capable device is detected|"
-       r"invalid device ordinal|(?<=CUDA error: )[^.'\n]+|(?<=CUDA driver error: )[^.'\n]+|"
+       r"invalid device ordinal|" + "|".join(re.escape(t) for t in CUDA_CAPTURE_ERRORS if " " in t) + "|"
+       r"(?<=CUDA error: )[^.'\n]+|(?<=CUDA driver error: )[^.'\n]+|"
        r"(?<=\) : )[^\n]+?(?= at \S+:\d+\s*$|\s*$)|cudaError\w+)",
        refine="cuda", event=CUDA_EXC_OPEN),
     # TensorFlow's report of a CUDA runtime call that failed while it set up a GPU (common_runtime/gpu/gpu_device.cc:
@@ -3394,6 +3432,7 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "driver shutting down": ("error", "application", "RESTART_APP"),
     "cudaErrorCudartUnloading": ("error", "application", "RESTART_APP"),
     **CUDA_DRIVER_ERRORS,
+    **CUDA_CAPTURE_ERRORS,
 }
 
 NCCL_CODES = {  # ncclResult_t name -> attribution, per NCCL's own descriptions
