@@ -5,6 +5,7 @@ pod log source (discovery, reads, prefilter, classification of the few keyword l
     python bench/podlogs.py --lines 800000 [--runs 5] [--baseline DIR]     # fixed work: CPU seconds per line
     python bench/podlogs.py ... --mix fixtures     # real lines of tests/fixtures instead of the synthetic mix
     python bench/podlogs.py --lines 200000 --follow 50 [--runs 5] [--baseline DIR]  # the follow loop: CPU per line
+    python bench/podlogs.py --lines 40000 --follow 4 --mix tracebacks --every 20 --baseline DIR  # tracebacks' worst
 
 The writers run in a separate process; the figure is the reader's own CPU (this process).
 
@@ -14,6 +15,9 @@ timeout in 10,000.  It has no line a progress rule reads, no tqdm bar, no NCCL s
 --mix fixtures writes real lines instead (and the same watchdog timeouts): half of them every trainer's progress lines
 (tests/fixtures/progress but the hangs': tqdm bars, Trainer dicts, Megatron, nanoGPT, ...), half the workload logs of healthy runs
 (tests/fixtures/realworld/healthy: NCCL INFO start-up, nccl-tests, MLPerf logs), each rank from its own place in them.
+--mix tracebacks writes a rank's traceback every --every N lines (a retry loop's, or `logger.exception`'s): the 13
+real lines of huggingface/accelerate #3206's rank 1 traceback after N - 13 JSON metrics lines; followed a few lines a
+turn (--follow 4) it is the traceback reader's worst case, each of its windows read in many small reads.
 
 With --lines N the work is fixed, whatever the wall time: the same eight files (N lines in all, the writer's lines,
 its seed) are written once, then read from their start to their end by a fresh process per run (the pod log source's
@@ -49,7 +53,7 @@ WRITER = r'''
 import os, random, sys, time
 root, rate, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 fixed = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[4] != "-" else None  # lines per file: at once, no rate
-corpus = open(sys.argv[5], encoding="utf-8").read().split("\n") if len(sys.argv) > 5 else None  # --mix fixtures
+corpus = open(sys.argv[5], "rb").read().split(b"\n") if len(sys.argv) > 5 else None  # --mix fixtures, tracebacks
 random.seed(7)
 files = []
 for r in range(8):
@@ -62,14 +66,14 @@ def block(rank):
         ts = "2024-07-25T06:36:02.%09dZ" % i
         x = random.random()
         if corpus is not None and x < 0.9999:
-            out.append("%s stdout F %s" % (ts, corpus[(i + rank * len(corpus) // 8) % len(corpus)]))
+            out.append(b"%s stdout F %s" % (ts.encode(), corpus[(i + rank * len(corpus) // 8) % len(corpus)]))
         elif x < 0.80:
-            out.append('%s stdout F {"step": %d, "rank": %d, "loss": %.4f, "lr": 0.00015, "tokens_per_s": %d}' % (ts, i, rank, random.random() * 3, random.randint(3000, 4000)))
+            out.append(('%s stdout F {"step": %d, "rank": %d, "loss": %.4f, "lr": 0.00015, "tokens_per_s": %d}' % (ts, i, rank, random.random() * 3, random.randint(3000, 4000))).encode())
         elif x < 0.9999:
-            out.append("%s stdout F node-1:178:%d [%d] NCCL INFO Channel %02d/0 : %d[%d] -> %d[%d] via P2P/CUMEM/read" % (ts, 800 + rank, rank, i % 32, rank, rank, (rank + 1) % 8, (rank + 1) % 8))
+            out.append(("%s stdout F node-1:178:%d [%d] NCCL INFO Channel %02d/0 : %d[%d] -> %d[%d] via P2P/CUMEM/read" % (ts, 800 + rank, rank, i % 32, rank, rank, (rank + 1) % 8, (rank + 1) % 8)).encode())
         else:
-            out.append("%s stderr F [rank%d]:[E ProcessGroupNCCL.cpp:563] [Rank %d] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=%d, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out." % (ts, rank, rank, i))
-    return ("\n".join(out) + "\n").encode()
+            out.append(("%s stderr F [rank%d]:[E ProcessGroupNCCL.cpp:563] [Rank %d] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=%d, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out." % (ts, rank, rank, i)).encode())
+    return b"\n".join(out) + b"\n"
 blocks = [block(r) for r in range(8)]
 if fixed is not None:
     errors = 0
@@ -172,31 +176,44 @@ print(json.dumps({"cpu": cpu, "lines": src.lines, "bytes": src.bytes_read, "find
 
 
 FIXTURES = ROOT / "tests" / "fixtures"
+TRACEBACK_LOG = FIXTURES / "incidents" / "accelerate-3206-rng-state" / "logs" / "train.log"  # --mix tracebacks
 NO_TURN = 3  # FOLLOWER's exit status for a checkout whose source has no `turn`: that tree is left out, said
 
 
-def fixture_lines() -> list[str]:
-    """--mix fixtures: the real lines written, half progress lines (tests/fixtures/progress, repeated to half; the
-    hangs' logs left out, their watchdog timeouts), half healthy workload logs (tests/fixtures/realworld/healthy, its
-    kernel logs left out), interleaved."""
+def fixture_lines() -> list[bytes]:
+    """--mix fixtures: the real lines written, as bytes (a healthy log is not all UTF-8), half progress lines
+    (tests/fixtures/progress, repeated to half; the hangs' logs left out, their watchdog timeouts), half healthy
+    workload logs (tests/fixtures/realworld/healthy, its kernel logs left out), interleaved."""
     progress = [line for f in sorted((FIXTURES / "progress").glob("*.log")) if not f.name.startswith("hang_")
-                for line in f.read_text(encoding="utf-8").splitlines()]
+                for line in f.read_bytes().splitlines()]
     healthy = [line for f in sorted((FIXTURES / "realworld" / "healthy").glob("*.log")) if "dmesg" not in f.name
-               for line in f.read_text(encoding="utf-8").splitlines()]
+               for line in f.read_bytes().splitlines()]
     progress = (progress * (len(healthy) // len(progress) + 1))[:len(healthy)]
     return [line for pair in zip(progress, healthy) for line in pair]
 
 
-def write_corpus(tmp: str, mix: str) -> list[str]:
-    """The writer's extra argument for `mix`: a file of the real lines, or none for the synthetic mix."""
+def traceback_lines(every: int) -> list[bytes]:
+    """--mix tracebacks: a rank's traceback every `every` lines, as a retry loop or `logger.exception` prints one:
+    the 13 real lines of rank 1's traceback in huggingface/accelerate #3206 (tests/fixtures/incidents/
+    accelerate-3206-rng-state, frames then its RuntimeError), after `every` - 13 of the synthetic mix's JSON metrics
+    lines (constructed, as WRITER's)."""
+    traceback = TRACEBACK_LOG.read_bytes().splitlines()[:13]
+    metrics = [b'{"step": %d, "rank": 1, "loss": 1.%04d, "lr": 0.00015, "tokens_per_s": 3500}' % (i, i)
+               for i in range(max(every - len(traceback), 0))]
+    return metrics + traceback
+
+
+def write_corpus(tmp: str, mix: str, every: int = 50) -> list[str]:
+    """The writer's extra argument for `mix`: a file of its lines, or none for the synthetic mix."""
     if mix == "synthetic":
         return []
     path = Path(tmp) / "corpus.txt"
-    path.write_text("\n".join(fixture_lines()), encoding="utf-8")
+    path.write_bytes(b"\n".join(fixture_lines() if mix == "fixtures" else traceback_lines(every)))
     return [str(path)]
 
 
-def fixed(lines: int, runs: int, baseline: str | None, mix: str = "synthetic", follow: int | None = None) -> None:
+def fixed(lines: int, runs: int, baseline: str | None, mix: str = "synthetic", follow: int | None = None,
+          every: int = 50) -> None:
     """--lines: the same files read by each checkout, CPU per line, best of `runs`, interleaved (--follow: followed as
     they are written, `follow` lines a file a turn)."""
     import json
@@ -206,7 +223,7 @@ def fixed(lines: int, runs: int, baseline: str | None, mix: str = "synthetic", f
         root = Path(tmp) / "pods"
         root.mkdir()
         writer = subprocess.run([sys.executable, "-c", WRITER, str(root), "0", "0", str(lines // 8),
-                                 *write_corpus(tmp, mix)], capture_output=True, text=True, check=True)
+                                 *write_corpus(tmp, mix, every)], capture_output=True, text=True, check=True)
         written, expected = map(int, writer.stdout.split())
         best: dict[str, dict] = {}
         for _ in range(runs):
@@ -227,7 +244,8 @@ def fixed(lines: int, runs: int, baseline: str | None, mix: str = "synthetic", f
                     best[name] = got
     how = "read from start to end" if follow is None else \
         f"followed {follow} lines a file a turn ({best['this tree']['turns']} turns)"
-    print(f"{written} lines ({best['this tree']['bytes'] / 1e6:.0f} MB, {mix} mix) in 8 pod logs, {expected} timeout lines; "
+    print(f"{written} lines ({best['this tree']['bytes'] / 1e6:.0f} MB, {mix} mix) in 8 pod logs, {expected} timeout lines"
+          f"{f', a traceback every {every} lines' if mix == 'tracebacks' else ''}; "
           f"{how}, best of {runs}")
     for name, got in best.items():
         snap = f"; the offsets snapshots {got['snapshot'] / got['turns'] * 1e6:.1f} us a turn" if follow else ""
@@ -242,13 +260,16 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=None, help="fixed work: N lines written once, then read (CPU per line)")
     ap.add_argument("--runs", type=int, default=5, help="with --lines: best of R runs, the trees interleaved")
     ap.add_argument("--baseline", default=None, help="with --lines: another checkout read the same files")
-    ap.add_argument("--mix", choices=("synthetic", "fixtures"), default="synthetic",
-                    help="the lines written: the synthetic training output, or real lines of tests/fixtures")
+    ap.add_argument("--mix", choices=("synthetic", "fixtures", "tracebacks"), default="synthetic",
+                    help="the lines written: the synthetic training output, real lines of tests/fixtures, or a "
+                         "rank's real traceback every --every lines")
+    ap.add_argument("--every", type=int, default=50, metavar="N",
+                    help="with --mix tracebacks: a traceback (13 lines) every N lines")
     ap.add_argument("--follow", type=int, default=None, metavar="K",
                     help="with --lines: followed as written, K lines a file per turn of the source's loop")
     args = ap.parse_args()
     if args.lines is not None:
-        fixed(args.lines, args.runs, args.baseline, args.mix, args.follow)
+        fixed(args.lines, args.runs, args.baseline, args.mix, args.follow, args.every)
         return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "pods"
@@ -260,7 +281,7 @@ def main() -> None:
         cpu0, t0 = time.process_time(), time.monotonic()
         t.start()
         writer = subprocess.run([sys.executable, "-c", WRITER, str(root), str(args.mb_per_s * 1e6), str(args.seconds),
-                                 "-", *write_corpus(tmp, args.mix)], capture_output=True, text=True, check=True)
+                                 "-", *write_corpus(tmp, args.mix, args.every)], capture_output=True, text=True, check=True)
         deadline = time.monotonic() + 10
         written, expected = map(int, writer.stdout.split())
         while src.bytes_read < written and time.monotonic() < deadline:

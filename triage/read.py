@@ -398,31 +398,40 @@ def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
 
 
 # what opens a window of a pod's lines read live for the exceptions they end (agent/sources/podlogs.py,
-# `traceback_facts`): a traceback's header, or a frame line (a log whose header is cut, or never printed with a prefix
+# `TracebackReader`): a traceback's header, or a frame line (a log whose header is cut, or never printed with a prefix
 # of its own); a window stays open while such a line, or a chain's, came within TRACEBACK_LINES lines
 TRACED_OPENERS = (facts.TRACEBACK, facts.FRAME_WORD)
 TRACED_WORDS = (*TRACED_OPENERS, *facts.CHAINED)
 
 
-def traceback_facts(messages: list[str]) -> list[tuple[facts.LiveFact, dict, int]]:
-    """A window of lines read live (`messages`: from a line holding one of TRACED_OPENERS on, their CRI envelopes off)
-    read as `FileReader` reads a file: (the row, the fields its Event says, the index in `messages` of its line) of
-    each exception that is a failure (facts.LIVE "exception": no consequence, not chained after its chain's first, no
-    fact it states, no parsers' kind of its text), in order.  Its writer (rank, local rank, host, pid as the line's
-    prefixes name them) is its culprit."""
-    row = facts.LIVE["exception"]
-    out = []
-    for ev in FileReader("pod", Clock()).read(messages):
-        if ev.kind != row.kind or ev.details.get("consequence") or ev.details.get("chained_from"):
-            continue
-        said = {}
-        for name in row.fields:  # an Evidence field, else its details (the exception's type)
-            value = getattr(ev, name, None)
-            value = ev.details.get(name) if value is None else value
-            if value is not None:
-                said[name] = value
-        out.append((row, said, (ev.line or 1) - 1))
-    return out
+class TracebackReader:
+    """A window of lines read live (from a line holding one of TRACED_OPENERS on, their CRI envelopes off) read as
+    `FileReader` reads a file, in parts as they come (`read`: each line read once, whatever the parts)."""
+
+    def __init__(self) -> None:
+        self._reader = FileReader("pod", Clock())
+        self.lines = 0  # the window's lines read so far
+
+    def read(self, messages: list[str]) -> list[tuple[facts.LiveFact, dict, int]]:
+        """`messages`, the window's lines after those read before: (the row, the fields its Event says, the index of
+        its line in the window) of each exception that is a failure (facts.LIVE "exception": no consequence, not
+        chained after its chain's first, no fact it states, no parsers' kind of its text), in order, as far as the
+        lines read say (`FileReader.read_on`).  Its writer (rank, local rank, host, pid as the line's prefixes name
+        them) is its culprit."""
+        row = facts.LIVE["exception"]
+        out = []
+        for ev in self._reader.read_on(messages):
+            if ev.kind != row.kind or ev.details.get("consequence") or ev.details.get("chained_from"):
+                continue
+            said = {}
+            for name in row.fields:  # an Evidence field, else its details (the exception's type)
+                value = getattr(ev, name, None)
+                value = ev.details.get(name) if value is None else value
+                if value is not None:
+                    said[name] = value
+            out.append((row, said, (ev.line or 1) - 1))
+        self.lines += len(messages)
+        return out
 
 
 class _Line(NamedTuple):
@@ -488,6 +497,7 @@ class FileReader:
         self._described: tuple[int, bool] | None = None
         self._pod_node: str | None = None
         self._pod: tuple[str, str | None] | None = None  # the described pod's name, its namespace once confirmed
+        self._lines_on = 0  # lines read by `read_on`
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
@@ -511,6 +521,20 @@ class FileReader:
             log.warning("triage: %d lines of %s raised while read and were skipped", self.errors, self.name)
         for (host, rank), first in sorted(self._ranks.items(), key=lambda kv: kv[1]):
             yield Evidence(kind="rank_seen", severity="info", host=host, rank=rank, file=self.name, line=first)
+
+    def read_on(self, lines: list[str]) -> Iterator[Evidence]:
+        """`lines` read after those of the calls before, numbered on from them (a file read in parts as it is
+        written), then what a file's end releases that needs no end: the evidence held back for its process's rank
+        (with the rank the lines so far name), a CheckpointException no rank's failure followed yet (said once; the
+        ranks' failures after it are still read as its).  Blocks still open stay open; no rank_seen."""
+        for start in range(0, len(lines), BATCH):
+            yield from self._batch(self._lines_on + start, lines[start:start + BATCH])
+        self._lines_on += len(lines)
+        for key, (start, wrapper) in list(self._dcp_open.items()):
+            if wrapper is not None:
+                self._dcp_open[key] = (start, None)
+                yield from self._routed((wrapper,))
+        yield from self._pid_filled()
 
     def _batch(self, n: int, batch: list[str]) -> Iterator[Evidence]:
         lines = [raw[:MAX_LINE].rstrip("\r\n") for raw in batch]

@@ -56,7 +56,7 @@ from triage import facts as job_facts
 from triage.teardown import covering, tears_down
 from triage.read import (BLOCK_LINES, BLOCK_OPENERS, PROGRESS_KEYWORDS, TRACEBACK_LINES, TRACED_OPENERS, TRACED_WORDS,
                          block_fact, generic, job_fact, numel_in, progress_group, ray_task, record_line, record_writer,
-                         strip_lead, traceback_facts)
+                         strip_lead, TracebackReader)
 
 from ..keyspec import Invalid, convert, dropped, each
 from . import POSITION, MissingInputs, Source
@@ -102,6 +102,43 @@ PRINT = 256
 
 
 
+class _Traced:
+    """A window of a pod's lines read for the exceptions they end (`PodLogSource._tracebacks`), from a traceback's
+    header or frame line on: its lines as written (at most MAX_TRACED held), the line of its last traceback word, the
+    last line read, and the reader that read them, read on with the lines after (each line read once)."""
+
+    __slots__ = ("opened", "lines", "last", "done", "reader")
+
+    def __init__(self, opened: int) -> None:
+        self.opened = opened  # its first held line's number
+        self.lines: list[str] = []
+        self.last = opened
+        self.done = opened - 1  # the last line read (its exceptions said)
+        self.reader = TracebackReader()
+
+    def read(self) -> list[Finding]:
+        """The failures its lines after the last read end (TracebackReader.read), as findings on their lines."""
+        new = self.lines[self.done + 1 - self.opened:]
+        if not new:
+            return []
+        envs = [cri(text) for text in new]
+        before = self.reader.lines
+        out = []
+        for row, fields, index in self.reader.read([env.message if env is not None else text
+                                                    for env, text in zip(envs, new)]):
+            if (i := index - before) >= 0:  # (an earlier line's, amended: said before)
+                out.append(_fact_finding(row, fields, envs[i], new[i], self.done + 1 + i))
+        self.done += len(new)
+        return out
+
+    def renew(self) -> None:
+        """A full window, read: on with its last TRACEBACK_LINES lines, read by a new reader (their exceptions said
+        before; a traceback the cut left open is read whole with the lines after)."""
+        kept = self.lines[-TRACEBACK_LINES:]
+        self.opened, self.lines, self.reader = self.done + 1 - len(kept), kept, TracebackReader()
+        self.reader.read([env.message if (env := cri(text)) is not None else text for text in kept])
+
+
 @dataclass
 class _Tail:
     path: str
@@ -119,11 +156,9 @@ class _Tail:
     # writer naming a rank: (the writer's fields, the opener's line number, whether its traceback is open), read on
     # with the next read
     record: tuple[dict, int, bool] | None = None
-    # a window of lines read for the exceptions they end (triage.read.traceback_facts), from a traceback's header or
-    # frame line on: (its first line's number, its lines as written, the line of its last traceback word, the last
-    # line already read for them), read on with the next read while a traceback word came within TRACEBACK_LINES
-    # lines (at most MAX_TRACED lines held)
-    traced: tuple[int, list[str], int, int] | None = None
+    # a window of lines read for the exceptions they end (`_Traced`), read on with the next read while a traceback
+    # word came within TRACEBACK_LINES lines
+    traced: _Traced | None = None
     # Ray's header of a task's error whose traceback is open (triage.read.ray_task): (its pid, its node's address, its
     # writer's prefixes, its line number), read on with the next read until the exception ending it
     task: tuple[int, str, tuple, int] | None = None
@@ -756,13 +791,14 @@ class PodLogSource(Source):
 
     @staticmethod
     def _tracebacks(tail: _Tail, buf: bytes, end: int, first: int) -> list[Finding]:
-        """The exceptions among buf[:end] that are failures, as offline (triage.read.traceback_facts: the traceback
+        """The exceptions among buf[:end] that are failures, as offline (triage.read.TracebackReader: the traceback
         each ends, its chain, its writer's lines before it), as findings of the job fact "exception".  Only a window
         of lines from a traceback's header or frame line on (TRACED_OPENERS, found by a search of the bytes) is
-        decoded and read, while a traceback word (TRACED_WORDS) came within TRACEBACK_LINES lines; a window that
-        reaches MAX_TRACED lines is read and goes on with its last TRACEBACK_LINES (a pod printing tracebacks without
-        end holds no more); a window still open at the read's end is read again with the next read's lines
-        (`_Tail.traced`), an exception read once never again."""
+        decoded and read, while a traceback word (TRACED_WORDS) came within TRACEBACK_LINES lines; its lines are read
+        once, as they come (`_Traced.read` at the read's end, or where the window closes or fills), whatever the
+        reads' sizes; a window that reaches MAX_TRACED lines goes on with a reader of its last TRACEBACK_LINES (a pod
+        printing tracebacks without end holds no more, and each line is read twice at most); an exception read once
+        never again."""
         out: list[Finding] = []
         window = tail.traced
         number, pos = first, 0
@@ -773,38 +809,22 @@ class PodLogSource(Source):
                     break
                 start = buf.rfind(b"\n", 0, min(ats)) + 1
                 number += buf.count(b"\n", pos, start)
-                pos, window = start, (number, [], number, number - 1)
+                pos, window = start, _Traced(number)
             nl = _line_end(buf, pos, end)
             text = buf[pos:nl][:4 * TRACED_CHARS].decode("utf-8", "replace").rstrip("\r")[:TRACED_CHARS]
-            opened, lines, last, read = window
-            lines.append(text)
+            window.lines.append(text)
             if any(w in text for w in TRACED_WORDS):
-                last = number
-            window = (opened, lines, last, read)
+                window.last = number
             number, pos = number + 1, nl + 1
-            if number - 1 - last > TRACEBACK_LINES:  # closed: read, then on to the next opener
-                out += PodLogSource._traced(window)
+            if number - 1 - window.last > TRACEBACK_LINES:  # closed: read, then on to the next opener
+                out += window.read()
                 window = None
-            elif len(lines) >= MAX_TRACED:  # full: read, then on with its last TRACEBACK_LINES lines (a traceback
-                out += PodLogSource._traced(window)  # the cut left open is read whole in the next)
-                kept = lines[-TRACEBACK_LINES:]
-                window = (number - len(kept), kept, last, number - 1)
-        if window is not None and window[3] < number - 1:
-            out += PodLogSource._traced(window)
-            window = (*window[:3], number - 1)
+            elif len(window.lines) >= MAX_TRACED:  # full: read, then on with its last TRACEBACK_LINES lines
+                out += window.read()
+                window.renew()
+        if window is not None:
+            out += window.read()
         tail.traced = window
-        return out
-
-    @staticmethod
-    def _traced(window: tuple[int, list[str], int, int]) -> list[Finding]:
-        """The failures a window's lines end (`_tracebacks`) on lines after those it read before (its last number)."""
-        opened, lines, _, read = window
-        envs = [cri(text) for text in lines]
-        out = []
-        for row, fields, index in traceback_facts([env.message if env is not None else text
-                                                   for env, text in zip(envs, lines)]):
-            if opened + index > read:
-                out.append(_fact_finding(row, fields, envs[index], lines[index], opened + index))
         return out
 
     @staticmethod

@@ -15,7 +15,7 @@ from agent.sources.podlogs import MAX_TRACED, PodLogSource
 from agent.workloads import WorkloadTracker
 from triage import Clock, read_lines
 from triage.facts import LIVE, LIVE_KEYWORDS, read_words
-from triage.read import job_fact
+from triage.read import FileReader, job_fact
 
 INCIDENTS = Path(__file__).parents[1] / "fixtures" / "incidents"
 POD = "train_llm-w-0_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
@@ -104,7 +104,7 @@ def test_a_flood_of_tracebacks_is_bounded_in_memory_and_events(tmp_path):
             # (a poll stops after the read that brought MAX_BATCH_FINDINGS: one READ_CHUNK's lines more at most)
             assert len(found) <= 2 * podlogs.MAX_BATCH_FINDINGS
             for tail in src.tails.values():
-                assert tail.traced is None or len(tail.traced[1]) <= MAX_TRACED
+                assert tail.traced is None or len(tail.traced.lines) <= MAX_TRACED
             for ref, f in found:
                 if f.kind == "exception":
                     total += 1
@@ -126,3 +126,27 @@ def test_a_bare_eagain_line_is_no_live_fact_of_the_exception_row():
                       "Unhandled exception: N5boost10wrapexceptINS_6system12system_errorEEE. what(): thread: Resource "
                       "temporarily unavailable [system:11]")
     assert row.reason == "ResourceLimit"
+
+
+def test_tracebacks_every_20_lines_read_4_lines_a_poll_cost_each_line_two_reads_at_most(tmp_path, monkeypatch):
+    """A busy pod printing rank 1's traceback (accelerate #3206's 13 real lines) every 20 lines, followed 4 lines a
+    poll as a live tail reads it: every exception is said once, on its line, and `FileReader` reads each line twice
+    at most (a window's lines once as they come, and once more by the reader a full window goes on with).  Was: the
+    open window read whole again at every poll's end, 800 lines for 4 (about 130 reads a line here)."""
+    read = [0]
+    batch = FileReader._batch
+
+    def counted(self, n, lines):
+        read[0] += len(lines)
+        return batch(self, n, lines)
+
+    monkeypatch.setattr(FileReader, "_batch", counted)
+    lines = ([f'{{"step": {i}, "loss": 1.5}}' for i in range(7)] + RNG[:13]) * 100  # (the metrics lines constructed)
+    src, log = _source(tmp_path / "pods", lines[:4])
+    live = _exceptions(src.poll())
+    for at in range(4, len(lines), 4):
+        with open(log, "a") as fh:
+            fh.write(_cri(lines[at:at + 4]))
+        live += _exceptions(src.poll())
+    assert live == [(20 * k + 20, 1, "RuntimeError") for k in range(100)]
+    assert read[0] <= 2 * len(lines), read[0]
