@@ -63,7 +63,8 @@ class Rule:
     # "close" may list several events ("aer|cper"): it ends each of them (an event of EVENT_SECTIONS only once one of its
     # sections joined it).
     # "within" (a kind-None row) is part of an open event of its name and leaves none open: with none open, the line
-    # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own); its name
+    # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own); inside
+    # it, the details of its groups that EVENT_FILL_ALONE lists for the event amend the event's finding; its name
     # may list several events ("fallen|reset"): part of whichever of them is open. A "join" row's name may list several
     # too ("gsp|reset"): part of an open event of the names after the first, else a "join" of the first; so may an
     # "open" row's ("mce|therm|cper": part of an open event of the names after the first, else an "open" of the first).
@@ -346,7 +347,7 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs", "ceph"})
 #   check's), the event's finding amended with what they add (EVENT_FILLS, EVENT_FILL_ALONE) or, from a record stated
 #   corrected, to their severity. The record's window is the longer (an ARM processor error's vendor bytes, ghes_edac's
 #   count line and the page's handling after them).
-EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16, "xla_rendezvous": 64,
+EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "cuda_exception": 2, "mce": 16, "xla_rendezvous": 64,
                 "smmu": 64, "cper": 64, "lockup": 32, "rcu_stall": 64, "retrain": 16, "ofi": 4, "ecc": 1,
                 "oom": EVENT_LINES["oom"]}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
@@ -387,9 +388,10 @@ EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what")}
 # hwpoison's page ("pfn") or the poison a process consumed ("consumed") after the record (the record's finding says what
 # the kernel did with the page, as an x86 machine check's does; triage reads a page taken offline as a memory error a
 # process of the host may have died of); "oom": whose memory an OOM kill's later line says ran out (OOM_WORDS) after
-# an "invoked oom-killer" line that said nothing of it, within the kill's report (its EVENT_LINES: the task table).
+# an "invoked oom-killer" line that said nothing of it, within the kill's report (its EVENT_LINES: the task table);
+# "cuda_exception": the GPU ("gpu") ggml's "current device: N" line after its CUDA error names (a "within" row's).
 EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function"),
-                    "ecc": ("memory", "detail_xid"), "oom": ("oom",)}
+                    "ecc": ("memory", "detail_xid"), "oom": ("oom",), "cuda_exception": ("gpu",)}
 # Events whose opening line may come after a line that details it: an "open" line within the event's window (EVENT_LINES)
 # more severe than the finding its earlier line made is that finding's amendment (details "amends": "severity"), not a
 # second event, and takes the details the earlier line gave (EVENT_FILL_ALONE). The Xid 171 / 172 the GSP firmware logs
@@ -3174,6 +3176,14 @@ RULES: tuple[Rule, ...] = (
        r"invalid device ordinal|(?<=CUDA error: )[^.'\n]+|(?<=CUDA driver error: )[^.'\n]+|"
        r"(?<=\) : )[^\n]+?(?= at \S+:\d+\s*$|\s*$)|cudaError\w+)",
        refine="cuda", event=CUDA_EXC_OPEN),
+    # ggml's CUDA backend (llama.cpp, ollama, whisper.cpp) names the GPU its failed call was on, on the line after the
+    # error (ggml-cuda.cu ggml_cuda_error): "CUDA error: unspecified launch failure" then "  current device: 0, in
+    # function ggml_backend_cuda_synchronize at llama/ggml-cuda/ggml-cuda.cu:2317" (ollama/ollama #9247), 2023's "CUDA
+    # error 719 at ggml-cuda.cu:8021: unspecified launch failure" then "current device: 1" (ggml-org/llama.cpp #4563).
+    # Part of the error's event, its index the finding's GPU (details "gpu", an amendment: EVENT_FILL_ALONE); alone, nothing.
+    _r("ggml_cuda_device", None, ["current device: "],
+       r"(?:^|\s)current device: (?P<gpu>\d{1,4})(?:, in function \S+ at \S+:\d+)?\s*$",
+       event=(CUDA_EXC_OPEN[0], "within")),
     # TensorFlow's report of a CUDA runtime call that failed while it set up a GPU (common_runtime/gpu/gpu_device.cc:
     # cudaGetErrorString()'s text after "Status: "): "tensorflow.python.framework.errors_impl.InternalError: CUDA runtime
     # implicit initialization on GPU:0 failed. Status: all CUDA-capable devices are busy or unavailable"

@@ -1,4 +1,5 @@
-"""A CUDA status inside NCCL's WARN reads as the same status in every other wrapper's words (CUDA_ERRORS, one table).
+"""A CUDA status inside NCCL's WARN reads as the same status in every other wrapper's words (CUDA_ERRORS, one table),
+and the GPU ggml's CUDA backend (llama.cpp, ollama) names on the line after its CUDA error is that finding's GPU.
 Lines marked REAL are copied verbatim from the public source beside them
 (tests/fixtures/realworld/jobs-cuda-nccl-ggml-2026w.yaml holds them in context); CONSTRUCTED ones say from what."""
 
@@ -20,6 +21,20 @@ NCCL_TEXT_ONLY = "h:1:2 [0] enqueue.cc:58 NCCL WARN Cuda failure 'unknown error'
 NCCL_UNLISTED = "c76d92cccb6e:72:456 [0] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'"
 # REAL: https://github.com/NVIDIA/nccl-tests/issues/276 (NVLS's multicast call: the Fabric Manager's, its own row)
 NCCL_NVLS_999 = "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error"
+
+# REAL: https://github.com/ollama/ollama/issues/9247 (ollama 0.5.x)
+OLLAMA = ("Error: an error was encountered while running the model: CUDA error: unspecified launch failure",
+          "  current device: 0, in function ggml_backend_cuda_synchronize at llama/ggml-cuda/ggml-cuda.cu:2317",
+          "  cudaStreamSynchronize(cuda_ctx->stream())",
+          "llama/ggml-cuda/ggml-cuda.cu:96: CUDA error")
+# REAL: https://github.com/ggml-org/llama.cpp/issues/4563 (2023's wording)
+LLAMA_2023 = ("CUDA error 719 at ggml-cuda.cu:8021: unspecified launch failure",
+              "current device: 1",
+              'GGML_ASSERT: ggml-cuda.cu:8021: !"CUDA error"')
+# REAL: https://github.com/ollama/ollama/issues/1649 (journald)
+OLLAMA_JOURNALD = ("Dec 20 17:03:11 NightFuryX ollama[12288]: CUDA error 700 at /go/src/github.com/jmorganca/ollama/llm/"
+                   "llama.cpp/gguf/ggml-cuda.cu:8111: an illegal memory access was encountered",
+                   "Dec 20 17:03:11 NightFuryX ollama[12288]: current device: 1")
 
 
 def test_nccls_unknown_error_is_the_nodes_driver_as_everywhere():
@@ -45,3 +60,29 @@ def test_an_unlisted_text_stays_nccls_warning_and_nvls_stays_the_fabric_managers
     assert (f.kind, f.severity) == ("nccl_error", "warning")
     nvls = Classifier().classify(NCCL_NVLS_999)
     assert (nvls.kind, nvls.attribution) == ("driver_unusable", "fabric")
+
+
+def _read(lines):
+    c = Classifier()
+    return [c.read(line) for line in lines]
+
+
+@pytest.mark.parametrize("lines, gpu, text", [(OLLAMA, 0, "unspecified launch failure"),
+                                              (LLAMA_2023, 1, "unspecified launch failure"),
+                                              (OLLAMA_JOURNALD, 1, "an illegal memory access was encountered")])
+def test_ggmls_current_device_is_the_cuda_errors_gpu(lines, gpu, text):
+    out = _read(lines)
+    first, _ = out[0]
+    assert first.kind == "cuda_error" and first.details["cuda_error"] == text
+    found, amended = out[1]  # was: nothing (the index lost)
+    assert found is None and len(amended) == 1
+    assert (amended[0].kind, amended[0].details["gpu"], amended[0].details["amends"]) == ("cuda_error", gpu, "gpu")
+    assert amended[0].details["cuda_error"] == text and amended[0].attribution == first.attribution
+    assert all(f is None and not a for f, a in out[2:])  # the rest of the report: nothing more
+
+
+def test_the_device_line_alone_or_past_the_error_is_nothing():
+    assert _read([LLAMA_2023[1]]) == [(None, ())]
+    assert _read([OLLAMA[1]]) == [(None, ())]
+    out = _read([LLAMA_2023[0], "a", "b", "c", LLAMA_2023[1]])  # past the event's window: another failure's, if any
+    assert out[0][0] is not None and out[-1] == (None, ())
