@@ -526,8 +526,11 @@ class Classifier:
                 else:  # a look-alike row's line of an event: outside it, a "within" row's line is the net's
                     rule, m = hit
                     net_template = self._unclassified(message) if net and rule.event[1] == "within" else None
-                    template = (None if net_template is None else net_template[0], False, _event_key(rule, m),
-                                self._row_plans[rule.name][5])
+                    fields = None if net_template is None else net_template[0]
+                    if fields is None and rule.event[1] == "within" and rule.event[0] in EVENT_FILL_ALONE:
+                        # the details its event's finding takes from it (_fill); kind None: never a finding of its own
+                        fields = self._build(rule, m, message)[0]
+                    template = (fields, False, _event_key(rule, m), self._row_plans[rule.name][5])
                 if len(message) <= MEMO_MAX_KEY:
                     if len(memo) >= self.memo_size:
                         self._evict(memo)
@@ -943,7 +946,7 @@ class Classifier:
                 if joined is not None and fields is not None:  # (rare: a line with a finding's fields, absorbed)
                     self._fill(joined, fields, prefix)
                 return None
-            if fields is None:
+            if fields is None or fields[0] is None:  # (a look-alike row's details, rules.EVENT_FILL_ALONE: no finding)
                 return None
         # (a template without an event has fields: one without either is no template: None)
         kind, severity, attribution, action, message, xid, sxid, pci, pid, process, rank, peer, details = fields

@@ -63,7 +63,8 @@ class Rule:
     # "close" may list several events ("aer|cper"): it ends each of them (an event of EVENT_SECTIONS only once one of its
     # sections joined it).
     # "within" (a kind-None row) is part of an open event of its name and leaves none open: with none open, the line
-    # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own); its name
+    # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own); inside
+    # it, the details of its groups that EVENT_FILL_ALONE lists for the event amend the event's finding; its name
     # may list several events ("fallen|reset"): part of whichever of them is open. A "join" row's name may list several
     # too ("gsp|reset"): part of an open event of the names after the first, else a "join" of the first; so may an
     # "open" row's ("mce|therm|cper": part of an open event of the names after the first, else an "open" of the first).
@@ -346,7 +347,7 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs", "ceph"})
 #   check's), the event's finding amended with what they add (EVENT_FILLS, EVENT_FILL_ALONE) or, from a record stated
 #   corrected, to their severity. The record's window is the longer (an ARM processor error's vendor bytes, ghes_edac's
 #   count line and the page's handling after them).
-EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16, "xla_rendezvous": 64,
+EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "cuda_exception": 2, "mce": 16, "xla_rendezvous": 64,
                 "smmu": 64, "cper": 64, "lockup": 32, "rcu_stall": 64, "retrain": 16, "ofi": 4, "ecc": 1,
                 "oom": EVENT_LINES["oom"]}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
@@ -387,9 +388,10 @@ EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what")}
 # hwpoison's page ("pfn") or the poison a process consumed ("consumed") after the record (the record's finding says what
 # the kernel did with the page, as an x86 machine check's does; triage reads a page taken offline as a memory error a
 # process of the host may have died of); "oom": whose memory an OOM kill's later line says ran out (OOM_WORDS) after
-# an "invoked oom-killer" line that said nothing of it, within the kill's report (its EVENT_LINES: the task table).
+# an "invoked oom-killer" line that said nothing of it, within the kill's report (its EVENT_LINES: the task table);
+# "cuda_exception": the GPU ("gpu") ggml's "current device: N" line after its CUDA error names (a "within" row's).
 EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function"),
-                    "ecc": ("memory", "detail_xid"), "oom": ("oom",)}
+                    "ecc": ("memory", "detail_xid"), "oom": ("oom",), "cuda_exception": ("gpu",)}
 # Events whose opening line may come after a line that details it: an "open" line within the event's window (EVENT_LINES)
 # more severe than the finding its earlier line made is that finding's amendment (details "amends": "severity"), not a
 # second event, and takes the details the earlier line gave (EVENT_FILL_ALONE). The Xid 171 / 172 the GSP firmware logs
@@ -643,6 +645,75 @@ CUDA_CAPTURE_ERRORS = {
         "attempt to terminate a thread-local capture sequence from another thread", "cudaErrorStreamCaptureWrongThread")},
     "operation failed due to a previous error during capture": ("error", "unknown", "INVESTIGATE"),
     "cudaErrorStreamCaptureInvalidated": ("error", "unknown", "INVESTIGATE"),
+}
+
+# The CUDA runtime's text of a status (cudaGetErrorString; the driver's cuGetErrorString gives the same words for
+# these) and the enum names the libraries print -> (severity, attribution, action): the one table every row reading a
+# CUDA status refines by (_refine_cuda), NCCL's WARN among them (its row's texts are this table's keys).
+CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
+    "uncorrectable ECC error encountered": ("fatal", "hardware", "RESET_GPU"),
+    "an illegal memory access was encountered": ("error", "application", "RESTART_APP"),
+    "device-side assert triggered": ("error", "application", "RESTART_APP"),
+    "misaligned address": ("error", "application", "RESTART_APP"),
+    "an illegal instruction was encountered": ("error", "application", "RESTART_APP"),
+    "unspecified launch failure": ("error", "unknown", "INVESTIGATE"),
+    "the launch timed out and was terminated": ("error", "unknown", "INVESTIGATE"),
+    "CUDA-capable device(s) is/are busy or unavailable": ("error", "driver", "RESET_GPU"),
+    # the same status in the older runtimes' words (PyTorch 0.x-1.x, TensorFlow 1.x-2.4: "all CUDA-capable devices are
+    # busy or unavailable"; was: unknown, INVESTIGATE)
+    "all CUDA-capable devices are busy or unavailable": ("error", "driver", "RESET_GPU"),
+    "no CUDA-capable device is detected": ("error", "driver", "INVESTIGATE"),
+    "cudaErrorIllegalAddress": ("error", "application", "RESTART_APP"),
+    "cudaErrorECCUncorrectable": ("fatal", "hardware", "RESET_GPU"),
+    "cudaErrorLaunchFailure": ("error", "unknown", "INVESTIGATE"),
+    "uncorrectable NVLink error detected during the execution": ("fatal", "hardware", "RESET_GPU"),
+    "cudaErrorNvlinkUncorrectable": ("fatal", "hardware", "RESET_GPU"),
+    "Invalid access of peer GPU memory over nvlink or a hardware error": ("error", "unknown", "INVESTIGATE"),
+    "cudaErrorContained": ("error", "unknown", "INVESTIGATE"),
+    # the enum names PyTorch 2.6+ prints beside the text ("Search for `cudaErrorAssert' ..")
+    "cudaErrorAssert": ("error", "application", "RESTART_APP"),
+    "cudaErrorMisalignedAddress": ("error", "application", "RESTART_APP"),
+    "cudaErrorIllegalInstruction": ("error", "application", "RESTART_APP"),
+    "cudaErrorLaunchTimeout": ("error", "unknown", "INVESTIGATE"),
+    "cudaErrorDevicesUnavailable": ("error", "driver", "RESET_GPU"),
+    "unknown error": ("error", "driver", "CHECK_DRIVER"),  # CUDA_ERROR_UNKNOWN's text and the runtime's name of it
+    "cudaErrorUnknown": ("error", "driver", "CHECK_DRIVER"),
+    "cudaErrorNoDevice": ("error", "driver", "INVESTIGATE"),
+    # a build without code for this GPU's architecture (a wheel or kernel library older than the GPU: Blackwell's sm_100
+    # / sm_120 under a CUDA 12.4 PyTorch, vllm-project/vllm #20193, #19906; a P100 under a build without sm_60): the
+    # job's software, whichever node it runs on (was: unknown, INVESTIGATE)
+    "no kernel image is available for execution on the device": ("error", "application", "RESTART_APP"),
+    "cudaErrorNoKernelImageForDevice": ("error", "application", "RESTART_APP"),
+    "invalid device function": ("error", "application", "RESTART_APP"),
+    "cudaErrorInvalidDeviceFunction": ("error", "application", "RESTART_APP"),
+    # a GPU index the process does not see (cudaErrorInvalidDevice, 101): more ranks or GPUs per node than the job was
+    # given ("-g 8" or two ranks per node on one GPU each: NVIDIA/nccl-tests #54, #165, #263; Slurm's --gpus-per-task=1
+    # under NCCL's P2P transport, NVIDIA/nccl #1948), a rank's set_device beyond CUDA_VISIBLE_DEVICES; symmetric memory's
+    # cuMemSetAccess on GPUs with no peer path (pytorch/pytorch #174030): the job's configuration on this node, a restart
+    # alone fails again (was: unknown, INVESTIGATE)
+    "invalid device ordinal": ("error", "application", "CHECK_APP"),
+    "cudaErrorInvalidDevice": ("error", "application", "CHECK_APP"),
+    # the CUDA libraries' status codes (cuBLAS, cuDNN, ..): a call the job made wrongly is the job's; a kernel that
+    # failed to run (EXECUTION_FAILED), an internal error or a library that could not start stays unknown
+    "CUBLAS_STATUS_INVALID_VALUE": ("error", "application", "RESTART_APP"),
+    "CUBLAS_STATUS_ARCH_MISMATCH": ("error", "application", "RESTART_APP"),
+    "CUBLAS_STATUS_NOT_SUPPORTED": ("error", "application", "RESTART_APP"),
+    "CUBLAS_STATUS_ALLOC_FAILED": ("error", "application", "RESTART_APP"),
+    "CUDNN_STATUS_BAD_PARAM": ("error", "application", "RESTART_APP"),
+    "CUDNN_STATUS_NOT_SUPPORTED": ("error", "application", "RESTART_APP"),
+    "CUDNN_STATUS_ALLOC_FAILED": ("error", "application", "RESTART_APP"),
+    "CUDNN_STATUS_ARCH_MISMATCH": ("error", "application", "RESTART_APP"),
+    # the CUDA runtime already unloaded (cudaErrorCudartUnloading, "driver shutting down"): a CUDA call made while the
+    # process exits, after its runtime went away (a static destructor, a watchdog thread still polling an event):
+    # PyTorch's "terminate called after throwing an instance of 'c10::CUDAError'" / "  what():  CUDA error: driver
+    # shutting down" from ProcessGroupNCCL's cleanup loop (HPDL-Group/Merak #3; pytorch/pytorch PR #74258 catches it in
+    # the loop), at the end of runs whose results were made ("this error normally does not affect the results",
+    # Hangz-nju-cuhk/Rotate-and-Render #7).  The program's exit order, never the GPU's or the node's (was: unknown,
+    # INVESTIGATE); teardown after the job's own statement of success (triage.teardown.EXIT_CUDA_ERRORS).
+    "driver shutting down": ("error", "application", "RESTART_APP"),
+    "cudaErrorCudartUnloading": ("error", "application", "RESTART_APP"),
+    **CUDA_DRIVER_ERRORS,
+    **CUDA_CAPTURE_ERRORS,
 }
 
 
@@ -3181,6 +3252,14 @@ RULES: tuple[Rule, ...] = (
        r"(?<=CUDA error: )[^.'\n]+|(?<=CUDA driver error: )[^.'\n]+|"
        r"(?<=\) : )[^\n]+?(?= at \S+:\d+\s*$|\s*$)|cudaError\w+)",
        refine="cuda", event=CUDA_EXC_OPEN),
+    # ggml's CUDA backend (llama.cpp, ollama, whisper.cpp) names the GPU its failed call was on, on the line after the
+    # error (ggml-cuda.cu ggml_cuda_error): "CUDA error: unspecified launch failure" then "  current device: 0, in
+    # function ggml_backend_cuda_synchronize at llama/ggml-cuda/ggml-cuda.cu:2317" (ollama/ollama #9247), 2023's "CUDA
+    # error 719 at ggml-cuda.cu:8021: unspecified launch failure" then "current device: 1" (ggml-org/llama.cpp #4563).
+    # Part of the error's event, its index the finding's GPU (details "gpu", an amendment: EVENT_FILL_ALONE); alone, nothing.
+    _r("ggml_cuda_device", None, ["current device: "],
+       r"(?:^|\s)current device: (?P<gpu>\d{1,4})(?:, in function \S+ at \S+:\d+)?\s*$",
+       event=(CUDA_EXC_OPEN[0], "within")),
     # TensorFlow's report of a CUDA runtime call that failed while it set up a GPU (common_runtime/gpu/gpu_device.cc:
     # cudaGetErrorString()'s text after "Status: "): "tensorflow.python.framework.errors_impl.InternalError: CUDA runtime
     # implicit initialization on GPU:0 failed. Status: all CUDA-capable devices are busy or unavailable"
@@ -3319,6 +3398,19 @@ RULES: tuple[Rule, ...] = (
     # NCCL WARNs NCCL itself later demoted to INFO as harmless (NCCL_HARMLESS_WARNS): no finding.
     _r("nccl_warn_harmless", None, list(NCCL_HARMLESS_WARNS),
        r"NCCL WARN .*?(?:" + "|".join(re.escape(w) for w in NCCL_HARMLESS_WARNS) + ")"),
+    # NCCL's check of a CUDA call it made, the status as the runtime or the driver words it (src/include/checks.h:
+    # CUDACHECK's cudaGetErrorString(), CUCHECK's cuGetErrorString()): "Cuda failure '<text>'" before 2.19, then the
+    # status's number first, "Cuda failure <N> '<text>'": "DESKTOP-1CE5APL:1689:2800 [0] include/alloc.h:112 NCCL WARN
+    # Cuda failure 999 'unknown error'" (NVIDIA/nccl #1653, 2.21.5; nccl-tests #230), the communicator's init then
+    # failing with ncclUnhandledCudaError. A text CUDA_ERRORS lists reads as that status does in every other wrapper's
+    # words (999 the node's driver; was: the NCCL WARN row's warning, unknown); any other text stays that warning
+    # (2.27's "Cuda failure 1 'invalid argument'" after a failed peer access). Rows before it keep theirs: 'out of
+    # memory' (nccl_cuda_oom), 'driver shutting down' at exit (nccl_proxy_teardown), NVLS's multicast calls
+    # (nccl_nvls_multicast).
+    _r("nccl_cuda_failure", "cuda_error", ["Cuda failure"],
+       r"NCCL WARN Cuda failure (?:(?P<cu_status>\d{1,4}) )?'(?P<cuda_error>"
+       + "|".join(map(re.escape, CUDA_ERRORS)) + r")(?:'|\s*$)",
+       refine="cuda"),
     _r("nccl_warn", "nccl_error", ["NCCL WARN"], r"NCCL WARN (?P<text>.+)",
        severity="warning"),
 )
@@ -3367,72 +3459,6 @@ IB_LINK_STATE = {  # state word -> (severity, action, normalised state)
     "init": ("warning", "CHECK_LINK", "down"),
     "cable unplugged": ("error", "CHECK_CABLE", "down"),
     "cable error": ("error", "CHECK_CABLE", "module_error"),
-}
-
-CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
-    "uncorrectable ECC error encountered": ("fatal", "hardware", "RESET_GPU"),
-    "an illegal memory access was encountered": ("error", "application", "RESTART_APP"),
-    "device-side assert triggered": ("error", "application", "RESTART_APP"),
-    "misaligned address": ("error", "application", "RESTART_APP"),
-    "an illegal instruction was encountered": ("error", "application", "RESTART_APP"),
-    "unspecified launch failure": ("error", "unknown", "INVESTIGATE"),
-    "the launch timed out and was terminated": ("error", "unknown", "INVESTIGATE"),
-    "CUDA-capable device(s) is/are busy or unavailable": ("error", "driver", "RESET_GPU"),
-    # the same status in the older runtimes' words (PyTorch 0.x-1.x, TensorFlow 1.x-2.4: "all CUDA-capable devices are
-    # busy or unavailable"; was: unknown, INVESTIGATE)
-    "all CUDA-capable devices are busy or unavailable": ("error", "driver", "RESET_GPU"),
-    "no CUDA-capable device is detected": ("error", "driver", "INVESTIGATE"),
-    "cudaErrorIllegalAddress": ("error", "application", "RESTART_APP"),
-    "cudaErrorECCUncorrectable": ("fatal", "hardware", "RESET_GPU"),
-    "cudaErrorLaunchFailure": ("error", "unknown", "INVESTIGATE"),
-    "uncorrectable NVLink error detected during the execution": ("fatal", "hardware", "RESET_GPU"),
-    "cudaErrorNvlinkUncorrectable": ("fatal", "hardware", "RESET_GPU"),
-    "Invalid access of peer GPU memory over nvlink or a hardware error": ("error", "unknown", "INVESTIGATE"),
-    "cudaErrorContained": ("error", "unknown", "INVESTIGATE"),
-    # the enum names PyTorch 2.6+ prints beside the text ("Search for `cudaErrorAssert' ..")
-    "cudaErrorAssert": ("error", "application", "RESTART_APP"),
-    "cudaErrorMisalignedAddress": ("error", "application", "RESTART_APP"),
-    "cudaErrorIllegalInstruction": ("error", "application", "RESTART_APP"),
-    "cudaErrorLaunchTimeout": ("error", "unknown", "INVESTIGATE"),
-    "cudaErrorDevicesUnavailable": ("error", "driver", "RESET_GPU"),
-    "unknown error": ("error", "driver", "CHECK_DRIVER"),  # CUDA_ERROR_UNKNOWN's text and the runtime's name of it
-    "cudaErrorUnknown": ("error", "driver", "CHECK_DRIVER"),
-    "cudaErrorNoDevice": ("error", "driver", "INVESTIGATE"),
-    # a build without code for this GPU's architecture (a wheel or kernel library older than the GPU: Blackwell's sm_100
-    # / sm_120 under a CUDA 12.4 PyTorch, vllm-project/vllm #20193, #19906; a P100 under a build without sm_60): the
-    # job's software, whichever node it runs on (was: unknown, INVESTIGATE)
-    "no kernel image is available for execution on the device": ("error", "application", "RESTART_APP"),
-    "cudaErrorNoKernelImageForDevice": ("error", "application", "RESTART_APP"),
-    "invalid device function": ("error", "application", "RESTART_APP"),
-    "cudaErrorInvalidDeviceFunction": ("error", "application", "RESTART_APP"),
-    # a GPU index the process does not see (cudaErrorInvalidDevice, 101): more ranks or GPUs per node than the job was
-    # given ("-g 8" or two ranks per node on one GPU each: NVIDIA/nccl-tests #54, #165, #263; Slurm's --gpus-per-task=1
-    # under NCCL's P2P transport, NVIDIA/nccl #1948), a rank's set_device beyond CUDA_VISIBLE_DEVICES; symmetric memory's
-    # cuMemSetAccess on GPUs with no peer path (pytorch/pytorch #174030): the job's configuration on this node, a restart
-    # alone fails again (was: unknown, INVESTIGATE)
-    "invalid device ordinal": ("error", "application", "CHECK_APP"),
-    "cudaErrorInvalidDevice": ("error", "application", "CHECK_APP"),
-    # the CUDA libraries' status codes (cuBLAS, cuDNN, ..): a call the job made wrongly is the job's; a kernel that
-    # failed to run (EXECUTION_FAILED), an internal error or a library that could not start stays unknown
-    "CUBLAS_STATUS_INVALID_VALUE": ("error", "application", "RESTART_APP"),
-    "CUBLAS_STATUS_ARCH_MISMATCH": ("error", "application", "RESTART_APP"),
-    "CUBLAS_STATUS_NOT_SUPPORTED": ("error", "application", "RESTART_APP"),
-    "CUBLAS_STATUS_ALLOC_FAILED": ("error", "application", "RESTART_APP"),
-    "CUDNN_STATUS_BAD_PARAM": ("error", "application", "RESTART_APP"),
-    "CUDNN_STATUS_NOT_SUPPORTED": ("error", "application", "RESTART_APP"),
-    "CUDNN_STATUS_ALLOC_FAILED": ("error", "application", "RESTART_APP"),
-    "CUDNN_STATUS_ARCH_MISMATCH": ("error", "application", "RESTART_APP"),
-    # the CUDA runtime already unloaded (cudaErrorCudartUnloading, "driver shutting down"): a CUDA call made while the
-    # process exits, after its runtime went away (a static destructor, a watchdog thread still polling an event):
-    # PyTorch's "terminate called after throwing an instance of 'c10::CUDAError'" / "  what():  CUDA error: driver
-    # shutting down" from ProcessGroupNCCL's cleanup loop (HPDL-Group/Merak #3; pytorch/pytorch PR #74258 catches it in
-    # the loop), at the end of runs whose results were made ("this error normally does not affect the results",
-    # Hangz-nju-cuhk/Rotate-and-Render #7).  The program's exit order, never the GPU's or the node's (was: unknown,
-    # INVESTIGATE); teardown after the job's own statement of success (triage.teardown.EXIT_CUDA_ERRORS).
-    "driver shutting down": ("error", "application", "RESTART_APP"),
-    "cudaErrorCudartUnloading": ("error", "application", "RESTART_APP"),
-    **CUDA_DRIVER_ERRORS,
-    **CUDA_CAPTURE_ERRORS,
 }
 
 NCCL_CODES = {  # ncclResult_t name -> attribution, per NCCL's own descriptions

@@ -673,11 +673,14 @@ class FileReader:
         for f in amendments:
             ev = self._found.get(f.line) if f.file == self.name else None
             what = f.details.get("amends")
-            if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer", "pid", "oom"):
+            if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer", "pid", "oom", "gpu"):
                 continue  # that line's finding was no evidence (a fact said more), or was forgotten
             details = {**f.details, **ev.details, "amends": what}
             if what == "oom":  # a later line of an OOM kill said whose memory ran out (its category: OOM_SCOPES)
                 yield ev.with_context(details=details)
+                continue
+            if what == "gpu":  # a later line of the event named the GPU index it was on (ggml's "current device: N")
+                yield ev.with_context(details=details, gpu=ev.gpu if ev.gpu is not None else f.details["gpu"])
                 continue
             if what == "pid":  # a later line of the event named the process it is about (a memory error's SIGBUS)
                 if f.process:

@@ -1730,6 +1730,24 @@ def test_cuda_unknown_error_in_every_frameworks_words_is_the_nodes(line, excepti
     assert (chained[0].category, chained[0].rule) == ("application", "first_failure")
 
 
+def test_nccls_cuda_failure_999_is_the_nodes_and_ggmls_device_the_roots_gpu():
+    """NCCL's WARN of CUDA's unknown error (NVIDIA/nccl #1653, REAL) then the communicator's failure is the node's fault,
+    as the status is in every other wrapper's words (was: an NCCL warning, the job's failure undetermined); ggml's "current
+    device: N" after its CUDA error (ollama/ollama #9247, REAL) is the GPU the incident names (was: none)."""
+    nccl = job({"rank-0.log": [
+        "[2025-03-21 17:08:30,000] step 10",
+        "DESKTOP-1CE5APL:1689:2800 [0] include/alloc.h:112 NCCL WARN Cuda failure 999 'unknown error'",
+        "2025-03-21 17:08:31,569 - finetrainers - ERROR - Error during training: NCCL error in: /pytorch/torch/csrc/"
+        "distributed/c10d/NCCLUtils.hpp:268, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version "
+        "2.21.5"]})
+    assert (nccl[0].category, nccl[0].rule, nccl[0].root.kind) == ("hardware", "node_fault", "cuda_error")
+    ggml = job({"rank-0.log": [
+        "Error: an error was encountered while running the model: CUDA error: unspecified launch failure",
+        "  current device: 0, in function ggml_backend_cuda_synchronize at llama/ggml-cuda/ggml-cuda.cu:2317",
+        "  cudaStreamSynchronize(cuda_ctx->stream())"]})
+    assert (ggml[0].root.kind, ggml[0].root.gpu) == ("cuda_error", 0)
+
+
 def test_lagging_rank_from_the_communicator_size():
     """Four ranks in the communicator, three report the timeout: the fourth never reached the collective."""
     comm = [f"node-a:100{r}:200{r} [{r}] NCCL INFO comm 0x9bbaa8{r} rank {r} nranks 4 cudaDev {r} busId 4800{r} - "
