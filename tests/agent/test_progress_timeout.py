@@ -97,7 +97,7 @@ def test_a_hang_in_an_evaluation_is_suspected_before_the_watchdog():
 
 def test_a_long_save_of_a_multi_rank_pod_whose_timeout_is_unknown_keeps_pause_seconds():
     """Ranks in the log but no timeout said: nothing is assumed (launchers set their own: the Hugging Face Trainer's
-    ddp_timeout 1800 s, PyTorch's NCCL default 10 minutes since 2.2, 30 before), so a 50-minute save raises nothing
+    ddp_timeout 1800 s; PyTorch's own NCCL default 10 minutes, 30 in its earlier releases), so a 50-minute save raises nothing
     and the allowance stays pause_seconds."""
     clock = Clock(1000.0)
     t = ProgressTracker(Metrics(), HangSettings(), clock=clock)
