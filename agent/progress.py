@@ -5,7 +5,8 @@ max(k x its median interval between progress lines, floor_seconds) is suspected 
 (`WorkloadHangSuspected`, saying what supports it: standing hardware / fabric faults on this node) and the
 gauge `gpu_npd_workload_hang_suspected` = 1; progress again clears both (a `WorkloadProgressResumed` Event).
 A checkpoint save or an evaluation announced in the log stretches the allowance to `pause_seconds` from the
-announcement.  An RL trainer's rollout generation bar keeps the pod alive without setting the pace (it is no
+announcement, capped at `timeout_fraction` x the collective timeout the pod's log said (PyTorch's NCCL watchdog ends
+the job at that timeout: a hang inside the pause is to be suspected before it).  An RL trainer's rollout generation bar keeps the pod alive without setting the pace (it is no
 step and no interval of the median).  Never a node condition: a hung job is the job's, until a node fault explains it.
 
 The verdict names the pod's own devices (`Owned`: its GPUs and RDMA rails, from a cache the kubelet's
@@ -68,6 +69,8 @@ class _Pod:
     paused: float | None = None  # when the last pause was announced (after the last advance)
     pause: str = ""
     suspected: float | None = None  # when the suspicion was raised
+    timeout: float | None = None  # the collective timeout (s) the pod's log last said (its watchdog's); kept across a
+    # restart of the container (the next run is launched with the same timeout, and says it again only if it can)
     checked: float = 0.0  # when a suspected pod was last found running
 
     def __post_init__(self) -> None:
@@ -101,6 +104,11 @@ class ProgressTracker:
         pod = self.pods.get(ref.uid)
         for mark in marks:
             p = mark.progress
+            if p.timeout is not None:  # (said before the first step too: a process group is made before it)
+                pod = pod if pod is not None else self._track(ref, now)
+                pod.timeout = p.timeout
+                if not p.moved and not p.pause and p.seconds is None:
+                    continue  # nothing else on the line
             if pod is None:
                 if not p.moved or p.heartbeat:
                     continue  # a pause (or a rollout) of a pod never seen progressing says nothing
@@ -182,6 +190,22 @@ class ProgressTracker:
         median = median_of(pod.intervals) if pod.intervals else 0.0
         return max(self.cfg.k * median, self.cfg.floor_seconds)
 
+    def pause_allowance(self, pod: _Pod) -> float:
+        """The silence allowed after an announced pause: `pause_seconds`, capped at `timeout_fraction` x the collective
+        timeout the pod's log said (unknown: not capped; the default a job runs under is not knowable from outside it,
+        as launchers set their own: the Hugging Face Trainer's `ddp_timeout`, 1800 s, DeepSpeed's 30 minutes)."""
+        if pod.timeout is None:
+            return self.cfg.pause_seconds
+        return min(self.cfg.pause_seconds, self.cfg.timeout_fraction * pod.timeout)
+
+    def deadline(self, pod: _Pod) -> float:
+        """When the pod's silence becomes a hang suspicion: its last advance + the allowance, or later, the last
+        announced pause + its own allowance (never sooner than the pace alone allows)."""
+        deadline = pod.last + self.allowance(pod)
+        if pod.paused is not None:
+            deadline = max(deadline, pod.paused + self.pause_allowance(pod))
+        return deadline
+
     def tick(self, live_uids: set[str] | None = None, standing: Iterable[Problem] = (),
              readings: tuple[list[Reading], list[Reading]] = ([], [])) -> list[PodEvent]:
         """Judge every pod; `live_uids` (the pods whose logs still exist) lets deleted pods go; `standing`: the
@@ -200,12 +224,8 @@ class ProgressTracker:
                 continue
             if pod.advances < self.cfg.min_steps:
                 continue
-            allowance = self.allowance(pod)
-            deadline = pod.last + allowance
-            if pod.paused is not None:
-                deadline = max(deadline, pod.paused + self.cfg.pause_seconds)
-            if now >= deadline:
-                due.append((pod, allowance))
+            if now >= self.deadline(pod):
+                due.append((pod, self.allowance(pod)))
         if not due and not any(now - pod.checked >= RECHECK for pod in suspected):
             return []
         running = self.alive()  # one /proc pass, only when a pod is due (or the suspected are to be looked at again)
@@ -233,7 +253,11 @@ class ProgressTracker:
                 f"{median:.1f} s (median); allowed max({self.cfg.k:g} x {median:.1f} s, {self.cfg.floor_seconds:g} s)"
                 f" = {allowance:.0f} s")
         if pod.paused is not None:
-            said += f", or {self.cfg.pause_seconds:g} s after the announced {pod.pause}"
+            said += f", or {self.pause_allowance(pod):g} s after the announced {pod.pause}"
+            if self.pause_allowance(pod) < self.cfg.pause_seconds:
+                said += (f" (pause_seconds {self.cfg.pause_seconds:g} s capped at {self.cfg.timeout_fraction:g} x the "
+                         f"{pod.timeout:g} s collective timeout the pod's log said, so that the suspicion comes before "
+                         f"PyTorch's NCCL watchdog ends the job)")
         return PodEvent(pod.ref, HANG_REASON, f"{said}). {support}", self._key(pod), "Warning")
 
     # ---- bookkeeping --------------------------------------------------------------------------------

@@ -33,6 +33,9 @@ class Progress:
     # verdict without setting the pace (no step, no interval of the median: a bar refreshed every few seconds of a
     # rollout set the median to seconds, and the training phase after it, minutes, read as a hang)
     heartbeat: bool = False
+    # the collective timeout (seconds) the line says the job runs under (TIMEOUTS): an announced pause's allowance is
+    # capped below it, so that a hang inside the pause is suspected before PyTorch's watchdog ends the job
+    timeout: float | None = None
 
 
 @dataclass(frozen=True)
@@ -447,6 +450,18 @@ _PAUSE_WORDS = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on|unnin
 # progress match (verl prints them on lines of their own), so the look after one does not pay for them (~5% of a
 # progress line's cost, '_' being in most of their keys)
 _PAUSE_WORDS_ALONE = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on|unning eval|_step_folder: |_gen_batch meta")
+# the collective timeout a job runs under, said in its own log by PyTorch's ProcessGroupNCCL (one row per line shape;
+# the figure in ms).  Its options line at a process group's creation (printed at TORCH_CPP_LOG_LEVEL=INFO): until
+# PyTorch 2.0 one option a line, `TIMEOUT(ms): 5000` a line of its own (pytorch/pytorch#88000), from 2.1 one line,
+# `... ProcessGroupNCCL initialization options: NCCL_ASYNC_ERROR_HANDLING: 1, ..., TIMEOUT(ms): 600000, ...` (the shape
+# from pytorch/pytorch#105695, no real line found); and a collective's own, `WorkNCCL(SeqNum=44, OpType=ALLREDUCE, ...,
+# Timeout(ms)=1800000)`, in a watchdog's or an async error's line (a container's earlier run, killed by it, says the
+# timeout its next run will have)
+TIMEOUTS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\bTIMEOUT\(ms\): (\d+)\b"),
+    re.compile(r"\bWorkNCCL\(.*?\bTimeout\(ms\)=(\d+)\)"),
+)
+_TIMEOUT_WORD = "(ms)"  # what every TIMEOUTS row holds (a keyword of its own)
 KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat",
             "(val)",  # MMEngine's validation, `Epoch(val) [10][4000/4809]  eta: ...`, names no loss
             "unning eval",  # diffusion-pipe's `Running eval` (no other keyword)
@@ -454,6 +469,7 @@ KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckp
             "= Step ",  # NeMo-RL's step header, `===== Step 2/2 =====`
             "| Time: ",  # prime-rl's `Step 0 | Time: 5.13s | ...`
             "|step: ",  # DeepSpeed-Chat's `epoch: 0|step: 3183|ppo_ep: 1|...` (its `step` keyword covers it: the row's own)
+            _TIMEOUT_WORD,  # a collective timeout said (TIMEOUTS)
             "Loss")  # timm's `Train: 0 [ 50/73 ( 70%)]  Loss: ...`, pytorch/examples' ImageNet `Epoch: [0][ 741/1424] ... Loss`
 # (no keyword opens with a space: the search tries its alternatives at each position whose character one of them opens
 # with, and a space is at every word; " | Time: " cost ~50% more on every line without a keyword)
@@ -544,10 +560,13 @@ def _one(line: str) -> Progress | None:
             seconds = 1.0 / rate if rate > 0 else None
         # what the line says after its progress (a logger writing after a bar left without a newline): a pause
         pause = _pause(line, m.end()) if _PAUSE_WORDS.search(line, m.end()) else ""
-        return Progress(step, seconds, rule.trainer, pause, moved=not rule.timing)
+        # or a collective timeout (the watchdog's line written after a bar left without a newline)
+        timeout = _timeout(line, m.end()) if line.find(_TIMEOUT_WORD, m.end()) >= 0 else None
+        return Progress(step, seconds, rule.trainer, pause, moved=not rule.timing, timeout=timeout)
     # (_may_hold over the whole line, inlined: a keyword line no row reads, the common one, comes here)
     pause = _pause(line, 0) if not line.isascii() or _PAUSE_WORDS_ALONE.search(line.lower()) else ""
-    return Progress(None, trainer="", pause=pause, moved=False) if pause else None
+    timeout = _timeout(line, 0) if _TIMEOUT_WORD in line else None
+    return Progress(None, trainer="", pause=pause, moved=False, timeout=timeout) if pause or timeout else None
 
 
 def _may_hold(words: re.Pattern[str], line: str, end: int) -> bool:
@@ -565,3 +584,12 @@ def _pause(line: str, start: int) -> str:
         if pattern.search(line, start):
             return name
     return ""
+
+
+def _timeout(line: str, start: int) -> float | None:
+    """The collective timeout line[start:] says (TIMEOUTS), in seconds, else None (a timeout of 0 says none)."""
+    for pattern in TIMEOUTS:
+        m = pattern.search(line, start)
+        if m and int(m.group(1)) > 0:
+            return int(m.group(1)) / 1000
+    return None

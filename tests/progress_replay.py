@@ -266,9 +266,7 @@ def replay_log(name: str, settings: HangSettings = HangSettings()) -> Replayed:
         clock.t = max(clock.t, at)
         pod = t.pods.get(REF.uid)
         if pod is not None and pod.advances >= settings.min_steps and pod.suspected is None:
-            deadline = pod.last + t.allowance(pod)
-            if pod.paused is not None:
-                deadline = max(deadline, pod.paused + settings.pause_seconds)
+            deadline = t.deadline(pod)
             ratio = (at - pod.last) / (deadline - pod.last)
             if ratio > worst:
                 worst, worst_at = ratio, f"line {number}: {at - pod.last:.0f} s of {deadline - pod.last:.0f} s"
