@@ -2876,7 +2876,7 @@ RULES: tuple[Rule, ...] = (
     _r("triton_cuda_oom", "cuda_oom", ["Triton Error [CUDA]: out of memory"], r"Triton Error \[CUDA\]: out of memory",
        event=CUDA_EXC_OPEN),
     _r("triton_cuda_error", "cuda_error", ["Triton Error [CUDA]: "],
-       r"Triton Error \[CUDA\]: (?P<cuda_error>[^\n]+?)\.?\s*$", refine="cuda", event=CUDA_EXC_OPEN),
+       r"Triton Error \[CUDA\]: (?P<cuda_error>[^\n]*?\S)(?:\s*\.)?\s*$", refine="cuda", event=CUDA_EXC_OPEN),
     # TensorRT-LLM's check of a CUDA call (tensorrt_llm/common/cudaUtils.h; its C++ runtime under Triton's tensorrtllm
     # backend, trtllm-serve and the Python runtime alike) and TensorRT's own (Triton's TensorRT backend, NIM engines) out
     # of device memory: "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out
@@ -3143,7 +3143,7 @@ RULES: tuple[Rule, ...] = (
     # (the generic row reads "CUDA error: " only). A driver status by name ("CUDA error in %s: %s (%s)", the CUresult's
     # name first) is the cuda_driver_error row's, before this one.
     _r("cuda_error_in_call", "cuda_error", ["CUDA error"],
-       r"CUDA error in (?P<call>(?>(?:[^:\n]|::)+)): (?P<cuda_error>[^\n]+?)(?: \(error \d+\))?\s*$",
+       r"CUDA error in (?P<call>(?>(?:[^:\n]|::)+)): (?P<cuda_error>[^\n]*?\S)(?: \(error \d+\))?\s*$",
        refine="cuda", event=CUDA_EXC_OPEN),
     # A CUDA status by its number with the runtime's text after it, as the frameworks beyond PyTorch print it: Marian's
     # "Error: CUDA error 999 'unknown error' - <file>:<line>: cudaStreamSynchronize(0)" (mozilla/translations #1002; its
@@ -3156,7 +3156,7 @@ RULES: tuple[Rule, ...] = (
     # it, or status 0 (success), is not this row's; status 2's text is the job's memory (cuda_status_oom, before it).
     _r("cuda_error_code", "cuda_error", ["CUDA error", "CUDA failure", "Cuda error"],
        CUDA_CODE_HEAD + r"(?P<cu_status>(?!0\b)\d{1,4})" + CUDA_CODE_TAIL
-       + r"(?P<status_text>[A-Za-z][^';\n]*?)'?(?= ; | - |\.\s|\.?\s*$)",
+       + r"(?P<status_text>[A-Za-z](?:[^';\n]*?[^';\s])?)'?(?=\s+[;-] |\s*$|\.(?:\s|$))",
        refine="cuda_status", event=CUDA_EXC_OPEN),
     # Caffe's CUDA_CHECK (glog's CHECK_EQ): "Check failed: error == cudaSuccess (30 vs. 0)  unknown error" (BVLC/caffe
     # #2541, 460 iterations into training; 999 in NVIDIA/DIGITS #2181), Caffe2's without the numbers, its threads'
@@ -3164,8 +3164,8 @@ RULES: tuple[Rule, ...] = (
     # pytorch/pytorch #8979: one failure while they follow each other): the text refines as PyTorch's does (was
     # nothing); status 2 is cuda_status_oom's.
     _r("caffe_cuda_check", "cuda_error", ["Check failed: error == cudaSuccess"],
-       CAFFE_CHECK + r"(?:\((?P<cu_status>\d+) vs\. 0\))? +(?P<status_text>[A-Za-z][^\n]*?)"
-       r"(?=F\d{4} \d|\s*$)",
+       CAFFE_CHECK + r"(?:\((?P<cu_status>\d+) vs\. 0\))? +(?P<status_text>[A-Za-z](?:[^\n]*?\S)?)"
+       r"(?=\s*F\d{4} \d|\s*$)",
        refine="cuda_status", event=CUDA_EXC_JOIN),
     # Julia's CUDA.jl (and CUDAdrv.jl before it) naming the text, then the number and the driver's name: "CUDA error:
     # unknown error (code 999, ERROR_UNKNOWN)" (JuliaGPU/CUDAdrv.jl #210): the text, without them (was: the whole text,
