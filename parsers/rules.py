@@ -481,6 +481,12 @@ MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 NCCL_EXC_OPEN, NCCL_EXC_JOIN = ("nccl_exception", "open"), ("nccl_exception", "join")
 # A CUDA error as PyTorch raises it: "CUDA error: <text>" and, 2.6+, the next line's "Search for `cudaError..'" are one
 CUDA_EXC_OPEN, CUDA_EXC_JOIN = ("cuda_exception", "open"), ("cuda_exception", "join")
+# A CUDA status by its number before its text, as the frameworks beyond PyTorch print it (the cuda_error_code and
+# caffe_cuda_check rows; cuda_status_oom reads status 2 in the same shapes): "<CUDA_CODE_HEAD><n><CUDA_CODE_TAIL><text>"
+# (Marian's "CUDA error 2 'out of memory'", llama.cpp's "CUDA error 2 at <file>:<line>: out of memory"), and
+# "<CAFFE_CHECK>(<n> vs. 0)  <text>" (Caffe's; Caffe2's without the numbers)
+CUDA_CODE_HEAD, CUDA_CODE_TAIL = r"(?:CUDA (?:error|failure)|Cuda error) ?\(?", r"\)?(?: at \S+:\d+)?[:,]? '?"
+CAFFE_CHECK = r"Check failed: error == cudaSuccess ?"
 # A CUDA kernel's assert() failing: a line per failing thread of it and the exception the framework raises for it
 # ("CUDA error: device-side assert triggered", before the threads' lines or after them: the device's printf is flushed
 # at the sync that raises), one failure per rank (EVENT_PER_RANK)
@@ -2898,14 +2904,17 @@ RULES: tuple[Rule, ...] = (
     # Status 2 by its number and text (the cuda_error_code row's shapes): Marian's "Error: CUDA error 2 'out of memory' -
     # <file>:<line>: cudaMalloc(&data_, size)" (marian-nmt/marian #270), PaddlePaddle's "Cuda error(2), out of memory."
     # (PaddlePaddle/PaddleX #702), ONNX Runtime's "CUDA failure 2: out of memory ; .." and Caffe's "Check failed: error ==
-    # cudaSuccess (2 vs. 0)  out of memory" (houqb/DSS #25): the job's memory too.
+    # cudaSuccess (2 vs. 0)  out of memory" (houqb/DSS #25): the job's memory too. The shapes are those rows' own
+    # (CUDA_CODE_HEAD, CUDA_CODE_TAIL, CAFFE_CHECK): llama.cpp's "CUDA error 2 at /data/llama.cpp/ggml-cuda.cu:5509: out
+    # of memory" (ggml-org/llama.cpp #3199) and Caffe2's numberless check were cuda_error_code's and caffe_cuda_check's
+    # unknown cuda_error while this row spelt the shapes again without the " at <file>:<line>" and the optional numbers.
     _r("cuda_status_oom", "cuda_oom",
        ["cudaErrorMemoryAllocation", "CudaAPIError", "CUDA_ERROR_OUT_OF_MEMORY", "failed with out of memory (2)",
         "CUDA error", "CUDA failure", "Cuda error", "Check failed: error == cudaSuccess"],
        r"\bcudaErrorMemoryAllocation\b|CudaAPIError(?:: \[2\] |\(2, ')Call to |"
        r"RESOURCE_EXHAUSTED: [^:\n]*: CUDA_ERROR_OUT_OF_MEMORY|failed with out of memory \(2\)|"
-       r"(?:CUDA|Cuda) (?:error|failure) ?\(?2\)?[:,]? '?out of memory\b|"
-       r"Check failed: error == cudaSuccess ?\(2 vs\. 0\) +out of memory",
+       + CUDA_CODE_HEAD + "2" + CUDA_CODE_TAIL + r"out of memory\b|"
+       + CAFFE_CHECK + r"(?:\(2 vs\. 0\))? +out of memory",
        event=CUDA_EXC_JOIN),
     # Numba's CudaAPIError gives the driver's status by its number and by a name from Numba's own table, which may be
     # missing or wrong: releases before CUDA 11's names printed UNKNOWN_CUDA_ERROR for a status they did not list
@@ -2938,7 +2947,7 @@ RULES: tuple[Rule, ...] = (
     _r("triton_cuda_oom", "cuda_oom", ["Triton Error [CUDA]: out of memory"], r"Triton Error \[CUDA\]: out of memory",
        event=CUDA_EXC_OPEN),
     _r("triton_cuda_error", "cuda_error", ["Triton Error [CUDA]: "],
-       r"Triton Error \[CUDA\]: (?P<cuda_error>[^\n]+?)\.?\s*$", refine="cuda", event=CUDA_EXC_OPEN),
+       r"Triton Error \[CUDA\]: (?P<cuda_error>[^\n]*?\S)(?:\s*\.)?\s*$", refine="cuda", event=CUDA_EXC_OPEN),
     # TensorRT-LLM's check of a CUDA call (tensorrt_llm/common/cudaUtils.h; its C++ runtime under Triton's tensorrtllm
     # backend, trtllm-serve and the Python runtime alike) and TensorRT's own (Triton's TensorRT backend, NIM engines) out
     # of device memory: "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out
@@ -3205,7 +3214,7 @@ RULES: tuple[Rule, ...] = (
     # (the generic row reads "CUDA error: " only). A driver status by name ("CUDA error in %s: %s (%s)", the CUresult's
     # name first) is the cuda_driver_error row's, before this one.
     _r("cuda_error_in_call", "cuda_error", ["CUDA error"],
-       r"CUDA error in (?P<call>(?>(?:[^:\n]|::)+)): (?P<cuda_error>[^\n]+?)(?: \(error \d+\))?\s*$",
+       r"CUDA error in (?P<call>(?>(?:[^:\n]|::)+)): (?P<cuda_error>[^\n]*?\S)(?: \(error \d+\))?\s*$",
        refine="cuda", event=CUDA_EXC_OPEN),
     # A CUDA status by its number with the runtime's text after it, as the frameworks beyond PyTorch print it: Marian's
     # "Error: CUDA error 999 'unknown error' - <file>:<line>: cudaStreamSynchronize(0)" (mozilla/translations #1002; its
@@ -3217,8 +3226,8 @@ RULES: tuple[Rule, ...] = (
     # Was nothing where no keyword of the generic row below held the text ("unknown error"). A number with no text after
     # it, or status 0 (success), is not this row's; status 2's text is the job's memory (cuda_status_oom, before it).
     _r("cuda_error_code", "cuda_error", ["CUDA error", "CUDA failure", "Cuda error"],
-       r"(?:CUDA (?:error|failure)|Cuda error) ?\(?(?P<cu_status>(?!0\b)\d{1,4})\)?(?: at \S+:\d+)?[:,]? "
-       r"'?(?P<status_text>[A-Za-z][^';\n]*?)'?(?= ; | - |\.\s|\.?\s*$)",
+       CUDA_CODE_HEAD + r"(?P<cu_status>(?!0\b)\d{1,4})" + CUDA_CODE_TAIL
+       + r"(?P<status_text>[A-Za-z](?:[^';\n]*?[^';\s])?)'?(?=\s+[;-] |\s*$|\.(?:\s|$))",
        refine="cuda_status", event=CUDA_EXC_OPEN),
     # Caffe's CUDA_CHECK (glog's CHECK_EQ): "Check failed: error == cudaSuccess (30 vs. 0)  unknown error" (BVLC/caffe
     # #2541, 460 iterations into training; 999 in NVIDIA/DIGITS #2181), Caffe2's without the numbers, its threads'
@@ -3226,8 +3235,8 @@ RULES: tuple[Rule, ...] = (
     # pytorch/pytorch #8979: one failure while they follow each other): the text refines as PyTorch's does (was
     # nothing); status 2 is cuda_status_oom's.
     _r("caffe_cuda_check", "cuda_error", ["Check failed: error == cudaSuccess"],
-       r"Check failed: error == cudaSuccess ?(?:\((?P<cu_status>\d+) vs\. 0\))? +(?P<status_text>[A-Za-z][^\n]*?)"
-       r"(?=F\d{4} \d|\s*$)",
+       CAFFE_CHECK + r"(?:\((?P<cu_status>\d+) vs\. 0\))? +(?P<status_text>[A-Za-z](?:[^\n]*?\S)?)"
+       r"(?=\s*F\d{4} \d|\s*$)",
        refine="cuda_status", event=CUDA_EXC_JOIN),
     # Julia's CUDA.jl (and CUDAdrv.jl before it) naming the text, then the number and the driver's name: "CUDA error:
     # unknown error (code 999, ERROR_UNKNOWN)" (JuliaGPU/CUDAdrv.jl #210): the text, without them (was: the whole text,

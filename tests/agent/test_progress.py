@@ -511,12 +511,13 @@ def test_a_ray_actors_name_is_not_its_bars_name():
     """The set-up words and the rollout names are read in the bar's own name, not in the `(Name pid=N) ` prefix Ray
     gives a line its actor relays: before, a trainer's bar relayed by an actor named for rollouts was a heartbeat with no
     step, and one named for shards nothing.  CONSTRUCTED: SkyRL's real training bar (skyrl_yottalabs_step.log) behind
-    slime's real actor prefix (slime_1837_rollout_perf.log), as Ray relays an actor's line; the `ShardWorker` name is
-    made up.  The bars' own names still decide behind a prefix (XTuner's real `rollout_controller` and `[FSDP Sharding]`
+    slime's real actor prefix (slime_1837_rollout_perf.log), as Ray relays an actor's line; the `ShardWorker` and
+    `EvaluatorActor` names are made up.  The bars' own names still decide behind a prefix (XTuner's real `rollout_controller` and `[FSDP Sharding]`
     bars behind slime's prefix, constructed alike)."""
     bar = next(x for x in lines("skyrl_yottalabs_step.log") if x.startswith("Training Batches Processed:"))
     actor = lines("slime_1837_rollout_perf.log")[0].partition(" [")[0]  # `(RolloutManager pid=1805485)`
-    for prefix in (actor, "(ShardWorker pid=7, ip=10.0.0.1)", "\x1b[36m(RolloutManager pid=1805485)\x1b[0m"):
+    for prefix in (actor, "(ShardWorker pid=7, ip=10.0.0.1)", "\x1b[36m(RolloutManager pid=1805485)\x1b[0m",
+                   "(EvaluatorActor pid=7)"):  # (was an evaluation pause: the evaluation words read from the line's start)
         p = recognise(f"{prefix} {bar}")
         assert (p.step, p.seconds, p.heartbeat) == (1, 1356.23, False), prefix
     rollout = lines("xtuner_rl_grpo_rollout.log")[3]  # `rollout_controller for training samples:   9%|...| 12/128 ..`

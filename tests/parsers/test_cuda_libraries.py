@@ -23,6 +23,11 @@ LINES = {
     # mozilla/translations #1002: Marian's status by number and text; the text decides, the node's driver
     "[2025-01-21 16:30:37] Error: CUDA error 999 'unknown error' - /builds/worker/fetches/marian-source/src/tensors/gpu/"
     "algorithm.cu:54: cudaStreamSynchronize(0)": ("cuda_error", "driver", "unknown error"),
+    # ggml-org/llama.cpp #3199: llama.cpp 2023's status 2 by number, the file and line before its text: the job's memory
+    "CUDA error 2 at /data/llama.cpp/ggml-cuda.cu:5509: out of memory": ("cuda_oom", "application", None),
+    # CONSTRUCTED from caffe_cuda_check's Caffe2 shape (pytorch/pytorch #8979: no "(N vs. 0)") with status 2's text,
+    # cudaGetErrorString(cudaErrorMemoryAllocation): the job's memory as Caffe's numbered check is
+    "Check failed: error == cudaSuccess out of memory": ("cuda_oom", "application", None),
     # JuliaGPU/CUDAdrv.jl #210: the text without Julia's number and name after it
     "\u2502    CUDA error: unknown error (code 999, ERROR_UNKNOWN)": ("cuda_error", "driver", "unknown error"),
     # sasha0552/pascal-pkgs-ci #50: a kernel configuration the GPU model cannot hold

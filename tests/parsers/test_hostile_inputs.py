@@ -138,6 +138,28 @@ def test_a_flood_of_a_rows_prefix_is_linear(row, unit, tail):
     assert took < 0.010, (row, took)
 
 
+# A CUDA status's text, then a run of white space up to MAX_MESSAGE and one more character: a text read lazily up to
+# a "\s*$" (or a lookahead holding one) rescanned the run from each of its characters. Each took ~55 ms before its
+# fix (quadratic); its text now ends at a character that is no space, the run after it scanned once.
+SPACE_RUNS = [
+    ("cuda_error_code", "Error: CUDA error 999 'u"),
+    ("cuda_error_code", "CUDA error 2 at x.cu:1: o"),
+    ("caffe_cuda_check", "Check failed: error == cudaSuccess (30 vs. 0)  u"),
+    ("triton_cuda_error", "Triton Error [CUDA]: u"),
+    ("cuda_error_in_call", "CUDA error in cudaMalloc: u"),
+]
+
+
+@pytest.mark.parametrize("row,head", SPACE_RUNS, ids=[f"{r}-{i}" for i, (r, _) in enumerate(SPACE_RUNS)])
+def test_a_run_of_white_space_after_a_cuda_status_is_linear(row, head):
+    line = head + " " * (MAX_MESSAGE - len(head) - 1) + "x"
+    pattern = next(r.pattern for r in RULES if r.name == row)
+    c = Classifier()
+    c.classify("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, warm-up")
+    took = min(_cpu(lambda: (pattern.search(line), c.classify(line))) for _ in range(2))
+    assert took < 0.010, (row, took)
+
+
 # JSON nested deeper than Python's recursion limit (constructed: no public log holds one; a program can print it):
 # json.loads raises RecursionError, no ValueError, and the docker and journal envelopes let it out of split(), past
 # the classifier's guard: `gpu-npd parse` stopped with a traceback at the line, and the Xid after it was not read.
