@@ -412,9 +412,10 @@ _SETUP_GATE = re.compile("|".join((*_SETUP_WORDS, "map")))
 # XTuner's RL trainer names its rollout bar `rollout_controller for training samples:   9%|▉   | 12/128 [00:30<04:51,  2.51s/it]`
 # (read as steps 12, 35, ... 120 before): a bar naming a rollout counts what the rollout generates, never a training step
 _ROLLOUT_BARS = ("Processed prompts", "Generating Trajectories", "rollout", "Rollout")
-# The set-up words and the rollout names are read in the bar's own name, after the prefix Ray gives a line an actor
-# relays (`(RolloutManager pid=1805485) `, slime's): the actor's name says which process printed the bar, not what it
-# counts (a trainer's bar relayed by an actor named for rollouts or shards is still a training step).  A bar whose
+# The set-up words, the rollout names and the evaluation words (_EVAL_BAR) are read in the line's own words, after the
+# prefix Ray gives a line an actor relays (`(RolloutManager pid=1805485) `, slime's): the actor's name says which
+# process printed the bar, not what it counts (a trainer's bar relayed by an actor named for rollouts, shards or
+# evaluation is still a training step).  A bar whose
 # name was cut, nothing left of it but that prefix before its `%|` (SkyRL's generation bar as the driver relays it:
 # `(skyrl_entrypoint pid=8455) %|█         | 512/5120 [00:10<01:37, 47.35it/s]`): what it counts is unknown, so it
 # is no step either
@@ -528,14 +529,15 @@ def _one(line: str) -> Progress | None:
             continue
         groups = m.groupdict()
         start = m.start()
+        name = -1  # where the line's own words begin, after a Ray actor's prefix (-1: not looked for yet)
         if start and rule.trainer == "tqdm":
-            actor = _RAY_ACTOR.match(line)
-            name = actor.end() if actor else 0  # where the bar's own name begins
+            name = _own(line)
             if _may_hold(_SETUP_GATE, line, start) and _SETUP_BAR.search(line, name, start):
                 return None
-            if any(line.find(bar, name, start) >= 0 for bar in _ROLLOUT_BARS) or (actor and line.startswith("%|", name)):
+            if any(line.find(bar, name, start) >= 0 for bar in _ROLLOUT_BARS) or (name and line.startswith("%|", name)):
                 return Progress(None, trainer=rule.trainer, heartbeat=True)  # a rollout's bar: alive, no step
-        if ((start and _may_hold(_EVAL_GATE, line, start) and _EVAL_BAR.search(line, 0, start))
+        if ((start and _may_hold(_EVAL_GATE, line, start)
+             and _EVAL_BAR.search(line, name if name >= 0 else _own(line), start))
                 or groups.get("phase") not in (None, "train")):
             return Progress(None, trainer=rule.trainer, pause="evaluation", moved=False)
         count = groups.get("step") or groups.get("count")  # `count`: the step where the line names no better one
@@ -567,6 +569,13 @@ def _one(line: str) -> Progress | None:
     pause = _pause(line, 0) if not line.isascii() or _PAUSE_WORDS_ALONE.search(line.lower()) else ""
     timeout = _timeout(line, 0) if _TIMEOUT_WORD in line else None
     return Progress(None, trainer="", pause=pause, moved=False, timeout=timeout) if pause or timeout else None
+
+
+def _own(line: str) -> int:
+    """Where the line's own words begin: after the `(Name pid=N) ` prefix Ray gives a line an actor relays (_RAY_ACTOR),
+    else 0 (a prefix is never empty)."""
+    actor = _RAY_ACTOR.match(line)
+    return actor.end() if actor else 0
 
 
 def _may_hold(words: re.Pattern[str], line: str, end: int) -> bool:
