@@ -534,7 +534,7 @@ def _one(line: str) -> Progress | None:
         if start and rule.trainer == "tqdm":
             if _may_hold(_SETUP_GATE, line, start) and _SETUP_BAR.search(line, name, start):
                 return None
-            if any(line.find(bar, name, start) >= 0 for bar in _ROLLOUT_BARS) or (actor and line.startswith("%|", name)):
+            if any(line.find(bar, name, start) >= 0 for bar in _ROLLOUT_BARS) or (name and line.startswith("%|", name)):
                 return Progress(None, trainer=rule.trainer, heartbeat=True)  # a rollout's bar: alive, no step
         if ((start and _may_hold(_EVAL_GATE, line, start) and _EVAL_BAR.search(line, name, start))
                 or groups.get("phase") not in (None, "train")):

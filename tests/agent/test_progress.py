@@ -526,6 +526,25 @@ def test_a_ray_actors_name_is_not_its_bars_name():
     assert recognise(f"{actor} {sharding}") is None
 
 
+def test_an_actors_name_is_no_evaluation():
+    """The evaluation words (_EVAL_BAR) are read in the line's own words, not in the `(Name pid=N) ` prefix Ray gives a
+    line its actor relays, as the set-up words are: before, a trainer's bar relayed by an actor named for evaluation
+    was an announced evaluation (no step, and the pause allowance from it), as was verl's step line.  CONSTRUCTED:
+    SkyRL's real training bar (skyrl_yottalabs_step.log) and verl's real step line (verl_rldecision_ppo.log, its
+    `(TaskRunner pid=247607) ` prefix taken off) behind made-up actor names; an evaluation bar behind a prefix is still
+    one (Ultralytics' real validation bar, ultralytics_2023.log, behind slime's real prefix)."""
+    bar = next(x for x in lines("skyrl_yottalabs_step.log") if x.startswith("Training Batches Processed:"))
+    verl = lines("verl_rldecision_ppo.log")[3].partition(") ")[2]  # `step:1 - global_seqlen/min:159906 - ...`
+    for prefix in ("(EvalWorker pid=7)", "(ValidationActor pid=7, ip=10.0.0.1)", "\x1b[36m(evaluator pid=7)\x1b[0m"):
+        p = recognise(f"{prefix} {bar}")
+        assert (p.step, p.seconds, p.pause, p.moved) == (1, 1356.23, "", True), prefix
+        p = recognise(f"{prefix} {verl}")
+        assert (p.step, p.pause, p.moved) == (1, "", True), prefix
+    actor = lines("slime_1837_rollout_perf.log")[0].partition(" [")[0]  # `(RolloutManager pid=1805485)`
+    validation = next(x for x in lines("ultralytics_2023.log") if "mAP50-95): " in x)
+    assert recognise(f"{actor} {validation}").pause == "evaluation"
+
+
 def test_evaluation_and_setup_bars_are_no_training_progress():
     """REAL (sources.md): MMEngine's validation (`Epoch(val) [10][4000/4809]  eta: ...`, no loss: read as nothing before,
     so a 40-minute validation was silence) and Ultralytics' validation bar (`Class  Images ... mAP50-95): 100%|...|
