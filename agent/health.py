@@ -279,8 +279,11 @@ class HealthEngine:
             self.held[held] = self.held.get(held, 0) + 1
             change.held.append((f.xid, held))
             return None
-        if f.kind in _LIFECYCLE and self._clears(f):
-            return None
+        if f.kind in _LIFECYCLE:  # (the module's `_clears`, no method around it: every Xid is a lifecycle kind's)
+            cleared = _clears(f)
+            if cleared is not None:  # a lifecycle mark: it cleared what it clears and raises nothing
+                self._drop(cleared)
+                return None
         repeated = self._repeat_rows.get(f.kind)
         if repeated is not None and _matches(repeated[1], f):  # alone nothing; by several processes more
             if f.details.get("escalation") not in JOBS_ROWS:  # the table called it the job's: no GPU's repeat
@@ -404,15 +407,6 @@ class HealthEngine:
         return self.derive(Change())
 
     # ---- lifecycle -----------------------------------------------------------------------------
-
-    def _clears(self, f: Finding) -> bool:
-        """Lifecycle marks (their kind's `clears`): True when the finding was one and cleared what it clears (it
-        raises nothing)."""
-        cleared = _clears(f)
-        if cleared is None:
-            return False
-        self._drop(cleared)
-        return True
 
     def _drop(self, pred: Callable[[Problem], bool]) -> None:
         for pid in [p.id for p in self.problems.values() if pred(p)]:
