@@ -231,7 +231,7 @@ def _repeated(k, sep: str) -> str:
         return ""
     by = f", the same {' and '.join(r.by)}" if r.by else ""
     reason = code(r.reason.replace("<reason>", "<its reason>"))
-    return (f"{sep}`{r.condition}` {reason} when {cell(_match_text(dict(r.match)))} from {r.processes} processes "
+    return (f"{sep}`{r.condition}` {reason} when {cell(_match_text(dict(r.match)))} from {r.processes} {r.noun} "
             f"within {r.window_seconds:g} s{by} (alone: none; clear: expire)")
 
 
