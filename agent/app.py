@@ -163,6 +163,7 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     progress = _progress(cfg, metrics, clock) if pod_logs else None
     # the tracker's times are the monotonic clock's, which starts again at a boot: an earlier boot's pods are history
     saved_progress = state.get("progress", {}) if _same_boot(state, boot) else {}
+    devices = None
     if progress is not None:
         devices = _pod_devices(cfg, kube, metrics, pods, gpu, progress)
         if devices is not None:
@@ -173,7 +174,8 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     dropped(f"state file {store.path}", faults)  # each restore drops a bad entry alone: said once, however many
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
                         str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress, _peers(cfg),
-                        prefilter, kept={"progress": saved_progress} if progress is None else None)
+                        prefilter, kept={"progress": saved_progress} if progress is None else None,
+                        holds_gpus=devices.holds_gpus if devices is not None else None)
     for cache, owner in (("pid_pod", pods.pids), ("workload_jobs", workloads), ("decisions", pipeline.coalescer),
                          ("progress_pods", progress)):
         if owner is not None:
@@ -541,6 +543,7 @@ class Agent:
         # neither go nor are judged: what they wrote while the agent was down is not read yet)
         if source is None or source.caught_up:
             self.pipeline.judge_progress(set(source.pods) if source is not None else None)
+        self.pipeline.publish(self.pipeline.recheck_gpu_access())  # pods whose devices were unknown when read
         self.pipeline.publish(self.engine.tick())
         self.supervisor.refresh()
         self.supervisor.collect_counters()

@@ -452,7 +452,9 @@ class HealthEngine:
         if entry is None:
             entry = self._repeats[key] = _Sightings({}, seen)
         last, names = entry.last, entry.names
-        pid = f.pid if f.pid is not None else f"t{seen}"
+        pid = f.pid if row.distinct == "pid" else _field(f, row.distinct)  # one process (a workload: `distinct`)
+        if pid is None:
+            pid = f"t{seen}"
         alike = tuple(_field(f, name) for name in row.same_process) if row.same_process else None
         if alike is not None and pid not in last and None not in alike:
             # a thread of a process already seen (the kernel names the thread's id, the address its process's): that one
@@ -478,13 +480,16 @@ class HealthEngine:
         if n < need:
             return
         pids = [q for q in within if isinstance(q, int)]
-        said: dict[str, Any] = {"pids": pids}
-        note = f"{n} processes within {int(window)} s"
+        said: dict[str, Any] = {"pids": pids} if row.distinct == "pid" else {row.noun: list(within)}
+        note = f"{n} {row.noun} within {int(window)} s"
         if row.named is not None:
             named = list(dict.fromkeys(str(names[q][1]) for q in within if names.get(q, (None, None))[1]))
             said[row.named] = named
             note += f" in {', '.join(named)}" if named else ""
-        note += f": pids {', '.join(map(str, pids))}" if pids else ""
+        if row.distinct != "pid":
+            note += f": {', '.join(map(str, within))}"
+        elif pids:
+            note += f": pids {', '.join(map(str, pids))}"
         standing = self.problems.get(entry.problem) if entry.problem is not None else None
         if standing is not None:  # a storm adds to the problem it raised: no need to name it again
             standing.details = {**standing.details, **said}  # a new dict: snapshots share the old one

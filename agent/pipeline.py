@@ -15,7 +15,7 @@ one snapshot -> every sink.  Each stage returns its result to the next; none rea
 from __future__ import annotations
 
 import logging
-from collections import Counter
+from collections import Counter, deque
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable
 
@@ -31,7 +31,7 @@ from .metrics import Metrics
 from .podlookup import PodLookup
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
-from .workloads import WorkloadTracker, daemon_of
+from .workloads import ON_GPU_PODS, WorkloadTracker, daemon_of, job_of
 from .xidmerge import XidMerger
 
 if TYPE_CHECKING:  # types only: the tracker and the peer test load where they are built (agent/app.py)
@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # types only: the tracker and the peer test load where they a
     from .progress import ProgressTracker
 
 log = logging.getLogger("gpu_npd")
+UNSURE_SECONDS = 120.0  # a finding whose pod's devices are unknown waits this long for the kubelet's answer
+UNSURE_MAX = 256  # such findings held at once (oldest dropped: counted only)
 Batch = list[Record] | SampleBatch | CheckBatch | WorkloadFindings | NodeInfo
 
 
@@ -83,8 +85,13 @@ class Pipeline:
                  clock: Callable[[], float], guard: CounterGuard | None = None, cursors: dict | None = None,
                  check_severity: str = "error", expected_gpus: int = 0, progress: ProgressTracker | None = None,
                  peers: PeerOutliers | None = None, prefilter: Prefilter | None = None,
-                 kept: dict | None = None):
+                 kept: dict | None = None, holds_gpus: Callable[[PodRef, float], bool | None] | None = None):
         self.engine, self.judge, self.metrics, self.gpu = engine, judge, metrics, gpu
+        # whether a pod holds GPUs by the kubelet's word (agent/kube/poddevices.py `holds_gpus`; None: unknown), for the
+        # kinds that are the node's only in such a pod (parsers/kinds.py `pod_holds_gpus`), and those findings whose
+        # pod's devices were unknown, asked again each tick until UNSURE_SECONDS after they were read
+        self.holds_gpus = holds_gpus
+        self._unsure: deque[tuple[float, PodRef, Finding]] = deque(maxlen=UNSURE_MAX)
         if gpu.status == "starting":  # the kernel log's backlog is read before NVML names the GPUs (_name_xids)
             metrics.hold_xids()
         self.workloads, self.pods, self.sinks, self.clock = workloads, pods, sinks, clock
@@ -241,14 +248,20 @@ class Pipeline:
     def _pod_findings(self, batch: WorkloadFindings) -> Change:
         try:
             standing = self.workloads.standing(self.engine.problems.values())  # once: nothing changes it meanwhile
+            change = Change()
             for ref, f in _pod_events(batch.items):
                 annotate(f, self.gpu.gpu_map, self.known_gpus)
+                holds = self._holds_gpus(ref, f)
                 event = self.workloads.observe(ref, f, standing)
                 if event is not None:  # (None: an info finding, counted only)
                     self._events.append(event)
                     # a node daemon's own fault (the Event `observe` made is `_daemon_fault`'s): the node's finding
                     if daemon_of(ref, f) is not None:
                         self.metrics.count_finding(labels_of(f))
+                if holds:
+                    self.engine.decide(f, "pods", change)  # its kind's `repeated` row: the node's past N workloads
+                elif holds is None and f.kind in ON_GPU_PODS:
+                    self._unsure.append((self.clock(), ref, f))
             if self.progress is not None:
                 from .progress import Mark  # noqa: PLC0415 - loaded already with the tracker (agent/app.py)
 
@@ -259,7 +272,34 @@ class Pipeline:
         finally:
             if batch.done is not None:  # taken (a batch an internal error stops is skipped, not re-read)
                 batch.done()
-        return Change()
+        return self.engine.derive(change) if change else change
+
+    def _holds_gpus(self, ref: PodRef, f: Finding) -> bool | None:
+        """For a kind that is the node's only in a pod that holds GPUs (parsers/kinds.py `pod_holds_gpus`): whether
+        `ref` holds some (None: unknown; False for every other kind).  Where it does, `f` carries its pod's workload
+        (`workload`: namespace/job, what its kind's `repeated` row counts) and the Event says the node's runtime."""
+        if f.kind not in ON_GPU_PODS:
+            return False
+        at = f.timestamp.timestamp() if f.timestamp is not None else self.clock()
+        holds = self.holds_gpus(ref, at) if self.holds_gpus is not None else None
+        if holds:
+            f.details["workload"] = f"{ref.namespace}/{job_of(ref.pod)}"
+        return holds
+
+    def recheck_gpu_access(self) -> Change:
+        """The findings of `_holds_gpus` whose pod's devices were unknown when read, asked again (each tick): a pod
+        the kubelet now says holds GPUs has its Event and counts for the node; one it says holds none, or still
+        unknown UNSURE_SECONDS after, is dropped (counted only, as read)."""
+        change, now, unsure = Change(), self.clock(), self._unsure
+        for _ in range(len(unsure)):
+            since, ref, f = unsure.popleft()
+            holds = self._holds_gpus(ref, f)
+            if holds:
+                self._events.append(self.workloads.gpu_access(ref, f))
+                self.engine.decide(f, "pods", change)
+            elif holds is None and now - since < UNSURE_SECONDS:
+                unsure.append((since, ref, f))
+        return self.engine.derive(change) if change else change
 
     def judge_progress(self, live_uids: set[str] | None) -> None:
         """Every tick: pods silent past their allowance are suspected hung (their Events go with the next

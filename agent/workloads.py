@@ -26,6 +26,8 @@ from parsers.model import PodEvent, PodRef, Problem
 
 # finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
 EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
+# the kinds that are the node's fault only in a pod that holds GPUs (parsers/kinds.py `pod_holds_gpus`)
+ON_GPU_PODS = frozenset(k.name for k in KINDS if k.pod_holds_gpus)
 _ORDINAL = re.compile(r"(-(worker|master|launcher|rank))?-\d+$")
 
 
@@ -172,6 +174,8 @@ class WorkloadTracker:
         daemon = daemon_of(ref, f)
         if daemon is not None:
             return self._daemon_fault(ref, f, daemon)
+        if f.kind in ON_GPU_PODS:  # the node's only in a pod the kubelet says holds GPUs (agent/pipeline.py `_holds_gpus`)
+            return self.gpu_access(ref, f) if f.details.get("workload") else None  # else counted only
         # imported here: the job facts (the `triage` package) matter only once pod logs are read, which brings them
         # anyway (agent/sources/podlogs.py); an agent without pod logs never holds them (issue 24's idle footprint)
         from triage.facts import LIVE as JOB_FACTS, names_culprit, ray_task_words  # noqa: PLC0415
@@ -253,6 +257,23 @@ class WorkloadTracker:
                    f"(attribution: {f.attribution}), not this pod's own failure; the node's jobs failing after it are "
                    f"blamed on it. Recommended action: {f.action}. [container {ref.container}]{quoted(f.message)}")
         return PodEvent(ref, reason, message, "|".join((ref.namespace, job_of(ref.pod), reason, "daemon")))
+
+    def gpu_access(self, ref: PodRef, f: Finding) -> PodEvent:
+        """A pod that holds GPUs (the kubelet's word) found none or could not open the driver (parsers/kinds.py
+        `pod_holds_gpus`): the node's container runtime took its devices away, not the GPU (the host's NVML still
+        answers) and not the program.  One Event per job (its count raised on repeats); the node's problem is raised
+        by the kind's `repeated` row when pods of several workloads say it (agent/health.py)."""
+        row = KIND[f.kind]
+        said = f.details.get("driver_error") or row.wording
+        r = row.repeated
+        message = (f"The pod holds GPUs (the kubelet's PodResources) but its process could not use them ({said}): the "
+                   f"node's container runtime lost the pod's GPU devices (not the GPU: the node's NVML still answers "
+                   f"them). Recommended action: restart the pod. When it repeats on this node, check the NVIDIA "
+                   f"container toolkit's and the cgroup driver's configuration (a systemd daemon-reload with the "
+                   f"systemd cgroup driver removes the GPU devices from running containers); pods of {r.processes} "
+                   f"workloads within {int(r.window_seconds)} s raise {r.condition}. [container {ref.container}]"
+                   f"{quoted(f.message)}")
+        return PodEvent(ref, row.reason, message, "|".join((ref.namespace, job_of(ref.pod), row.reason, "gpus")))
 
     def observe_app_xid(self, ref: PodRef, f: Finding) -> PodEvent:
         """An application Xid whose pid maps into a pod: the pod gets the Event, the node nothing."""

@@ -117,6 +117,10 @@ class Repeated:
     same_process_seconds: float = 0.0
     named: str | None = None
     settings: str | None = None
+    # what counts as one source: "pid" (a process), or a detail the finding carries ("workload": the namespace and job
+    # of the pod that said it, agent/pipeline.py), counted in `noun` ("processes", "workloads")
+    distinct: str = "pid"
+    noun: str = "processes"
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +183,11 @@ class Kind:
     # a workload kind whose line is the job's own report of a fault of the node it ran on (its host's): it says which
     # node is broken, whatever the application did after (triage.attribute JOB_SEEN_NODE_FAULTS, cluster/evidence.py)
     reports_node_fault: bool = False
+    # a workload kind whose line is the node's fault only where the pod that printed it holds GPUs (the kubelet's
+    # PodResources answer): a pod given no GPU prints it on a healthy node. In a pod that holds some, the pod's Event
+    # names the node's container runtime and the kind's `repeated` row counts its workloads (agent/pipeline.py); in
+    # one that holds none, or whose devices are unknown, it is counted only
+    pod_holds_gpus: bool = False
 
     @property
     def correlated(self) -> bool:
@@ -347,6 +356,26 @@ TABLE: tuple[Kind, ...] = (
                             "failing, a CDI device unresolvable, no nvidia runtime handler)",
          category="infrastructure", named="GPU driver unusable ('{details.driver_error|}')",
          reports_node_fault=True),
+    # A container that holds GPUs and cannot see them, while the node's GPUs are fine: PyTorch's "RuntimeError: No CUDA
+    # GPUs are available" (cudaGetDeviceCount found none: CUDA_VISIBLE_DEVICES names no device the container has),
+    # "CUDA driver initialization failed, you might not have a CUDA gpu" (cuInit refused: the device nodes not
+    # openable), the NGC images' "WARNING: The NVIDIA Driver was not detected." (their entrypoint found no driver in
+    # the container). On a node whose systemd reloads its units with the systemd cgroup driver, the container's device
+    # cgroup is rewritten without the NVIDIA devices runc added (NVIDIA/nvidia-container-toolkit #48, #251; NVIDIA/
+    # nvidia-docker #1671): every GPU container started before the reload loses its GPUs, the host's NVML still
+    # answers. A pod given no GPU prints the same words on a healthy node, so offline (and in such a pod) the line is
+    # counted only (category None: no job's root); in a pod the kubelet says holds GPUs it is the node's container
+    # runtime: the pod's Event advises restarting it, and pods of two workloads within 10 minutes raise
+    # GPUDriverDegraded (the toolkit's or the cgroup driver's configuration: the daemon-reload issue).
+    Kind("gpu_access_lost", "GPUs not visible in the pod", None, "warning", "driver", "RESTART_APP",
+         "PodGPUAccessLost", workload=True, pod_holds_gpus=True,
+         doc="a pod's process found no GPU or could not open the driver (`No CUDA GPUs are available`, `CUDA driver "
+             "initialization failed, you might not have a CUDA gpu`, `The NVIDIA Driver was not detected`): in a pod "
+             "the kubelet says holds GPUs, the node's container runtime took them away (a systemd daemon-reload with "
+             "the systemd cgroup driver); pods of two workloads within 10 minutes raise GPUDriverDegraded; in a pod "
+             "without GPUs, or whose devices are unknown, counted only",
+         repeated=Repeated("GPUDriverDegraded", "PodGPUAccessLostRepeated", {}, (), 2, 600.0, action="CHECK_DRIVER",
+                           distinct="workload", noun="workloads")),
     # A process's own crash as the kernel reports it (a segfault, a general protection fault, an invalid opcode): the
     # program, not the node. Its library says whose code crashed (details "stack": driver for the GPU driver's user-space
     # libraries, libcuda / libnvidia-*: attribution driver; nccl, pytorch, else none: the application's). No condition

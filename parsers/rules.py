@@ -3047,6 +3047,19 @@ RULES: tuple[Rule, ...] = (
     _r("nvml_init_unknown", "driver_unusable", ["Failed to initialize NVML: Unknown Error",
                                                 "Failed to initialize NVML: ERROR_UNKNOWN"],
        r"(?P<driver_error>Failed to initialize NVML: (?:Unknown Error|ERROR_UNKNOWN))"),
+    # A process that finds no GPU or cannot open the driver inside its container (kind gpu_access_lost): PyTorch's
+    # "RuntimeError: No CUDA GPUs are available" (Grace9994/CoMoSVC #6; vllm-project/vllm #3019, a Kubernetes pod),
+    # "RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu." (ErlerPhilipp/points2surf #17)
+    # and its warning form "UserWarning: CUDA initialization: CUDA driver initialization failed, you might not have a
+    # CUDA gpu. (Triggered internally at ..)" (wenet-e2e/wenet #700), the NGC images' entrypoint's "WARNING: The NVIDIA
+    # Driver was not detected.  GPU functionality will not be available." (NVIDIA/nvidia-docker #1071). A container
+    # given no GPU prints them on a healthy node (a CPU pod importing torch, CUDA_VISIBLE_DEVICES naming none): the
+    # kind's finding is a warning with no job's root; the node's fault only in a pod that holds GPUs (the agent asks
+    # the kubelet: parsers/kinds.py `pod_holds_gpus`). Was nothing.
+    _r("gpu_access_lost", "gpu_access_lost", ["No CUDA GPUs are available", "you might not have a CUDA gpu",
+                                              "NVIDIA Driver was not detected"],
+       r"(?P<driver_error>No CUDA GPUs are available|CUDA driver initialization failed, you might not have a CUDA gpu|"
+       r"The NVIDIA Driver was not detected)"),
     # The NVIDIA kernel module failing to load where the driver is installed (the GPU Operator's driver container
     # nvidia-driver-ctr, nvidia-installer, a CoreOS driver container's insmod): the node's GPUs have no driver, no job
     # gets them (was: nothing). nvidia-installer's "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 LIST = "/v1.PodResourcesLister/List"
 GPU_RESOURCES = ("nvidia.com/gpu",)  # device-plugin resources whose device ids are GPU UUIDs
+KUBELET = "the kubelet"  # an `Owned`'s source where the kubelet's answer said it
 MAX_MESSAGE = 16 * 2**20  # a node with many pods answers in one message; the kubelet's own limit is 16 MiB
 
 
@@ -35,7 +36,7 @@ class Owned:
     (lower case); `source`: who said so ("the kubelet", "its compute processes")."""
     gpus: frozenset[str]
     rails: frozenset[str] = frozenset()
-    source: str = "the kubelet"
+    source: str = KUBELET
 
 
 def _gpu_id(device_id: str) -> str:

@@ -231,7 +231,7 @@ def _repeated(k, sep: str) -> str:
         return ""
     by = f", the same {' and '.join(r.by)}" if r.by else ""
     reason = code(r.reason.replace("<reason>", "<its reason>"))
-    return (f"{sep}`{r.condition}` {reason} when {cell(_match_text(dict(r.match)))} from {r.processes} processes "
+    return (f"{sep}`{r.condition}` {reason} when {cell(_match_text(dict(r.match)))} from {r.processes} {r.noun} "
             f"within {r.window_seconds:g} s{by} (alone: none; clear: expire)")
 
 
@@ -245,7 +245,9 @@ def _roles(k) -> str:
                                (k.teardown, "printed by a process group's teardown (no failure after the job's success)"),
                                (k.hang, "a collective or barrier that never completed"),
                                (k.timed_out, "a rank's own report of a collective that timed out"),
-                               (k.reports_node_fault, "the job's own report of a fault of its node"))
+                               (k.reports_node_fault, "the job's own report of a fault of its node"),
+                               (k.pod_holds_gpus, "the node's only in a pod the kubelet says holds GPUs (else counted "
+                                                  "only)"))
               if flag]
     if k.generic:
         said.append("a catch-all at " + " or ".join(k.generic) + ": a job fact about its line is read instead")

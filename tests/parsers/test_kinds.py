@@ -69,7 +69,8 @@ def test_each_row_is_complete_and_uses_the_vocabulary(row):
         assert set(c.ends) <= {"kind", "code"}  # fields of the problem it ends (agent/health.py)
     if row.repeated is not None:  # alone nothing; repeated by several processes a warning condition, never a taint
         r = row.repeated
-        assert not row.workload and r.condition in {c.type for c in CONDITIONS if not c.taint}
+        # (a workload kind only where its line is the node's in a pod that holds GPUs: its workloads counted)
+        assert (not row.workload or row.pod_holds_gpus) and r.condition in {c.type for c in CONDITIONS if not c.taint}
         assert set(r.match) <= set(MATCH_KEYS) - {"kind"} and r.processes >= 2 and r.window_seconds > 0
         assert CAMEL.match(r.reason.replace("<reason>", "")) and re.fullmatch(r"[A-Z][A-Z0-9_]*", r.action)
         assert r.settings is None or {f"{r.settings}_distinct_processes", f"{r.settings}_window_seconds"} <= \

@@ -1,0 +1,129 @@
+"""A pod that holds GPUs but cannot see them is the node's (parsers/kinds.py `gpu_access_lost`, `pod_holds_gpus`):
+in a pod the kubelet says holds GPUs, the pod's Event names the node's container runtime and pods of two workloads
+within the window raise GPUDriverDegraded; in a pod that holds none it is counted only; in one whose devices are unknown
+it waits for the kubelet's answer, then is either.  The lines are tests/fixtures/realworld/jobs-gpu-access-2026.yaml's
+(real, sources there); pods, UIDs and GPU UUIDs are synthetic."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from agent.app import build
+from agent.config import load
+from agent.kube.poddevices import PodDeviceCache
+from agent.kube.settings import KubeSettings
+from agent.podresources import PodDevices
+from parsers import parse_line
+from parsers.model import Boot, PodRef, WorkloadFindings
+
+NO_GPUS = "RuntimeError: No CUDA GPUs are available"  # Grace9994/CoMoSVC #6
+NO_INIT = "RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu."  # points2surf #17
+A = PodRef("team-a", "train-worker-0", "uid-a0", "main")
+A1 = PodRef("team-a", "train-worker-1", "uid-a1", "main")  # the same job as A
+B = PodRef("team-b", "serve-0", "uid-b0", "server")
+
+
+def make(tmp: Path, holds):
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp), "fallback_log_files": [],
+                              "fabricmanager_log": "", "imex_log": "", "nvml": "off", "mode": "off"})
+    agent = build(cfg, out=io.StringIO(), boot=Boot("this-boot", 1_000_000_000.0))
+    agent.pipeline.holds_gpus = holds
+    return agent
+
+
+def said(agent, *items):
+    snap = agent.pipeline.process(WorkloadFindings([(ref, parse_line(line)) for ref, line in items]))
+    return snap, [e for e in (snap.pod_events if snap is not None else ()) if e.reason == "PodGPUAccessLost"]
+
+
+def count(agent, ns):
+    return agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
+                                                  {"namespace": ns, "kind": "gpu_access_lost"}) or 0
+
+
+def degraded(agent):
+    return [p for p in agent.engine.problems.values() if p.reason == "PodGPUAccessLostRepeated"]
+
+
+def test_a_pod_holding_gpus_gets_the_event_with_the_advice_and_one_workload_alone_raises_nothing(tmp_path):
+    agent = make(tmp_path, lambda ref, at: True)
+    _, events = said(agent, (A, NO_GPUS), (A1, NO_INIT))  # two pods of one job: one workload
+    assert events and events[0].ref == A
+    msg = events[0].message
+    assert "holds GPUs" in msg and "restart the pod" in msg and "daemon-reload" in msg
+    assert "No CUDA GPUs are available" in msg
+    assert count(agent, "team-a") == 2
+    assert degraded(agent) == []  # one workload's words alone are the pod's
+
+
+def test_pods_of_two_workloads_saying_it_raise_the_nodes_problem(tmp_path):
+    agent = make(tmp_path, lambda ref, at: True)
+    said(agent, (A, NO_GPUS))
+    snap, events = said(agent, (B, NO_INIT))
+    assert [e.ref for e in events] == [B]
+    [p] = degraded(agent)
+    assert p.severity == "warning" and p.action == "CHECK_DRIVER"
+    assert set(p.details["workloads"]) == {"team-a/train", "team-b/serve"}
+    assert agent.engine.conditions["GPUDriverDegraded"].status
+
+
+def test_a_pod_without_gpus_saying_it_stays_silent(tmp_path):
+    agent = make(tmp_path, lambda ref, at: False)
+    _, events = said(agent, (A, NO_GPUS), (B, NO_INIT))
+    assert events == [] and degraded(agent) == []
+    assert count(agent, "team-a") == 1 and count(agent, "team-b") == 1  # counted only
+    assert agent.pipeline._unsure == type(agent.pipeline._unsure)(maxlen=agent.pipeline._unsure.maxlen)
+
+
+def test_unknown_devices_wait_for_the_kubelets_answer(tmp_path):
+    answer = {}
+    agent = make(tmp_path, lambda ref, at: answer.get(ref.namespace))
+    _, events = said(agent, (A, NO_GPUS), (B, NO_GPUS))
+    assert events == [] and len(agent.pipeline._unsure) == 2  # unknown: held, no Event yet
+    answer.update({"team-a": True, "team-b": False})  # the kubelet answers
+    snap = agent.pipeline.publish(agent.pipeline.recheck_gpu_access())
+    assert [e.ref for e in snap.pod_events if e.reason == "PodGPUAccessLost"] == [A]
+    assert len(agent.pipeline._unsure) == 0 and degraded(agent) == []
+
+
+def test_unknown_devices_are_dropped_when_no_answer_comes(tmp_path):
+    agent = make(tmp_path, lambda ref, at: None)  # no kubelet (no socket, no cache)
+    said(agent, (A, NO_GPUS))
+    agent.pipeline._unsure[0] = (agent.pipeline._unsure[0][0] - 10_000, *agent.pipeline._unsure[0][1:])
+    assert agent.pipeline.publish(agent.pipeline.recheck_gpu_access()) is None
+    assert len(agent.pipeline._unsure) == 0 and count(agent, "team-a") == 1
+
+
+def test_the_cache_says_holds_only_by_the_kubelets_word():
+    wall = [1000.0]
+    pods = [PodDevices("team-a", "train-worker-0", frozenset({"gpu-aaaa"}), frozenset())]
+    cache = PodDeviceCache(None, "n", KubeSettings(), 60.0, lister=lambda: pods, wall=lambda: wall[0])
+    assert cache.holds_gpus(A, 999.0) is None  # nothing asked yet
+    cache.refresh()
+    assert cache.holds_gpus(A, 1001.0) is True  # named: holds GPUs, whenever its line
+    assert cache.holds_gpus(B, 999.0) is False  # an answer after its line does not name it: none
+    assert cache.holds_gpus(B, 1001.0) is None  # a line after the answer: the pod may be newer than it
+
+    def down():
+        raise FileNotFoundError("no PodResources socket")
+    fallback = PodDeviceCache(None, "n", KubeSettings(), 60.0, lister=down,
+                              fallback=lambda: {("team-a", "train-worker-0"): cache(A).__class__(
+                                  frozenset({"0000:18:00"}), source="its compute processes")})
+    fallback.refresh()
+    # a compute process's pod is no proof either way: the pod that cannot see its GPUs runs none
+    assert fallback.holds_gpus(A, 0.0) is None and fallback.holds_gpus(B, 0.0) is None
+
+
+def test_a_miss_asks_the_kubelet_even_while_no_pod_is_tracked():
+    import threading
+
+    asked = threading.Event()
+    cache = PodDeviceCache(None, "n", KubeSettings(), 3600.0, lister=lambda: asked.set() or [],
+                           wanted=lambda: False)
+    cache.start()
+    try:
+        assert cache(A) is None  # a miss wakes the thread
+        assert asked.wait(5)
+    finally:
+        cache.close()
