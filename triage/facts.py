@@ -263,7 +263,8 @@ POD_ENDS: dict[str, PodEnd] = {
 }
 # status.reason "Out<resource>": the kubelet's admission found the node short of an extended resource
 # ("OutOfnvidia.com/gpu")
-OUT_OF = re.compile(r"^Out[Oo]f[a-z0-9][\w.\-]*/[\w.\-]+$")
+OUT_OF_WORD = r"Out[Oo]f[a-z0-9][\w.\-]*/[\w.\-]+"  # as it stands in kubectl's text (the k8s_ended row)
+OUT_OF = re.compile(rf"^{OUT_OF_WORD}$")
 
 
 def pod_end(reason: str | None, taints: tuple[str, ...] = ()) -> str | None:
@@ -637,13 +638,15 @@ FACTS: tuple[Fact, ...] = (
                                   "longer than the specified deadline", "longer than specified deadline",
                                   "Shutdown", "Terminated", "ErrImagePull", "ImagePullBackOff", "SPOT_ITN",
                                   "SpotInterruptionKind", "spot_interrupted", "Spot interruption warning was triggered",
-                                  "Preempt Scheduled: ", "compute.instances.preempted"],
+                                  "Preempt Scheduled: ", "compute.instances.preempted", "OutOf", "Outof"],
        r"\b(?P<why>OOMKilled|PreemptionBy(?:Kube)?Scheduler|DeletionByTaintManager|"
        r"EvictionByEvictionAPI|DeletionByPodGC|TerminationByKubelet|NodeLost|UnexpectedAdmissionError)\b|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:Normal|Warning))\s+\"?(?P<why2>Evicted|Preempted|DeadlineExceeded|"
-       r"NodeShutdown|Shutdown|ErrImagePull|ImagePullBackOff)\b|"
-       r"\s\d+/\d+\s+(?P<why3>Evicted|Preempted|DeadlineExceeded|NodeShutdown|Shutdown|Terminated|ErrImagePull|"
-       r"ImagePullBackOff)\s+\d|"
+       r"NodeShutdown|Shutdown|ErrImagePull|ImagePullBackOff|" + OUT_OF_WORD + r")\b|"
+       r"(?:^(?:(?P<rns>[a-z0-9][-a-z0-9]{0,62})\s+)?(?:pod/)?(?P<rpod>[a-z0-9][-a-z0-9.]{0,252})\s+|\s)"
+       r"\d+/\d+\s+(?P<why3>Evicted|Preempted|DeadlineExceeded|NodeShutdown|Shutdown|Terminated|ErrImagePull|"
+       r"ImagePullBackOff|" + OUT_OF_WORD + r")\s+\d+(?:\s+\d+[smhdy]\w*\s+(?:<none>|[0-9a-fA-F.:]+)\s+"
+       r"(?P<rnode>[a-z0-9][-a-z0-9.]{0,252})(?=\s|$))?|"
        r"(?:\bpod/(?P<epod>[a-z0-9][-a-z0-9.]{0,252})\s+)?\bError: (?P<pull>ErrImagePull|ImagePullBackOff)\b|"
        r"(?P<spot>\"Kind\":\"SPOT_ITN\".{0,400}?\"NodeName\":\"(?P<host>[^\"\s]+)\"|"
        r"\"messageKind\":\s?\"(?:SpotInterruptionKind|spot_interrupted)\".{0,400}?\"[Nn]ode\":\s?(?:\{\"name\":\s?)?"
@@ -1075,6 +1078,10 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             g["pod"] = g.pop("kpod")
         if "epod" in g:  # the Event's object column, "pod/<name>"
             g["pod"] = g.pop("epod")
+        if "rpod" in g:  # `kubectl get pods`' row: its NAME (after NAMESPACE with -A) and -o wide's NODE
+            g["pod"] = f"{g.pop('rns')}/{g.pop('rpod')}" if "rns" in g else g.pop("rpod")
+        if "rnode" in g:
+            g["host"] = g.pop("rnode")
         if "pull" in g:  # the kubelet's Event message "Error: ErrImagePull"
             g["why"] = g.pop("pull")
         reason = "SpotInterruption" if g.pop("spot", None) else \
@@ -1082,9 +1089,9 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             "Terminated" if g.pop("shutdown", None) else \
             "UnexpectedAdmissionError" if g.pop("admission", None) else \
             "DeadlineExceeded" if g.pop("deadline", None) else g.get("why", "")
-        end = POD_ENDS.get(reason)
-        if end is not None:
-            g.update(why=end.why, pod_end=reason)
+        key = pod_end(reason)  # "OutOfnvidia.com/gpu": the kubelet's admission short of a device (OutOfDevices)
+        if key is not None:
+            g.update(why=POD_ENDS[key].why, pod_end=key, **({"pod_reason": reason} if key != reason else {}))
     if reporter_only(fact, g) and "host" in g:  # the line's host reported it (REPORTER_ONLY)
         g["reporter_host"] = g.pop("host")
     if fact.name in ("srun_task", "srun_task_state", "srun_task_launch"):

@@ -408,7 +408,10 @@ def opening(first: str, lines: Iterator[str]) -> tuple[list[str], str | None]:
 
 
 def read_table(lines: Iterable[str], file: str | None = None) -> list[Evidence]:
-    """kubectl's wide table of pods or nodes (header first) as located addresses; rows it cannot read are skipped."""
+    """kubectl's wide table of pods or nodes (header first) as located addresses, and a pod row whose STATUS is a
+    reason Kubernetes ended it by (POD_ENDS: Evicted, Shutdown, UnexpectedAdmissionError, OutOfnvidia.com/gpu,
+    ErrImagePull, ..) that pod's end, as its object's status.reason is (pod_ended: its NODE, NAMESPACE/NAME; the row the
+    evidence's line); rows it cannot read are skipped."""
     it = iter(lines)
     header = next(it, "").rstrip("\r\n")
     kind = kind_of(header)
@@ -428,10 +431,10 @@ def read_table(lines: Iterable[str], file: str | None = None) -> list[Evidence]:
         split = row.split()
         if not _IP.match(cells.get("IP" if kind == "pods" else "INTERNAL-IP", "")) and len(split) == len(names):
             cells = dict(zip(names, split))  # not aligned (a copy that lost kubectl's padding): one word a cell
-        rows.append((n, cells))
+        rows.append((n, cells, row))
     out = []
     if kind == "nodes":
-        for n, cells in rows:
+        for n, cells, _ in rows:
             node = cells.get("NAME", "")
             for col in ("INTERNAL-IP", "EXTERNAL-IP"):
                 ip = cells.get(col, "")
@@ -439,12 +442,16 @@ def read_table(lines: Iterable[str], file: str | None = None) -> list[Evidence]:
                     out.append(located(ip, node, None, file, n))
         return out
     seen: dict[str, list] = {}
-    for n, cells in rows:
-        ip, node, name = cells.get("IP", ""), cells.get("NODE", ""), cells.get("NAME", "")
+    for n, cells, row in rows:
+        ip, node, name = cells.get("IP", ""), cells.get("NODE", ""), cells.get("NAME", "").removeprefix("pod/")
         if not node or node == "<none>" or not name:
             continue
         ns = cells.get("NAMESPACE", "")
         pod = f"{ns}/{name}" if ns else name
+        if pod_end(cells.get("STATUS")) is not None:  # `kubectl get pods,nodes`' NAME is "pod/<name>"
+            obj = {"metadata": {"name": name, **({"namespace": ns} if ns else {})}, "spec": {"nodeName": node},
+                   "status": {"reason": cells["STATUS"]}}
+            out.extend(e.with_context(line=n, text=row[:TEXT_MAX]) for e in pod_ended(obj, file=file))
         out.append(located(name, node, pod, file, n))  # the pod's hostname: its name
         if _IP.match(ip):
             seen.setdefault(ip, []).append((n, node, pod))

@@ -39,6 +39,12 @@ TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its ex
 # container runtime's hook refusing the pod its GPUs is that node's fault). Other files' lines are untouched.
 _DESCRIBE_NAME, _DESCRIBE_NAMESPACE, _DESCRIBE_NODE = "Name:", "Namespace:", re.compile(r"Node:\s+([^\s/]+)(?:/\S*)?\s*$")
 DESCRIBE_HEADER_LINES = 40  # lines after "Name:" its "Node:" may come
+# the scheduler's Scheduled Event as describe's Events table prints it (no object column: one pod's rows), its
+# "Successfully assigned <namespace>/<pod> to <node>" the pod's node as "Node:" is (an Events table pasted without its
+# header, NVIDIA/gpu-operator #549); `kubectl get events`' rows (the object column "pod/<name>", rows of many pods) are
+# not one pod's
+_DESCRIBE_SCHEDULED = re.compile(r"\s*Normal\s+Scheduled\s+\S+(?: \(x\d+ over \S+\))?\s+[\w.\-]+\s+"
+                                 r"Successfully assigned ([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*) to ([^\s/]+)\s*$")
 # torchrun's ChildFailedError summary: "[0]:" opens a failure, "  rank      : 3 (local_rank: 3)" fields follow (flush left
 # where a log collector stripped the indentation: CloudWatch, pytorch/pytorch #69520)
 # envelopes whose stamp prints no year (BSD syslog, klog's "I0809 13:32:51.873532"): detect gives them 1900 when the
@@ -569,6 +575,8 @@ class FileReader:
                 origin, key = known
                 if not fields and rest[:1] == "N" and rest.startswith(("Name:", "Namespace:", "Node:")):
                     self._describe(rest, n + i + 1)
+                if not fields and "Successfully assigned " in rest:
+                    self._scheduled(rest)
                 if self._pod_node is not None and not fields:  # a described pod's line: its node's
                     origin = replace(origin, host=self._pod_node)
                     key = (origin.host, *key[1:])
@@ -630,6 +638,12 @@ class FileReader:
                 n - self._described[0] <= DESCRIBE_HEADER_LINES and not placeholder(m.group(1)):
             self._pod_node = m.group(1)
             self._described = None
+
+    def _scheduled(self, line: str) -> None:
+        """A describe Events table's Scheduled row (_DESCRIBE_SCHEDULED): the pod and the node its lines are."""
+        m = _DESCRIBE_SCHEDULED.match(line)
+        if m is not None and not placeholder(m.group(3)):
+            self._pod, self._pod_node, self._described = (m.group(2), m.group(1)), m.group(3), None
 
     def _continued(self, fields: tuple, rest: str, n: int) -> tuple:
         """The writer of line `n` when it continues the record a prefixed line opened with a traceback ending its

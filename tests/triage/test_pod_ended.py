@@ -19,7 +19,7 @@ from parsers import Classifier
 from triage import Evidence, attribute
 from triage.clock import Clock
 from triage.facts import POD_ENDS, pod_end
-from triage.inventory import read_objects
+from triage.inventory import read_inventory, read_objects
 from triage.read import read_lines
 
 ENDED = Path(__file__).resolve().parent.parent / "fixtures" / "pods" / "ended"
@@ -480,6 +480,71 @@ def test_kueues_preemption_message_alone_is_the_schedulers(line):
     """Kueue's eviction message where no "Reason: Preempted" stands beside it (the job's own Events): a preemption."""
     [e] = ended(line)
     assert (e.details["pod_end"], e.details["why"]) == ("Preempted", "PREEMPTION")
+
+
+# ---- a pod the kubelet refused at admission, short of a device: "OutOf<resource>" --------------------------------
+
+OUT_OF_GPU = Path(__file__).resolve().parent.parent / "fixtures" / "incidents" / "gke-accelerators-100-out-of-gpu"
+
+
+def test_get_pods_row_out_of_gpu_names_its_node_and_pod():
+    """`kubectl get pods -o wide | grep replicaset` (GoogleCloudPlatform/container-engine-accelerators #100, the
+    incident's source.md): the replica whose STATUS is OutOfnvidia.com/gpu, refused at admission by the restarted
+    node's kubelet before its device plugin registered the GPUs again, is OutOfDevices on the row's NODE, the pod its
+    NAME; the Running rows nothing.  Was: nothing read (the column's reasons listed word by word, no OutOf<resource>)."""
+    path = OUT_OF_GPU / "logs" / "pods.txt"
+    found = [e for e in read_lines(path.read_text().splitlines(True), str(path), Clock()) if e.kind == "job_ended"]
+    assert [(e.details["pod_end"], e.details["pod_reason"], e.host, e.details["pod"], e.line) for e in found] == [
+        ("OutOfDevices", "OutOfnvidia.com/gpu", "controller-2.k8s.ml.prod.srcd.host", "gpu-replicaset-bxbc2", 2)]
+
+
+@pytest.mark.parametrize("line, host, pod", [
+    # constructed from pkg/kubelet/lifecycle/predicate.go (reason "OutOf" + the resource's name, message "Node didn't
+    # have enough resource: ..") and pkg/kubelet/kubelet.go rejectPod (the same reason as a Warning Event), as describe,
+    # -o yaml, kubectl get events and get pods -A print them
+    ("Reason:         OutOfnvidia.com/gpu", None, None),
+    ('  reason: OutOfnvidia.com/gpu', None, None),
+    ("  Warning  OutOfnvidia.com/gpu  2m    kubelet  Node didn't have enough resource: nvidia.com/gpu, requested: 8, "
+     "used: 0, capacity: 7", None, None),
+    ("train   llama-worker-3   0/1     OutOfnvidia.com/gpu   0          2h    <none>   gpu-node-7   <none>",
+     "gpu-node-7", "train/llama-worker-3"),
+    ("llama-worker-3   0/1     OutOfnvidia.com/gpu   0          2h", None, "llama-worker-3"),
+])
+def test_every_form_of_an_out_of_device_admission(line, host, pod):
+    [e] = ended(line)
+    assert (e.details["pod_end"], e.details["why"], e.host, e.details.get("pod")) == (
+        "OutOfDevices", "OUT OF DEVICES", host, pod)
+
+
+@pytest.mark.parametrize("line", [
+    # REAL: https://github.com/NVIDIA/k8s-device-plugin/issues/25 (the scheduler found no node with a free GPU: a pod
+    # still pending, no node refused it)
+    "Message: 0/5 nodes are available: 5 Insufficient nvidia.com/gpu.",
+    # REAL: https://github.com/modelscope/FunASR/issues/2006 (the funasr-2006-oom incident: "OutOf" in a CUDA error)
+    "[rank2]: torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 336.00 MiB. GPU  has a total "
+    "capacity of 79.15 GiB of which 141.25 MiB is free.",
+])
+def test_insufficient_gpus_and_out_of_memory_are_no_pod_kubernetes_ended(line):
+    assert ended(line) == []
+
+
+@pytest.mark.parametrize("name, rows", [
+    ("get-pods-evicted.txt", [("Evicted", "k8s1", "influxdb-influxdb-75956dbd88-9rqsv", 2),
+                              ("Evicted", "k8s1", "influxdb-influxdb-75956dbd88-gfnzs", 4)]),
+    ("get-pods-node-shutdown.txt", [("Shutdown", "yp-test2-worker-0dd0512820d9",
+                                     "shutdown-test-deploy-69cff7d9b7-bvzj9", 4),
+                                    ("Shutdown", "yp-test2-worker-0dd0512820d9",
+                                     "shutdown-test-deploy-69cff7d9b7-gncbf", 5)]),
+])
+def test_a_get_pods_table_beside_the_logs_reads_its_status_column(name, rows):
+    """`kubectl get pods -o wide > pods.txt` (header first) is read as the cluster's inventory (read_inventory, as
+    `gpu-npd triage` reads it): its addresses, and each row whose STATUS is a pod end that pod's end, its NODE and
+    NAME (`get pods,nodes`' "pod/" taken off), the row its line.  Was: the addresses alone, no incident."""
+    lines = (ENDED / name).read_text().splitlines(True)
+    found, taken = read_inventory(iter(lines[1:]), lines[0], name)
+    assert taken == []
+    assert [(e.details["pod_end"], e.host, e.details["pod"], e.line) for e in found if e.kind == "job_ended"] == rows
+    assert all(e.text.startswith(("pod/", "influxdb")) for e in found if e.kind == "job_ended")
 
 
 # ---- the cloud reclaiming a spot / preemptible node ------------------------------------------------------------

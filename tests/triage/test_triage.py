@@ -2620,6 +2620,39 @@ def test_the_runtime_hooks_name_is_no_host_and_a_description_names_its_own_node_
     assert [(e.kind, e.host) for e in ev] == [("driver_unusable", None)]
 
 
+# REAL: https://github.com/NVIDIA/gpu-operator/issues/549 (`kubectl describe po` of an operator pod, its Events table
+# pasted without the description's header): the scheduler placed it on the node, whose containerd then had no "nvidia"
+# runtime
+EVENTS_549 = [
+    "Events:",
+    "  Type     Reason                  Age                   From               Message",
+    "  ----     ------                  ----                  ----               -------",
+    "  Normal   Scheduled               24m                   default-scheduler  Successfully assigned gpu-operator/"
+    "nvidia-dcgm-exporter-bpvks to ip-172-20-45-35.eu-west-1.compute.internal",
+    "  Warning  FailedCreatePodSandBox  22m                   kubelet            Failed to create pod sandbox: rpc error: "
+    "code = Unavailable desc = connection error: desc = \"transport: Error while dialing dial unix "
+    "/run/containerd/containerd.sock: connect: connection refused\"",
+    "  Warning  FailedCreatePodSandBox  4m43s (x93 over 24m)  kubelet            Failed to create pod sandbox: rpc error: "
+    "code = Unknown desc = failed to get sandbox runtime: no runtime for \"nvidia\" is configured",
+]
+
+
+def test_a_described_pods_events_without_its_header_name_its_node_by_the_scheduled_row():
+    """The scheduler's Scheduled row ("Successfully assigned <ns>/<pod> to <node>") names the node of the Events
+    after it, as "Node:" does: the runtime with no "nvidia" runtime is that node's (infrastructure, host named). Was:
+    no single node.  `kubectl get events`' rows (an AGE first, the object column "pod/<name>": many pods' rows) name
+    none (constructed from kubectl's layout of the same Event)."""
+    ev = [e for e in read_lines(EVENTS_549, "pods.txt", Clock(), year=2022) if e.kind == "driver_unusable"]
+    assert [e.host for e in ev] == ["ip-172-20-45-35.eu-west-1.compute.internal"]
+    rows = ["24m         Normal    Scheduled                pod/nvidia-dcgm-exporter-bpvks   Successfully assigned "
+            "gpu-operator/nvidia-dcgm-exporter-bpvks to ip-172-20-45-35.eu-west-1.compute.internal",
+            "4m43s       Warning   FailedCreatePodSandBox   pod/gpu-feature-discovery-bptk4  Failed to create pod "
+            "sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for \"nvidia\" is "
+            "configured"]
+    ev = [e for e in read_lines(rows, "events.txt", Clock(), year=2022) if e.kind == "driver_unusable"]
+    assert [e.host for e in ev] == [None]
+
+
 def test_a_driver_the_job_cannot_use_on_two_nodes_is_an_incident_each():
     """SYNTHETIC around real lines: Fabric Manager not running on node-c (CUDA 802) and a version mismatch on node-d:
     one incident per node, both infrastructure."""
