@@ -208,7 +208,7 @@ def test_through_the_process_a_distinct_flood_stays_within_its_memory_ceiling(tm
                    for b in range(256)) == 40_000
     finally:
         a.stop()
-    assert rss < 64 * 2**20, rss
+    assert rss - a.idle_rss < 28 * 2**20, (a.idle_rss, rss)  # (64 MiB as the image runs: ~35 idle)
 
 
 def test_pod_findings_are_weighed_by_what_they_hold():
