@@ -193,3 +193,16 @@ def test_a_host_line_and_other_driver_errors_are_not_taken():
         f = parse_line(line)
         assert f.kind == "driver_unusable" and taken_by(f.kind, f.details.get("driver_error")) is None, line
     assert taken_by("cuda_error", NVML_UNKNOWN) is None and taken_by("driver_unusable", None) is None
+
+
+def test_the_cluster_reads_the_taken_finding_as_offline_does(tmp_path):
+    """`gpu-npd cluster` re-reads the PodGPUAccessLost Event's quoted line: driver_unusable, a fault of the pod's node,
+    as offline triage reads the same line (docs/triage.md): the verdict names the same node either way."""
+    from cluster.evidence import Reader
+    from triage.attribute import is_node_fault
+
+    agent = host(make(tmp_path, lambda ref, at: True))
+    [e] = agent.pipeline.process(WorkloadFindings([(A, parse_line(NVML_UNKNOWN))])).pod_events
+    ev = {"reason": e.reason, "message": e.message, "source": {"host": "node-a"},
+          "firstTimestamp": "2026-01-01T00:00:00Z", "involvedObject": {"name": A.pod}}
+    assert [(x.kind, x.host, is_node_fault(x)) for x in Reader().pod_event(ev)] == [("driver_unusable", "node-a", True)]
