@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable
 
 from parsers import Classifier, Finding, Prefilter, amends, from_kernel, keyword_prefilter
+from parsers.kinds import BY_NAME as KIND, taken_by
 from parsers.model import (Boot, Change, CheckBatch, NodeInfo, PodEvent, PodRef, Record, SampleBatch, Snapshot,
                            WorkloadFindings)
 
@@ -29,6 +30,7 @@ from .gpu.collector import GpuCollector, annotate
 from .health import HealthEngine
 from .metrics import Metrics
 from .podlookup import PodLookup
+from .podresources import KUBELET, Owned
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
 from .workloads import ON_GPU_PODS, WorkloadTracker, daemon_of, job_of
@@ -85,12 +87,14 @@ class Pipeline:
                  clock: Callable[[], float], guard: CounterGuard | None = None, cursors: dict | None = None,
                  check_severity: str = "error", expected_gpus: int = 0, progress: ProgressTracker | None = None,
                  peers: PeerOutliers | None = None, prefilter: Prefilter | None = None,
-                 kept: dict | None = None, holds_gpus: Callable[[PodRef, float], bool | None] | None = None):
+                 kept: dict | None = None, holds_gpus: Callable[[PodRef, float], bool | None] | None = None,
+                 pod_devices: Callable[[PodRef], Owned | None] | None = None):
         self.engine, self.judge, self.metrics, self.gpu = engine, judge, metrics, gpu
         # whether a pod holds GPUs by the kubelet's word (agent/kube/poddevices.py `holds_gpus`; None: unknown), for the
         # kinds that are the node's only in such a pod (parsers/kinds.py `pod_holds_gpus`), and those findings whose
         # pod's devices were unknown, asked again each tick until UNSURE_SECONDS after they were read
         self.holds_gpus = holds_gpus
+        self.pod_devices = pod_devices  # a pod's devices as last known (agent/kube/poddevices.py; `_host_answers`)
         self._unsure: deque[tuple[float, PodRef, Finding]] = deque(maxlen=UNSURE_MAX)
         if gpu.status == "starting":  # the kernel log's backlog is read before NVML names the GPUs (_name_xids)
             metrics.hold_xids()
@@ -278,13 +282,29 @@ class Pipeline:
         """For a kind that is the node's only in a pod that holds GPUs (parsers/kinds.py `pod_holds_gpus`): whether
         `ref` holds some (None: unknown; False for every other kind).  Where it does, `f` carries its pod's workload
         (`workload`: namespace/job, what its kind's `repeated` row counts) and the Event says the node's runtime."""
-        if f.kind not in ON_GPU_PODS:
+        taker = taken_by(f.kind, f.details.get("driver_error"))
+        if f.kind not in ON_GPU_PODS and taker is None:
             return False
         at = f.timestamp.timestamp() if f.timestamp is not None else self.clock()
         holds = self.holds_gpus(ref, at) if self.holds_gpus is not None else None
+        if taker is not None:  # another kind's words (parsers/kinds.py `takes`: NVML's "Failed to initialize NVML:
+            # Unknown Error" in the container): the pod's lost access only where it holds GPUs and the host's NVML
+            # answers for each of them; else (unknown included: not held) its own kind's, the node's driver
+            if not holds or not self._host_answers(ref):
+                return False
+            row = KIND[taker]
+            f.kind, f.severity, f.attribution, f.action = row.name, row.severity, row.attribution, row.action
         if holds:
             f.details["workload"] = f"{ref.namespace}/{job_of(ref.pod)}"
         return holds
+
+    def _host_answers(self, ref: PodRef) -> bool:
+        """Whether the agent's own NVML answers for every GPU the kubelet says `ref` holds (the inventory's map: GPUs
+        read by their UUID); False while NVML is off, starting or failing, or the pod's GPUs are unknown."""
+        owned = self.pod_devices(ref) if self.pod_devices is not None else None
+        if owned is None or owned.source != KUBELET or not owned.gpus or self.gpu.status != "ok":
+            return False
+        return owned.gpus <= set().union(*self.gpu.gpu_map.aliases.values())
 
     def recheck_gpu_access(self) -> Change:
         """The findings of `_holds_gpus` whose pod's devices were unknown when read, asked again (each tick): a pod

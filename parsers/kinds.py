@@ -188,6 +188,12 @@ class Kind:
     # names the node's container runtime and the kind's `repeated` row counts its workloads (agent/pipeline.py); in
     # one that holds none, or whose devices are unknown, it is counted only
     pod_holds_gpus: bool = False
+    # a `pod_holds_gpus` kind's reading of another kind's findings: (that kind, the start of its `details.driver_error`).
+    # In the log of a pod the kubelet says holds GPUs, while the agent's own NVML on the host answers for each of them,
+    # such a finding is this kind's (the container lost its devices, the node's driver is fine: agent/pipeline.py
+    # `_holds_gpus`); on the host, in a pod without GPUs or whose devices are unknown, while the host's NVML fails (or
+    # is off), and offline (no host NVML to ask), it stays the other kind's
+    takes: tuple[tuple[str, str], ...] = ()
 
     @property
     def correlated(self) -> bool:
@@ -369,6 +375,10 @@ TABLE: tuple[Kind, ...] = (
     # GPUDriverDegraded (the toolkit's or the cgroup driver's configuration: the daemon-reload issue).
     Kind("gpu_access_lost", "GPUs not visible in the pod", None, "warning", "driver", "RESTART_APP",
          "PodGPUAccessLost", workload=True, pod_holds_gpus=True,
+         # NVML's and nvidia-smi's words in such a container (NVIDIA/nvidia-docker #1671, NVIDIA/nvidia-container-
+         # toolkit #48, #251: `nvidia-smi` in the container fails, the host's lists its GPUs)
+         takes=(("driver_unusable", "Failed to initialize NVML: Unknown Error"),
+                ("driver_unusable", "NVIDIA-SMI has failed because it couldn")),
          doc="a pod's process found no GPU or could not open the driver (`No CUDA GPUs are available`, `CUDA driver "
              "initialization failed, you might not have a CUDA gpu`, `The NVIDIA Driver was not detected`): in a pod "
              "the kubelet says holds GPUs, the node's container runtime took them away (a systemd daemon-reload with "
@@ -570,6 +580,15 @@ TABLE: tuple[Kind, ...] = (
 
 BY_NAME: Mapping[str, Kind] = MappingProxyType({k.name: k for k in TABLE})
 assert len(BY_NAME) == len(TABLE), "a kind declared twice"
+# (kind, a start of its `driver_error`) -> the `pod_holds_gpus` kind that takes such a finding (`Kind.takes`)
+_TAKEN: Mapping[tuple[str, str], str] = MappingProxyType({t: k.name for k in TABLE for t in k.takes})
+
+
+def taken_by(kind: str, driver_error: object) -> str | None:
+    """The kind that takes a finding of `kind` saying `driver_error` in a pod that holds GPUs (`Kind.takes`), or None."""
+    if not _TAKEN or not isinstance(driver_error, str):
+        return None
+    return next((name for (of, start), name in _TAKEN.items() if of == kind and driver_error.startswith(start)), None)
 
 
 # a CUDA error's Pod Event reason, refined by the error's text (the kind's own reason, CUDAError, otherwise)

@@ -3043,7 +3043,8 @@ RULES: tuple[Rule, ...] = (
     # nvidia-smi sees it) and not the job: the node's runtime set-up (the toolkit's /dev/char symlinks, the cgroup
     # driver), kind driver_unusable as the runtime hook's own failures (container_cli_error below) and, like them, no GPU
     # named. Was nothing. Only at NVML's init: a handle on one GPU failing with "Unknown Error" is that GPU's
-    # (nvml_handle_failed).
+    # (nvml_handle_failed). In a pod that holds GPUs the host's NVML answers for, the agent reads it (and
+    # nvsmi_no_driver's "couldn't communicate") as gpu_access_lost (parsers/kinds.py `takes`).
     _r("nvml_init_unknown", "driver_unusable", ["Failed to initialize NVML: Unknown Error",
                                                 "Failed to initialize NVML: ERROR_UNKNOWN"],
        r"(?P<driver_error>Failed to initialize NVML: (?:Unknown Error|ERROR_UNKNOWN))"),

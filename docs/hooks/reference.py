@@ -259,6 +259,8 @@ def _roles(k) -> str:
         said.append(f"in container `{k.daemon_pod[0]}`: the node's own word ({k.daemon_pod[1]})")
     if k.fault_states:
         said.append("fault when " + " or ".join(k.fault_states))
+    for of, start in k.takes:
+        said.append(f"takes `{of}`'s {code(start + '..')} in such a pod while the host's NVML answers for its GPUs")
     if k.unused_states:
         said.append("no fault when " + " or ".join(k.unused_states) + " early in a boot, the port never up (unused)")
     for c in k.clears:

@@ -9,12 +9,15 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from agent.app import build
 from agent.config import load
 from agent.kube.poddevices import PodDeviceCache
 from agent.kube.settings import KubeSettings
-from agent.podresources import PodDevices
+from agent.podresources import KUBELET, Owned, PodDevices
 from parsers import parse_line
+from parsers.gpus import GpuMap
+from parsers.kinds import taken_by
 from parsers.model import Boot, PodRef, WorkloadFindings
 
 NO_GPUS = "RuntimeError: No CUDA GPUs are available"  # Grace9994/CoMoSVC #6
@@ -127,3 +130,79 @@ def test_a_miss_asks_the_kubelet_even_while_no_pod_is_tracked():
         assert asked.wait(5)
     finally:
         cache.close()
+
+
+# Real lines (tests/fixtures/realworld/nvidia-smi-2026k.yaml): NVML's init in a container after the host's systemd
+# reload (NVIDIA/nvidia-container-toolkit #1227, NVIDIA/nvidia-docker #1671), nvidia-smi reaching no driver
+# (GoogleCloudPlatform/compute-gpu-installation #18)
+NVML_UNKNOWN = "Failed to initialize NVML: Unknown Error"
+NVSMI_NO_DRIVER = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+                   "latest NVIDIA driver is installed and running.")
+UUID_A, UUID_B = "gpu-aaaa", "gpu-bbbb"  # synthetic
+
+
+def host(agent, status="ok", uuids=(UUID_A, UUID_B), owned=frozenset({UUID_A}), source=KUBELET):
+    """The agent's own NVML (`status`, the GPUs it read) and the kubelet's answer for every pod (`owned`)."""
+    agent.pipeline.gpu.status = status
+    agent.pipeline.gpu.gpu_map = GpuMap.from_labels(
+        {"uuid": u.upper(), "pci_bus_id": f"0000:{i + 0x18:02x}:00.0", "gpu_index": str(i)} for i, u in enumerate(uuids))
+    agent.pipeline.pod_devices = lambda ref: Owned(owned, source=source) if owned is not None else None
+    return agent
+
+
+def reasons(snap):
+    return [(e.ref, e.reason) for e in (snap.pod_events if snap is not None else ())]
+
+
+@pytest.mark.parametrize("line", [NVML_UNKNOWN, NVSMI_NO_DRIVER])
+def test_nvml_and_nvidia_smi_failing_in_a_pod_holding_gpus_the_host_answers_for_are_its_lost_access(tmp_path, line):
+    """The container lost its devices (the host's NVML answers for the pod's GPUs): gpu_access_lost, the pod's Event
+    with the runtime's advice, two workloads the node's GPUDriverDegraded; was driver_unusable's GPUDriverUnusable."""
+    agent = host(make(tmp_path, lambda ref, at: True))
+    snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(line))]))
+    assert reasons(snap) == [(A, "PodGPUAccessLost")]
+    assert line.split(".")[0][:40] in snap.pod_events[0].message and "restart the pod" in snap.pod_events[0].message
+    assert count(agent, "team-a") == 1
+    snap = agent.pipeline.process(WorkloadFindings([(B, parse_line(line))]))
+    [p] = degraded(agent)
+    assert set(p.details["workloads"]) == {"team-a/train", "team-b/serve"}
+
+
+@pytest.mark.parametrize("case", ["host NVML failing", "host NVML off", "a GPU the host does not answer for",
+                                  "pod holds none", "pod unknown", "fallback's word", "devices unknown"])
+def test_elsewhere_they_stay_the_nodes_driver(tmp_path, case):
+    """On a node whose own NVML fails too (or is off, or does not answer for the pod's GPU), in a pod without GPUs or
+    whose devices are unknown, NVML's Unknown Error stays driver_unusable (GPUDriverUnusable on the pod), as before."""
+    holds = {"pod holds none": False, "pod unknown": None}.get(case, True)
+    agent = make(tmp_path, lambda ref, at: holds)
+    host(agent, status={"host NVML failing": "UNKNOWN", "host NVML off": "off"}.get(case, "ok"),
+         owned={"a GPU the host does not answer for": frozenset({UUID_A, "gpu-cccc"}),
+                "devices unknown": None}.get(case, frozenset({UUID_A})),
+         source="its compute processes" if case == "fallback's word" else KUBELET)
+    snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(NVML_UNKNOWN))]))
+    assert reasons(snap) == [(A, "GPUDriverUnusable")]
+    assert len(agent.pipeline._unsure) == 0 and degraded(agent) == []
+
+
+def test_a_host_line_and_other_driver_errors_are_not_taken():
+    """Only a pod's finding is taken (the pipeline's pod path), and only the words the kind table lists."""
+    assert taken_by("driver_unusable", parse_line(NVML_UNKNOWN).details["driver_error"]) == "gpu_access_lost"
+    assert taken_by("driver_unusable", parse_line(NVSMI_NO_DRIVER).details["driver_error"]) == "gpu_access_lost"
+    # nvidia-smi with no GPU brought up, a version mismatch: the node's driver wherever they are said
+    for line in ("No devices were found", "Failed to initialize NVML: Driver/library version mismatch"):
+        f = parse_line(line)
+        assert f.kind == "driver_unusable" and taken_by(f.kind, f.details.get("driver_error")) is None, line
+    assert taken_by("cuda_error", NVML_UNKNOWN) is None and taken_by("driver_unusable", None) is None
+
+
+def test_the_cluster_reads_the_taken_finding_as_offline_does(tmp_path):
+    """`gpu-npd cluster` re-reads the PodGPUAccessLost Event's quoted line: driver_unusable, a fault of the pod's node,
+    as offline triage reads the same line (docs/triage.md): the verdict names the same node either way."""
+    from cluster.evidence import Reader
+    from triage.attribute import is_node_fault
+
+    agent = host(make(tmp_path, lambda ref, at: True))
+    [e] = agent.pipeline.process(WorkloadFindings([(A, parse_line(NVML_UNKNOWN))])).pod_events
+    ev = {"reason": e.reason, "message": e.message, "source": {"host": "node-a"},
+          "firstTimestamp": "2026-01-01T00:00:00Z", "involvedObject": {"name": A.pod}}
+    assert [(x.kind, x.host, is_node_fault(x)) for x in Reader().pod_event(ev)] == [("driver_unusable", "node-a", True)]

@@ -63,6 +63,9 @@ def test_each_row_is_complete_and_uses_the_vocabulary(row):
     assert row.category is None or row.category in CATEGORIES
     assert not (row.peer and not row.consequence), "a peer's error is what its failure made this rank print"
     assert not row.never_the_node or row.workload, "only a job's output is explained by a node fault or not"
+    # another kind's words read as this one's only in a pod that holds GPUs (agent/pipeline.py `_holds_gpus`)
+    assert not row.takes or row.pod_holds_gpus
+    assert all(of in KINDS and of != row.name and start for of, start in row.takes)
     for c in row.clears:
         assert c.mode in CLEAR_MODES and c.scope in CLEAR_SCOPES
         assert set(c.match) <= set(MATCH_KEYS) - {"kind"}
