@@ -766,13 +766,13 @@ def _pod_name(e: Evidence) -> str | None:
 
 
 def _gang_end(job: Job, first: Evidence) -> tuple[str, str] | None:
-    """A pod end whose category the gang decides (facts.PodEnd confined: an image the kubelet could not pull), as
-    (category, what the reason adds): confined to some of the job's nodes (or pods) while its other pods ran and wrote
-    lines of their own, the nodes' (`confined`, those nodes named: their registry reach, disk, credentials); every
-    pod of the job that says anything failing alike, the row's category (the workload's image name or tag).  None for
-    any other failure."""
+    """A pod end whose category the gang decides (facts.PodEnd's gang: an image the kubelet could not pull, a volume it
+    could not mount), as (category, what the reason adds): confined to some of the job's nodes (or pods) while its
+    other pods ran and wrote lines of their own, the nodes' (the Gang's `confined`, those nodes named, what of them
+    its `node` says); every pod of the job that says anything failing alike, the row's category (what of the workload
+    its `workload` says).  None for any other failure."""
     end = POD_ENDS.get(first.details.get("pod_end"))
-    if end is None or end.confined is None:
+    if end is None or end.gang is None:
         return None
     alike = [e for e in job.evidence if e.kind == "job_ended" and POD_ENDS.get(e.details.get("pod_end")) is end]
     hosts = {e.host for e in alike if e.host}
@@ -781,11 +781,11 @@ def _gang_end(job: Job, first: Evidence) -> tuple[str, str] | None:
     if hosts and job.hosts - hosts or not hosts and pods and ran:
         where = f"node{'s' if len(hosts) > 1 else ''} {', '.join(sorted(hosts))}" if hosts else \
             f"pod{'s' if len(pods) > 1 else ''} {', '.join(sorted(pods))}"
-        return end.confined, (f": only {where} of the job failed so while its other pods ran: "
-                              f"{'those nodes' + chr(39) if len(hosts) > 1 else 'its node' + chr(39) + 's'} own "
-                              "(registry reach, disk or credentials), not the workload's")
+        return end.gang.confined, (f": only {where} of the job failed so while its other pods ran: "
+                                   f"{'those nodes' + chr(39) if len(hosts) > 1 else 'its node' + chr(39) + 's'} own "
+                                   f"({end.gang.node}), not the workload's")
     return end.category, (f": every pod of the job that says anything ({len(pods) or len(alike)}) failed alike, the "
-                          "workload's (its image's name, tag or registry access), not a node's")
+                          f"workload's ({end.gang.workload}), not a node's")
 
 
 def _slurm_end(e: Evidence) -> SlurmEnd | None:

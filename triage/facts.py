@@ -185,6 +185,16 @@ WHY_OOM = {"OUT OF MEMORY": "cgroup", "OOMKilled": "cgroup"}
 
 
 @dataclass(frozen=True, slots=True)
+class Gang:
+    """Whose a pod's failure is where the gang decides it (triage.attribute's gang rule): confined to some of the job's
+    nodes (or pods) while its other pods ran, those nodes' (`confined`, what on them `node`); every pod of the job
+    that says anything failing alike, the workload's (the PodEnd's category, what of it `workload`)."""
+    confined: str  # the category where only some of the job's nodes (or pods) failed so
+    node: str  # what of a node it then is, in the incident's reason
+    workload: str  # what of the workload it is where every pod failed alike
+
+
+@dataclass(frozen=True, slots=True)
 class PodEnd:
     why: str  # the fact's reason (details "why"), upper case as the JobEnded Event words it (LiveFact job_ended)
     category: str  # the incident's category (triage.attribute category_of)
@@ -193,10 +203,10 @@ class PodEnd:
     # loss, shutdown, a fault taint, a device plugin), no one's decision; a preemption, a drain, the pod GC are a
     # scheduler's or an operator's, whose own controller deals with the job
     restart: bool
-    # the category where only some of the job's nodes saw it while its other pods ran (triage.attribute's gang rule):
-    # an image one node could not pull is that node's (its registry reach, disk, credentials), the image every pod
-    # could not pull the job's (its name or tag); None: `category` wherever it happened
-    confined: str | None = None
+    # whose it is where only some of the job's nodes saw it while its other pods ran (triage.attribute's gang rule):
+    # an image one node could not pull, a volume one node could not mount, is that node's; the image or volume every
+    # pod failed on the job's spec; None: `category` wherever it happened
+    gang: Gang | None = None
     # what became of the pod, in the incident's reason ("pod X <ended> (<reason>: <said>)"): a pod the kubelet could
     # not pull the image of, or admit, never started
     ended: str = "ended by Kubernetes"
@@ -207,7 +217,16 @@ _NODE_SHUTDOWN = PodEnd("NODE SHUTDOWN", "infrastructure", "its node shut down (
                         "terminated it)", True)
 _PREEMPTED = PodEnd("PREEMPTION", "infrastructure", "the scheduler preempted it for a pod of higher priority", False)
 _IMAGE_PULL = PodEnd("IMAGE PULL", "application", "the kubelet could not pull its container image", False,
-                     confined="infrastructure", ended=_NEVER_STARTED)
+                     gang=Gang("infrastructure", "registry reach, disk or credentials",
+                               "its image's name, tag or registry access"), ended=_NEVER_STARTED)
+# the kubelet could not mount (or the attach-detach controller attach) a volume of the pod, which never started: a
+# hostPath whose type check failed ("hostPath type check failed: /dev/dmabuf_import_helper is not a character
+# device", GoogleCloudPlatform/ai-infra-cluster-provisioning #382), a CSI driver not registered on the node ("driver
+# name .. not found in the list of registered CSI drivers"), storage that would not attach
+_VOLUME = PodEnd("VOLUME MOUNT", "application", "the kubelet could not mount a volume of it", False,
+                 gang=Gang("infrastructure", "a device, directory or CSI driver it lacks, or storage it cannot reach",
+                           "its volumes' spec: a host path, claim or driver its nodes do not have"),
+                 ended=_NEVER_STARTED)
 POD_ENDS: dict[str, PodEnd] = {
     # status.reason
     "Evicted": PodEnd("NODE PRESSURE", "infrastructure", "the kubelet evicted it: its node ran low on a resource "
@@ -242,6 +261,11 @@ POD_ENDS: dict[str, PodEnd] = {
     # the kubelet could not pull a container's image (a container's waiting reason, the pod never ran): ErrImagePull,
     # then ImagePullBackOff between retries; whose it is depends on the gang (`confined`)
     "ErrImagePull": _IMAGE_PULL, "ImagePullBackOff": _IMAGE_PULL,
+    # the kubelet's Event reasons for a volume it could not set up (pkg/kubelet/events: FailedMount; the attach-detach
+    # controller's FailedAttachVolume), and the operations they word ("MountVolume.SetUp failed for volume ..",
+    # "MountVolume.MountDevice failed ..", "AttachVolume.Attach failed ..") where a log has no Event row: whose it is
+    # depends on the gang (`gang`)
+    "FailedMount": _VOLUME, "FailedAttachVolume": _VOLUME,
     # DisruptionTarget condition reasons (PreemptionByKubeScheduler: 1.26's word)
     "PreemptionByScheduler": _PREEMPTED, "PreemptionByKubeScheduler": _PREEMPTED,
     "EvictionByEvictionAPI": PodEnd("DRAIN", "infrastructure", "the Eviction API evicted it (a node drain, an "
@@ -638,7 +662,9 @@ FACTS: tuple[Fact, ...] = (
                                   "longer than the specified deadline", "longer than specified deadline",
                                   "Shutdown", "Terminated", "ErrImagePull", "ImagePullBackOff", "SPOT_ITN",
                                   "SpotInterruptionKind", "spot_interrupted", "Spot interruption warning was triggered",
-                                  "Preempt Scheduled: ", "compute.instances.preempted", "OutOf", "Outof"],
+                                  "Preempt Scheduled: ", "compute.instances.preempted", "OutOf", "Outof",
+                                  "FailedMount", "FailedAttachVolume", "Volume.SetUp failed for volume",
+                                  "Volume.MountDevice failed for volume", "Volume.Attach failed for volume"],
        r"\b(?P<why>OOMKilled|PreemptionBy(?:Kube)?Scheduler|DeletionByTaintManager|"
        r"EvictionByEvictionAPI|DeletionByPodGC|TerminationByKubelet|NodeLost|UnexpectedAdmissionError)\b|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:Normal|Warning))\s+\"?(?P<why2>Evicted|Preempted|DeadlineExceeded|"
@@ -648,6 +674,8 @@ FACTS: tuple[Fact, ...] = (
        r"ImagePullBackOff|" + OUT_OF_WORD + r")\s+\d+(?:\s+\d+[smhdy]\w*\s+(?:<none>|[0-9a-fA-F.:]+)\s+"
        r"(?P<rnode>[a-z0-9][-a-z0-9.]{0,252})(?=\s|$))?|"
        r"(?:\bpod/(?P<epod>[a-z0-9][-a-z0-9.]{0,252})\s+)?\bError: (?P<pull>ErrImagePull|ImagePullBackOff)\b|"
+       r"\bWarning\s+(?P<mount>FailedMount|FailedAttachVolume)\b(?:\s+pod/(?P<epod2>[a-z0-9][-a-z0-9.]{0,252})\b)?|"
+       r"\b(?P<mount2>MountVolume\.(?:SetUp|MountDevice)|AttachVolume\.Attach) failed for volume\b|"
        r"(?P<spot>\"Kind\":\"SPOT_ITN\".{0,400}?\"NodeName\":\"(?P<host>[^\"\s]+)\"|"
        r"\"messageKind\":\s?\"(?:SpotInterruptionKind|spot_interrupted)\".{0,400}?\"[Nn]ode\":\s?(?:\{\"name\":\s?)?"
        r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>\S+)\s+)?Spot interruption warning was triggered|"
@@ -1084,6 +1112,10 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             g["host"] = g.pop("rnode")
         if "pull" in g:  # the kubelet's Event message "Error: ErrImagePull"
             g["why"] = g.pop("pull")
+        if "mount" in g:  # a volume's Event reason (a POD_ENDS key), else the operation the kubelet's message words
+            mount = g.pop("mount")
+            g["why"] = mount if mount in POD_ENDS else "FailedAttachVolume" if mount.startswith("Attach") else \
+                "FailedMount"
         reason = "SpotInterruption" if g.pop("spot", None) else \
             "Evicted" if evicted else \
             "Terminated" if g.pop("shutdown", None) else \

@@ -722,3 +722,95 @@ def test_offline_events_of_one_pod_of_a_gang_that_cannot_pull():
     incident = attribute(pulls + others)[0]
     assert incident.category == "infrastructure" and incident.root.kind == "job_ended"
     assert "only pod sample-domain1-introspector-jlxsj of the job" in incident.reason
+
+
+# ---- a volume the kubelet could not mount: the node's or the workload's, by the gang (as an image pull) ----------
+
+INCIDENTS = ENDED.parent.parent / "incidents"
+A3_382 = INCIDENTS / "gke-a3-382-failed-mount" / "logs" / "describe.txt"
+
+
+def _read_path(path: Path) -> list[Evidence]:
+    return [e for e in read_lines(path.read_text().splitlines(True), str(path), Clock(), root=str(path.parent))
+            if e.kind == "job_ended"]
+
+
+def _others(hosts):
+    """The other pods' NCCL watchdog timeouts on their own nodes (Evidence objects, as the agents' Events read back)."""
+    return [Evidence("nccl_timeout", "error", "unknown", None, host, r, seq=7219, op="ALLREDUCE", timeout_ms=600000,
+                     file=f"pod/a3-high-exp-1-{r}") for r, host in enumerate(hosts, 1)]
+
+
+def test_a_pod_whose_hostpath_device_no_node_has_is_the_workloads():
+    """GoogleCloudPlatform/ai-infra-cluster-provisioning #382 (the incident's describe, verbatim): the kubelet's
+    FailedMount, "hostPath type check failed: /dev/dmabuf_import_helper is not a character device", the only pod that
+    says anything.  Was: no failure found.  Now the pod never started (FailedMount), on the node the scheduler's row
+    names; every pod that says anything failed alike: the workload's volumes' spec, application."""
+    found = _read_path(A3_382)
+    node = "gke-a3-high-cluster-a3-high-pool-ee769ce2-d5b5"
+    assert [(e.details["pod_end"], e.details["why"], e.host, e.line) for e in found] == [
+        ("FailedMount", "VOLUME MOUNT", node, 5)]
+    incident = attribute(found)[0]
+    assert (incident.category, incident.root.host, incident.root.pod) == ("application", node,
+                                                                          "default/a3-high-exp-1-0-ffgwr")
+    assert incident.reason.startswith("pod default/a3-high-exp-1-0-ffgwr never started (FailedMount: ")
+    assert "failed alike, the workload's (its volumes' spec" in incident.reason
+
+
+def test_one_node_that_cannot_mount_while_the_gang_ran_is_that_nodes():
+    """The same FailedMount (#382), while the job's other pods ran on other nodes and timed out in NCCL waiting for it:
+    only that node lacks what the spec mounts, its node's, infrastructure, the node named; the wording the volume's,
+    not an image pull's (one Gang row per reason, facts.POD_ENDS)."""
+    node = "gke-a3-high-cluster-a3-high-pool-ee769ce2-d5b5"
+    incident = attribute(_read_path(A3_382) + _others(["gke-a3-high-1", "gke-a3-high-2"]))[0]
+    assert (incident.category, incident.root.host, incident.root.kind) == ("infrastructure", node, "job_ended")
+    assert f"only node {node} of the job failed so" in incident.reason
+    assert "(a device, directory or CSI driver it lacks" in incident.reason and "registry" not in incident.reason
+
+
+def test_every_pod_of_a_job_failing_the_same_mount_events_is_the_workloads():
+    """kubernetes-sigs/kind #1002 (`kubectl get events` rows, the pod in the object column): two pods of one workflow,
+    both failing the same hostPath type checks.  Every pod that says anything failed alike: application; with another
+    pod's log saying it ran, only those pods': infrastructure."""
+    found = _read("events-failed-mount-kind.txt")
+    assert {(e.details["pod_end"], e.details["pod"]) for e in found} == {
+        ("FailedMount", "singlecluster-parallel-555v9-414213271"),
+        ("FailedMount", "singlecluster-parallel-555v9-513887230")}
+    assert attribute(found)[0].category == "application"
+    ran = [Evidence("nccl_timeout", "error", "unknown", None, None, 1, seq=7219, op="ALLREDUCE", timeout_ms=600000,
+                    file="pod/singlecluster-parallel-555v9-1")]
+    incident = attribute(found + ran)[0]
+    assert incident.category == "infrastructure" and "only pods singlecluster-parallel-555v9-414213271, " \
+        "singlecluster-parallel-555v9-513887230 of the job" in incident.reason
+
+
+@pytest.mark.parametrize("line, key", [
+    # leptonai/gpud #1144: describe's Events row, a hostPath device the node lacks
+    ('Warning  FailedMount  12s (x9 over 2m20s)  kubelet            MountVolume.SetUp failed for volume "host-dev-mem" '
+     ': hostPath type check failed: /dev/mem is not a character device', "FailedMount"),
+    # ceph/ceph-csi #710: a CSI driver not registered on the node, the 1.16 era's "kubelet, <node>" source
+    ('  Warning  FailedMount             10m (x23 over 40m)  kubelet, master3         MountVolume.MountDevice failed '
+     'for volume "pvc-5d317451-01f2-11ea-b95f-eeeeeeeeeeee" : driver name rbd.csi.ceph.com not found in the list of '
+     'registered CSI drivers', "FailedMount"),
+    # hetznercloud/csi-driver #41: the attach-detach controller's FailedAttachVolume
+    ('  Warning  FailedAttachVolume  3s    attachdetach-controller  AttachVolume.Attach failed for volume '
+     '"pvc-7ff22820-9333-11e9-b435-96000019d538" : rpc error: code = Internal desc = failed to publish volume: volume '
+     'is already attached to a server, please detach it first (service_error)', "FailedAttachVolume"),
+    # kubernetes/kubernetes #44536: the 1.6 era's tab-separated describe, the controller-manager's FailedMount
+    ('  20s\t\t20s\t\t1\t{controller-manager }\t\t\tWarning\t\tFailedMount\tFailed to attach volume "v2222222222222" '
+     'on node "da-kk73n6cdy4-0-z5nbegh6ltn6-kube-minion-gka5gie7czuk" with: volume '
+     '09c678bf-2f86-41b1-85c6-92d366a612b9 is not attached to 8574841d-caf1-4283-b27c-0aa926fea5ee', "FailedMount"),
+    # kubernetes-sigs/aws-efs-csi-driver #180: the kubelet's message alone, no Event row around it
+    ('MountVolume.MountDevice failed for volume "efs-persist" : kubernetes.io/csi: attacher.MountDevice failed to '
+     'create newCsiDriverClient: driver name efs.csi.aws.com not found in the list of registered CSI drivers',
+     "FailedMount"),
+])
+def test_every_shape_of_a_volume_mount_failure(line, key):
+    [e] = ended(line)
+    assert (e.details["pod_end"], e.details["why"]) == (key, "VOLUME MOUNT")
+
+
+def test_a_volume_attached_or_mounted_is_no_failure():
+    """ctrox/csi-s3 #98: the attach-detach controller's "AttachVolume.Attach succeeded" row is nothing."""
+    assert ended('  Normal   SuccessfulAttachVolume  13s                       attachdetach-controller     '
+                 'AttachVolume.Attach succeeded for volume "pvc-3af18048-ea20-4d6e-a55a-2cccc0381343"') == []
