@@ -2597,6 +2597,15 @@ RULES: tuple[Rule, ...] = (
        NVSHMEM_SOURCE + r"\d+: non-zero status: (?P<errno>110|101|113):? (?P<ibv_call>ibv_modify_qp)\b"
        r"(?P<nvshmem_error>[^\n/]{0,40}?failed)", attribution="fabric", action="CHECK_FABRIC",
        event=("nvshmem", "join")),
+    # Its check of a CUDA runtime call (CUDA_RUNTIME_CHECK, src/include/internal/host/util.h; copied into its examples
+    # and perftests as CUDA_CHECK): fprintf "[%s:%d] cuda failed with %s \n" (cudaGetErrorString) then exit(-1), on
+    # every PE the failure reaches, the PEs' lines interleaved without a rank: "[/nvshmem/src/host/coll/barrier/
+    # barrier.cpp:21] cuda failed with an illegal memory access was encountered " three times after the four PEs'
+    # cuMemCreate chain (deepseek-ai/DeepEP #157). The status reads as in every other wrapper's words (CUDA_ERRORS);
+    # the PEs' lines are one event with the chain before them (were a cuda_error per line).
+    _r("nvshmem_cuda_check", "cuda_error", ["cuda failed with ", "CUDA failed with "],
+       r"\[\S+\.(?:cpp|cu|cuh|cc|c|h):\d+\] (?:cuda|CUDA) failed with (?P<cuda_error>"
+       + "|".join(map(re.escape, CUDA_ERRORS)) + r")\s*$", refine="cuda", event=("nvshmem", "join")),
     _r("nvshmem_error", "nccl_error", ["nvshmem"],
        NVSHMEM_SOURCE + r"(?:(?P<nvshmem_function>\w+):)?\d+: (?:non-zero status: -?\d+:? )?"
        r"(?P<nvshmem_error>[^\n]{0,120}?(?:\bfail(?:ed|ure)?\b|\bFail(?:ed|ure)\b|\bexiting\b|"
