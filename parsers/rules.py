@@ -243,6 +243,9 @@ MNNVL_NOT_WORKING = r"(?:MNNVL \(cliqueSize (?P<clique_size>\d+)\) is available 
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe": 16, "knvlink": 2,
                "nccl_exception": 2, "nccl_alloc": 4, "sxid": 8,
+               # NCCL's WARN of a CUDA status, then its INFO trace back up the init ("include/alloc.h:199 -> 1" ..
+               # "init.cc:1929 -> 1", a dozen lines) before PyTorch's exception quotes the status after "Last error:"
+               "nccl_cuda": 32,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "lustre": 32, "gpfs": 32, "ceph": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "cuda_exception": 2, "cuda_assert": 64, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
@@ -479,6 +482,9 @@ MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
 # line, NCCL's description of the code ("ncclSystemError: System call ... failed") are one failure
 NCCL_EXC_OPEN, NCCL_EXC_JOIN = ("nccl_exception", "open"), ("nccl_exception", "join")
+# NCCL's check of a CUDA call (src/include/checks.h: CUDACHECK's "Cuda failure '<text>'", CUCHECK's "Cuda failure <N>
+# '<text>'" since 2.19), a text CUDA_ERRORS lists: its WARN opens an event its echo after PyTorch's "Last error:" joins
+NCCL_CUDA_OPEN = ("nccl_cuda", "open")
 # A CUDA error as PyTorch raises it: "CUDA error: <text>" and, 2.6+, the next line's "Search for `cudaError..'" are one
 CUDA_EXC_OPEN, CUDA_EXC_JOIN = ("cuda_exception", "open"), ("cuda_exception", "join")
 # A CUDA status by its number before its text, as the frameworks beyond PyTorch print it (the cuda_error_code and
@@ -721,6 +727,10 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     **CUDA_DRIVER_ERRORS,
     **CUDA_CAPTURE_ERRORS,
 }
+# NCCL's words of a CUDA status CUDA_ERRORS lists (CUDACHECK's "Cuda failure '<text>'", CUCHECK's "Cuda failure <N>
+# '<text>'"): its WARN's (nccl_cuda_failure) and PyTorch's quote of it after "Last error:" (nccl_last_cuda_failure)
+NCCL_CUDA_FAILURE = (r"Cuda failure (?:(?P<cu_status>\d{1,4}) )?'(?P<cuda_error>" + "|".join(map(re.escape, CUDA_ERRORS))
+                     + r")(?:'|\s*$)")
 
 
 # A module error's reason (mlx5's mlx5_pme_error_to_string, events.c) -> the action, where it is not the cable's: a
@@ -2593,6 +2603,15 @@ RULES: tuple[Rule, ...] = (
        NVSHMEM_SOURCE + r"\d+: non-zero status: (?P<errno>110|101|113):? (?P<ibv_call>ibv_modify_qp)\b"
        r"(?P<nvshmem_error>[^\n/]{0,40}?failed)", attribution="fabric", action="CHECK_FABRIC",
        event=("nvshmem", "join")),
+    # Its check of a CUDA runtime call (CUDA_RUNTIME_CHECK, src/include/internal/host/util.h; copied into its examples
+    # and perftests as CUDA_CHECK): fprintf "[%s:%d] cuda failed with %s \n" (cudaGetErrorString) then exit(-1), on
+    # every PE the failure reaches, the PEs' lines interleaved without a rank: "[/nvshmem/src/host/coll/barrier/
+    # barrier.cpp:21] cuda failed with an illegal memory access was encountered " three times after the four PEs'
+    # cuMemCreate chain (deepseek-ai/DeepEP #157). The status reads as in every other wrapper's words (CUDA_ERRORS);
+    # the PEs' lines are one event with the chain before them (were a cuda_error per line).
+    _r("nvshmem_cuda_check", "cuda_error", ["cuda failed with ", "CUDA failed with "],
+       r"\[\S+\.(?:cpp|cu|cuh|cc|c|h):\d+\] (?:cuda|CUDA) failed with (?P<cuda_error>"
+       + "|".join(map(re.escape, CUDA_ERRORS)) + r")\s*$", refine="cuda", event=("nvshmem", "join")),
     _r("nvshmem_error", "nccl_error", ["nvshmem"],
        NVSHMEM_SOURCE + r"(?:(?P<nvshmem_function>\w+):)?\d+: (?:non-zero status: -?\d+:? )?"
        r"(?P<nvshmem_error>[^\n]{0,120}?(?:\bfail(?:ed|ure)?\b|\bFail(?:ed|ure)\b|\bexiting\b|"
@@ -3263,6 +3282,23 @@ RULES: tuple[Rule, ...] = (
     # #25937), ".. operation not supported" (yifuwang/symm-mem-recipes #1; was: nothing). NCCL's CUDACHECK names the
     # runtime's status by its number first since 2.19 ("transport/p2p.cc:275 NCCL WARN Cuda failure 101 'invalid device
     # ordinal'", NVIDIA/nccl #1948): the listed texts are read whatever comes before them.
+    # PyTorch's NCCL exception quotes NCCL's last error (ncclGetLastError) after "Last error:", on its line or the next:
+    # "ncclUnhandledCudaError: Call to CUDA function failed. Last error: Cuda failure 999 'unknown error'" (NVIDIA/nccl
+    # #1935), "[rank0]: Last error:" then "[rank0]: Cuda failure 999 'unknown error'" (alisson-anjos/diffusion-pipe-ui
+    # #10). The status reads as NCCL's own WARN of it does (nccl_cuda_failure: CUDA_ERRORS, 999 the node's driver; was
+    # the exception's nccl_error, unknown, or nothing); after that WARN (within NCCL_CUDA_LINES), it is the WARN's event,
+    # no second finding. A status text CUDA_ERRORS lacks stays the exception's ("Cuda failure 1 'invalid argument'").
+    _r("nccl_last_cuda_failure", "cuda_error", ["Cuda failure"],
+       r"(?:Last error:\s*|^(?:\[rank\d{1,9}\]:)?\s*)" + NCCL_CUDA_FAILURE, refine="cuda",
+       event=(NCCL_CUDA_OPEN[0], "within")),
+    # ollama 0.1.x's server logging its runner's last error as the runner exits (llm/llama.go), the "CUDA error" of
+    # ggml's line cut off: "2023/12/20 17:03:12 llama.go:451: 700 at /go/src/github.com/jmorganca/ollama/llm/llama.cpp/
+    # gguf/ggml-cuda.cu:8111: an illegal memory access was encountered" after the runner's own "CUDA error 700 at ..
+    # an illegal memory access was encountered" and "current device: 1" (ollama/ollama #1649). The same failure: part
+    # of the runner's error's event (was a second cuda_error); alone (the runner's lines lost), the error it quotes.
+    _r("ollama_cuda_echo", "cuda_error", ["llama.go:"],
+       r"llama\.go:\d+: (?P<cu_status>\d{1,4}) at \S+:\d+: (?P<cuda_error>" + "|".join(map(re.escape, CUDA_ERRORS))
+       + r")\s*$", refine="cuda", event=(CUDA_EXC_OPEN[0], "within")),
     _r("cuda_error", "cuda_error",
        ["CUDA error", "CUDA driver error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access",
         "uncorrectable ECC error", "cuda runtime error ("],
@@ -3430,10 +3466,8 @@ RULES: tuple[Rule, ...] = (
     # (2.27's "Cuda failure 1 'invalid argument'" after a failed peer access). Rows before it keep theirs: 'out of
     # memory' (nccl_cuda_oom), 'driver shutting down' at exit (nccl_proxy_teardown), NVLS's multicast calls
     # (nccl_nvls_multicast).
-    _r("nccl_cuda_failure", "cuda_error", ["Cuda failure"],
-       r"NCCL WARN Cuda failure (?:(?P<cu_status>\d{1,4}) )?'(?P<cuda_error>"
-       + "|".join(map(re.escape, CUDA_ERRORS)) + r")(?:'|\s*$)",
-       refine="cuda"),
+    _r("nccl_cuda_failure", "cuda_error", ["Cuda failure"], r"NCCL WARN " + NCCL_CUDA_FAILURE, refine="cuda",
+       event=NCCL_CUDA_OPEN),
     _r("nccl_warn", "nccl_error", ["NCCL WARN"], r"NCCL WARN (?P<text>.+)",
        severity="warning"),
 )
