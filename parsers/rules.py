@@ -3817,8 +3817,10 @@ def _refine_crash(g: dict, out: dict) -> None:
 
 # A straggler report's measure (rules "straggler_nvrx"): against the job's fastest rank, or against the rank's own best
 STRAGGLER_MEASURES = {"have worse relative performance": "relative", "performance dropped": "individual"}
-# One straggler of nvidia-resiliency-ext's set: its StragglerId's repr (the rank, its node), or a bare rank
-STRAGGLER_ID = LazyPattern(r"StragglerId\(rank=(\d+), node='([^'\n]*)'\)|\b(\d+)\b")
+# One straggler of nvidia-resiliency-ext's set: its StragglerId's repr (the rank, its node), or a bare rank of a list
+# (a number a comma or the list's end follows, not inside a node's name: an Event's excerpt cut inside "node='h100-00"
+# names rank 76 and no rank 100)
+STRAGGLER_ID = LazyPattern(r"StragglerId\(rank=(\d+)(?:, node='([^'\n]*)'\))?|(?<![\w'=.-])(\d+)(?=\s*[,\]}])")
 # Megatron-LM's slowest rank is a straggler at this ratio of its round-trip time to the fastest rank's: the ratio of a
 # pod's step time to its job's median at which deploy/monitoring/workload-rules.yaml's GPUStragglerSuspected fires
 STRAGGLER_RTT_RATIO = 1.25
@@ -3842,7 +3844,8 @@ def _refine_straggler_ids(g: dict, out: dict) -> None:
     """nvidia-resiliency-ext's verdict: its measure, and the ranks (and nodes) of the set it printed."""
     out["details"]["measure"] = STRAGGLER_MEASURES[g["measure"]]
     found = [(int(rank or bare), node) for rank, node, bare in STRAGGLER_ID.findall(g.pop("affected"))]
-    _stragglers(out["details"], found, f" ({out['details']['measure']} performance)")
+    if found:  # (none: an excerpt cut before its first rank)
+        _stragglers(out["details"], found, f" ({out['details']['measure']} performance)")
 
 
 def _refine_straggler_rtt(g: dict, out: dict) -> None:

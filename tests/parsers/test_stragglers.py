@@ -63,6 +63,17 @@ def test_a_long_set_is_named_in_part_and_kept_whole():
     assert f.details["stragglers"].endswith("rank 7 on node n7 and 12 more (relative performance)")
 
 
+def test_a_line_cut_inside_a_node_name_reads_no_rank_from_it():
+    """A Pod Event quotes the line cut to its length (agent/workloads.py EXCERPT); the cluster reads the excerpt
+    again: the digits of a cut node's name are no rank."""
+    line = _nvrx_line("have worse relative performance", {StragglerId(76, "h100-001-253-012")})
+    f = parse_line(line[:line.index("253")])
+    assert (f.details["straggler_ranks"], "nodes" in f.details) == ("76", False)
+    cut = parse_line(line[:line.index("Str")])  # cut before its first rank: the report, no ranks
+    assert (cut.kind, "straggler_ranks" in cut.details, "stragglers" in cut.details) == ("straggler_report", False,
+                                                                                          False)
+
+
 def test_megatron_names_its_slowest_rank_only_when_far_behind_its_fastest():
     healthy = parse_line(MEGATRON)  # 1.004 times: jitter, an info record (no Pod Event)
     assert (healthy.kind, healthy.severity) == ("straggler_report", "info")
