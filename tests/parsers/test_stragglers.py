@@ -103,3 +103,15 @@ def test_score_tables_are_no_verdict():
     for line in ("  Rank=76 Node=h100-001-253-012 Score=0.94", "  Rank=0 Node=22ca9bdcfc9a Score=0.35",
                  "megatron.bridge.NVRxStragglerDetection: GPU relative performance:"):
         assert parse_line(line) is None
+
+
+def test_a_straggler_report_alone_is_no_failure_of_the_job():
+    """A warning, never a job's root: triage opens no incident on it alone (the kind has no category)."""
+    from datetime import datetime, timezone
+
+    from triage import attribute
+
+    f = parse_line(DOC_RELATIVE)
+    e = Evidence(f.kind, f.severity, f.attribution, datetime(2026, 1, 1, tzinfo=timezone.utc), "node-a", rank=0,
+                 details=f.details)
+    assert attribute([e]) == []
