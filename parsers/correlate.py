@@ -123,6 +123,8 @@ def what_of(f: Finding) -> str:
     if f.kind == "cuda_error" and f.details.get("cuda_error"):
         return f"CUDA error '{f.details['cuda_error']}'"
     row = KIND.get(f.kind)
+    if row is not None and row.workload and f.details.get("stragglers"):  # a job's straggler report: whom it names
+        return f"{row.wording}: {f.details['stragglers']}"
     return row.wording if row is not None and row.workload else f.kind
 
 

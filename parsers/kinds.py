@@ -337,6 +337,17 @@ TABLE: tuple[Kind, ...] = (
     Kind("cuda_error", "CUDA error", None, "error", "unknown", "INVESTIGATE", "CUDAError", workload=True,
          doc="a CUDA runtime error a job printed (reason refined by the error: CUDAIllegalAddress, ...)",
          category="by_attribution", restarts=True, named="CUDA error '{details.cuda_error|}'"),
+    # A training framework's own straggler report: the job compared its ranks' speed and names the slow ones, and
+    # where it says, their node (nvidia-resiliency-ext's verdict as NeMo and Megatron-Bridge print it, Megatron-LM's
+    # StragglerDetector's slowest rank past STRAGGLER_RTT_RATIO: parsers/rules.py "straggler_*"). A warning, never a
+    # job's root nor a node condition: a straggler is as often the job's data, its placement or a noisy neighbour as
+    # the GPU the rank runs on. The node named is the one to compare with its peers (docs/hangs.md).
+    Kind("straggler_report", "straggler reported by the job", None, "warning", "unknown", "INVESTIGATE",
+         "StragglerReported", workload=True,
+         doc="a training framework's own straggler report naming the slow ranks and, where it says, their nodes "
+             "(nvidia-resiliency-ext's `STRAGGLER DETECTION WARNING` as NeMo and Megatron-Bridge print it, Megatron-LM's "
+             "StragglerDetector's slowest rank far behind its fastest): a warning, the node named the one to look at",
+         named="straggler reported ({details.stragglers|ranks not named})"),
     Kind("cuda_oom", "CUDA out of memory", None, "error", "application", "RESTART_APP", "CUDAOutOfMemory",
          workload=True, never_the_node="the application ran out of GPU memory (not a node fault)",
          doc="the job ran out of GPU memory: its own doing, never the node's",

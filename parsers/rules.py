@@ -3240,6 +3240,23 @@ RULES: tuple[Rule, ...] = (
     # error).  Any other exception the watchdog ends with it prints as "... watchdog thread terminated with exception".
     _r("torch_watchdog_cuda_unloaded", None, ["main process destroyed cuda before watchdog loop exited"],
        r"main process destroyed cuda before watchdog loop exited, terminating watchdog\."),
+    # A training framework's own straggler report (kind straggler_report, its details: the ranks, their nodes where
+    # named, `stragglers` in words). nvidia-resiliency-ext's verdict as NeMo's StragglerDetectionCallback and
+    # Megatron-Bridge's NVRxStragglerDetectionManager print it: "STRAGGLER DETECTION WARNING: Some GPUs have worse
+    # relative performance. Affected ranks: {StragglerId(rank=76, node='h100-001-253-012')}" (the set of
+    # nvidia_resiliency_ext.straggler.reporting.StragglerId, a dataclass, by its repr; "performance dropped": against
+    # the rank's own best), Megatron-Bridge's documentation's "Affected ranks: [76, 13, 45]" (the ranks alone). The
+    # periodic score tables ("Rank=76 Node=h100-001-253-012 Score=0.94") are no verdict: silent.
+    _r("straggler_nvrx", "straggler_report", ["STRAGGLER DETECTION WARNING"],
+       r"STRAGGLER DETECTION WARNING: Some GPUs (?P<measure>have worse relative performance|performance dropped)\."
+       r" Affected ranks: (?P<affected>[\[{][^\n]*)", refine="straggler_ids"),
+    # Megatron-LM's StragglerDetector (megatron/core/utils.py, --log-straggler): every logging interval the least and
+    # the most round-trip time of the traced ops over the ranks, each with its rank ("| MnRtt/Rnk: 3453.08ms/8 |
+    # MxRtt/Rnk: 3468.20ms/0 | MnPwr/Rnk: .."): a statistic, no verdict. The slowest rank is a straggler where its time
+    # is STRAGGLER_RTT_RATIO times the fastest's or more (a warning); closer, an info record (healthy jitter).
+    _r("straggler_megatron", "straggler_report", ["MxRtt/Rnk: "],
+       r"MnRtt/Rnk: (?P<rtt_min_ms>\d+(?:\.\d+)?)ms/(?P<rtt_min_rank>\d+) \| "
+       r"MxRtt/Rnk: (?P<rtt_max_ms>\d+(?:\.\d+)?)ms/(?P<rtt_max_rank>\d+)", refine="straggler_rtt"),
     # The CUDA_CHECK many programs write, the call's source before the runtime's text: fprintf(stderr, "CUDA error in
     # %s: %s\n", #call, cudaGetErrorString(e)) (some add " (error %d)"): "CUDA error in cuMemImportFromShareableHandle:
     # invalid resource handle" (kubernetes-sigs/dra-driver-nvidia-gpu #1417: a GB200 / GB300 job whose fabric-handle
@@ -3846,6 +3863,51 @@ def _refine_crash(g: dict, out: dict) -> None:
             break
 
 
+# A straggler report's measure (rules "straggler_nvrx"): against the job's fastest rank, or against the rank's own best
+STRAGGLER_MEASURES = {"have worse relative performance": "relative", "performance dropped": "individual"}
+# One straggler of nvidia-resiliency-ext's set: its StragglerId's repr (the rank, its node), or a bare rank of a list
+# (a number a comma or the list's end follows, not inside a node's name: an Event's excerpt cut inside "node='h100-00"
+# names rank 76 and no rank 100)
+STRAGGLER_ID = LazyPattern(r"StragglerId\(rank=(\d+)(?:, node='([^'\n]*)'\))?|(?<![\w'=.-])(\d+)(?=\s*[,\]}])")
+# Megatron-LM's slowest rank is a straggler at this ratio of its round-trip time to the fastest rank's: the ratio of a
+# pod's step time to its job's median at which deploy/monitoring/workload-rules.yaml's GPUStragglerSuspected fires
+STRAGGLER_RTT_RATIO = 1.25
+STRAGGLERS_NAMED = 8  # the stragglers a finding's words name (the ranks and nodes in details: all of them)
+
+
+def _stragglers(details: dict, found: list[tuple[int, str]], how: str = "") -> None:
+    """A straggler report's details: the ranks, their nodes where named, and the words an Event and an incident say
+    (`stragglers`: "rank 76 on node h100-001-253-012, ..")."""
+    found = sorted(set(found))
+    details["straggler_ranks"] = ",".join(str(rank) for rank, _ in found)
+    nodes = list(dict.fromkeys(node for _, node in found if node))
+    if nodes:
+        details["nodes"] = ",".join(nodes)
+    words = ", ".join(f"rank {rank}" + (f" on node {node}" if node else "") for rank, node in found[:STRAGGLERS_NAMED])
+    details["stragglers"] = words + (f" and {len(found) - STRAGGLERS_NAMED} more" if len(found) > STRAGGLERS_NAMED
+                                     else "") + how
+
+
+def _refine_straggler_ids(g: dict, out: dict) -> None:
+    """nvidia-resiliency-ext's verdict: its measure, and the ranks (and nodes) of the set it printed."""
+    out["details"]["measure"] = STRAGGLER_MEASURES[g["measure"]]
+    found = [(int(rank or bare), node) for rank, node, bare in STRAGGLER_ID.findall(g.pop("affected"))]
+    if found:  # (none: an excerpt cut before its first rank)
+        _stragglers(out["details"], found, f" ({out['details']['measure']} performance)")
+
+
+def _refine_straggler_rtt(g: dict, out: dict) -> None:
+    """Megatron-LM's least and most round-trip times: the slowest rank a straggler from STRAGGLER_RTT_RATIO on, else
+    an info record."""
+    fastest, slowest = float(g["rtt_min_ms"]), float(g["rtt_max_ms"])
+    ratio = slowest / fastest if fastest > 0 else 0.0
+    if ratio < STRAGGLER_RTT_RATIO:
+        out["severity"] = "info"
+        return
+    _stragglers(out["details"], [(int(g["rtt_max_rank"]), "")],
+                f" ({ratio:.2f} times the round-trip time of rank {g['rtt_min_rank']})")
+
+
 # compiled when the first storage oops needs them, as the rows are (LazyPattern): not at import
 _STORAGE_MODULE_OF = tuple((LazyPattern("|".join(modules)), fs) for fs, modules in STORAGE_CLIENT_MODULES.items())
 
@@ -3912,6 +3974,7 @@ REFINERS = {"nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_
             "mlx5_cq_error": _refine_mlx5_cq_error,
             "nccl_text": _refine_nccl_text, "crash": _refine_crash, "storage_oops": _refine_storage_oops,
             "oom": _refine_oom,
+            "straggler_ids": _refine_straggler_ids, "straggler_rtt": _refine_straggler_rtt,
             **{key: _refine_as_xid(xid) for key, xid in XID_WITHOUT_LINE.items()}}
 
 # Every keyword of the table: the prefilter over whole buffers is built from these.

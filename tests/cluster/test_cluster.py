@@ -168,6 +168,25 @@ def test_a_redacted_peer_a_pod_event_names_is_no_peer():
     assert any(e.kind == "nccl_remote_error" and e.details.get("peer_redacted") for e in found)
 
 
+def test_a_frameworks_straggler_report_reaches_the_cluster_with_the_ranks_and_nodes_it_names():
+    """A training framework's straggler verdict (tests/parsers/test_stragglers.py): the agent's Pod Event
+    (StragglerReported) says the stragglers, and the cluster reads them back, the nodes included, from the
+    quoted line. The first line REAL (NVIDIA-NeMo/Megatron-Bridge docs/training/resiliency.md); the second
+    CONSTRUCTED from NeMo's StragglerDetectionCallback._print_stragglers and nvidia-resiliency-ext's StragglerId
+    repr (its set of one)."""
+    lines = ["STRAGGLER DETECTION WARNING: Some GPUs have worse relative performance. Affected ranks: [76, 13, 45]",
+             "STRAGGLER DETECTION WARNING: Some GPUs performance dropped. Affected ranks: "
+             "{StragglerId(rank=79, node='h100-001-253-012')}"]
+    evs = agent_events_of("node-a", "w-0", lines)
+    assert [ev["reason"] for ev in evs] == ["StragglerReported"]  # one Event per job and reason: the first line's
+    assert "straggler reported by the job: rank 13, rank 45, rank 76 (relative performance)" in evs[0]["message"]
+    (e,) = Reader().pod_event(evs[0])
+    assert (e.kind, e.severity, e.details["straggler_ranks"]) == ("straggler_report", "warning", "13,45,76")
+    (ev,) = agent_events_of("node-a", "w-0", lines[1:])
+    (e,) = Reader().pod_event(ev)
+    assert (e.details["straggler_ranks"], e.details["nodes"]) == ("79", "h100-001-253-012")
+
+
 def test_a_cut_excerpt_that_reads_back_as_another_kind_yields_to_the_events_reason():
     """A line cut to its 160-character excerpt may read back as a weaker kind (an IB port error's line, cut before
     'port error', is a bare NCCL WARN: an nccl_error warning that fails no job); the Event's reason says the
