@@ -69,8 +69,9 @@ class _Pod:
     paused: float | None = None  # when the last pause was announced (after the last advance)
     pause: str = ""
     suspected: float | None = None  # when the suspicion was raised
-    timeout: float | None = None  # the collective timeout (s) the pod's log last said (its watchdog's); kept across a
-    # restart of the container (the next run is launched with the same timeout, and says it again only if it can)
+    timeout: float | None = None  # the longest collective timeout (s) the pod's log said (one a process group, made in
+    # the program's order: which one a pause's ranks wait on is not known); kept across a restart of the container (the
+    # next run is launched with the same timeout, and says it again only if it can)
     checked: float = 0.0  # when a suspected pod was last found running
 
     def __post_init__(self) -> None:
@@ -106,7 +107,7 @@ class ProgressTracker:
             p = mark.progress
             if p.timeout is not None:  # (said before the first step too: a process group is made before it)
                 pod = pod if pod is not None else self._track(ref, now)
-                pod.timeout = p.timeout
+                pod.timeout = p.timeout if pod.timeout is None else max(pod.timeout, p.timeout)
                 if not p.moved and not p.pause and p.seconds is None:
                     continue  # nothing else on the line
             if pod is None:
