@@ -170,3 +170,15 @@ def test_pods_waiting_for_the_kubelet_are_bounded(tmp_path):
     agent = make(tmp_path, lambda ref, at: None)
     said(agent, *[(PodRef("team-c", f"job{i}-0", f"uid-c{i}", "main"), NO_GPUS) for i in range(UNSURE_MAX + 44)])
     assert len(agent.pipeline._unsure) == UNSURE_MAX and "uid-c0" not in agent.pipeline._unsure
+
+
+def test_the_words_in_a_node_log_count_no_workload(tmp_path):
+    """The kind's repeat row counts workloads (the pods' `workload` detail): a node log's copy of the words (a bare
+    line, the kernel's program) names none and raises nothing (was: each line a workload of its own, `t<time>`, two
+    lines GPUDriverDegraded)."""
+    from parsers.model import Record
+
+    agent = make(tmp_path, lambda ref, at: True)
+    for line in (NO_GPUS, NO_INIT, f"Nov 30 07:00:00 host kernel: {NO_GPUS}", f"Nov 30 07:00:01 host kernel: {NO_GPUS}"):
+        agent.pipeline.process([Record("kmsg", line)])
+    assert degraded(agent) == [] and not agent.engine.conditions["GPUDriverDegraded"].status
