@@ -263,7 +263,8 @@ class Pipeline:
                         self.metrics.count_finding(labels_of(f))
                 if holds:
                     self.engine.decide(f, "pods", change)  # its kind's `repeated` row: the node's past N workloads
-                elif holds is None and f.kind in ON_GPU_PODS and ref.uid not in self._unsure:
+                elif holds is None and self.holds_gpus is not None and f.kind in ON_GPU_PODS and \
+                        ref.uid not in self._unsure:  # (no cache, no answer to wait for: counted only)
                     if len(self._unsure) >= UNSURE_MAX:
                         del self._unsure[next(iter(self._unsure))]
                     self._unsure[ref.uid] = (self.clock(), at, ref, f)

@@ -182,3 +182,12 @@ def test_the_words_in_a_node_log_count_no_workload(tmp_path):
     for line in (NO_GPUS, NO_INIT, f"Nov 30 07:00:00 host kernel: {NO_GPUS}", f"Nov 30 07:00:01 host kernel: {NO_GPUS}"):
         agent.pipeline.process([Record("kmsg", line)])
     assert degraded(agent) == [] and not agent.engine.conditions["GPUDriverDegraded"].status
+
+
+def test_without_the_kubelets_cache_nothing_waits(tmp_path):
+    """The cache is the hang verdict's (agent/app.py `_pod_devices`): with `workload_hang.enabled: false` none is
+    built and no answer can come, so the line is counted only at once (was: held UNSURE_SECONDS, rechecked each
+    tick, for nothing)."""
+    agent = make(tmp_path, None)
+    said(agent, (A, NO_GPUS))
+    assert agent.pipeline._unsure == {} and count(agent, "team-a") == 1
