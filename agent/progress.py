@@ -5,8 +5,8 @@ max(k x its median interval between progress lines, floor_seconds) is suspected 
 (`WorkloadHangSuspected`, saying what supports it: standing hardware / fabric faults on this node) and the
 gauge `gpu_npd_workload_hang_suspected` = 1; progress again clears both (a `WorkloadProgressResumed` Event).
 A checkpoint save or an evaluation announced in the log stretches the allowance to `pause_seconds` from the
-announcement, capped at `timeout_fraction` x the collective timeout the pod's log said (PyTorch's NCCL watchdog ends
-the job at that timeout: a hang inside the pause is to be suspected before it).  An RL trainer's rollout generation bar keeps the pod alive without setting the pace (it is no
+announcement, capped at `timeout_fraction` x the longest collective timeout the pod's log said (PyTorch's NCCL
+watchdog ends the job at that timeout: a hang inside the pause is to be suspected before it).  An RL trainer's rollout generation bar keeps the pod alive without setting the pace (it is no
 step and no interval of the median).  Never a node condition: a hung job is the job's, until a node fault explains it.
 
 The verdict names the pod's own devices (`Owned`: its GPUs and RDMA rails, from a cache the kubelet's
