@@ -23,8 +23,8 @@ class HangSettings:
                                         gt=0)] = 3600.0
     # 0.5: the suspicion half the timeout after the announcement, minutes before the watchdog (as floor_seconds is half
     # PyTorch's default NCCL timeout); a pause longer than the timeout with a collective waiting on it kills the job
-    timeout_fraction: Annotated[float, num("a pause's allowance is at most this x the collective timeout the pod's "
-                                           "log said (PyTorch's NCCL watchdog)", gt=0, le=1)] = 0.5
+    timeout_fraction: Annotated[float, num("a pause's allowance is at most this x the longest collective timeout the "
+                                           "pod's log said (PyTorch's NCCL watchdog)", gt=0, le=1)] = 0.5
     min_steps: Annotated[int, num("advances seen before a pod counts as \"was making progress\"", gt=0)] = 3
     max_pods: Annotated[int, num("pods tracked per node; past it the longest-silent one is forgotten (counted)",
                                  gt=0)] = 512

@@ -454,6 +454,8 @@ class HealthEngine:
         last, names = entry.last, entry.names
         pid = f.pid if row.distinct == "pid" else _field(f, row.distinct)  # one process (a workload: `distinct`)
         if pid is None:
+            if row.distinct != "pid":  # no workload said (a node log's copy of a pod's words): no source to count
+                return
             pid = f"t{seen}"
         alike = tuple(_field(f, name) for name in row.same_process) if row.same_process else None
         if alike is not None and pid not in last and None not in alike:

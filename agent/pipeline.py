@@ -15,7 +15,7 @@ one snapshot -> every sink.  Each stage returns its result to the next; none rea
 from __future__ import annotations
 
 import logging
-from collections import Counter, deque
+from collections import Counter
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable
 
@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # types only: the tracker and the peer test load where they a
 
 log = logging.getLogger("gpu_npd")
 UNSURE_SECONDS = 120.0  # a finding whose pod's devices are unknown waits this long for the kubelet's answer
-UNSURE_MAX = 256  # such findings held at once (oldest dropped: counted only)
+UNSURE_MAX = 256  # pods whose such finding is held at once (oldest dropped: counted only, as read)
 Batch = list[Record] | SampleBatch | CheckBatch | WorkloadFindings | NodeInfo
 
 
@@ -92,10 +92,12 @@ class Pipeline:
         self.engine, self.judge, self.metrics, self.gpu = engine, judge, metrics, gpu
         # whether a pod holds GPUs by the kubelet's word (agent/kube/poddevices.py `holds_gpus`; None: unknown), for the
         # kinds that are the node's only in such a pod (parsers/kinds.py `pod_holds_gpus`), and those findings whose
-        # pod's devices were unknown, asked again each tick until UNSURE_SECONDS after they were read
+        # pod's devices were unknown, asked again each tick until UNSURE_SECONDS after they were read: a pod's first
+        # (its uid's: one pod's flood holds one place, and its lines after are counted as read), with when it was read
+        # and the time its line is judged by (`_holds_gpus`)
         self.holds_gpus = holds_gpus
         self.pod_devices = pod_devices  # a pod's devices as last known (agent/kube/poddevices.py; `_host_answers`)
-        self._unsure: deque[tuple[float, PodRef, Finding]] = deque(maxlen=UNSURE_MAX)
+        self._unsure: dict[str, tuple[float, float, PodRef, Finding]] = {}
         if gpu.status == "starting":  # the kernel log's backlog is read before NVML names the GPUs (_name_xids)
             metrics.hold_xids()
         self.workloads, self.pods, self.sinks, self.clock = workloads, pods, sinks, clock
@@ -255,7 +257,8 @@ class Pipeline:
             change = Change()
             for ref, f in _pod_events(batch.items):
                 annotate(f, self.gpu.gpu_map, self.known_gpus)
-                holds = self._holds_gpus(ref, f)
+                at = f.timestamp.timestamp() if f.timestamp is not None else self.clock()  # an unstamped line: read
+                holds = self._holds_gpus(ref, f, at)
                 event = self.workloads.observe(ref, f, standing)
                 if event is not None:  # (None: an info finding, counted only)
                     self._events.append(event)
@@ -264,8 +267,11 @@ class Pipeline:
                         self.metrics.count_finding(labels_of(f))
                 if holds:
                     self.engine.decide(f, "pods", change)  # its kind's `repeated` row: the node's past N workloads
-                elif holds is None and f.kind in ON_GPU_PODS:
-                    self._unsure.append((self.clock(), ref, f))
+                elif holds is None and self.holds_gpus is not None and f.kind in ON_GPU_PODS and \
+                        ref.uid not in self._unsure:  # (no cache, no answer to wait for: counted only)
+                    if len(self._unsure) >= UNSURE_MAX:
+                        del self._unsure[next(iter(self._unsure))]
+                    self._unsure[ref.uid] = (self.clock(), at, ref, f)
             if self.progress is not None:
                 from .progress import Mark  # noqa: PLC0415 - loaded already with the tracker (agent/app.py)
 
@@ -278,14 +284,14 @@ class Pipeline:
                 batch.done()
         return self.engine.derive(change) if change else change
 
-    def _holds_gpus(self, ref: PodRef, f: Finding) -> bool | None:
+    def _holds_gpus(self, ref: PodRef, f: Finding, at: float) -> bool | None:
         """For a kind that is the node's only in a pod that holds GPUs (parsers/kinds.py `pod_holds_gpus`): whether
         `ref` holds some (None: unknown; False for every other kind).  Where it does, `f` carries its pod's workload
-        (`workload`: namespace/job, what its kind's `repeated` row counts) and the Event says the node's runtime."""
+        (`workload`: namespace/job, what its kind's `repeated` row counts) and the Event says the node's runtime.  `at`:
+        when the line was written (wall clock), an answer asked after it the kubelet's word on the pod."""
         taker = taken_by(f.kind, f.details.get("driver_error"))
         if f.kind not in ON_GPU_PODS and taker is None:
             return False
-        at = f.timestamp.timestamp() if f.timestamp is not None else self.clock()
         holds = self.holds_gpus(ref, at) if self.holds_gpus is not None else None
         if taker is not None:  # another kind's words (parsers/kinds.py `takes`: NVML's "Failed to initialize NVML:
             # Unknown Error" in the container): the pod's lost access only where it holds GPUs and the host's NVML
@@ -310,15 +316,15 @@ class Pipeline:
         """The findings of `_holds_gpus` whose pod's devices were unknown when read, asked again (each tick): a pod
         the kubelet now says holds GPUs has its Event and counts for the node; one it says holds none, or still
         unknown UNSURE_SECONDS after, is dropped (counted only, as read)."""
-        change, now, unsure = Change(), self.clock(), self._unsure
-        for _ in range(len(unsure)):
-            since, ref, f = unsure.popleft()
-            holds = self._holds_gpus(ref, f)
+        change, now = Change(), self.clock()
+        for uid, (since, at, ref, f) in list(self._unsure.items()):
+            holds = self._holds_gpus(ref, f, at)
+            if holds is None and now - since < UNSURE_SECONDS:
+                continue
+            del self._unsure[uid]
             if holds:
                 self._events.append(self.workloads.gpu_access(ref, f))
                 self.engine.decide(f, "pods", change)
-            elif holds is None and now - since < UNSURE_SECONDS:
-                unsure.append((since, ref, f))
         return self.engine.derive(change) if change else change
 
     def judge_progress(self, live_uids: set[str] | None) -> None:

@@ -5,8 +5,8 @@ max(k x its median interval between progress lines, floor_seconds) is suspected 
 (`WorkloadHangSuspected`, saying what supports it: standing hardware / fabric faults on this node) and the
 gauge `gpu_npd_workload_hang_suspected` = 1; progress again clears both (a `WorkloadProgressResumed` Event).
 A checkpoint save or an evaluation announced in the log stretches the allowance to `pause_seconds` from the
-announcement, capped at `timeout_fraction` x the collective timeout the pod's log said (PyTorch's NCCL watchdog ends
-the job at that timeout: a hang inside the pause is to be suspected before it).  An RL trainer's rollout generation bar keeps the pod alive without setting the pace (it is no
+announcement, capped at `timeout_fraction` x the longest collective timeout the pod's log said (PyTorch's NCCL
+watchdog ends the job at that timeout: a hang inside the pause is to be suspected before it).  An RL trainer's rollout generation bar keeps the pod alive without setting the pace (it is no
 step and no interval of the median).  Never a node condition: a hung job is the job's, until a node fault explains it.
 
 The verdict names the pod's own devices (`Owned`: its GPUs and RDMA rails, from a cache the kubelet's
@@ -69,8 +69,9 @@ class _Pod:
     paused: float | None = None  # when the last pause was announced (after the last advance)
     pause: str = ""
     suspected: float | None = None  # when the suspicion was raised
-    timeout: float | None = None  # the collective timeout (s) the pod's log last said (its watchdog's); kept across a
-    # restart of the container (the next run is launched with the same timeout, and says it again only if it can)
+    timeout: float | None = None  # the longest collective timeout (s) the pod's log said (one a process group, made in
+    # the program's order: which one a pause's ranks wait on is not known); kept across a restart of the container (the
+    # next run is launched with the same timeout, and says it again only if it can)
     checked: float = 0.0  # when a suspected pod was last found running
 
     def __post_init__(self) -> None:
@@ -106,7 +107,7 @@ class ProgressTracker:
             p = mark.progress
             if p.timeout is not None:  # (said before the first step too: a process group is made before it)
                 pod = pod if pod is not None else self._track(ref, now)
-                pod.timeout = p.timeout
+                pod.timeout = p.timeout if pod.timeout is None else max(pod.timeout, p.timeout)
                 if not p.moved and not p.pause and p.seconds is None:
                     continue  # nothing else on the line
             if pod is None:

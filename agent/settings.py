@@ -156,8 +156,8 @@ class Config:
         "progress per pod from trainers' log lines; a pod that stops is suspected hung (a Pod Event "
         "WorkloadHangSuspected + gpu_npd_workload_hang_suspected; never a node condition) after max(k x its median "
         "interval between progress lines, floor_seconds) of silence, or pause_seconds after an announced "
-        "checkpoint save / evaluation (at most timeout_fraction x the collective timeout the pod's log said); only "
-        "once min_steps advances were seen")] = \
+        "checkpoint save / evaluation (at most timeout_fraction x the longest collective timeout the pod's log "
+        "said); only once min_steps advances were seen")] = \
         field(default_factory=HangSettings)
     peer_outliers: Annotated[PeerSettings, doc(
         "stragglers against peers: a GPU (SM clock, power, utilisation) or rail (data rate) under load k MADs "

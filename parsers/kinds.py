@@ -118,7 +118,8 @@ class Repeated:
     named: str | None = None
     settings: str | None = None
     # what counts as one source: "pid" (a process), or a detail the finding carries ("workload": the namespace and job
-    # of the pod that said it, agent/pipeline.py), counted in `noun` ("processes", "workloads")
+    # of the pod that said it, agent/pipeline.py; a finding without it, a node log's copy, counts nothing), counted in
+    # `noun` ("processes", "workloads")
     distinct: str = "pid"
     noun: str = "processes"
 

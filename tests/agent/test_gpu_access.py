@@ -76,7 +76,7 @@ def test_a_pod_without_gpus_saying_it_stays_silent(tmp_path):
     _, events = said(agent, (A, NO_GPUS), (B, NO_INIT))
     assert events == [] and degraded(agent) == []
     assert count(agent, "team-a") == 1 and count(agent, "team-b") == 1  # counted only
-    assert agent.pipeline._unsure == type(agent.pipeline._unsure)(maxlen=agent.pipeline._unsure.maxlen)
+    assert agent.pipeline._unsure == {}
 
 
 def test_unknown_devices_wait_for_the_kubelets_answer(tmp_path):
@@ -93,7 +93,8 @@ def test_unknown_devices_wait_for_the_kubelets_answer(tmp_path):
 def test_unknown_devices_are_dropped_when_no_answer_comes(tmp_path):
     agent = make(tmp_path, lambda ref, at: None)  # no kubelet (no socket, no cache)
     said(agent, (A, NO_GPUS))
-    agent.pipeline._unsure[0] = (agent.pipeline._unsure[0][0] - 10_000, *agent.pipeline._unsure[0][1:])
+    since, *rest = agent.pipeline._unsure[A.uid]
+    agent.pipeline._unsure[A.uid] = (since - 10_000, *rest)
     assert agent.pipeline.publish(agent.pipeline.recheck_gpu_access()) is None
     assert len(agent.pipeline._unsure) == 0 and count(agent, "team-a") == 1
 
@@ -206,3 +207,66 @@ def test_the_cluster_reads_the_taken_finding_as_offline_does(tmp_path):
     ev = {"reason": e.reason, "message": e.message, "source": {"host": "node-a"},
           "firstTimestamp": "2026-01-01T00:00:00Z", "involvedObject": {"name": A.pod}}
     assert [(x.kind, x.host, is_node_fault(x)) for x in Reader().pod_event(ev)] == [("driver_unusable", "node-a", True)]
+
+
+def test_one_pods_flood_while_unknown_keeps_the_other_pods_findings(tmp_path):
+    """A pod printing the line in a loop while its devices are unknown holds one place, not UNSURE_MAX: the other
+    workload's finding waits too, and the kubelet's answer raises the node's problem (was: the flood's lines pushed
+    it out of the bounded queue, silently)."""
+    answer = {}
+    agent = make(tmp_path, lambda ref, at: answer.get(ref.namespace))
+    said(agent, (B, NO_INIT))
+    said(agent, *[(A, NO_GPUS)] * 300)
+    assert len(agent.pipeline._unsure) == 2
+    answer.update({"team-a": True, "team-b": True})
+    snap = agent.pipeline.publish(agent.pipeline.recheck_gpu_access())
+    assert {e.ref for e in snap.pod_events if e.reason == "PodGPUAccessLost"} == {A, B}
+    assert len(degraded(agent)) == 1
+    assert count(agent, "team-a") == 300  # every line counted as read
+
+
+def test_an_unstamped_line_is_judged_by_the_time_it_was_read(tmp_path):
+    """A line with no timestamp is dated when read, once: the kubelet's answer after that and not naming its pod says
+    it holds none, though the clock moved on before the next look (was: dated again at each look, after every answer,
+    so held unknown UNSURE_SECONDS and the kubelet asked again on each tick)."""
+    answered = []
+    agent = make(tmp_path, lambda ref, at: False if answered and answered[0] >= at else None)
+    agent.pipeline.clock = lambda: now[0]
+    now = [5000.0]
+    said(agent, (A, NO_GPUS))
+    assert len(agent.pipeline._unsure) == 1
+    answered.append(5001.0)  # the kubelet answered after the line, without the pod
+    now[0] = 5010.0
+    agent.pipeline.publish(agent.pipeline.recheck_gpu_access())
+    assert len(agent.pipeline._unsure) == 0
+
+
+def test_pods_waiting_for_the_kubelet_are_bounded(tmp_path):
+    """UNSURE_MAX pods at most wait (the oldest dropped: counted only, as read): a kubelet that never answers holds no
+    more memory however many pods say it."""
+    from agent.pipeline import UNSURE_MAX
+
+    agent = make(tmp_path, lambda ref, at: None)
+    said(agent, *[(PodRef("team-c", f"job{i}-0", f"uid-c{i}", "main"), NO_GPUS) for i in range(UNSURE_MAX + 44)])
+    assert len(agent.pipeline._unsure) == UNSURE_MAX and "uid-c0" not in agent.pipeline._unsure
+
+
+def test_the_words_in_a_node_log_count_no_workload(tmp_path):
+    """The kind's repeat row counts workloads (the pods' `workload` detail): a node log's copy of the words (a bare
+    line, the kernel's program) names none and raises nothing (was: each line a workload of its own, `t<time>`, two
+    lines GPUDriverDegraded)."""
+    from parsers.model import Record
+
+    agent = make(tmp_path, lambda ref, at: True)
+    for line in (NO_GPUS, NO_INIT, f"Nov 30 07:00:00 host kernel: {NO_GPUS}", f"Nov 30 07:00:01 host kernel: {NO_GPUS}"):
+        agent.pipeline.process([Record("kmsg", line)])
+    assert degraded(agent) == [] and not agent.engine.conditions["GPUDriverDegraded"].status
+
+
+def test_without_the_kubelets_cache_nothing_waits(tmp_path):
+    """The cache is the hang verdict's (agent/app.py `_pod_devices`): with `workload_hang.enabled: false` none is
+    built and no answer can come, so the line is counted only at once (was: held UNSURE_SECONDS, rechecked each
+    tick, for nothing)."""
+    agent = make(tmp_path, None)
+    said(agent, (A, NO_GPUS))
+    assert agent.pipeline._unsure == {} and count(agent, "team-a") == 1

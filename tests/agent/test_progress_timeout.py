@@ -149,3 +149,19 @@ def test_the_timeout_outlives_a_restart_and_the_agents():
     stepping(clock, again)
     again.observe(REF, [Mark(clock.t, Progress(None, pause="evaluation", moved=False))])
     assert silent_until_suspected(clock, again)[0] == 900
+
+
+def test_the_longest_timeout_said_caps_a_pause_whatever_order_the_groups_were_made_in():
+    """PyTorch prints one options line per process group (pytorch/pytorch#135352: "Each PG would log its various
+    configuration options including timeout"; there FSDP's HYBRID_SHARD made groups of its own at the default
+    after `init_process_group(timeout=2 h)`).  Which group a pause's waiting ranks wait on is not known, and the order
+    groups are made in is the program's: the longest timeout said caps the pause, so a subgroup's shorter one made
+    last does not shorten the world group's healthy save (was: the last one said, 0.5 x 600 s).  The timeline is
+    constructed."""
+    for order in ((7200.0, 600.0), (600.0, 7200.0)):
+        clock = Clock(1000.0)
+        t = ProgressTracker(Metrics(), HangSettings(), clock=clock)
+        t.observe(REF, [Mark(clock.t, Progress(None, moved=False, timeout=s)) for s in order])
+        stepping(clock, t)
+        t.observe(REF, [Mark(clock.t, Progress(None, pause="checkpoint", moved=False))])
+        assert silent_until_suspected(clock, t)[0] == 3600, order  # min(pause_seconds, 0.5 x 7200 s)
