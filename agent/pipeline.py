@@ -30,7 +30,6 @@ from .gpu.collector import GpuCollector, annotate
 from .health import HealthEngine
 from .metrics import Metrics
 from .podlookup import PodLookup
-from .podresources import KUBELET, Owned
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
 from .workloads import ON_GPU_PODS, WorkloadTracker, daemon_of, job_of
@@ -38,6 +37,7 @@ from .xidmerge import XidMerger
 
 if TYPE_CHECKING:  # types only: the tracker and the peer test load where they are built (agent/app.py)
     from .peers import PeerOutliers
+    from .podresources import Owned  # (loaded where pod logs are followed, not at idle: test_idle_footprint)
     from .progress import ProgressTracker
 
 log = logging.getLogger("gpu_npd")
@@ -307,6 +307,8 @@ class Pipeline:
     def _host_answers(self, ref: PodRef) -> bool:
         """Whether the agent's own NVML answers for every GPU the kubelet says `ref` holds (the inventory's map: GPUs
         read by their UUID); False while NVML is off, starting or failing, or the pod's GPUs are unknown."""
+        from .podresources import KUBELET  # noqa: PLC0415 - the pod-log path's: not held by an idle agent
+
         owned = self.pod_devices(ref) if self.pod_devices is not None else None
         if owned is None or owned.source != KUBELET or not owned.gpus or self.gpu.status != "ok":
             return False
