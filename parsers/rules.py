@@ -2608,9 +2608,10 @@ RULES: tuple[Rule, ...] = (
     # every PE the failure reaches, the PEs' lines interleaved without a rank: "[/nvshmem/src/host/coll/barrier/
     # barrier.cpp:21] cuda failed with an illegal memory access was encountered " three times after the four PEs'
     # cuMemCreate chain (deepseek-ai/DeepEP #157). The status reads as in every other wrapper's words (CUDA_ERRORS);
-    # the PEs' lines are one event with the chain before them (were a cuda_error per line).
+    # the PEs' lines are one event with the chain before them (were a cuda_error per line). The path stops at a bracket:
+    # read to the line's end from every "[", a flood of them was quadratic.
     _r("nvshmem_cuda_check", "cuda_error", ["cuda failed with ", "CUDA failed with "],
-       r"\[\S+\.(?:cpp|cu|cuh|cc|c|h):\d+\] (?:cuda|CUDA) failed with (?P<cuda_error>"
+       r"\[[^\s\[\]]+\.(?:cpp|cu|cuh|cc|c|h):\d+\] (?:cuda|CUDA) failed with (?P<cuda_error>"
        + "|".join(map(re.escape, CUDA_ERRORS)) + r")\s*$", refine="cuda", event=("nvshmem", "join")),
     _r("nvshmem_error", "nccl_error", ["nvshmem"],
        NVSHMEM_SOURCE + r"(?:(?P<nvshmem_function>\w+):)?\d+: (?:non-zero status: -?\d+:? )?"
