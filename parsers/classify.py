@@ -32,8 +32,8 @@ from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EV
                     EVENT_ECHOES, EVENT_ESCALATES, EVENT_ONE_PROCESS,
                     EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
                     EVENT_PER_FINDING_DEVICE, EVENT_REPORTS, EVENT_WITHIN_DEVICE,
-                    EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX, KEYWORDS, PAGE_SHIFTS,
-                    PCI, REFINERS, RULES, STATED, Rule)
+                    EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_GROUP, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX,
+                    KEYWORDS, PAGE_SHIFTS, PCI, REFINERS, RULES, STATED, Rule)
 from .unclassified import DRIVER_DEVICES, DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import KeywordScan, LazyPattern, required_literals
 from .workers import tag_rank
@@ -1314,7 +1314,9 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None
                event: tuple[str, str] | None = None) -> tuple[str, str, str] | None:
     """The open-event key of a rule's line: the event's name (a tuple of each one's for a row of several), and for
     events kept per device (rules.EVENT_PER_DEVICE, EVENT_PER_FINDING_DEVICE) the device's PCI address too, for events
-    kept per rank (EVENT_PER_RANK) the rank; its role; the row (a stage of a "once" event).  `rank`: `_rank_of(m)` where the caller read it already; `pci`: the line's finding's address (None:
+    kept per rank (EVENT_PER_RANK) the rank, for those kept per a group's text (EVENT_PER_GROUP) that text; its role;
+    the row (a stage of a "once" event).  `rank`: `_rank_of(m)` where the caller read it already; `pci`: the line's
+    finding's address (None:
     a kind-None row's line); `event`: the line's (name, role) where its row's `event_if` chose it, else the row's."""
     if event is None:
         event = rule.event
@@ -1358,6 +1360,8 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None
             one = f"{one} {device}"
         elif one in EVENT_PER_RANK:
             one = f"{one} {_rank_of(m) if rank is None else rank}"
+        elif one in EVENT_PER_GROUP:
+            one = f"{one} {m.groupdict().get(EVENT_PER_GROUP[one]) or ''}"
         keys.append(one)
     return (tuple(keys) if several else keys[0]), role, stage
 

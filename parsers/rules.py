@@ -477,6 +477,10 @@ PANIC_HARDWARE = (r"[Mm]achine [Cc]heck|broadcast exception handler|SError|exter
 # stuck watchdog, the debug-info dump, the communicator abort), a stack trace between some of them: one event per
 # rank (the "[Rank n]" / "[PG .. Rank n]" / torchrun's "[rankN]:" on the line), each of its lines once.
 EVENT_PER_RANK = frozenset({"nccl_watchdog", "cuda_assert"})
+# Events kept per the text of a group of their lines (event -> the group): NCCL's WARN of a CUDA status and PyTorch's
+# quote of NCCL's last error after it are one failure only where the quote names the WARN's status; a quote of another
+# status in the WARN's window is another failure (another process's), its own finding
+EVENT_PER_GROUP = {"nccl_cuda": "cuda_error"}
 TORCH_PG_ONCE = ("nccl_watchdog", "once")
 MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
@@ -2608,9 +2612,10 @@ RULES: tuple[Rule, ...] = (
     # every PE the failure reaches, the PEs' lines interleaved without a rank: "[/nvshmem/src/host/coll/barrier/
     # barrier.cpp:21] cuda failed with an illegal memory access was encountered " three times after the four PEs'
     # cuMemCreate chain (deepseek-ai/DeepEP #157). The status reads as in every other wrapper's words (CUDA_ERRORS);
-    # the PEs' lines are one event with the chain before them (were a cuda_error per line).
+    # the PEs' lines are one event with the chain before them (were a cuda_error per line). The path stops at a bracket:
+    # read to the line's end from every "[", a flood of them was quadratic.
     _r("nvshmem_cuda_check", "cuda_error", ["cuda failed with ", "CUDA failed with "],
-       r"\[\S+\.(?:cpp|cu|cuh|cc|c|h):\d+\] (?:cuda|CUDA) failed with (?P<cuda_error>"
+       r"\[[^\s\[\]]+\.(?:cpp|cu|cuh|cc|c|h):\d+\] (?:cuda|CUDA) failed with (?P<cuda_error>"
        + "|".join(map(re.escape, CUDA_ERRORS)) + r")\s*$", refine="cuda", event=("nvshmem", "join")),
     _r("nvshmem_error", "nccl_error", ["nvshmem"],
        NVSHMEM_SOURCE + r"(?:(?P<nvshmem_function>\w+):)?\d+: (?:non-zero status: -?\d+:? )?"
@@ -3303,8 +3308,9 @@ RULES: tuple[Rule, ...] = (
     # "ncclUnhandledCudaError: Call to CUDA function failed. Last error: Cuda failure 999 'unknown error'" (NVIDIA/nccl
     # #1935), "[rank0]: Last error:" then "[rank0]: Cuda failure 999 'unknown error'" (alisson-anjos/diffusion-pipe-ui
     # #10). The status reads as NCCL's own WARN of it does (nccl_cuda_failure: CUDA_ERRORS, 999 the node's driver; was
-    # the exception's nccl_error, unknown, or nothing); after that WARN (within NCCL_CUDA_LINES), it is the WARN's event,
-    # no second finding. A status text CUDA_ERRORS lacks stays the exception's ("Cuda failure 1 'invalid argument'").
+    # the exception's nccl_error, unknown, or nothing); after that WARN (within EVENT_LINES), a quote of its status is
+    # the WARN's event, no second finding (EVENT_PER_GROUP: a quote of another status is its own). A status text
+    # CUDA_ERRORS lacks stays the exception's ("Cuda failure 1 'invalid argument'").
     _r("nccl_last_cuda_failure", "cuda_error", ["Cuda failure"],
        r"(?:Last error:\s*|^(?:\[rank\d{1,9}\]:)?\s*)" + NCCL_CUDA_FAILURE, refine="cuda",
        event=(NCCL_CUDA_OPEN[0], "within")),

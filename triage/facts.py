@@ -288,6 +288,12 @@ POD_ENDS: dict[str, PodEnd] = {
 # status.reason "Out<resource>": the kubelet's admission found the node short of an extended resource
 # ("OutOfnvidia.com/gpu")
 OUT_OF_WORD = r"Out[Oo]f[a-z0-9][\w.\-]*/[\w.\-]+"  # as it stands in kubectl's text (the k8s_ended row)
+# A volume failure that is no pod end: the kubelet's ConfigMap and Secret cache not (or no longer) holding the pod,
+# "MountVolume.SetUp failed for volume "kube-api-access-gvtq4" : object "pgo"/"kube-root-ca.crt" not registered",
+# said of pods that start and run a moment later and after they end (kubernetes/kubernetes #105204, #119361): the
+# k8s_ended row's FailedMount words skip a line saying it within this many characters
+VOLUME_RACE, VOLUME_RACE_WITHIN = r' : object "[^"\n]{0,253}"/"[^"\n]{0,253}" not registered', 600
+_NO_RACE = f"(?![^\\n]{{0,{VOLUME_RACE_WITHIN}}}?{VOLUME_RACE})"
 OUT_OF = re.compile(rf"^{OUT_OF_WORD}$")
 
 
@@ -674,8 +680,9 @@ FACTS: tuple[Fact, ...] = (
        r"ImagePullBackOff|" + OUT_OF_WORD + r")\s+\d+(?:\s+\d+[smhdy]\w*\s+(?:<none>|[0-9a-fA-F.:]+)\s+"
        r"(?P<rnode>[a-z0-9][-a-z0-9.]{0,252})(?=\s|$))?|"
        r"(?:\bpod/(?P<epod>[a-z0-9][-a-z0-9.]{0,252})\s+)?\bError: (?P<pull>ErrImagePull|ImagePullBackOff)\b|"
-       r"\bWarning\s+(?P<mount>FailedMount|FailedAttachVolume)\b(?:\s+pod/(?P<epod2>[a-z0-9][-a-z0-9.]{0,252})\b)?|"
-       r"\b(?P<mount2>MountVolume\.(?:SetUp|MountDevice)|AttachVolume\.Attach) failed for volume\b|"
+       r"\bWarning\s+(?P<mount>FailedMount|FailedAttachVolume)\b" + _NO_RACE +
+       r"(?:\s+pod/(?P<epod2>[a-z0-9][-a-z0-9.]{0,252})\b)?|"
+       r"\b(?P<mount2>MountVolume\.(?:SetUp|MountDevice)|AttachVolume\.Attach) failed for volume\b" + _NO_RACE + "|"
        r"(?P<spot>\"Kind\":\"SPOT_ITN\".{0,400}?\"NodeName\":\"(?P<host>[^\"\s]+)\"|"
        r"\"messageKind\":\s?\"(?:SpotInterruptionKind|spot_interrupted)\".{0,400}?\"[Nn]ode\":\s?(?:\{\"name\":\s?)?"
        r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>\S+)\s+)?Spot interruption warning was triggered|"

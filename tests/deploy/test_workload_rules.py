@@ -39,3 +39,16 @@ def test_the_rules_read_metrics_the_agent_exports():
     assert {"gpu_npd_workload_step_seconds", "gpu_npd_workload_hang_suspected"} <= names
     text = (MON / "workload-rules.yaml").read_text()
     assert "gpu_npd_workload_step_seconds" in text and "gpu_npd_workload_hang_suspected" in text
+
+
+def test_the_straggler_alerts_ratio_is_the_parsers():
+    """GPUStragglerSuspected's step-time ratio and Megatron-LM's round-trip ratio a straggler_report takes
+    (parsers/rules.py STRAGGLER_RTT_RATIO, declared as this alert's) are one number: changing one alone fails here."""
+    import re
+
+    from parsers.rules import STRAGGLER_RTT_RATIO
+
+    rule = yaml.safe_load((MON / "workload-rules.yaml").read_text())
+    (expr,) = [r["expr"] for g in rule["spec"]["groups"] for r in g["rules"]
+               if r.get("alert") == "GPUStragglerSuspected"]
+    assert float(re.search(r"ratio_to_job_median > ([\d.]+)", expr).group(1)) == STRAGGLER_RTT_RATIO

@@ -124,6 +124,10 @@ ROW_PREFIX_FLOODS = [
     # a file name's run of word characters, each start of which could be the name's (the lookbehind: only the first)
     ("cuda_kernel_assert", "a", ".cu:1: block: [0,0,0], thread: [0,0,0] Assertion `x"),
     ("cuda_kernel_assert", "a.cu:1: ", "] Assertion `x"),
+    # NVSHMEM's CUDA_RUNTIME_CHECK "[<file>:<line>] cuda failed with ..": a path read from every "[" to the line's end
+    # (~28 ms a 4 KiB line before its path stopped at the next bracket)
+    ("nvshmem_cuda_check", "[", " cuda failed with x"),
+    ("nvshmem_cuda_check", "[a.c", " cuda failed with x"),
 ]
 
 

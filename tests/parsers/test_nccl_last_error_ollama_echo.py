@@ -83,6 +83,15 @@ def test_after_nccls_warn_of_it_the_quote_is_the_warns_event_not_a_second_findin
     assert _reading(found[0]) == ("cuda_error", *CUDA_ERRORS["unknown error"])
 
 
+def test_a_quote_of_another_status_after_the_warn_is_its_own_finding():
+    """NCCL's last error is its last WARN: a quote of another status within the WARN's window is another failure (a
+    second process's, interleaved), not the WARN's echo. CONSTRUCTED: NVIDIA/nccl #1653's WARN (REAL, above), then
+    PyTorch's quote of another status in NCCL's CUDACHECK words (src/include/checks.h)."""
+    quote = "Last error: Cuda failure 'an illegal memory access was encountered'"
+    found = _findings((NCCL_1653[0], *NCCL_1653[1:4], quote))  # was: the quote absorbed by the WARN's event
+    assert [f.details["cuda_error"] for f in found] == ["unknown error", "an illegal memory access was encountered"]
+
+
 def test_a_status_the_table_lacks_stays_the_exceptions():
     assert [f.kind for f in _findings(VERL)] == ["nccl_error"]
 

@@ -814,3 +814,20 @@ def test_a_volume_attached_or_mounted_is_no_failure():
     """ctrox/csi-s3 #98: the attach-detach controller's "AttachVolume.Attach succeeded" row is nothing."""
     assert ended('  Normal   SuccessfulAttachVolume  13s                       attachdetach-controller     '
                  'AttachVolume.Attach succeeded for volume "pvc-3af18048-ea20-4d6e-a55a-2cccc0381343"') == []
+
+
+@pytest.mark.parametrize("line", [
+    # kubernetes/kubernetes #105204 (a `kubectl get events -A` row, 3 s after the pod's "Started container")
+    'pgo           12s         Warning   FailedMount               pod/pgo-deploy--1-vs8h9                        '
+    'MountVolume.SetUp failed for volume "kube-api-access-gvtq4" : object "pgo"/"kube-root-ca.crt" not registered',
+    # kubernetes/kubernetes #119361 (describe's Events row; "After sometime pod stats and works well")
+    '  Warning  FailedMount       46s (x2 over 46s)  kubelet            MountVolume.SetUp failed for volume '
+    '"kube-api-access-cb2bd" : object "xxx-xxx"/"kube-root-ca.crt" not registered',
+    # kiwix/operations #2 (the message alone: "once cronjob terminates, there's a Warning event emitted on the Pod")
+    'MountVolume.SetUp failed for volume "gen-scripts-volume" : object "zim"/"gen-scripts" not registered',
+])
+def test_the_kubelets_not_registered_race_is_no_pod_end(line):
+    """The kubelet's "object <ns>/<name> not registered" (its ConfigMap and Secret cache not yet, or no longer, holding
+    the pod: kubernetes/kubernetes #105204) is said of pods that start and run, and after they end: no pod that never
+    started. Was: FailedMount, the pod never started, the job's incident."""
+    assert ended(line) == []
