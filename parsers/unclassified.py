@@ -99,6 +99,17 @@ BENIGN: tuple[tuple[str, str], ...] = (
     # ("benign", aws-neuron-sdk nrt-troubleshoot-trn1.rst; NVSentinel: non-fatal, no action)
     (r"\befa 0000:[0-9a-f:.]+(?: \w+)?: Failed to (?:process|submit) command \w+ \(opcode \d+\)",
      "efa's verdict on one admin command the device refused"),
+    # mlx5's answer to a read of a port's module EEPROM (ethtool -m, or a monitoring agent's scrape of it) that the
+    # firmware refused, as for a cage with no module in it: port.c's mlx5_core_err "query_mcia_reg failed: status:
+    # 0x%x" (mlx5_query_module_eeprom to 5.12, mlx5_query_module_id / mlx5_query_mcia after) and en_ethtool.c's
+    # netdev_err "mlx5e_get_module_eeprom: mlx5_query_eeprom failed:0x%x" (6.18.y+ with ", status %u"), once per
+    # query. The query's caller has its answer; no fault of the port (a module that fails has link lines of its own).
+    # At error severity on every scrape of every empty cage: "Millions of log entries a day because some ports don't
+    # have an SFP plugged in" (netdev, lore 20251028154330.6705d2da@kernel.org, on the patch that moved the status to
+    # the caller).
+    (r"mlx5_core .*(?:\bquery_mcia_reg failed: status: 0x[0-9a-f]+|\bmlx5e_get_module_eeprom: mlx5_query_eeprom "
+     r"failed:)",
+     "mlx5's answer to a module EEPROM query the firmware refused (an empty cage)"),
 )
 _BENIGN = LazyPattern("|".join(f"(?:{p})" for p, _ in BENIGN), re.I)  # compiled at the first driver error line
 

@@ -223,3 +223,35 @@ def test_nvlink5_rxpipe_action2_by_its_era(intrinfo, reset):
     line = (f"NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x{intrinfo:08x} 0x00000001 "
             "0x00000001 0x00000000 0x00100000 0x00000004)")  # CONSTRUCTED from gpud's real RXPIPE line's format
     assert parse_line(line).severity == ("fatal" if reset else "info")
+
+
+# CONSTRUCTED from the kernel's format strings (drivers/net/ethernet/mellanox/mlx5/core/port.c mlx5_core_err
+# "query_mcia_reg failed: status: 0x%x" under mlx5_core_err's "%s:%d:(pid %d): " prefix, in mlx5_query_module_eeprom to
+# 5.12 and mlx5_query_module_id / mlx5_query_mcia after; en_ethtool.c mlx5e_get_module_eeprom's netdev_err "%s:
+# mlx5_query_eeprom failed:0x%x", 6.18.y's ", status %u" after it), with a ConnectX's dmesg prefix: no public log of
+# them was found. mlx5's answer to a module EEPROM read (ethtool -m, an agent's scrape) of a cage with no module, at
+# error severity on every scrape (netdev, lore 20251028154330.6705d2da@kernel.org: "Millions of log entries a day
+# because some ports don't have an SFP plugged in").
+MODULE_QUERY_REFUSED = (
+    "[ 3021.114871] mlx5_core 0000:41:00.1: mlx5_query_module_eeprom:392:(pid 41127): query_mcia_reg failed: status: 0x3",
+    "[ 3021.114871] mlx5_core 0000:41:00.1: mlx5_query_module_id:311:(pid 41127): query_mcia_reg failed: status: 0x3",
+    "[ 3021.114871] mlx5_core 0000:41:00.1: mlx5_query_mcia:398:(pid 41127): query_mcia_reg failed: status: 0x9",
+    "[ 3021.114901] mlx5_core 0000:41:00.1 enp65s0f1np1: mlx5e_get_module_eeprom: mlx5_query_eeprom failed:0xfffffffb",
+    "[ 3021.114901] mlx5_core 0000:41:00.1 enp65s0f1np1: mlx5e_get_module_eeprom: mlx5_query_eeprom failed:0xfffffffb, "
+    "status 3",
+)
+
+
+@pytest.mark.parametrize("line", MODULE_QUERY_REFUSED)
+def test_a_refused_module_eeprom_query_is_silent(line):
+    """Was an unclassified warning per query: on a node whose agent scrapes its ports' modules, a warning a minute for
+    every empty cage of a healthy node."""
+    f = parse_line(line)
+    assert f is None or not at_least(f.severity, "warning"), f
+
+
+def test_the_module_query_benign_is_that_answer_only():
+    """Another mlx5 register access that failed stays the net's (CONSTRUCTED, the same prefix)."""
+    f = parse_line("[ 3021.114871] mlx5_core 0000:41:00.1: mlx5_query_module_id:311:(pid 41127): query_pddr_reg "
+                   "failed: status: 0x3")
+    assert f is not None and f.kind == "unclassified"
