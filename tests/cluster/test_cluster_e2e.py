@@ -52,7 +52,8 @@ def test_xid79_on_node_b_while_every_rank_times_out_is_one_incident_naming_its_g
             logs = [by_pod[f"llm-w-0-{i}"] for i in range(len(NODES))]
             wait_until(lambda: metric(port, "gpu_npd_cluster_leader") == 1, "controller leads", timeout=20)
             wait_until(lambda: (metric(port, "gpu_npd_cluster_objects_total") or 0) > 0, "controller lists")
-            time.sleep(0.5)  # the agents' first scan took the empty logs as history
+            for a in agents:  # the agents' first scan took the empty logs as history: waited for, not slept
+                a.wait_pods_listed()
             for i in (0, 2, 3):
                 with open(logs[i], "a") as fh:
                     fh.write(TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=i))

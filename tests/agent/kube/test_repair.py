@@ -14,6 +14,7 @@ import yaml
 from agent.config import ConfigError, load
 from agent.health import HealthEngine
 from kubeapi.client import make_api
+from kubeapi.events import iso
 from agent.kube.repair import profile_conditions, repair_annotation
 from agent.kube.sink import KubernetesSink
 from apiserver_double import ApiDouble
@@ -135,7 +136,8 @@ def test_process_eks_profile_and_annotation(api, tmp_path: Path):
     since = bad["lastTransitionTime"]
     ann = json.loads(wait_until(lambda: api.node("gpu-node-1")["metadata"].get("annotations", {}).get(ANNOTATION), "annotation"))
     assert ann["gpus"][0]["pci"] == "0000:5d:00" and ann["action"]
-    time.sleep(1.1)  # a later second: a moved transition time would show
+    # a later second (the stamps' resolution), waited for, not slept: a moved transition time would show
+    wait_until(lambda: iso(time.time()) > since, "a second later than the transition")
     a.write(f"3,2,2000,-;{XID79}\n")
     wait_until(lambda: api.conditions("gpu-node-1")[AHR]["message"] != bad["message"], "reason/message update")
     assert api.conditions("gpu-node-1")[AHR]["status"] == "False"
