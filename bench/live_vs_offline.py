@@ -26,7 +26,9 @@ them), the lines' own times (an Event is stamped when the agent records it), any
 (triage's job facts other than those triage/facts.py LIVE_FACTS names: consequences such as
 a heartbeat monitor's hang or a barrier's healthy ranks, read only offline; docs/triage.md, "Live and offline"), and a
 launcher summary's rows without the opener the agent reads the summary by (an excerpt cut before it).  A miss's
-causes: "job fact not published" (no LIVE_FACTS row of offline's root's kind), "summary opener not in the lines",
+causes: "Kubernetes Event not watched live" (offline's root read from an Event's row, triage/facts.py EVENT_ROW: the
+kubelet's, which the cluster component does not watch), "job fact not published" (no LIVE_FACTS row of offline's root's
+kind), "summary opener not in the lines",
 "job fact not read live" (a row of its kind exists, its line was not published), "root not in live evidence" (a
 parsers' kind), "excerpt cut" (a parsers' finding's Event; a job fact's is read back from its words), "no node log",
 "rank", "host", "other verdict", "no incident".
@@ -302,17 +304,25 @@ def why_not(want: dict, offline_doc: dict, pub: Published, sp: Split, live, evid
 
 
 def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
-    """Why offline's root, a job kind of triage, is not among the live evidence: no LIVE_FACTS row publishes its kind
-    (read from the job's lines by triage only: a Python exception, which its traceback and the chain before it make a
-    failure or a consequence), or the row that would publish it did not read its line (a summary's field, read live
-    only within the lines after the summary's opener: triage/read.py BLOCK_OPENERS)."""
-    from triage.facts import LIVE
+    """Why offline's root, a job kind of triage, is not among the live evidence: triage read it from a Kubernetes
+    Event's row (triage/facts.py EVENT_ROW: `kubectl describe`'s Events table, `kubectl get events`; the kubelet's
+    FailedMount), an Event of another component than gpu-npd, which the cluster component does not watch; no LIVE_FACTS
+    row publishes its kind (read from the job's lines by triage only: a Python exception, which its traceback and the
+    chain before it make a failure or a consequence); or the row that would publish it did not read its line (a
+    summary's field, read live only within the lines after the summary's opener: triage/read.py BLOCK_OPENERS)."""
+    from cluster.evidence import AGENT_COMPONENT
+    from triage.facts import EVENT_ROW, LIVE
     from triage.read import BLOCK_OPENERS, job_fact
 
     root = off.get("root") or {}
     kind, rule = root.get("kind"), off.get("rule")
     text = next((e.get("text") for e in off.get("evidence") or [] if e.get("kind") == kind and
                  root.get("rank") in (None, e.get("rank"))), None) or ""
+    event = EVENT_ROW.search(text)
+    if event is not None:
+        return ("Kubernetes Event not watched live", f"offline's root is {kind} ({rule}: {text.strip()!r}), read from "
+                f"a Kubernetes Event's row ({event.group('reason')}): the cluster component watches the pods' status "
+                f"and {AGENT_COMPONENT}'s own Events, not the kubelet's or another component's")
     if kind not in LIVE:
         return ("job fact not published", f"offline's root is {kind} ({rule}: {text.strip()!r}), a job kind no "
                 "triage/facts.py LIVE_FACTS row names: read from the job's lines by triage only")

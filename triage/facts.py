@@ -285,6 +285,11 @@ POD_ENDS: dict[str, PodEnd] = {
     "taint:gpu-npd": PodEnd("GPU FAULT TAINT", "hardware", "the taint manager deleted it for gpu-npd's NoExecute "
                             "fault taint on its node", True),
 }
+# A Kubernetes Event as kubectl prints it (`kubectl describe`'s Events table, `kubectl get events`, and the rows
+# triage.inventory read_events makes of Event objects): its type (core/v1 EventTypeNormal, EventTypeWarning), then its
+# reason ("  Warning  FailedMount  51s (x12 over 9m5s)  kubelet  MountVolume.SetUp failed for volume ..")
+EVENT_TYPES = ("Normal", "Warning")
+EVENT_ROW = re.compile(rf"(?:^|\s)(?:{'|'.join(EVENT_TYPES)})\s+(?P<reason>[A-Z]\w*)\b")
 # status.reason "Out<resource>": the kubelet's admission found the node short of an extended resource
 # ("OutOfnvidia.com/gpu")
 OUT_OF_WORD = r"Out[Oo]f[a-z0-9][\w.\-]*/[\w.\-]+"  # as it stands in kubectl's text (the k8s_ended row)
@@ -673,8 +678,8 @@ FACTS: tuple[Fact, ...] = (
                                   "Volume.MountDevice failed for volume", "Volume.Attach failed for volume"],
        r"\b(?P<why>OOMKilled|PreemptionBy(?:Kube)?Scheduler|DeletionByTaintManager|"
        r"EvictionByEvictionAPI|DeletionByPodGC|TerminationByKubelet|NodeLost|UnexpectedAdmissionError)\b|"
-       r"(?:\b[Rr]eason:|\"reason\":|\b(?:Normal|Warning))\s+\"?(?P<why2>Evicted|Preempted|DeadlineExceeded|"
-       r"NodeShutdown|Shutdown|ErrImagePull|ImagePullBackOff|" + OUT_OF_WORD + r")\b|"
+       r"(?:\b[Rr]eason:|\"reason\":|\b(?:" + "|".join(EVENT_TYPES) + r"))\s+"
+       r"\"?(?P<why2>Evicted|Preempted|DeadlineExceeded|NodeShutdown|Shutdown|ErrImagePull|ImagePullBackOff|" + OUT_OF_WORD + r")\b|"
        r"(?:^(?:(?P<rns>[a-z0-9][-a-z0-9]{0,62})\s+)?(?:pod/)?(?P<rpod>[a-z0-9][-a-z0-9.]{0,252})\s+|\s)"
        r"\d+/\d+\s+(?P<why3>Evicted|Preempted|DeadlineExceeded|NodeShutdown|Shutdown|Terminated|ErrImagePull|"
        r"ImagePullBackOff|" + OUT_OF_WORD + r")\s+\d+(?:\s+\d+[smhdy]\w*\s+(?:<none>|[0-9a-fA-F.:]+)\s+"

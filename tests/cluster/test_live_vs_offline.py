@@ -93,12 +93,26 @@ def test_a_ranks_python_exception_is_named_live_as_offline():
     assert row.live.startswith("application") and "rank=1" in row.live
 
 
-def test_the_miss_left_says_why_precisely():
-    """The live miss left: vlmevalkit-1131-same-second-sigabrt's excerpt stops before torchrun's
+def test_each_miss_left_says_why_precisely():
+    """The live misses left: vlmevalkit-1131-same-second-sigabrt's excerpt stops before torchrun's
     `Root Cause (first observed failure)` row, the line the agent reads the summary by (its other rows are not its
-    root)."""
-    (vlmevalkit,) = _bench().rows(["vlmevalkit-1131-same-second-sigabrt"])
-    assert vlmevalkit.offline_ok
+    root); gke-a3-382-failed-mount's root is the kubelet's FailedMount Event in `kubectl describe`'s Events table,
+    which the cluster component does not watch (was: "summary opener not in the lines", a summary it has none of).
+    The cause is the Event's row as triage reads it (its type, then its reason), not the incident's name."""
+    rows = {r.name: r for r in _bench().rows(["vlmevalkit-1131-same-second-sigabrt", "gke-a3-382-failed-mount"])}
+    vlmevalkit, gke = rows["vlmevalkit-1131-same-second-sigabrt"], rows["gke-a3-382-failed-mount"]
+    assert vlmevalkit.offline_ok and gke.offline_ok
     ((cause, detail),) = vlmevalkit.why
     assert cause == "summary opener not in the lines"
     assert "rank_exit" in detail and "Root Cause (first observed failure)" in detail
+    ((cause, detail),) = gke.why
+    assert cause == "Kubernetes Event not watched live"
+    assert "job_ended" in detail and "FailedMount" in detail and "kubelet" in detail
+    # decided by the line, as triage reads it: the same words without the Event's type and reason before them (built
+    # from the fixture's line by cutting its Event columns, the way a log quoting the kubelet's error would have them)
+    # are no Event's row
+    bench = _bench()
+    quoted = detail.split("kubelet", 1)[1].split("'", 1)[0].strip()
+    assert quoted.startswith("MountVolume.SetUp failed")
+    off = {"rule": "first_failure", "root": {"kind": "job_ended"}, "evidence": [{"kind": "job_ended", "text": quoted}]}
+    assert bench._unpublished(off, bench.Split())[0] != "Kubernetes Event not watched live"
