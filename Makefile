@@ -35,7 +35,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(JOBS) $(PYTEST_ARGS)
 
 fuzz: $(STAMP)
-	HOSTILE_FULL=1 FUZZ_EXAMPLES=200000 $(BIN)/python -m pytest -q tests/parsers/test_hostile_inputs.py
+	HOSTILE_FULL=1 FUZZ_EXAMPLES=200000 $(BIN)/python -m pytest -q tests/parsers/test_hostile_inputs.py \
+		tests/triage/test_triage_hostile.py
 	FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -q tests/agent/test_config_fuzz.py
 
 bench: $(STAMP)

@@ -326,8 +326,16 @@ SIGNAL_WORDS = {"Killed": 9, "Terminated": 15, "Aborted": 6, "Segmentation fault
                 "Interrupt": 2, "Illegal instruction": 4, "Floating point exception": 8, "Broken pipe": 13}
 
 # PyTorch's "[PG ...]" tag before a watchdog line, where it prints one, and the rank in it (what the tag names:
-# parsers.classify.pg_name, in _groups)
-_PG_PREFIX = r"(?:(?P<pg>\[PG )[^\]]*? )?(?:Rank (?P<rank>\d+)\] +)?"
+# parsers.classify.pg_name, in _groups). The tag's words ("ID 0 PG GUID 0(default_pg)") are read up to PG_TAG_WITHIN
+# characters, no further: an unbounded gap rescanned the rest of the line from every "[PG " (9.8 s on a 64 KiB line of
+# them)
+PG_TAG_WITHIN = 200
+# A host name a row reads after a word that can repeat inside it ("slurmstepd-<host>", "node/<host>", "pdsh@<host>"):
+# at most a DNS name's 253 characters; an unbounded run rescanned the rest of a run of that word from each of its
+# starts (1-8 s on a 64 KiB line of "slurmstepd-", "node/", "pdsh@")
+HOST_NAME = r"[\w.\-]{1,253}"
+HOST_WORD = r"\S{1,253}"
+_PG_PREFIX = rf"(?:(?P<pg>\[PG )[^\]]{{0,{PG_TAG_WITHIN}}}? )?(?:Rank (?P<rank>\d+)\] +)?"
 
 FACTS: tuple[Fact, ...] = (
     # torch.distributed.elastic (torchrun, accelerate, every era): "failed (exitcode: -9) local_rank: 5 (pid: 2630)
@@ -410,7 +418,7 @@ FACTS: tuple[Fact, ...] = (
        r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly(?: \(exit code: (?:(?P<exit_code>-?\d+)|None)\))?"),
     # pdsh (DeepSpeed multi-node): "pdsh@node-0: node-3: ssh exited with exit code 1"
     _f("pdsh_exit", "rank_exit", ["ssh exited with exit code"],
-       r"pdsh@\S+: (?P<host>[^:\s]+): ssh exited with exit code (?P<exit_code>\d+)"),
+       r"pdsh@" + HOST_WORD + r": (?P<host>[^:\s]+): ssh exited with exit code (?P<exit_code>\d+)"),
     # HPE Cray PALS's mpiexec (ALCF's Aurora, Polaris, Sunspot) on a rank that ended, its node before it (read as a
     # pdsh prefix, triage.ranks): "x1921c1s1b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov: rank 16 exited with code 1", and on
     # the ranks it then tore down, "x1921c1s4b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov: rank 0 died from signal 15"
@@ -690,7 +698,7 @@ FACTS: tuple[Fact, ...] = (
        r"\b(?P<mount2>MountVolume\.(?:SetUp|MountDevice)|AttachVolume\.Attach) failed for volume\b" + _NO_RACE + "|"
        r"(?P<spot>\"Kind\":\"SPOT_ITN\".{0,400}?\"NodeName\":\"(?P<host>[^\"\s]+)\"|"
        r"\"messageKind\":\s?\"(?:SpotInterruptionKind|spot_interrupted)\".{0,400}?\"[Nn]ode\":\s?(?:\{\"name\":\s?)?"
-       r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>\S+)\s+)?Spot interruption warning was triggered|"
+       r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>" + HOST_WORD + r")\s+)?Spot interruption warning was triggered|"
        r"(?:\bnode/(?P<host4>[^\s/]+)\s.{0,200}?)?\bPreempt Scheduled: |"
        r"\bcompute\.instances\.preempted\b.{0,400}?/instances/(?P<host5>[^\s/\"]+))|"
        r"\b(?P<why4>Preempted) (?:by .{1,300}? on node |in order to admit critical pod|"
@@ -751,10 +759,13 @@ FACTS: tuple[Fact, ...] = (
        r"(?P<store_joined>\d+), timeout=(?P<store_timeout>[\d:.]+)|(?P<what2>Timed out after (?P<store_timeout2>\d+) "
        r"seconds waiting for (?:clients|workers))\. (?P<store_joined2>\d+)/(?P<store_expected2>\d+) "
        r"(?:clients|workers) joined"),
+    # The words after "TCPStore" up to its failure are read within 200 characters (61 in the longest real line here),
+    # its own word's tail within 64: an unbounded gap rescanned the rest of the line from every "TCPStore" (2.7 s on
+    # a 64 KiB line of them).
     _f("store", "store_error", ["TCPStore", "DistStoreError", "RendezvousTimeoutError", "RendezvousClosedError",
                                 "RendezvousConnectionError"],
        r"(?P<what>DistStoreError|RendezvousTimeoutError|RendezvousClosedError|RendezvousConnectionError|"
-       r"TCPStore\S* (?:.*?)(?:failed|timed out|Connection reset by peer|Broken pipe))"),
+       r"TCPStore\S{0,64} [^\n]{0,200}?(?:failed|timed out|Connection reset by peer|Broken pipe))"),
     # Horovod's Gloo rendezvous (its launcher's HTTP key-value store): a rank that waited past its timeout for the
     # others' keys, as gloo::IoException's what(): "[horovod/common/gloo/http_store.cc:53] ... Wait timeout for
     # key(s): 0" (0.19, horovod/horovod #2015, 50+ nodes), 0.21+ "... http_store.cc:57] ... Wait timeout after 30
@@ -900,16 +911,19 @@ FACTS: tuple[Fact, ...] = (
     # ("pyxis: importing docker image", "pyxis: imported docker image", "pyxis: starting container") are no failure,
     # nor a plugin's task_exit() / exit() failing after the program ran.
     _f("pyxis_container", "launch_error", ["pyxis: "],
-       r"(?:slurmstepd-(?P<host>[\w.\-]+): error: )?pyxis: (?P<what>couldn't start container|container start failed|"
+       r"(?:slurmstepd-(?P<host>" + HOST_NAME + r"): error: )?pyxis: "
+       r"(?P<what>couldn't start container|container start failed|"
        r"container exited too soon|failed to start container|container start error|failed to import docker image|"
        r"failed to create container filesystem)\b"),
     _f("spank_plugin_init", "launch_error", ["init() failed with rc=", "init_post_opt() failed with rc=",
                                              "init_privileged() failed with rc="],
-       r"(?:slurmstepd-(?P<host>[\w.\-]+): error: )?spank: required plugin (?P<plugin>\S+?): (?P<callback>init|"
-       r"init_post_opt|user_init|task_init_privileged|task_init)\(\) failed with rc=(?P<rc>-?\d+)"),
+       r"(?:slurmstepd-(?P<host>" + HOST_NAME + r"): error: )?spank: required plugin (?P<plugin>\S+?): "
+       r"(?P<callback>init|init_post_opt|user_init|task_init_privileged|task_init)\(\) failed with rc=(?P<rc>-?\d+)"),
+    # ("\w*run" from a word's start only: from each character of a run of word characters it rescanned the run, 15 s
+    # on a 64 KiB line of digits)
     _f("srun_task_launch", "launch_error", ["Task launch for StepId=", "launch failed: "],
        r"Task launch for StepId=(?P<job>\d+\.\w+) failed on node (?P<host>[^:\s]+): (?P<what>[^\n]{1,80})|"
-       r"\w*run: error: tasks? (?P<tasks>[\d,\-\[\]]+) launch failed: (?P<what2>[^\n]{1,80})"),
+       r"(?<!\w)\w*run: error: tasks? (?P<tasks>[\d,\-\[\]]+) launch failed: (?P<what2>[^\n]{1,80})"),
     # NCCL's own address (peer address -> host): "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>" ("Bootstrap: Using" in
     # newer releases),
     # "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>", "NET/IB : Using [0]mlx5_0:1/IB ... ; OOB eth0:10.0.0.1<0>"
@@ -943,8 +957,10 @@ FACTS: tuple[Fact, ...] = (
     # Both come before their framework's final save (Megatron-LM's save_checkpoint after it; Lightning's on_train_end
     # and the script's trainer.save_checkpoint after it): they cover the exit's errors, never a watchdog's or a
     # barrier's timeout after them (triage.teardown BEFORE_SAVE: alan-turing-institute/autocast #381).
+    # (the first ":::MLLOG {" and the first "run_stop" after it, held: a later one has no "success" the first lacks;
+    # retrying each was cubic on a line of them)
     _f("mlperf_run_stop_success", "job_success", ['"key": "run_stop"'],
-       r':::MLLOG \{.*"key": "run_stop".*"status": "success"', "info"),
+       r'^(?>.*?:::MLLOG \{)(?>.*?"key": "run_stop").*?"status": "success"', "info"),
     _f("megatron_training_done", "job_success", ["[after training is done]"],
        r"^\[after training is done\] datetime: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "info"),
     _f("lightning_fit_stopped", "job_success", ["`Trainer.fit` stopped:"],
