@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import gc
 import os
-import time
 
 import pytest
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from opcount import cpu_seconds
 from parsers import Classifier
 from parsers.classify import MAX_MESSAGE
 from parsers.envelope import detect
@@ -21,17 +20,6 @@ KEYWORDS = sorted({k for r in RULES for k in r.keywords})
 FILLERS = [" ", " error ", " link 3 ", " PCI:0000:5d:00 ", " rank ", " 9" * 8, "(", ")", ": ", "\t", "\u00b2"]
 
 
-def _cpu(fn) -> float:
-    """CPU seconds this thread spent in fn(), the garbage collector held off: what an input costs, not a
-    collection of the test's heap or another process holding the core (wall clock failed these tests on a loaded
-    CI host: a 0.36 s pause on a line that takes 0.6 ms; a 1 MiB line at 0.68 s under a load average of 5)."""
-    gc.disable()
-    try:
-        t0 = time.thread_time()
-        fn()
-        return time.thread_time() - t0
-    finally:
-        gc.enable()
 
 
 def _pathological() -> list[tuple[str, str]]:
@@ -59,7 +47,7 @@ def test_every_rule_is_linear_on_pathological_lines():
 
     for what, unit in _pathological():
         line = (unit * (1 + (1 << 20) // len(unit)))[: 1 << 20]
-        took = _cpu(lambda: run(line))
+        took = cpu_seconds(lambda: run(line))
         worst = max(worst, (took, what))
     # generous: a linear pass over 8 KiB by every rule is milliseconds; the backtracking NVLink rule took
     # seconds on 15 KiB before it was anchored
@@ -95,7 +83,7 @@ WARM.classify("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, warm-up")  # first
 
 def _cost(classifier: Classifier, text: str) -> float:
     """One line through the envelope and the classifier, in CPU seconds (see _cpu)."""
-    return _cpu(lambda: (detect(text), classifier.classify(text)))
+    return cpu_seconds(lambda: (detect(text), classifier.classify(text)))
 
 
 @pytest.mark.timeout(600)  # about a minute alone; hypothesis's own cost dominates, and a loaded machine triples it
@@ -138,7 +126,7 @@ def test_a_flood_of_a_rows_prefix_is_linear(row, unit, tail):
     pattern = next(r.pattern for r in RULES if r.name == row)
     c = Classifier()
     c.classify("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, warm-up")
-    took = min(_cpu(lambda: (pattern.search(line), c.classify(line))) for _ in range(2))
+    took = min(cpu_seconds(lambda: (pattern.search(line), c.classify(line))) for _ in range(2))
     assert took < 0.010, (row, took)
 
 
@@ -160,7 +148,7 @@ def test_a_run_of_white_space_after_a_cuda_status_is_linear(row, head):
     pattern = next(r.pattern for r in RULES if r.name == row)
     c = Classifier()
     c.classify("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, warm-up")
-    took = min(_cpu(lambda: (pattern.search(line), c.classify(line))) for _ in range(2))
+    took = min(cpu_seconds(lambda: (pattern.search(line), c.classify(line))) for _ in range(2))
     assert took < 0.010, (row, took)
 
 

@@ -5,16 +5,15 @@ tokens patterns look for; a pattern that rescans the rest of the line from each 
 
 from __future__ import annotations
 
-import gc
 import importlib
 import inspect
 import os
 import re
-import time
 from re import _parser  # the pattern's own parse: its literal words, the tokens that make it try a start
 
 import pytest
 
+from opcount import cpu_seconds
 from triage import Clock, read_lines
 from triage.facts import FACTS
 from triage.ranks import PREFIXES
@@ -24,15 +23,6 @@ MODULES = ("facts", "read", "inventory", "ranks", "clock", "attribute", "teardow
 FILLERS = [" ", " error ", " rank 3 ", "[", "]", "(", ")", ": ", "\t", " 9" * 8, "a", ".", "/", "-", "=", ",", "0"]
 
 
-def _cpu(fn) -> float:
-    """CPU seconds this thread spent in fn(), the garbage collector held off (see the parsers' test)."""
-    gc.disable()
-    try:
-        t0 = time.thread_time()
-        fn()
-        return time.thread_time() - t0
-    finally:
-        gc.enable()
 
 
 def _compiled(value, depth=0):
@@ -137,9 +127,9 @@ def test_every_triage_pattern_is_linear_on_pathological_lines(name):
     worst = (0.0, "")
     for what, unit in _units(call, keywords):
         line = _line(unit)
-        took = _cpu(lambda: call(line))
+        took = cpu_seconds(lambda: call(line))
         if took >= 0.15:  # a real stall repeats on the same line; a timer tick on a busy host does not
-            took = min(took, _cpu(lambda: call(line)))
+            took = min(took, cpu_seconds(lambda: call(line)))
         worst = max(worst, (took, what))
     assert worst[0] < 0.15, (name, worst)
 
@@ -151,5 +141,5 @@ def test_a_log_of_hostile_lines_is_read_in_linear_time():
     keywords = sorted({k for r in FACTS for k in r.keywords})
     lines = [_line("".join(k + f for f in FILLERS), 1 << 20) for k in keywords]
     list(read_lines(["warm-up"], "job.log", Clock(), year=2025))
-    took = _cpu(lambda: list(read_lines(lines, "job.log", Clock(), year=2025)))
+    took = cpu_seconds(lambda: list(read_lines(lines, "job.log", Clock(), year=2025)))
     assert took < 0.05 * len(lines), took  # 50 ms a line, where a linear pass takes a few
