@@ -970,8 +970,7 @@ class Classifier:
             f = Finding(kind, severity, attribution, action, message, None, None, xid, sxid, pci, pid, process,
                         rank, peer, details)
         else:
-            if type(env) is not Envelope:  # built now, for the finding (envelope.split left it pending); `finish`
-                env = env[0](env[1], env[2])  # inline: a finding pays no call for it
+            env = finish(env)  # built now, for the finding (envelope.split left it pending)
             f = Finding(kind, severity, attribution, action, message, env.timestamp, env.uptime, xid, sxid, pci, pid,
                         process, rank, peer, details, env.name, env.extra.get("app"), file, lineno)
         if self._made:
