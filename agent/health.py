@@ -534,7 +534,8 @@ class HealthEngine:
             self._add_to(p, f, seen, severity or f.severity, action or f.action, note, amendment, moved)
             return pid
         p = Problem(pid, subject, f.kind, rule["condition"], reason, severity or f.severity, f.attribution,
-                    action or f.action, "", _clear_of(rule.get("clear", "expire"), action or f.action), seen, seen, 1, source, code,
+                    action or f.action, "", _clear_of(rule.get("clear", "expire"), action or f.action), seen, seen, 1,
+                    source, code,
                     {**{k: v for k, v in f.details.items() if k in ("uuid", "gpu_index", "link", "netdev", "pod",
                                                                      "reboots_survived")}, **(details or {})})
         self._restate[pid] = (p, f, action or f.action, note)  # its message: rendered by derive

@@ -6,8 +6,9 @@ max(k x its median interval between progress lines, floor_seconds) is suspected 
 gauge `gpu_npd_workload_hang_suspected` = 1; progress again clears both (a `WorkloadProgressResumed` Event).
 A checkpoint save or an evaluation announced in the log stretches the allowance to `pause_seconds` from the
 announcement, capped at `timeout_fraction` x the longest collective timeout the pod's log said (PyTorch's NCCL
-watchdog ends the job at that timeout: a hang inside the pause is to be suspected before it).  An RL trainer's rollout generation bar keeps the pod alive without setting the pace (it is no
-step and no interval of the median).  Never a node condition: a hung job is the job's, until a node fault explains it.
+watchdog ends the job at that timeout: a hang inside the pause is to be suspected before it).  An RL trainer's
+rollout generation bar keeps the pod alive without setting the pace (it is no step and no interval of the median).
+Never a node condition: a hung job is the job's, until a node fault explains it.
 
 The verdict names the pod's own devices (`Owned`: its GPUs and RDMA rails, from a cache the kubelet's
 PodResources answer fills off the main loop, agent/kube/poddevices.py): what its GPUs did over the last poll
@@ -254,8 +255,9 @@ class ProgressTracker:
                 f"{median:.1f} s (median); allowed max({self.cfg.k:g} x {median:.1f} s, {self.cfg.floor_seconds:g} s)"
                 f" = {allowance:.0f} s")
         if pod.paused is not None:
-            said += f", or {self.pause_allowance(pod):g} s after the announced {pod.pause}"
-            if self.pause_allowance(pod) < self.cfg.pause_seconds:
+            paused = self.pause_allowance(pod)
+            said += f", or {paused:g} s after the announced {pod.pause}"
+            if paused < self.cfg.pause_seconds:
                 said += (f" (pause_seconds {self.cfg.pause_seconds:g} s capped at {self.cfg.timeout_fraction:g} x the "
                          f"{pod.timeout:g} s collective timeout the pod's log said, so that the suspicion comes before "
                          f"PyTorch's NCCL watchdog ends the job)")
