@@ -164,13 +164,15 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
 
     from .app import build
     from .config import ConfigError, load, replaced
+    from .settings import ENV_PREFIX, NESTED_SEP
     from .state import StateDirInUse, hold_state_dir
 
     flags = {"kmsg": kmsg, "log_files": list(log_files) or None, "journald": journald, "state_dir": state_dir,
              "metrics_address": metrics_address, "node_name": node_name, "log_level": log_level,
              "log_format": log_format, "mode": mode}
-    option = {"GPU_NPD_KUBERNETES__KUBECONFIG": "--kubeconfig"} if kubeconfig else {}  # the variable it sets
-    env = {**os.environ, **dict.fromkeys(option, kubeconfig)} if kubeconfig else None
+    variable = f"{ENV_PREFIX}KUBERNETES{NESTED_SEP}KUBECONFIG"  # what --kubeconfig sets (agent/settings.py)
+    option = {variable: "--kubeconfig"} if kubeconfig else {}  # (named as the option in replaced()'s warning)
+    env = {**os.environ, variable: kubeconfig} if kubeconfig else None
     try:
         cfg = load(config_file, env=env, flags=flags)
     except ConfigError as exc:
