@@ -23,15 +23,14 @@ incident establishes them).
 
 What is not there live, by construction: the pods' container statuses (exit codes, OOMKilled: no incident says
 them), the lines' own times (an Event is stamped when the agent records it), anything the agent does not publish
-(triage's job facts other than those triage/facts.py LIVE_FACTS names: consequences such as
-a heartbeat monitor's hang or a barrier's healthy ranks, read only offline; docs/triage.md, "Live and offline"), and a
-launcher summary's rows without the opener the agent reads the summary by (an excerpt cut before it).  A miss's
-causes: "Kubernetes Event not watched live" (offline's root read from an Event's row, triage/facts.py EVENT_ROW: the
-kubelet's, which the cluster component does not watch), "job fact not published" (no LIVE_FACTS row of offline's root's
-kind), "summary opener not in the lines",
-"job fact not read live" (a row of its kind exists, its line was not published), "root not in live evidence" (a
-parsers' kind), "excerpt cut" (a parsers' finding's Event; a job fact's is read back from its words), "no node log",
-"rank", "host", "other verdict", "no incident".
+(triage's job facts other than those triage/facts.py LIVE_FACTS names: consequences such as a heartbeat monitor's
+hang or a barrier's healthy ranks, read only offline; docs/triage.md, "Live and offline"), and a launcher summary's
+rows without the opener the agent reads the summary by (an excerpt cut before it).  A miss's causes: "Kubernetes Event
+not watched live" (offline's root read from an Event's row, triage/facts.py EVENT_ROW: the kubelet's, which the
+cluster component does not watch), "job fact not published" (no LIVE_FACTS row of offline's root's kind), "summary
+opener not in the lines", "job fact not read live" (a row of its kind exists, its line was not published), "root not
+in live evidence" (a parsers' kind), "excerpt cut" (a parsers' finding's Event; a job fact's is read back from its
+words), "no node log", "rank", "host", "other verdict", "no incident".
 """
 
 from __future__ import annotations

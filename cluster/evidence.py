@@ -224,12 +224,11 @@ class Reader:
         """Containers of a pod that ended badly (this run or the one before a restart), what their status messages
         say of the pod's node, and Kubernetes ending the pod itself: triage.inventory pod_ends, the reading offline
         triage gives a Pod object too (`taints`: the NoExecute taint keys its node has, which say why a taint manager
-        deleted it).  A container its pod's deletion ended is none (triage.inventory `ended_by_deletion`; `order`: what the watch saw
-        of the pod before, `watched`)."""
-        deleted = deletion_asked(pod)
+        deleted it).  A container its pod's deletion ended is none (triage.inventory `ended_by_deletion`; `order`:
+        what the watch saw of the pod before, `watched`)."""
+        deleted, order = deletion_asked(pod), order or Order()
         by_deletion = None if deleted is None else (
-            lambda container, state, when: ended_by_deletion(state, when, deleted, _seen(container, state,
-                                                                                          order or Order())))
+            lambda container, state, when: ended_by_deletion(state, when, deleted, _seen(container, state, order)))
         return pod_ends(pod, rank, taints, classifier=self.classifier, by_deletion=by_deletion)
 
 

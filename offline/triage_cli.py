@@ -157,7 +157,8 @@ def _read_file(path: str, root: str | None, year: int | None) -> _Read:
             label = name if stream.member is None else stream.name
             lines = lines_of(stream.fp, inputs, label)
             first = next(lines, None)
-            found, taken = read_inventory(lines, first, label, notes=inputs.skipped) if first is not None else (None, [])
+            found, taken = (read_inventory(lines, first, label, notes=inputs.skipped) if first is not None else
+                            (None, []))
             if found is not None:  # the cluster's objects (kubectl's wide table, the API's JSON or YAML)
                 evidence.extend(found)
             else:

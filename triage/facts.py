@@ -687,7 +687,8 @@ FACTS: tuple[Fact, ...] = (
        r"\b(?P<why>OOMKilled|PreemptionBy(?:Kube)?Scheduler|DeletionByTaintManager|"
        r"EvictionByEvictionAPI|DeletionByPodGC|TerminationByKubelet|NodeLost|UnexpectedAdmissionError)\b|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:" + "|".join(EVENT_TYPES) + r"))\s+"
-       r"\"?(?P<why2>Evicted|Preempted|DeadlineExceeded|NodeShutdown|Shutdown|ErrImagePull|ImagePullBackOff|" + OUT_OF_WORD + r")\b|"
+       r"\"?(?P<why2>Evicted|Preempted|DeadlineExceeded|NodeShutdown|Shutdown|ErrImagePull|ImagePullBackOff|"
+       + OUT_OF_WORD + r")\b|"
        r"(?:^(?:(?P<rns>[a-z0-9][-a-z0-9]{0,62})\s+)?(?:pod/)?(?P<rpod>[a-z0-9][-a-z0-9.]{0,252})\s+|\s)"
        r"\d+/\d+\s+(?P<why3>Evicted|Preempted|DeadlineExceeded|NodeShutdown|Shutdown|Terminated|ErrImagePull|"
        r"ImagePullBackOff|" + OUT_OF_WORD + r")\s+\d+(?:\s+\d+[smhdy]\w*\s+(?:<none>|[0-9a-fA-F.:]+)\s+"
@@ -874,7 +875,8 @@ FACTS: tuple[Fact, ...] = (
     _f("thread_limit", "resource_limit", ["Resource temporarily unavailable", "t start new thread",
                                           "blas_thread_init: pthread_create", "ThreadPoolBuildError"],
        r"what\(\):\s+thread: Resource temporarily unavailable\b|thread constructor failed: Resource temporarily "
-       r"unavailable|thread_resource_error: Resource temporarily unavailable|pthread_create failed: Resource temporarily "
+       r"unavailable|thread_resource_error: Resource temporarily unavailable|"
+       r"pthread_create failed: Resource temporarily "
        r"unavailable|Thread creation failed: Resource temporarily unavailable|Failed to start worker with return value "
        r"system:11: Resource temporarily unavailable|blas_thread_init: pthread_create(?: failed for thread \d+ of \d+)?"
        r": \S|\b[Cc]an't start new thread\b|ThreadPoolBuildError \{ kind: IOError\(Os \{ code: 11\b",

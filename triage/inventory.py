@@ -510,9 +510,8 @@ def _event_node(ev: Mapping[str, Any], about: Mapping[str, Any]) -> str | None:
 def read_events(events: Iterable[Mapping[str, Any]], file: str | None = None) -> list[Evidence]:
     """Event objects (`kubectl get events -o json / -o yaml`), each read as the row `kubectl get events` prints of it,
     "<type> <reason> <kind>/<name> <message>" ("reason: <reason>" where it has no type; a message's further lines
-    after it), by triage's line reading (the
-    k8s_ended row, the parsers' rules): the same evidence the text gives, with the Event's own time, node and pod, which
-    in the object sit on other lines than its reason and message."""
+    after it), by triage's line reading (the k8s_ended row, the parsers' rules): the same evidence the text gives, with
+    the Event's own time, node and pod, which in the object sit on other lines than its reason and message."""
     lines: list[str] = []
     whose: list[tuple[datetime | None, str | None, str | None]] = []  # each line's Event: (time, node, pod)
     for ev in events:

@@ -392,15 +392,22 @@ def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
             said["barrier"] = named
         return facts.LIVE["barrier_timeout"], said, 0
     row = facts.LIVE[tasks[0].kind]
-    said = {}
-    for name in row.fields:  # an Evidence field, else its details (a task's rank may be 0)
-        value = getattr(tasks[0], name, None)
-        value = tasks[0].details.get(name) if value is None else value
-        if value is not None:
-            said[name] = value
+    said = _said(row, tasks[0])
     if not facts.names_culprit(row, said):
         return None
     return row, said, (tasks[0].line or 1) - 1
+
+
+def _said(row: facts.LiveFact, ev: Evidence) -> dict:
+    """The fields `row`'s Event says of `ev`: each an Evidence field, else its details (a task's rank may be 0), those
+    it has."""
+    said = {}
+    for name in row.fields:
+        value = getattr(ev, name, None)
+        value = ev.details.get(name) if value is None else value
+        if value is not None:
+            said[name] = value
+    return said
 
 
 # what opens a window of a pod's lines read live for the exceptions they end (agent/sources/podlogs.py,
@@ -429,12 +436,7 @@ class TracebackReader:
         for ev in self._reader.read_on(messages):
             if ev.kind != row.kind or ev.details.get("consequence") or ev.details.get("chained_from"):
                 continue
-            said = {}
-            for name in row.fields:  # an Evidence field, else its details (the exception's type)
-                value = getattr(ev, name, None)
-                value = ev.details.get(name) if value is None else value
-                if value is not None:
-                    said[name] = value
+            said = _said(row, ev)  # (the exception's type from its details)
             out.append((row, said, (ev.line or 1) - 1))
         self.lines += len(messages)
         return out
