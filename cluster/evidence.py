@@ -51,7 +51,7 @@ from triage.attribute import NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
 from triage.facts import read_collectives, read_ray_task, read_words
 from triage.read import of_ray_task
-from triage.inventory import deletion_asked, ended_by_deletion, pod_ends
+from triage.inventory import MESSAGE_TEXT, deletion_asked, ended_by_deletion, pod_ends
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
 REPAIR_ANNOTATION = "gpu-npd.io/repair"
@@ -80,7 +80,7 @@ NODE_REASONS: tuple[tuple[re.Pattern, str, str], ...] = tuple(
     for reason in dict.fromkeys((k.reason, *(r.reason for r in k.raises if r.reason))) if "<code>" not in reason)
 # gpu-npd's node conditions that say a job on the node can break, and how bad (parsers/kinds.py CONDITIONS)
 FAULT_CONDITIONS = {c.type: c.fault for c in KIND_CONDITIONS if c.fault}
-TEXT = 240  # characters of an Event's message kept as evidence text when it quotes no line
+TEXT = MESSAGE_TEXT  # characters of an Event's message kept as evidence text when it quotes no line (as offline)
 CUT = "\u2026"  # how an excerpt cut to its length ends (agent/workloads.py quoted)
 # the peer a remote error names, in the agent's words before the excerpt (parsers/correlate.py explain)
 PEER = re.compile(r" \(peer ([^()\s]{1,256})\)")

@@ -214,7 +214,8 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-MESSAGE_TEXT = 240  # characters of a container's status message kept as the evidence's text (runtime_faults)
+# characters of a message kept as evidence text: a container status (runtime_faults), a node Event (cluster/evidence.py)
+MESSAGE_TEXT = 240
 
 
 def runtime_faults(pod: Mapping[str, Any], rank: int | None = None, file: str | None = None,
