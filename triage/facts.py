@@ -625,6 +625,15 @@ FACTS: tuple[Fact, ...] = (
     # index), the rest waited for them.
     _f("xla_barrier_timeout", "barrier_timeout", ["DEADLINE_EXCEEDED: Barrier timed out"],
        r"DEADLINE_EXCEEDED: Barrier timed out\. (?:Barrier_id|Id): (?P<barrier>\S{1,200}?)\.(?= |$)"),
+    # The same service's key-value wait giving up (xla/tsl coordination_service_agent.cc GetKeyValue, every era since
+    # TF 2.8: "DEADLINE_EXCEEDED: GetKeyValue() timed out with key: <key> and duration: <duration>"): a task waited for a
+    # value another task had to publish (a collective's NCCL clique id, jax.distributed.initialize's local topologies)
+    # and it never came, the job's tasks stalled at a meeting point as at a barrier: "E0000 00:00:1743713172.513857
+    # 698835 pjrt_stream_executor_client.cc:3072] Execution of replica 0 failed: DEADLINE_EXCEEDED: GetKeyValue() timed
+    # out with key: devices=[0,1,..,29]; stream=0; .. and duration: 10m [..]" (EnzymeAD/Enzyme-JAX #623, 8 nodes).
+    # The key names no task that was late. Was: no failure at all ("No failure found").
+    _f("xla_key_value_timeout", "barrier_timeout", ["GetKeyValue() timed out with key: "],
+       r"DEADLINE_EXCEEDED: GetKeyValue\(\) timed out with key: (?P<key>.{1,400}?) and duration: (?P<duration>\w+)"),
     # Slurm ends a step or job: "slurmstepd: error: *** STEP 1234.0 ON node-3 CANCELLED AT 2023-01-01T00:00:00
     # DUE TO TIME LIMIT ***", "*** JOB 99 ON gpu-1 CANCELLED AT ... DUE TO NODE FAILURE, SEE SLURMCTLD LOG ***"
     # For a node failure that host is never the failed node: slurmctld signals the steps on the nodes it can still

@@ -1072,6 +1072,19 @@ def test_a_jax_task_ended_by_a_peers_death():
                       "coordination service (this can be an error from this or another task).") is None
 
 
+def test_a_jax_task_whose_coordination_agent_is_in_error_is_a_peers_failure_seen():
+    """REAL: google/paxml #77 (1024 GPUs, 2024): the PJRT client's error callback, the 2022-2024 wording of the same
+    failure as "Terminating process because ..": a consequence with its status (was: nothing, the job's failure
+    unseen).  A line that only names the callback's words without a status is no finding."""
+    f = parse_line("2024-04-12 23:39:41.656900: E external/xla/xla/pjrt/distributed/client.cc:96] Coordination service "
+                   "agent in error status: DEADLINE_EXCEEDED: Deadline Exceeded")
+    assert (f.kind, f.details["status"], f.details["status_text"]) == (
+        "nccl_remote_error", "DEADLINE_EXCEEDED", "Deadline Exceeded")
+    bare = parse_line("F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX distributed "
+                      "service detected fatal errors.")
+    assert (bare.kind, bare.details.get("status")) == ("nccl_remote_error", None)
+
+
 @pytest.mark.parametrize("line", [
     # REAL (data-infra/cube-studio #29: two RTX 4090s, no NVSwitch; NVIDIA/gpu-operator #610: two A40s): Fabric
     # Manager's service exiting at start reads the same with no NVSwitch (benign) and on an HGX whose fabric never comes

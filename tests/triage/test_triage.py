@@ -1356,6 +1356,32 @@ def test_jax_barrier_timeout_names_the_tasks_that_never_came(incident, lagging, 
     assert f"coordination service's barrier {barrier}" in incident_.reason
 
 
+@pytest.mark.parametrize("incident,kind", [
+    # REAL: EnzymeAD/Enzyme-JAX #623 (8 nodes, 2025): "DEADLINE_EXCEEDED: GetKeyValue() timed out with key: .. and
+    # duration: 10m", the coordination service's key-value wait (triage/facts.py xla_key_value_timeout)
+    ("enzyme-jax-623-getkeyvalue-timeout", "barrier_timeout"),
+    # REAL: google/paxml #77 (1024 GPUs, 2024): "Coordination service agent in error status: DEADLINE_EXCEEDED" after
+    # RegisterTask's deadline (parsers/rules.py jax_fatal_errors)
+    ("paxml-77-register-deadline", "nccl_remote_error"),
+])
+def test_a_jax_jobs_coordination_timeouts_are_its_failure_not_silence(incident, kind):
+    """A multi-host JAX job whose only line is its coordination service's timeout failed: an incident of a
+    consequence, undetermined (before: "No failure found")."""
+    ev = [e for f in sorted((INCIDENT_LOGS / incident / "logs").iterdir())
+          for e in read_lines(f.read_text().splitlines(), f.name, Clock())]
+    assert [e.kind for e in ev] == [kind]
+    (incident_,) = attribute(ev)
+    assert (incident_.category, incident_.rule, incident_.root.rank) == ("undetermined", "undetermined", None)
+
+
+def test_a_key_value_wait_names_its_key_and_duration():
+    """The row's fields, from EnzymeAD/Enzyme-JAX #623's line: the key up to " and duration: ", the duration."""
+    line = (INCIDENT_LOGS / "enzyme-jax-623-getkeyvalue-timeout" / "logs" / "job.log").read_text().splitlines()[0]
+    (ev,) = read_lines([line], "job.log", Clock())
+    assert ev.details["key"].startswith("devices=[0,1,2,") and ev.details["key"].endswith("num_local_participants=2")
+    assert ev.details["duration"] == "10m"
+
+
 def test_a_lagging_ranks_host_that_throttled_its_cpus_is_named_as_why():
     """A lagging rank whose host logged CPU thermal throttling in the job's window: the verdict names it as what slows
     the rank (parsers/kinds.py `slows`), where it said nothing logged says why.  Two real sources replayed as one
