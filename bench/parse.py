@@ -14,6 +14,12 @@ pass`; rows over STARTUP_LIMIT (0.1 s) are marked OVER.  `--mix none` runs only 
 
 --baseline DIR also times the gpu-npd of another checkout (e.g. `git archive main | tar -x -C DIR`) in the same
 run, with the default engine, so the figures compare before and after on the same machine at the same load.
+
+--instructions N counts instead, with valgrind's callgrind, the instructions of `gpu-npd parse --format json` of
+each mix's first N lines, start-up included (what is compiled lazily, on the first line that needs it, is counted
+wherever it falls), divided by N, for this checkout and the baseline, each run the same way (bench/checkout.py's
+entry point): slow (about 20 s per 100,000 lines), but the same on a loaded shared host, where CPU time swings by
+several per cent.  Compare trees at paths of equal length (the interpreter's path strings are part of what it counts).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -106,6 +113,21 @@ def startup(gpu_npd: str, args: argparse.Namespace) -> None:
               f"cpu {min(c for _, c in measured):6.3f} s{over}")
 
 
+def instructions(tree: str, log: Path, lines: int) -> float:
+    """Instructions of `tree`'s gpu-npd parse of `log`'s first `lines` lines, start-up included, a line."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("parse: --instructions needs valgrind (apt install valgrind)")
+    with tempfile.TemporaryDirectory() as tmp:
+        cut = Path(tmp, "cut.log")
+        with log.open("rb") as f:
+            cut.write_bytes(b"".join(line for line, _ in zip(f, range(lines))))
+        done = subprocess.run([valgrind, "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", sys.executable,
+                               "-c", RUN_OTHER, tree, "parse", "--format", "json", str(cut)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+    return int(re.search(r"Collected : (\d+)", done.stderr).group(1)) / lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=1_000_000)
@@ -115,10 +137,20 @@ def main() -> None:
     # every engine the prefilter has, `re` too (the fallback where neither wheel installs): each its own row
     ap.add_argument("--engines", default=",".join(ENGINES), help=f"comma-separated: {', '.join(ENGINES)}")
     ap.add_argument("--baseline", default=None, help="a checkout of an earlier version to time beside this one")
+    ap.add_argument("--instructions", type=int, default=None, metavar="N",
+                    help="instructions a line of each mix's first N lines (callgrind) instead of times")
     args = ap.parse_args()
     compiled(HERE.parent)
     if args.baseline:
         args.baseline = compiled(args.baseline)
+    if args.instructions:
+        trees = [("this", str(HERE.parent))] + ([("baseline", args.baseline)] if args.baseline else [])
+        print(f"instructions a line (callgrind), each mix's first {args.instructions:,} lines, start-up included")
+        for mix in [] if args.mix == "none" else args.mix.split(","):
+            counted = {label: instructions(tree, log_for(mix, args.lines), args.instructions) for label, tree in trees}
+            ratio = f"  x{counted['this'] / counted['baseline']:.3f} baseline" if args.baseline else ""
+            print(f"  {mix:8s} " + "  ".join(f"{label} {n:,.0f}" for label, n in counted.items()) + ratio)
+        return
     gpu_npd = shutil.which("gpu-npd") or str(Path(sys.executable).with_name("gpu-npd"))
     pattern = "|".join(ere(k) for k in all_keywords())
     print(f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} CPUs; best of {args.runs}, interleaved")

@@ -31,6 +31,10 @@ OUT = ROOT / "docs" / "benchmarks"
 # name -> (title, arguments of bench/<script>); the order `make bench` runs them in
 BENCHES: dict[str, tuple[str, list[str]]] = {
     "parse": ("Offline parse against grep (bench/parse.py)", ["parse.py"]),
+    # the same parse counted by callgrind (instructions a line, start-up included, the same on a loaded host):
+    # compare trees at paths of equal length, as inprocess_instructions
+    "parse_instructions": ("Offline parse, instructions a line (bench/parse.py --instructions)",
+                           ["parse.py", "--instructions", "100000"]),
     "perline": ("Cost per line (bench/perline.py)", ["perline.py"]),
     "correlate": ("Correlation stays linear (bench/correlate.py)", ["correlate.py"]),
     "agent": ("The agent process: footprint, flood, latency, storms (bench/agent.py all)", ["agent.py", "all"]),
@@ -77,7 +81,7 @@ TARGETS: dict[str, str] = {
                     "`--jobs 1` (tests/triage/test_triage_parallel.py)",
 }
 # the option through which a benchmark times another checkout beside this one
-BASELINE_OPTION = {"parse": "--baseline", "perline": "--baseline", "correlate": "--baseline", "agent": "--ref",
+BASELINE_OPTION = {"parse": "--baseline", "parse_instructions": "--baseline", "perline": "--baseline", "correlate": "--baseline", "agent": "--ref",
                    "inprocess": "--ref", "inprocess_instructions": "--ref", "triage_scale": "--baseline",
                    "triage_fleet": "--baseline", "triage_files": "--baseline", "podlogs_cpu": "--baseline",
                    "podlogs_follow": "--baseline",
