@@ -7,8 +7,12 @@ Each incident's lines are split the way a cluster would have seen them:
   as the kernel words it (KERNEL_WORDS: "NVRM:", "kernel:"...), goes to its node's kernel log; every other line is
   its pod's container output (Ray's "Task was killed due to the node running low on memory" is the job's);
 - a terminal's copy of a log, wrapped at its width, is replayed with its lines whole, as kubelet writes them (`unwrap`);
-- a line's node is the host its launcher prefix or its file's path names (triage.ranks), else "node-0"; each
-  (file, node) is one pod of one job (labelled `job-name`), its lines written in kubelet's CRI format.
+- a line's node is the host its launcher prefix or its file's path names (triage.ranks), else the node a pod's
+  description's scheduler row names ("Successfully assigned <ns>/<pod> to <node>", triage/read.py), else "node-0";
+  each (file, node) is one pod of one job (labelled `job-name`), its lines written in kubelet's CRI format;
+- a row of a description's Events table (`kubectl describe`) of a reason triage's gang judges (triage/facts.py
+  GANG_REASONS: FailedMount) is also the Warning Event its component (the kubelet) wrote on that pod, which the
+  cluster component watches (cluster/evidence.py KUBELET_SELECTORS).
 
 Then, per node, the agent's own code, in process: `agent.app.build` (mode off, no NVML), its Pipeline fed the
 kernel lines as records and the pod lines as PodLogSource reads them (a real /var/log/pods tree in a temporary
@@ -26,11 +30,12 @@ them), the lines' own times (an Event is stamped when the agent records it), any
 (triage's job facts other than those triage/facts.py LIVE_FACTS names: consequences such as a heartbeat monitor's
 hang or a barrier's healthy ranks, read only offline; docs/triage.md, "Live and offline"), and a launcher summary's
 rows without the opener the agent reads the summary by (an excerpt cut before it).  A miss's causes: "Kubernetes Event
-not watched live" (offline's root read from an Event's row, triage/facts.py EVENT_ROW: the kubelet's, which the
-cluster component does not watch), "job fact not published" (no LIVE_FACTS row of offline's root's kind), "summary
-opener not in the lines", "job fact not read live" (a row of its kind exists, its line was not published), "root not
-in live evidence" (a parsers' kind), "excerpt cut" (a parsers' finding's Event; a job fact's is read back from its
-words), "no node log", "rank", "host", "other verdict", "no incident".
+not watched live" (offline's root read from an Event's row, triage/facts.py EVENT_ROW: another component's, of a
+reason the cluster component does not watch: it watches the kubelet's of GANG_REASONS alone), "job fact not
+published" (no LIVE_FACTS row of offline's root's kind), "summary opener not in the lines", "job fact not read
+live" (a row of its kind exists, its line was not published), "root not in live evidence" (a parsers' kind),
+"excerpt cut" (a parsers' finding's Event; a job fact's is read back from its words), "no node log", "rank",
+"host", "other verdict", "no incident".
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -58,6 +64,9 @@ JOB = "job"
 DEFAULT_NODE = "node-0"
 WRAP_MIN = 60  # the narrowest terminal copy unwrapped (`unwrap`)
 PADDING = "  "  # the blanks a terminal pads a line's last piece with, at the least
+# a row of `kubectl describe`'s Events table: type, reason, age (with its repeats), from, message
+EVENTS_ROW = re.compile(r"^\s*(?P<type>Normal|Warning)\s+(?P<reason>[A-Z]\w*)\s+\S+"
+                        r"(?: \(x(?P<count>\d+) over \S+\))?\s+(?P<source>[\w.\-]+)\s+(?P<message>\S.*?)\s*$")
 KERNEL_ENVELOPES = ("kmsg", "dmesg")  # envelope rows (parsers/envelope.py) whose lines are the kernel's
 # how the kernel (and its drivers) open a line: a plain line of a node fault kind worded so is the kernel's, one
 # worded otherwise is a program's report of it (Ray's memory monitor's OOM kill is the job's output)
@@ -82,11 +91,38 @@ class Split:
     pods: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (file, node) -> container lines
 
 
-def _node_of(line: str, path: str, root: str) -> str:
+def _node_of(line: str, path: str, root: str, described: str | None = None) -> str:
     from triage.ranks import from_path, placeholder, strip
 
-    host = strip(line)[0].host or from_path(path, root).host
+    host = strip(line)[0].host or from_path(path, root).host or described
     return host if host and not placeholder(host) else DEFAULT_NODE
+
+
+def _described(lines: list[str]) -> str | None:
+    """The node a pod's description's scheduler row names (as offline triage reads it: triage/read.py), None without
+    one."""
+    from triage.read import _DESCRIBE_SCHEDULED
+
+    return next((m.group(3) for m in map(_DESCRIBE_SCHEDULED.match, lines) if m), None)
+
+
+def kubelet_events(lines: list[str], pod: str, node: str, now: float) -> list[dict]:
+    """The Warning Events a description's Events rows show of a reason triage's gang judges (GANG_REASONS), as
+    the component in the row's From column wrote them on the pod (source.host its node), stamped a minute ago."""
+    from triage.facts import GANG_REASONS
+
+    stamp = datetime.fromtimestamp(now - 60, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    out = []
+    for m in filter(None, map(EVENTS_ROW.match, lines)):
+        if m.group("type") != "Warning" or m.group("reason") not in GANG_REASONS:
+            continue
+        uid = f"kev-{pod}-{len(out)}"
+        out.append({"type": "Warning", "reason": m.group("reason"), "message": m.group("message"),
+                    "count": int(m.group("count") or 1), "firstTimestamp": stamp, "lastTimestamp": stamp,
+                    "involvedObject": {"kind": "Pod", "name": pod, "namespace": NAMESPACE, "uid": f"uid-{pod}"},
+                    "source": {"component": m.group("source"), "host": node},
+                    "metadata": {"name": f"{pod}.{uid}", "namespace": NAMESPACE, "uid": uid, "resourceVersion": "1"}})
+    return out
 
 
 def unwrap(lines: list[str]) -> list[str]:
@@ -120,12 +156,13 @@ def split(incident: Path) -> Split:
         data = "".join(line + "\n" for line in lines).encode()
         # the parsers' own reading of the file (as `gpu-npd parse` reads it): the lines of node fault kinds
         node_lines = {f.line for f in Scanner().scan(io.BytesIO(data)) if f.kind not in workload and f.line}
+        described = _described(lines)
         for n, line in enumerate(lines, 1):
             env = detect(line)
             kernel = env.name.startswith(KERNEL_ENVELOPES) or (
                 env.extra.get("program") == "kernel" if env.name != "plain" else
                 n in node_lines and strip(env.message)[1].lstrip().startswith(KERNEL_WORDS))
-            node = _node_of(line, str(path), str(logs))
+            node = _node_of(line, str(path), str(logs), described)
             if kernel:
                 out.kernel.setdefault(node, []).append(line)
             else:
@@ -200,6 +237,7 @@ def publish(sp: Split, now: float | None = None) -> Published:
                                               "labels": {"job-name": JOB},
                                               "creationTimestamp": "1970-01-02T00:00:00Z"},
                                  "spec": {"nodeName": node}})
+                pub.events += kubelet_events(lines, pod, node, now)
             source = PodLogSource(pods_root, from_start=True)
             source.discover()
             while True:
@@ -304,13 +342,13 @@ def why_not(want: dict, offline_doc: dict, pub: Published, sp: Split, live, evid
 
 def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
     """Why offline's root, a job kind of triage, is not among the live evidence: triage read it from a Kubernetes
-    Event's row (triage/facts.py EVENT_ROW: `kubectl describe`'s Events table, `kubectl get events`; the kubelet's
-    FailedMount), an Event of another component than gpu-npd, which the cluster component does not watch; no LIVE_FACTS
+    Event's row (triage/facts.py EVENT_ROW: `kubectl describe`'s Events table, `kubectl get events`), an Event of
+    another component than gpu-npd of a reason the cluster component does not watch (not GANG_REASONS); no LIVE_FACTS
     row publishes its kind (read from the job's lines by triage only: a Python exception, which its traceback and the
     chain before it make a failure or a consequence); or the row that would publish it did not read its line (a
     summary's field, read live only within the lines after the summary's opener: triage/read.py BLOCK_OPENERS)."""
     from cluster.evidence import AGENT_COMPONENT
-    from triage.facts import EVENT_ROW, LIVE
+    from triage.facts import EVENT_ROW, GANG_REASONS, LIVE
     from triage.read import BLOCK_OPENERS, job_fact
 
     root = off.get("root") or {}
@@ -318,10 +356,10 @@ def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
     text = next((e.get("text") for e in off.get("evidence") or [] if e.get("kind") == kind and
                  root.get("rank") in (None, e.get("rank"))), None) or ""
     event = EVENT_ROW.search(text)
-    if event is not None:
+    if event is not None and event.group("reason") not in GANG_REASONS:
         return ("Kubernetes Event not watched live", f"offline's root is {kind} ({rule}: {text.strip()!r}), read from "
                 f"a Kubernetes Event's row ({event.group('reason')}): the cluster component watches the pods' status "
-                f"and {AGENT_COMPONENT}'s own Events, not the kubelet's or another component's")
+                f"and {AGENT_COMPONENT}'s own Events, and other components' Warnings of GANG_REASONS alone")
     if kind not in LIVE:
         return ("job fact not published", f"offline's root is {kind} ({rule}: {text.strip()!r}), a job kind no "
                 "triage/facts.py LIVE_FACTS row names: read from the job's lines by triage only")

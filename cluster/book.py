@@ -34,13 +34,14 @@ from triage import DEFAULT_WINDOW, Evidence, Incident, attribute, is_consequence
 from triage.attribute import bare_address
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
 
-from .evidence import Order, Reader, repair_gpus, watched, with_gpus
+from .evidence import AGENT_COMPONENT, Order, Reader, gang_warning, repair_gpus, watched, with_gpus
 from .owners import Job, Owner, job_of
 from .recovery import OPT_IN
 
 MAX_EVIDENCE = 2000  # per job (the newest kept): a 10,000-rank job's storm is summarised, not hoarded
 MAX_WAITING = 10_000  # Events for pods not seen yet
 MAX_EVENTS = 1024  # Events kept per job (the oldest forgotten first, counted): a storm cannot grow a job without end
+MAX_POD_WARNINGS = 16  # another component's Warning Events kept per pod (its volumes' FailedMount; more are counted)
 FAULT_SLACK = 60.0  # a node fault this long before a pod started on the node still counts for its job
 # Which incarnation of a restarted job a pod is of (Book._incarnation): one the restart chose (its evidence is the old
 # gang's), a member it did not delete (SURVIVOR: the next incarnation's, less what the teardown made it say: _own),
@@ -117,6 +118,7 @@ class JobState:
     # Events, exits and nodes are not the job's evidence any more (None: never restarted)
     restarted: tuple[float, frozenset[str] | None] | None = None
     sources: dict = field(default_factory=dict)  # Event uid (or exit/..) -> the pod it is about: ((ns, name), uid)
+    warned: dict = field(default_factory=dict)  # pod -> uids of the other components' Warnings kept (MAX_POD_WARNINGS)
     seq: int = 0  # incidents opened so far on this job
     open: Open | None = None
     dirty: bool = False
@@ -306,7 +308,9 @@ class Book:
                 del self.node_jobs[info.node]
 
     def event(self, ev: Mapping[str, Any], now: float, deleted: bool = False) -> None:
-        """A node agent's Event (on a Pod or a Node)."""
+        """A node agent's Event (on a Pod or a Node), or another component's Warning on a job's pod (the kubelet's
+        FailedMount: evidence.KUBELET_SELECTORS, read by Reader.kubelet_event); those of a pod of no job are dropped
+        at once, those of a pod not seen yet wait (bounded), at most MAX_POD_WARNINGS kept a pod."""
         obj = ev.get("involvedObject") or {}
         uid = (ev.get("metadata") or {}).get("uid") or _event_id(ev)
         if obj.get("kind") == "Node":
@@ -325,7 +329,8 @@ class Book:
                 self.node_facts[node] = facts
             self._node_changed(node, now)
             return
-        if obj.get("kind") != "Pod":
+        theirs = _theirs(ev)
+        if obj.get("kind") != "Pod" or (theirs and not gang_warning(ev)):
             return
         key = (obj.get("namespace") or (ev.get("metadata") or {}).get("namespace", ""), obj.get("name", ""))
         if deleted:
@@ -337,7 +342,11 @@ class Book:
         if info is None and key in self.other_pods:
             return
         if info is None:
-            self.waiting.setdefault(key, {})[uid] = ev
+            waiting = self.waiting.setdefault(key, {})
+            if theirs and uid not in waiting and sum(_theirs(e) for e in waiting.values()) >= MAX_POD_WARNINGS:
+                self.dropped += 1
+                return
+            waiting[uid] = ev
             self.waiting.move_to_end(key)
             while len(self.waiting) > MAX_WAITING:
                 self.waiting.popitem(last=False)
@@ -347,7 +356,15 @@ class Book:
         rv = (ev.get("metadata") or {}).get("resourceVersion")
         if rv is not None and state.versions.get(uid) == rv and uid in state.events:
             return  # read already (a relist hands every object again)
-        found = self.reader.pod_event(ev, info.node)
+        if theirs:
+            found = self.reader.kubelet_event(ev, info.node)
+            warned = state.warned.get(key, set())
+            if uid not in warned and (not found or len(warned) >= MAX_POD_WARNINGS):
+                self.dropped += bool(found)
+                return  # another Warning, or one past the pod's cap: not kept
+            state.warned[key] = warned | {uid}
+        else:
+            found = self.reader.pod_event(ev, info.node)
         state.versions[uid] = rv
         if state.events.get(uid) == found:
             return
@@ -356,7 +373,9 @@ class Book:
         if len(state.events) > MAX_EVENTS:
             oldest = next(iter(state.events))
             state.versions.pop(oldest, None)
-            state.sources.pop(oldest, None)
+            pod = state.sources.pop(oldest, None)
+            if pod is not None and oldest in state.warned.get(pod[0], ()):
+                state.warned[pod[0]].discard(oldest)
             del state.events[oldest]
             self.dropped += 1
         self._touch(state, now)
@@ -781,6 +800,11 @@ def _replica_rank(pod: Mapping[str, Any], labels: Mapping[str, Any], index: str)
                          for e in c.get("env") or ()):
         return None
     return int(index) + add
+
+
+def _theirs(ev: Mapping[str, Any]) -> bool:
+    """An Event another component than the node agents wrote (the kubelet's)."""
+    return (ev.get("source") or {}).get("component") != AGENT_COMPONENT
 
 
 def _event_id(ev: Mapping[str, Any]) -> str:

@@ -26,7 +26,7 @@ from kubeapi.retry import Backoff, WriterThread, describe, next_delay, refusal, 
 from triage import DEFAULT_WINDOW, SCHEMA
 
 from .book import Book, Change, Open
-from .evidence import AGENT_COMPONENT
+from .evidence import AGENT_COMPONENT, KUBELET_SELECTORS
 from .leader import LeaseLock
 from .metrics import Metrics
 from .owners import JOB_LABEL, OWNER_KINDS, Job, Owner, OwnerKind
@@ -213,6 +213,10 @@ class Controller:
             Watcher("events", self.core.list_event_for_all_namespaces, self._put,
                     field_selector=f"source={AGENT_COMPONENT}", **opts),
             Watcher("nodes", self.core.list_node, self._put, **opts),
+            # the kubelet's Warnings on pods that triage's gang judges (FailedMount): one watch a reason, the API server
+            # selecting them (evidence.KUBELET_SELECTORS); the Book keeps those of its jobs' pods alone
+            *(Watcher(f"events:{selector.rpartition('=')[2]}", self.core.list_event_for_all_namespaces, self._put,
+                      field_selector=selector, **opts) for selector in KUBELET_SELECTORS),
         ]
         for kind in self.served_owner_kinds():
             group, version = kind.api_version.split("/")
@@ -313,8 +317,13 @@ class Controller:
             self._synced(resource, obj, now)
         elif resource == "pods":
             self.book.pod(obj, now, deleted)
-        elif resource == "events":
-            self.book.event(obj, now, deleted)
+        elif name == "events":
+            try:
+                self.book.event(obj, now, deleted)
+            except (AttributeError, TypeError, ValueError) as exc:  # an object of the wrong shape: this one alone
+                meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+                log.warning("%s: Event %s/%s unreadable (%s: %s); ignored", resource, meta.get("namespace"),
+                            meta.get("name"), type(exc).__name__, str(exc)[:200])
         elif resource == "nodes":
             self.book.node(obj, now, deleted)
         elif resource.startswith("owner:"):

@@ -59,6 +59,12 @@ _ANY = re.compile(r"^/(?:api/(v1)|apis/([^/]+)/([^/]+))/(?:namespaces/([^/]+)/)?
 HISTORY = 20_000  # changes a store keeps for watches; older resourceVersions get 410 Gone
 # field selectors by resource: the name the API serves -> where it is in the object (default: the dotted path)
 FIELD_PATHS = {"events": {"source": "source.component"}}
+# the field labels the API server selects Events by (kubernetes pkg/apis/core/v1/conversion.go,
+# AddFieldLabelConversionsForEvent); any other is 400 BadRequest "field label not supported: <label>"
+EVENT_FIELDS = frozenset({"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+                          "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+                          "involvedObject.fieldPath",
+                          "reason", "reportingComponent", "source", "type", "metadata.namespace", "metadata.name"})
 ENCODE = msgspec.json.Encoder().encode  # objects are serialised once, when changed or listed (a storm's hot path)
 STRATEGIC = "application/strategic-merge-patch+json"
 
@@ -263,6 +269,11 @@ class _Emulator(kmock.KubernetesEmulator):
         d = self.double
         m = _ANY.match(request.url.path)
         store = d.stores.get((m.group(2) or "", m.group(5))) if m else None
+        if store is not None and store.plural == "events" and request.method.value == "GET":
+            for term in filter(None, (t.strip() for t in request.params.get("fieldSelector", "").split(","))):
+                label = re.split(r"!?==?", term, maxsplit=1)[0]
+                if label not in EVENT_FIELDS:
+                    return _status(400, "BadRequest", f"field label not supported: {label}")
         if store is not None and request.method.value == "GET" and request.params.get("watch") in ("1", "true", "True"):
             return await self._watch(request, store, m.group(4))
         if request.url.path.startswith("/apis/resource.k8s.io"):

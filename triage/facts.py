@@ -285,6 +285,11 @@ POD_ENDS: dict[str, PodEnd] = {
     "taint:gpu-npd": PodEnd("GPU FAULT TAINT", "hardware", "the taint manager deleted it for gpu-npd's NoExecute "
                             "fault taint on its node", True),
 }
+# The reasons whose pod end the gang decides (PodEnd.gang): an image the kubelet could not pull, a volume it could
+# not mount or attach. The live cluster component watches the Warning Events of these reasons on its jobs' pods
+# (cluster/evidence.py KUBELET_SELECTORS), which a pod's status never shows (a pod waiting on a volume is only
+# ContainerCreating)
+GANG_REASONS = tuple(key for key, end in POD_ENDS.items() if end.gang is not None)
 # A Kubernetes Event as kubectl prints it (`kubectl describe`'s Events table, `kubectl get events`, and the rows
 # triage.inventory read_events makes of Event objects): its type (core/v1 EventTypeNormal, EventTypeWarning), then its
 # reason ("  Warning  FailedMount  51s (x12 over 9m5s)  kubelet  MountVolume.SetUp failed for volume ..")

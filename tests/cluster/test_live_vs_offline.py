@@ -94,25 +94,44 @@ def test_a_ranks_python_exception_is_named_live_as_offline():
 
 
 def test_each_miss_left_says_why_precisely():
-    """The live misses left: vlmevalkit-1131-same-second-sigabrt's excerpt stops before torchrun's
+    """The live miss left: vlmevalkit-1131-same-second-sigabrt's excerpt stops before torchrun's
     `Root Cause (first observed failure)` row, the line the agent reads the summary by (its other rows are not its
-    root); gke-a3-382-failed-mount's root is the kubelet's FailedMount Event in `kubectl describe`'s Events table,
-    which the cluster component does not watch (was: "summary opener not in the lines", a summary it has none of).
-    The cause is the Event's row as triage reads it (its type, then its reason), not the incident's name."""
+    root).  gke-a3-382-failed-mount's root, the kubelet's FailedMount row in `kubectl describe`'s Events table, was
+    "Kubernetes Event not watched live" until the cluster component watched the kubelet's Warnings of GANG_REASONS:
+    the cause is now said of an Event's row of a reason it does not watch alone, decided by the row as triage reads it
+    (its type, then its reason), not by the incident's name."""
     rows = {r.name: r for r in _bench().rows(["vlmevalkit-1131-same-second-sigabrt", "gke-a3-382-failed-mount"])}
     vlmevalkit, gke = rows["vlmevalkit-1131-same-second-sigabrt"], rows["gke-a3-382-failed-mount"]
-    assert vlmevalkit.offline_ok and gke.offline_ok
+    assert vlmevalkit.offline_ok and gke.offline_ok and gke.live_ok and not gke.why
     ((cause, detail),) = vlmevalkit.why
     assert cause == "summary opener not in the lines"
     assert "rank_exit" in detail and "Root Cause (first observed failure)" in detail
-    ((cause, detail),) = gke.why
-    assert cause == "Kubernetes Event not watched live"
-    assert "job_ended" in detail and "FailedMount" in detail and "kubelet" in detail
-    # decided by the line, as triage reads it: the same words without the Event's type and reason before them (built
-    # from the fixture's line by cutting its Event columns, the way a log quoting the kubelet's error would have them)
-    # are no Event's row
     bench = _bench()
-    quoted = detail.split("kubelet", 1)[1].split("'", 1)[0].strip()
-    assert quoted.startswith("MountVolume.SetUp failed")
-    off = {"rule": "first_failure", "root": {"kind": "job_ended"}, "evidence": [{"kind": "job_ended", "text": quoted}]}
-    assert bench._unpublished(off, bench.Split())[0] != "Kubernetes Event not watched live"
+    lines = (bench.INCIDENTS / "gke-a3-382-failed-mount" / "logs" / "describe.txt").read_text().splitlines()
+    mount = next(line for line in lines if "FailedMount" in line)
+    scheduled = next(line for line in lines if "Scheduled" in line)  # a Normal row of a reason not watched
+
+    def cause_of(text: str) -> str:
+        off = {"rule": "first_failure", "root": {"kind": "job_ended"},
+               "evidence": [{"kind": "job_ended", "text": text}]}
+        return bench._unpublished(off, bench.Split())[0]
+
+    assert cause_of(scheduled) == "Kubernetes Event not watched live"
+    assert cause_of(mount) != "Kubernetes Event not watched live"
+    # the same words without the Event's type and reason before them (cut from the fixture's row, the way a log
+    # quoting the kubelet's error would have them) are no Event's row
+    quoted = mount.split("kubelet", 1)[1].strip()
+    assert quoted.startswith("MountVolume.SetUp failed") and cause_of(quoted) != "Kubernetes Event not watched live"
+
+
+def test_a_volume_the_kubelet_could_not_mount_is_named_live_as_offline():
+    """gke-a3-382-failed-mount: the pod's description holds the kubelet's FailedMount row; replayed as the Warning
+    Event the kubelet wrote on the pod (on the node the scheduler's row names), which the cluster component now
+    watches (cluster/evidence.py KUBELET_SELECTORS), the cluster names the workload and the node, as offline (was: no
+    incident live, "Kubernetes Event not watched live")."""
+    bench = _bench()
+    sp = bench.split(bench.INCIDENTS / "gke-a3-382-failed-mount")
+    assert {node for _, node in sp.pods} == {"gke-a3-high-cluster-a3-high-pool-ee769ce2-d5b5"}
+    (row,) = bench.rows(["gke-a3-382-failed-mount"])
+    assert row.live_ok and row.offline_ok, (row.live, row.why)
+    assert row.live.startswith("application") and "host=gke-a3-high-cluster-a3-high-pool-ee769ce2-d5b5" in row.live

@@ -1,0 +1,153 @@
+"""The kubelet's Warning Events on a job's pod that triage's gang judges (triage.facts GANG_REASONS: FailedMount): a
+pod that never started logs nothing and its status says only ContainerCreating, so the cluster component watches
+them (cluster/evidence.py KUBELET_SELECTORS, one server-side field selector a reason) and reads them as offline
+triage reads the same Event (triage.inventory read_events).  Against the HTTP API double with the real kubernetes
+client, and the Book alone for its bounds."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+
+from apiserver_double import ApiDouble
+from harness import wait_until
+
+from cluster.book import MAX_POD_WARNINGS, Book
+from cluster.controller import Settings
+from cluster.evidence import KUBELET_SELECTORS
+from kubeapi.client import make_api
+from triage.facts import GANG_REASONS, POD_ENDS
+
+from test_cluster import NODES, controller, gang, incidents, publish_timeouts
+
+# real: the kubelet's FailedMount message of GoogleCloudPlatform/ai-infra-cluster-provisioning #382
+# (https://github.com/GoogleCloudPlatform/ai-infra-cluster-provisioning/issues/382, the describe's Events table,
+# tests/fixtures/incidents/gke-a3-382-failed-mount); the Event object around it is constructed (core/v1 Event fields
+# as the kubelet's recorder fills them: source.component "kubelet", source.host its node)
+MOUNT = ('MountVolume.SetUp failed for volume "dmabuf" : hostPath type check failed: /dev/dmabuf_import_helper is '
+         'not a character device')
+
+
+def kubelet_event(pod: str, node: str | None, reason: str = "FailedMount", message: str = MOUNT, n: int = 0,
+                  kind: str = "Warning") -> dict:
+    when = datetime.fromtimestamp(time.time() - 120, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {"apiVersion": "v1", "kind": "Event", "type": kind, "reason": reason, "message": message, "count": 12,
+            "metadata": {"name": f"{pod}.k{n}", "namespace": "train", "uid": f"kev-{pod}-{n}", "resourceVersion": "1"},
+            "involvedObject": {"apiVersion": "v1", "kind": "Pod", "name": pod, "namespace": "train",
+                               "uid": f"uid-{pod}"},
+            "source": {"component": "kubelet", **({"host": node} if node else {})},
+            "firstTimestamp": when, "lastTimestamp": when}
+
+
+def create(api: ApiDouble, ev: dict) -> None:
+    body = {k: v for k, v in ev.items() if k != "metadata"}
+    body["metadata"] = {k: v for k, v in ev["metadata"].items() if k in ("name", "namespace")}
+    make_api(Settings(api_server=api.url)).create_namespaced_event("train", body)
+
+
+def test_the_watched_reasons_are_the_gang_tables():
+    assert GANG_REASONS == tuple(k for k, e in POD_ENDS.items() if e.gang is not None)
+    assert "FailedMount" in GANG_REASONS and "FailedAttachVolume" in GANG_REASONS
+    assert KUBELET_SELECTORS == tuple(f"type=Warning,involvedObject.kind=Pod,reason={r}" for r in GANG_REASONS)
+
+
+def test_a_mount_failing_on_one_node_of_a_running_gang_is_that_nodes_live():
+    """The kubelet's FailedMount on one pod while the job's other pods ran (their ranks timed out): the node's
+    (infrastructure, the node named), as offline triage judges the same Event; the controller asked the API server
+    for exactly the selected Events (a field selector the API server supports: the double refuses any other)."""
+    with ApiDouble() as api:
+        gang(api)
+        with controller(api) as c:
+            publish_timeouts(api, nodes=("node-a", "node-c", "node-d"))
+            create(api, kubelet_event("llm-w-0-1", "node-b"))
+            ev = wait_until(lambda: next((e for e in incidents(api) if "FailedMount" in e["message"]), None),
+                            "an incident on the FailedMount")
+            assert c.ready.is_set()
+        assert ev["message"].startswith("infrastructure"), ev["message"]
+        assert "node-b" in ev["message"] and "only node node-b of the job failed so" in ev["message"], ev["message"]
+        asked = {params.get("fieldSelector") for method, path, params, _ in api.requests
+                 if method == "GET" and path == "/api/v1/events" and params.get("watch")}
+        assert set(KUBELET_SELECTORS) <= asked
+
+
+def test_a_mount_failing_on_every_pod_is_the_workloads():
+    """Every pod of the job failing the same mount (the spec asks for a device no node has): the workload's, as
+    offline (tests/fixtures/incidents/gke-a3-382-failed-mount)."""
+    book = Book()
+    for i, node in enumerate(NODES):
+        book.pod(pod_of(f"llm-w-0-{i}", node), 100.0)
+    for i, node in enumerate(NODES):
+        book.event(kubelet_event(f"llm-w-0-{i}", node), 100.0)
+    (change,) = book.settle(101.0)
+    assert change.incident.category == "application" and "failed alike" in change.incident.reason
+
+
+def pod_of(name: str, node: str, job: str | None = "llm") -> dict:
+    labels = {"jobset.sigs.k8s.io/jobset-name": job, "batch.kubernetes.io/job-name": f"{job}-w-0"} if job else {}
+    return {"metadata": {"name": name, "namespace": "train", "uid": f"uid-{name}", "labels": labels,
+                         "creationTimestamp": "2024-07-25T06:00:00Z"}, "spec": {"nodeName": node}}
+
+
+def test_an_event_of_a_pod_of_no_job_or_another_reason_is_dropped_at_once():
+    book = Book()
+    book.pod(pod_of("web-1", "node-a", job=None), 100.0)
+    book.pod(pod_of("llm-w-0-0", "node-a"), 100.0)
+    book.event(kubelet_event("web-1", "node-a"), 100.0)  # a pod of no job
+    book.event(kubelet_event("llm-w-0-0", "node-a", reason="BackOff", message="Back-off restarting failed container"),
+               100.0)  # a Warning of a reason the gang does not judge
+    book.event(kubelet_event("llm-w-0-0", "node-a", kind="Normal", n=1), 100.0)  # not a Warning
+    assert not book.waiting and not book.settle(101.0)
+    assert all(not s.events and not s.warned for s in book.jobs.values())
+
+
+def test_an_event_before_its_pod_waits_bounded_and_is_read_when_the_pod_is_seen():
+    """The Events' and the pods' watches are separate streams: an Event of a pod not seen yet waits (at most
+    MAX_POD_WARNINGS a pod, the rest counted), then counts for the pod's job; the pod's node where the Event names none
+    (the attach-detach controller's)."""
+    book = Book()
+    for n in range(MAX_POD_WARNINGS + 3):
+        book.event(kubelet_event("llm-w-0-1", None, n=n), 100.0)
+    assert len(book.waiting[("train", "llm-w-0-1")]) == MAX_POD_WARNINGS and book.dropped == 3
+    book.pod(pod_of("llm-w-0-1", "node-b"), 100.0)
+    (state,) = book.jobs.values()
+    assert len(state.warned[("train", "llm-w-0-1")]) == MAX_POD_WARNINGS
+    found = book.evidence(state)
+    assert {(e.kind, e.host, e.details["pod_end"]) for e in found} == {("job_ended", "node-b", "FailedMount")}
+    book.event(kubelet_event("llm-w-0-1", "node-b", n=99), 100.0)  # past the pod's cap, seen: not kept, counted
+    assert len(state.warned[("train", "llm-w-0-1")]) == MAX_POD_WARNINGS and book.dropped == 4
+
+
+def test_a_malformed_event_is_one_warning_line_and_nothing_else_is_lost(caplog):
+    """An Event of the wrong shape (its object's name not a string) is one warning line naming it; the controller
+    goes on and reads the Event after it."""
+    with ApiDouble() as api:
+        gang(api)
+        bad = kubelet_event("llm-w-0-1", "node-b", n=7)
+        bad["involvedObject"]["name"] = ["llm-w-0-1"]
+        api.stores[("", "events")][("train", bad["metadata"]["name"])] = bad
+        api.stores[("", "events")].touch(("train", bad["metadata"]["name"]))
+        with controller(api) as c:
+            publish_timeouts(api, nodes=("node-a", "node-c", "node-d"))
+            create(api, kubelet_event("llm-w-0-1", "node-b"))
+            ev = wait_until(lambda: next((e for e in incidents(api) if "FailedMount" in e["message"]), None),
+                            "an incident on the FailedMount")
+            assert c.ready.is_set()
+        assert ev["message"].startswith("infrastructure")
+        lines = [r.getMessage() for r in caplog.records if "unreadable" in r.getMessage()]
+        assert len(lines) == 1 and "\n" not in lines[0], lines
+        assert "events:FailedMount: Event train/llm-w-0-1.k7 unreadable (TypeError" in lines[0], lines
+
+
+def test_the_double_refuses_an_event_field_selector_the_api_server_does_not_support():
+    from kubernetes.client.rest import ApiException  # noqa: PLC0415
+
+    with ApiDouble() as api:
+        core = make_api(Settings(api_server=api.url))
+        try:
+            core.list_event_for_all_namespaces(field_selector="type=Warning,involvedObject.node=x")
+        except ApiException as exc:
+            assert exc.status == 400 and "field label not supported: involvedObject.node" in exc.body
+        else:
+            raise AssertionError("accepted")
+        for selector in KUBELET_SELECTORS:
+            core.list_event_for_all_namespaces(field_selector=selector)
