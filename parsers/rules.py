@@ -1384,6 +1384,20 @@ RULES: tuple[Rule, ...] = (
     _r("dpc_reason", "pcie_aer", ["DPC: ERR_", "DPC: unmasked uncorrectable", "DPC: RP PIO"],
        r"DPC: (?P<dpc_reason>ERR_FATAL|ERR_NONFATAL|unmasked uncorrectable error|RP PIO error) detected",
        refine="dpc", event=AER_JOIN),
+    # A root port's RP PIO error (a request of the CPU's to a device below it that failed: dpc.c
+    # dpc_process_rp_pio_error, 4.16+) is logged after its reason line: "DPC: rp_pio_status: 0x00000000, rp_pio_mask:
+    # 0x00000303", "DPC: RP PIO severity=0x00010000, syserror=0x00000000, exception=0x00000000" (6.x "DPC: " before
+    # each; 4.x-5.x without), a line per status bit ("[18] Memory Request Completion Timeout (First)", its
+    # rp_pio_error_string), the TLP header, "RP PIO ImpSpec Log 0x..", "TLP Prefix Header: dw0, 0x..": the
+    # containment's own lines (a Dell server's EDR, lore a70a936d-d031-7199-4ed7-30753b3e7cfa@gmail.com). Was: the
+    # severity line an unclassified warning beside the containment's finding ("syserror").
+    _r("dpc_rp_pio", "pcie_aer", ["rp_pio_status:", "RP PIO severity=", "RP PIO ImpSpec Log", "TLP Prefix Header:",
+                                  "Request received UR Completion", "Request received CA Completion",
+                                  "Request Completion Timeout"],
+       r"(?:rp_pio_status: 0x[0-9a-fA-F]+, rp_pio_mask: 0x|RP PIO severity=0x[0-9a-fA-F]+, syserror=0x|"
+       r"RP PIO ImpSpec Log 0x|TLP Prefix Header: dw\d|\[\s?\d{1,2}\] (?:Configuration|I/O|Memory) Request "
+       r"(?:received (?:UR|CA) Completion|Completion Timeout))",
+       event=AER_JOIN),
     # A downstream port whose link did not come up (no Data Link Layer Link Active) after it had seen link bandwidth
     # management events: 6.5+ (drivers/pci/quirks.c pcie_failed_link_retrain, at scan, resume and after a bus reset)
     # clamps the link to 2.5GT/s and retrains it, "pcieport 0000:00:1c.6: broken device, retraining non-functional
