@@ -252,7 +252,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "mlx5_probe": 16, "ccrpc": 32,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
-               "netdev_watchdog": 64, "mlx5_temp": 32,
+               "netdev_watchdog": 64, "mlx5_temp": 32, "mlx5_cmd_timeout": 16, "mlx5_cmd_recovered": 16,
                "efa_abort": 4, "tcpx": 64,
                # an RPC event the GSP sent during its boot without the API lock and the assertion on the next line
                "gsp_bootup": 1,
@@ -275,7 +275,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 # a GPFS cluster, a CephFS metadata server; else its `netdev` group: a network interface no PCI address names)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
-                              "mlx5_probe", "mlx5_temp",
+                              "mlx5_probe", "mlx5_temp", "mlx5_cmd_timeout", "mlx5_cmd_recovered",
                               "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "netdev_watchdog", "retrain",
                               "tcpx", "ecc", "ccrpc"})
 # "within" rows whose line is part of an open event of its device's other functions too, where its own function has
@@ -1384,6 +1384,20 @@ RULES: tuple[Rule, ...] = (
     _r("dpc_reason", "pcie_aer", ["DPC: ERR_", "DPC: unmasked uncorrectable", "DPC: RP PIO"],
        r"DPC: (?P<dpc_reason>ERR_FATAL|ERR_NONFATAL|unmasked uncorrectable error|RP PIO error) detected",
        refine="dpc", event=AER_JOIN),
+    # A root port's RP PIO error (a request of the CPU's to a device below it that failed: dpc.c
+    # dpc_process_rp_pio_error, 4.16+) is logged after its reason line: "DPC: rp_pio_status: 0x00000000, rp_pio_mask:
+    # 0x00000303", "DPC: RP PIO severity=0x00010000, syserror=0x00000000, exception=0x00000000" (6.x "DPC: " before
+    # each; 4.x-5.x without), a line per status bit ("[18] Memory Request Completion Timeout (First)", its
+    # rp_pio_error_string), the TLP header, "RP PIO ImpSpec Log 0x..", "TLP Prefix Header: dw0, 0x..": the
+    # containment's own lines (a Dell server's EDR, lore a70a936d-d031-7199-4ed7-30753b3e7cfa@gmail.com). Was: the
+    # severity line an unclassified warning beside the containment's finding ("syserror").
+    _r("dpc_rp_pio", "pcie_aer", ["rp_pio_status:", "RP PIO severity=", "RP PIO ImpSpec Log", "TLP Prefix Header:",
+                                  "Request received UR Completion", "Request received CA Completion",
+                                  "Request Completion Timeout"],
+       r"(?:rp_pio_status: 0x[0-9a-fA-F]+, rp_pio_mask: 0x|RP PIO severity=0x[0-9a-fA-F]+, syserror=0x|"
+       r"RP PIO ImpSpec Log 0x|TLP Prefix Header: dw\d|\[\s?\d{1,2}\] (?:Configuration|I/O|Memory) Request "
+       r"(?:received (?:UR|CA) Completion|Completion Timeout))",
+       event=AER_JOIN),
     # A downstream port whose link did not come up (no Data Link Layer Link Active) after it had seen link bandwidth
     # management events: 6.5+ (drivers/pci/quirks.c pcie_failed_link_retrain, at scan, resume and after a bus reset)
     # clamps the link to 2.5GT/s and retrains it, "pcieport 0000:00:1c.6: broken device, retraining non-functional
@@ -1611,10 +1625,36 @@ RULES: tuple[Rule, ...] = (
        r"(?: op_mod\(0x[0-9a-f]+\))? failed, status (?P<status>bad operation\(0x2\))",
        severity="info", action="NONE", attribution="driver"),
     _r("mlx5_cmd", "nic_error", ["mlx5_core"],
-       FIRST_MLX5 + r":? .*?(?:(?P<command>[A-Za-z_]{3,}\(0x[0-9a-f]+\))(?: op_mod\(0x[0-9a-f]+\))? "
-       r"failed(?:, status (?P<status>[^,]+))?|(?P<timeout>No done completion|timeout\. Will cause a leak|"
-       r"failed to allocate command entry))",
+       FIRST_MLX5 + r":? .*?(?P<command>[A-Za-z_]{3,}\(0x[0-9a-f]+\))(?: op_mod\(0x[0-9a-f]+\))? "
+       r"failed(?:, status (?P<status>[^,]+))?",
        attribution="driver"),
+    # A command the firmware did not complete in time (cmd.c): wait_func_handle_exec_timeout's "mlx5_core 0000:56:00.0:
+    # wait_func_handle_exec_timeout:1159:(pid 72061): cmd[0]: ACCESS_REG(0x805) No done completion" (4.x
+    # cmd_work_handler's), then wait_func's "ACCESS_REG(0x805) timeout. Will cause a leak of a command resource" (an
+    # async command's "cmd[3]: CREATE_MKEY(0x200) Async, timeout. Will cause .."), a command that got no slot in time
+    # ("canceled on out of queue timeout", "failed to allocate command entry": the slots the timeouts leaked), and the
+    # firmware's late answer, mlx5_cmd_comp_handler's "Command completion arrived after timeout (entry idx = 0)." (a
+    # ConnectX-7 on net-next, lore 4dde7c9e-92ac-43b4-b5c8-a60c92849878@gmail.com; UCX's CREATE_DCT, openucx/ucx #7738):
+    # one event per function while they come (the firmware not answering; each of its commands times out), an error as
+    # before. Was: a finding per line, the late answer the unclassified net's.
+    _r("mlx5_cmd_timeout", "nic_error", ["mlx5_core"],
+       FIRST_MLX5 + r":? .*?(?:(?P<command>[A-Z_]{3,}\(0x[0-9a-f]+\)) (?:Async, )?)?(?P<timeout>No done completion|"
+       r"timeout\. Will cause a leak|canceled on out of queue timeout|failed to allocate command entry)",
+       attribution="driver", event=("mlx5_cmd_timeout|mlx5_health", "join")),
+    _r("mlx5_cmd_late", None, ["Command completion arrived after timeout"],
+       FIRST_MLX5 + r":? .*?Command completion arrived after timeout", event=("mlx5_cmd_timeout", "within")),
+    # A command that completed only when the driver, at its timeout, polled the command EQ itself (cmd.c
+    # mlx5_cmd_eq_recover, 5.11+): "mlx5_core 0000:d8:00.0: mlx5_cmd_eq_recover:245:(pid 1416): Recovered 1 EQEs on
+    # cmd_eq" then "wait_func_handle_exec_timeout:1062:(pid 1416): cmd[0]: CREATE_EQ(0x301) recovered after timeout"
+    # (an async command's "Async, recovered after timeout"): the firmware answered but its interrupt never reached the
+    # host (a ConnectX-5 under maxcpus=8, lore BYAPR21MB12703228F3E7A8B8158EB054BF129@BYAPR21MB1270.namprd21.prod.outlook
+    # .com; AMD's IOMMU dropping a VF's remapped interrupts): every command takes the full timeout, so a probe or a link
+    # change stalls for minutes. A warning, one event per function while they repeat; was an unclassified warning per
+    # "recovered" line.
+    _r("mlx5_cmd_recovered", "nic_error", ["recovered after timeout", "EQEs on cmd_eq"],
+       FIRST_MLX5 + r":? .*?(?:(?P<command>[A-Z_]{3,}\(0x[0-9a-f]+\)) (?:Async, )?recovered after timeout|"
+       r"Recovered \d+ EQEs on cmd_eq)",
+       severity="warning", attribution="driver", event=("mlx5_cmd_recovered", "join")),
     # the same command failure printed without the device prefix (some kernels' mlx5_cmd_check)
     _r("mlx5_cmd_nodev", "nic_error", ["mlx5_cmd_check", "mlx5_cmd_out_err"],
        r"mlx5_cmd_(?:check|out_err):\d+:\(pid \d+\): (?P<command>[A-Za-z_]{3,}\(0x[0-9a-f]+\))"
