@@ -629,15 +629,17 @@ def _node_fault(job: Job) -> Verdict | None:
 def _first_failure(job: Job) -> Verdict | None:
     """The earliest failure's verdict (`_earliest`), and the failures no time places against its root said and kept
     (`_unplaced`)."""
-    verdict = _earliest(job)
+    candidates = _candidates(job)
+    verdict = _earliest(job, candidates)
     if verdict is None or verdict.root is None:
         return verdict
-    return _with_unplaced(job, verdict)
+    return _with_unplaced(job, verdict, candidates)
 
 
-def _with_unplaced(job: Job, verdict: Verdict) -> Verdict:
-    """The verdict with the failures no time places against its root or suspects said and kept (`_unplaced`)."""
-    unplaced = _unplaced(job, verdict)
+def _with_unplaced(job: Job, verdict: Verdict, candidates: list[Evidence]) -> Verdict:
+    """The verdict with the failures no time places against its root or suspects said and kept (`_unplaced`), of the
+    job's `_candidates`."""
+    unplaced = _unplaced(job, verdict, candidates)
     if not unplaced:
         return verdict
     named = "; ".join(_what(e) + (f" on {_who(e)}" if _who(e) != e.file else "") + f" ({e.place})"
@@ -654,18 +656,18 @@ def _candidates(job: Job) -> list[Evidence]:
             and (category_of(e) is not None or e.kind in DEATH_KINDS)]
 
 
-def _unplaced(job: Job, v: Verdict) -> list[Evidence]:
+def _unplaced(job: Job, v: Verdict, candidates: list[Evidence]) -> list[Evidence]:
     """The candidates no clock orders against the verdict's root: no time stamp (a relative age, kubectl's `4m49s`,
     or none at all) and in a file other than those of the root and its suspects (within one file the lines' order
     places them), nor a death the root explains (a worker's death its own completion error says why of)."""
     files = {e.file for e in (v.root, *v.suspects) if e is not None}
-    return [e for e in _candidates(job) if e.time is None and e.file not in files
+    return [e for e in candidates if e.time is None and e.file not in files
             and e is not v.root and e not in v.suspects
             and not (v.root is not None and e.kind in DEATH_KINDS and _explanation(job, e) is v.root)]
 
 
-def _earliest(job: Job) -> Verdict | None:
-    candidates = _candidates(job)
+def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
+    """The verdict of the earliest of the job's `_candidates` that is not the aftermath of its first symptom."""
     # the scheduler ending a job, the launcher told to stop or a rank killed, after the job already failed, is a
     # consequence
     if job.first_symptom is not None:
@@ -1102,7 +1104,7 @@ def _undetermined(job: Job) -> Verdict | None:
     return _with_unplaced(job, Verdict(
         "undetermined", None, "undetermined",
         f"only consequences were logged ({_what(first)} first, on {_who(first)}): no node fault, no rank that died or "
-        "failed first, no lagging rank the watchdog numbers single out", suspects=(first,)))
+        "failed first, no lagging rank the watchdog numbers single out", suspects=(first,)), _candidates(job))
 
 
 Rule = tuple[str, int, Callable[[Job], "Verdict | None"], str]
