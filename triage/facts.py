@@ -285,6 +285,19 @@ POD_ENDS: dict[str, PodEnd] = {
     "taint:gpu-npd": PodEnd("GPU FAULT TAINT", "hardware", "the taint manager deleted it for gpu-npd's NoExecute "
                             "fault taint on its node", True),
 }
+# How the k8s_ended row reads a POD_ENDS key.  A word no other text says is read wherever it stands (REASON_ANYWHERE:
+# NodeLost, the kubelet's admission error, a DisruptionTarget condition's reason); a key said by its messages is read
+# by them (REASON_BY_MESSAGE: the kubelet's "OutOf<resource>", OUT_OF_WORD; a cloud's notice; a volume's Event, the
+# kubelet's cache race excluded, _NO_RACE); a common word only where kubectl prints a pod's reason (REASON_WORDS:
+# describe's "Reason:", -o json's "reason":, an Event's reason after its type, `kubectl get pods`' STATUS column);
+# "Terminated", glibc's word for SIGTERM too (SIGNAL_WORDS), only in the STATUS column; a taint never by its name
+REASON_ANYWHERE = ("PreemptionByScheduler", "PreemptionByKubeScheduler", "DeletionByTaintManager",
+                   "EvictionByEvictionAPI", "DeletionByPodGC", "TerminationByKubelet", "NodeLost",
+                   "UnexpectedAdmissionError")
+REASON_BY_MESSAGE = ("OutOfDevices", "SpotInterruption", "FailedMount", "FailedAttachVolume")
+REASON_STATUS_ONLY = ("Terminated",)
+REASON_WORDS = tuple(k for k in POD_ENDS if not k.startswith("taint:")
+                     and k not in REASON_ANYWHERE + REASON_BY_MESSAGE + REASON_STATUS_ONLY)
 # A Kubernetes Event as kubectl prints it (`kubectl describe`'s Events table, `kubectl get events`, and the rows
 # triage.inventory read_events makes of Event objects): its type (core/v1 EventTypeNormal, EventTypeWarning), then its
 # reason ("  Warning  FailedMount  51s (x12 over 9m5s)  kubelet  MountVolume.SetUp failed for volume ..")
@@ -684,14 +697,12 @@ FACTS: tuple[Fact, ...] = (
                                   "Preempt Scheduled: ", "compute.instances.preempted", "OutOf", "Outof",
                                   "FailedMount", "FailedAttachVolume", "Volume.SetUp failed for volume",
                                   "Volume.MountDevice failed for volume", "Volume.Attach failed for volume"],
-       r"\b(?P<why>OOMKilled|PreemptionBy(?:Kube)?Scheduler|DeletionByTaintManager|"
-       r"EvictionByEvictionAPI|DeletionByPodGC|TerminationByKubelet|NodeLost|UnexpectedAdmissionError)\b|"
+       r"\b(?P<why>OOMKilled|" + "|".join(REASON_ANYWHERE) + r")\b|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:" + "|".join(EVENT_TYPES) + r"))\s+"
-       r"\"?(?P<why2>Evicted|Preempted|DeadlineExceeded|NodeShutdown|Shutdown|ErrImagePull|ImagePullBackOff|"
-       + OUT_OF_WORD + r")\b|"
+       r"\"?(?P<why2>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")\b|"
        r"(?:^(?:(?P<rns>[a-z0-9][-a-z0-9]{0,62})\s+)?(?:pod/)?(?P<rpod>[a-z0-9][-a-z0-9.]{0,252})\s+|\s)"
-       r"\d+/\d+\s+(?P<why3>Evicted|Preempted|DeadlineExceeded|NodeShutdown|Shutdown|Terminated|ErrImagePull|"
-       r"ImagePullBackOff|" + OUT_OF_WORD + r")\s+\d+(?:\s+\d+[smhdy]\w*\s+(?:<none>|[0-9a-fA-F.:]+)\s+"
+       r"\d+/\d+\s+(?P<why3>" + "|".join(REASON_WORDS + REASON_STATUS_ONLY) + "|" + OUT_OF_WORD + r")\s+\d+"
+       r"(?:\s+\d+[smhdy]\w*\s+(?:<none>|[0-9a-fA-F.:]+)\s+"
        r"(?P<rnode>[a-z0-9][-a-z0-9.]{0,252})(?=\s|$))?|"
        r"(?:\bpod/(?P<epod>[a-z0-9][-a-z0-9.]{0,252})\s+)?\bError: (?P<pull>ErrImagePull|ImagePullBackOff)\b|"
        r"\bWarning\s+(?P<mount>FailedMount|FailedAttachVolume)\b" + _NO_RACE +

@@ -831,3 +831,19 @@ def test_the_kubelets_not_registered_race_is_no_pod_end(line):
     the pod: kubernetes/kubernetes #105204) is said of pods that start and run, and after they end: no pod that never
     started. Was: FailedMount, the pod never started, the job's incident."""
     assert ended(line) == []
+
+
+def test_every_pod_end_key_is_read_where_kubectl_prints_its_reason():
+    """The k8s_ended row's reason words derive from POD_ENDS (facts REASON_WORDS): every key that is a common word is
+    read after describe's "Reason:", -o json's "reason":, an Event's type and in `kubectl get pods`' STATUS column, and
+    "Terminated" (also glibc's word for SIGTERM) only in that column.  Lines constructed from kubectl's formats."""
+    from triage.facts import REASON_ANYWHERE, REASON_BY_MESSAGE, REASON_STATUS_ONLY, REASON_WORDS
+    assert set(REASON_ANYWHERE + REASON_BY_MESSAGE + REASON_STATUS_ONLY) <= set(POD_ENDS)
+    for key in REASON_WORDS:
+        for line in (f"Reason:         {key}", f'    "reason": "{key}",', f"  Warning  {key}  2m  kubelet  x",
+                     f"w-0   0/1     {key}   0          5m"):
+            assert [e.details["pod_end"] for e in ended(line)] == [pod_end(key)], (key, line)
+    assert [e.details["pod_end"] for e in ended("w-0   0/1     Terminated   0          5m")] == ["Terminated"]
+    assert ended("Reason:         Terminated") == []
+    for key in REASON_ANYWHERE:
+        assert [e.details["pod_end"] for e in ended(f"the pod's condition: {key}")] == [key]
