@@ -847,3 +847,19 @@ def test_every_pod_end_key_is_read_where_kubectl_prints_its_reason():
     assert ended("Reason:         Terminated") == []
     for key in REASON_ANYWHERE:
         assert [e.details["pod_end"] for e in ended(f"the pod's condition: {key}")] == [key]
+
+
+def test_an_object_field_holding_no_object_is_read_as_empty_not_a_traceback():
+    """Was: a hand-edited document whose metadata, spec or status holds a string (or a container's state does) raised
+    AttributeError out of read_objects.  Now every such field reads as empty (inventory._mapping, one way for the
+    question), and the rest of the document is still read: the pod's eviction, its node's addresses."""
+    doc = {"kind": "List", "items": [
+        {"kind": "Pod", "metadata": "x", "spec": {"nodeName": "n"}, "status": {}},
+        {"kind": "Pod", "metadata": {"name": "p", "annotations": "a"}, "spec": "oops",
+         "status": {"phase": "Failed", "reason": "Evicted", "containerStatuses": [{"state": "s"}]}},
+        {"kind": "Pod", "metadata": {"name": "q"}, "spec": {"nodeName": "n"}, "status": "bad"},
+        {"kind": "Node", "metadata": {"name": "n"}, "spec": "x", "status": "y"},
+        {"kind": "Node", "metadata": {"name": "m"}, "status": {"addresses": [{"address": "10.0.0.9"}]}}]}
+    found = read_objects(doc, "pods.json")
+    assert [e.details["pod_end"] for e in found if e.kind == "job_ended"] == ["Evicted"]
+    assert any(e.kind == "nccl_address" and e.address == "10.0.0.9" and e.host == "m" for e in found)
