@@ -863,3 +863,36 @@ def test_an_object_field_holding_no_object_is_read_as_empty_not_a_traceback():
     found = read_objects(doc, "pods.json")
     assert [e.details["pod_end"] for e in found if e.kind == "job_ended"] == ["Evicted"]
     assert any(e.kind == "nccl_address" and e.address == "10.0.0.9" and e.host == "m" for e in found)
+
+
+def _all(name: str, drop: str | None = None) -> list[Evidence]:
+    """Every finding of a fixture of ENDED (job_ended and the context rows), its lines with `drop` in them left out."""
+    path = ENDED / name
+    lines = [line for line in path.read_text().splitlines(True) if drop is None or drop not in line]
+    return read_lines(lines, str(path), Clock(), root=str(ENDED))
+
+
+@pytest.mark.parametrize("name, pod", [
+    ("describe-failed-mount-then-started.txt", "flexvoltest/nginx-flex-kv-podid"),  # Azure/kubernetes-keyvault-flexvol #68
+    ("events-failed-mount-then-started.txt", "local-path-provisioner-c49b7b56f-vjkz4"),  # kubebb/core PR #130
+])
+def test_a_failed_mount_of_a_pod_the_kubelet_then_started_is_no_root(name, pod):
+    """Was: a FailedMount the kubelet's retry got past read as "pod .. never started", the job's root (application),
+    though the same Events say the kubelet started its container.  Now the pod ran (the k8s_started row, context): its
+    mount warning is no failure, no incident; without the Started row the same lines are still the pod's never
+    starting, the root."""
+    assert [e.details["pod"] for e in _all(name) if e.kind == "pod_started"] == [pod]
+    assert attribute(_all(name)) == []
+    [incident] = attribute(_all(name, drop="Started container"))
+    assert incident.reason.startswith(f"pod {pod} never started (FailedMount: ")
+
+
+def test_a_pod_that_ran_after_its_mount_warning_counts_as_one_that_ran_in_the_gang():
+    """The gang's judgement: kubernetes-sigs/kind #1002's two pods failing the same mount (every pod that says
+    anything failed alike: application) beside a pod whose mount warning the kubelet got past (kubebb/core PR #130):
+    that pod ran, so only the two failed so (their nodes' or pods': infrastructure); another pod's Started row never
+    voids theirs."""
+    found = [*_all("events-failed-mount-kind.txt"), *_all("events-failed-mount-then-started.txt")]
+    [incident] = attribute(found)
+    assert incident.category == "infrastructure" and "only pods singlecluster-parallel-555v9-414213271, " \
+        "singlecluster-parallel-555v9-513887230 of the job" in incident.reason
