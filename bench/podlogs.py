@@ -15,9 +15,10 @@ timeout in 10,000.  It has no line a progress rule reads, no tqdm bar, no NCCL s
 --mix fixtures writes real lines instead (and the same watchdog timeouts): half of them every trainer's progress lines
 (tests/fixtures/progress but the hangs': tqdm bars, Trainer dicts, Megatron, nanoGPT, ...), half the workload logs of healthy runs
 (tests/fixtures/realworld/healthy: NCCL INFO start-up, nccl-tests, MLPerf logs), each rank from its own place in them.
---mix tracebacks writes a rank's traceback every --every N lines (a retry loop's, or `logger.exception`'s): the 13
-real lines of huggingface/accelerate #3206's rank 1 traceback after N - 13 JSON metrics lines; followed a few lines a
-turn (--follow 4) it is the traceback reader's worst case, each of its windows read in many small reads.
+--mix tracebacks writes a rank's traceback every --every N lines (a retry loop's, or `logger.exception`'s): the
+TRACEBACK_LINES (13) real lines of huggingface/accelerate #3206's rank 1 traceback after N - 13 JSON metrics lines;
+followed a few lines a turn (--follow 4) it is the traceback reader's worst case, each of its windows read in many
+small reads.
 
 With --lines N the work is fixed, whatever the wall time: the same eight files (N lines in all, the writer's lines,
 its seed) are written once, then read from their start to their end by a fresh process per run (the pod log source's
@@ -177,6 +178,7 @@ print(json.dumps({"cpu": cpu, "lines": src.lines, "bytes": src.bytes_read, "find
 
 FIXTURES = ROOT / "tests" / "fixtures"
 TRACEBACK_LOG = FIXTURES / "incidents" / "accelerate-3206-rng-state" / "logs" / "train.log"  # --mix tracebacks
+TRACEBACK_LINES = 13  # its first lines: rank 1's traceback, frames then its RuntimeError
 NO_TURN = 3  # FOLLOWER's exit status for a checkout whose source has no `turn`: that tree is left out, said
 
 
@@ -194,10 +196,10 @@ def fixture_lines() -> list[bytes]:
 
 def traceback_lines(every: int) -> list[bytes]:
     """--mix tracebacks: a rank's traceback every `every` lines, as a retry loop or `logger.exception` prints one:
-    the 13 real lines of rank 1's traceback in huggingface/accelerate #3206 (tests/fixtures/incidents/
-    accelerate-3206-rng-state, frames then its RuntimeError), after `every` - 13 of the synthetic mix's JSON metrics
-    lines (constructed, as WRITER's)."""
-    traceback = TRACEBACK_LOG.read_bytes().splitlines()[:13]
+    the TRACEBACK_LINES real lines of rank 1's traceback in huggingface/accelerate #3206 (tests/fixtures/incidents/
+    accelerate-3206-rng-state, frames then its RuntimeError), after `every` - TRACEBACK_LINES of the synthetic mix's
+    JSON metrics lines (constructed, as WRITER's)."""
+    traceback = TRACEBACK_LOG.read_bytes().splitlines()[:TRACEBACK_LINES]
     metrics = [b'{"step": %d, "rank": 1, "loss": 1.%04d, "lr": 0.00015, "tokens_per_s": 3500}' % (i, i)
                for i in range(max(every - len(traceback), 0))]
     return metrics + traceback
@@ -264,7 +266,7 @@ def main() -> None:
                     help="the lines written: the synthetic training output, real lines of tests/fixtures, or a "
                          "rank's real traceback every --every lines")
     ap.add_argument("--every", type=int, default=50, metavar="N",
-                    help="with --mix tracebacks: a traceback (13 lines) every N lines")
+                    help=f"with --mix tracebacks: a traceback ({TRACEBACK_LINES} lines) every N lines")
     ap.add_argument("--follow", type=int, default=None, metavar="K",
                     help="with --lines: followed as written, K lines a file per turn of the source's loop")
     args = ap.parse_args()

@@ -453,6 +453,7 @@ class Controller:
         """Count what waits on its incident Event (count_when_written) once that is written, the occurrence that
         carries it (not the later ones: the incident's updates, its close after a restart); one whose Event the API
         server refused (dropped: a namespace being deleted) is counted by no one, as it is restored by no one."""
+        # (once a settle, not a watch event: `uncounted` holds only what waits on an unwritten Event, one lookup each)
         for key, (counter, event, occurrence) in list(self.uncounted.items()):
             progress = self.recorder.progress(*event)
             if progress is not None and progress[1] < occurrence:

@@ -3924,6 +3924,12 @@ STRAGGLER_ID = LazyPattern(r"StragglerId\(rank=(\d+)(?:, node='([^'\n]*)'\))?|(?
 # Megatron-LM's slowest rank is a straggler at this ratio of its round-trip time to the fastest rank's: the ratio of a
 # pod's step time to its job's median at which deploy/monitoring/workload-rules.yaml's GPUStragglerSuspected fires
 STRAGGLER_RTT_RATIO = 1.25
+# Half the last digit StragglerDetector prints a time to (_ValueWithRank's "{value:.2f}"): a printed time is within
+# this of the rank's.  A fastest time printed "0.00ms" is a positive one under it, never zero (report() divides by each
+# rank's time before it prints: a rank that timed nothing raises ZeroDivisionError there, no line), so the ratio is
+# read at its least the printed figures allow, (slowest - this) / (fastest + this): a straggler behind a rank that
+# timed almost nothing still named, two times that round to 0.00 and 0.01 no straggler
+STRAGGLER_RTT_PRINTED = 0.005
 STRAGGLERS_NAMED = 8  # the stragglers a finding's words name (the ranks and nodes in details: all of them)
 
 
@@ -3949,10 +3955,10 @@ def _refine_straggler_ids(g: dict, out: dict) -> None:
 
 
 def _refine_straggler_rtt(g: dict, out: dict) -> None:
-    """Megatron-LM's least and most round-trip times: the slowest rank a straggler from STRAGGLER_RTT_RATIO on, else
-    an info record."""
+    """Megatron-LM's least and most round-trip times: the slowest rank a straggler from STRAGGLER_RTT_RATIO on (the
+    least ratio the printed figures allow, STRAGGLER_RTT_PRINTED), else an info record."""
     fastest, slowest = float(g["rtt_min_ms"]), float(g["rtt_max_ms"])
-    ratio = slowest / fastest if fastest > 0 else 0.0
+    ratio = max(slowest - STRAGGLER_RTT_PRINTED, 0.0) / (fastest + STRAGGLER_RTT_PRINTED)
     if ratio < STRAGGLER_RTT_RATIO:
         out["severity"] = "info"
         return

@@ -49,7 +49,7 @@ from parsers.pci import PORT_DRIVERS, printed_by
 from parsers.rules import NVSMI_NO_GPU
 
 from .clock import SKEW
-from .facts import JOB_TABLE, POD_ENDS, SIGNALS, WHY_OOM
+from .facts import JOB_TABLE, NEVER_STARTED, POD_ENDS, SIGNALS, WHY_OOM
 from .model import Evidence, Incident, Root, _int
 from .teardown import ENDED_SIGNALS, fails, teardown
 
@@ -300,12 +300,15 @@ class Job:
         filled = [self._fill(e) for e in raw if e.kind not in CONTEXT_KINDS]
         # the job's statements of its own success (context, never a failure; triage.teardown), each in its file
         self.stated = [e for e in raw if e.kind == "job_success" and e.file is not None and e.line is not None]
+        # the pods the kubelet said it started a container of (pod_started, context), by name, else by file (a
+        # describe's Events table naming no pod): `ran`
+        self.started = {_pod_key(e) for e in raw if e.kind == "pod_started"}
         # a total order, whatever the order the evidence came in: time, then where it was read
         self.evidence = sorted(filled, key=lambda e: (_ts(e), e.file or "", e.line or 0, e.kind, e.text))
         timeouts = [e.timeout_ms / 1000.0 for e in self.evidence if e.timeout_ms]
         # a watchdog reports its timeout after the collective began to hang: the window reaches back that much further
         self.window = window + max(timeouts, default=0.0)
-        self.failures = [e for e in self.evidence if fails(e)]
+        self.failures = [e for e in self.evidence if fails(e) and not self.ran(e)]
         symptoms = [e for e in self.failures if is_consequence(e)]
         self.first_symptom = min((_ts(e) for e in symptoms if e.time), default=None)
         # each file's first symptom of the job's first (within SKEW), by line: a line of that file with no stamp
@@ -362,6 +365,14 @@ class Job:
     def pod_of(self, address: str | None) -> str | None:
         """The pod ("namespace/name") a peer address is, where the cluster's map says (None offline)."""
         return self.address_pods.get(_bare(address)) if address else None
+
+    def ran(self, e: Evidence) -> bool:
+        """A pod end that says its pod never started (facts.PodEnd `ended`: a volume the kubelet could not mount, an
+        image it could not pull) of a pod the kubelet then started a container of (`started`): the kubelet's retry got
+        past it, no failure, whatever the error said (the gang's judgement, _gang_end, counts that pod as one that
+        ran)."""
+        end = POD_ENDS.get(e.details.get("pod_end")) if e.kind == "job_ended" else None
+        return end is not None and end.ended == NEVER_STARTED and _pod_key(e) in self.started
 
     def in_window(self, e: Evidence) -> bool:
         """Whether a node fault is close enough to the job's failures to explain them (no times: yes)."""
@@ -629,15 +640,17 @@ def _node_fault(job: Job) -> Verdict | None:
 def _first_failure(job: Job) -> Verdict | None:
     """The earliest failure's verdict (`_earliest`), and the failures no time places against its root said and kept
     (`_unplaced`)."""
-    verdict = _earliest(job)
+    candidates = _candidates(job)
+    verdict = _earliest(job, candidates)
     if verdict is None or verdict.root is None:
         return verdict
-    return _with_unplaced(job, verdict)
+    return _with_unplaced(job, verdict, candidates)
 
 
-def _with_unplaced(job: Job, verdict: Verdict) -> Verdict:
-    """The verdict with the failures no time places against its root or suspects said and kept (`_unplaced`)."""
-    unplaced = _unplaced(job, verdict)
+def _with_unplaced(job: Job, verdict: Verdict, candidates: list[Evidence]) -> Verdict:
+    """The verdict with the failures no time places against its root or suspects said and kept (`_unplaced`), of the
+    job's `_candidates`."""
+    unplaced = _unplaced(job, verdict, candidates)
     if not unplaced:
         return verdict
     named = "; ".join(_what(e) + (f" on {_who(e)}" if _who(e) != e.file else "") + f" ({e.place})"
@@ -654,18 +667,18 @@ def _candidates(job: Job) -> list[Evidence]:
             and (category_of(e) is not None or e.kind in DEATH_KINDS)]
 
 
-def _unplaced(job: Job, v: Verdict) -> list[Evidence]:
+def _unplaced(job: Job, v: Verdict, candidates: list[Evidence]) -> list[Evidence]:
     """The candidates no clock orders against the verdict's root: no time stamp (a relative age, kubectl's `4m49s`,
     or none at all) and in a file other than those of the root and its suspects (within one file the lines' order
     places them), nor a death the root explains (a worker's death its own completion error says why of)."""
     files = {e.file for e in (v.root, *v.suspects) if e is not None}
-    return [e for e in _candidates(job) if e.time is None and e.file not in files
+    return [e for e in candidates if e.time is None and e.file not in files
             and e is not v.root and e not in v.suspects
             and not (v.root is not None and e.kind in DEATH_KINDS and _explanation(job, e) is v.root)]
 
 
-def _earliest(job: Job) -> Verdict | None:
-    candidates = _candidates(job)
+def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
+    """The verdict of the earliest of the job's `_candidates` that is not the aftermath of its first symptom."""
     # the scheduler ending a job, the launcher told to stop or a rank killed, after the job already failed, is a
     # consequence
     if job.first_symptom is not None:
@@ -765,6 +778,13 @@ def _pod_name(e: Evidence) -> str | None:
     return e.details.get("pod") or (e.file[4:] if (e.file or "").startswith("pod/") else None)
 
 
+def _pod_key(e: Evidence) -> tuple[str | None, str | None]:
+    """Which pod a line is of, to tell another line of the same pod: its name without the namespace (an Event row names
+    none), else its file (a describe naming no pod is one pod's)."""
+    pod = _pod_name(e)
+    return (None, pod.rsplit("/", 1)[-1]) if pod else (e.file, None)
+
+
 def _gang_end(job: Job, first: Evidence) -> tuple[str, str] | None:
     """A pod end whose category the gang decides (facts.PodEnd's gang: an image the kubelet could not pull, a volume it
     could not mount), as (category, what the reason adds): confined to some of the job's nodes (or pods) while its
@@ -774,7 +794,8 @@ def _gang_end(job: Job, first: Evidence) -> tuple[str, str] | None:
     end = POD_ENDS.get(first.details.get("pod_end"))
     if end is None or end.gang is None:
         return None
-    alike = [e for e in job.evidence if e.kind == "job_ended" and POD_ENDS.get(e.details.get("pod_end")) is end]
+    alike = [e for e in job.evidence if e.kind == "job_ended" and POD_ENDS.get(e.details.get("pod_end")) is end
+             and not job.ran(e)]
     hosts = {e.host for e in alike if e.host}
     pods = {str(_pod_name(e)).rsplit("/", 1)[-1] for e in alike if _pod_name(e)}
     ran = {str(_pod_name(e)).rsplit("/", 1)[-1] for e in job.evidence if _pod_name(e)} - pods
@@ -1102,7 +1123,7 @@ def _undetermined(job: Job) -> Verdict | None:
     return _with_unplaced(job, Verdict(
         "undetermined", None, "undetermined",
         f"only consequences were logged ({_what(first)} first, on {_who(first)}): no node fault, no rank that died or "
-        "failed first, no lagging rank the watchdog numbers single out", suspects=(first,)))
+        "failed first, no lagging rank the watchdog numbers single out", suspects=(first,)), _candidates(job))
 
 
 Rule = tuple[str, int, Callable[[Job], "Verdict | None"], str]

@@ -117,6 +117,9 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "\"Training completed\", torch.distributed.elastic's \"Done waiting for other agents\" after every agent's "
             "group succeeded): the communicator "
             "errors its file prints after it are its teardown, not a failure (triage.teardown)", context=True),
+    JobKind("pod_started", "the kubelet started a container of a pod (its Started Event): the pod ran, so a pod end "
+            "that says it never started (a volume it could not mount, an image it could not pull, then retried) is no "
+            "failure of it (triage.attribute Job.ran)", context=True),
 )
 JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
 
@@ -212,13 +215,13 @@ class PodEnd:
     ended: str = "ended by Kubernetes"
 
 
-_NEVER_STARTED = "never started"
+NEVER_STARTED = "never started"
 _NODE_SHUTDOWN = PodEnd("NODE SHUTDOWN", "infrastructure", "its node shut down (the kubelet's graceful node shutdown "
                         "terminated it)", True)
 _PREEMPTED = PodEnd("PREEMPTION", "infrastructure", "the scheduler preempted it for a pod of higher priority", False)
 _IMAGE_PULL = PodEnd("IMAGE PULL", "application", "the kubelet could not pull its container image", False,
                      gang=Gang("infrastructure", "registry reach, disk or credentials",
-                               "its image's name, tag or registry access"), ended=_NEVER_STARTED)
+                               "its image's name, tag or registry access"), ended=NEVER_STARTED)
 # the kubelet could not mount (or the attach-detach controller attach) a volume of the pod, which never started: a
 # hostPath whose type check failed ("hostPath type check failed: /dev/dmabuf_import_helper is not a character
 # device", GoogleCloudPlatform/ai-infra-cluster-provisioning #382), a CSI driver not registered on the node ("driver
@@ -226,7 +229,7 @@ _IMAGE_PULL = PodEnd("IMAGE PULL", "application", "the kubelet could not pull it
 _VOLUME = PodEnd("VOLUME MOUNT", "application", "the kubelet could not mount a volume of it", False,
                  gang=Gang("infrastructure", "a device, directory or CSI driver it lacks, or storage it cannot reach",
                            "its volumes' spec: a host path, claim or driver its nodes do not have"),
-                 ended=_NEVER_STARTED)
+                 ended=NEVER_STARTED)
 POD_ENDS: dict[str, PodEnd] = {
     # status.reason
     "Evicted": PodEnd("NODE PRESSURE", "infrastructure", "the kubelet evicted it: its node ran low on a resource "
@@ -234,10 +237,10 @@ POD_ENDS: dict[str, PodEnd] = {
     "NodeLost": PodEnd("NODE LOST", "infrastructure", "the node controller lost its node (unresponsive)", True),
     "Terminated": _NODE_SHUTDOWN, "Shutdown": _NODE_SHUTDOWN, "NodeShutdown": _NODE_SHUTDOWN,
     "UnexpectedAdmissionError": PodEnd("ADMISSION ERROR", "infrastructure", "the kubelet could not admit it on its "
-                                       "node: the device plugin refused its devices", True, ended=_NEVER_STARTED),
+                                       "node: the device plugin refused its devices", True, ended=NEVER_STARTED),
     "OutOfDevices": PodEnd("OUT OF DEVICES", "infrastructure", "the kubelet could not admit it on its node: the node "
                            "had fewer devices than the scheduler counted (a device plugin lost some)", True,
-                           ended=_NEVER_STARTED),
+                           ended=NEVER_STARTED),
     "Preempted": _PREEMPTED,
     # the time limit its owner set, spent: the pod's own activeDeadlineSeconds (the kubelet: status.reason
     # "DeadlineExceeded", "Pod was active on the node longer than the specified deadline", pkg/kubelet/active_deadline.go)
@@ -290,6 +293,19 @@ POD_ENDS: dict[str, PodEnd] = {
 # (cluster/evidence.py KUBELET_SELECTORS), which a pod's status never shows (a pod waiting on a volume is only
 # ContainerCreating)
 GANG_REASONS = tuple(key for key, end in POD_ENDS.items() if end.gang is not None)
+# How the k8s_ended row reads a POD_ENDS key.  A word no other text says is read wherever it stands (REASON_ANYWHERE:
+# NodeLost, the kubelet's admission error, a DisruptionTarget condition's reason); a key said by its messages is read
+# by them (REASON_BY_MESSAGE: the kubelet's "OutOf<resource>", OUT_OF_WORD; a cloud's notice; a volume's Event, the
+# kubelet's cache race excluded, _NO_RACE); a common word only where kubectl prints a pod's reason (REASON_WORDS:
+# describe's "Reason:", -o json's "reason":, an Event's reason after its type, `kubectl get pods`' STATUS column);
+# "Terminated", glibc's word for SIGTERM too (SIGNAL_WORDS), only in the STATUS column; a taint never by its name
+REASON_ANYWHERE = ("PreemptionByScheduler", "PreemptionByKubeScheduler", "DeletionByTaintManager",
+                   "EvictionByEvictionAPI", "DeletionByPodGC", "TerminationByKubelet", "NodeLost",
+                   "UnexpectedAdmissionError")
+REASON_BY_MESSAGE = ("OutOfDevices", "SpotInterruption", "FailedMount", "FailedAttachVolume")
+REASON_STATUS_ONLY = ("Terminated",)
+REASON_WORDS = tuple(k for k in POD_ENDS if not k.startswith("taint:")
+                     and k not in REASON_ANYWHERE + REASON_BY_MESSAGE + REASON_STATUS_ONLY)
 # A Kubernetes Event as kubectl prints it (`kubectl describe`'s Events table, `kubectl get events`, and the rows
 # triage.inventory read_events makes of Event objects): its type (core/v1 EventTypeNormal, EventTypeWarning), then its
 # reason ("  Warning  FailedMount  51s (x12 over 9m5s)  kubelet  MountVolume.SetUp failed for volume ..")
@@ -662,6 +678,15 @@ FACTS: tuple[Fact, ...] = (
     _f("slurm_oom", "job_ended", ["oom-kill event", "oom_kill event"],
        r"Detected (?P<count>\d+) oom[-_]kill events?(?:\(s\))? in (?:step |StepId=)?(?P<job>\S+?)\.?(?: Some of your "
        r"processes|$|\s)", why="OUT OF MEMORY"),
+    # The kubelet started a container of the pod (pkg/kubelet/events StartedContainer, "Started container <name>"; the
+    # 1.6 era's "Started container with id .."): describe's Events row (the described pod's, triage.read), `kubectl get
+    # events`' (the object column "pod/<name>").  The pod ran: a FailedMount it logged before is one the kubelet's
+    # retry got past ("failed to sync configmap cache: timed out waiting for the condition" then Pulled, Created,
+    # Started, kubebb/core PR #130; a flexvolume's "failed to get key vault" then Started, Azure/kubernetes-keyvault-
+    # flexvol #68), no pod that never started
+    _f("k8s_started", "pod_started", ["Started container"],
+       r"\bNormal\s+Started\s+(?:pod/(?P<pod>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?Started container\b",
+       "info"),
     # Kubernetes ended the pod itself (kubectl describe / get -o yaml / events; POD_ENDS, shared with the cluster
     # component, which reads the same reasons off the pod's status): its status.reason ("Reason:               Evicted",
     # "Message:              The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available:
@@ -698,14 +723,12 @@ FACTS: tuple[Fact, ...] = (
                                   "Preempt Scheduled: ", "compute.instances.preempted", "OutOf", "Outof",
                                   "FailedMount", "FailedAttachVolume", "Volume.SetUp failed for volume",
                                   "Volume.MountDevice failed for volume", "Volume.Attach failed for volume"],
-       r"\b(?P<why>OOMKilled|PreemptionBy(?:Kube)?Scheduler|DeletionByTaintManager|"
-       r"EvictionByEvictionAPI|DeletionByPodGC|TerminationByKubelet|NodeLost|UnexpectedAdmissionError)\b|"
+       r"\b(?P<why>OOMKilled|" + "|".join(REASON_ANYWHERE) + r")\b|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:" + "|".join(EVENT_TYPES) + r"))\s+"
-       r"\"?(?P<why2>Evicted|Preempted|DeadlineExceeded|NodeShutdown|Shutdown|ErrImagePull|ImagePullBackOff|"
-       + OUT_OF_WORD + r")\b|"
+       r"\"?(?P<why2>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")\b|"
        r"(?:^(?:(?P<rns>[a-z0-9][-a-z0-9]{0,62})\s+)?(?:pod/)?(?P<rpod>[a-z0-9][-a-z0-9.]{0,252})\s+|\s)"
-       r"\d+/\d+\s+(?P<why3>Evicted|Preempted|DeadlineExceeded|NodeShutdown|Shutdown|Terminated|ErrImagePull|"
-       r"ImagePullBackOff|" + OUT_OF_WORD + r")\s+\d+(?:\s+\d+[smhdy]\w*\s+(?:<none>|[0-9a-fA-F.:]+)\s+"
+       r"\d+/\d+\s+(?P<why3>" + "|".join(REASON_WORDS + REASON_STATUS_ONLY) + "|" + OUT_OF_WORD + r")\s+\d+"
+       r"(?:\s+\d+[smhdy]\w*\s+(?:<none>|[0-9a-fA-F.:]+)\s+"
        r"(?P<rnode>[a-z0-9][-a-z0-9.]{0,252})(?=\s|$))?|"
        r"(?:\bpod/(?P<epod>[a-z0-9][-a-z0-9.]{0,252})\s+)?\bError: (?P<pull>ErrImagePull|ImagePullBackOff)\b|"
        r"\bWarning\s+(?P<mount>FailedMount|FailedAttachVolume)\b" + _NO_RACE +

@@ -69,13 +69,13 @@ def address_key(address: str) -> str:
 
 def pod_addresses(obj: Mapping[str, Any]) -> PodAddresses:
     """A Pod object's addresses and where it runs."""
-    meta = obj.get("metadata") or {}
-    status = obj.get("status") or {}
-    node = (obj.get("spec") or {}).get("nodeName") or ""
+    meta = _mapping(obj.get("metadata"))
+    status = _mapping(obj.get("status"))
+    node = _mapping(obj.get("spec")).get("nodeName") or ""
     host_ip = address_key(status.get("hostIP") or "")
     ips: tuple[str, ...] = ()
-    if node and not (obj.get("spec") or {}).get("hostNetwork"):
-        raw = [status.get("podIP") or ""] + [(p or {}).get("ip") or "" for p in status.get("podIPs") or []
+    if node and not _mapping(obj.get("spec")).get("hostNetwork"):
+        raw = [status.get("podIP") or ""] + [p.get("ip") or "" for p in status.get("podIPs") or []
                                              if isinstance(p, dict)] + attached_ips(meta)
         ips = tuple(dict.fromkeys(a for a in map(address_key, raw) if a and a != host_ip))
     ns, name = meta.get("namespace") or "", meta.get("name") or ""
@@ -85,14 +85,14 @@ def pod_addresses(obj: Mapping[str, Any]) -> PodAddresses:
 def pod_hostnames(obj: Mapping[str, Any]) -> tuple[str, ...]:
     """The names a pod's own lines and its peers' call it by: its hostname, the pod's name unless spec.hostname sets
     another (an Indexed Job's "<job>-<index>", a JobSet's)."""
-    name = (obj.get("metadata") or {}).get("name") or ""
-    hostname = (obj.get("spec") or {}).get("hostname") or ""
+    name = _mapping(obj.get("metadata")).get("name") or ""
+    hostname = _mapping(obj.get("spec")).get("hostname") or ""
     return tuple(dict.fromkeys(h for h in (hostname, name) if h))
 
 
 def attached_ips(meta: Mapping[str, Any]) -> list[str]:
     """The addresses Multus lists for a pod's interfaces (its network-status annotation), [] without one."""
-    annotations = meta.get("annotations") or {}
+    annotations = _mapping(meta.get("annotations"))
     raw = annotations.get(NETWORK_STATUS[0]) or annotations.get(NETWORK_STATUS[1])
     if not raw:
         return []
@@ -108,10 +108,10 @@ def node_addresses(obj: Mapping[str, Any]) -> tuple[str, ...]:
     """A Node object's status.addresses (InternalIP, ExternalIP, Hostname, ...), as address_key gives them, then the
     EC2 instance its spec.providerID names (PROVIDER_INSTANCE)."""
     out = []
-    for x in (obj.get("status") or {}).get("addresses") or ():
+    for x in _mapping(obj.get("status")).get("addresses") or ():
         if isinstance(x, dict) and x.get("address"):
             out.append(address_key(str(x["address"])))
-    m = PROVIDER_INSTANCE.match(str((obj.get("spec") or {}).get("providerID") or ""))
+    m = PROVIDER_INSTANCE.match(str(_mapping(obj.get("spec")).get("providerID") or ""))
     if m is not None:
         out.append(m.group(1))
     return tuple(dict.fromkeys(a for a in out if a))
@@ -119,7 +119,7 @@ def node_addresses(obj: Mapping[str, Any]) -> tuple[str, ...]:
 
 def no_execute(node: Mapping[str, Any]) -> tuple[str, ...]:
     """A Node's NoExecute taints' keys (at most 16): why the taint manager deleted a pod of it (facts.pod_end)."""
-    return tuple(str(t["key"]) for t in (node.get("spec") or {}).get("taints") or ()
+    return tuple(str(t["key"]) for t in _mapping(node.get("spec")).get("taints") or ()
                  if isinstance(t, dict) and t.get("effect") == "NoExecute" and t.get("key"))[:16]
 
 
@@ -161,9 +161,9 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
     pod's end its consequence (triage.attribute's node_fault shows it after the fault), as offline triage reads the
     same message in kubectl's text; an admission refused for "requested number of devices unavailable" (#96519) or a
     device plugin unreachable names no fault: the job_ended alone."""
-    status = pod.get("status") or {}
-    host = (pod.get("spec") or {}).get("nodeName")
-    name = (pod.get("metadata") or {}).get("name")
+    status = _mapping(pod.get("status"))
+    host = _mapping(pod.get("spec")).get("nodeName")
+    name = _mapping(pod.get("metadata")).get("name")
     cond = next((c for c in status.get("conditions") or () if isinstance(c, dict) and
                  c.get("type") == "DisruptionTarget" and c.get("status") == "True"), None)
     reason = status.get("reason") if isinstance(status.get("reason"), str) else None
@@ -171,7 +171,7 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
     message = status.get("message") if key is not None else None
     if key is None:  # a container the kubelet could not start, its waiting reason (ErrImagePull, ImagePullBackOff)
         statuses = [*(status.get("initContainerStatuses") or ()), *(status.get("containerStatuses") or ())]
-        waits = [(cs.get("state") or {}).get("waiting") for cs in statuses if isinstance(cs, dict)]
+        waits = [_mapping(cs.get("state")).get("waiting") for cs in statuses if isinstance(cs, dict)]
         waiting = next((w for w in waits if isinstance(w, dict) and w.get("reason") in POD_ENDS), None)
         if waiting is not None:
             reason, key, message = waiting["reason"], waiting["reason"], waiting.get("message")
@@ -182,10 +182,10 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
     if key is None:
         return []
     # when: the condition's transition, else its containers' first end, else (a pod that never ran) its start
-    meta = pod.get("metadata") or {}
+    meta = _mapping(pod.get("metadata"))
     finished = (parse_time(_mapping(_mapping(cs.get("state")).get("terminated")).get("finishedAt"))
                 for cs in status.get("containerStatuses") or () if isinstance(cs, dict))
-    when = parse_time((cond or {}).get("lastTransitionTime")) or min(filter(None, finished), default=None) or \
+    when = parse_time(_mapping(cond).get("lastTransitionTime")) or min(filter(None, finished), default=None) or \
         parse_time(meta.get("deletionTimestamp") or status.get("startTime") or meta.get("creationTimestamp"))
     pod_name, where = _pod_name(pod), file or f"pod/{name}"
     text = f"pod {name} {POD_ENDS[key].ended}: {reason}" + (f": {message}" if message else "")
@@ -204,7 +204,7 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
 
 def _pod_name(pod: Mapping[str, Any]) -> str | None:
     """A Pod object's "namespace/name" (its name alone where it has no namespace): evidence's detail "pod"."""
-    meta = pod.get("metadata") or {}
+    meta = _mapping(pod.get("metadata"))
     ns, name = meta.get("namespace"), meta.get("name")
     return f"{ns}/{name}" if ns else name
 
@@ -229,9 +229,9 @@ def runtime_faults(pod: Mapping[str, Any], rank: int | None = None, file: str | 
     each message's lines read as one stream of their own (its two lines one failure), nothing reaching another's.
     Other kinds in a message (a terminated container's log tail, FallbackToLogsOnError) are the agents' to report
     from the pod's log."""
-    status = pod.get("status") or {}
-    host = (pod.get("spec") or {}).get("nodeName")
-    name = (pod.get("metadata") or {}).get("name")
+    status = _mapping(pod.get("status"))
+    host = _mapping(pod.get("spec")).get("nodeName")
+    name = _mapping(pod.get("metadata")).get("name")
     pod_name = _pod_name(pod)
     classifier = classifier or Classifier()
     out: list[Evidence] = []
@@ -254,7 +254,7 @@ def runtime_faults(pod: Mapping[str, Any], rank: int | None = None, file: str | 
                 continue
             seen.add(said)
             when = parse_time(state.get("finishedAt") or state.get("startedAt") or last.get("finishedAt") or
-                              status.get("startTime") or (pod.get("metadata") or {}).get("creationTimestamp"))
+                              status.get("startTime") or _mapping(pod.get("metadata")).get("creationTimestamp"))
             text = f"container {cs.get('name')} of pod {name} {key} ({state.get('reason') or '?'}): {message}"
             e = Evidence.from_finding(finding, host=host, rank=rank, time=when, text=text[:MESSAGE_TEXT])
             out.append(e.with_context(file=file or f"pod/{name}", line=None,
@@ -328,9 +328,9 @@ def container_exits(pod: Mapping[str, Any], rank: int | None = None, file: str |
     (`rank_exit`, its signal from an exit code 129-159 or the state's `signal`), with the pod's node, its rank,
     the state's finishedAt and details "pod" and "container" (the pod an incident's root names); exit 0 is none.
     `by_deletion` says which current ends were the pod's deletion (none of them: skipped)."""
-    status = pod.get("status") or {}
-    host = (pod.get("spec") or {}).get("nodeName")
-    name = (pod.get("metadata") or {}).get("name")
+    status = _mapping(pod.get("status"))
+    host = _mapping(pod.get("spec")).get("nodeName")
+    name = _mapping(pod.get("metadata")).get("name")
     where = file or f"pod/{name}"
     pod_name = _pod_name(pod)
     out = []
@@ -467,8 +467,8 @@ def _kind(obj: Any) -> str:
     """An item's kind: its own, else Pod, Node or Event as its fields say ("" for anything else)."""
     if not isinstance(obj, dict):
         return ""
-    return obj.get("kind") or ("Pod" if "nodeName" in (obj.get("spec") or {}) else
-                               "Node" if "addresses" in (obj.get("status") or {}) else
+    return obj.get("kind") or ("Pod" if "nodeName" in _mapping(obj.get("spec")) else
+                               "Node" if "addresses" in _mapping(obj.get("status")) else
                                "Event" if any(isinstance(obj.get(k), dict) for k in EVENT_ABOUT) else "")
 
 
@@ -545,7 +545,7 @@ def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
     none."""
     items = _items(doc)
     out = read_events([obj for obj in items if _kind(obj) == "Event"], file)
-    taints = {(obj.get("metadata") or {}).get("name"): no_execute(obj) for obj in items
+    taints = {_mapping(obj.get("metadata")).get("name"): no_execute(obj) for obj in items
               if isinstance(obj, dict) and obj.get("kind") == "Node"}
     classifier = Classifier()  # one for the pods' status messages (pod_ended)
     for obj in items:
@@ -553,7 +553,7 @@ def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
         if kind == "Pod":
             # its containers' ends and Kubernetes ending the pod (an eviction, its node lost): the job's evidence; a
             # Terminating pod's containers the deletion ended are none (its SIGTERM's 143 is no rank's own death)
-            out.extend(pod_ends(obj, None, taints.get((obj.get("spec") or {}).get("nodeName")) or (), file,
+            out.extend(pod_ends(obj, None, taints.get(_mapping(obj.get("spec")).get("nodeName")) or (), file,
                                 classifier, deletion_ends(obj)))
             p = pod_addresses(obj)
             if p.node:
@@ -562,7 +562,7 @@ def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
                 if p.host_ip:
                     out.append(located(p.host_ip, p.node, None, file))
         elif kind == "Node":
-            name = (obj.get("metadata") or {}).get("name") or ""
+            name = _mapping(obj.get("metadata")).get("name") or ""
             out.extend(located(a, name, None, file) for a in node_addresses(obj) if name and a != name.lower())
     return out
 

@@ -944,7 +944,7 @@ class FileReader:
         base = self._base(at)
         details = dict(base.pop("details"))
         fact_fields(fact, groups, base, details)
-        if "pod_end" in details and self._pod is not None and self._pod[1]:
+        if ("pod_end" in details or fact.kind == "pod_started") and self._pod is not None and self._pod[1]:
             details.setdefault("pod", f"{self._pod[1]}/{self._pod[0]}")  # the described pod, as its object names it
         return Evidence(kind=fact.kind, severity=fact.severity, attribution="unknown", details=details, **base)
 

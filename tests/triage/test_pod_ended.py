@@ -831,3 +831,68 @@ def test_the_kubelets_not_registered_race_is_no_pod_end(line):
     the pod: kubernetes/kubernetes #105204) is said of pods that start and run, and after they end: no pod that never
     started. Was: FailedMount, the pod never started, the job's incident."""
     assert ended(line) == []
+
+
+def test_every_pod_end_key_is_read_where_kubectl_prints_its_reason():
+    """The k8s_ended row's reason words derive from POD_ENDS (facts REASON_WORDS): every key that is a common word is
+    read after describe's "Reason:", -o json's "reason":, an Event's type and in `kubectl get pods`' STATUS column, and
+    "Terminated" (also glibc's word for SIGTERM) only in that column.  Lines constructed from kubectl's formats."""
+    from triage.facts import REASON_ANYWHERE, REASON_BY_MESSAGE, REASON_STATUS_ONLY, REASON_WORDS
+    assert set(REASON_ANYWHERE + REASON_BY_MESSAGE + REASON_STATUS_ONLY) <= set(POD_ENDS)
+    for key in REASON_WORDS:
+        for line in (f"Reason:         {key}", f'    "reason": "{key}",', f"  Warning  {key}  2m  kubelet  x",
+                     f"w-0   0/1     {key}   0          5m"):
+            assert [e.details["pod_end"] for e in ended(line)] == [pod_end(key)], (key, line)
+    assert [e.details["pod_end"] for e in ended("w-0   0/1     Terminated   0          5m")] == ["Terminated"]
+    assert ended("Reason:         Terminated") == []
+    for key in REASON_ANYWHERE:
+        assert [e.details["pod_end"] for e in ended(f"the pod's condition: {key}")] == [key]
+
+
+def test_an_object_field_holding_no_object_is_read_as_empty_not_a_traceback():
+    """Was: a hand-edited document whose metadata, spec or status holds a string (or a container's state does) raised
+    AttributeError out of read_objects.  Now every such field reads as empty (inventory._mapping, one way for the
+    question), and the rest of the document is still read: the pod's eviction, its node's addresses."""
+    doc = {"kind": "List", "items": [
+        {"kind": "Pod", "metadata": "x", "spec": {"nodeName": "n"}, "status": {}},
+        {"kind": "Pod", "metadata": {"name": "p", "annotations": "a"}, "spec": "oops",
+         "status": {"phase": "Failed", "reason": "Evicted", "containerStatuses": [{"state": "s"}]}},
+        {"kind": "Pod", "metadata": {"name": "q"}, "spec": {"nodeName": "n"}, "status": "bad"},
+        {"kind": "Node", "metadata": {"name": "n"}, "spec": "x", "status": "y"},
+        {"kind": "Node", "metadata": {"name": "m"}, "status": {"addresses": [{"address": "10.0.0.9"}]}}]}
+    found = read_objects(doc, "pods.json")
+    assert [e.details["pod_end"] for e in found if e.kind == "job_ended"] == ["Evicted"]
+    assert any(e.kind == "nccl_address" and e.address == "10.0.0.9" and e.host == "m" for e in found)
+
+
+def _all(name: str, drop: str | None = None) -> list[Evidence]:
+    """Every finding of a fixture of ENDED (job_ended and the context rows), its lines with `drop` in them left out."""
+    path = ENDED / name
+    lines = [line for line in path.read_text().splitlines(True) if drop is None or drop not in line]
+    return read_lines(lines, str(path), Clock(), root=str(ENDED))
+
+
+@pytest.mark.parametrize("name, pod", [
+    ("describe-failed-mount-then-started.txt", "flexvoltest/nginx-flex-kv-podid"),  # Azure/kubernetes-keyvault-flexvol #68
+    ("events-failed-mount-then-started.txt", "local-path-provisioner-c49b7b56f-vjkz4"),  # kubebb/core PR #130
+])
+def test_a_failed_mount_of_a_pod_the_kubelet_then_started_is_no_root(name, pod):
+    """Was: a FailedMount the kubelet's retry got past read as "pod .. never started", the job's root (application),
+    though the same Events say the kubelet started its container.  Now the pod ran (the k8s_started row, context): its
+    mount warning is no failure, no incident; without the Started row the same lines are still the pod's never
+    starting, the root."""
+    assert [e.details["pod"] for e in _all(name) if e.kind == "pod_started"] == [pod]
+    assert attribute(_all(name)) == []
+    [incident] = attribute(_all(name, drop="Started container"))
+    assert incident.reason.startswith(f"pod {pod} never started (FailedMount: ")
+
+
+def test_a_pod_that_ran_after_its_mount_warning_counts_as_one_that_ran_in_the_gang():
+    """The gang's judgement: kubernetes-sigs/kind #1002's two pods failing the same mount (every pod that says
+    anything failed alike: application) beside a pod whose mount warning the kubelet got past (kubebb/core PR #130):
+    that pod ran, so only the two failed so (their nodes' or pods': infrastructure); another pod's Started row never
+    voids theirs."""
+    found = [*_all("events-failed-mount-kind.txt"), *_all("events-failed-mount-then-started.txt")]
+    [incident] = attribute(found)
+    assert incident.category == "infrastructure" and "only pods singlecluster-parallel-555v9-414213271, " \
+        "singlecluster-parallel-555v9-513887230 of the job" in incident.reason
