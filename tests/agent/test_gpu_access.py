@@ -270,3 +270,22 @@ def test_without_the_kubelets_cache_nothing_waits(tmp_path):
     agent = make(tmp_path, None)
     said(agent, (A, NO_GPUS))
     assert agent.pipeline._unsure == {} and count(agent, "team-a") == 1
+
+
+# The CUDA runtime's own words for the same status (cudaErrorNoDevice), as the eras raised it (tests/fixtures/realworld/
+# jobs-gpu-access-2026.yaml, real): PyTorch 0.4 (OdingdongO/pytorch_classification #1), CuPy (NVIDIAGameWorks/kaolin
+# #393)
+NO_DEVICE = [("RuntimeError: cuda runtime error (38) : no CUDA-capable device is detected at "
+              "/opt/conda/conda-bld/pytorch_1524584710464/work/aten/src/THC/THCGeneral.cpp:70"),
+             "CUDARuntimeError: cudaErrorNoDevice: no CUDA-capable device is detected"]
+
+
+@pytest.mark.parametrize("line", NO_DEVICE)
+def test_no_cuda_capable_device_is_judged_by_whether_the_pod_holds_gpus(tmp_path, line):
+    """`no CUDA-capable device is detected` is PyTorch's `No CUDA GPUs are available` in the runtime's words: in a pod
+    without GPUs the application's, silent on the node (counted only); in a pod holding GPUs its lost access, the
+    PodGPUAccessLost Event (was: cuda_error, the node's driver: a CUDAError Event in either pod)."""
+    agent = make(tmp_path, lambda ref, at: ref.namespace == "team-a")
+    snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(line)), (B, parse_line(line))]))
+    assert reasons(snap) == [(A, "PodGPUAccessLost")]
+    assert count(agent, "team-a") == 1 and count(agent, "team-b") == 1
