@@ -292,6 +292,10 @@ class Pipeline:
         taker = taken_by(f.kind, f.details.get("driver_error"))
         if f.kind not in ON_GPU_PODS and taker is None:
             return False
+        reset = self._reset(at)
+        if reset is not None:  # the GPUs were being reset (NVML released for it): the reset's, not the node's fault
+            f.severity, f.details["during"] = "info", reset  # (counted only: no Event, nothing decided)
+            return False
         holds = self.holds_gpus(ref, at) if self.holds_gpus is not None else None
         if taker is not None:  # another kind's words (parsers/kinds.py `takes`: NVML's "Failed to initialize NVML:
             # Unknown Error" in the container): the pod's lost access only where it holds GPUs and the host's NVML
@@ -303,6 +307,14 @@ class Pipeline:
         if holds:
             f.details["workload"] = f"{ref.namespace}/{job_of(ref.pod)}"
         return holds
+
+    def _reset(self, at: float) -> str | None:
+        """Why NVML was released when a pod's line was written (`at`, wall clock: a GPU reset, agent/gpu/collector.py
+        `released`), or None: a pod whose GPUs are being reset cannot see them, whatever it holds."""
+        released = self.gpu.released
+        if released is None or not released[0] <= at <= released[1]:
+            return None
+        return f"NVML released for a GPU reset ({', '.join(released[2])})"
 
     def _host_answers(self, ref: PodRef) -> bool:
         """Whether the agent's own NVML answers for every GPU the kubelet says `ref` holds (the inventory's map: GPUs

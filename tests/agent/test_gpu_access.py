@@ -289,3 +289,51 @@ def test_no_cuda_capable_device_is_judged_by_whether_the_pod_holds_gpus(tmp_path
     snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(line)), (B, parse_line(line))]))
     assert reasons(snap) == [(A, "PodGPUAccessLost")]
     assert count(agent, "team-a") == 1 and count(agent, "team-b") == 1
+
+
+def test_a_pods_lost_access_while_nvml_is_released_for_a_reset_is_the_resets(tmp_path):
+    """While the agent released NVML for a GPU reset (a release file, SIGUSR1, `nvidia-smi -r` seen: agent/gpu/
+    collector.py), a pod's `Failed to initialize NVML: Unknown Error` is the reset's: info with the reason, counted
+    only, no Event and nothing for the node (was: driver_unusable, the GPUDriverUnusable Event blaming the node's
+    driver for its own reset).  Judged by when the line was written: one read after NVML resumed is still the
+    reset's; one written after, as before.  The real collector on the C stand-in (tests/telemetry_kit.py)."""
+    from datetime import datetime, timezone
+
+    from agent.gpu.collector import GpuCollector
+    from telemetry_kit import standin_backend
+
+    scen = yaml_scenario("hgx-h100-r550.yaml")
+    release = tmp_path / "release-nvml"
+    agent = make(tmp_path, lambda ref, at: True)
+    c = agent.pipeline.gpu = GpuCollector(standin_backend(scen), release_file=str(release))
+    c.poll([])
+    owned = frozenset(g["uuid"].lower() for g in scen["gpus"])
+    agent.pipeline.pod_devices = lambda ref: Owned(owned)
+    assert c.status == "ok"
+
+    release.touch()
+    c.poll([])
+    assert c.status == "released"
+    f = parse_line(NVML_UNKNOWN)
+    snap = agent.pipeline.process(WorkloadFindings([(A, f), (B, parse_line(NO_GPUS))]))
+    assert reasons(snap) == [] and degraded(agent) == []
+    assert f.severity == "info" and f.details["during"] == "NVML released for a GPU reset (file)"
+    assert agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
+                                                  {"namespace": "team-a", "kind": "driver_unusable"}) == 1
+    written = datetime.now(timezone.utc)
+
+    release.unlink()
+    c.poll([])
+    assert c.status == "ok"
+    late = parse_line(NVML_UNKNOWN)
+    late.timestamp = written  # written during the release, read after it
+    snap = agent.pipeline.process(WorkloadFindings([(A, late)]))
+    assert reasons(snap) == [] and late.severity == "info"
+    snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(NVML_UNKNOWN))]))  # written after
+    assert reasons(snap) == [(A, "PodGPUAccessLost")]
+
+
+def yaml_scenario(name: str) -> dict:
+    import yaml
+
+    return yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "nvml" / name).read_text())
