@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable
 
 from parsers import Classifier, Finding, Prefilter, amends, from_kernel, keyword_prefilter
+from parsers.gpus import is_mig
 from parsers.kinds import BY_NAME as KIND, taken_by
 from parsers.model import (Boot, Change, CheckBatch, NodeInfo, PodEvent, PodRef, Record, SampleBatch, Snapshot,
                            WorkloadFindings)
@@ -318,13 +319,16 @@ class Pipeline:
 
     def _host_answers(self, ref: PodRef) -> bool:
         """Whether the agent's own NVML answers for every GPU the kubelet says `ref` holds (the inventory's map: GPUs
-        read by their UUID); False while NVML is off, starting or failing, or the pod's GPUs are unknown."""
+        read by their UUID, a MIG device by its parent's where its id names it; one whose id does not, R470+'s
+        `MIG-<uuid>`, where NVML answers for every GPU of the node, whichever it is on); False while NVML is off,
+        starting or failing, or the pod's GPUs are unknown."""
         from .podresources import KUBELET  # noqa: PLC0415 - the pod-log path's: not held by an idle agent
 
-        owned = self.pod_devices(ref) if self.pod_devices is not None else None
-        if owned is None or owned.source != KUBELET or not owned.gpus or self.gpu.status != "ok":
+        owned, gpu = self.pod_devices(ref) if self.pod_devices is not None else None, self.gpu
+        if owned is None or owned.source != KUBELET or not owned.gpus or gpu.status != "ok":
             return False
-        return owned.gpus <= set().union(*self.gpu.gpu_map.aliases.values())
+        names = gpu.gpu_map.every  # (made once per inventory: GpuMap.build)
+        return all(g in names or (is_mig(g) and gpu.answers_for_all()) for g in owned.gpus)
 
     def recheck_gpu_access(self) -> Change:
         """The findings of `_holds_gpus` whose pod's devices were unknown when read, asked again (each tick): a pod

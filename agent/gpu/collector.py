@@ -444,6 +444,11 @@ class GpuCollector:
         outcome, result = self._run("system", lambda w: w.call(self.backend.driver_version))
         return result if outcome == "ok" else "unknown"
 
+    def answers_for_all(self) -> bool:
+        """Whether NVML answers for every GPU of the node: none lost, unread or unanswered, and every GPU address sysfs
+        named among its GPUs (a device of one of them whose GPU is not known is then answered for)."""
+        return not (self.lost or self.unread or self.unanswered) and self.known_pci.issubset(self.gpu_map.aliases)
+
     # ---- releasing NVML for a GPU reset ------------------------------------------------------------
 
     def hold(self, reason: str, seconds: float = math.inf) -> None:

@@ -337,3 +337,48 @@ def yaml_scenario(name: str) -> dict:
     import yaml
 
     return yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "nvml" / name).read_text())
+
+
+# MIG devices as the kubelet's PodResources answer names them (formats: NVIDIA's MIG user guide; NVIDIA/dcgm-exporter
+# pkg/dcgmexporter/kubernetes.go): before R470 by their parent GPU, `MIG-GPU-<uuid>/<gi>/<ci>`; R470 on by their own
+# UUID, `MIG-<uuid>` (synthetic UUIDs, as above)
+MIG_ON_A = "MIG-GPU-aaaa/7/0"
+MIG_OWN = "MIG-c6d4f1ef"
+
+
+def mig_pod_answer(resource: str, *ids: str):
+    from agent.podresources import api_pb2, pod_devices
+
+    resp = api_pb2.ListPodResourcesResponse()
+    c = resp.pod_resources.add(name=A.pod, namespace=A.namespace).containers.add(name=A.container)
+    c.devices.add(resource_name=resource, device_ids=list(ids))
+    return pod_devices(resp)
+
+
+@pytest.mark.parametrize("resource", ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb"])
+def test_a_mig_devices_pod_holds_gpus_named_by_their_parent_where_the_id_says(resource):
+    """The device plugin's single strategy (`nvidia.com/gpu`) and mixed (`nvidia.com/mig-<profile>`): a MIG pod holds
+    GPUs (was: a mixed-strategy pod held none: its `No CUDA GPUs are available` counted only), its devices by the
+    GPU their id names (was: the MIG id itself, which no NVML map names)."""
+    [p] = mig_pod_answer(resource, MIG_ON_A, MIG_OWN, "GPU-bbbb::2")
+    assert p.devices == {"gpu-aaaa", "mig-c6d4f1ef", "gpu-bbbb"}
+
+
+@pytest.mark.parametrize("device", [MIG_ON_A, MIG_OWN])
+def test_a_mig_pods_lost_access_is_judged_by_its_parent_gpu(tmp_path, device):
+    """A MIG pod's NVML `Unknown Error` while the host's NVML answers for its GPU is its lost access (was:
+    driver_unusable for every MIG pod: its device ids matched no GPU of the map).  A R470+ `MIG-<uuid>` names no GPU:
+    answered for where NVML answers for every GPU of the node."""
+    [p] = mig_pod_answer("nvidia.com/gpu", device)
+    agent = host(make(tmp_path, lambda ref, at: True), owned=frozenset(p.devices))
+    snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(NVML_UNKNOWN))]))
+    assert reasons(snap) == [(A, "PodGPUAccessLost")]
+
+
+def test_a_mig_device_naming_no_gpu_is_not_answered_for_while_a_gpu_does_not_answer(tmp_path):
+    """`MIG-<uuid>` may be on the GPU NVML does not answer for (one lost, or sysfs names one NVML lacks): the node's
+    driver, as before."""
+    agent = host(make(tmp_path, lambda ref, at: True), owned=frozenset({"mig-c6d4f1ef"}))
+    agent.pipeline.gpu.known_pci = {"0000:18:00", "0000:19:00", "0000:1a:00"}  # a third GPU NVML does not name
+    snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(NVML_UNKNOWN))]))
+    assert reasons(snap) == [(A, "GPUDriverUnusable")]
