@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable
 
 from parsers import Classifier, Finding, Prefilter, amends, from_kernel, keyword_prefilter
+from parsers.gpus import is_mig
 from parsers.kinds import BY_NAME as KIND, taken_by
 from parsers.model import (Boot, Change, CheckBatch, NodeInfo, PodEvent, PodRef, Record, SampleBatch, Snapshot,
                            WorkloadFindings)
@@ -292,6 +293,10 @@ class Pipeline:
         taker = taken_by(f.kind, f.details.get("driver_error"))
         if f.kind not in ON_GPU_PODS and taker is None:
             return False
+        reset = self._reset(at)
+        if reset is not None:  # the GPUs were being reset (NVML released for it): the reset's, not the node's fault
+            f.severity, f.details["during"] = "info", reset  # (counted only: no Event, nothing decided)
+            return False
         holds = self.holds_gpus(ref, at) if self.holds_gpus is not None else None
         if taker is not None:  # another kind's words (parsers/kinds.py `takes`: NVML's "Failed to initialize NVML:
             # Unknown Error" in the container): the pod's lost access only where it holds GPUs and the host's NVML
@@ -304,15 +309,26 @@ class Pipeline:
             f.details["workload"] = f"{ref.namespace}/{job_of(ref.pod)}"
         return holds
 
+    def _reset(self, at: float) -> str | None:
+        """Why NVML was released when a pod's line was written (`at`, wall clock: a GPU reset, agent/gpu/collector.py
+        `released`), or None: a pod whose GPUs are being reset cannot see them, whatever it holds."""
+        released = self.gpu.released
+        if released is None or not released[0] <= at <= released[1]:
+            return None
+        return f"NVML released for a GPU reset ({', '.join(released[2])})"
+
     def _host_answers(self, ref: PodRef) -> bool:
         """Whether the agent's own NVML answers for every GPU the kubelet says `ref` holds (the inventory's map: GPUs
-        read by their UUID); False while NVML is off, starting or failing, or the pod's GPUs are unknown."""
+        read by their UUID, a MIG device by its parent's where its id names it; one whose id does not, R470+'s
+        `MIG-<uuid>`, where NVML answers for every GPU of the node, whichever it is on); False while NVML is off,
+        starting or failing, or the pod's GPUs are unknown."""
         from .podresources import KUBELET  # noqa: PLC0415 - the pod-log path's: not held by an idle agent
 
-        owned = self.pod_devices(ref) if self.pod_devices is not None else None
-        if owned is None or owned.source != KUBELET or not owned.gpus or self.gpu.status != "ok":
+        owned, gpu = self.pod_devices(ref) if self.pod_devices is not None else None, self.gpu
+        if owned is None or owned.source != KUBELET or not owned.gpus or gpu.status != "ok":
             return False
-        return owned.gpus <= set().union(*self.gpu.gpu_map.aliases.values())
+        names = gpu.gpu_map.every  # (made once per inventory: GpuMap.build)
+        return all(g in names or (is_mig(g) and gpu.answers_for_all()) for g in owned.gpus)
 
     def recheck_gpu_access(self) -> Change:
         """The findings of `_holds_gpus` whose pod's devices were unknown when read, asked again (each tick): a pod

@@ -17,6 +17,11 @@ from .pci import normalize_pci
 
 T = TypeVar("T")
 _FUNCTION = re.compile(r"\.[0-7]$")
+# A MIG device named by its parent GPU, as drivers before R470 name it and the kubelet's PodResources, NVIDIA_VISIBLE_
+# DEVICES and CUDA_VISIBLE_DEVICES carry it: `MIG-GPU-<GPU uuid>/<GPU instance>/<compute instance>` (NVIDIA's MIG user
+# guide, "CUDA Device Enumeration"; NVIDIA/dcgm-exporter pkg/dcgmexporter/kubernetes.go reads its GPU's UUID so). R470
+# on, a MIG device's own UUID, `MIG-<uuid>`, names no GPU.
+_MIG_ON_GPU = re.compile(r"mig-(gpu-[0-9a-f-]+)/\d+/\d+$")
 
 
 def gpu_key(value: Any) -> str:
@@ -24,6 +29,21 @@ def gpu_key(value: Any) -> str:
     address lower-cased, its function dropped (a subject that names a GPU some other way stays itself)."""
     text = str(value or "").strip()
     return normalize_pci(text) or _FUNCTION.sub("", text.lower())
+
+
+def device_gpu(device_id: str) -> str:
+    """A GPU device id as the kubelet's PodResources answer and NVIDIA_VISIBLE_DEVICES give it, as the name of the GPU
+    it is on (lower case, as `GpuMap.aliases`): a time-sliced or MPS replica `GPU-<uuid>::<n>` its GPU's UUID; a MIG
+    device `MIG-GPU-<uuid>/<gi>/<ci>` its parent GPU's UUID; anything else itself (a R470+ MIG device `MIG-<uuid>`:
+    `is_mig`)."""
+    name = device_id.split("::", 1)[0].strip().lower()
+    m = _MIG_ON_GPU.match(name)
+    return m.group(1) if m else name
+
+
+def is_mig(name: str) -> bool:
+    """A MIG device whose GPU its name does not say (`device_gpu`'s R470+ `mig-<uuid>`)."""
+    return name.startswith("mig-")
 
 
 def problem_gpu(p: Any) -> tuple[str, str]:
@@ -54,6 +74,7 @@ class GpuMap:
     uuids: Mapping[str, str] = field(default_factory=dict)  # pci -> UUID (as NVML writes it)
     indexes: Mapping[str, str] = field(default_factory=dict)  # pci -> NVML index
     aliases: Mapping[str, frozenset[str]] = field(default_factory=dict)  # pci -> every name (UUID lower, pci)
+    every: frozenset[str] = frozenset()  # every name of every GPU (the aliases' union), made once with the map
 
     @classmethod
     def build(cls, gpus: Iterable[tuple[str, Mapping[str, Any]]]) -> GpuMap:
@@ -67,7 +88,8 @@ class GpuMap:
                 uuids[pci] = uuid
             if labels.get("gpu_index") not in (None, ""):
                 indexes[pci] = str(labels["gpu_index"])
-        return cls(MappingProxyType(uuids), MappingProxyType(indexes), MappingProxyType(aliases))
+        return cls(MappingProxyType(uuids), MappingProxyType(indexes), MappingProxyType(aliases),
+                   frozenset().union(*aliases.values()))
 
     @classmethod
     def from_labels(cls, gpus: Iterable[Mapping[str, Any]]) -> GpuMap:

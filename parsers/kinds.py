@@ -392,7 +392,8 @@ TABLE: tuple[Kind, ...] = (
          takes=(("driver_unusable", "Failed to initialize NVML: Unknown Error"),
                 ("driver_unusable", "NVIDIA-SMI has failed because it couldn")),
          doc="a pod's process found no GPU or could not open the driver (`No CUDA GPUs are available`, `CUDA driver "
-             "initialization failed, you might not have a CUDA gpu`, `The NVIDIA Driver was not detected`): in a pod "
+             "initialization failed, you might not have a CUDA gpu`, the CUDA runtime's `no CUDA-capable device is "
+             "detected`, `The NVIDIA Driver was not detected`): in a pod "
              "the kubelet says holds GPUs, the node's container runtime took them away (a systemd daemon-reload with "
              "the systemd cgroup driver); pods of two workloads within 10 minutes raise GPUDriverDegraded; in a pod "
              "without GPUs, or whose devices are unknown, counted only",

@@ -3131,6 +3131,19 @@ RULES: tuple[Rule, ...] = (
                                               "NVIDIA Driver was not detected"],
        r"(?P<driver_error>No CUDA GPUs are available|CUDA driver initialization failed, you might not have a CUDA gpu|"
        r"The NVIDIA Driver was not detected)"),
+    # The same status in the CUDA runtime's own words (cudaErrorNoDevice, 38 before CUDA 10.1, 100 since: what PyTorch
+    # now says as "No CUDA GPUs are available"), as every era raises it: PyTorch < 1.5 and Lua Torch's "RuntimeError:
+    # cuda runtime error (38) : no CUDA-capable device is detected at <file>:<line>" (OdingdongO/pytorch_classification
+    # #1; "(100)", slczgwh/REDN #5), later PyTorch's "CUDA error: no CUDA-capable device is detected", CuPy's
+    # "CUDARuntimeError: cudaErrorNoDevice: no CUDA-capable device is detected" (NVIDIAGameWorks/kaolin #393), darknet's
+    # "CUDA Error: no CUDA-capable device is detected" (omarabid59/YOLO_Google-Cloud #8). Kind gpu_access_lost, as the
+    # rows above (was: cuda_error, the node's driver in any pod). Only the raised error: THC's warning before it
+    # ("THCudaCheck FAIL file=.. error=38 : ..") and TensorFlow's "failed call to cuInit: CUDA_ERROR_NO_DEVICE: .." (a
+    # CPU-only container's start) name no prefix here and stay silent; nvidia-container-cli's "cuda error: no
+    # cuda-capable device is detected" (lower case) is the runtime hook's (container_cli_error below).
+    _r("cuda_no_device", "gpu_access_lost", ["no CUDA-capable device is detected"],
+       "(?:" + CUDA_ERROR_PREFIX + r"|CUDA Error: |cudaErrorNoDevice: )(?P<driver_error>no CUDA-capable device is detected)",
+       event=CUDA_EXC_OPEN),
     # The NVIDIA kernel module failing to load where the driver is installed (the GPU Operator's driver container
     # nvidia-driver-ctr, nvidia-installer, a CoreOS driver container's insmod): the node's GPUs have no driver, no job
     # gets them (was: nothing). nvidia-installer's "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens

@@ -227,6 +227,9 @@ class GpuCollector:
         self.release_file = release_file  # while it exists, NVML is released (operators, reset scripts)
         self.reset_running = ResetWatch(proc_root) if proc_root else None  # a reset command under way on the host
         self._holds: dict[str, float] = {}  # why NVML is to be released -> until when (clock time)
+        # the last release of NVML for a reset: (from, until: inf while it lasts; wall clock, as pods' lines are
+        # stamped), its reasons; a pod that cannot see its GPUs meanwhile is the reset's (agent/pipeline.py `_reset`)
+        self.released: tuple[float, float, tuple[str, ...]] | None = None
         self.deadline = deadline
         self.expected_gpus = expected_gpus
         self.clock = clock
@@ -441,6 +444,11 @@ class GpuCollector:
         outcome, result = self._run("system", lambda w: w.call(self.backend.driver_version))
         return result if outcome == "ok" else "unknown"
 
+    def answers_for_all(self) -> bool:
+        """Whether NVML answers for every GPU of the node: none lost, unread or unanswered, and every GPU address sysfs
+        named among its GPUs (a device of one of them whose GPU is not known is then answered for)."""
+        return not (self.lost or self.unread or self.unanswered) and self.known_pci.issubset(self.gpu_map.aliases)
+
     # ---- releasing NVML for a GPU reset ------------------------------------------------------------
 
     def hold(self, reason: str, seconds: float = math.inf) -> None:
@@ -466,6 +474,7 @@ class GpuCollector:
     def _release(self, reasons: list[str]) -> None:
         was = self.status
         self.status = "released"  # first: the Xid thread stops waiting on NVML
+        self.released = (time.time(), math.inf, tuple(reasons))
         self._said.discard("released")
         if was == "ok":
             outcome, _ = self._run("system", lambda w: w.call(self.backend.shutdown))
@@ -484,6 +493,8 @@ class GpuCollector:
             return [*self._held(self.gpus + self.lost + self.unread), self._presence(pci_gpus)]
         if self.status == "released":
             log.info("NVML resumed after release")
+            if self.released is not None:
+                self.released = (self.released[0], time.time(), self.released[2])
             self.status = "starting"
         if self._ensure_init(pci_gpus):
             jobs = {g.ident.index: self._read_gpu(g) for g in self.gpus}

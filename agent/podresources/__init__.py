@@ -6,16 +6,21 @@ generated from it (`make podresources-stubs`; a test regenerates it and compares
 through grpcio's generic unary call: no generated service stub, so only the message code is ours to keep.
 
 Pure part: `pod_devices` turns a ListPodResourcesResponse into one `PodDevices` per pod that holds a GPU
-(device-plugin ids, time-sliced replicas folded onto their GPU, DRA claim devices as (driver, pool, device), the
-ids of its other devices: RDMA rails).  Edge: `list_pods`.
+(device-plugin ids, time-sliced replicas and MIG devices folded onto their GPU where the id names it, DRA claim
+devices as (driver, pool, device), the ids of its other devices: RDMA rails).  Edge: `list_pods`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from parsers.gpus import device_gpu
+
 LIST = "/v1.PodResourcesLister/List"
 GPU_RESOURCES = ("nvidia.com/gpu",)  # device-plugin resources whose device ids are GPU UUIDs
+# the device plugin's MIG resources under its mixed strategy (`nvidia.com/mig-1g.10gb`, ..), their ids MIG devices'
+# (NVIDIA/dcgm-exporter pkg/dcgmexporter/kubernetes.go reads them as GPUs too; parsers/gpus.py `device_gpu`)
+MIG_RESOURCES = "nvidia.com/mig-"
 KUBELET = "the kubelet"  # an `Owned`'s source where the kubelet's answer said it
 MAX_MESSAGE = 16 * 2**20  # a node with many pods answers in one message; the kubelet's own limit is 16 MiB
 
@@ -39,11 +44,6 @@ class Owned:
     source: str = KUBELET
 
 
-def _gpu_id(device_id: str) -> str:
-    """A device-plugin id as the GPU it names: time-sliced / MPS replicas are `GPU-<uuid>::<n>`."""
-    return device_id.split("::", 1)[0].strip().lower()
-
-
 def pod_devices(resp, resources: tuple[str, ...] = GPU_RESOURCES) -> list[PodDevices]:
     """One PodDevices per pod of a ListPodResourcesResponse that holds a GPU (device plugin or DRA)."""
     out = []
@@ -51,8 +51,8 @@ def pod_devices(resp, resources: tuple[str, ...] = GPU_RESOURCES) -> list[PodDev
         devices, claims, others = set(), set(), set()
         for c in pod.containers:
             for d in c.devices:
-                if d.resource_name in resources:
-                    devices.update(_gpu_id(i) for i in d.device_ids if i)
+                if d.resource_name in resources or d.resource_name.startswith(MIG_RESOURCES):
+                    devices.update(device_gpu(i) for i in d.device_ids if i)
                 else:
                     others.update(i.strip().lower() for i in d.device_ids if i)
             for dyn in c.dynamic_resources:

@@ -270,3 +270,115 @@ def test_without_the_kubelets_cache_nothing_waits(tmp_path):
     agent = make(tmp_path, None)
     said(agent, (A, NO_GPUS))
     assert agent.pipeline._unsure == {} and count(agent, "team-a") == 1
+
+
+# The CUDA runtime's own words for the same status (cudaErrorNoDevice), as the eras raised it (tests/fixtures/realworld/
+# jobs-gpu-access-2026.yaml, real): PyTorch 0.4 (OdingdongO/pytorch_classification #1), CuPy (NVIDIAGameWorks/kaolin
+# #393)
+NO_DEVICE = [("RuntimeError: cuda runtime error (38) : no CUDA-capable device is detected at "
+              "/opt/conda/conda-bld/pytorch_1524584710464/work/aten/src/THC/THCGeneral.cpp:70"),
+             "CUDARuntimeError: cudaErrorNoDevice: no CUDA-capable device is detected"]
+
+
+@pytest.mark.parametrize("line", NO_DEVICE)
+def test_no_cuda_capable_device_is_judged_by_whether_the_pod_holds_gpus(tmp_path, line):
+    """`no CUDA-capable device is detected` is PyTorch's `No CUDA GPUs are available` in the runtime's words: in a pod
+    without GPUs the application's, silent on the node (counted only); in a pod holding GPUs its lost access, the
+    PodGPUAccessLost Event (was: cuda_error, the node's driver: a CUDAError Event in either pod)."""
+    agent = make(tmp_path, lambda ref, at: ref.namespace == "team-a")
+    snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(line)), (B, parse_line(line))]))
+    assert reasons(snap) == [(A, "PodGPUAccessLost")]
+    assert count(agent, "team-a") == 1 and count(agent, "team-b") == 1
+
+
+def test_a_pods_lost_access_while_nvml_is_released_for_a_reset_is_the_resets(tmp_path):
+    """While the agent released NVML for a GPU reset (a release file, SIGUSR1, `nvidia-smi -r` seen: agent/gpu/
+    collector.py), a pod's `Failed to initialize NVML: Unknown Error` is the reset's: info with the reason, counted
+    only, no Event and nothing for the node (was: driver_unusable, the GPUDriverUnusable Event blaming the node's
+    driver for its own reset).  Judged by when the line was written: one read after NVML resumed is still the
+    reset's; one written after, as before.  The real collector on the C stand-in (tests/telemetry_kit.py)."""
+    from datetime import datetime, timezone
+
+    from agent.gpu.collector import GpuCollector
+    from telemetry_kit import standin_backend
+
+    scen = yaml_scenario("hgx-h100-r550.yaml")
+    release = tmp_path / "release-nvml"
+    agent = make(tmp_path, lambda ref, at: True)
+    c = agent.pipeline.gpu = GpuCollector(standin_backend(scen), release_file=str(release))
+    c.poll([])
+    owned = frozenset(g["uuid"].lower() for g in scen["gpus"])
+    agent.pipeline.pod_devices = lambda ref: Owned(owned)
+    assert c.status == "ok"
+
+    release.touch()
+    c.poll([])
+    assert c.status == "released"
+    f = parse_line(NVML_UNKNOWN)
+    snap = agent.pipeline.process(WorkloadFindings([(A, f), (B, parse_line(NO_GPUS))]))
+    assert reasons(snap) == [] and degraded(agent) == []
+    assert f.severity == "info" and f.details["during"] == "NVML released for a GPU reset (file)"
+    assert agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
+                                                  {"namespace": "team-a", "kind": "driver_unusable"}) == 1
+    written = datetime.now(timezone.utc)
+
+    release.unlink()
+    c.poll([])
+    assert c.status == "ok"
+    late = parse_line(NVML_UNKNOWN)
+    late.timestamp = written  # written during the release, read after it
+    snap = agent.pipeline.process(WorkloadFindings([(A, late)]))
+    assert reasons(snap) == [] and late.severity == "info"
+    snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(NVML_UNKNOWN))]))  # written after
+    assert reasons(snap) == [(A, "PodGPUAccessLost")]
+
+
+def yaml_scenario(name: str) -> dict:
+    import yaml
+
+    return yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "nvml" / name).read_text())
+
+
+# MIG devices as the kubelet's PodResources answer names them (formats: NVIDIA's MIG user guide; NVIDIA/dcgm-exporter
+# pkg/dcgmexporter/kubernetes.go): before R470 by their parent GPU, `MIG-GPU-<uuid>/<gi>/<ci>`; R470 on by their own
+# UUID, `MIG-<uuid>` (synthetic UUIDs, as above)
+MIG_ON_A = "MIG-GPU-aaaa/7/0"
+MIG_OWN = "MIG-c6d4f1ef"
+
+
+def mig_pod_answer(resource: str, *ids: str):
+    from agent.podresources import api_pb2, pod_devices
+
+    resp = api_pb2.ListPodResourcesResponse()
+    c = resp.pod_resources.add(name=A.pod, namespace=A.namespace).containers.add(name=A.container)
+    c.devices.add(resource_name=resource, device_ids=list(ids))
+    return pod_devices(resp)
+
+
+@pytest.mark.parametrize("resource", ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb"])
+def test_a_mig_devices_pod_holds_gpus_named_by_their_parent_where_the_id_says(resource):
+    """The device plugin's single strategy (`nvidia.com/gpu`) and mixed (`nvidia.com/mig-<profile>`): a MIG pod holds
+    GPUs (was: a mixed-strategy pod held none: its `No CUDA GPUs are available` counted only), its devices by the
+    GPU their id names (was: the MIG id itself, which no NVML map names)."""
+    [p] = mig_pod_answer(resource, MIG_ON_A, MIG_OWN, "GPU-bbbb::2")
+    assert p.devices == {"gpu-aaaa", "mig-c6d4f1ef", "gpu-bbbb"}
+
+
+@pytest.mark.parametrize("device", [MIG_ON_A, MIG_OWN])
+def test_a_mig_pods_lost_access_is_judged_by_its_parent_gpu(tmp_path, device):
+    """A MIG pod's NVML `Unknown Error` while the host's NVML answers for its GPU is its lost access (was:
+    driver_unusable for every MIG pod: its device ids matched no GPU of the map).  A R470+ `MIG-<uuid>` names no GPU:
+    answered for where NVML answers for every GPU of the node."""
+    [p] = mig_pod_answer("nvidia.com/gpu", device)
+    agent = host(make(tmp_path, lambda ref, at: True), owned=frozenset(p.devices))
+    snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(NVML_UNKNOWN))]))
+    assert reasons(snap) == [(A, "PodGPUAccessLost")]
+
+
+def test_a_mig_device_naming_no_gpu_is_not_answered_for_while_a_gpu_does_not_answer(tmp_path):
+    """`MIG-<uuid>` may be on the GPU NVML does not answer for (one lost, or sysfs names one NVML lacks): the node's
+    driver, as before."""
+    agent = host(make(tmp_path, lambda ref, at: True), owned=frozenset({"mig-c6d4f1ef"}))
+    agent.pipeline.gpu.known_pci = {"0000:18:00", "0000:19:00", "0000:1a:00"}  # a third GPU NVML does not name
+    snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(NVML_UNKNOWN))]))
+    assert reasons(snap) == [(A, "GPUDriverUnusable")]

@@ -34,3 +34,16 @@ def test_problem_gpu_and_lookups():
     table = {"gpu-bbb": "by uuid", "0000:18:00": "by pci"}
     assert by_gpu(table, "0000:5d:00", "GPU-BBB") == "by uuid"
     assert by_gpu(table, "0000:18:00", "") == "by pci" and by_gpu(None, "0000:18:00") is None
+
+
+def test_device_ids_name_the_gpu_they_are_on():
+    """The kubelet's / NVIDIA_VISIBLE_DEVICES's device ids (parsers/gpus.py device_gpu): a replica its GPU, a MIG
+    device named by its parent (drivers before R470) that GPU, a R470+ MIG UUID itself (is_mig)."""
+    from parsers.gpus import GpuMap, device_gpu, is_mig
+
+    assert device_gpu("GPU-4039DFE4-0c97::3") == "gpu-4039dfe4-0c97"
+    assert device_gpu("MIG-GPU-5c89852c-d268-c3f3-1b07-005d5ae1dc3f/7/0") == "gpu-5c89852c-d268-c3f3-1b07-005d5ae1dc3f"
+    assert device_gpu("MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f") == "mig-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f"
+    assert is_mig(device_gpu("MIG-c6d4f1ef-42e4")) and not is_mig(device_gpu("MIG-GPU-5c89852c/1/0"))
+    m = GpuMap.from_labels([{"uuid": "GPU-AB", "pci_bus_id": "00000000:18:00.0"}])
+    assert m.every == {"gpu-ab", "0000:18:00"} and GpuMap().every == frozenset()
