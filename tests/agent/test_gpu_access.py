@@ -27,11 +27,23 @@ A1 = PodRef("team-a", "train-worker-1", "uid-a1", "main")  # the same job as A
 B = PodRef("team-b", "serve-0", "uid-b0", "server")
 
 
+class Devices:
+    """The kubelet's cache as the pipeline asks it (agent/kube/poddevices.py PodDeviceCache): whether a pod holds GPUs
+    (`holds_gpus(ref, at)`) and the devices every pod holds (`owned`, None: unknown)."""
+
+    def __init__(self, holds) -> None:
+        self.holds_gpus, self.owned = holds, None
+
+    def __call__(self, ref: PodRef) -> Owned | None:
+        return self.owned
+
+
 def make(tmp: Path, holds):
+    """An agent whose pipeline asks `holds` whether a pod holds GPUs (None: no cache, workload_hang disabled)."""
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp), "fallback_log_files": [],
                               "fabricmanager_log": "", "imex_log": "", "nvml": "off", "mode": "off"})
     agent = build(cfg, out=io.StringIO(), boot=Boot("this-boot", 1_000_000_000.0))
-    agent.pipeline.holds_gpus = holds
+    agent.pipeline.pod_devices = Devices(holds) if holds is not None else None
     return agent
 
 
@@ -147,7 +159,7 @@ def host(agent, status="ok", uuids=(UUID_A, UUID_B), owned=frozenset({UUID_A}), 
     agent.pipeline.gpu.status = status
     agent.pipeline.gpu.gpu_map = GpuMap.from_labels(
         {"uuid": u.upper(), "pci_bus_id": f"0000:{i + 0x18:02x}:00.0", "gpu_index": str(i)} for i, u in enumerate(uuids))
-    agent.pipeline.pod_devices = lambda ref: Owned(owned, source=source) if owned is not None else None
+    agent.pipeline.pod_devices.owned = Owned(owned, source=source) if owned is not None else None
     return agent
 
 
