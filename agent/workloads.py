@@ -116,7 +116,8 @@ class WorkloadTracker:
         """A node finding that could break a job (parsers/correlate.py `can_cause`) is a possible cause of failures
         after it; its severity kept as noted (before the Xid policy rewrites it: agent/pipeline.py).  Kept as the
         fields of its parsers/correlate.py `Noted`, in their order: a plain tuple (a Noted made here costs ~3k
-        instructions more, a function on a kernel line's path: bench/callpath.py), made a Noted when a failure asks."""
+        instructions more, a function on a kernel line's path: bench/callpath.py), made a Noted when a failure asks
+        (tests/agent/test_workloads.py checks each field holds the finding's value of its name)."""
         if can_cause(f):
             d = f.details
             self.causes.append((f.timestamp.timestamp(), f.severity, f.kind, f.xid, f.sxid, f.pci, d.get("netdev"),
@@ -141,8 +142,8 @@ class WorkloadTracker:
         """The likeliest cause of `f` (dated): the best remembered one (by an index built once while they stand
         still), or `standing` (dated no later than `f`: it stands still) when it is more severe or later."""
         if self._index is None:  # the findings noted since the last failure described now, once
-            self.causes = deque((c if isinstance(c, Cause) else Cause(c[0], describe(Noted(*c)), c[1])
-                                 for c in self.causes), maxlen=self.causes.maxlen)
+            self.causes = deque((c if isinstance(c, Cause) else Noted(*c).cause() for c in self.causes),
+                                maxlen=self.causes.maxlen)
             self._index = CauseIndex(self.causes)
         remembered = likely_cause(f, self._index, self.window)
         if standing is None:
