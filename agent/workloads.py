@@ -269,7 +269,7 @@ class WorkloadTracker:
         r = row.repeated
         message = (f"The pod holds GPUs (the kubelet's PodResources) but its process could not use them ({said}): the "
                    f"node's container runtime lost the pod's GPU devices (not the GPU: the node's NVML still answers "
-                   f"them). Recommended action: restart the pod. When it repeats on this node, check the NVIDIA "
+                   f"them). Recommended action: {row.action}. When it repeats on this node, check the NVIDIA "
                    f"container toolkit's and the cgroup driver's configuration (a systemd daemon-reload with the "
                    f"systemd cgroup driver removes the GPU devices from running containers); pods of {r.processes} "
                    f"workloads within {int(r.window_seconds)} s raise {r.condition}. [container {ref.container}]"
