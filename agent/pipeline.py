@@ -258,11 +258,12 @@ class Pipeline:
                 annotate(f, self.gpu.gpu_map, self.known_gpus)
                 at = f.timestamp.timestamp() if f.timestamp is not None else self.clock()  # an unstamped line: read
                 holds = self._holds_gpus(ref, f, at)
-                event = self.workloads.observe(ref, f, standing)
+                daemon = daemon_of(ref, f)  # once: the Event's and the node's count's
+                event = self.workloads.observe(ref, f, standing, daemon)
                 if event is not None:  # (None: an info finding, counted only)
                     self._events.append(event)
                     # a node daemon's own fault (the Event `observe` made is `_daemon_fault`'s): the node's finding
-                    if daemon_of(ref, f) is not None:
+                    if daemon is not None:
                         self.metrics.count_finding(labels_of(f))
                 if holds:
                     self.engine.decide(f, "pods", change)  # its kind's `repeated` row: the node's past N workloads

@@ -15,6 +15,7 @@ import time
 from collections import deque
 from dataclasses import replace
 from datetime import datetime, timezone
+from types import EllipsisType
 from typing import Callable, Iterable
 
 from parsers import Cause, CauseIndex, Finding, explain, likely_cause
@@ -158,9 +159,12 @@ class WorkloadTracker:
         for p in snapshot.new_problems:
             self.note_problem(p)
 
-    def observe(self, ref: PodRef, f: Finding, standing: Problem | None = None) -> PodEvent | None:
+    def observe(self, ref: PodRef, f: Finding, standing: Problem | None = None,
+                daemon: str | None | EllipsisType = ...) -> PodEvent | None:
         """A workload failure in a pod's log (`standing`: the node's problem it may be blamed on, see
-        `standing`): the Event it makes; None for a finding under EVENT_FLOOR (counted only)."""
+        `standing`): the Event it makes; None for a finding under EVENT_FLOOR (counted only).  `daemon`: `daemon_of(ref,
+        f)` where the caller has it (agent/pipeline.py, which counts a daemon's finding as the node's), else asked
+        here."""
         labels = [ref.namespace, f.kind] + ([ref.pod] if self.pod_label else [])
         self.metrics.count("workload_findings", tuple(labels))
         if SEVERITY_RANK[f.severity] < EVENT_FLOOR:
@@ -172,7 +176,8 @@ class WorkloadTracker:
             # neither the pod's failure nor a second node finding; counted only
         if f.timestamp is None:
             f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
-        daemon = daemon_of(ref, f)
+        if daemon is ...:
+            daemon = daemon_of(ref, f)
         if daemon is not None:
             return self._daemon_fault(ref, f, daemon)
         if f.kind in ON_GPU_PODS:  # the node's only in a pod the kubelet says holds GPUs (agent/pipeline.py `_holds_gpus`)
