@@ -174,8 +174,7 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     dropped(f"state file {store.path}", faults)  # each restore drops a bad entry alone: said once, however many
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
                         str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress, _peers(cfg),
-                        prefilter, kept={"progress": saved_progress} if progress is None else None,
-                        holds_gpus=devices.holds_gpus if devices is not None else None, pod_devices=devices)
+                        prefilter, kept={"progress": saved_progress} if progress is None else None, pod_devices=devices)
     for cache, owner in (("pid_pod", pods.pids), ("workload_jobs", workloads), ("decisions", pipeline.coalescer),
                          ("progress_pods", progress)):
         if owner is not None:

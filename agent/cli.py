@@ -163,7 +163,7 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     import signal
 
     from .app import build
-    from .config import ConfigError, load, replaced
+    from .config import ConfigError, loaded
     from .settings import ENV_PREFIX, NESTED_SEP
     from .state import StateDirInUse, hold_state_dir
 
@@ -171,17 +171,17 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
              "metrics_address": metrics_address, "node_name": node_name, "log_level": log_level,
              "log_format": log_format, "mode": mode}
     variable = f"{ENV_PREFIX}KUBERNETES{NESTED_SEP}KUBECONFIG"  # what --kubeconfig sets (agent/settings.py)
-    option = {variable: "--kubeconfig"} if kubeconfig else {}  # (named as the option in replaced()'s warning)
+    option = {variable: "--kubeconfig"} if kubeconfig else {}  # (named as the option in loaded()'s warning)
     env = {**os.environ, variable: kubeconfig} if kubeconfig else None
     try:
-        cfg = load(config_file, env=env, flags=flags)
+        cfg, said = loaded(config_file, env=env, flags=flags, options=option)
     except ConfigError as exc:
         click.echo(f"gpu-npd: configuration error: {config_error(exc)}", err=True)
         sys.exit(2)
     from .logs import setup
 
     setup(cfg.log_level, cfg.log_format)
-    for line in replaced(config_file, env, flags, option):
+    for line in said:
         logging.getLogger("gpu_npd").warning("%s", line)
     try:  # one agent per state directory: its lock is held until the process ends (os._exit below)
         lock = hold_state_dir(cfg.state_dir) if cfg.state_dir else None  # noqa: F841 - kept open, not used
@@ -313,10 +313,10 @@ def config_check(config_file) -> None:
     import os
     from dataclasses import fields
 
-    from .config import ENV_PREFIX, ConfigError, is_service_link, load, replaced
+    from .config import ENV_PREFIX, ConfigError, is_service_link, loaded
 
     try:
-        cfg = load(config_file)
+        cfg, said = loaded(config_file)
     except ConfigError as exc:
         click.echo(f"gpu-npd config check: {config_error(exc)}", err=True)
         sys.exit(2)
@@ -331,5 +331,5 @@ def config_check(config_file) -> None:
                f"{k.api_server or k.kubeconfig or 'in-cluster config only (outside a pod: none)'}")
     if links:
         click.echo(f"ignored Kubernetes service-link variables: {', '.join(links)}")
-    for line in replaced(config_file):
+    for line in said:
         click.echo(line)

@@ -26,7 +26,7 @@ from .policy import validate as validate_policy
 from .samples import validate_rules
 from .settings import ENV_PREFIX, NESTED_SEP, Config, bare, blocks, defaults, hints
 
-__all__ = ["Config", "ConfigError", "ENV_PREFIX", "NESTED", "defaults", "load", "replaced"]
+__all__ = ["Config", "ConfigError", "ENV_PREFIX", "NESTED", "defaults", "load", "loaded"]
 
 KNOWN = hints(Config)  # key -> its declared (Annotated) type
 BLOCKS = blocks()  # block -> its declared class (None: an open mapping)
@@ -272,8 +272,16 @@ def load(file: str | None = None, env: Mapping[str, str] | None = None,
          flags: Mapping[str, Any] | None = None) -> Config:
     """Build the configuration; raises ConfigError, one line naming the key (or the variable or file it came
     from), on any bad value: never another exception."""
+    return loaded(file, env, flags)[0]
+
+
+def loaded(file: str | None = None, env: Mapping[str, str] | None = None, flags: Mapping[str, Any] | None = None,
+           options: Mapping[str, str] | None = None) -> tuple[Config, list[str]]:
+    """`load`, with the file's keys that a GPU_NPD_* variable or an option of the command replaces, one line each
+    (`_replaced`), from the same reading of the file and the environment: said at start by `gpu-npd run` (a warning)
+    and `gpu-npd config check`."""
     try:
-        return _load(file, env, flags)
+        return _load(file, env, flags, options)
     except ConfigError as exc:
         raise ConfigError(_one_line(exc)) from None
     except UNEXPECTED as exc:
@@ -309,19 +317,12 @@ def _culprit(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str
     return f"config file {file}" if file else "configuration"
 
 
-def replaced(file: str | None, env: Mapping[str, str] | None = None,
-             flags: Mapping[str, Any] | None = None, options: Mapping[str, str] | None = None) -> list[str]:
-    """The file's keys that a GPU_NPD_* variable or an option of the command replaces, one line each, said at start:
-    a ConfigMap's `mode: enforce` under the DaemonSet's GPU_NPD_MODE=observe runs observe, and nothing said so.
-    `options`: the variables in `env` that an option of the command set (GPU_NPD_KUBERNETES__KUBECONFIG from
-    --kubeconfig), named by that option. A file that cannot be read gives none (`load` names its error)."""
-    if not file:
-        return []
-    try:
-        data, _, by_var = _file_and_env(file, env if env is not None else os.environ)
-    except ConfigError:
-        return []
-    flags, options = flags or {}, options or {}
+def _replaced(file: str | None, data: Mapping[str, Any], by_var: Mapping[str, str], flags: Mapping[str, Any],
+              options: Mapping[str, str]) -> list[str]:
+    """The file's keys (`data`) that a variable (`by_var`: which set each key path) or an option of the command
+    (`flags`) replaces, one line each: a ConfigMap's `mode: enforce` under the DaemonSet's GPU_NPD_MODE=observe runs
+    observe, and nothing said so.  `options`: the variables that an option of the command set
+    (GPU_NPD_KUBERNETES__KUBECONFIG from --kubeconfig), named by that option."""
     lines = []
     for key, value in data.items():
         if flags.get(key) is not None:
@@ -382,16 +383,18 @@ def _convert(merged: dict[str, Any], env: Mapping[str, str]) -> Config:
 
 def _file_and_env(file: str | None, env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
     """The file's keys, the defaults with the file and the variables over them, and which variable set each key
-    path (`_apply_env`'s record: what `load` names a bad value by and `replaced` says a file's key was replaced by)."""
+    path (`_apply_env`'s record: what `load` names a bad value by and `_replaced` says a file's key was replaced by)."""
     data = _read_file(file) if file else {}
     merged = defaults()
     _overlay(merged, data, NESTED, f"config file {file}")
     return data, merged, _apply_env(merged, env, KNOWN)
 
 
-def _load(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str, Any] | None) -> Config:
+def _load(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str, Any] | None,
+          options: Mapping[str, str] | None = None) -> tuple[Config, list[str]]:
     env = env if env is not None else os.environ
     data, merged, by_var = _file_and_env(file, env)
+    said = _replaced(file, data, by_var, flags or {}, options or {})
     # key path -> where its value came from: the file or a variable
     origin = {**dict.fromkeys(map(str, data), f"config file {file}"), **by_var}
     given = {key: value for key, value in (flags or {}).items() if value is not None}
@@ -399,7 +402,7 @@ def _load(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str, A
     for path in [p for p in origin if p.partition(".")[0] in given]:  # a flag replaces the key whole
         del origin[path]
     try:
-        return _convert(merged, env)
+        return _convert(merged, env), said
     except ConfigError as exc:  # name where the bad value came from: the file or the variable, at any depth
         raise ConfigError(_from_where(str(exc), origin)) from None
 

@@ -38,7 +38,7 @@ from .xidmerge import XidMerger
 
 if TYPE_CHECKING:  # types only: the tracker and the peer test load where they are built (agent/app.py)
     from .peers import PeerOutliers
-    from .podresources import Owned  # (loaded where pod logs are followed, not at idle: test_idle_footprint)
+    from .kube.poddevices import PodDeviceCache  # (loaded where pod logs are followed, not idle: test_idle_footprint)
     from .progress import ProgressTracker
 
 log = logging.getLogger("gpu_npd")
@@ -88,16 +88,15 @@ class Pipeline:
                  clock: Callable[[], float], guard: CounterGuard | None = None, cursors: dict | None = None,
                  check_severity: str = "error", expected_gpus: int = 0, progress: ProgressTracker | None = None,
                  peers: PeerOutliers | None = None, prefilter: Prefilter | None = None,
-                 kept: dict | None = None, holds_gpus: Callable[[PodRef, float], bool | None] | None = None,
-                 pod_devices: Callable[[PodRef], Owned | None] | None = None):
+                 kept: dict | None = None, pod_devices: PodDeviceCache | None = None):
         self.engine, self.judge, self.metrics, self.gpu = engine, judge, metrics, gpu
-        # whether a pod holds GPUs by the kubelet's word (agent/kube/poddevices.py `holds_gpus`; None: unknown), for the
-        # kinds that are the node's only in such a pod (parsers/kinds.py `pod_holds_gpus`), and those findings whose
-        # pod's devices were unknown, asked again each tick until UNSURE_SECONDS after they were read: a pod's first
-        # (its uid's: one pod's flood holds one place, and its lines after are counted as read), with when it was read
-        # and the time its line is judged by (`_holds_gpus`)
-        self.holds_gpus = holds_gpus
-        self.pod_devices = pod_devices  # a pod's devices as last known (agent/kube/poddevices.py; `_host_answers`)
+        # a pod's devices as last known (agent/kube/poddevices.py: `cache(ref)`, `_host_answers`) and whether it holds
+        # GPUs by the kubelet's word (its `holds_gpus`; None: unknown), for the kinds that are the node's only in such a
+        # pod (parsers/kinds.py `pod_holds_gpus`); None: no cache (workload_hang disabled).  Those findings whose pod's
+        # devices were unknown, asked again each tick until UNSURE_SECONDS after they were read: a pod's first (its
+        # uid's: one pod's flood holds one place, and its lines after are counted as read), with when it was read and
+        # the time its line is judged by (`_holds_gpus`)
+        self.pod_devices = pod_devices
         self._unsure: dict[str, tuple[float, float, PodRef, Finding]] = {}
         if gpu.status == "starting":  # the kernel log's backlog is read before NVML names the GPUs (_name_xids)
             metrics.hold_xids()
@@ -260,15 +259,16 @@ class Pipeline:
                 annotate(f, self.gpu.gpu_map, self.known_gpus)
                 at = f.timestamp.timestamp() if f.timestamp is not None else self.clock()  # an unstamped line: read
                 holds = self._holds_gpus(ref, f, at)
-                event = self.workloads.observe(ref, f, standing)
+                daemon = daemon_of(ref, f)  # once: the Event's and the node's count's
+                event = self.workloads.observe(ref, f, standing, daemon)
                 if event is not None:  # (None: an info finding, counted only)
                     self._events.append(event)
                     # a node daemon's own fault (the Event `observe` made is `_daemon_fault`'s): the node's finding
-                    if daemon_of(ref, f) is not None:
+                    if daemon is not None:
                         self.metrics.count_finding(labels_of(f))
                 if holds:
                     self.engine.decide(f, "pods", change)  # its kind's `repeated` row: the node's past N workloads
-                elif holds is None and self.holds_gpus is not None and f.kind in ON_GPU_PODS and \
+                elif holds is None and self.pod_devices is not None and f.kind in ON_GPU_PODS and \
                         ref.uid not in self._unsure:  # (no cache, no answer to wait for: counted only)
                     if len(self._unsure) >= UNSURE_MAX:
                         del self._unsure[next(iter(self._unsure))]
@@ -297,7 +297,7 @@ class Pipeline:
         if reset is not None:  # the GPUs were being reset (NVML released for it): the reset's, not the node's fault
             f.severity, f.details["during"] = "info", reset  # (counted only: no Event, nothing decided)
             return False
-        holds = self.holds_gpus(ref, at) if self.holds_gpus is not None else None
+        holds = self.pod_devices.holds_gpus(ref, at) if self.pod_devices is not None else None
         if taker is not None:  # another kind's words (parsers/kinds.py `takes`: NVML's "Failed to initialize NVML:
             # Unknown Error" in the container): the pod's lost access only where it holds GPUs and the host's NVML
             # answers for each of them; else (unknown included: not held) its own kind's, the node's driver

@@ -200,12 +200,19 @@ class ProgressTracker:
             return self.cfg.pause_seconds
         return min(self.cfg.pause_seconds, self.cfg.timeout_fraction * pod.timeout)
 
-    def deadline(self, pod: _Pod) -> float:
+    def allowances(self, pod: _Pod) -> tuple[float, float | None]:
+        """The silences the pod is allowed: after its last advance (`allowance`) and after its announced pause
+        (`pause_allowance`; None: none announced)."""
+        return self.allowance(pod), self.pause_allowance(pod) if pod.paused is not None else None
+
+    def deadline(self, pod: _Pod, allowed: tuple[float, float | None] | None = None) -> float:
         """When the pod's silence becomes a hang suspicion: its last advance + the allowance, or later, the last
-        announced pause + its own allowance (never sooner than the pace alone allows)."""
-        deadline = pod.last + self.allowance(pod)
-        if pod.paused is not None:
-            deadline = max(deadline, pod.paused + self.pause_allowance(pod))
+        announced pause + its own allowance (never sooner than the pace alone allows).  `allowed`: its `allowances`,
+        when computed already (a due pod's verdict says them)."""
+        allowance, paused = allowed if allowed is not None else self.allowances(pod)
+        deadline = pod.last + allowance
+        if paused is not None:
+            deadline = max(deadline, pod.paused + paused)
         return deadline
 
     def tick(self, live_uids: set[str] | None = None, standing: Iterable[Problem] = (),
@@ -226,8 +233,9 @@ class ProgressTracker:
                 continue
             if pod.advances < self.cfg.min_steps:
                 continue
-            if now >= self.deadline(pod):
-                due.append((pod, self.allowance(pod)))
+            allowed = self.allowances(pod)  # once: the deadline's and the verdict's
+            if now >= self.deadline(pod, allowed):
+                due.append((pod, allowed))
         if not due and not any(now - pod.checked >= RECHECK for pod in suspected):
             return []
         running = self.alive()  # one /proc pass, only when a pod is due (or the suspected are to be looked at again)
@@ -238,24 +246,24 @@ class ProgressTracker:
                 self.finished += 1
         problems = list(standing)
         events = []
-        for pod, allowance in due:
+        for pod, allowed in due:
             if running is not None and pod.ref.uid not in running:
                 self._forget(self.pods.pop(pod.ref.uid))  # its processes ended: finished, not hung
                 self.finished += 1
                 continue
             support = evidence(self.devices(pod.ref), problems, *readings)
-            events.append(self._suspect(pod, now, allowance, support))
+            events.append(self._suspect(pod, now, allowed, support))
         return events
 
-    def _suspect(self, pod: _Pod, now: float, allowance: float, support: str) -> PodEvent:
+    def _suspect(self, pod: _Pod, now: float, allowed: tuple[float, float | None], support: str) -> PodEvent:
         pod.suspected = pod.checked = now
+        allowance, paused = allowed  # (`allowances`)
         self.metrics.workload_hang.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(1)
         median = median_of(pod.intervals) if pod.intervals else 0.0
         said = (f"No training progress for {now - pod.last:.0f} s{_at(pod.step, ' since')} (progress lines every "
                 f"{median:.1f} s (median); allowed max({self.cfg.k:g} x {median:.1f} s, {self.cfg.floor_seconds:g} s)"
                 f" = {allowance:.0f} s")
-        if pod.paused is not None:
-            paused = self.pause_allowance(pod)
+        if paused is not None:
             said += f", or {paused:g} s after the announced {pod.pause}"
             if paused < self.cfg.pause_seconds:
                 said += (f" (pause_seconds {self.cfg.pause_seconds:g} s capped at {self.cfg.timeout_fraction:g} x the "

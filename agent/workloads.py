@@ -15,6 +15,7 @@ import time
 from collections import deque
 from dataclasses import replace
 from datetime import datetime, timezone
+from types import EllipsisType
 from typing import Callable, Iterable
 
 from parsers import Cause, CauseIndex, Finding, explain, likely_cause
@@ -116,7 +117,8 @@ class WorkloadTracker:
         """A node finding that could break a job (parsers/correlate.py `can_cause`) is a possible cause of failures
         after it; its severity kept as noted (before the Xid policy rewrites it: agent/pipeline.py).  Kept as the
         fields of its parsers/correlate.py `Noted`, in their order: a plain tuple (a Noted made here costs ~3k
-        instructions more, a function on a kernel line's path: bench/callpath.py), made a Noted when a failure asks."""
+        instructions more, a function on a kernel line's path: bench/callpath.py), made a Noted when a failure asks
+        (tests/agent/test_workloads.py checks each field holds the finding's value of its name)."""
         if can_cause(f):
             d = f.details
             self.causes.append((f.timestamp.timestamp(), f.severity, f.kind, f.xid, f.sxid, f.pci, d.get("netdev"),
@@ -141,8 +143,8 @@ class WorkloadTracker:
         """The likeliest cause of `f` (dated): the best remembered one (by an index built once while they stand
         still), or `standing` (dated no later than `f`: it stands still) when it is more severe or later."""
         if self._index is None:  # the findings noted since the last failure described now, once
-            self.causes = deque((c if isinstance(c, Cause) else Cause(c[0], describe(Noted(*c)), c[1])
-                                 for c in self.causes), maxlen=self.causes.maxlen)
+            self.causes = deque((c if isinstance(c, Cause) else Noted(*c).cause() for c in self.causes),
+                                maxlen=self.causes.maxlen)
             self._index = CauseIndex(self.causes)
         remembered = likely_cause(f, self._index, self.window)
         if standing is None:
@@ -157,9 +159,12 @@ class WorkloadTracker:
         for p in snapshot.new_problems:
             self.note_problem(p)
 
-    def observe(self, ref: PodRef, f: Finding, standing: Problem | None = None) -> PodEvent | None:
+    def observe(self, ref: PodRef, f: Finding, standing: Problem | None = None,
+                daemon: str | None | EllipsisType = ...) -> PodEvent | None:
         """A workload failure in a pod's log (`standing`: the node's problem it may be blamed on, see
-        `standing`): the Event it makes; None for a finding under EVENT_FLOOR (counted only)."""
+        `standing`): the Event it makes; None for a finding under EVENT_FLOOR (counted only).  `daemon`: `daemon_of(ref,
+        f)` where the caller has it (agent/pipeline.py, which counts a daemon's finding as the node's), else asked
+        here."""
         labels = [ref.namespace, f.kind] + ([ref.pod] if self.pod_label else [])
         self.metrics.count("workload_findings", tuple(labels))
         if SEVERITY_RANK[f.severity] < EVENT_FLOOR:
@@ -171,7 +176,8 @@ class WorkloadTracker:
             # neither the pod's failure nor a second node finding; counted only
         if f.timestamp is None:
             f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
-        daemon = daemon_of(ref, f)
+        if daemon is ...:
+            daemon = daemon_of(ref, f)
         if daemon is not None:
             return self._daemon_fault(ref, f, daemon)
         if f.kind in ON_GPU_PODS:  # the node's only in a pod the kubelet says holds GPUs (agent/pipeline.py `_holds_gpus`)
@@ -268,7 +274,7 @@ class WorkloadTracker:
         r = row.repeated
         message = (f"The pod holds GPUs (the kubelet's PodResources) but its process could not use them ({said}): the "
                    f"node's container runtime lost the pod's GPU devices (not the GPU: the node's NVML still answers "
-                   f"them). Recommended action: restart the pod. When it repeats on this node, check the NVIDIA "
+                   f"them). Recommended action: {row.action}. When it repeats on this node, check the NVIDIA "
                    f"container toolkit's and the cgroup driver's configuration (a systemd daemon-reload with the "
                    f"systemd cgroup driver removes the GPU devices from running containers); pods of {r.processes} "
                    f"workloads within {int(r.window_seconds)} s raise {r.condition}. [container {ref.container}]"

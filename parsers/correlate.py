@@ -60,6 +60,10 @@ class Noted(NamedTuple):
     def details(self) -> dict:
         return {"netdev": self.netdev, "gpu_index": self.gpu_index}
 
+    def cause(self) -> Cause:
+        """The cause it stands for, described now (as `cause_of` describes the finding)."""
+        return Cause(self.time, describe(self), self.severity)
+
 
 def can_cause(f: Finding) -> bool:
     """Whether a finding is a node fault that could break a job (dated: a cause is found by its time)."""

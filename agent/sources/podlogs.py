@@ -121,13 +121,12 @@ class _Traced:
         new = self.lines[self.done + 1 - self.opened:]
         if not new:
             return []
-        envs = [cri(text) for text in new]
+        read = [_unwrapped(text) for text in new]
         before = self.reader.lines
         out = []
-        for row, fields, index in self.reader.read([env.message if env is not None else text
-                                                    for env, text in zip(envs, new)]):
+        for row, fields, index in self.reader.read([message for _, message in read]):
             if (i := index - before) >= 0:  # (an earlier line's, amended: said before)
-                out.append(_fact_finding(row, fields, envs[i], new[i], self.done + 1 + i))
+                out.append(_fact_finding(row, fields, *read[i], self.done + 1 + i))
         self.done += len(new)
         return out
 
@@ -136,7 +135,7 @@ class _Traced:
         before; a traceback the cut left open is read whole with the lines after)."""
         kept = self.lines[-TRACEBACK_LINES:]
         self.opened, self.lines, self.reader = self.done + 1 - len(kept), kept, TracebackReader()
-        self.reader.read([env.message if (env := cri(text)) is not None else text for text in kept])
+        self.reader.read([_unwrapped(text)[1] for text in kept])
 
 
 @dataclass
@@ -222,11 +221,16 @@ def parse_pod_dir(name: str) -> tuple[str, str, str] | None:
     return (parts[0], parts[1], parts[2]) if len(parts) == 3 and all(parts) else None
 
 
+def _unwrapped(text: str):
+    """A pod log line as written: (its kubelet envelope or None, its message: the line without the envelope)."""
+    env = cri(text)
+    return env, env.message if env is not None else text
+
+
 def _line_at(buf: bytes, start: int, stop: int):
     """buf[start:stop], a pod log line: (its text as written, its kubelet envelope or None, its message)."""
     text = buf[start:stop].decode("utf-8", "replace").rstrip("\r")
-    env = cri(text)
-    return text, env, env.message if env is not None else text
+    return (text, *_unwrapped(text))
 
 
 def _line_end(buf: bytes, pos: int, end: int) -> int:
@@ -244,10 +248,10 @@ def _to_opener(buf: bytes, opener: bytes, pos: int, end: int) -> tuple[int, int]
     return start, buf.count(b"\n", pos, start)
 
 
-def _fact_finding(row, fields: dict, env, text: str, line: int) -> Finding:
+def _fact_finding(row, fields: dict, env, message: str, line: int) -> Finding:
     """A job fact a pod's line states (triage.facts.LIVE_FACTS `row`, its `fields`) as a finding of its kind: the line
-    without its CRI envelope (`env`, None when it has none), its time, the process it names."""
-    return Finding(row.kind, "error", "unknown", "INVESTIGATE", env.message if env is not None else text,
+    without its CRI envelope (`message`; `env`, None when it has none: `_unwrapped`), its time, the process it names."""
+    return Finding(row.kind, "error", "unknown", "INVESTIGATE", message,
                    timestamp=env.timestamp if env is not None else None, rank=fields.get("rank"),
                    pid=fields.get("pid"), details=fields, envelope="cri", line=line)
 
@@ -924,7 +928,7 @@ class PodLogSource(Source):
             if number in theirs:
                 continue
             row, fields = hit
-            out.append(_fact_finding(row, fields, env, text, number))
+            out.append(_fact_finding(row, fields, env, message, number))
         return out
 
     def _block(self, tail: _Tail, buf: bytes, pos: int, end: int, opener: int, window: list[str],
@@ -936,14 +940,14 @@ class PodLogSource(Source):
             nl = _line_end(buf, pos, end)
             window.append(buf[pos:nl].decode("utf-8", "replace").rstrip("\r"))  # (its envelope read below, once)
             pos = nl + 1
-        envs = [cri(text) for text in window]
-        hit = block_fact([env.message if env is not None else text for env, text in zip(envs, window)])
+        read = [_unwrapped(text) for text in window]
+        hit = block_fact([message for _, message in read])
         if hit is None:
             if len(window) <= BLOCK_LINES:
                 tail.block = (opener, window)
             return
         row, fields, index = hit
-        out.append(_fact_finding(row, fields, envs[index], window[index], opener + index))
+        out.append(_fact_finding(row, fields, *read[index], opener + index))
 
     def _progress_lines(self, ref: PodRef, buf: bytes, end: int, run: int | None = None) -> None:
         """Progress lines among buf[:end] (one regex search over the bytes; only keyword lines are decoded), of the

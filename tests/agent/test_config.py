@@ -146,8 +146,11 @@ def test_a_file_key_a_variable_or_option_replaces_is_said(tmp_path):
     and in `gpu-npd config check`; a block's keys by the variables that replace them; nothing when none is."""
     from click.testing import CliRunner
 
-    from agent.config import replaced
+    from agent.config import loaded
     from gpunpd.cli import main
+
+    def replaced(*args):
+        return loaded(*args)[1]
 
     conf = tmp_path / "c.yaml"
     conf.write_text("mode: enforce\nkubernetes: {max_tainted_fraction: 0.05}\nlog_level: info\n")
@@ -156,7 +159,7 @@ def test_a_file_key_a_variable_or_option_replaces_is_said(tmp_path):
         f"config file {conf}: mode replaced by GPU_NPD_MODE",
         f"config file {conf}: keys of kubernetes replaced by GPU_NPD_KUBERNETES__MAX_TAINTED_FRACTION",
         f"config file {conf}: log_level replaced by an option of the command line"]
-    assert replaced(str(conf), {}, {}) == [] and replaced(None, env) == [] and replaced(str(tmp_path / "no"), env) == []
+    assert replaced(str(conf), {}, {}) == [] and replaced(None, env) == []
     out = CliRunner().invoke(main, ["config", "check", "--config", str(conf)], env={"GPU_NPD_MODE": "observe"})
     assert out.exit_code == 0 and "mode observe;" in out.output
     assert out.output.splitlines()[-1] == f"config file {conf}: mode replaced by GPU_NPD_MODE"
@@ -166,17 +169,45 @@ def test_a_file_key_replaced_is_said_by_the_variable_that_set_it_whatever_its_ca
     """`replaced` names the variable `load` took the key from (its record of them), not one it spells again: a
     variable's name is read case-blind after GPU_NPD_ (GPU_NPD_Mode sets mode), and such a variable replaced the
     file's key with nothing said, the upper-case name looked up not being the one set."""
-    from agent.config import load, replaced
+    from agent.config import loaded
 
     conf = tmp_path / "c.yaml"
     conf.write_text("mode: enforce\nkubernetes: {max_tainted_fraction: 0.05}\n")
     env = {"GPU_NPD_Mode": "observe", "GPU_NPD_KUBERNETES__Max_Tainted_Fraction": "0.02"}
-    cfg = load(str(conf), env)
+    cfg, said = loaded(str(conf), env)
     assert (cfg.mode, cfg.kube.max_tainted_fraction) == ("observe", 0.02)
-    assert replaced(str(conf), env) == [
+    assert said == [
         f"config file {conf}: mode replaced by GPU_NPD_Mode",
         f"config file {conf}: keys of kubernetes replaced by GPU_NPD_KUBERNETES__Max_Tainted_Fraction"]
-    assert replaced(str(conf), {"GPU_NPD_MODEL": "x"}) == []  # an unknown variable: load's error, no line here
+    with pytest.raises(ConfigError, match="GPU_NPD_MODEL"):  # an unknown variable: load's error, no line
+        loaded(str(conf), {"GPU_NPD_MODEL": "x"})
+
+
+def test_the_file_is_read_once_for_the_configuration_and_its_replaced_keys(tmp_path, monkeypatch):
+    """`gpu-npd run` and `gpu-npd config check` say the file's keys a variable replaced from the reading the
+    configuration was built from (agent/config.py `loaded`): the file read once (was: read again, with the
+    environment, after `load`, so a ConfigMap changed between the two readings was warned about as it was not run)."""
+    from click.testing import CliRunner
+
+    import agent.app
+    import agent.config
+    import agent.logs
+    from gpunpd.cli import main
+
+    def stop(cfg):
+        raise ValueError("stopped before start")
+
+    monkeypatch.setattr(agent.app, "build", stop)
+    monkeypatch.setattr(agent.logs, "setup", lambda *a: None)
+    reads = []
+    read = agent.config._read_file
+    monkeypatch.setattr(agent.config, "_read_file", lambda file: reads.append(file) or read(file))
+    conf = tmp_path / "c.yaml"
+    conf.write_text("mode: enforce\n")
+    for args in (["config", "check"], ["run", "--state-dir", str(tmp_path / "state")]):
+        reads.clear()
+        out = CliRunner().invoke(main, [*args, "--config", str(conf)], env={"GPU_NPD_MODE": "observe"})
+        assert reads == [str(conf)], (args, reads, out.output)
 
 
 def test_a_file_key_the_kubeconfig_option_replaces_is_said_by_the_option(tmp_path, monkeypatch, caplog):

@@ -1694,3 +1694,23 @@ def test_a_traceback_without_its_header_is_read_live_as_with_it(tmp_path):
                 assert live == offline == [(k, r) for k in live_kinds for r in tags], (frames[-1], tags, head)
                 seen.append(live)
             assert seen[0] == seen[1]
+
+
+def test_a_noted_cause_holds_each_field_of_noted_under_its_name():
+    """`note_finding` keeps a cause as a plain tuple in parsers/correlate.py Noted's field order (a Noted made there
+    costs more on a kernel line's path), read back as `Noted(*c)` when a failure asks: each of Noted's fields holds the
+    finding's value of that name, so a field added to Noted, or one moved in either, fails here."""
+    from datetime import datetime, timezone
+
+    from parsers.correlate import Noted
+    from parsers.finding import Finding
+
+    at = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    f = Finding("xid", "fatal", "hardware", "RESTART_BM", "m", timestamp=at, xid=79, sxid=12, pci="0000:5d:00",
+                details={"netdev": "ib0", "gpu_index": 3})
+    tracker = WorkloadTracker(Metrics())
+    tracker.note_finding(f)
+    [kept] = tracker.causes
+    source = {"time": at.timestamp(), **f.details}
+    assert Noted(*kept)._asdict() == {name: source[name] if name in source else getattr(f, name)
+                                      for name in Noted._fields}

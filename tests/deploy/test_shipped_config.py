@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agent.config import load, replaced
+from agent.config import load, loaded
 from agent.kube.settings import DEFAULT_TAINTS
 from test_deploy import DEPLOY, agent_configmap, kustomize, needs_kubectl
 
@@ -105,7 +105,7 @@ def assert_defaults_fit_the_daemonset(objs: list[dict], tmp_path: Path) -> None:
     assert cfg.state_dir in same and not same[cfg.state_dir].get("readOnly"), cfg.state_dir
     # the DaemonSet's own GPU_NPD_* variables replace no key of its ConfigMap (each would be a warning at every start)
     env = {e["name"]: e.get("value", "") for e in ds["containers"][0].get("env", [])}
-    assert replaced(str(conf), env) == []
+    assert loaded(str(conf), env)[1] == []
     assert any(Path(cfg.pod_logs_root).is_relative_to(p) for p in same), cfg.pod_logs_root
     selector = dict(term.split("=", 1) for term in cfg.kube.budget_selector.split(","))
     assert selector == ds["nodeSelector"], (cfg.kube.budget_selector, ds["nodeSelector"])
