@@ -323,7 +323,7 @@ def test_a_pods_lost_access_while_nvml_is_released_for_a_reset_is_the_resets(tmp
     c = agent.pipeline.gpu = GpuCollector(standin_backend(scen), release_file=str(release))
     c.poll([])
     owned = frozenset(g["uuid"].lower() for g in scen["gpus"])
-    agent.pipeline.pod_devices = lambda ref: Owned(owned)
+    agent.pipeline.pod_devices.owned = Owned(owned)
     assert c.status == "ok"
 
     release.touch()
