@@ -1327,8 +1327,10 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None
     if role == "begin":  # the events it ends or states (none kept per device), the word it stated, its die counter
         groups = m.groupdict()
         return tuple(name.split("|")), role, ((m.group("stated") or "").lower(), groups.get("die"), groups.get("function"))
+    groups = None  # m.groupdict(), read once where the key needs a group (a row of several events: not once a name)
     if role in ("page", "follows"):  # the page the line names: a "page" row's address, a "follows" row's pfn
-        value = m.groupdict().get("page" if role == "page" else "pfn")
+        groups = m.groupdict()
+        value = groups.get("page" if role == "page" else "pfn")
         stage = int(value, 16) if value is not None else None
         rank = pci = None  # (its device the line's group, its rank read from anywhere on it)
     else:
@@ -1339,7 +1341,9 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None
         if one in EVENT_PER_FINDING_DEVICE:  # the finding's address ("" for a line of none: the newest open, _in_event)
             one = f"{one} {'' if several else pci or ''}"
         elif one in EVENT_PER_DEVICE:
-            groups = m.groupdict()  # the full PCI address, function included: one event per function
+            if groups is None:
+                groups = m.groupdict()
+            # the full PCI address, function included: one event per function
             address = groups.get("pci") or groups.get("device")
             device = (address or groups.get("netdev") or "").lower()
             if one in EVENT_PER_GPU:  # a GPU's: its normalized address ("" when the line names none)
@@ -1360,7 +1364,9 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None
         elif one in EVENT_PER_RANK:
             one = f"{one} {_rank_of(m) if rank is None else rank}"
         elif one in EVENT_PER_GROUP:
-            one = f"{one} {m.groupdict().get(EVENT_PER_GROUP[one]) or ''}"
+            if groups is None:
+                groups = m.groupdict()
+            one = f"{one} {groups.get(EVENT_PER_GROUP[one]) or ''}"
         keys.append(one)
     return (tuple(keys) if several else keys[0]), role, stage
 

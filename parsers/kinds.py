@@ -593,15 +593,19 @@ TABLE: tuple[Kind, ...] = (
 
 BY_NAME: Mapping[str, Kind] = MappingProxyType({k.name: k for k in TABLE})
 assert len(BY_NAME) == len(TABLE), "a kind declared twice"
-# (kind, a start of its `driver_error`) -> the `pod_holds_gpus` kind that takes such a finding (`Kind.takes`)
-_TAKEN: Mapping[tuple[str, str], str] = MappingProxyType({t: k.name for k in TABLE for t in k.takes})
+# kind -> (a start of its `driver_error`, the `pod_holds_gpus` kind that takes such a finding), in table order
+# (`Kind.takes`; indexed by the finding's kind once, so a finding of a kind none takes costs one lookup)
+_TAKEN_PAIRS = {t: k.name for k in TABLE for t in k.takes}
+_TAKEN: Mapping[str, tuple[tuple[str, str], ...]] = MappingProxyType(
+    {of: tuple((start, name) for (one, start), name in _TAKEN_PAIRS.items() if one == of) for of, _ in _TAKEN_PAIRS})
 
 
 def taken_by(kind: str, driver_error: object) -> str | None:
     """The kind that takes a finding of `kind` saying `driver_error` in a pod that holds GPUs (`Kind.takes`), or None."""
-    if not _TAKEN or not isinstance(driver_error, str):
+    takers = _TAKEN.get(kind)
+    if takers is None or not isinstance(driver_error, str):
         return None
-    return next((name for (of, start), name in _TAKEN.items() if of == kind and driver_error.startswith(start)), None)
+    return next((name for start, name in takers if driver_error.startswith(start)), None)
 
 
 # a CUDA error's Pod Event reason, refined by the error's text (the kind's own reason, CUDAError, otherwise)

@@ -411,7 +411,8 @@ _SETUP_GATE = re.compile("|".join((*_SETUP_WORDS, "map")))
 # followed the trainer's `11/12` as the pod's step, and its 0.015 s per trajectory was the step time
 # XTuner's RL trainer names its rollout bar `rollout_controller for training samples:   9%|▉   | 12/128 [00:30<04:51,  2.51s/it]`
 # (read as steps 12, 35, ... 120 before): a bar naming a rollout counts what the rollout generates, never a training step
-_ROLLOUT_BARS = ("Processed prompts", "Generating Trajectories", "rollout", "Rollout")
+# (in lower case: read in the bar's name lower-cased, so "rollout" is "Rollout" and "ROLLOUT" too)
+_ROLLOUT_BARS = ("processed prompts", "generating trajectories", "rollout")
 # The set-up words, the rollout names and the evaluation words are read in the bar's own name, after the prefix Ray
 # gives a line an actor relays (`(RolloutManager pid=1805485) `, slime's): the actor's name says which process printed
 # the bar, not what it counts (a trainer's bar relayed by an actor named for rollouts, shards or evaluation is still a
@@ -531,12 +532,15 @@ def _one(line: str) -> Progress | None:
         start = m.start()
         actor = _RAY_ACTOR.match(line) if start else None
         name = actor.end() if actor else 0  # where the line's own words (a bar's name) begin, after an actor's prefix
+        # the bar's name lower-cased, once for the set-up, rollout and evaluation looks (None: not ASCII, _may_hold)
+        low = _lowered(line[name:start]) if start else None
         if start and rule.trainer == "tqdm":
-            if _may_hold(_SETUP_GATE, line, start) and _SETUP_BAR.search(line, name, start):
+            if _may_hold(_SETUP_GATE, low) and _SETUP_BAR.search(line, name, start):
                 return None
-            if any(line.find(bar, name, start) >= 0 for bar in _ROLLOUT_BARS) or (name and line.startswith("%|", name)):
+            said = low if low is not None else line[name:start].lower()
+            if any(bar in said for bar in _ROLLOUT_BARS) or (name and line.startswith("%|", name)):
                 return Progress(None, trainer=rule.trainer, heartbeat=True)  # a rollout's bar: alive, no step
-        if ((start and _may_hold(_EVAL_GATE, line, start) and _EVAL_BAR.search(line, name, start))
+        if ((start and _may_hold(_EVAL_GATE, low) and _EVAL_BAR.search(line, name, start))
                 or groups.get("phase") not in (None, "train")):
             return Progress(None, trainer=rule.trainer, pause="evaluation", moved=False)
         count = groups.get("step") or groups.get("count")  # `count`: the step where the line names no better one
@@ -570,13 +574,17 @@ def _one(line: str) -> Progress | None:
     return Progress(None, trainer="", pause=pause, moved=False, timeout=timeout) if pause or timeout else None
 
 
-def _may_hold(words: re.Pattern[str], line: str, end: int) -> bool:
-    """Whether line[:end] may match a case-blind regex (_EVAL_BAR, _SETUP_BAR, PAUSES) whose every match holds one of
-    `words` in lower case: an ASCII line's lower case is what such a regex reads (a look at it costs ~0.3 us, the
-    regex's case-blind alternatives ~1 us a line, ~6 us PAUSES'); a line of other characters, whose case re folds
-    otherwise (the Turkish dotted capital I is an i to it), may."""
-    text = line[:end]
-    return not text.isascii() or words.search(text.lower()) is not None
+def _lowered(text: str) -> str | None:
+    """`text` in lower case where it is ASCII (what a case-blind regex reads of it), else None (see _may_hold)."""
+    return text.lower() if text.isascii() else None
+
+
+def _may_hold(words: re.Pattern[str], low: str | None) -> bool:
+    """Whether a text may match a case-blind regex (_EVAL_BAR, _SETUP_BAR, PAUSES) whose every match holds one of
+    `words` in lower case, `low` its _lowered: an ASCII text's lower case is what such a regex reads (a look at it costs
+    ~0.3 us, the regex's case-blind alternatives ~1 us a line, ~6 us PAUSES'); a text of other characters (None), whose
+    case re folds otherwise (the Turkish dotted capital I is an i to it), may."""
+    return low is None or words.search(low) is not None
 
 
 def _pause(line: str, start: int) -> str:

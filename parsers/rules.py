@@ -3641,7 +3641,7 @@ def _refine_xid(g: dict, out: dict) -> None:
         pass
     elif read == "containment":
         m = CONTAINMENT_LINE.search(text)
-        key = CONTAINMENT_RECOVERY.get((m.group("rst"), m.group("drst"))) if m else None
+        key = CONTAINMENT_RECOVERY.get(m.groups()) if m else None  # (its groups: rst, drst)
         if key is not None and SEVERITY_RANK[XID154_RECOVERY[key][0]] > SEVERITY_RANK[out["severity"]]:
             out["severity"], out["action"] = XID154_RECOVERY[key]
             out["details"]["recovery_action"] = key

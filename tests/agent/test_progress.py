@@ -23,7 +23,7 @@ from agent.sources.podlogs import PodLogSource, PodRef
 from parsers.envelope import cri, cri_split, finish
 from parsers.model import Problem, Reading
 from parsers.progress import (_EVAL_BAR, _EVAL_GATE, _PAUSE_WORDS, _PREFILTER_STR, _SETUP_BAR, _SETUP_GATE, KEYWORDS, PAUSES,
-                              PREFILTER, RULES, Progress, _may_hold, recognise)
+                              PREFILTER, RULES, Progress, _lowered, _may_hold, recognise)
 from progress_replay import _STAMP, FIX, Clock, lines, stamp_seconds, when
 
 PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
@@ -477,9 +477,9 @@ def test_the_case_blind_tables_are_looked_for_first_in_an_ascii_lines_lower_case
                 for pattern, gate in tables:
                     if pattern.search(text):
                         seen += 1
-                        assert _may_hold(gate, text, len(text)), (pattern.pattern, text)
+                        assert _may_hold(gate, _lowered(text)), (pattern.pattern, text)
     assert seen > 1000
-    assert _may_hold(_EVAL_GATE, "VAL\u0130DATION 3/9 [00:01<00:05,  1.2it/s]", 11)  # re reads \u0130 as I: it may
+    assert _may_hold(_EVAL_GATE, _lowered("VAL\u0130DATION"))  # re reads \u0130 as I: it may
 
 
 def test_xtuners_eras_from_its_source_give_the_global_step():
@@ -505,6 +505,20 @@ def test_xtuners_rollout_and_sharding_bars_are_no_training_steps():
     assert bars[0] is None  # `0/128 [00:00<?, ?it/s]`: no rate yet
     assert [(p.step, p.seconds, p.heartbeat) for p in bars[1:]] == [(None, None, True)] * 10
     assert [recognise(x) for x in lines("xtuner_v1_intern_s1_fsdp.log")[:5]] == [None] * 5
+
+
+def test_a_rollouts_bar_name_is_read_in_any_case():
+    """The rollout names (_ROLLOUT_BARS) are read case-blind, one lower-case word each: before, "rollout" and "Rollout"
+    were two entries and `ROLLOUT_CONTROLLER` a training step.  CONSTRUCTED: XTuner's real rollout bar
+    (xtuner_rl_grpo_rollout.log) and OpenRLHF's real `Processed prompts` bar (openrlhf_350_ray.log) with their names'
+    case changed, and one with a non-ASCII letter in its name (the lower case read without the ASCII look)."""
+    rollout = lines("xtuner_rl_grpo_rollout.log")[3]  # `rollout_controller for training samples:   9%|...| 12/128 ..`
+    prompts = next(x for x in lines("openrlhf_350_ray.log") if x.startswith("Processed prompts:"))
+    name, _, rest = rollout.partition(":")
+    for line in (rollout, f"{name.upper()}:{rest}", f"{name.title()}:{rest}", f"İ {name.upper()}:{rest}",
+                 prompts.replace("Processed prompts", "PROCESSED PROMPTS")):
+        p = recognise(line)
+        assert (p.step, p.seconds, p.heartbeat) == (None, None, True), line
 
 
 def test_a_ray_actors_name_is_not_its_bars_name():

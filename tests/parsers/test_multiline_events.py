@@ -900,3 +900,33 @@ def test_an_smmu_command_queue_timeout_escalates_its_event_to_error():
     assert [(f.kind, f.severity, f.details.get("amends")) for f in raw] == [
         ("iommu_fault", "warning", None), ("iommu_fault", "error", "severity")]
     assert [(f.kind, f.severity) for f in realworld.classified([timeout])] == [("iommu_fault", "error")]
+
+
+def test_an_event_key_reads_a_lines_groups_once_for_a_row_of_several_events():
+    """REAL (rwth-i6/returnn #1486, tests/fixtures/incidents/returnn-1486-gpu-unknown-error): nvidia-smi's `Unable to
+    determine the device handle for GPU0000:03:00.0: Unknown Error` matches nvml_handle_failed, a row of three events
+    kept per device (rminit|fallen|reset): its key reads the match's groups once, not once an event (the same key)."""
+    from parsers.classify import _event_key
+    from parsers.rules import EVENT_PER_DEVICE, RULES
+
+    line = "Unable to determine the device handle for GPU0000:03:00.0: Unknown Error"
+    rule = next(r for r in RULES if r.name == "nvml_handle_failed")
+    assert sum(one in EVENT_PER_DEVICE for one in rule.event[0].split("|")) >= 2
+
+    class Counted:  # the match, counting its groupdict calls
+        def __init__(self, m):
+            self.m, self.calls, self.string = m, 0, m.string
+
+        def group(self, *names):
+            return self.m.group(*names)
+
+        def groupdict(self):
+            self.calls += 1
+            return self.m.groupdict()
+
+    m = Counted(rule.pattern.search(line))
+    assert _event_key(rule, m) == _event_key(rule, m.m)
+    m.calls = 0
+    key = _event_key(rule, m)
+    assert m.calls == 1, m.calls
+    assert key[0] == tuple(f"{one} 0000:03:00" for one in rule.event[0].split("|")), key
