@@ -243,6 +243,8 @@ MNNVL_NOT_WORKING = r"(?:MNNVL \(cliqueSize (?P<clique_size>\d+)\) is available 
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe": 16, "knvlink": 2,
                "nccl_exception": 2, "nccl_alloc": 4, "sxid": 8,
+               # a rank's failed extend, a blank line, its segment's line; the other local ranks' lines between
+               "nccl_shm": 8,
                # NCCL's WARN of a CUDA status, then its INFO trace back up the init ("include/alloc.h:199 -> 1" ..
                # "init.cc:1929 -> 1", a dozen lines) before PyTorch's exception quotes the status after "Last error:"
                "nccl_cuda": 32,
@@ -3487,6 +3489,24 @@ RULES: tuple[Rule, ...] = (
        r"NCCL WARN Cuda failure (?:2 )?'out of memory'", event=("nccl_alloc", "join")),
     _r("nccl_calloc_failed", "nccl_error", ["Failed to CUDA calloc"], r"NCCL WARN Failed to CUDA calloc (?:async )?\d+ bytes",
        severity="warning", event=("nccl_alloc", "join")),
+    # NCCL's shared-memory transport unable to size its segment in /dev/shm for want of space, every era: 2.5-2.11's
+    # SYSCHECK of posix_fallocate ("include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on
+    # device", NVIDIA/nccl #290, #525 under Kubeflow), 2.12-2.18's fallocate ("misc/shmutils.cc:72 NCCL WARN Error:
+    # failed to extend /dev/shm/nccl-H1dBqY to 9637892 bytes", kserve/kserve #3791), 2.19+'s with errno ("..
+    # bytes, error: No space left on device (28)", ai-dynamo/dynamo #1408, pytorch/ci-infra #490 in 2026), and 2.19+'s
+    # line after it that repeats the errno ("Error while creating shared memory segment /dev/shm/nccl-WU88OE (size
+    # 9637888), error: No space left on device (28)", src/misc/shmutils.cc). The communicator's init fails after it
+    # (ncclSystemError): the container's /dev/shm too small (a runtime's 64 MB default, a pod without a memory-backed
+    # emptyDir there), the pod's configuration (was: a warning per line, unknown). The segment's line without an errno
+    # (2.18-) is the same failure (a line of the event); alone it stays the NCCL WARN row's warning: a CUDA call may
+    # have failed it (NVIDIA/nccl #1518), and attaching to another rank's segment is not this row.
+    _r("nccl_shm_full", "nccl_error", ["posix_fallocate failed", "Error: failed to extend ", "No space left on device"],
+       r"NCCL WARN (?:Call to posix_fallocate failed : No space left on device|Error: failed to extend \S+ to \d+ bytes|"
+       r"Error while creating shared memory segment \S+ \(size \d+\), error: No space left on device)",
+       attribution="application", action="CHECK_APP", event=("nccl_shm", "join")),
+    _r("nccl_shm_create_failed", "nccl_error", ["Error while creating shared memory segment"],
+       r"NCCL WARN Error while creating shared memory segment \S+ \(size \d+\)", severity="warning",
+       event=("nccl_shm", "join")),
     # NCCL's proxy service thread as a communicator is torn down (ncclCommDestroy / the process's exit; NCCL 2.12-2.29):
     # ncclProxyStop's own connection to send Stop races the thread's accept ("[Service thread] Accept failed Resource
     # temporarily unavailable", or "Accept failed Success"; INFO from 2.30, src/proxy.cc), then the local rank's socket

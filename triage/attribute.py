@@ -49,7 +49,7 @@ from parsers.pci import PORT_DRIVERS, printed_by
 from parsers.rules import NVSMI_NO_GPU
 
 from .clock import SKEW
-from .facts import JOB_TABLE, NEVER_STARTED, POD_ENDS, SIGNALS, WHY_OOM
+from .facts import JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
 from .model import Evidence, Incident, Root, _int
 from .teardown import ENDED_SIGNALS, fails, teardown
 
@@ -1440,7 +1440,6 @@ def named(e: Evidence) -> str | None:
 # was to /dev/shm) is the pod's shared-memory size (Docker's 64 MB default, a pod without a memory-backed emptyDir
 # there) or a node's /dev/shm full: named so, the limit an SRE raises, not the job's file system
 SHM_STORAGE = "/dev/shm too small or full"
-SHM_LINE = re.compile(r"/dev/shm/|\bshm(?:utils)?\.(?:h|cc):\d+ NCCL WARN ")
 
 
 def _storage_what(e: Evidence) -> str:

@@ -883,10 +883,12 @@ FACTS: tuple[Fact, ...] = (
     # NCCL could not create a shared-memory segment for its intra-node transport, every release's wording ("include/
     # shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-... (size 9637888)", 2.12+'s
     # "misc/shmutils.cc:132 ... segment /dev/shm/nccl-WU88OE (size 9637888), error: ...", and the line torch quotes
-    # after "Last error:"): /dev/shm, the container's or the node's, is too small or full; attaching to another
-    # rank's segment is not this row (that rank may have died)
-    _f("nccl_shm_create", "storage_error", ["Error while creating shared memory segment"],
-       r"(?P<what>Error while creating shared memory segment) (?P<segment>\S+)"),
+    # after "Last error:"), and the failed extend before it (2.12+'s "misc/shmutils.cc:72 NCCL WARN Error: failed to
+    # extend /dev/shm/nccl-H1dBqY to 9637892 bytes", kserve/kserve #3791; 2.19+ with the errno after it): /dev/shm, the
+    # container's or the node's, is too small or full; attaching to another rank's segment is not this row (that rank
+    # may have died)
+    _f("nccl_shm_create", "storage_error", ["Error while creating shared memory segment", "Error: failed to extend "],
+       r"(?P<what>Error while creating shared memory segment|Error: failed to extend) (?P<segment>\S+)"),
     # A process of the job refused a thread (or a process: fork and clone count alike) for the limit on its tasks: the
     # pids cgroup's (the pod's, the kubelet's podPidsLimit, Docker's --pids-limit) or ulimit -u (RLIMIT_NPROC), EAGAIN
     # from pthread_create or clone in every library's words: Ray's boost threads ("logging.cc:108: Unhandled exception:
@@ -1104,6 +1106,12 @@ _KEYWORDS = re.compile("|".join(re.escape(k) for k in dict.fromkeys(k for f in F
 # will be disabled" (its introspection file system not mounted; mlcommons/training_results_v5.1 Dell 2xXE9680Lx8B200
 # llama2_70b_lora result_0): was the storage row's I/O error, an infrastructure incident.
 _UCX_QUIET = re.compile(r"\bUCX {1,2}(?:DIAG|INFO|DEBUG|TRACE|REQ|DATA|ASYNC|FUNC|POLL|PRINT)\b")
+
+
+# A line of NCCL's shared-memory code or one naming a path in /dev/shm (triage.attribute SHM_STORAGE names its storage
+# error so); the parsers' finding on it (nccl_error: its rows nccl_shm_full, nccl_shm_create_failed) yields to the job
+# fact about the same line, which names the limit an SRE raises (triage.read)
+SHM_LINE = re.compile(r"/dev/shm/|\bshm(?:utils)?\.(?:h|cc):\d+ NCCL WARN ")
 
 
 def match(message: str) -> tuple[Fact, dict] | None:

@@ -947,10 +947,13 @@ def test_a_resource_limit_is_the_pods_or_nodes_not_the_programs():
 def test_a_storage_error_on_dev_shm_is_named_as_the_pods_shm_size():
     """(h359) /dev/shm refusing NCCL's segment names the limit an SRE raises (the pod's /dev/shm size), every era:
     2.6's posix_fallocate (NVIDIA/nccl #290), 2.2x's with the errno (pytorch/ci-infra #490), the line torch quotes
-    after "Last error:" (NVIDIA/DeepLearningExamples #1386) (REAL lines; was: "storage error" alone); any other
-    file system's refusal names its error."""
+    after "Last error:" (NVIDIA/DeepLearningExamples #1386) (REAL lines; was: "storage error" alone), 2.12-2.18's
+    failed extend (kserve/kserve #3791; (h432) was nothing, now the parsers' nccl_shm_full yields to this fact); any
+    other file system's refusal names its error."""
     for line in ("gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on "
                  "device",
+                 "hugging-model-1-predictor-00001-deployment-5c86c57756-p7ghj:1:1 [0] misc/shmutils.cc:72 NCCL WARN "
+                 "Error: failed to extend /dev/shm/nccl-H1dBqY to 9637892 bytes",
                  "[2026-04-22 21:34:20] mt-l-x86iavx512-45-172-t4-4-csmpw-runner-g4sfw-workflow:202016:202235 [0] misc/"
                  "shmutils.cc:132 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-WU88OE (size "
                  "9637888), error: No space left on device (28)",
