@@ -1173,11 +1173,11 @@ class Classifier:
     def _build(self, rule: Rule, m: re.Match, message: str) -> Template:
         refine, detail_groups, pci_kind, any_rank, event_if, plan, function = self._row_plans[rule.name]
         groups = m.groupdict()  # a group that took no part is None (the refiners and this read them with .get)
-        severity, attribution, action, details = rule.severity, rule.attribution, rule.action, {}
-        if refine is not None:
-            out = {"severity": severity, "attribution": attribution, "action": action, "details": details}
+        kind, severity, attribution, action, details = rule.kind, rule.severity, rule.attribution, rule.action, {}
+        if refine is not None:  # (its "kind": another the line's words are, rules.CUDA_ERRORS)
+            out = {"kind": kind, "severity": severity, "attribution": attribution, "action": action, "details": details}
             refine(groups, out)
-            severity, attribution, action = out["severity"], out["attribution"], out["action"]
+            kind, severity, attribution, action = out["kind"], out["severity"], out["attribution"], out["action"]
         if rule.restates is not None:  # the row's line says again another program's (rules.Rule.restates)
             details["restates"] = rule.restates
         get = groups.get
@@ -1213,7 +1213,7 @@ class Classifier:
                 rank = None if launcher is None else str(launcher)
         if tagged is not None:  # the worker's global rank, over a bare "[Rank N]" (the work's group's, as triage reads)
             rank = str(tagged)
-        fields = (rule.kind, severity, attribution, action, message,  # _TEMPLATE_FIELDS order
+        fields = (kind, severity, attribution, action, message,  # _TEMPLATE_FIELDS order
                   None if xid is None else _int(xid), None if sxid is None else _int(sxid), pci,
                   None if pid is None else _int(pid), process and process.strip() or None,
                   None if rank is None else _int(rank), get("peer"), details)

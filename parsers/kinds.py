@@ -384,16 +384,19 @@ TABLE: tuple[Kind, ...] = (
     # answers. A pod given no GPU prints the same words on a healthy node, so offline (and in such a pod) the line is
     # counted only (category None: no job's root); in a pod the kubelet says holds GPUs it is the node's container
     # runtime: the pod's Event advises restarting it, and pods of two workloads within 10 minutes raise
-    # GPUDriverDegraded (the toolkit's or the cgroup driver's configuration: the daemon-reload issue).
+    # GPUDriverDegraded (the toolkit's or the cgroup driver's configuration: the daemon-reload issue). The CUDA statuses
+    # no device (cudaErrorNoDevice) and busy or unavailable (cudaErrorDevicesUnavailable, 46: another process on a GPU
+    # in exclusive-process mode, compute mode Prohibited) are this kind in every framework's words (rules.CUDA_ERRORS).
     Kind("gpu_access_lost", "GPUs not visible in the pod", None, "warning", "driver", "RESTART_APP",
          "PodGPUAccessLost", workload=True, pod_holds_gpus=True,
          # NVML's and nvidia-smi's words in such a container (NVIDIA/nvidia-docker #1671, NVIDIA/nvidia-container-
          # toolkit #48, #251: `nvidia-smi` in the container fails, the host's lists its GPUs)
          takes=(("driver_unusable", "Failed to initialize NVML: Unknown Error"),
                 ("driver_unusable", "NVIDIA-SMI has failed because it couldn")),
-         doc="a pod's process found no GPU or could not open the driver (`No CUDA GPUs are available`, `CUDA driver "
-             "initialization failed, you might not have a CUDA gpu`, the CUDA runtime's `no CUDA-capable device is "
-             "detected`, `The NVIDIA Driver was not detected`): in a pod "
+         doc="a pod's process found no GPU, could not open the driver or was refused its GPUs (`No CUDA GPUs are "
+             "available`, `CUDA driver initialization failed, you might not have a CUDA gpu`, the CUDA runtime's `no "
+             "CUDA-capable device is detected` and `CUDA-capable device(s) is/are busy or unavailable` in any "
+             "framework's words, `The NVIDIA Driver was not detected`): in a pod "
              "the kubelet says holds GPUs, the node's container runtime took them away (a systemd daemon-reload with "
              "the systemd cgroup driver); pods of two workloads within 10 minutes raise GPUDriverDegraded; in a pod "
              "without GPUs, or whose devices are unknown, counted only",

@@ -627,8 +627,9 @@ CUDA_DRIVER_ERRORS = {
     # an invalid access of peer GPU memory over NVLink or a hardware error (CUDA 12.8+, cuda_nvlink): either
     "CUDA_ERROR_CONTAINED": ("error", "unknown", "INVESTIGATE"),
     # the runtime's cudaErrorDevicesUnavailable (46) by the driver API's name, as XLA/JAX print it ("failed call to
-    # cuDevicePrimaryCtxRetain: CUDA_ERROR_DEVICE_UNAVAILABLE: CUDA-capable device(s) is/are busy or unavailable")
-    "CUDA_ERROR_DEVICE_UNAVAILABLE": ("error", "driver", "RESET_GPU"),
+    # cuDevicePrimaryCtxRetain: CUDA_ERROR_DEVICE_UNAVAILABLE: CUDA-capable device(s) is/are busy or unavailable"):
+    # read as its text is (CUDA_ERRORS)
+    "CUDA_ERROR_DEVICE_UNAVAILABLE": "gpu_access_lost",
     # the status the driver gives when it cannot say what failed (999; cudaErrorUnknown, 30 before CUDA 10.1): mid-run a
     # GPU or driver that stopped answering (a GPU off the bus, a wedged driver), at start a node whose GPU stack a process
     # cannot use (nvidia_uvm not loaded, device nodes it may not open: TensorFlow's "failed call to cuInit:
@@ -666,9 +667,10 @@ CUDA_CAPTURE_ERRORS = {
 }
 
 # The CUDA runtime's text of a status (cudaGetErrorString; the driver's cuGetErrorString gives the same words for
-# these) and the enum names the libraries print -> (severity, attribution, action): the one table every row reading a
+# these) and the enum names the libraries print -> (severity, attribution, action), or the name of the kind the status
+# is in every framework's words (its severity, attribution and action the kind's): the one table every row reading a
 # CUDA status refines by (_refine_cuda), NCCL's WARN among them (its row's texts are this table's keys).
-CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
+CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action) | a kind's name
     "uncorrectable ECC error encountered": ("fatal", "hardware", "RESET_GPU"),
     "an illegal memory access was encountered": ("error", "application", "RESTART_APP"),
     "device-side assert triggered": ("error", "application", "RESTART_APP"),
@@ -676,11 +678,18 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "an illegal instruction was encountered": ("error", "application", "RESTART_APP"),
     "unspecified launch failure": ("error", "unknown", "INVESTIGATE"),
     "the launch timed out and was terminated": ("error", "unknown", "INVESTIGATE"),
-    "CUDA-capable device(s) is/are busy or unavailable": ("error", "driver", "RESET_GPU"),
-    # the same status in the older runtimes' words (PyTorch 0.x-1.x, TensorFlow 1.x-2.4: "all CUDA-capable devices are
-    # busy or unavailable"; was: unknown, INVESTIGATE)
-    "all CUDA-capable devices are busy or unavailable": ("error", "driver", "RESET_GPU"),
-    "no CUDA-capable device is detected": ("error", "driver", "INVESTIGATE"),
+    # A process that finds no GPU (cudaErrorNoDevice: 38 before CUDA 10.1, 100 since; the driver's CUDA_ERROR_NO_DEVICE,
+    # 100) or is refused the GPUs it finds (cudaErrorDevicesUnavailable, 46: a GPU in exclusive-process compute mode
+    # another process holds, another pod's or one given every GPU; compute mode Prohibited; a GPU the driver wants
+    # reset, which the kernel log names): the pod's GPU access, whichever framework's words say it (PyTorch's, THC's,
+    # CuPy's, NCCL's, the CUDA samples', TensorRT-LLM's, TensorFlow's, XLA's). The node's fault only in a pod that holds
+    # GPUs (kind gpu_access_lost: the agent asks the kubelet); a pod given none that reaches for the node's GPUs
+    # (NVIDIA_VISIBLE_DEVICES=all) is refused them on a healthy node. Never a reset from the pod's words alone: that
+    # kills the process holding the GPU (were: cuda_error, the node's driver; 46 RESET_GPU).
+    **dict.fromkeys(("no CUDA-capable device is detected", "cudaErrorNoDevice",
+                     "CUDA-capable device(s) is/are busy or unavailable", "cudaErrorDevicesUnavailable",
+                     # 46 in the older runtimes' words (PyTorch 0.x-1.x, TensorFlow 1.x-2.4)
+                     "all CUDA-capable devices are busy or unavailable"), "gpu_access_lost"),
     "cudaErrorIllegalAddress": ("error", "application", "RESTART_APP"),
     "cudaErrorECCUncorrectable": ("fatal", "hardware", "RESET_GPU"),
     "cudaErrorLaunchFailure": ("error", "unknown", "INVESTIGATE"),
@@ -693,10 +702,8 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "cudaErrorMisalignedAddress": ("error", "application", "RESTART_APP"),
     "cudaErrorIllegalInstruction": ("error", "application", "RESTART_APP"),
     "cudaErrorLaunchTimeout": ("error", "unknown", "INVESTIGATE"),
-    "cudaErrorDevicesUnavailable": ("error", "driver", "RESET_GPU"),
     "unknown error": ("error", "driver", "CHECK_DRIVER"),  # CUDA_ERROR_UNKNOWN's text and the runtime's name of it
     "cudaErrorUnknown": ("error", "driver", "CHECK_DRIVER"),
-    "cudaErrorNoDevice": ("error", "driver", "INVESTIGATE"),
     # a build without code for this GPU's architecture (a wheel or kernel library older than the GPU: Blackwell's sm_100
     # / sm_120 under a CUDA 12.4 PyTorch, vllm-project/vllm #20193, #19906; a P100 under a build without sm_60): the
     # job's software, whichever node it runs on (was: unknown, INVESTIGATE)
@@ -733,6 +740,11 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     **CUDA_DRIVER_ERRORS,
     **CUDA_CAPTURE_ERRORS,
 }
+# a kind a status is: one the rows reading it are planned for (parsers/classify.py: a workload's kind naming no device,
+# as cuda_error)
+assert all(KIND[row].workload and KIND[row].device is None for row in CUDA_ERRORS.values() if isinstance(row, str))
+# the texts CUDA_ERRORS lists that hold parentheses of their own, for a row whose text ends at one
+CUDA_PAREN_TEXTS = "|".join(re.escape(t) for t in CUDA_ERRORS if "(" in t)
 # NCCL's words of a CUDA status CUDA_ERRORS lists (CUDACHECK's "Cuda failure '<text>'", CUCHECK's "Cuda failure <N>
 # '<text>'"): its WARN's (nccl_cuda_failure) and PyTorch's quote of it after "Last error:" (nccl_last_cuda_failure)
 NCCL_CUDA_FAILURE = (r"Cuda failure (?:(?P<cu_status>\d{1,4}) )?'(?P<cuda_error>" + "|".join(map(re.escape, CUDA_ERRORS))
@@ -3139,13 +3151,14 @@ RULES: tuple[Rule, ...] = (
     # #1; "(100)", slczgwh/REDN #5), later PyTorch's "CUDA error: no CUDA-capable device is detected", CuPy's
     # "CUDARuntimeError: cudaErrorNoDevice: no CUDA-capable device is detected" (NVIDIAGameWorks/kaolin #393), darknet's
     # "CUDA Error: no CUDA-capable device is detected" (omarabid59/YOLO_Google-Cloud #8). Kind gpu_access_lost, as the
-    # rows above (was: cuda_error, the node's driver in any pod). Only the raised error: THC's warning before it
-    # ("THCudaCheck FAIL file=.. error=38 : ..") and TensorFlow's "failed call to cuInit: CUDA_ERROR_NO_DEVICE: .." (a
-    # CPU-only container's start) name no prefix here and stay silent; nvidia-container-cli's "cuda error: no
+    # rows above, by the status's reading (CUDA_ERRORS: the same in every other row's words, NCCL's and the CUDA
+    # samples' among them; was: cuda_error, the node's driver in any pod). Only the raised error: THC's warning before
+    # it ("THCudaCheck FAIL file=.. error=38 : ..") and TensorFlow's "failed call to cuInit: CUDA_ERROR_NO_DEVICE: .."
+    # (a CPU-only container's start) name no prefix here and stay silent; nvidia-container-cli's "cuda error: no
     # cuda-capable device is detected" (lower case) is the runtime hook's (container_cli_error below).
-    _r("cuda_no_device", "gpu_access_lost", ["no CUDA-capable device is detected"],
-       "(?:" + CUDA_ERROR_PREFIX + r"|CUDA Error: |cudaErrorNoDevice: )(?P<driver_error>no CUDA-capable device is detected)",
-       event=CUDA_EXC_OPEN),
+    _r("cuda_no_device", "cuda_error", ["no CUDA-capable device is detected"],
+       "(?:" + CUDA_ERROR_PREFIX + r"|CUDA Error: |cudaErrorNoDevice: )"
+       r"(?P<cuda_error>no CUDA-capable device is detected)", refine="cuda", event=CUDA_EXC_OPEN),
     # The NVIDIA kernel module failing to load where the driver is installed (the GPU Operator's driver container
     # nvidia-driver-ctr, nvidia-installer, a CoreOS driver container's insmod): the node's GPUs have no driver, no job
     # gets them (was: nothing). nvidia-installer's "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens
@@ -3265,11 +3278,15 @@ RULES: tuple[Rule, ...] = (
     # TensorRT 7's "Cuda Error in <call>: <n> (<text>)" names the call by its C++ path too ("[TRT] [E] C:\source\rtSafe\
     # safeRuntime.cpp (32) - Cuda Error in nvinfer1::internal::DefaultAllocator::free: 1 (invalid argument)", NVIDIA/
     # TensorRT #2266; was nothing).
-    # (The call's own parentheses come before ": <text> (<file>:<line>)": the text is what follows the first "): ".)
+    # (The call's own parentheses come before ": <text> (<file>:<line>)": the text is what follows the first "): "; a
+    # text with parentheses of its own, "CUDA-capable device(s) is/are busy or unavailable", is read whole:
+    # CUDA_PAREN_TEXTS.)
     _r("trtllm_cuda_error", "cuda_error", ["CUDA runtime error in ", "CUDA runtime error: ", "Error Code 1: Cuda ",
                                            "Cuda Error in "],
-       r"CUDA runtime error(?: in (?:[^\n]*?\)|\S+))?: (?P<cuda_error>[^(\n]+?)(?: \(\S+:\d+\)| /\S+:\d+)|"
-       r"(?:Error Code 1: Cuda (?:Runtime|Driver)|Cuda Error in (?:\w|::)+: \d+) \((?P<status_text>[^)\n]+)\)",
+       r"CUDA runtime error(?: in (?:[^\n]*?\)|\S+))?: (?P<cuda_error>" + CUDA_PAREN_TEXTS + r"|[^(\n]+?)"
+       r"(?: \(\S+:\d+\)| /\S+:\d+)|"
+       r"(?:Error Code 1: Cuda (?:Runtime|Driver)|Cuda Error in (?:\w|::)+: \d+) \((?P<status_text>" + CUDA_PAREN_TEXTS
+       + r"|[^)\n]+)\)",
        refine="cuda_status", event=CUDA_EXC_OPEN),
     # A CUDA kernel's own assert() failing, as the device's printf reports it, one line per failing thread (hundreds,
     # ranks' lines interleaved): "<file>.cu:<line>: <function>: block: [x,y,z], thread: [x,y,z] Assertion `<cond>`
@@ -3815,11 +3832,22 @@ def _refine_cxi(g: dict, out: dict) -> None:
     out["severity"], out["action"] = CXI_ERROR_CLASS.get(g.get("error_class") or "", ("warning", "MONITOR"))
 
 
+def cuda_reading(text: str, kind: str = "cuda_error") -> tuple[str, str, str, str] | None:
+    """A CUDA status's reading (CUDA_ERRORS): (kind, severity, attribution, action), the kind `kind` (the row's) where
+    the table gives the three, the named kind's own where it names one; None for a status the table lacks."""
+    row = CUDA_ERRORS.get(text)
+    if isinstance(row, str):
+        named = KIND[row]
+        return row, named.severity, named.attribution, named.action
+    return None if row is None else (kind, *row)
+
+
 def _refine_cuda(g: dict, out: dict) -> None:
     text = g["cuda_error"].strip()
     out["details"]["cuda_error"] = text
-    if text in CUDA_ERRORS:
-        out["severity"], out["attribution"], out["action"] = CUDA_ERRORS[text]
+    reading = cuda_reading(text, out["kind"])
+    if reading is not None:
+        out["kind"], out["severity"], out["attribution"], out["action"] = reading
 
 
 # The CUDA driver's (CUresult) and runtime's (cudaError_t) numbers of the failures CUDA_DRIVER_ERRORS names (the two
@@ -3830,7 +3858,8 @@ CUDA_STATUS_NAMES = {1: "invalid argument", 214: "CUDA_ERROR_ECC_UNCORRECTABLE",
                      702: "CUDA_ERROR_LAUNCH_TIMEOUT", 710: "CUDA_ERROR_ASSERT", 714: "CUDA_ERROR_HARDWARE_STACK_ERROR",
                      715: "CUDA_ERROR_ILLEGAL_INSTRUCTION", 716: "CUDA_ERROR_MISALIGNED_ADDRESS",
                      718: "CUDA_ERROR_INVALID_PC", 719: "CUDA_ERROR_LAUNCH_FAILED",
-                     226: "CUDA_ERROR_CONTAINED", 46: "CUDA_ERROR_DEVICE_UNAVAILABLE", 999: "CUDA_ERROR_UNKNOWN"}
+                     226: "CUDA_ERROR_CONTAINED", 46: "CUDA_ERROR_DEVICE_UNAVAILABLE", 100: "cudaErrorNoDevice",
+                     999: "CUDA_ERROR_UNKNOWN"}
 
 
 # cuBLAS's cublasStatus_t by number (cublas_api.h, every release since CUDA 6), for a line that gives only the number

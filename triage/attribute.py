@@ -516,7 +516,7 @@ def is_node_fault(e: Evidence) -> bool:
         return SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"]
     if e.kind == "cuda_error":  # uncorrectable ECC / NVLink / unknown error, seen by the application
         if e.details.get("chained_from") and attribution_of(e) == "driver":
-            # the driver only inferred from the status (unknown error, a device busy: parsers.rules.CUDA_ERRORS), raised
+            # the driver only inferred from the status (unknown error: parsers.rules.CUDA_ERRORS), raised
             # while handling the chain's first error
             return False
         return category_of(e) == "hardware"

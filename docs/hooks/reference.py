@@ -313,9 +313,11 @@ def render_rules() -> str:
                [[code(k), s, code(a)] for k, (s, a) in R.AER_SEVERITY.items()]) + "\n")
     out.append("### `ib_link`: port state\n\n" + table(["state", "severity", "action", "state recorded"],
                [[code(k), s, code(a), code(n)] for k, (s, a, n) in R.IB_LINK_STATE.items()]) + "\n")
-    out.append("### `cuda`: CUDA errors\n\nA CUDA error text not listed keeps the row's values.\n\n"
-               + table(["CUDA error", "severity", "attribution", "action"],
-                       [[code(k), s, t, code(a)] for k, (s, t, a) in R.CUDA_ERRORS.items()]) + "\n")
+    out.append("### `cuda`: CUDA errors\n\nA CUDA error text not listed keeps the row's values; a status another kind "
+               "is reads as that kind in every row's words (its values the kind's).\n\n"
+               + table(["CUDA error", "kind", "severity", "attribution", "action"],
+                       [[code(k), code(n), s, t, code(a)] for k, (n, s, t, a) in
+                        ((k, R.cuda_reading(k)) for k in R.CUDA_ERRORS)]) + "\n")
     out.append("### `nccl`, `nccl_text`: NCCL result codes\n\n" + table(["ncclResult_t", "text PyTorch quotes", "attribution"],
                [[code(c), code(next((t for t, n in R.NCCL_TEXT.items() if n == c), "")), a]
                 for c, a in R.NCCL_CODES.items()]) + "\n")

@@ -397,3 +397,26 @@ def test_a_mig_device_naming_no_gpu_is_not_answered_for_while_a_gpu_does_not_ans
     agent.pipeline.gpu.known_pci = {"0000:18:00", "0000:19:00", "0000:1a:00"}  # a third GPU NVML does not name
     snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(NVML_UNKNOWN))]))
     assert reasons(snap) == [(A, "GPUDriverUnusable")]
+
+
+# The same statuses in the other frameworks' words, and 46's "busy or unavailable" (another process on the pod's GPU
+# in exclusive-process mode, compute mode Prohibited): one reading of the status (parsers/rules.py CUDA_ERRORS), REAL
+# lines (tests/fixtures/realworld/jobs-gpu-access-2026.yaml, jobs-cuda-busy-2026s.yaml): the CUDA samples'
+# checkCudaErrors (NVIDIA/cuda-samples #34), nccl-tests' CUDACHECK (NVIDIA/nccl-tests #30), PyTorch 2.x (pytorch/
+# pytorch #100691), TensorRT 6 (NVIDIA/TensorRT #1173)
+OTHER_WORDS = ['CUDA error at ../../Common/helper_cuda.h:791 code=100(cudaErrorNoDevice) '
+               '"cudaGetDeviceCount(&device_count)"',
+               "458398: Test CUDA failure common.cu:730 'no CUDA-capable device is detected'",
+               "RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable",
+               "[03/08/2021-11:02:17] [E] [TRT] ../rtExt/cuda/cudaFusedConvActRunner.cpp (302) - Cuda Error in "
+               "executeFused: 46 (all CUDA-capable devices are busy or unavailable)"]
+
+
+@pytest.mark.parametrize("line", OTHER_WORDS)
+def test_the_status_in_every_frameworks_words_is_judged_by_whether_the_pod_holds_gpus(tmp_path, line):
+    """In a pod holding GPUs its lost access (PodGPUAccessLost); in a pod without, counted only (was: cuda_error, the
+    node's driver, a CUDAError Event in either pod; 46 RESET_GPU)."""
+    agent = make(tmp_path, lambda ref, at: ref.namespace == "team-a")
+    snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(line)), (B, parse_line(line))]))
+    assert reasons(snap) == [(A, "PodGPUAccessLost")]
+    assert count(agent, "team-a") == 1 and count(agent, "team-b") == 1
