@@ -140,12 +140,12 @@ class Escalations:
         generation = self._generation.get(xid, 0)
         if last is not None and last.generation == generation:
             bursts, unit_bursts = last.bursts, last.unit_bursts
-            if bursts and bursts[-1][1] <= t <= bursts[-1][1] + BURST_SECONDS and (unit_bursts is None or (
+            if bursts and (latest := bursts[-1])[1] <= t <= latest[1] + BURST_SECONDS and (unit_bursts is None or (
                     unit_bursts and unit_bursts[-1][1] <= t <= unit_bursts[-1][1] + BURST_SECONDS)):
                 # a storm: the sighting goes on the scope's latest burst, which changes no count (a count window's
                 # old bursts expire in a later burst's sighting): the verdict stands, its crossing is past.  (An
                 # empty list is one the bursts table forgot: bounded apart from this one, it may have.)
-                bursts[-1][1] = t
+                latest[1] = t
                 if unit_bursts:
                     unit_bursts[-1][1] = t
                 return last.verdict

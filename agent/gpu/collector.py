@@ -116,8 +116,9 @@ def annotate(f, gpus: GpuMap, known: Collection[str] = ()) -> None:
     name (NVML down: the driver crashed, the GPU fell off the bus, NVML's map not read yet) is still one where sysfs
     listed an NVIDIA GPU at the address since start (`known`: the collector's `known_pci`, as the poll's batch
     carries it) or a GPU driver printed the line for it (parsers/pci.py GPU_DRIVERS): its `uuid` detail empty, as a
-    GPU NVML names without one, so its subject is the GPU's (agent/health.py _prefix)."""
-    if f.pci in gpus:
+    GPU NVML names without one, so its subject is the GPU's (agent/health.py _prefix).  The map's `aliases` asked
+    directly, not through `in gpus` (GpuMap.__contains__, a Python call every kernel finding paid)."""
+    if f.pci in gpus.aliases:
         index = gpus.index(f.pci)
         if index is not None:
             f.details.setdefault("gpu_index", int(index))

@@ -293,3 +293,21 @@ def test_a_repeat_noted_as_a_possible_cause_carries_its_gpu_index_as_its_first_d
     agent.pipeline.process([Record("kmsg", f"3,{i},{i * 2_000_000},-;{line}") for i in (1, 2, 3)])
     causes = agent.pipeline.workloads.causes
     assert len(causes) == 3 and [c[-1] for c in causes] == [3, 3, 3], causes
+
+
+def test_a_kernel_finding_is_annotated_without_a_call_into_the_gpu_map():
+    """Issue 24: every kernel finding the pipeline decides is annotated (agent/gpu/collector.py annotate), which asks
+    the map's `aliases` itself rather than `in gpus` (GpuMap.__contains__: one more Python call a record of the
+    flood, bench/inprocess.py --instructions).  The annotation is the same: the index and UUID of a GPU the map
+    names, none for one it does not (NVML off: the empty map)."""
+    from agent.gpu.collector import annotate
+    from parsers.gpus import GpuMap
+
+    # bench/inprocess.py's flood line (synthetic), its message
+    line = "NVRM: Xid (PCI:0000:05:00): 31, pid=5, name=python3, Ch 00000008, MMU Fault 5"
+    empty, named = GpuMap(), GpuMap.build([("0000:05:00", {"uuid": "GPU-5", "gpu_index": "2"})])
+    f, g = Classifier().classify(line), Classifier().classify(line)
+    # the lambda, annotate and the GPU-driver test of a line the map does not name (was 4: GpuMap.__contains__)
+    assert calls(lambda: annotate(f, empty, frozenset())) == 3
+    annotate(g, named, frozenset())
+    assert "uuid" not in f.details and (g.details["uuid"], g.details["gpu_index"]) == ("GPU-5", 2)

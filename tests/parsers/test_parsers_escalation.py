@@ -15,7 +15,7 @@ from agent.app import build
 from agent.config import load
 from agent.sources import Record
 from parsers import Classifier
-from parsers.escalation import BURST_SECONDS, DAY, ESCALATIONS, SCOPES, Escalations, unit_of
+from parsers.escalation import BURST_SECONDS, DAY, ESCALATIONS, MAX_GPUS, SCOPES, Escalations, unit_of
 from parsers.finding import SEVERITIES
 from parsers.model import Boot
 
@@ -261,3 +261,30 @@ def test_every_table_is_bounded_and_what_the_bursts_table_forgets_is_emptied():
         e.see(31, "error", f"{i // 256:04x}:{i % 256:02x}:01", XID31, 1.0)
     assert all(len(t) <= MAX_KEYS for t in (e._bursts, e._gpus, e._reached, e._last))
     assert (31, "0000:01:00") not in e._bursts and oldest == []
+
+
+def test_a_storms_sighting_reads_its_latest_burst_once():
+    """Issue 24: a sighting on the storm path (a GPU's burst going on, bench/inprocess.py's flood of Xid 31s on 256
+    GPUs) reads its scope's latest burst once, not three times; counted in
+    bytecodes (sys.settrace's opcode events), the same on any host.  The verdict and the burst's end are as before."""
+    import sys
+
+    table = Escalations()
+    for i in range(300):
+        table.see(31, "error", f"0000:{i % 256:02x}:00", "", 1000.0 + i / 1000)
+    count = 0
+
+    def trace(frame, event, arg):
+        nonlocal count
+        frame.f_trace_opcodes = True
+        count += event == "opcode"
+        return trace
+
+    sys.settrace(trace)
+    try:
+        verdict = table.see(31, "error", "0000:05:00", "", 1000.5)
+    finally:
+        sys.settrace(None)
+    assert count <= 82, count  # (84 before)
+    assert verdict.rule.name == "app_xid_across_gpus" and verdict.count == MAX_GPUS and not verdict.crossed
+    assert table._bursts[(31, "0000:05:00")][-1] == [1000.005, 1000.5]
