@@ -1374,6 +1374,21 @@ def test_a_jax_jobs_coordination_timeouts_are_its_failure_not_silence(incident, 
     assert (incident_.category, incident_.rule, incident_.root.rank) == ("undetermined", "undetermined", None)
 
 
+@pytest.mark.parametrize("incident,said", [
+    # REAL: EnzymeAD/Enzyme-JAX #623's line, "GetKeyValue() timed out with key: .. and duration: 10m"
+    ("enzyme-jax-623-getkeyvalue-timeout", "key-value wait timeout (after 10m) first"),
+    # REAL: AI-Hypercomputer/gpu-recipes #2's, "Barrier timed out. Id: [Init]Wait_for_all_tasks_to_register::0."
+    ("gpu-recipes-2-register-barrier", "barrier timeout (barrier [Init]Wait_for_all_tasks_to_register::0) first"),
+])
+def test_a_coordination_timeouts_verdict_names_the_wait(incident, said):
+    """The undetermined verdict of a JAX job's coordination-service timeout says what timed out, the barrier it names
+    and how long it waited (the barrier_timeout kind's `named`; was: "barrier timeout first", neither)."""
+    ev = [e for f in sorted((INCIDENT_LOGS / incident / "logs").iterdir())
+          for e in read_lines(f.read_text().splitlines(), f.name, Clock())]
+    (incident_,) = attribute(ev)
+    assert said in incident_.reason
+
+
 def test_a_key_value_wait_names_its_key_and_duration():
     """The row's fields, from EnzymeAD/Enzyme-JAX #623's line: the key up to " and duration: ", the duration."""
     line = (INCIDENT_LOGS / "enzyme-jax-623-getkeyvalue-timeout" / "logs" / "job.log").read_text().splitlines()[0]
