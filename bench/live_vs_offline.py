@@ -32,8 +32,9 @@ hang or a barrier's healthy ranks, read only offline; docs/triage.md, "Live and 
 rows without the opener the agent reads the summary by (an excerpt cut before it).  A miss's causes: "Kubernetes Event
 not watched live" (offline's root read from an Event's row, triage/facts.py EVENT_ROW: another component's, of a
 reason the cluster component does not watch: it watches the kubelet's of GANG_REASONS alone), "job fact not
-published" (no LIVE_FACTS row of offline's root's kind), "summary opener not in the lines", "job fact not read
-live" (a row of its kind exists, its line was not published), "root not in live evidence" (a parsers' kind),
+published" (no LIVE_FACTS row of offline's root's kind), "job fact names no culprit" (its line is its row's, but
+names no one the row publishes it for, and the row has no witness), "summary opener not in the lines", "job fact not
+read live" (a row of its kind exists, its line was not published), "root not in live evidence" (a parsers' kind),
 "excerpt cut" (a parsers' finding's Event; a job fact's is read back from its words), "no node log", "rank",
 "host", "other verdict", "no incident".
 """
@@ -345,10 +346,12 @@ def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
     Event's row (triage/facts.py EVENT_ROW: `kubectl describe`'s Events table, `kubectl get events`), an Event of
     another component than gpu-npd of a reason the cluster component does not watch (not GANG_REASONS); no LIVE_FACTS
     row publishes its kind (read from the job's lines by triage only: a Python exception, which its traceback and the
-    chain before it make a failure or a consequence); or the row that would publish it did not read its line (a
-    summary's field, read live only within the lines after the summary's opener: triage/read.py BLOCK_OPENERS)."""
+    chain before it make a failure or a consequence); its line is a fact of the row's kind that names no culprit, of a
+    row without a witness (LiveFact.culprit, LiveFact.witness: not published); or the row that would publish it did
+    not read its line (a summary's field, read live only within the lines after the summary's opener: triage/read.py
+    BLOCK_OPENERS)."""
     from cluster.evidence import AGENT_COMPONENT
-    from triage.facts import EVENT_ROW, GANG_REASONS, LIVE
+    from triage.facts import EVENT_ROW, FACTS, GANG_REASONS, LIVE
     from triage.read import BLOCK_OPENERS, job_fact
 
     root = off.get("root") or {}
@@ -363,6 +366,12 @@ def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
     if kind not in LIVE:
         return ("job fact not published", f"offline's root is {kind} ({rule}: {text.strip()!r}), a job kind no "
                 "triage/facts.py LIVE_FACTS row names: read from the job's lines by triage only")
+    # (by the row's words: offline's text may be cut, TEXT_MAX, before the end its pattern reads)
+    row = next((f for f in FACTS if f.kind == kind and any(k in text for k in f.keywords)), None)
+    if job_fact(text) is None and row is not None:
+        return ("job fact names no culprit", f"offline's root is {kind} ({rule}: {text.strip()!r}), a line of a "
+                f"LIVE_FACTS row ({row.name}) that names none of its culprit's fields {list(LIVE[kind].culprit)} "
+                "and has no witness (LiveFact.witness): the agent does not publish it")
     opened = any(o in line for lines in sp.pods.values() for line in lines for o in BLOCK_OPENERS)
     if job_fact(text) is None and not opened:
         return ("summary opener not in the lines", f"offline's root is {kind} ({rule}: {text.strip()!r}), a row of "

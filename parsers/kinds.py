@@ -332,6 +332,12 @@ TABLE: tuple[Kind, ...] = (
     Kind("nccl_remote_error", "NCCL remote error", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
          "NCCLRemoteError", workload=True, doc="a peer rank's process or connection went away",
          consequence=True, peer=True, teardown=True),
+    # JAX's multi-process runtime (jax.distributed, XLA's coordination service) on a task: a failure elsewhere in the
+    # job (a task died, stopped its heartbeats, or the leader went away) or this task's own link to the service; no
+    # NCCL in it, and no peer's address (parsers/rules.py jax_fatal_errors)
+    Kind("coordination_error", "JAX coordination service error", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
+         "JAXCoordinationError", workload=True, doc="JAX's coordination service reported the job's failure to a task "
+         "(another task died or was lost, or this task could not reach the service)", consequence=True, teardown=True),
     Kind("nccl_error", "NCCL error", None, "error", "unknown", "INVESTIGATE", "NCCLError", workload=True,
          doc="an NCCL call failed (system, internal, CUDA, usage errors)", category="by_attribution",
          consequence=True, restarts=True, teardown=True, generic=("warning",)),

@@ -2721,13 +2721,14 @@ RULES: tuple[Rule, ...] = (
     # service. Either the leader task was preempted/died/restarted unexpectedly or this task is experiencing network
     # issues." (JAX's docs, docs/fault_tolerance.rst); "Polled an error from coordination service (this can be an error
     # from this or another task)." before it is the same failure (no finding). A peer's death seen by a live task: a
-    # consequence, as NCCL's remote error is (was: nothing).  Before it (2022-2024), and still printed first, the PJRT
+    # consequence, as NCCL's remote error is (was: nothing; then the kind nccl_remote_error, worded "NCCL remote error":
+    # its own kind, coordination_error, now).  Before it (2022-2024), and still printed first, the PJRT
     # client's error callback on the same failure: "E external/xla/xla/pjrt/distributed/client.cc:96] Coordination
     # service agent in error status: DEADLINE_EXCEEDED: Deadline Exceeded" (google/paxml #77, 1024 GPUs: a task that
     # could not register with the leader; xla/pjrt/distributed/client.cc's error_fn, before missed_heartbeat_callback);
     # was: nothing, the job's failure unseen.
-    _r("jax_fatal_errors", "nccl_remote_error", ["JAX distributed service detected fatal errors",
-                                                 "Coordination service agent in error status"],
+    _r("jax_fatal_errors", "coordination_error", ["JAX distributed service detected fatal errors",
+                                                  "Coordination service agent in error status"],
        r"(?:Terminating process because the JAX distributed service detected fatal errors(?:.*?absl::Status: "
        r"(?=[A-Z_]+: ))?|Coordination service agent in error status: (?=[A-Z_]+: ))"
        r"(?:(?P<status>[A-Z_]+): (?P<status_text>[^.(\n]{1,120}))?"),

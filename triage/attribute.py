@@ -1412,10 +1412,22 @@ NAMED_WORDS: dict[str, Callable[[Evidence], str]] = {
     "lost": lambda e: LOST_HOW.get(e.details.get("fact"), "declared dead by the job's coordinator"),
     "oom_scope": lambda e: f" ({OOM_SCOPES[scope].said})" if (scope := oom_scope(e)) else "",
     "host_memory": lambda e: _memory_what(e), "ended": lambda e: _ended_what(e), "storage": lambda e: _storage_what(e),
-    "launch": lambda e: f"pyxis: {e.details.get('what')}" if e.details.get("fact") == "pyxis_container" else
+    "waited": lambda e: _waited(e), "launch": lambda e: f"pyxis: {e.details.get('what')}" if e.details.get("fact") == "pyxis_container" else
                         e.details.get("what") or f"SPANK plugin {e.details.get('plugin')} failed"}
 # kind -> its `named` template, from the kind rows
 NAMED = {k.name: k.named for k in (*KIND_TABLE, *JOB_TABLE) if k.named}
+
+
+def _waited(e: Evidence) -> str:
+    """What a barrier timeout's line says of the wait: the barrier it names, how long it waited (JAX's coordination
+    service's duration, PyTorch's monitored barrier's milliseconds); "" where it says neither."""
+    barrier, duration, ms = (e.details.get(k) for k in ("barrier", "duration", "timeout_ms"))
+    said = []
+    if barrier:
+        said.append(f"barrier {barrier}")
+    if duration or ms:
+        said.append(f"after {duration}" if duration else f"after {ms} ms")
+    return f" ({'; '.join(said)})" if said else ""
 
 
 def named(e: Evidence) -> str | None:

@@ -110,7 +110,8 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "crashed, hung, was preempted or lost the network; the line names which, never why", aftermath=True,
             named="{lost}", death="process", about="only_another"),
     JobKind("barrier_timeout", "PyTorch's monitored_barrier timed out: rank 0 names the ranks that did not reach it, "
-            "the others were told to read rank 0's log", consequence=True, teardown=True, hang=True, raised=True),
+            "the others were told to read rank 0's log", consequence=True, teardown=True, hang=True, raised=True,
+            named="{details.what|barrier} timeout{waited}"),
     JobKind("job_success", "the job stated its own success (MLPerf's run_stop with status success, Megatron's "
             "\"[after training is done]\", Lightning's Trainer.fit stopped at max_epochs / max_steps, ms-swift's \"End time of "
             "running main\", Hugging Face Trainer's \"***** train metrics *****\" after the script's save, torchtitan's "
@@ -654,7 +655,8 @@ FACTS: tuple[Fact, ...] = (
     # out with key: devices=[0,1,..,29]; stream=0; .. and duration: 10m [..]" (EnzymeAD/Enzyme-JAX #623, 8 nodes).
     # The key names no task that was late. Was: no failure at all ("No failure found").
     _f("xla_key_value_timeout", "barrier_timeout", ["GetKeyValue() timed out with key: "],
-       r"DEADLINE_EXCEEDED: GetKeyValue\(\) timed out with key: (?P<key>.{1,400}?) and duration: (?P<duration>\w+)"),
+       r"DEADLINE_EXCEEDED: GetKeyValue\(\) timed out with key: (?P<key>.{1,400}?) and duration: (?P<duration>\w+)",
+       what="key-value wait"),
     # Slurm ends a step or job: "slurmstepd: error: *** STEP 1234.0 ON node-3 CANCELLED AT 2023-01-01T00:00:00
     # DUE TO TIME LIMIT ***", "*** JOB 99 ON gpu-1 CANCELLED AT ... DUE TO NODE FAILURE, SEE SLURMCTLD LOG ***"
     # For a node failure that host is never the failed node: slurmctld signals the steps on the nodes it can still
@@ -1257,8 +1259,10 @@ CHAINED = ("During handling of the above exception, another exception occurred:"
 # file system or /dev/shm refused it), a scheduler's end of the job that names its node or job (Slurm's cancel, whose
 # reason triage weighs), ranks that called different collectives, a task that never started (its launch error, as srun
 # relays it).  Consequences (a watchdog's progress) stay offline:
-# no Event per rank a failure elsewhere stopped; a barrier's healthy rank told to read rank 0's log is said where the
-# job's node says no more (LiveFact.witness): without it a job that failed only so made no incident live.
+# no Event per rank a failure elsewhere stopped; a barrier's healthy rank told to read rank 0's log, or a JAX task whose
+# coordination-service barrier or key-value wait timed out naming no task (nor, often, its own rank: the pod is known),
+# is said where the job's node says no more (LiveFact.witness): without it a job that failed only so made no incident
+# live.
 
 
 @dataclass(frozen=True, slots=True)
@@ -1272,10 +1276,11 @@ class LiveFact:
     # pod that said it, on its node): always published
     culprit: tuple[str, ...]
     was: tuple[str, ...] = ()  # the first words earlier agents wrote, still read (a cluster newer than its agents)
-    # where no culprit is named, the fields that still publish it (its writer's own rank), in `told`'s words: a rank
-    # the failure elsewhere stopped, said (one Event per job on the node) so that the job's failure is seen; the job's
-    # fact that names a culprit takes its place on the node (agent/workloads.py)
-    witness: tuple[str, ...] = ()
+    # where no culprit is named, its writer still publishes it, in `told`'s words: the pod that said it (known live, on
+    # its node; its rank where its line names one), stopped by the failure elsewhere, said (one Event per job on the
+    # node) so that the job's failure is seen; the job's fact that names a culprit takes its place on the node
+    # (agent/workloads.py)
+    witness: bool = False
     told: str = ""
     # the line is a launcher's relay of another node's words (srun printing slurmstepd's for the task's node): the
     # node of the pod that printed it is not the fact's; where the line names no host, the fact has none
@@ -1294,8 +1299,8 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
     LiveFact("process_lost", "ProcessLost", "The job's coordinator declared a process or node dead",
              ("rank", "host", "pid", "job", "node_id"), ("rank", "host", "pid", "node_id")),
     LiveFact("barrier_timeout", "BarrierTimeout", "Ranks did not reach the barrier the job waited at",
-             ("lagging", "timeout_ms", "rank", "barrier"), ("lagging",),
-             was=("Ranks did not reach PyTorch's monitored barrier",), witness=("rank",),
+             ("lagging", "timeout_ms", "rank", "barrier", "duration", "what"), ("lagging",),
+             was=("Ranks did not reach PyTorch's monitored barrier",), witness=True,
              told="A rank waited at a barrier that other ranks did not reach"),
     LiveFact("storage_error", "StorageError", "A file system or /dev/shm refused the job's write",
              ("rank", "local_rank", "host", "pid", "what", "segment"), ()),
@@ -1338,7 +1343,7 @@ _LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "p
            "seq": "seq", "error_type": "error type", "barrier": "barrier", "tasks": "tasks", "plugin": "plugin",
            "callback": "callback", "rc": "rc", "store_key": "key", "store_joined": "joined",
            "store_expected": "expected", "store_timeout": "store timeout", "gpu": "gpu", "result": "result",
-           "iteration": "iteration", "exception": "exception"}
+           "iteration": "iteration", "exception": "exception", "duration": "duration"}
 _BY_LABEL = {label: name for name, label in _LABELS.items()}
 _VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./'\-]{0,79}"),
           "why": re.compile(r"[A-Z][A-Z ]{0,79}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
@@ -1358,8 +1363,9 @@ def names_culprit(row: LiveFact, fields: dict) -> bool:
 
 
 def published(row: LiveFact, fields: dict) -> bool:
-    """Whether a node agent publishes a fact with these `fields`: it names its culprit, or its witness (`told`)."""
-    return names_culprit(row, fields) or any(fields.get(name) is not None for name in row.witness)
+    """Whether a node agent publishes a fact with these `fields`: it names its culprit, or its writer is its witness
+    (LiveFact.witness, in `told`'s words)."""
+    return names_culprit(row, fields) or row.witness
 
 
 def words(row: LiveFact, fields: dict) -> str:

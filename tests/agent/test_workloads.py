@@ -1088,6 +1088,28 @@ def test_a_barriers_healthy_rank_is_said_as_a_witness_and_gives_way_to_the_line_
         assert "[Rank 0]: Rank 2 failed to pass" in ev.message
 
 
+INCIDENTS = Path(__file__).resolve().parents[1] / "fixtures" / "incidents"
+
+
+@pytest.mark.parametrize("incident,said", [
+    # REAL: EnzymeAD/Enzyme-JAX #623 (https://github.com/EnzymeAD/Enzyme-JAX/issues/623), its one line
+    ("enzyme-jax-623-getkeyvalue-timeout",
+     "A rank waited at a barrier that other ranks did not reach (duration 10m; error key-value wait)"),
+    # REAL: AI-Hypercomputer/gpu-recipes #2 (https://github.com/AI-Hypercomputer/gpu-recipes/issues/2), its error
+    ("gpu-recipes-2-register-barrier",
+     "A rank waited at a barrier that other ranks did not reach (barrier [Init]Wait_for_all_tasks_to_register::0)"),
+])
+def test_a_coordination_timeout_naming_no_rank_is_said_by_its_pod(tmp_path, incident, said):
+    """JAX's coordination service's barrier or key-value wait timed out, the line naming no lagging task and no rank:
+    the pod that said it is the witness (known live: its namespace, name and node), its Event in `told`'s words with
+    the barrier or the wait and its duration (was: not published, no incident live)."""
+    lines = (INCIDENTS / incident / "logs" / "job.log").read_text().splitlines()
+    (found,) = [(ref, f) for ref, f in _job_fact_pod(tmp_path / "pods", lines) if f.kind == "barrier_timeout"]
+    assert found[0].pod == "llm-w-0" and found[1].rank is None
+    ev = WorkloadTracker(Metrics()).observe(*found)
+    assert ev.reason == "BarrierTimeout" and ev.message.startswith(said + " [container main]")
+
+
 def test_lines_without_the_facts_words_cost_no_match(tmp_path, monkeypatch):
     """Keyword-gated: a line without one of the facts' words is never decoded nor matched."""
     import agent.sources.podlogs as podlogs

@@ -1204,6 +1204,34 @@ def test_a_barriers_healthy_ranks_make_the_jobs_incident_and_give_way_to_the_lag
             ) == want
 
 
+@pytest.mark.parametrize("incident,said", [
+    # REAL: EnzymeAD/Enzyme-JAX #623's one line (https://github.com/EnzymeAD/Enzyme-JAX/issues/623)
+    ("enzyme-jax-623-getkeyvalue-timeout", "key-value wait timeout (after 10m)"),
+    # REAL: AI-Hypercomputer/gpu-recipes #2's error (https://github.com/AI-Hypercomputer/gpu-recipes/issues/2)
+    ("gpu-recipes-2-register-barrier", "barrier timeout (barrier [Init]Wait_for_all_tasks_to_register::0)"),
+])
+def test_a_jax_jobs_coordination_timeout_naming_no_rank_is_one_incident_naming_the_wait_and_the_nodes(incident, said):
+    """Every pod of a JAX job times out at its coordination service (a barrier, a key-value wait), the lines naming no
+    task and no rank: each pod's BarrierTimeout (its witness) reads back as offline's Evidence, on the pod's node, and
+    the job has one incident, undetermined, naming the wait and a node it was seen on, every node among its evidence
+    (was: no Event, no incident live; offline undetermined)."""
+    lines = (Path(__file__).resolve().parents[1] / "fixtures" / "incidents" / incident / "logs" / "job.log"
+             ).read_text().splitlines()
+    book, now = Book(), time.time()
+    for i, node in enumerate(("node-a", "node-b")):
+        name = f"jax-w-{i}"
+        book.pod({**pod(name, labels={JOB_LABEL: "jax"}), "spec": {"nodeName": node}}, now)
+        (ev,) = agent_fact_events(node, name, lines)
+        (e,) = Reader().pod_event(ev)
+        assert (e.kind, e.rank, e.host) == ("barrier_timeout", None, node)
+        book.event({**ev, "metadata": {**ev["metadata"], "uid": f"{name}-{ev['metadata']['uid']}"}}, now)
+    (change,) = book.settle(now + 1)
+    incident_ = change.incident
+    assert (incident_.category, incident_.rule, incident_.root.rank) == ("undetermined", "undetermined", None)
+    assert f"({said} first, on node-" in incident_.reason
+    assert {e.host for e in incident_.evidence} == {"node-a", "node-b"}
+
+
 # REAL: NVIDIA/pyxis #61's job output, whole (https://github.com/NVIDIA/pyxis/issues/61; pyxis-61-container-start)
 PYXIS_61 = (Path(__file__).resolve().parents[1] / "fixtures" / "incidents" / "pyxis-61-container-start" / "logs" /
             "job.err").read_text().splitlines()

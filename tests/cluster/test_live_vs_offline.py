@@ -135,3 +135,32 @@ def test_a_volume_the_kubelet_could_not_mount_is_named_live_as_offline():
     (row,) = bench.rows(["gke-a3-382-failed-mount"])
     assert row.live_ok and row.offline_ok, (row.live, row.why)
     assert row.live.startswith("application") and "host=gke-a3-high-cluster-a3-high-pool-ee769ce2-d5b5" in row.live
+
+
+JAX_TIMEOUTS = ["enzyme-jax-623-getkeyvalue-timeout", "gpu-recipes-2-register-barrier"]
+
+
+def test_a_jax_coordination_timeout_naming_no_rank_is_named_live_as_offline():
+    """enzyme-jax-623-getkeyvalue-timeout and gpu-recipes-2-register-barrier: the coordination service's key-value wait
+    and barrier timed out, the lines naming no task and no rank; the pod that said it publishes it (a BarrierTimeout
+    whose witness is its pod, triage/facts.py LiveFact.witness) and the cluster says undetermined, as offline (was: no
+    incident live)."""
+    for r in _bench().rows(JAX_TIMEOUTS):
+        assert r.live_ok and r.offline_ok, (r.name, r.live, r.why)
+        assert r.live.startswith("undetermined"), r.live
+
+
+def test_a_job_fact_that_names_no_culprit_is_the_misss_cause(monkeypatch):
+    """Where the agent does not publish a line of a LIVE_FACTS row because it names none of the row's culprit's fields
+    and the row has no witness (barrier_timeout's before its writer witnessed it), the script says so (was: "summary
+    opener not in the lines", the cause of a torchrun summary's row, wrong for these lines)."""
+    from dataclasses import replace
+
+    from triage import facts
+
+    monkeypatch.setitem(facts.LIVE, "barrier_timeout", replace(facts.LIVE["barrier_timeout"], witness=False))
+    for r in _bench().rows(JAX_TIMEOUTS):
+        assert not r.live_ok
+        ((cause, detail),) = r.why
+        assert cause == "job fact names no culprit", (r.name, r.why)
+        assert "barrier_timeout" in detail and ("xla_barrier_timeout" in detail or "xla_key_value_timeout" in detail)

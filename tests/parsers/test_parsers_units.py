@@ -1062,12 +1062,13 @@ def test_deepep_start_is_no_timeout():
 
 def test_a_jax_task_ended_by_a_peers_death():
     """JAX's docs (docs/fault_tolerance.rst): the coordination service's fatal error as every live task prints it, a
-    peer's death seen from here (a consequence: nccl_remote_error; was: nothing), its "Polled an error" line none."""
+    peer's death seen from here (a consequence: coordination_error, JAX's own kind; was: nothing, then
+    nccl_remote_error), its "Polled an error" line none."""
     f = parse_line("F0929 17:42:48.594200 1044529 client.h:77] Terminating process because the JAX distributed service "
                    "detected fatal errors. This most likely indicates that another task died; see the other task logs "
                    "for more details. absl::Status: UNAVAILABLE: The following tasks are unhealthy (stopped sending "
                    "heartbeats):")
-    assert (f.kind, f.details["status"]) == ("nccl_remote_error", "UNAVAILABLE")
+    assert (f.kind, f.details["status"]) == ("coordination_error", "UNAVAILABLE")
     assert parse_line("E0926 17:26:32.075402  157988 coordination_service_agent.cc:332] Polled an error from "
                       "coordination service (this can be an error from this or another task).") is None
 
@@ -1079,10 +1080,10 @@ def test_a_jax_task_whose_coordination_agent_is_in_error_is_a_peers_failure_seen
     f = parse_line("2024-04-12 23:39:41.656900: E external/xla/xla/pjrt/distributed/client.cc:96] Coordination service "
                    "agent in error status: DEADLINE_EXCEEDED: Deadline Exceeded")
     assert (f.kind, f.details["status"], f.details["status_text"]) == (
-        "nccl_remote_error", "DEADLINE_EXCEEDED", "Deadline Exceeded")
+        "coordination_error", "DEADLINE_EXCEEDED", "Deadline Exceeded")
     bare = parse_line("F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX distributed "
                       "service detected fatal errors.")
-    assert (bare.kind, bare.details.get("status")) == ("nccl_remote_error", None)
+    assert (bare.kind, bare.details.get("status")) == ("coordination_error", None)
 
 
 @pytest.mark.parametrize("line", [

@@ -1365,7 +1365,7 @@ def test_jax_barrier_timeout_names_the_tasks_that_never_came(incident, lagging, 
     ("enzyme-jax-623-getkeyvalue-timeout", "barrier_timeout"),
     # REAL: google/paxml #77 (1024 GPUs, 2024): "Coordination service agent in error status: DEADLINE_EXCEEDED" after
     # RegisterTask's deadline (parsers/rules.py jax_fatal_errors)
-    ("paxml-77-register-deadline", "nccl_remote_error"),
+    ("paxml-77-register-deadline", "coordination_error"),
 ])
 def test_a_jax_jobs_coordination_timeouts_are_its_failure_not_silence(incident, kind):
     """A multi-host JAX job whose only line is its coordination service's timeout failed: an incident of a
@@ -1375,6 +1375,31 @@ def test_a_jax_jobs_coordination_timeouts_are_its_failure_not_silence(incident, 
     assert [e.kind for e in ev] == [kind]
     (incident_,) = attribute(ev)
     assert (incident_.category, incident_.rule, incident_.root.rank) == ("undetermined", "undetermined", None)
+
+
+@pytest.mark.parametrize("incident,said", [
+    # REAL: EnzymeAD/Enzyme-JAX #623's line, "GetKeyValue() timed out with key: .. and duration: 10m"
+    ("enzyme-jax-623-getkeyvalue-timeout", "key-value wait timeout (after 10m) first"),
+    # REAL: AI-Hypercomputer/gpu-recipes #2's, "Barrier timed out. Id: [Init]Wait_for_all_tasks_to_register::0."
+    ("gpu-recipes-2-register-barrier", "barrier timeout (barrier [Init]Wait_for_all_tasks_to_register::0) first"),
+])
+def test_a_coordination_timeouts_verdict_names_the_wait(incident, said):
+    """The undetermined verdict of a JAX job's coordination-service timeout says what timed out, the barrier it names
+    and how long it waited (the barrier_timeout kind's `named`; was: "barrier timeout first", neither)."""
+    ev = [e for f in sorted((INCIDENT_LOGS / incident / "logs").iterdir())
+          for e in read_lines(f.read_text().splitlines(), f.name, Clock())]
+    (incident_,) = attribute(ev)
+    assert said in incident_.reason
+
+
+def test_a_jax_coordination_error_is_worded_as_jaxs_not_nccls():
+    """REAL: google/paxml #77's "Coordination service agent in error status: DEADLINE_EXCEEDED": the verdict names
+    JAX's coordination service (its own kind, parsers/kinds.py coordination_error), not "NCCL remote error" (the kind
+    it was read as: no NCCL in it)."""
+    logs = INCIDENT_LOGS / "paxml-77-register-deadline" / "logs"
+    ev = [e for f in sorted(logs.iterdir()) for e in read_lines(f.read_text().splitlines(), f.name, Clock())]
+    (incident_,) = attribute(ev)
+    assert "(JAX coordination service error first, on " in incident_.reason and "NCCL" not in incident_.reason
 
 
 def test_a_key_value_wait_names_its_key_and_duration():
