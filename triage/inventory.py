@@ -32,7 +32,7 @@ from parsers.envelope import json_document, json_value, parse_time
 
 from .attribute import JOB_SEEN_NODE_FAULTS, NODE_FAULT_KINDS
 from .clock import Clock
-from .facts import POD_ENDS, WHY_OOM, pod_end
+from .facts import POD_ENDS, WAITING_REASONS, WHY_OOM, pod_end
 from .model import TEXT_MAX, Evidence
 from .read import read_lines
 
@@ -169,10 +169,10 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
     reason = status.get("reason") if isinstance(status.get("reason"), str) else None
     key = pod_end(reason, taints)
     message = status.get("message") if key is not None else None
-    if key is None:  # a container the kubelet could not start, its waiting reason (ErrImagePull, ImagePullBackOff)
+    if key is None:  # a container the kubelet could not start, its waiting reason (WAITING_REASONS: an image pull)
         statuses = [*(status.get("initContainerStatuses") or ()), *(status.get("containerStatuses") or ())]
         waits = [_mapping(cs.get("state")).get("waiting") for cs in statuses if isinstance(cs, dict)]
-        waiting = next((w for w in waits if isinstance(w, dict) and w.get("reason") in POD_ENDS), None)
+        waiting = next((w for w in waits if isinstance(w, dict) and w.get("reason") in WAITING_REASONS), None)
         if waiting is not None:
             reason, key, message = waiting["reason"], waiting["reason"], waiting.get("message")
     if cond is not None and (key is None or key == "TerminationByKubelet"):
