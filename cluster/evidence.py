@@ -28,8 +28,10 @@ What a node agent (`gpu-npd run`) writes, and what is read of it here:
   never started and logged nothing) is that fault on the pod's node.  A pod Kubernetes itself ended (its status.reason:
   Evicted for node pressure, NodeLost, a node shutdown's Terminated, UnexpectedAdmissionError; its DisruptionTarget
   condition: the scheduler's preemption, the taint manager (the node's NoExecute taints say whose), the Eviction API,
-  the pod GC) is a job_ended fact naming the pod and why (triage.facts POD_ENDS).  All of a pod's status is read by
-  triage.inventory pod_ends, as offline triage reads a Pod object (`kubectl get pods -o json`).
+  the pod GC) is a job_ended fact naming the pod and why (triage.facts POD_ENDS); a container the kubelet started
+  (running, started, or ended with a start time) is the pod's start (context: a FailedMount before it is no failure).
+  All of a pod's status is read by triage.inventory pod_ends, as offline triage reads a Pod object (`kubectl get pods
+  -o json`).
 """
 
 from __future__ import annotations

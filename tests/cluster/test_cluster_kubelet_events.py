@@ -1,8 +1,8 @@
 """The kubelet's Warning Events on a job's pod that triage's gang judges and only an Event says (triage.facts
 GANG_EVENTS: FailedMount): a pod that never started logs nothing and its status says only ContainerCreating, so the
 cluster component watches them (cluster/evidence.py KUBELET_SELECTORS, one server-side field selector a reason) and
-reads them as offline triage reads the same Event (triage.inventory read_events); an image pull it reads off the
-pod's status.  Against the HTTP API double with the real kubernetes client, and
+reads them as offline triage reads the same Event (triage.inventory read_events); an image pull and a pod that
+started after all it reads off the pod's status.  Against the HTTP API double with the real kubernetes client, and
 the Book alone for its bounds."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from cluster.evidence import KUBELET_SELECTORS
 from kubeapi.client import make_api
 from triage.facts import GANG_EVENTS, GANG_REASONS, POD_ENDS, WAITING_REASONS
 
-from test_cluster import NODES, controller, gang, incidents, publish_timeouts
+from test_cluster import NODES, controller, gang, incidents, publish_timeouts, settled
 
 # real: the kubelet's FailedMount message of GoogleCloudPlatform/ai-infra-cluster-provisioning #382
 # (https://github.com/GoogleCloudPlatform/ai-infra-cluster-provisioning/issues/382, the describe's Events table,
@@ -88,6 +88,39 @@ def test_an_image_one_node_cannot_pull_is_read_off_the_pod_status_live_with_no_e
         assert set(KUBELET_SELECTORS) <= asked
 
 
+# constructed: a container the kubelet started, as its status says it (core/v1 ContainerStatus: state.running,
+# started)
+RUNNING = {"phase": "Running", "containerStatuses": [
+    {"name": "main", "image": "train:1", "ready": True, "started": True, "restartCount": 0,
+     "state": {"running": {"startedAt": "2024-07-25T06:01:00Z"}}}]}
+# real: the kubelet's FailedMount its retry got past (kubebb/core PR #130, tests/fixtures/pods/ended/
+# events-failed-mount-then-started.txt: Pulled, Created, Started after it)
+SYNC = ('MountVolume.SetUp failed for volume "kube-api-access-pljgx" : failed to sync configmap cache: timed out '
+        'waiting for the condition')
+
+
+def test_a_mount_the_kubelet_got_past_is_no_incident_live():
+    """The kubelet's FailedMount on a pod whose status says its container runs (the kubelet's retry mounted the volume):
+    no incident, as offline where the kubelet's Started row follows (triage.attribute Job.ran); the same Event on a
+    pod whose status shows no start is still the pod's never starting.  Was: "pod .. never started" live."""
+    with ApiDouble() as api:
+        gang(api)
+        for i in range(len(NODES)):
+            api.pods[("train", f"llm-w-0-{i}")]["status"] = RUNNING
+            api.pods.touch(("train", f"llm-w-0-{i}"))
+        with controller(api) as c:
+            create(api, kubelet_event("llm-w-0-1", "node-b", message=SYNC))
+            wait_until(lambda: any(s.events for s in list(c.book.jobs.values())), "the FailedMount read")
+            settled(c, 3)
+            assert incidents(api) == []
+    book = Book()
+    for i, node in enumerate(NODES):
+        book.pod(pod_of(f"llm-w-0-{i}", node), 100.0)
+    book.event(kubelet_event("llm-w-0-1", "node-b", message=SYNC), 100.0)
+    (change,) = book.settle(101.0)
+    assert change.incident.reason.startswith("pod train/llm-w-0-1 never started (FailedMount: "), change.incident.reason
+
+
 def test_a_mount_failing_on_one_node_of_a_running_gang_is_that_nodes_live():
     """The kubelet's FailedMount on one pod while the job's other pods ran (their ranks timed out): the node's
     (infrastructure, the node named), as offline triage judges the same Event; the controller asked the API server
@@ -117,6 +150,26 @@ def test_a_mount_failing_on_every_pod_is_the_workloads():
         book.event(kubelet_event(f"llm-w-0-{i}", node), 100.0)
     (change,) = book.settle(101.0)
     assert change.incident.category == "application" and "failed alike" in change.incident.reason
+
+
+def test_an_incident_on_a_mount_closes_when_the_pod_starts():
+    """The FailedMount read while the pod waits (its status shows no start): "never started", opened; the pod's status
+    then says its container runs (the kubelet's retry got past the mount): read again, the job's evidence shows no
+    failure, and the incident closes (was: left open, its verdict stale, until --idle); the same Event read again
+    (its count grown) opens nothing, what the closed incident held."""
+    book = Book()
+    for i, node in enumerate(NODES):
+        book.pod(pod_of(f"llm-w-0-{i}", node), 100.0)
+    book.event(kubelet_event("llm-w-0-1", "node-b", message=SYNC), 100.0)
+    (opened,) = book.settle(101.0)
+    assert opened.what == "opened" and "never started (FailedMount" in opened.incident.reason
+    book.pod({**pod_of("llm-w-0-1", "node-b"), "status": RUNNING}, 102.0)
+    (closed,) = book.settle(103.0)
+    assert closed.what == "closed" and closed.open.id == opened.open.id
+    again = kubelet_event("llm-w-0-1", "node-b", message=SYNC)
+    again["metadata"]["resourceVersion"], again["count"] = "2", 13
+    book.event(again, 104.0)
+    assert book.settle(105.0) == []
 
 
 def pod_of(name: str, node: str, job: str | None = "llm") -> dict:
