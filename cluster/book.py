@@ -31,7 +31,7 @@ from typing import Any, Mapping
 from parsers.bounded import keep_newest
 from parsers.envelope import parse_time
 from triage import DEFAULT_WINDOW, Evidence, Incident, attribute, is_consequence
-from triage.attribute import bare_address
+from triage.attribute import CONTEXT_KINDS, bare_address
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
 
 from .evidence import AGENT_COMPONENT, Order, Reader, gang_warning, repair_gpus, watched, with_gpus
@@ -211,6 +211,7 @@ class Book:
             if old.hostname and old.hostname != hostname and self.hostnames.get((key[0], old.hostname)) == key:
                 del self.hostnames[(key[0], old.hostname)]
             old.hostname = hostname
+        before: list[Evidence] = []
         if old is None:
             state.pods.add(key)
             if node:
@@ -223,10 +224,12 @@ class Book:
             for ev in (waiting or {}).values():
                 self.event(ev, now)
         elif exits != old.exits:
-            old.exits = exits
+            before, old.exits = old.exits, exits
         else:
             return
-        if exits:
+        # a pod's start alone (context) is news only to a job with Events that may be of it (a FailedMount before it) or
+        # to the pod's own ends it follows (an image pulled at last)
+        if state.events or any(e.kind not in CONTEXT_KINDS for e in (*before, *exits)):
             self._touch(state, now)
 
     def _pod_addresses(self, key: tuple[str, str], obj: Mapping[str, Any], node: str) -> None:
@@ -616,6 +619,10 @@ class Book:
             evidence = self.evidence(state)
             incidents = attribute(evidence, self.window) if evidence else []
             if not incidents:
+                if state.open is not None and state.open.incident is not None:
+                    # what it named is no failure now (a pod that never started, started: the kubelet's retry got past
+                    # its FailedMount): it closes, its evidence marked as held
+                    changes.append(self._close(state))
                 continue
             incident = incidents[0]
             fp = fingerprint(incident)

@@ -262,8 +262,8 @@ POD_ENDS: dict[str, PodEnd] = {
     # the pods on it gone with it
     "SpotInterruption": PodEnd("SPOT INTERRUPTION", "infrastructure", "the cloud reclaimed its node (a spot / "
                                "preemptible VM's interruption notice)", True),
-    # the kubelet could not pull a container's image (a container's waiting reason, the pod never ran): ErrImagePull,
-    # then ImagePullBackOff between retries; whose it is depends on the gang (`confined`)
+    # the kubelet could not pull a container's image (a container's waiting reason, WAITING_REASONS; the pod never ran):
+    # ErrImagePull, then ImagePullBackOff between retries; whose it is depends on the gang (`gang`)
     "ErrImagePull": _IMAGE_PULL, "ImagePullBackOff": _IMAGE_PULL,
     # the kubelet's Event reasons for a volume it could not set up (pkg/kubelet/events: FailedMount; the attach-detach
     # controller's FailedAttachVolume), and the operations they word ("MountVolume.SetUp failed for volume ..",
@@ -290,10 +290,17 @@ POD_ENDS: dict[str, PodEnd] = {
                             "fault taint on its node", True),
 }
 # The reasons whose pod end the gang decides (PodEnd.gang): an image the kubelet could not pull, a volume it could
-# not mount or attach. The live cluster component watches the Warning Events of these reasons on its jobs' pods
-# (cluster/evidence.py KUBELET_SELECTORS), which a pod's status never shows (a pod waiting on a volume is only
-# ContainerCreating)
+# not mount or attach
 GANG_REASONS = tuple(key for key, end in POD_ENDS.items() if end.gang is not None)
+# The POD_ENDS keys a container's waiting state says in the pod's status (triage.inventory pod_ended reads them there):
+# the kubelet's image pull errors (pkg/kubelet/images ErrImagePull, ImagePullBackOff).  Its Events of them are worded
+# otherwise (pkg/kubelet/events: FailedToPullImage "Failed", "Failed to pull image .." and "Error: ErrImagePull";
+# BackOffPullImage "BackOff", a Normal Event), so no Event has these reasons
+WAITING_REASONS = ("ErrImagePull", "ImagePullBackOff")
+# The gang's reasons only an Event says: the kubelet's FailedMount, the attach-detach controller's FailedAttachVolume
+# (a pod waiting on a volume is only ContainerCreating in its status).  The live cluster component watches the Warning
+# Events of these on its jobs' pods (cluster/evidence.py KUBELET_SELECTORS); an image pull it reads off the pod's status
+GANG_EVENTS = tuple(key for key in GANG_REASONS if key not in WAITING_REASONS)
 # How the k8s_ended row reads a POD_ENDS key.  A word no other text says is read wherever it stands (REASON_ANYWHERE:
 # NodeLost, the kubelet's admission error, a DisruptionTarget condition's reason); a key said by its messages is read
 # by them (REASON_BY_MESSAGE: the kubelet's "OutOf<resource>", OUT_OF_WORD; a cloud's notice; a volume's Event, the

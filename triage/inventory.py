@@ -32,7 +32,7 @@ from parsers.envelope import json_document, json_value, parse_time
 
 from .attribute import JOB_SEEN_NODE_FAULTS, NODE_FAULT_KINDS
 from .clock import Clock
-from .facts import POD_ENDS, WHY_OOM, pod_end
+from .facts import POD_ENDS, WAITING_REASONS, WHY_OOM, pod_end
 from .model import TEXT_MAX, Evidence
 from .read import read_lines
 
@@ -169,10 +169,10 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
     reason = status.get("reason") if isinstance(status.get("reason"), str) else None
     key = pod_end(reason, taints)
     message = status.get("message") if key is not None else None
-    if key is None:  # a container the kubelet could not start, its waiting reason (ErrImagePull, ImagePullBackOff)
+    if key is None:  # a container the kubelet could not start, its waiting reason (WAITING_REASONS: an image pull)
         statuses = [*(status.get("initContainerStatuses") or ()), *(status.get("containerStatuses") or ())]
         waits = [_mapping(cs.get("state")).get("waiting") for cs in statuses if isinstance(cs, dict)]
-        waiting = next((w for w in waits if isinstance(w, dict) and w.get("reason") in POD_ENDS), None)
+        waiting = next((w for w in waits if isinstance(w, dict) and w.get("reason") in WAITING_REASONS), None)
         if waiting is not None:
             reason, key, message = waiting["reason"], waiting["reason"], waiting.get("message")
     if cond is not None and (key is None or key == "TerminationByKubelet"):
@@ -200,6 +200,32 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
                            details={"fact": "k8s_ended", "why": POD_ENDS[key].why, "pod_end": key, "pod_reason": reason,
                                     "pod": pod_name,
                                     **({"taints": ",".join(taints)} if taints and key.startswith("taint:") else {})})]
+
+
+def pod_started(pod: Mapping[str, Any], rank: int | None = None, file: str | None = None) -> list[Evidence]:
+    """The kubelet started a container of the pod, as its status says (a container, or init container, running,
+    `started` (1.16+), or ended with a start time, now or before a restart: the kubelet mounted its volumes and pulled
+    its image first): the pod ran, as the kubelet's "Started container" Event says offline (triage.facts k8s_started,
+    context kind pod_started; triage.attribute Job.ran), so a FailedMount or image pull it logged before is no failure.
+    One Evidence a pod (the earliest start it shows), [] for a pod none of whose containers started."""
+    status = _mapping(pod.get("status"))
+    starts: list[datetime | None] = []
+    for cs in (*(status.get("initContainerStatuses") or ()), *(status.get("containerStatuses") or ())):
+        if not isinstance(cs, dict):
+            continue
+        now = _mapping(cs.get("state"))
+        ran = [_mapping(now.get("running")), _mapping(now.get("terminated")),
+               _mapping(_mapping(cs.get("lastState")).get("terminated"))]
+        # (a terminated state of a container that never started, StartError, has the zero time: 1970-01-01)
+        times = [t for t in (parse_time(r.get("startedAt")) for r in ran) if t is not None and t.timestamp() > 0]
+        if times or "running" in now or cs.get("started") is True:
+            starts.append(min(times, default=None))
+    if not starts:
+        return []
+    name, host = _mapping(pod.get("metadata")).get("name"), _mapping(pod.get("spec")).get("nodeName")
+    when = min(filter(None, starts), default=None)
+    return [Evidence("pod_started", "info", "unknown", when, host, rank, text=f"pod {name} started", file=file or
+                     f"pod/{name}", details={"fact": "k8s_started", "pod": _pod_name(pod)})]
 
 
 def _pod_name(pod: Mapping[str, Any]) -> str | None:
@@ -367,10 +393,12 @@ def pod_ends(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str,
     """Everything a Pod object says of how its containers and the pod ended, read alike live (cluster/evidence.py
     Reader.pod_exits, the pods the controller watches) and offline (read_objects: `kubectl get pod X -o yaml`,
     `kubectl get pods -o json` beside the logs): what the containers' status messages say of the pod's node
-    (runtime_faults), Kubernetes ending the pod itself (pod_ended), and the containers' own ends (container_exits)."""
+    (runtime_faults), Kubernetes ending the pod itself (pod_ended), the containers' own ends (container_exits), and
+    whether the kubelet started a container of it (pod_started: context that a volume or image it waited on before is
+    no failure)."""
     classifier = classifier or Classifier()
     return (runtime_faults(pod, rank, file, classifier) + pod_ended(pod, rank, taints, file, classifier) +
-            container_exits(pod, rank, file, by_deletion))
+            container_exits(pod, rank, file, by_deletion) + pod_started(pod, rank, file))
 
 
 # ---- offline: an inventory file in the job's directory ---------------------------------------------------------

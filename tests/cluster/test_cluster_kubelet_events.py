@@ -1,8 +1,9 @@
-"""The kubelet's Warning Events on a job's pod that triage's gang judges (triage.facts GANG_REASONS: FailedMount): a
-pod that never started logs nothing and its status says only ContainerCreating, so the cluster component watches
-them (cluster/evidence.py KUBELET_SELECTORS, one server-side field selector a reason) and reads them as offline
-triage reads the same Event (triage.inventory read_events).  Against the HTTP API double with the real kubernetes
-client, and the Book alone for its bounds."""
+"""The kubelet's Warning Events on a job's pod that triage's gang judges and only an Event says (triage.facts
+GANG_EVENTS: FailedMount): a pod that never started logs nothing and its status says only ContainerCreating, so the
+cluster component watches them (cluster/evidence.py KUBELET_SELECTORS, one server-side field selector a reason) and
+reads them as offline triage reads the same Event (triage.inventory read_events); an image pull and a pod that
+started after all it reads off the pod's status.  Against the HTTP API double with the real kubernetes client, and
+the Book alone for its bounds."""
 
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ from cluster.book import MAX_POD_WARNINGS, Book
 from cluster.controller import Settings
 from cluster.evidence import KUBELET_SELECTORS
 from kubeapi.client import make_api
-from triage.facts import GANG_REASONS, POD_ENDS
+from triage.facts import GANG_EVENTS, GANG_REASONS, POD_ENDS, WAITING_REASONS
 
-from test_cluster import NODES, controller, gang, incidents, publish_timeouts
+from test_cluster import NODES, controller, gang, incidents, publish_timeouts, settled
 
 # real: the kubelet's FailedMount message of GoogleCloudPlatform/ai-infra-cluster-provisioning #382
 # (https://github.com/GoogleCloudPlatform/ai-infra-cluster-provisioning/issues/382, the describe's Events table,
@@ -45,10 +46,79 @@ def create(api: ApiDouble, ev: dict) -> None:
     make_api(Settings(api_server=api.url)).create_namespaced_event("train", body)
 
 
-def test_the_watched_reasons_are_the_gang_tables():
+def test_the_watched_reasons_are_the_gang_tables_less_the_pod_statuss():
+    """One watch a reason only an Event says: FailedMount, FailedAttachVolume.  None of ErrImagePull /
+    ImagePullBackOff: they are a container's waiting reasons in the pod's status, and the kubelet's Events of an image
+    pull are "Failed" ("Error: ErrImagePull") and a Normal "BackOff" (pkg/kubelet/events FailedToPullImage,
+    BackOffPullImage; the rows of tests/fixtures/pods/ended/events-image-pull.txt).  Was: a watch each, never fed."""
     assert GANG_REASONS == tuple(k for k, e in POD_ENDS.items() if e.gang is not None)
-    assert "FailedMount" in GANG_REASONS and "FailedAttachVolume" in GANG_REASONS
-    assert KUBELET_SELECTORS == tuple(f"type=Warning,involvedObject.kind=Pod,reason={r}" for r in GANG_REASONS)
+    assert set(WAITING_REASONS) <= set(GANG_REASONS)
+    assert GANG_EVENTS == ("FailedMount", "FailedAttachVolume")
+    assert KUBELET_SELECTORS == tuple(f"type=Warning,involvedObject.kind=Pod,reason={r}" for r in GANG_EVENTS)
+
+
+# constructed: a container waiting in ImagePullBackOff as the kubelet sets it in the pod's status
+# (pkg/kubelet/images image_manager.go: the waiting message is the "Back-off pulling image %q" its BackOff Event words,
+# the real row of tests/fixtures/pods/ended/events-image-pull.txt, oracle/weblogic-kubernetes-operator)
+PULLING = {"phase": "Pending", "containerStatuses": [
+    {"name": "main", "image": "train:1", "ready": False, "started": False, "restartCount": 0,
+     "state": {"waiting": {"reason": "ImagePullBackOff", "message": 'Back-off pulling image "train:1"'}}}]}
+
+
+def test_an_image_one_node_cannot_pull_is_read_off_the_pod_status_live_with_no_event_watch():
+    """A pod of a running gang whose container waits in ImagePullBackOff: its node's (infrastructure, the node named)
+    from the pod's status alone, as offline reads the same Pod object; no Event watch asks for an image pull's
+    reason (was: two watches of reasons no Event has, idle)."""
+    with ApiDouble() as api:
+        gang(api)
+        api.pods[("train", "llm-w-0-1")]["status"] = PULLING
+        api.pods.touch(("train", "llm-w-0-1"))
+        with controller(api) as c:
+            publish_timeouts(api, nodes=("node-a", "node-c", "node-d"))
+            # (the pod's status may be read before the other ranks' timeouts: the one pod failing, the workload's
+            # first, then updated to its node's)
+            ev = wait_until(lambda: next((e for e in incidents(api) if "ImagePullBackOff" in e["message"]
+                                          and e["message"].startswith("infrastructure")), None),
+                            "an infrastructure incident on the image pull")
+            assert c.ready.is_set()
+        assert "only node node-b of the job failed so" in ev["message"], ev["message"]
+        asked = {params.get("fieldSelector") for method, path, params, _ in api.requests
+                 if method == "GET" and path == "/api/v1/events" and params.get("watch")}
+        assert not {s for s in asked if s and any(f"reason={r}" in s for r in WAITING_REASONS)}, asked
+        assert set(KUBELET_SELECTORS) <= asked
+
+
+# constructed: a container the kubelet started, as its status says it (core/v1 ContainerStatus: state.running,
+# started)
+RUNNING = {"phase": "Running", "containerStatuses": [
+    {"name": "main", "image": "train:1", "ready": True, "started": True, "restartCount": 0,
+     "state": {"running": {"startedAt": "2024-07-25T06:01:00Z"}}}]}
+# real: the kubelet's FailedMount its retry got past (kubebb/core PR #130, tests/fixtures/pods/ended/
+# events-failed-mount-then-started.txt: Pulled, Created, Started after it)
+SYNC = ('MountVolume.SetUp failed for volume "kube-api-access-pljgx" : failed to sync configmap cache: timed out '
+        'waiting for the condition')
+
+
+def test_a_mount_the_kubelet_got_past_is_no_incident_live():
+    """The kubelet's FailedMount on a pod whose status says its container runs (the kubelet's retry mounted the volume):
+    no incident, as offline where the kubelet's Started row follows (triage.attribute Job.ran); the same Event on a
+    pod whose status shows no start is still the pod's never starting.  Was: "pod .. never started" live."""
+    with ApiDouble() as api:
+        gang(api)
+        for i in range(len(NODES)):
+            api.pods[("train", f"llm-w-0-{i}")]["status"] = RUNNING
+            api.pods.touch(("train", f"llm-w-0-{i}"))
+        with controller(api) as c:
+            create(api, kubelet_event("llm-w-0-1", "node-b", message=SYNC))
+            wait_until(lambda: any(s.events for s in list(c.book.jobs.values())), "the FailedMount read")
+            settled(c, 3)
+            assert incidents(api) == []
+    book = Book()
+    for i, node in enumerate(NODES):
+        book.pod(pod_of(f"llm-w-0-{i}", node), 100.0)
+    book.event(kubelet_event("llm-w-0-1", "node-b", message=SYNC), 100.0)
+    (change,) = book.settle(101.0)
+    assert change.incident.reason.startswith("pod train/llm-w-0-1 never started (FailedMount: "), change.incident.reason
 
 
 def test_a_mount_failing_on_one_node_of_a_running_gang_is_that_nodes_live():
@@ -80,6 +150,26 @@ def test_a_mount_failing_on_every_pod_is_the_workloads():
         book.event(kubelet_event(f"llm-w-0-{i}", node), 100.0)
     (change,) = book.settle(101.0)
     assert change.incident.category == "application" and "failed alike" in change.incident.reason
+
+
+def test_an_incident_on_a_mount_closes_when_the_pod_starts():
+    """The FailedMount read while the pod waits (its status shows no start): "never started", opened; the pod's status
+    then says its container runs (the kubelet's retry got past the mount): read again, the job's evidence shows no
+    failure, and the incident closes (was: left open, its verdict stale, until --idle); the same Event read again
+    (its count grown) opens nothing, what the closed incident held."""
+    book = Book()
+    for i, node in enumerate(NODES):
+        book.pod(pod_of(f"llm-w-0-{i}", node), 100.0)
+    book.event(kubelet_event("llm-w-0-1", "node-b", message=SYNC), 100.0)
+    (opened,) = book.settle(101.0)
+    assert opened.what == "opened" and "never started (FailedMount" in opened.incident.reason
+    book.pod({**pod_of("llm-w-0-1", "node-b"), "status": RUNNING}, 102.0)
+    (closed,) = book.settle(103.0)
+    assert closed.what == "closed" and closed.open.id == opened.open.id
+    again = kubelet_event("llm-w-0-1", "node-b", message=SYNC)
+    again["metadata"]["resourceVersion"], again["count"] = "2", 13
+    book.event(again, 104.0)
+    assert book.settle(105.0) == []
 
 
 def pod_of(name: str, node: str, job: str | None = "llm") -> dict:

@@ -896,3 +896,63 @@ def test_a_pod_that_ran_after_its_mount_warning_counts_as_one_that_ran_in_the_ga
     [incident] = attribute(found)
     assert incident.category == "infrastructure" and "only pods singlecluster-parallel-555v9-414213271, " \
         "singlecluster-parallel-555v9-513887230 of the job" in incident.reason
+
+
+# ---- a pod the kubelet started, as its status says: the pod ran --------------------------------------------------
+
+# real: a container the kubelet could not start (runc's exec failing), terminated StartError with the zero start time
+# containerd gives it, https://github.com/kubernetes/kubernetes/issues/120331 (the reporter's container state)
+START_ERROR = {"exitCode": 128, "reason": "StartError",
+               "message": "failed to create containerd task: failed to create shim task: OCI runtime create failed: "
+                          "runc create failed: unable to start container process: exec: \"sleepx\": executable file "
+                          "not found in $PATH: unknown",
+               "startedAt": "1970-01-01T00:00:00Z", "finishedAt": "2023-09-01T01:58:59Z",
+               "containerID": "containerd://b9833afeb22eac8639dd1a8890279525b14d25faefd0b690fe1b32e79aee8f9f"}
+
+
+@pytest.mark.parametrize("status, started", [
+    # constructed: core/v1 ContainerStatus as the kubelet sets it
+    ({"containerStatuses": [{"name": "c", "started": True, "state": {"running": {"startedAt": "2024-01-22T12:01:00Z"}}}]},
+     "2024-01-22T12:01:00+00:00"),
+    ({"containerStatuses": [{"name": "c", "state": {"running": {}}}]}, None),  # running, no time
+    ({"containerStatuses": [{"name": "c", "started": True, "state": {}}]}, None),
+    ({"initContainerStatuses": [{"name": "i", "state": {"terminated": {
+        "exitCode": 0, "startedAt": "2024-01-22T12:00:30Z", "finishedAt": "2024-01-22T12:00:40Z"}}}],
+      "containerStatuses": [{"name": "c", "state": {"waiting": {"reason": "PodInitializing"}}}]},
+     "2024-01-22T12:00:30+00:00"),
+    ({"containerStatuses": [{"name": "c", "state": {"waiting": {"reason": "CrashLoopBackOff"}}, "lastState": {
+        "terminated": {"exitCode": 1, "startedAt": "2024-01-22T12:02:00Z", "finishedAt": "2024-01-22T12:02:05Z"}}}]},
+     "2024-01-22T12:02:00+00:00"),
+    ({"containerStatuses": [{"name": "c", "state": {"terminated": START_ERROR}}]}, "none"),
+    ({"phase": "Pending", "containerStatuses": [{"name": "c", "state": {"waiting": {
+        "reason": "ContainerCreating"}}}]}, "none"),
+    ({"phase": "Pending"}, "none"),
+])
+def test_a_pod_the_kubelet_started_is_read_off_its_status(status, started):
+    """A container running, started, or ended with a start time (now or before a restart; an init container's too:
+    the pod's volumes were mounted and its images pulled before it) is the pod's start (pod_started, context), the
+    earliest time shown; a container that never started (waiting; StartError, its zero start time) is none."""
+    found = [e for e in read_objects(_pod("w-3", "node-3", status)) if e.kind == "pod_started"]
+    if started == "none":
+        assert found == []
+        return
+    [e] = found
+    assert (e.details["pod"], e.host, e.time and e.time.isoformat()) == ("train/w-3", "node-3", started)
+
+
+def test_a_mount_warning_of_a_pod_whose_status_says_it_runs_is_no_root_offline():
+    """`kubectl get pods,events -o json`: the kubelet's FailedMount its retry got past (kubebb/core PR #130's message,
+    in an Event object constructed around it) and the pod's status showing its container running: no incident, as
+    with the kubelet's Started row (the k8s_started fact); the pod still waiting, the pod's never starting."""
+    message = ('MountVolume.SetUp failed for volume "kube-api-access-pljgx" : failed to sync configmap cache: timed '
+               'out waiting for the condition')
+    event = {"kind": "Event", "type": "Warning", "reason": "FailedMount", "message": message,
+             "involvedObject": {"kind": "Pod", "namespace": "train", "name": "w-3"}, "source": {"host": "node-3"},
+             "firstTimestamp": "2024-01-22T12:00:10Z"}
+    running = {"phase": "Running", "containerStatuses": [{"name": "c", "started": True, "state": {
+        "running": {"startedAt": "2024-01-22T12:01:00Z"}}}]}
+    assert attribute(read_objects({"kind": "List", "items": [_pod("w-3", "node-3", running), event]})) == []
+    waiting = {"phase": "Pending", "containerStatuses": [{"name": "c", "state": {"waiting": {
+        "reason": "ContainerCreating"}}}]}
+    [incident] = attribute(read_objects({"kind": "List", "items": [_pod("w-3", "node-3", waiting), event]}))
+    assert incident.reason.startswith("pod train/w-3 never started (FailedMount: "), incident.reason
