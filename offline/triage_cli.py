@@ -403,7 +403,10 @@ def triage(fmt: str, year: int | None, window: float, evidence_limit: int, jobs_
     inputs = Inputs()
     evidence = collect(paths, year, inputs, jobs=jobs)
     incidents = attribute(evidence, window=window)
-    noise = teardown(evidence).noise  # teardown errors and ends after a success their file stated: said, never failures
+    # teardown errors and ends after a success their file stated, and earlier Slurm steps' ends before one: said, never
+    # failures
+    split = teardown(evidence)
+    noise, earlier = split.noise, split.earlier
     for message in inputs.errors[:MAX_ERRORS_SHOWN]:
         click.echo(f"gpu-npd triage: {message}", err=True)
     if len(inputs.errors) > MAX_ERRORS_SHOWN:
@@ -412,10 +415,11 @@ def triage(fmt: str, year: int | None, window: float, evidence_limit: int, jobs_
     try:
         if fmt == "json":
             doc = to_json(incidents, evidence_limit=200, inputs=inputs.files, errors=inputs.errors,
-                          skipped=inputs.skipped, **({"teardown": teardown_json(noise)} if noise else {}))
+                          skipped=inputs.skipped, **({"teardown": teardown_json(noise)} if noise else {}),
+                          **({"earlier_steps": teardown_json(earlier, key="before_success")} if earlier else {}))
             sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
         else:
-            sys.stdout.write(render_text(incidents, inputs, evidence_limit, noise))
+            sys.stdout.write(render_text(incidents, inputs, evidence_limit, noise, earlier))
         sys.stdout.flush()
     except BrokenPipeError:  # `gpu-npd triage logs/ | head`
         sys.stderr.close()
@@ -434,35 +438,46 @@ def _jobs(text: str) -> int:
     return jobs
 
 
-def teardown_json(noise: list[tuple[Evidence, Evidence]], limit: int = 200) -> list[dict]:
-    """The teardown lines (triage.teardown) for the JSON document: each line and the success statement it follows."""
+def teardown_json(noise: list[tuple[Evidence, Evidence]], limit: int = 200, key: str = "after_success") -> list[dict]:
+    """The teardown lines (triage.teardown) for the JSON document: each line and the success statement it follows
+    (`key` "after_success"; an earlier Slurm step's end, "before_success": the statement after it)."""
     return [{"file": e.file, "line": e.line, "time": e.time.isoformat() if e.time else None, "rank": e.rank,
              "kind": e.kind, "text": e.text,
-             "after_success": {"file": s.file, "line": s.line, "fact": s.details.get("fact"), "text": s.text}}
+             key: {"file": s.file, "line": s.line, "fact": s.details.get("fact"), "text": s.text}}
             for e, s in noise[:limit]]
 
 
 def render_text(incidents: list[Incident], inputs: Inputs, limit: int,
-                noise: list[tuple[Evidence, Evidence]] = ()) -> str:
+                noise: list[tuple[Evidence, Evidence]] = (), earlier: list[tuple[Evidence, Evidence]] = ()) -> str:
     out = [f"{len(inputs.files)} file(s) read, {inputs.evidence} evidence line(s), "
            f"{len(incidents)} incident(s)" + (f", {len(inputs.errors)} input error(s)" if inputs.errors else "")]
     if not incidents:
         out.append("No failure found in these logs." if inputs.files else "No log was read: nothing to attribute.")
     if noise:
-        statements = list(dict.fromkeys(id(s) for _, s in noise))
-        first = noise[0][1]
-        text = first.text if len(first.text) <= 160 else first.text[:157] + "..."
-        out.append(f"Teardown, not a failure: {len(noise)} line(s) of the job's teardown or end (communicator errors, "
-                   f"a process told to stop) printed after the job stated its success ({len(statements)} statement(s); "
-                   f"first {first.place}  {text}):")
-        for e, _s in noise[:limit]:
-            when = e.time.strftime("%m-%d %H:%M:%S") if e.time else "--"
-            line = e.text if len(e.text) <= 160 else e.text[:157] + "..."
-            out.append(f"     {when}  {e.place}  {line} ({e.kind})")
+        out.extend(_said(noise, limit, f"Teardown, not a failure: {len(noise)} line(s) of the job's teardown or end "
+                                       "(communicator errors, a process told to stop) printed after the job stated "
+                                       "its success"))
+    if earlier:
+        out.extend(_said(earlier, limit, f"An earlier step, not a failure: {len(earlier)} line(s) of a Slurm step that "
+                                         "ended before a later step of its file stated the job's success"))
     for n, incident in enumerate(incidents, start=1):
         out.append("")
         out.extend(_incident_text(n, incident, limit))
     return "\n".join(out) + "\n"
+
+
+def _said(pairs: list[tuple[Evidence, Evidence]], limit: int, head: str) -> list[str]:
+    """Lines that are no failure (each with the statement of success that makes it so): `head`, the statements' count
+    and the first, then each line."""
+    statements = list(dict.fromkeys(id(s) for _, s in pairs))
+    first = pairs[0][1]
+    text = first.text if len(first.text) <= 160 else first.text[:157] + "..."
+    out = [f"{head} ({len(statements)} statement(s); first {first.place}  {text}):"]
+    for e, _s in pairs[:limit]:
+        when = e.time.strftime("%m-%d %H:%M:%S") if e.time else "--"
+        line = e.text if len(e.text) <= 160 else e.text[:157] + "..."
+        out.append(f"     {when}  {e.place}  {line} ({e.kind})")
+    return out
 
 
 def _incident_text(n: int, i: Incident, limit: int) -> list[str]:

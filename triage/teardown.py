@@ -16,7 +16,9 @@ Only the same file's later lines are covered (a rank's, a pod's, a launcher's ow
 states says nothing of this one), only communicator kinds (TEARDOWN_KINDS), CUDA's word that the process was
 exiting (EXIT_CUDA_ERRORS: "driver shutting down") and such an end (a GPU or node fault, any other death of a rank, an
 exception are never hidden), and only within TEARDOWN_WINDOW of the statement where both lines have a time.  Errors
-before the statement are the job's as ever; and where such a never-hidden failure (a rank's death) follows the same
+before the statement are the job's as ever, but for a Slurm step's end (STEP_ENDS: srun's "task 0: Exited with exit
+code 1"): the batch script went on to a later step, whose output states the success, so that step did not fail the
+job (`earlier`); and where such a never-hidden failure (a rank's death) follows the same
 statement in the same file, the errors of that teardown are what it died of and stay its evidence (offline only: the
 agent reads a pod's log in order and has already held their Events back when a death comes). Pure: shared by the offline triage and the live
 pod-log path.
@@ -83,15 +85,26 @@ HANG_KINDS = frozenset(k.name for k in (*KIND_TABLE, *JOB_TABLE) if k.hang)
 # made before the final save that cannot vouch for it (BEFORE_SAVE: the save may be what was stopped).
 ENDED_SIGNALS = frozenset({1, 2, 15})
 ENDED_KINDS = frozenset(k.name for k in JOB_TABLE if k.ended)  # the rows' `ended`
+# A Slurm step's end (srun's own line for its tasks, triage.facts srun_task / srun_task_state) printed before the same
+# file's statement of the job's success: the batch script ran that step, then a later one whose output states the
+# success (a step's rank lines labelled by srun, "0: :::MLLOG .. run_stop .. success"), so the earlier step's end did
+# not fail the job.  Fujitsu's MLPerf v4.0 GX2560M7 runs (llama2_70b_lora, stable_diffusion result_0): the helper
+# step "srun --ntasks=1 .. mlperf-sysjson.sh" exits 1 for want of MLPERF_STATUS ("srun: error: mlperf-h100-0208:
+# task 0: Exited with exit code 1", line 6), then the training step runs to run_stop success and its RESULT line;
+# was one undetermined incident, rank 0 the suspect.  Only srun's step ends: a rank's own death another launcher
+# reports (torchrun's ChildFailedError, Open MPI's), an exception or a fault before the statement stays the job's.
+STEP_ENDS = frozenset({"srun_task", "srun_task_state"})
 # seconds after the statement its file's communicator errors are taken for teardown (a watchdog's collective
 # timeout, 10 to 30 minutes by default, may fire on the exit's last collective)
 TEARDOWN_WINDOW = 3600.0
 
 
 class Teardown(NamedTuple):
-    """`kept`: the evidence with the teardown lines left out; `noise`: (teardown line, the success it follows)."""
+    """`kept`: the evidence with the teardown lines and earlier steps' ends left out; `noise`: (teardown line, the
+    success it follows); `earlier`: (an earlier Slurm step's end, the success its file states after it: STEP_ENDS)."""
     kept: list[Evidence]
     noise: list[tuple[Evidence, Evidence]]
+    earlier: list[tuple[Evidence, Evidence]]
 
 
 def tears_down(kind: str, details: dict | None, signal: int | None = None) -> bool:
@@ -149,15 +162,19 @@ def teardown(evidence: Iterable[Evidence]) -> Teardown:
         if e.kind == "job_success" and e.file is not None and e.line is not None:
             stated.setdefault(e.file, []).append((e.line, _at(e), e.details.get("fact", ""), e))
     if not stated:
-        return Teardown(evidence, [])
-    kept, noise = [], []
+        return Teardown(evidence, [], [])
+    kept, noise, earlier = [], [], []
     for e in evidence:
         hit = (covering(stated[e.file], e.line, _at(e), e.kind)
                if tears_down(e.kind, e.details, e.signal) and e.file in stated else None)
-        if hit is None:
-            kept.append(e)
-        else:
+        later = (_later(stated[e.file], e.line)
+                 if hit is None and e.details.get("fact") in STEP_ENDS and e.file in stated else None)
+        if hit is not None:
             noise.append((e, hit[3]))
+        elif later is not None:
+            earlier.append((e, later[3]))
+        else:
+            kept.append(e)
     # a failure never hidden (a rank's death, an exception, a fault) in the same statement's teardown: the errors
     # there are what it died of, its evidence, not noise (MLPerf v5.1 Dell 1xXE9685Lx8B200 retinanet result_0: run_stop
     # success, then ranks 1-7's teardown barrier failing, "invalid usage", and srun's "tasks 1-7: Exited with exit code
@@ -167,7 +184,13 @@ def teardown(evidence: Iterable[Evidence]) -> Teardown:
     if died:
         kept += [e for e, s in noise if id(s) in died]
         noise = [(e, s) for e, s in noise if id(s) not in died]
-    return Teardown(kept, noise)
+    return Teardown(kept, noise, earlier)
+
+
+def _later(stated: Sequence[S], line: int | None) -> S | None:
+    """The first statement of success among `stated` (one file's, by line) made after `line`, else None."""
+    after = [s for s in stated if line is not None and s[0] is not None and s[0] > line]
+    return min(after, key=lambda s: s[0]) if after else None
 
 
 def fails(e: Evidence) -> bool:

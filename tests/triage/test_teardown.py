@@ -372,3 +372,49 @@ def test_the_teardown_kinds_are_the_rows_that_say_so():
     assert TEARDOWN_KINDS == {name for name, k in rows.items() if k.teardown}
     assert TEARDOWN_KINDS >= {"nccl_error", "nccl_timeout", "store_error", "barrier_timeout"}
     assert all(rows[name].consequence for name in TEARDOWN_KINDS)
+
+
+# REAL: mlcommons/training_results_v4.0 at 6fe95437, Fujitsu/results/GX2560M7_H100_SXM_80GBx4/llama2_70b_lora/result_0.txt
+# (tests/fixtures/realworld/wholelogs.yaml): the helper step mlperf-sysjson.sh exits 1 (line 6), the training step
+# states run_stop success (line 747)
+FUJITSU = Path(__file__).parents[1] / "fixtures" / "realworld" / "healthy" / \
+    "mlperf-h100-gx2560m7-llama2-lora-sysjson-step.log"
+FUJITSU_LINES = FUJITSU.read_text().splitlines()
+SYSJSON_EXIT = FUJITSU_LINES[5]
+FUJITSU_RUN_STOP = FUJITSU_LINES[746]
+# REAL: jiabowang/GAPIT #207 (srun's --wait summary of a task that ended abnormally)
+ABNORMAL = "yhrun: StepId=1544235.0 task 1: exited abnormally"
+
+
+def test_an_earlier_slurm_steps_end_before_the_success_is_no_failure():
+    """Fujitsu's run: a helper step's srun exits 1 at the start, then the training step reaches run_stop success.
+    Was: an UNDETERMINED incident, rank 0 the suspect; now none, srun's line said as an earlier step's end."""
+    assert SYSJSON_EXIT == "srun: error: mlperf-h100-0208: task 0: Exited with exit code 1"
+    assert '"key": "run_stop"' in FUJITSU_RUN_STOP and '"status": "success"' in FUJITSU_RUN_STOP
+    ev = evidence({"result_0.txt": FUJITSU_LINES})
+    assert attribute(ev) == []
+    split = teardown(ev)
+    assert split.noise == [] and [(e.kind, e.line, s.line, s.details["fact"]) for e, s in split.earlier] == \
+        [("rank_exit", 6, 747, "mlperf_run_stop_success")]
+    r = CliRunner().invoke(main, ["triage", str(FUJITSU)])
+    assert r.exit_code == 1 and "No failure found in these logs." in r.output, r.output
+    assert "An earlier step, not a failure: 1 line(s)" in r.output and "Exited with exit code 1" in r.output
+    doc = json.loads(CliRunner().invoke(main, ["triage", "--format", "json", str(FUJITSU)]).stdout)
+    assert doc["incidents"] == [] and "teardown" not in doc
+    assert [(s["line"], s["before_success"]["line"]) for s in doc["earlier_steps"]] == [(6, 747)]
+
+
+def test_only_a_slurm_steps_end_before_the_same_files_success_is_an_earlier_step():
+    """SYNTHETIC order of REAL lines: srun's step ends (an exit code, a SIGKILL, --wait's "exited abnormally") before
+    each statement of success are earlier steps; the same line with no statement after it in its file (none, one
+    before it, another file's), or torchrun's report of a rank's death before the statement, stays the job's
+    failure."""
+    for done in (FUJITSU_RUN_STOP, MEGATRON_DONE, SWIFT_DONE, TRAIN_METRICS):
+        for end in (SYSJSON_EXIT, KILLED, ABNORMAL):
+            ev = evidence({"train.log": [end, done]})
+            assert attribute(ev) == [] and len(teardown(ev).earlier) == 1, (done, end)
+            assert attribute(evidence({"train.log": [end]})) != [], end
+            assert attribute(evidence({"rank0.log": [done], "train.log": [end]})) != [], (done, end)
+        assert attribute(evidence({"train.log": [RANK_FAILED, done]})) != [], done
+    # a statement before the exit code 1 covers it no more than before: a crash after the success is the job's
+    assert [i.root.kind for i in attribute(evidence({"train.log": [FUJITSU_RUN_STOP, SYSJSON_EXIT]}))] == ["rank_exit"]
