@@ -986,6 +986,18 @@ RULES: tuple[Rule, ...] = (
     _r("nvml_handle_failed", "gpu_reset_required", ["device handle for"],
        NVSMI_HANDLE + r"(?P<nvml_error>Unknown Error|Not Found)\b", attribution="unknown",
        event=("rminit|fallen|reset", "join")),
+    # nvidia-smi's table (every era's layout: 4xx-525's, 535+'s wider columns) printing a GPU whose name NVML could not
+    # read: "ERR!" where its name goes, the Bus-Id column still its address ("|   4  ERR!                On   | 00000000:
+    # 83:00.0 Off |                 ERR! |", an A40; "|   3  ERR!   ..  | 00000000:61:00.0 Off | ..", an A30 whose
+    # Xid 119 GSP timeouts the same comment's dmesg shows: open-gpu-kernel-modules #446, 2023), its second row all
+    # "ERR!" too. The table SREs paste beside a failed job. Was nothing: on a node whose kernel log was not kept, the
+    # only word which GPU stopped answering. The same answer as NVML's "Unknown Error" for that GPU (nvml_handle_failed:
+    # gpu_reset_required, its cause unknown); part of its open GSP, lost-GPU, init or reset event where the kernel's
+    # lines came first. A GPU whose utilization alone is "ERR!" (a GeForce under WSL: NVML reports none) names its model
+    # on its first row and is not this row; neither is the second row, which names no GPU.
+    _r("nvsmi_table_err", "gpu_reset_required", ["ERR!"],
+       r"\|\s+(?P<gpu>\d{1,3})\s+ERR!\s+(?:On|Off|N/A)\s+\|\s+(?P<pci>" + PCI + r")\s", attribution="unknown",
+       event=("gsp|rminit|fallen|reset", "join")),
     # What the driver prints as a consequence of a GPU it lost, naming no cause of its own: the 3.x driver asking
     # for the GPU's PCI handle from its interrupt ("NVRM: os_pci_init_handle: invalid context!" between its "GPU at ..
     # has fallen off the bus" lines): part of the lost GPU's open event, else the unclassified net's (EVENT_WITHIN).
