@@ -394,7 +394,7 @@ TABLE: tuple[Kind, ...] = (
     # no device (cudaErrorNoDevice) and busy or unavailable (cudaErrorDevicesUnavailable, 46: another process on a GPU
     # in exclusive-process mode, compute mode Prohibited) are this kind in every framework's words (rules.CUDA_ERRORS).
     Kind("gpu_access_lost", "GPUs not visible in the pod", None, "warning", "driver", "RESTART_APP",
-         "PodGPUAccessLost", workload=True, pod_holds_gpus=True,
+         "PodGPUAccessLost", workload=True, pod_holds_gpus=True, fails_job=True,
          # NVML's and nvidia-smi's words in such a container (NVIDIA/nvidia-docker #1671, NVIDIA/nvidia-container-
          # toolkit #48, #251: `nvidia-smi` in the container fails, the host's lists its GPUs)
          takes=(("driver_unusable", "Failed to initialize NVML: Unknown Error"),

@@ -1207,15 +1207,26 @@ def _related(job: Job, v: Verdict) -> list[Evidence]:
     head: list[Evidence] = []
     if v.root is not None:
         head.append(v.root)
+        # the root's other lines: of its kind, host and device, and its rank or none (a rank's traceback line after
+        # its watchdog's names no rank)
         same = [e for e in job.failures if e is not v.root and e.kind == v.root.kind and e.host == v.root.host
-                and e.rank == v.root.rank and (e.pci, e.device) == (v.root.pci, v.root.device)]
+                and e.rank in (v.root.rank, None) and (e.pci, e.device) == (v.root.pci, v.root.device)]
         head.extend(same[:20])
     head.extend(e for e in v.unplaced[:20] if e not in head)
     head.extend(e for e in v.suspects[:20] if e not in head)
     ids = {id(e) for e in head}
-    tail = [e for e in job.failures if id(e) not in ids and is_consequence(e) or
-            (e.kind == "rank_exit" and id(e) not in ids)]
+    tail = [e for e in job.failures if id(e) not in ids and (is_consequence(e) or e.kind == "rank_exit"
+                                                             or e in _outranked(job, v))]
     return head + tail[:200]
+
+
+def _outranked(job: Job, v: Verdict) -> list[Evidence]:
+    """A node fault's verdict: the job's own failures it outranks (what its ranks and launcher reported: a CUDA error,
+    a process refused its GPU, the scheduler's end), none of them a node fault, each the fault's consequence; [] for
+    any other rule (their roots are among those failures)."""
+    if v.rule != "node_fault":
+        return []
+    return [e for e in job.failures if e is not v.root and not is_node_fault(e) and e not in v.suspects]
 
 
 # Supporting evidence: the node's warnings below a fault's weight (a corrected PCIe AER, an NVLink or IOMMU warning)
@@ -1303,6 +1314,13 @@ def consequences(job: Job, v: Verdict) -> str:
     if exits:
         ranks = sorted({e.rank for e in exits if e.rank is not None})
         parts.append(f"{_ranks(ranks) if ranks else str(len(exits)) + ' process(es)'} exited after it")
+    # a node fault's: the job's other failures it outranks, those the sentence has not counted above
+    counted = TIMEOUT_KINDS | PEER_KINDS | {"nccl_timeout", "barrier_timeout", "rank_exit"}
+    others = [e for e in _outranked(job, v) if e.kind not in counted]
+    if others:
+        said = list(dict.fromkeys(f"{_what(e)} on {_who(e)}" for e in others))
+        more = f" and {len(said) - 3} more" if len(said) > 3 else ""
+        parts.append(f"{len(others)} failure(s) of the job after it ({'; '.join(said[:3])}{more})")
     if not parts:
         return "no other rank reported a failure"
     return "; ".join(parts)
