@@ -17,11 +17,13 @@ matched it, so the classifier tries only those rows.  The `re` engine stays the 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import re
 import sys
+# BLAKE2 from its own module, not hashlib: hashlib loads OpenSSL's digests (libcrypto) at import, ~2% of the
+# start-up of `gpu-npd parse` of a small log, for a cache key
+from _blake2 import blake2b
 from typing import Collection, Iterable, Iterator
 
 from .wordscan import LazyPattern, presence_regex
@@ -244,7 +246,7 @@ _COMPILED: dict[str, object] = {}
 def _source() -> str:
     """This file's hash: a new byte_superset, new cache keys (read when a cache key is first made, not at import)."""
     with open(__file__, "rb") as fp:
-        return hashlib.sha256(fp.read()).hexdigest()[:16]
+        return blake2b(fp.read(), digest_size=8).hexdigest()
 
 
 # os.path, not pathlib: pathlib (and the urllib.parse and ipaddress it imports) is ~3 ms of every process start
@@ -272,7 +274,7 @@ def _write_cache(path: str, data: bytes) -> None:
 def byte_forms(patterns: tuple[tuple[str, bool], ...]) -> list[bytes]:
     """`byte_superset` of each pattern, kept in the user's cache directory beside the hyperscan database
     (deriving them walks Python's parse trees: ~100 ms a process start; loading them: ~1 ms)."""
-    key = hashlib.sha256(repr((_source(), sys.version, patterns)).encode()).hexdigest()[:24]
+    key = blake2b(repr((_source(), sys.version, patterns)).encode(), digest_size=12).hexdigest()
     cache = _cache_file(f"forms-{key}.json")
     try:
         forms = json.loads(_read_cache(cache))
@@ -289,8 +291,8 @@ def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
     """A block-mode database for `exprs`, compiled once per process and kept serialized in the user's cache
     directory (compiling the rule regexes in prefilter mode takes a few hundred ms; loading takes ~1 ms).
     A cache that cannot be read or written is simply not used."""
-    key = hashlib.sha256(repr((hs.__version__ if hasattr(hs, "__version__") else "", exprs, flags)).encode()
-                         ).hexdigest()[:24]
+    key = blake2b(repr((hs.__version__ if hasattr(hs, "__version__") else "", exprs, flags)).encode(),
+                  digest_size=12).hexdigest()
     if key in _COMPILED:
         return _COMPILED[key]
     cache = _cache_file(f"hs-{key}.db")
