@@ -18,6 +18,8 @@ from .wordscan import LazyPattern
 
 @dataclass(slots=True)
 class Envelope:
+    """A log record split from its line: the format's name, the message, its time and the format's other fields."""
+
     name: str
     message: str
     timestamp: datetime | None = None
