@@ -55,7 +55,6 @@ class Prefilter:
         self.keywords = tuple(keywords)
         self.patterns = tuple(patterns)
         self.by_pattern = False  # whether line_spans gives pattern ids (else None: keywords only)
-        alternation = "|".join(re.escape(k) for k in self.keywords)
         keywords = self.keywords
         # the same words as `re` finds them cheapest (whether one occurs, not which: each entered at its rarest
         # character), compiled when a record is first looked at
@@ -76,7 +75,7 @@ class Prefilter:
             if name == "hyperscan":
                 self._init_hyperscan(module)
             elif name == "re2":
-                self._init_re2(module, alternation)
+                self._init_re2(module)
             else:
                 # compiled when a buffer is first scanned (a match lies on its word's line, as line_spans needs)
                 self._bytes = LazyPattern(lambda: presence_regex(keywords).encode())
@@ -84,14 +83,7 @@ class Prefilter:
         raise ImportError(f"matcher engine {wanted!r} is not installed") from last_error
 
     def _init_hyperscan(self, hs) -> None:
-        keywords = [re.escape(k).encode() for k in self.keywords]
-        tries = []
-        if self.patterns:
-            exprs = byte_forms(self.patterns)
-            # the byte forms as they are; prefilter mode, should a hyperscan build refuse some part of them
-            tries += [(exprs, [0] * len(exprs), True), (exprs, [hs.HS_FLAG_PREFILTER] * len(exprs), True)]
-        tries.append((keywords, [0] * len(keywords), False))
-        for exprs, flags, by_pattern in tries:
+        for exprs, flags, by_pattern in self._hyperscan_tries(hs):
             try:
                 self._db = _hyperscan_db(hs, exprs, flags)
             except hs.error:
@@ -99,7 +91,18 @@ class Prefilter:
             self.by_pattern = by_pattern
             return
 
-    def _init_re2(self, re2, alternation: str) -> None:
+    def _hyperscan_tries(self, hs) -> Iterator[tuple[list[bytes], list[int], bool]]:
+        """(expressions, flags, by_pattern) for hyperscan, in order, until it takes one: the patterns' byte forms as
+        they are; in prefilter mode, should a hyperscan build refuse some part of them; the keywords, escaped only
+        when reached (some 550 re.escape calls a Prefilter: start-up)."""
+        if self.patterns:
+            exprs = byte_forms(self.patterns)
+            yield exprs, [0] * len(exprs), True
+            yield exprs, [hs.HS_FLAG_PREFILTER] * len(exprs), True
+        keywords = [re.escape(k).encode() for k in self.keywords]
+        yield keywords, [0] * len(keywords), False
+
+    def _init_re2(self, re2) -> None:
         options = re2.Options()
         options.encoding = re2.Options.Encoding.LATIN1  # bytes as they are: the byte form is written for them
         options.max_mem = 64 << 20
@@ -119,6 +122,8 @@ class Prefilter:
                 return
             except re2.error:  # a row RE2 cannot take: keywords, as with the stdlib
                 pass
+        # the keywords' alternation, escaped only here (as hyperscan's: _hyperscan_tries)
+        alternation = "|".join(re.escape(k) for k in self.keywords)
         self._re2 = [(re2.compile(alternation.encode(), options).search, None, None)]
 
     def _find(self, text: str):
