@@ -327,6 +327,8 @@ DRIVER_XIDS: dict[int, tuple[str, str, str, str, str]] = {
 
 @dataclass(frozen=True, slots=True)
 class XidInfo:
+    """One Xid of the catalog (xid_catalog): NVIDIA's mnemonic, description and actions, and its policy."""
+
     code: int
     mnemonic: str
     description: str
@@ -338,6 +340,8 @@ class XidInfo:
 
 @dataclass(frozen=True, slots=True)
 class SxidInfo:
+    """One NVSwitch SXid of the catalog (sxid_catalog)."""
+
     code: int
     name: str
     fatal: bool

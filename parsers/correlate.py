@@ -37,6 +37,8 @@ DEVICE_NOUN = {k.name: DEVICES[k.device] for k in TABLE if k.device not in (None
 
 @dataclass(frozen=True)
 class Cause:
+    """A finding that may explain a workload's failure seen after it (explain)."""
+
     time: float  # epoch seconds
     text: str  # "Xid 79 on GPU 3 (0000:5d:00)"
     severity: str

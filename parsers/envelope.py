@@ -18,6 +18,8 @@ from .wordscan import LazyPattern
 
 @dataclass(slots=True)
 class Envelope:
+    """A log record split from its line: the format's name, the message, its time and the format's other fields."""
+
     name: str
     message: str
     timestamp: datetime | None = None
@@ -595,17 +597,19 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
 
 # a "journal" row -> its builder for a line split found no journal host and tag in (the row's own looks for them)
 _NO_JOURNAL: dict[str, Build] = {"dmesg": _dmesg_kernel}
-Row = tuple[str, re.Pattern, Build, "str | None", Build]  # (name, regex, builder, message, builder without a journal)
+Row = tuple[str, LazyPattern, Build, "str | None", Build]  # (name, regex, builder, message, builder without a journal)
 
 
 def _rows_for(c: str) -> tuple[Row, ...]:
-    return tuple((name, pattern.compiled(), build, message, _NO_JOURNAL.get(name, build))
+    return tuple((name, pattern, build, message, _NO_JOURNAL.get(name, build))
                  for name, starts, pattern, build, message in ENVELOPES if c in starts)
 
 
-# first character -> the rows a line starting with it may be, in table order, their regexes compiled (derived from
-# ENVELOPES when a line first starts with that character: a process start compiles none of them; looked up by
-# subscript, a line's lookup one operation); characters no row starts with remembered up to a bound (input's choice)
+# first character -> the rows a line starting with it may be, in table order (derived from ENVELOPES when a line first
+# starts with that character; looked up by subscript, a line's lookup one operation); characters no row starts with
+# remembered up to a bound (input's choice).  Each row's regex is compiled when a line first reaches that row (its
+# LazyPattern's `match`, then the compiled one's own), not with its first character's rows: a dmesg line, which the
+# second "[" row takes, compiles none of the three after it (dmesg -x's the costliest: start-up)
 _BY_FIRST: dict[str, tuple[Row, ...]] = Derived(_rows_for, cap=256)
 
 # An envelope not built yet: its builder, the match it builds from and the year for stamps without one.
@@ -624,7 +628,7 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
         m = pattern.match(line)
         if m:
             if message is not None:
-                text = m.group(pattern.groups)
+                text = m[m.re.groups]  # (the match's own pattern: a LazyPattern's `groups` is a property)
                 if message == "inner":
                     text = _inner_uptime(text)[1]
                 elif message == "journal":  # (_journal's test inline: no call for a dmesg line)

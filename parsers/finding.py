@@ -16,6 +16,8 @@ KINDS = tuple(k.name for k in KIND_TABLE)
 
 @dataclass(slots=True)
 class Finding:
+    """What a classified line says: its kind, severity, attribution, action and the device and details it names."""
+
     kind: str
     severity: str
     attribution: str

@@ -54,6 +54,8 @@ CLEAR_SCOPES = ("subject", "gpus")
 
 @dataclass(frozen=True, slots=True)
 class OomScope:
+    """Whose memory an OOM kill says ran out (OOM_SCOPES)."""
+
     category: str  # a job's failure by such a kill (triage), one of CATEGORIES
     said: str  # what ran out, in an incident's reason
 
@@ -126,6 +128,8 @@ class Repeated:
 
 @dataclass(frozen=True, slots=True)
 class Kind:
+    """One kind of finding (a row of TABLE) and what follows from it."""
+
     name: str
     wording: str  # how an operator says it ("GPU fallen off the bus")
     device: str | None  # a key of DEVICES: the finding is about that PCI device; None: the node / a workload

@@ -17,11 +17,13 @@ matched it, so the classifier tries only those rows.  The `re` engine stays the 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import re
 import sys
+# BLAKE2 from its own module, not hashlib: hashlib loads OpenSSL's digests (libcrypto) at import, ~2% of the
+# start-up of `gpu-npd parse` of a small log, for a cache key
+from _blake2 import blake2b
 from typing import Collection, Iterable, Iterator
 
 from .wordscan import LazyPattern, presence_regex
@@ -53,7 +55,6 @@ class Prefilter:
         self.keywords = tuple(keywords)
         self.patterns = tuple(patterns)
         self.by_pattern = False  # whether line_spans gives pattern ids (else None: keywords only)
-        alternation = "|".join(re.escape(k) for k in self.keywords)
         keywords = self.keywords
         # the same words as `re` finds them cheapest (whether one occurs, not which: each entered at its rarest
         # character), compiled when a record is first looked at
@@ -74,7 +75,7 @@ class Prefilter:
             if name == "hyperscan":
                 self._init_hyperscan(module)
             elif name == "re2":
-                self._init_re2(module, alternation)
+                self._init_re2(module)
             else:
                 # compiled when a buffer is first scanned (a match lies on its word's line, as line_spans needs)
                 self._bytes = LazyPattern(lambda: presence_regex(keywords).encode())
@@ -82,14 +83,7 @@ class Prefilter:
         raise ImportError(f"matcher engine {wanted!r} is not installed") from last_error
 
     def _init_hyperscan(self, hs) -> None:
-        keywords = [re.escape(k).encode() for k in self.keywords]
-        tries = []
-        if self.patterns:
-            exprs = byte_forms(self.patterns)
-            # the byte forms as they are; prefilter mode, should a hyperscan build refuse some part of them
-            tries += [(exprs, [0] * len(exprs), True), (exprs, [hs.HS_FLAG_PREFILTER] * len(exprs), True)]
-        tries.append((keywords, [0] * len(keywords), False))
-        for exprs, flags, by_pattern in tries:
+        for exprs, flags, by_pattern in self._hyperscan_tries(hs):
             try:
                 self._db = _hyperscan_db(hs, exprs, flags)
             except hs.error:
@@ -97,7 +91,18 @@ class Prefilter:
             self.by_pattern = by_pattern
             return
 
-    def _init_re2(self, re2, alternation: str) -> None:
+    def _hyperscan_tries(self, hs) -> Iterator[tuple[list[bytes], list[int], bool]]:
+        """(expressions, flags, by_pattern) for hyperscan, in order, until it takes one: the patterns' byte forms as
+        they are; in prefilter mode, should a hyperscan build refuse some part of them; the keywords, escaped only
+        when reached (some 550 re.escape calls a Prefilter: start-up)."""
+        if self.patterns:
+            exprs = byte_forms(self.patterns)
+            yield exprs, [0] * len(exprs), True
+            yield exprs, [hs.HS_FLAG_PREFILTER] * len(exprs), True
+        keywords = [re.escape(k).encode() for k in self.keywords]
+        yield keywords, [0] * len(keywords), False
+
+    def _init_re2(self, re2) -> None:
         options = re2.Options()
         options.encoding = re2.Options.Encoding.LATIN1  # bytes as they are: the byte form is written for them
         options.max_mem = 64 << 20
@@ -117,6 +122,8 @@ class Prefilter:
                 return
             except re2.error:  # a row RE2 cannot take: keywords, as with the stdlib
                 pass
+        # the keywords' alternation, escaped only here (as hyperscan's: _hyperscan_tries)
+        alternation = "|".join(re.escape(k) for k in self.keywords)
         self._re2 = [(re2.compile(alternation.encode(), options).search, None, None)]
 
     def _find(self, text: str):
@@ -244,7 +251,7 @@ _COMPILED: dict[str, object] = {}
 def _source() -> str:
     """This file's hash: a new byte_superset, new cache keys (read when a cache key is first made, not at import)."""
     with open(__file__, "rb") as fp:
-        return hashlib.sha256(fp.read()).hexdigest()[:16]
+        return blake2b(fp.read(), digest_size=8).hexdigest()
 
 
 # os.path, not pathlib: pathlib (and the urllib.parse and ipaddress it imports) is ~3 ms of every process start
@@ -272,7 +279,7 @@ def _write_cache(path: str, data: bytes) -> None:
 def byte_forms(patterns: tuple[tuple[str, bool], ...]) -> list[bytes]:
     """`byte_superset` of each pattern, kept in the user's cache directory beside the hyperscan database
     (deriving them walks Python's parse trees: ~100 ms a process start; loading them: ~1 ms)."""
-    key = hashlib.sha256(repr((_source(), sys.version, patterns)).encode()).hexdigest()[:24]
+    key = blake2b(repr((_source(), sys.version, patterns)).encode(), digest_size=12).hexdigest()
     cache = _cache_file(f"forms-{key}.json")
     try:
         forms = json.loads(_read_cache(cache))
@@ -289,8 +296,8 @@ def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
     """A block-mode database for `exprs`, compiled once per process and kept serialized in the user's cache
     directory (compiling the rule regexes in prefilter mode takes a few hundred ms; loading takes ~1 ms).
     A cache that cannot be read or written is simply not used."""
-    key = hashlib.sha256(repr((hs.__version__ if hasattr(hs, "__version__") else "", exprs, flags)).encode()
-                         ).hexdigest()[:24]
+    key = blake2b(repr((hs.__version__ if hasattr(hs, "__version__") else "", exprs, flags)).encode(),
+                  digest_size=12).hexdigest()
     if key in _COMPILED:
         return _COMPILED[key]
     cache = _cache_file(f"hs-{key}.db")

@@ -32,6 +32,8 @@ SYMBOL_KEYWORDS = ["Unknown symbol", "disagrees about version of symbol"]
 
 @dataclass(frozen=True, slots=True)
 class Rule:
+    """One row of the rule table: a line that holds its keywords and matches its pattern is a finding of its kind."""
+
     name: str
     kind: str | None  # None: a look-alike that must not become a finding
     keywords: tuple[str, ...]

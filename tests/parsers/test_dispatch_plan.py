@@ -63,6 +63,26 @@ def test_a_lines_envelope_rows_are_one_lookup():
     assert len(envelope._BY_FIRST) <= 256 + 1
 
 
+def test_a_line_compiles_the_envelope_rows_it_reaches_only():
+    """A line compiles the regexes of its first character's rows up to the one that takes it, not the rest (start-up:
+    a dmesg line never compiled dmesg -x's row, the costliest); a line no row takes, every row it tried.  In a fresh
+    interpreter: this one's earlier tests compiled rows."""
+    import subprocess
+
+    code = ("import sys; from parsers import envelope\n"
+            "for line in sys.argv[1:]:\n"
+            "    envelope.split(line)\n"
+            "    print(line[:1], ' '.join(n for n, s, p, *_ in envelope.ENVELOPES if p._re is not None))\n")
+    lines = ["[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+             "NVRM: fallen off the bus and is not responding to commands."]
+    out = subprocess.run([sys.executable, "-c", code, *lines], capture_output=True, text=True, check=True).stdout
+    reached = [row for row, starts, *_ in envelope.ENVELOPES if "[" in starts]
+    reached = reached[:reached.index("dmesg") + 1]
+    tried = [row for row, starts, *_ in envelope.ENVELOPES if "N" in starts]
+    both = [row for row, *_ in envelope.ENVELOPES if row in reached or row in tried]  # (in table order)
+    assert out.splitlines() == ["[ " + " ".join(reached), "N " + " ".join(both)]
+
+
 def test_a_part_of_the_earlier_keywords_alone_costs_no_scan():
     """The Xid row's plan tests the earlier rows' keywords as the parts they share (_cover): "ted " stands for
     "started " and the like, and occurs in an Xid 31's "faulted @" and an Xid 48's "has been detected".  Where a part

@@ -187,6 +187,21 @@ def test_hyperscan_takes_the_rule_regexes_as_they_are():
     db.compile(expressions=exprs, ids=list(range(len(exprs))), flags=[0] * len(exprs))
 
 
+def test_a_prefilter_escapes_no_keyword_it_does_not_scan_for(monkeypatch):
+    """The keywords are escaped where an engine scans for their alternation (RE2 without patterns, hyperscan when it
+    refuses the patterns or has none), not at every Prefilter's start: `re` scans for the presence regex, hyperscan
+    and RE2 for the patterns' byte forms (some 550 re.escape calls a Prefilter were start-up)."""
+    escaped: list[str] = []
+    escape, patterns = re.escape, line_patterns()  # (the table's line patterns: a docker line's holds the keywords)
+    monkeypatch.setattr(re, "escape", lambda k: escaped.append(k) or escape(k))
+    Prefilter(all_keywords(), engine="re")
+    for engine in ENGINE_NAMES:
+        Prefilter(all_keywords(), engine=engine, patterns=patterns)
+    assert escaped == []
+    if "hyperscan" in ENGINE_NAMES:  # the keywords alone: hyperscan's alternation of them
+        assert Prefilter(["Xid", "NVRM"], engine="hyperscan").engine == "hyperscan" and escaped == ["Xid", "NVRM"]
+
+
 def test_every_engine_gives_the_same_findings_on_the_corpus():
     by_engine = _findings_by_engine(b"\n".join(CORPUS))
     assert len(by_engine["re"]) > 200
