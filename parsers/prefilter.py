@@ -22,8 +22,12 @@ import os
 import re
 import sys
 # BLAKE2 from its own module, not hashlib: hashlib loads OpenSSL's digests (libcrypto) at import, ~2% of the
-# start-up of `gpu-npd parse` of a small log, for a cache key
-from _blake2 import blake2b
+# start-up of `gpu-npd parse` of a small log, for a cache key (hashlib's, the same function, where an interpreter
+# lacks CPython's private module)
+try:
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - not CPython
+    from hashlib import blake2b
 from typing import Collection, Iterable, Iterator
 
 from .wordscan import LazyPattern, presence_regex
