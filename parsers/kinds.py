@@ -345,6 +345,23 @@ TABLE: tuple[Kind, ...] = (
     Kind("nccl_error", "NCCL error", None, "error", "unknown", "INVESTIGATE", "NCCLError", workload=True,
          doc="an NCCL call failed (system, internal, CUDA, usage errors)", category="by_attribution",
          consequence=True, restarts=True, teardown=True, generic=("warning",)),
+    # NCCL's shared-memory transport out of room in /dev/shm (parsers/rules.py nccl_shm_full): the container's /dev/shm
+    # too small (the runtime's 64 MB default, Docker's --shm-size, where the pod mounts no memory-backed emptyDir there)
+    # or full of segments other processes left in it (a pod that shares the host's IPC namespace, a bare-metal node).
+    # Neither the GPU nor the program's code: the same job runs once /dev/shm is large enough (NVIDIA/nccl #342, #525;
+    # pytorch/ci-infra #490 mounted a 2Gi emptyDir). Who fixes it is whoever owns the pod's template and the nodes'
+    # runtime, so a job's root of it is infrastructure (triage; as a pids or open-files limit, triage.facts
+    # resource_limit), and no node condition: attribution application (no device of the node is at fault). This row
+    # is the one reading of the failure: triage names and categorises a storage error on /dev/shm by it too
+    # (triage.attribute SHM_STORAGE).
+    Kind("shm_full", "/dev/shm too small or full", None, "error", "application", "CHECK_APP", "SharedMemoryFull",
+         workload=True, never_the_node="the pod's /dev/shm is too small or full (not a node fault): mount an emptyDir "
+         "with medium Memory and a sizeLimit at /dev/shm in the pod's spec (the runtime's default is 64 MB), or, where "
+         "the pod shares the host's IPC namespace, remove the stale /dev/shm/nccl-* segments other jobs left",
+         doc="NCCL could not size its shared-memory segment in /dev/shm for want of space (`posix_fallocate failed : "
+             "No space left on device`, `failed to extend /dev/shm/nccl-.. to N bytes`): the pod's /dev/shm too small "
+             "(no memory-backed emptyDir there) or full",
+         category="infrastructure", restarts=True),
     Kind("cuda_error", "CUDA error", None, "error", "unknown", "INVESTIGATE", "CUDAError", workload=True,
          doc="a CUDA runtime error a job printed (reason refined by the error: CUDAIllegalAddress, ...)",
          category="by_attribution", restarts=True, named="CUDA error '{details.cuda_error|}'"),

@@ -3527,15 +3527,18 @@ RULES: tuple[Rule, ...] = (
     # failed to extend /dev/shm/nccl-H1dBqY to 9637892 bytes", kserve/kserve #3791), 2.19+'s with errno ("..
     # bytes, error: No space left on device (28)", ai-dynamo/dynamo #1408, pytorch/ci-infra #490 in 2026), and 2.19+'s
     # line after it that repeats the errno ("Error while creating shared memory segment /dev/shm/nccl-WU88OE (size
-    # 9637888), error: No space left on device (28)", src/misc/shmutils.cc). The communicator's init fails after it
-    # (ncclSystemError): the container's /dev/shm too small (a runtime's 64 MB default, a pod without a memory-backed
-    # emptyDir there), the pod's configuration (was: a warning per line, unknown). The segment's line without an errno
-    # (2.18-) is the same failure (a line of the event); alone it stays the NCCL WARN row's warning: a CUDA call may
-    # have failed it (NVIDIA/nccl #1518), and attaching to another rank's segment is not this row.
-    _r("nccl_shm_full", "nccl_error", ["posix_fallocate failed", "Error: failed to extend ", "No space left on device"],
-       r"NCCL WARN (?:Call to posix_fallocate failed : No space left on device|Error: failed to extend \S+ to \d+ bytes|"
+    # 9637888), error: No space left on device (28)", src/misc/shmutils.cc). 2.7's SYSCHECK had no space before the
+    # colon ("include/shm.h:28 NCCL WARN Call to posix_fallocate failed: No space left on device", NVIDIA/nccl #342).
+    # The communicator's init fails after it (ncclSystemError): the container's /dev/shm too small (a runtime's 64 MB
+    # default, a pod without a memory-backed emptyDir there) or full: kind shm_full, whose row (parsers/kinds.py) says
+    # its category (infrastructure), its advice and its Event (was: nccl_error, application, which triage read as
+    # infrastructure offline only). The segment's line without an errno (2.18-) is the same failure (a line of the
+    # event); alone it stays the NCCL WARN row's warning: a CUDA call may have failed it (NVIDIA/nccl #1518), and
+    # attaching to another rank's segment is not this row.
+    _r("nccl_shm_full", "shm_full", ["posix_fallocate failed", "Error: failed to extend ", "No space left on device"],
+       r"NCCL WARN (?:Call to posix_fallocate failed ?: No space left on device|Error: failed to extend \S+ to \d+ bytes|"
        r"Error while creating shared memory segment \S+ \(size \d+\), error: No space left on device)",
-       attribution="application", action="CHECK_APP", event=("nccl_shm", "join")),
+       event=("nccl_shm", "join")),
     _r("nccl_shm_create_failed", "nccl_error", ["Error while creating shared memory segment"],
        r"NCCL WARN Error while creating shared memory segment \S+ \(size \d+\)", severity="warning",
        event=("nccl_shm", "join")),

@@ -464,6 +464,8 @@ def category_of(e: Evidence) -> str | None:
         return POD_ENDS[e.details["pod_end"]].category
     if e.kind == "storage_error" and str(e.details.get("what", "")).lower() in STORAGE_WHAT_CATEGORY:
         return STORAGE_WHAT_CATEGORY[str(e.details["what"]).lower()]
+    if e.kind == "storage_error" and _storage_what(e) == SHM_STORAGE:  # /dev/shm's: the kind shm_full's category
+        return KIND_CATEGORY[SHM_KIND]
     c = KIND_CATEGORY.get(e.kind)
     if c == "by_attribution":
         return ATTRIBUTION_CATEGORY.get(attribution_of(e))
@@ -1465,11 +1467,13 @@ def named(e: Evidence) -> str | None:
     return "".join(out)
 
 
-# A storage error on /dev/shm (NCCL's shared-memory segment; a line of NCCL's shared-memory code, 2.6's "include/shm.h:28
-# NCCL WARN Call to posix_fallocate failed : No space left on device", NVIDIA/nccl #290; or any write the line says
-# was to /dev/shm) is the pod's shared-memory size (Docker's 64 MB default, a pod without a memory-backed emptyDir
-# there) or a node's /dev/shm full: named so, the limit an SRE raises, not the job's file system
-SHM_STORAGE = "/dev/shm too small or full"
+# A storage error on /dev/shm (NCCL's shared-memory segment: a line of NCCL's shared-memory code the parsers leave to
+# NCCL's warning, the segment's line torch quotes; or any write the line says was to /dev/shm) is the pod's
+# shared-memory size (Docker's 64 MB default, a pod without a memory-backed emptyDir there) or a node's /dev/shm full:
+# the failure the parsers' kind shm_full is (parsers/kinds.py; its row the one declaration), named by its wording and
+# of its category, whichever reader read the line
+SHM_KIND = "shm_full"
+SHM_STORAGE = KIND[SHM_KIND].wording
 
 
 def _storage_what(e: Evidence) -> str:

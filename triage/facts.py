@@ -1117,9 +1117,10 @@ _KEYWORDS = re.compile("|".join(re.escape(k) for k in dict.fromkeys(k for f in F
 _UCX_QUIET = re.compile(r"\bUCX {1,2}(?:DIAG|INFO|DEBUG|TRACE|REQ|DATA|ASYNC|FUNC|POLL|PRINT)\b")
 
 
-# A line of NCCL's shared-memory code or one naming a path in /dev/shm (triage.attribute SHM_STORAGE names its storage
-# error so); the parsers' finding on it (nccl_error: its rows nccl_shm_full, nccl_shm_create_failed) yields to the job
-# fact about the same line, which names the limit an SRE raises (triage.read)
+# A line of NCCL's shared-memory code or one naming a path in /dev/shm: a storage error on it is /dev/shm's, named and
+# categorised as the parsers' kind shm_full (triage.attribute SHM_STORAGE), which the parsers give NCCL's own lines of
+# its failure (parsers/rules.py nccl_shm_full); this module's row nccl_shm_create reads the lines they leave to NCCL's
+# warning (a segment's line without an errno, the line torch quotes after "Last error:")
 SHM_LINE = re.compile(r"/dev/shm/|\bshm(?:utils)?\.(?:h|cc):\d+ NCCL WARN ")
 
 

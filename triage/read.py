@@ -853,10 +853,8 @@ class FileReader:
         if finding is not None and (finding.kind == "unclassified" or not at_least(finding.severity, "warning")):
             finding = None
         # a finding's line is still read for the address it states of its writer (facts.ADDRESS_FACTS: libfabric's
-        # "My host id: i-.." in the completion error itself): both, the address a context fact; NCCL's /dev/shm lines
-        # (facts.SHM_LINE): the storage fact about the line, which names the pod's /dev/shm, over the parsers' nccl_error
-        hit = facts.match(rest) if finding is None or generic(finding) or \
-            (finding.kind == "nccl_error" and facts.SHM_LINE.search(rest)) else facts.address(rest)
+        # "My host id: i-.." in the completion error itself): both, the address a context fact
+        hit = facts.match(rest) if finding is None or generic(finding) else facts.address(rest)
         if hit is not None and actor and hit[0].name in facts.RAY_ACTOR_FACTS:  # the cause of the error above
             hit = (hit[0], {**actor, **hit[1]})
         if hit is not None:

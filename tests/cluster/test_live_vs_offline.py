@@ -164,3 +164,17 @@ def test_a_job_fact_that_names_no_culprit_is_the_misss_cause(monkeypatch):
         ((cause, detail),) = r.why
         assert cause == "job fact names no culprit", (r.name, r.why)
         assert "barrier_timeout" in detail and ("xla_barrier_timeout" in detail or "xla_key_value_timeout" in detail)
+
+
+SHM_INCIDENTS = ["ci-infra-490-shm", "nccl-525-shm", "nccl-342-shm", "xgboost-5963-shm", "torchtitan-853-shm"]
+
+
+def test_no_room_in_dev_shm_is_one_verdict_live_and_offline():
+    """NCCL out of room in /dev/shm (pytorch/ci-infra #490, NVIDIA/nccl #525, #342, dmlc/xgboost #5963, torchtitan
+    #853): the kind shm_full (parsers/kinds.py) is the one reading, the pod's /dev/shm, infrastructure, whether the
+    agent published the parsers' finding or triage read the lines (was: nccl-525-shm live application, the agent
+    publishing the parsers' nccl_error of attribution application while offline triage's storage fact said
+    infrastructure)."""
+    for r in _bench().rows(SHM_INCIDENTS):
+        assert r.live_ok and r.offline_ok, (r.name, r.live, r.why)
+        assert r.live.startswith("infrastructure") and r.offline.startswith("infrastructure"), (r.name, r.live)
