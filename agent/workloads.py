@@ -24,11 +24,30 @@ from parsers.correlate import Noted, Ranks, can_cause, describe
 from parsers.kinds import BY_NAME as KIND, CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
 from parsers.finding import restated
 from parsers.model import PodEvent, PodRef, Problem
+from parsers.rules import CUDA_BUSY
 
 # finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
 EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
 # the kinds that are the node's fault only in a pod that holds GPUs (parsers/kinds.py `pod_holds_gpus`)
 ON_GPU_PODS = frozenset(k.name for k in KINDS if k.pod_holds_gpus)
+# A pod that holds GPUs and could not use them: what happened and what to check when it repeats on the node (the
+# PodGPUAccessLost Event, gpu_access).  No device, or no driver, in the container: its devices were taken away (NVIDIA/
+# nvidia-container-toolkit #48, #251; NVIDIA/nvidia-docker #1671).  Busy or unavailable (rules.CUDA_BUSY, 46): the
+# container sees the GPU and was refused a context on it, which the container runtime never decides (it only grants
+# the device nodes, NVIDIA/nvidia-container-runtime #139): another process holds the GPU in exclusive-process mode (a
+# python process on every GPU, NVIDIA/nvidia-docker #572; a DIGITS process on an "E. Process" GPU 0, NVIDIA/DIGITS
+# #2005; the device plugin's MPS sharing, its server the GPU's one process, refusing a pod: NVIDIA/k8s-device-plugin
+# #647, #1118), or the GPU's compute mode is Prohibited.
+GPU_DEVICES_LOST = ("the node's container runtime lost the pod's GPU devices (not the GPU: the node's NVML still "
+                    "answers them)",
+                    "the NVIDIA container toolkit's and the cgroup driver's configuration (a systemd daemon-reload "
+                    "with the systemd cgroup driver removes the GPU devices from running containers)")
+GPU_BUSY = ("the GPU refused it a context: another process holds the GPU in exclusive-process compute mode (one an "
+            "earlier pod left behind, another process of this pod, an MPS server that refused it) or the GPU's "
+            "compute mode is Prohibited",
+            "each GPU's compute mode (`nvidia-smi -q -d COMPUTE`) and the processes on it (`nvidia-smi "
+            "--query-compute-apps=pid,process_name --format=csv` on the host): a process no running pod owns keeps "
+            "the GPU until it is killed, and a restarted pod given that GPU fails again")
 _ORDINAL = re.compile(r"(-(worker|master|launcher|rank))?-\d+$")
 
 
@@ -270,15 +289,15 @@ class WorkloadTracker:
         answers) and not the program.  One Event per job (its count raised on repeats); the node's problem is raised
         by the kind's `repeated` row when pods of several workloads say it (agent/health.py)."""
         row = KIND[f.kind]
-        said = f.details.get("driver_error") or row.wording
+        status = f.details.get("cuda_error")
+        busy = status in CUDA_BUSY
+        said = status if busy else f.details.get("driver_error") or row.wording
+        what, check = GPU_BUSY if busy else GPU_DEVICES_LOST
         r = row.repeated
-        message = (f"The pod holds GPUs (the kubelet's PodResources) but its process could not use them ({said}): the "
-                   f"node's container runtime lost the pod's GPU devices (not the GPU: the node's NVML still answers "
-                   f"them). Recommended action: {row.action}. When it repeats on this node, check the NVIDIA "
-                   f"container toolkit's and the cgroup driver's configuration (a systemd daemon-reload with the "
-                   f"systemd cgroup driver removes the GPU devices from running containers); pods of {r.processes} "
-                   f"workloads within {int(r.window_seconds)} s raise {r.condition}. [container {ref.container}]"
-                   f"{quoted(f.message)}")
+        message = (f"The pod holds GPUs (the kubelet's PodResources) but its process could not use them ({said}): "
+                   f"{what}. Recommended action: {row.action}. When it repeats on this node, check {check}; pods of "
+                   f"{r.processes} workloads within {int(r.window_seconds)} s raise {r.condition}. "
+                   f"[container {ref.container}]{quoted(f.message)}")
         return PodEvent(ref, row.reason, message, "|".join((ref.namespace, job_of(ref.pod), row.reason, "gpus")))
 
     def observe_app_xid(self, ref: PodRef, f: Finding) -> PodEvent:

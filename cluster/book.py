@@ -619,7 +619,8 @@ class Book:
             evidence = self.evidence(state)
             incidents = attribute(evidence, self.window) if evidence else []
             if not incidents:
-                if state.open is not None and state.open.incident is not None:
+                if state.open is not None and state.open.incident is not None and _refuted(state.open.incident,
+                                                                                         evidence):
                     # what it named is no failure now (a pod that never started, started: the kubelet's retry got past
                     # its FailedMount): it closes, its evidence marked as held
                     changes.append(self._close(state))
@@ -700,6 +701,15 @@ def _own(evidence: list[Evidence]) -> list[Evidence]:
     the old gang's teardown; a fault of its own (an Xid or ECC error on its node, a CUDA error, an exception, a rank
     killed or crashed by a signal of its own) is the job's next incident."""
     return [e for e in evidence if not is_consequence(e)]
+
+
+def _refuted(incident: Incident, evidence: list[Evidence]) -> bool:
+    """Whether an open incident the job's evidence no longer shows was refuted: its root's evidence still read, judged
+    no failure now (a FailedMount the pod's start got past).  Not when it is no longer read (withdrawn: a node's
+    condition cleared, its Event expired or the node deleted): that incident closes when quiet (`idle`), so a fault
+    that stands again (a flapping condition) is the same incident, not a new one (its Event and recovery decision) each
+    time."""
+    return not incident.evidence or incident.evidence[0] in evidence
 
 
 def chose(mark: tuple[float, frozenset[str] | None], started: float, uid: str) -> bool:

@@ -425,7 +425,8 @@ TABLE: tuple[Kind, ...] = (
              "CUDA-capable device is detected` and `CUDA-capable device(s) is/are busy or unavailable` in any "
              "framework's words, `The NVIDIA Driver was not detected`): in a pod "
              "the kubelet says holds GPUs, the node's container runtime took them away (a systemd daemon-reload with "
-             "the systemd cgroup driver); pods of two workloads within 10 minutes raise GPUDriverDegraded; in a pod "
+             "the systemd cgroup driver), or, busy or unavailable, another process holds the GPU in exclusive-process "
+             "compute mode (the Event says to check the compute mode and the processes on the GPU); pods of two workloads within 10 minutes raise GPUDriverDegraded; in a pod "
              "without GPUs, or whose devices are unknown, counted only",
          repeated=Repeated("GPUDriverDegraded", "PodGPUAccessLostRepeated", {}, (), 2, 600.0, action="CHECK_DRIVER",
                            distinct="workload", noun="workloads")),

@@ -611,6 +611,15 @@ NVSHMEM_SOURCE = r"nvshmem\S*\.(?:cpp|cu|cuh|cc|c|h):"
 NCCL_HARMLESS_WARNS = ("failed to IPC register userbuff", "Failed to open libibverbs.so",
                        "Could not find ncclGetVersion symbol")
 
+# cudaErrorDevicesUnavailable (46) by each of its names: the runtime's texts (and the older runtimes' "all .. devices",
+# PyTorch 0.x-1.x, TensorFlow 1.x-2.4), its enum name, the driver API's CUDA_ERROR_DEVICE_UNAVAILABLE.  The process
+# found its GPU but was refused a context on it: another process holds it in exclusive-process compute mode (a process
+# an earlier pod left, another of this pod's, an MPS server the pod does not reach), or its compute mode is Prohibited;
+# not the container's device nodes, which give no device at all.  The pod's Event says what to check
+# (agent/workloads.py gpu_access); the status reads as gpu_access_lost (CUDA_ERRORS).
+CUDA_BUSY = ("CUDA-capable device(s) is/are busy or unavailable", "cudaErrorDevicesUnavailable",
+             "all CUDA-capable devices are busy or unavailable", "CUDA_ERROR_DEVICE_UNAVAILABLE")
+
 # The CUDA driver API's names of the failures a kernel or the GPU caused (XLA, JAX, TensorFlow, CuPy and Triton print
 # them: "Failed to launch CUDA kernel: ..: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered") ->
 # (severity, attribution, action), as CUDA_ERRORS for the runtime's.  Only these: CUDA_ERROR_NO_DEVICE and the like are
@@ -688,10 +697,7 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action) | 
     # GPUs (kind gpu_access_lost: the agent asks the kubelet); a pod given none that reaches for the node's GPUs
     # (NVIDIA_VISIBLE_DEVICES=all) is refused them on a healthy node. Never a reset from the pod's words alone: that
     # kills the process holding the GPU (were: cuda_error, the node's driver; 46 RESET_GPU).
-    **dict.fromkeys(("no CUDA-capable device is detected", "cudaErrorNoDevice",
-                     "CUDA-capable device(s) is/are busy or unavailable", "cudaErrorDevicesUnavailable",
-                     # 46 in the older runtimes' words (PyTorch 0.x-1.x, TensorFlow 1.x-2.4)
-                     "all CUDA-capable devices are busy or unavailable"), "gpu_access_lost"),
+    **dict.fromkeys(("no CUDA-capable device is detected", "cudaErrorNoDevice", *CUDA_BUSY), "gpu_access_lost"),
     "cudaErrorIllegalAddress": ("error", "application", "RESTART_APP"),
     "cudaErrorECCUncorrectable": ("fatal", "hardware", "RESET_GPU"),
     "cudaErrorLaunchFailure": ("error", "unknown", "INVESTIGATE"),

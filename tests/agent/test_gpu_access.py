@@ -420,3 +420,36 @@ def test_the_status_in_every_frameworks_words_is_judged_by_whether_the_pod_holds
     snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(line)), (B, parse_line(line))]))
     assert reasons(snap) == [(A, "PodGPUAccessLost")]
     assert count(agent, "team-a") == 1 and count(agent, "team-b") == 1
+
+
+# What the Event asks an SRE to check follows the status: busy or unavailable (46: parsers/rules.py CUDA_BUSY) is a GPU
+# the container sees and was refused (another process on it in exclusive-process mode, compute mode Prohibited; the
+# container runtime never decides it: NVIDIA/nvidia-container-runtime #139), so its Event names the compute mode and the
+# processes on the GPU, not the toolkit or the cgroup driver; no device keeps the devices-taken-away advice.  REAL lines
+# (tests/fixtures/realworld/jobs-cuda-busy-2026s.yaml: pytorch/pytorch #100691, NVIDIA/TensorRT #1173, NVIDIA/DIGITS
+# #2005's Caffe line, jax-ml/jax #23770's XLA line; the no-device lines of jobs-gpu-access-2026.yaml)
+BUSY_WORDS = [OTHER_WORDS[2], OTHER_WORDS[3],
+              "Check failed: error == cudaSuccess (46 vs. 0)  all CUDA-capable devices are busy or unavailable",
+              "2024-09-19 21:50:58.963539: W external/xla/xla/service/platform_util.cc:199] unable to create "
+              "StreamExecutor for CUDA:0: failed initializing StreamExecutor for CUDA device ordinal 0: INTERNAL: "
+              "failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_DEVICE_UNAVAILABLE: CUDA-capable device(s) is/are "
+              "busy or unavailable"]
+
+
+@pytest.mark.parametrize("line", BUSY_WORDS)
+def test_a_busy_gpus_event_says_to_check_its_compute_mode_and_processes_not_the_toolkit(tmp_path, line):
+    """Was: 'the node's container runtime lost the pod's GPU devices', check the container toolkit and the cgroup
+    driver (h430), advice that cannot find a process holding the GPU."""
+    agent = make(tmp_path, lambda ref, at: True)
+    _, events = said(agent, (A, line))
+    msg = events[0].message
+    assert "exclusive-process" in msg and "nvidia-smi -q -d COMPUTE" in msg and "--query-compute-apps" in msg
+    assert "toolkit" not in msg and "cgroup" not in msg and "lost the pod's GPU devices" not in msg
+    assert f"Recommended action: {KIND['gpu_access_lost'].action}." in msg
+
+
+def test_no_device_keeps_the_devices_taken_away_advice(tmp_path):
+    for line in (OTHER_WORDS[0], NO_GPUS):
+        agent = make(tmp_path, lambda ref, at: True)
+        _, events = said(agent, (A, line))
+        assert "toolkit" in events[0].message and "compute mode" not in events[0].message

@@ -19,7 +19,7 @@ from cluster.evidence import KUBELET_SELECTORS
 from kubeapi.client import make_api
 from triage.facts import GANG_EVENTS, GANG_REASONS, POD_ENDS, WAITING_REASONS
 
-from test_cluster import NODES, controller, gang, incidents, publish_timeouts, settled
+from test_cluster import NODES, XID79, controller, gang, incidents, publish_timeouts, settled
 
 # real: the kubelet's FailedMount message of GoogleCloudPlatform/ai-infra-cluster-provisioning #382
 # (https://github.com/GoogleCloudPlatform/ai-infra-cluster-provisioning/issues/382, the describe's Events table,
@@ -170,6 +170,35 @@ def test_an_incident_on_a_mount_closes_when_the_pod_starts():
     again["metadata"]["resourceVersion"], again["count"] = "2", 13
     book.event(again, 104.0)
     assert book.settle(105.0) == []
+
+
+def xid_condition(status: str, since: str) -> dict:
+    """node-b as its agent writes a standing Xid 79 (agent/health.py's GPUUnhealthy condition; constructed, as
+    test_cluster's), `status` True or False (cleared)."""
+    return {"metadata": {"name": "node-b"}, "status": {"conditions": [
+        {"type": "GPUUnhealthy", "status": status, "reason": "Xid79FallenOffBus", "lastTransitionTime": since,
+         "message": f"Xid 79 on GPU 3 (0000:5d:00): {XID79.rstrip('.')}. Recommended action: RESTART_BM"}]}}
+
+
+def test_an_incident_whose_node_fault_is_withdrawn_closes_when_quiet_and_a_flap_opens_no_other():
+    """An incident on a node's standing fault alone: the condition cleared (False; its Event expired, the node
+    deleted alike) is withdrawn, not refuted: the incident stays open until quiet (`idle`), and the fault standing again
+    (a later transition) is the same incident, no second Event nor recovery decision.  Was (h429): closed at once, and
+    each flap opened the next incident.  A refuted one still closes at once (the FailedMount test above)."""
+    now = datetime.now(timezone.utc).timestamp()
+    at = [datetime.fromtimestamp(now + s, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") for s in (0, 30, 60)]
+    book = Book(idle=600.0)
+    for i, node in enumerate(NODES):
+        book.pod(pod_of(f"llm-w-0-{i}", node), 100.0)
+    book.node(xid_condition("True", at[0]), 101.0)
+    (opened,) = book.settle(102.0)
+    assert opened.what == "opened" and opened.incident.root.kind == "xid"
+    book.node(xid_condition("False", at[1]), 103.0)
+    assert book.settle(104.0) == []
+    book.node(xid_condition("True", at[2]), 105.0)
+    assert book.settle(106.0) == []
+    (closed,) = book.settle(106.0 + 601.0)
+    assert closed.what == "closed" and closed.open.id == opened.open.id
 
 
 def pod_of(name: str, node: str, job: str | None = "llm") -> dict:
