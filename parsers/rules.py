@@ -2133,10 +2133,14 @@ RULES: tuple[Rule, ...] = (
     _r("mce_panic", "memory_error", ["[Hardware Error]: Machine check: "],
        r"\[Hardware Error\]: Machine check: (?P<why>[^\n]*\S)",
        severity="fatal", action="RESTART_BM", event=("mce", "escalate")),
+    # A record's line names the bank's MCi_STATUS ("CPU 2: Machine Check: 0 Bank 6: cc59dec000041152"): its error
+    # code (MCACOD, bits 15:0) says which unit failed (MCA_ERROR_CODES, refine "mce_record"): a CPU cache's or TLB's
+    # error is a cpu_cache_error (the DIMMs are not at fault), a memory controller's and any other stay memory_error.
     _r("mce_detail", "memory_error", ["Machine Check Event", "HANDLING MCE MEMORY", "[Hardware Error]: CPU"],
-       r"\[Hardware Error\]: CPU (?P<cpu>\d+): Machine Check|"
+       r"\[Hardware Error\]: CPU (?P<cpu>\d+): Machine Check(?: Exception)?(?:: \w+ Bank (?P<bank>\d+): "
+       r"(?P<status>[0-9a-f]{16})\b)?|"
        r"EDAC \w+ MC\d+: (?:HANDLING MCE MEMORY ERROR|CPU (?P<edac_cpu>\d+): Machine Check Event)",
-       event=("mce", "join")),
+       refine="mce_record", event=("mce", "join")),
     # An uncorrected memory error the kernel contained (hwpoison: mm/memory-failure.c, x86's machine check handler):
     # the page taken offline, the processes mapping it signalled. 5.x-6.x "mce: Uncorrected hardware memory error in
     # user-access at 3710b3400", "Memory failure: 0x3710b3: recovery action for dirty LRU page: Recovered" (Ignored,
@@ -3808,6 +3812,48 @@ def _refine_edac_ghes(g: dict, out: dict) -> None:
         out["severity"], out["action"] = "error", "INVESTIGATE"
 
 
+# Intel's compound machine-check error codes (SDM vol. 3B, "Interpreting the MCA Error Codes": MCi_STATUS bits 15:0,
+# bit 12 the corrected-filtering flag F, left out here): (mask, value, unit, kind). First match wins.
+#   0000 0000 0000 11LL  generic cache hierarchy error of level LL
+#   0000 0000 0001 TTLL  TLB error: transaction type TT, level LL
+#   0000 0000 1MMM CCCC  memory controller error: memory transaction MMM, channel CCCC (the DIMMs': memory_error)
+#   0000 0001 RRRR TTLL  cache hierarchy error: request RRRR, transaction type TT, level LL
+# Any other code (bus and interconnect, internal, unclassified, a zero status) is read as before: memory_error.
+MCA_ERROR_CODES = ((0xeffc, 0x000c, "cache", "cpu_cache_error"), (0xeff0, 0x0010, "TLB", "cpu_cache_error"),
+                   (0xef80, 0x0080, "memory controller", "memory_error"),
+                   (0xef00, 0x0100, "cache", "cpu_cache_error"))
+MCA_LEVELS = ("L0", "L1", "L2", "generic level")  # LL
+MCA_TYPES = ("instruction", "data", "generic", None)  # TT (11 reserved)
+MCA_REQUESTS = ("generic error", "generic read", "generic write", "data read", "data write", "instruction fetch",
+                "prefetch", "eviction", "snoop")  # RRRR 0000-1000 (ERR, RD, WR, DRD, DWR, IRD, PREFETCH, EVICT, SNOOP)
+MCI_STATUS_UC = 1 << 61  # the error was not corrected
+
+
+def _refine_mce_record(g: dict, out: dict) -> None:
+    """An x86 machine-check record's MCi_STATUS: the unit its error code names (MCA_ERROR_CODES) and its level and
+    transaction for a cache or TLB (details `mca`: "L2 instruction cache error, instruction fetch"); not corrected (UC):
+    an error."""
+    status = g.pop("status", None)
+    if status is None:
+        return
+    value = int(status, 16)
+    code = value & 0xffff
+    row = next((row for row in MCA_ERROR_CODES if code & row[0] == row[1]), None)
+    if row is None:
+        return
+    unit, kind = row[2], row[3]
+    if kind == "memory_error":
+        out["details"]["mca"] = f"{unit} error"
+        return
+    level, kind_of = MCA_LEVELS[code & 3], MCA_TYPES[(code >> 2) & 3] if code & 0x0100 or unit == "TLB" else None
+    request = MCA_REQUESTS[(code >> 4) & 0xf] if code & 0x0100 and (code >> 4) & 0xf < len(MCA_REQUESTS) else None
+    said = " ".join(w for w in (level, kind_of, unit, "error") if w)
+    out["kind"] = kind
+    out["details"]["mca"] = f"{said}, {request}" if request else said
+    if value & MCI_STATUS_UC:
+        out["severity"], out["action"] = "error", "INVESTIGATE"
+
+
 def _refine_nvme(g: dict, out: dict) -> None:
     """An I/O timeout the driver aborts is a warning; a controller reset (or one that fails) an error."""
     if g.get("what") == "aborting":
@@ -4099,7 +4145,7 @@ def _refine_nvsmi_recovery(g: dict, out: dict) -> None:
 
 
 REFINERS = {"nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
-            "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
+            "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "mce_record": _refine_mce_record, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "cublas_status": _refine_cublas_status,
