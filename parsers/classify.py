@@ -660,6 +660,12 @@ class Classifier:
                         return False, None, name, None
                     return True, None, None, name
                 role = "join"
+            if role == "again":  # no fault once: the first opens its event with no finding, a repeat within its
+                if not inside:  # window is the event's finding (the first "join" of a lead-opened event)
+                    self._led.add(name)
+                    self._events[name] = position
+                    return _ABSORBED
+                role = "join"
             if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
                 if not inside:
                     self._led.add(name)
