@@ -611,7 +611,8 @@ class Classifier:
             prefix = name.split(" ", 1)[0]  # the event's name in the tables (a newest open key below shares it)
         last = self._events.get(name)
         inside = last is not None and 0 <= position - last <= EVENT_LINES[prefix]
-        if not inside and name[-1:] == " " and name[:-1] in EVENT_PER_GPU:  # names no device: the newest open
+        if not inside and name[-1:] == " " and (name[:-1] in EVENT_PER_GPU or role == "within" and
+                                                 name[:-1] in EVENT_PER_DEVICE):  # names no device: the newest open
             newest = self._newest_open(name, position)
             if newest is not None:
                 name, last, inside = newest, self._events[newest], True

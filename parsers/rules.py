@@ -65,7 +65,8 @@ class Rule:
     # "within" (a kind-None row) is part of an open event of its name and leaves none open: with none open, the line
     # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own); inside
     # it, the details of its groups that EVENT_FILL_ALONE lists for the event amend the event's finding; its name
-    # may list several events ("fallen|reset"): part of whichever of them is open. A "join" row's name may list several
+    # may list several events ("fallen|reset"): part of whichever of them is open; of an event kept per device, a line
+    # naming no device is part of the newest open one (IBM POWER's EEH report after a device's failure). A "join" row's name may list several
     # too ("gsp|reset"): part of an open event of the names after the first, else a "join" of the first; so may an
     # "open" row's ("mce|therm|cper": part of an open event of the names after the first, else an "open" of the first).
     # "lead" (a kind-None row) is part of an open event of its name; with none open, it opens one and makes no finding:
@@ -1595,6 +1596,15 @@ RULES: tuple[Rule, ...] = (
     # disabled NIC but it is has invalid value 7" (5.x-6.x; "is full driver", "is no dram nic" alike), "NIC IFC still 7
     # after 1000ms."): part of the function's open health event, else the unclassified net's. Was: the bad state's
     # line an unclassified warning.
+    # IBM POWER's EEH (arch/powerpc/kernel/eeh*.c): the platform's own report of a PCI error it froze a device's PE
+    # for ("EEH: Frozen PHB#400f-PE#10000 detected", "EEH: PE location: ..", its call trace "EEH: [c000..] fn+0x..",
+    # the PE's config and AER registers "EEH: PCI-E AER 00: ..", "EEH: Notify device drivers to shutdown", "EEH:
+    # Beginning: 'error_detected(IO frozen)'"), dozens of lines naming no device's address: lines of the newest open
+    # event of a device's failure (a "within" line naming no device: the newest open event of its name), which they
+    # keep open as they come: the driver's lines after the report (its teardown's command timeouts) are still that
+    # failure's (lore 68312f5c-13f4-71ee-a993-b523df59497b@linux.vnet.ibm.com: a function's health event, 27 EEH lines,
+    # then its commands timed out: was two findings). With none open, what the unclassified net makes of it.
+    _r("eeh_report", None, ["EEH: "], r"\bEEH: ", event=("mlx5_health|fallen|aer", "within")),
     _r("mlx5_health_after", None, ["handling bad device here", "Expected to see disabled NIC", "NIC IFC still"],
        FIRST_MLX5 + r":? .*?(?:handling bad device here|Expected to see disabled NIC but it is|NIC IFC still \d+ after)",
        event=("mlx5_health", "within")),
