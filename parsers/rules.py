@@ -102,6 +102,12 @@ class Rule:
     scan_from: str | None = None
 
 
+# nvme-pci's timeout handler's line up to its verdict (drivers/nvme/host/pci.c nvme_timeout): "I/O 12 QID 5 timeout, ",
+# 6.x "I/O 900 (I/O Cmd) QID 2 timeout, ", 6.5+ "I/O tag 12 (100c) opcode 0x2 (I/O Cmd) QID 5 timeout, "
+NVME_IO_TIMEOUT = (r"I/O (?:tag )?\d+ (?:\([0-9a-f]{4}\) )?(?:opcode 0x[0-9a-f]+ )?(?:\([\w /]+\) )?QID (?P<qid>\d+) "
+                   r"timeout, ")
+
+
 # An RM call that failed, up to its status (rules per status: NV_ERR_GPU_IS_LOST, NV_ERR_RESET_REQUIRED): an RPC to the
 # GSP, "_issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!", "rpcRmApiFree_GSP: GspRmFree failed:
 # ..; status=0x0000000f", "rpcRmApiAlloc_GSP: GspRmAlloc failed: ..; paramsStatus=0x00000062; status=0x00000062"; a
@@ -2420,13 +2426,11 @@ RULES: tuple[Rule, ...] = (
        r"nvme (?P<device>nvme\d+): (?P<removed>Removing after probe failure|Disabling device after reset failure)",
        severity="fatal", action="RESTART_BM", event=("nvme", "open")),
     _r("nvme_timeout", "nvme_error", ["QID", "Device not ready; aborting", "controller is down"],
-       r"nvme (?P<device>nvme\d+): (?:I/O (?:tag )?\d+ (?:\([0-9a-f]{4}\) )?(?:opcode 0x[0-9a-f]+ )?(?:\([\w /]+\) )?"
-       r"QID \d+ timeout, (?P<what>aborting|reset controller|disable controller)|"
+       r"nvme (?P<device>nvme\d+): (?:" + NVME_IO_TIMEOUT + r"(?P<what>aborting|reset controller|disable controller)|"
        r"(?P<reset>Device not ready; aborting (?:reset|initialisation)|controller is down; will reset))",
        refine="nvme", event=("nvme", "join")),
     _r("nvme_timeout_polled", "nvme_error", ["completion polled"],
-       r"nvme (?P<device>nvme\d+): I/O (?:tag )?\d+ (?:\([0-9a-f]{4}\) )?(?:opcode 0x[0-9a-f]+ )?(?:\([\w /]+\) )?"
-       r"QID (?P<qid>\d+) timeout, (?P<what>completion polled)",
+       r"nvme (?P<device>nvme\d+): " + NVME_IO_TIMEOUT + r"(?P<what>completion polled)",
        severity="warning", action="MONITOR", event=("nvme_polled", "again")),
     # NVMe native multipath (CONFIG_NVME_MULTIPATH, the default of most distributions, so local PCIe drives too): the
     # namespace's last path gone (its controller removed or deleted after ctrl_loss_tmo), "block nvme2n1: no available
