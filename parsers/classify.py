@@ -611,7 +611,8 @@ class Classifier:
             prefix = name.split(" ", 1)[0]  # the event's name in the tables (a newest open key below shares it)
         last = self._events.get(name)
         inside = last is not None and 0 <= position - last <= EVENT_LINES[prefix]
-        if not inside and name[-1:] == " " and name[:-1] in EVENT_PER_GPU:  # names no device: the newest open
+        if not inside and name[-1:] == " " and (name[:-1] in EVENT_PER_GPU or role == "within" and
+                                                 name[:-1] in EVENT_PER_DEVICE):  # names no device: the newest open
             newest = self._newest_open(name, position)
             if newest is not None:
                 name, last, inside = newest, self._events[newest], True
@@ -659,6 +660,12 @@ class Classifier:
                     if rank > SEVERITY_RANK[made[1].severity]:  # worse than its finding said: the finding's amendment
                         return False, None, name, None
                     return True, None, None, name
+                role = "join"
+            if role == "again":  # no fault once: the first opens its event with no finding, a repeat within its
+                if not inside:  # window is the event's finding (the first "join" of a lead-opened event)
+                    self._led.add(name)
+                    self._events[name] = position
+                    return _ABSORBED
                 role = "join"
             if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
                 if not inside:

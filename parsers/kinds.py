@@ -574,6 +574,15 @@ TABLE: tuple[Kind, ...] = (
         Raise("HostMemoryUnhealthy", "expire", {"severity": "error"}, reason="UncorrectedMemoryError"),
     ), doc="host memory: machine check / EDAC / firmware (CPER) memory error, corrected or not (a CPER record's "
            "stated severity: recoverable is an error, fatal fatal)", named="{host_memory}"),
+    # A CPU's own cache or TLB error in an x86 machine-check record (its MCi_STATUS error code: parsers/rules.py
+    # MCA_ERROR_CODES), corrected (a warning: the CPU fixed it; repeating, the CPU is failing) or not (an error): the
+    # processor's fault, not the DIMMs'. No condition: a fatal one panics the node (kernel_panic), a corrected one asks
+    # for watching.
+    Kind("cpu_cache_error", "CPU cache error", None, "warning", "hardware", "MONITOR", "CPUCacheError",
+         doc="a CPU cache or TLB error in an x86 machine-check record (`mce: [Hardware Error]: CPU n: Machine Check: "
+             "0 Bank b: <MCi_STATUS>` whose error code is a cache hierarchy, generic cache or TLB error: details `mca` "
+             "the level and transaction, \"L2 instruction cache error, instruction fetch\"), corrected (warning) or "
+             "not (error): the processor's fault, not the DIMMs'", named="{details.mca|CPU cache error}"),
     # An NFS server not responding: a hard mount's RPC waits and is retried ("still trying", a warning: the job's I/O
     # blocks, hung tasks follow if it lasts); a soft mount's fails ("timed out": -EIO / -ETIMEDOUT to the read or write,
     # net/sunrpc/clnt.c), an error and, as a Lustre eviction, the node's infrastructure fault for the job then running

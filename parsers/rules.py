@@ -67,7 +67,8 @@ class Rule:
     # "within" (a kind-None row) is part of an open event of its name and leaves none open: with none open, the line
     # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own); inside
     # it, the details of its groups that EVENT_FILL_ALONE lists for the event amend the event's finding; its name
-    # may list several events ("fallen|reset"): part of whichever of them is open. A "join" row's name may list several
+    # may list several events ("fallen|reset"): part of whichever of them is open; of an event kept per device, a line
+    # naming no device is part of the newest open one (IBM POWER's EEH report after a device's failure). A "join" row's name may list several
     # too ("gsp|reset"): part of an open event of the names after the first, else a "join" of the first; so may an
     # "open" row's ("mce|therm|cper": part of an open event of the names after the first, else an "open" of the first).
     # "lead" (a kind-None row) is part of an open event of its name; with none open, it opens one and makes no finding:
@@ -75,6 +76,9 @@ class Rule:
     # failed!", EVENT_ADOPTS).
     # A line of an event kept per GPU (EVENT_PER_GPU) that names no GPU, none named in the lines before it, is part
     # of the newest open event of that name, whichever GPU's.
+    # "again" (a row with a kind) is a line that is no fault once and one repeated: with none open, it opens its event
+    # and makes no finding; the same line again within the event's window is the event's finding, later ones part of
+    # it (an NVMe command completed only by the timeout's poll: once a late interrupt, repeated a lost one).
     # "escalate" is "join" for a line that says the event ended worse than its finding said (a PCIe error whose
     # recovery failed): part of the open event, and while its finding stands (EVENT_AMENDS, a longer window: a
     # driver's recovery callbacks print dozens of lines before the port's verdict) the finding's amendment when more
@@ -98,6 +102,12 @@ class Rule:
     # the 155M instructions of hyperscan's scan of 100,000 hard-mix lines, 8,964 of them mlx5_core's);
     # the group is at the pattern's top level, or its first alternative's. None: the whole pattern
     scan_from: str | None = None
+
+
+# nvme-pci's timeout handler's line up to its verdict (drivers/nvme/host/pci.c nvme_timeout): "I/O 12 QID 5 timeout, ",
+# 6.x "I/O 900 (I/O Cmd) QID 2 timeout, ", 6.5+ "I/O tag 12 (100c) opcode 0x2 (I/O Cmd) QID 5 timeout, "
+NVME_IO_TIMEOUT = (r"I/O (?:tag )?\d+ (?:\([0-9a-f]{4}\) )?(?:opcode 0x[0-9a-f]+ )?(?:\([\w /]+\) )?QID (?P<qid>\d+) "
+                   r"timeout, ")
 
 
 # An RM call that failed, up to its status (rules per status: NV_ERR_GPU_IS_LOST, NV_ERR_RESET_REQUIRED): an RPC to the
@@ -257,6 +267,9 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
                "netdev_watchdog": 64, "mlx5_temp": 32, "mlx5_cmd_timeout": 16, "mlx5_cmd_recovered": 16,
+               # a controller's commands completed only by the timeout's poll: the driver's timeout (30 s I/O, 60 s
+               # admin) apart, other lines between
+               "nvme_polled": 64,
                "efa_abort": 4, "tcpx": 64,
                # an RPC event the GSP sent during its boot without the API lock and the assertion on the next line
                "gsp_bootup": 1,
@@ -279,7 +292,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 # a GPFS cluster, a CephFS metadata server; else its `netdev` group: a network interface no PCI address names)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
-                              "mlx5_probe", "mlx5_temp", "mlx5_cmd_timeout", "mlx5_cmd_recovered",
+                              "mlx5_probe", "mlx5_temp", "mlx5_cmd_timeout", "mlx5_cmd_recovered", "nvme_polled",
                               "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "netdev_watchdog", "retrain",
                               "tcpx", "ecc", "ccrpc"})
 # "within" rows whose line is part of an open event of its device's other functions too, where its own function has
@@ -1597,6 +1610,15 @@ RULES: tuple[Rule, ...] = (
     # disabled NIC but it is has invalid value 7" (5.x-6.x; "is full driver", "is no dram nic" alike), "NIC IFC still 7
     # after 1000ms."): part of the function's open health event, else the unclassified net's. Was: the bad state's
     # line an unclassified warning.
+    # IBM POWER's EEH (arch/powerpc/kernel/eeh*.c): the platform's own report of a PCI error it froze a device's PE
+    # for ("EEH: Frozen PHB#400f-PE#10000 detected", "EEH: PE location: ..", its call trace "EEH: [c000..] fn+0x..",
+    # the PE's config and AER registers "EEH: PCI-E AER 00: ..", "EEH: Notify device drivers to shutdown", "EEH:
+    # Beginning: 'error_detected(IO frozen)'"), dozens of lines naming no device's address: lines of the newest open
+    # event of a device's failure (a "within" line naming no device: the newest open event of its name), which they
+    # keep open as they come: the driver's lines after the report (its teardown's command timeouts) are still that
+    # failure's (lore 68312f5c-13f4-71ee-a993-b523df59497b@linux.vnet.ibm.com: a function's health event, 27 EEH lines,
+    # then its commands timed out: was two findings). With none open, what the unclassified net makes of it.
+    _r("eeh_report", None, ["EEH: "], r"\bEEH: ", event=("mlx5_health|fallen|aer", "within")),
     _r("mlx5_health_after", None, ["handling bad device here", "Expected to see disabled NIC", "NIC IFC still"],
        FIRST_MLX5 + r":? .*?(?:handling bad device here|Expected to see disabled NIC but it is|NIC IFC still \d+ after)",
        event=("mlx5_health", "within")),
@@ -2141,10 +2163,14 @@ RULES: tuple[Rule, ...] = (
     _r("mce_panic", "memory_error", ["[Hardware Error]: Machine check: "],
        r"\[Hardware Error\]: Machine check: (?P<why>[^\n]*\S)",
        severity="fatal", action="RESTART_BM", event=("mce", "escalate")),
+    # A record's line names the bank's MCi_STATUS ("CPU 2: Machine Check: 0 Bank 6: cc59dec000041152"): its error
+    # code (MCACOD, bits 15:0) says which unit failed (MCA_ERROR_CODES, refine "mce_record"): a CPU cache's or TLB's
+    # error is a cpu_cache_error (the DIMMs are not at fault), a memory controller's and any other stay memory_error.
     _r("mce_detail", "memory_error", ["Machine Check Event", "HANDLING MCE MEMORY", "[Hardware Error]: CPU"],
-       r"\[Hardware Error\]: CPU (?P<cpu>\d+): Machine Check|"
+       r"\[Hardware Error\]: CPU (?P<cpu>\d+): Machine Check(?: Exception)?(?:: \w+ Bank (?P<bank>\d+): "
+       r"(?P<status>[0-9a-f]{16})\b)?|"
        r"EDAC \w+ MC\d+: (?:HANDLING MCE MEMORY ERROR|CPU (?P<edac_cpu>\d+): Machine Check Event)",
-       event=("mce", "join")),
+       refine="mce_record", event=("mce", "join")),
     # An uncorrected memory error the kernel contained (hwpoison: mm/memory-failure.c, x86's machine check handler):
     # the page taken offline, the processes mapping it signalled. 5.x-6.x "mce: Uncorrected hardware memory error in
     # user-access at 3710b3400", "Memory failure: 0x3710b3: recovery action for dirty LRU page: Recovered" (Ignored,
@@ -2398,15 +2424,22 @@ RULES: tuple[Rule, ...] = (
     # Val Packett's gcc-sc8180x patch, 2026). A controller that never came ready is an error: at a reset ("Device not
     # ready; aborting reset"), or at probe, 5.x+ "Device not ready; aborting initialisation, CSTS=0x0" (the drive
     # absent from then on: on 6.x often its only line, lore: Felix Yan's CRTO patch, 2023). "timeout, completion
-    # polled" (the interrupt was late, the I/O completed) is no fault.
+    # polled" (nvme_timeout_polled): the command completed but its interrupt never came, the driver found it by polling
+    # the queue at the timeout (30 s I/O, 60 s admin). Once, a late interrupt: no fault. Repeated on one controller
+    # within the event's window (EVENT_LINES "nvme_polled"), the interrupts are being lost (as mlx5's "Recovered N EQEs
+    # on cmd_eq"): every command stalls for the full timeout, the drive unusable (inindev/nanopi-r5 #23: its admin
+    # queue's commands a minute apart, the drive never came up; starfive-tech/linux #98: I/O stalls): a warning, one
+    # event per controller while they repeat ("again"). Was: no finding.
     _r("nvme_removed", "nvme_error", ["Removing after probe failure", "Disabling device after reset failure"],
        r"nvme (?P<device>nvme\d+): (?P<removed>Removing after probe failure|Disabling device after reset failure)",
        severity="fatal", action="RESTART_BM", event=("nvme", "open")),
     _r("nvme_timeout", "nvme_error", ["QID", "Device not ready; aborting", "controller is down"],
-       r"nvme (?P<device>nvme\d+): (?:I/O (?:tag )?\d+ (?:\([0-9a-f]{4}\) )?(?:opcode 0x[0-9a-f]+ )?(?:\([\w /]+\) )?"
-       r"QID \d+ timeout, (?P<what>aborting|reset controller|disable controller)|"
+       r"nvme (?P<device>nvme\d+): (?:" + NVME_IO_TIMEOUT + r"(?P<what>aborting|reset controller|disable controller)|"
        r"(?P<reset>Device not ready; aborting (?:reset|initialisation)|controller is down; will reset))",
        refine="nvme", event=("nvme", "join")),
+    _r("nvme_timeout_polled", "nvme_error", ["completion polled"],
+       r"nvme (?P<device>nvme\d+): " + NVME_IO_TIMEOUT + r"(?P<what>completion polled)",
+       severity="warning", action="MONITOR", event=("nvme_polled", "again")),
     # NVMe native multipath (CONFIG_NVME_MULTIPATH, the default of most distributions, so local PCIe drives too): the
     # namespace's last path gone (its controller removed or deleted after ctrl_loss_tmo), "block nvme2n1: no available
     # path - failing I/O": every I/O to it fails with EIO from then on, an error, one event per namespace while it
@@ -3819,6 +3852,48 @@ def _refine_edac_ghes(g: dict, out: dict) -> None:
         out["severity"], out["action"] = "error", "INVESTIGATE"
 
 
+# Intel's compound machine-check error codes (SDM vol. 3B, "Interpreting the MCA Error Codes": MCi_STATUS bits 15:0,
+# bit 12 the corrected-filtering flag F, left out here): (mask, value, unit, kind). First match wins.
+#   0000 0000 0000 11LL  generic cache hierarchy error of level LL
+#   0000 0000 0001 TTLL  TLB error: transaction type TT, level LL
+#   0000 0000 1MMM CCCC  memory controller error: memory transaction MMM, channel CCCC (the DIMMs': memory_error)
+#   0000 0001 RRRR TTLL  cache hierarchy error: request RRRR, transaction type TT, level LL
+# Any other code (bus and interconnect, internal, unclassified, a zero status) is read as before: memory_error.
+MCA_ERROR_CODES = ((0xeffc, 0x000c, "cache", "cpu_cache_error"), (0xeff0, 0x0010, "TLB", "cpu_cache_error"),
+                   (0xef80, 0x0080, "memory controller", "memory_error"),
+                   (0xef00, 0x0100, "cache", "cpu_cache_error"))
+MCA_LEVELS = ("L0", "L1", "L2", "generic level")  # LL
+MCA_TYPES = ("instruction", "data", "generic", None)  # TT (11 reserved)
+MCA_REQUESTS = ("generic error", "generic read", "generic write", "data read", "data write", "instruction fetch",
+                "prefetch", "eviction", "snoop")  # RRRR 0000-1000 (ERR, RD, WR, DRD, DWR, IRD, PREFETCH, EVICT, SNOOP)
+MCI_STATUS_UC = 1 << 61  # the error was not corrected
+
+
+def _refine_mce_record(g: dict, out: dict) -> None:
+    """An x86 machine-check record's MCi_STATUS: the unit its error code names (MCA_ERROR_CODES) and its level and
+    transaction for a cache or TLB (details `mca`: "L2 instruction cache error, instruction fetch"); not corrected (UC):
+    an error."""
+    status = g.pop("status", None)
+    if status is None:
+        return
+    value = int(status, 16)
+    code = value & 0xffff
+    row = next((row for row in MCA_ERROR_CODES if code & row[0] == row[1]), None)
+    if row is None:
+        return
+    unit, kind = row[2], row[3]
+    if kind == "memory_error":
+        out["details"]["mca"] = f"{unit} error"
+        return
+    level, kind_of = MCA_LEVELS[code & 3], MCA_TYPES[(code >> 2) & 3] if code & 0x0100 or unit == "TLB" else None
+    request = MCA_REQUESTS[(code >> 4) & 0xf] if code & 0x0100 and (code >> 4) & 0xf < len(MCA_REQUESTS) else None
+    said = " ".join(w for w in (level, kind_of, unit, "error") if w)
+    out["kind"] = kind
+    out["details"]["mca"] = f"{said}, {request}" if request else said
+    if value & MCI_STATUS_UC:
+        out["severity"], out["action"] = "error", "INVESTIGATE"
+
+
 def _refine_nvme(g: dict, out: dict) -> None:
     """An I/O timeout the driver aborts is a warning; a controller reset (or one that fails) an error."""
     if g.get("what") == "aborting":
@@ -4110,7 +4185,7 @@ def _refine_nvsmi_recovery(g: dict, out: dict) -> None:
 
 
 REFINERS = {"nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
-            "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
+            "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "mce_record": _refine_mce_record, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "cublas_status": _refine_cublas_status,

@@ -66,3 +66,20 @@ def test_commands_recovered_by_the_eq_poll_are_one_warning_while_they_repeat():
     assert (f.kind, f.severity, f.attribution, f.pci) == ("nic_error", "warning", "driver", "0000:d8:00")
     (g,) = _found(RECOVERED)
     assert g.details["command"] == "CREATE_EQ(0x301)" and g.severity == "warning"
+
+
+def test_eeh_report_keeps_the_health_event_open():
+    """IBM POWER's EEH report (no device named, any length: its call trace, its register dump) is part of the
+    function's open health event and keeps it open: the teardown's timeouts after it are that failure's, however many
+    EEH lines came between (rules.py eeh_report). Lines: lore 68312f5c-..@linux.vnet.ibm.com (realworld
+    mlx5-cmd-timeout-2026.yaml), the trace line repeated."""
+    from parsers.rules import EVENT_LINES
+    f = "mlx5_core 400f:01:00.0: "
+    trace = ["EEH: [c000000000054d10] __eeh_send_failure_event+0x70/0x150"] * (3 * EVENT_LINES["mlx5_health"])
+    lines = [f + "poll_health:800:(pid 0): Fatal error 1 detected", "EEH: Frozen PHB#400f-PE#10000 detected",
+             "EEH: Call Trace:", *trace, "EEH: Notify device drivers to shutdown",
+             f + "wait_func_handle_exec_timeout:1108:(pid 30505): cmd[0]: DESTROY_RMP(0x90e) No done completion"]
+    found = list(Scanner().scan(io.BytesIO("\n".join(lines).encode() + b"\n")))
+    assert [(x.kind, x.severity) for x in found] == [("nic_error", "fatal")]
+    # with no event open, an EEH line is no event's (what the unclassified net makes of it, as before)
+    assert [x.kind for x in Scanner().scan(io.BytesIO(b"EEH: Call Trace:\n"))] == []
