@@ -385,6 +385,20 @@ RULES: tuple[Rule, ...] = (
     # (`total_loss`, `reduced_llm_loss`: every era holds one).  None before: an XTuner V1 job was never tracked
     Rule("xtuner", "_loss: ", re.compile(r"Step (?<!\wStep )(?P<step>\d+)/\d+ data_time: (?P<plus>" + _NUM[1:-1]
                                          + r") lr: \S+ (?:time: (?P<time>" + _NUM[1:-1] + r") )?")),
+    # tqdm-loggable (its bars as log lines where no terminal is: Levanter and Marin's trainer, openpi): `Progress on:train
+    # 586it/2.06kit rate:5.5s/it remaining:2:16:02 elapsed:55:45 loss=2.45` (Open-Athena/MarinFold #160, 2026), its 2022 era
+    # `Progress on:Sample progress 21.0kit/60.0kit rate:1,982.9it/s remaining:00:19 ...` (its rate per second, thousands
+    # separated, until 0.2 inverted it below one a second), its first `... 1000.000000/60000.000000 rate:3944.68... it/s
+    # elapsed:0.0002 ...` (the counts as floats).  Its counts go through tqdm's format_sizeof, three figures and an SI
+    # prefix: below 1000 exact (`5.00it`, `42.0it`, `586it`), past it rounded (`2.06kit`: steps 2055 to 2064 all print
+    # it, as LeRobot's `31K`), so such a line is progress without a step; a bar without a total prints its count raw
+    # (`10000/-`), and `-` is no count yet (`-/60000 rate:-`, which holds no keyword).  The bar's name before the count is
+    # read as a tqdm bar's (`Progress on:eval ...`: evaluation).  Keyed on its rate's unit, each era's (its keyword row
+    # after the tqdm rows above, which read no such line).  None before: a Levanter job was never tracked
+    Rule("tqdm", "/it", _LOGGABLE := re.compile(r"(?<![\w.])(?:(?P<step>\d+)(?:\.0+)?(?:it)?|[0-9.]+[kMGTPEZY]it)/"
+                                                  r"(?:(?P<of>\d+)(?:\.0+)?(?:it)?|[0-9.]+[kMGTPEZY]it|-) rate:(?:(?P<time>"
+                                                  r"[0-9][0-9,]*(?:\.[0-9]+)?)s/it\b|(?P<rate>[0-9][0-9,]*(?:\.[0-9]+)?) ?it/s\b)?")),
+    Rule("tqdm", "it/s", _LOGGABLE),
     Rule("lerobot", "step:", re.compile(r"step:(?<![\w/]step:)(?:(?P<step>\d+)|\d+[KMBTQ]) smpl:\S+ ep:\S+ epch:[0-9.]+ "
                                          r"(?:loss:.*?\bupdt_s:(?P<time>" + _NUM[1:-1] + r")(?: data_s:(?P<plus>"
                                          + _NUM[1:-1] + r"))?|.*?\b(?P<phase>eval)_s:)")),
@@ -551,7 +565,7 @@ def _one(line: str) -> Progress | None:
             step += int(groups["epoch"]) * int(groups["per"])
         seconds = None
         if groups.get("time"):
-            seconds = float(groups["time"])
+            seconds = float(groups["time"].replace(",", ""))  # (tqdm-loggable separates thousands)
             if groups.get("plus"):  # a second part of the same step, in the same unit (LeRobot's data loading)
                 seconds += float(groups["plus"])
             seconds *= UNITS[groups["unit"]] if groups.get("unit") else rule.scale
@@ -561,7 +575,7 @@ def _one(line: str) -> Progress | None:
             # (`0s`: under half a second; `sample`: the count is samples, its elapsed over them no step's time)
             seconds = float(groups["elapsed"]) / max(int(groups["total"]), 1)
         elif groups.get("rate"):
-            rate = float(groups["rate"])
+            rate = float(groups["rate"].replace(",", ""))
             seconds = 1.0 / rate if rate > 0 else None
         # what the line says after its progress (a logger writing after a bar left without a newline): a pause
         pause = _pause(line, m.end()) if _PAUSE_WORDS.search(line, m.end()) else ""
