@@ -426,7 +426,10 @@ _SETUP_GATE = re.compile("|".join((*_SETUP_WORDS, "map")))
 # XTuner's RL trainer names its rollout bar `rollout_controller for training samples:   9%|▉   | 12/128 [00:30<04:51,  2.51s/it]`
 # (read as steps 12, 35, ... 120 before): a bar naming a rollout counts what the rollout generates, never a training step
 # (in lower case: read in the bar's name lower-cased, so "rollout" is "Rollout" and "ROLLOUT" too)
-_ROLLOUT_BARS = ("processed prompts", "generating trajectories", "rollout")
+# vLLM (0.8 on) opens each generate() call with its request-intake bar before `Processed prompts`: `Adding requests: 100%|
+# ██████████| 4/4 [00:00<00:00, 559.54it/s]` (vllm-project/vllm-ascend #4581, 2025-12): its count is prompts too; read
+# as progress before (its finished bar an advance, a partial one `256/512` the pod's step, its 2 ms a prompt the step time)
+_ROLLOUT_BARS = ("processed prompts", "adding requests", "generating trajectories", "rollout")
 # The set-up words, the rollout names and the evaluation words are read in the bar's own name, after the prefix Ray
 # gives a line an actor relays (`(RolloutManager pid=1805485) `, slime's): the actor's name says which process printed
 # the bar, not what it counts (a trainer's bar relayed by an actor named for rollouts, shards or evaluation is still a

@@ -1794,3 +1794,16 @@ def test_tqdm_loggable_bars_that_are_no_training_step():
     assert (done.step, done.seconds, done.moved) == (None, 1.2, True)
     assert recognise("Progress on:pack 120tok/500tok rate:30.0tok/s remaining:00:12 elapsed:00:04 postfix:-") is None
     assert recognise("learning rate: 3e-4, 12 it/s") is None
+
+
+def test_vllms_request_intake_bar_is_a_rollouts_heartbeat():
+    """REAL (vllm-project/vllm-ascend #4581, sources.md): vLLM's generate() opens with its request-intake bar, `Adding
+    requests: 100%|██████████| 4/4 [00:00<00:00, 559.54it/s]`, then `Processed prompts`: its count is prompts, as the
+    second bar's is.  Read before as a finished bar's advance (a partial one's count the pod's step, 2 ms a prompt the
+    step time); now a heartbeat, as `Processed prompts`.  Bars with no rate yet (`0/4 [00:00<?, ?it/s]`) stay unread."""
+    found = [recognise(x) for x in lines("vllm_adding_requests_ascend_4581.log")]
+    assert found[0] is None and found[2] is None and found[3] is None
+    assert (found[1].step, found[1].seconds, found[1].heartbeat, found[1].trainer) == (None, None, True, "tqdm")
+    # (constructed from the real line: the same bar half-way, as a larger batch prints it) no step either
+    half = recognise("Adding requests:  50%|█████     | 2/4 [00:00<00:00, 559.54it/s]")
+    assert (half.step, half.heartbeat) == (None, True)
