@@ -416,7 +416,12 @@ _EVAL_GATE = re.compile("|".join((*_EVAL_WORDS, "map", "eval")))  # what every m
 # its count and rate are no training step (a pod seen "progressing" while it loads would be suspected in the setup after)
 # (and a model being sharded before training: XTuner's `[FSDP Sharding]: 100%|...| 8/8 [00:00<00:00, 278.75it/s]`,
 # `[Vision Fully Shard]: 100%|...| 24/24 [...]`, read as a finished bar's progress before: the pod tracked from its set-up)
-_SETUP_WORDS = ("loading", "downloading", "fetching", "scanning", "tokeniz", "capturing", "shard")  # case-blind
+# (and Hugging Face datasets' own set-up bars, before a streaming or Hub dataset's first batch: `Resolving data files: 100%|
+# ██████████| 30/30 [00:00<00:00, 662258.53it/s]` (ROBOTIS-GIT/ai_worker_website, LeRobot's dataset tools, 2025), its
+# download manager's `Extracting data files` (datasets' source): read as a finished bar's advance before, the pod tracked
+# from its set-up and its model load after read as a silence)
+_SETUP_WORDS = ("loading", "downloading", "fetching", "scanning", "tokeniz", "capturing", "shard", "resolving",
+                "extracting")  # case-blind
 _SETUP_BAR = re.compile("(?i:" + "|".join(_SETUP_WORDS) + r")|\bMap\b")  # (`shard`: `Loading checkpoint shards` too)
 _SETUP_GATE = re.compile("|".join((*_SETUP_WORDS, "map")))
 # an RL trainer's rollout generation bar (vLLM's `Processed prompts:   6%|...| 1/16 [00:12<03:11, 12.76s/it]` in

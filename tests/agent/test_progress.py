@@ -1807,3 +1807,14 @@ def test_vllms_request_intake_bar_is_a_rollouts_heartbeat():
     # (constructed from the real line: the same bar half-way, as a larger batch prints it) no step either
     half = recognise("Adding requests:  50%|█████     | 2/4 [00:00<00:00, 559.54it/s]")
     assert (half.step, half.heartbeat) == (None, True)
+
+
+def test_hugging_face_datasets_set_up_bars_are_no_progress():
+    """REAL (ROBOTIS-GIT/ai_worker_website, sources.md): the Hub's and datasets' bars before a dataset is used, `Fetching 126
+    files: 100%|...| 126/126 [...]` and `Resolving data files: 100%|██████████| 30/30 [00:00<00:00, 662258.53it/s]`: the
+    second was read as a finished bar's advance, so a job streaming its data was tracked from its set-up (and its model
+    load after read as a silence).  CONSTRUCTED from datasets' download manager (`desc="Extracting data files"`): the same."""
+    assert [recognise(x) for x in lines("hf_datasets_resolving_robotis.log")] == [None] * 4
+    assert recognise("Extracting data files: 100%|██████████| 3/3 [00:00<00:00, 12.40it/s]") is None
+    # a training bar beside them is still read
+    assert recognise("Training:  40%|████      | 40/100 [00:10<00:15,  4.00it/s]").step == 40
