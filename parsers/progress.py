@@ -393,12 +393,15 @@ RULES: tuple[Rule, ...] = (
     # prefix: below 1000 exact (`5.00it`, `42.0it`, `586it`), past it rounded (`2.06kit`: steps 2055 to 2064 all print
     # it, as LeRobot's `31K`), so such a line is progress without a step; a bar without a total prints its count raw
     # (`10000/-`), and `-` is no count yet (`-/60000 rate:-`, which holds no keyword).  The bar's name before the count is
-    # read as a tqdm bar's (`Progress on:eval ...`: evaluation).  Keyed on its rate's unit, each era's (its keyword row
-    # after the tqdm rows above, which read no such line).  None before: a Levanter job was never tracked
-    Rule("tqdm", "/it", _LOGGABLE := re.compile(r"(?<![\w.])(?:(?P<step>\d+)(?:\.0+)?(?:it)?|[0-9.]+[kMGTPEZY]it)/"
+    # read as a tqdm bar's (`Progress on:eval ...`: evaluation).  Keyed on its rate and the field after it, each era's
+    # (`s/it remaining:`, `it/s remaining:`, ` it/s elapsed:`): the pattern, which opens with no literal, is tried on
+    # its own lines only (keyed on `/it`, it cost a tqdm bar without a rate yet, `0/4 [00:00<?, ?it/s, ...]`, ~13 us).
+    # None before: a Levanter job was never tracked
+    Rule("tqdm", "s/it remaining:", _LOGGABLE := re.compile(r"(?<![\w.])(?:(?P<step>\d+)(?:\.0+)?(?:it)?|[0-9.]+[kMGTPEZY]it)/"
                                                   r"(?:(?P<of>\d+)(?:\.0+)?(?:it)?|[0-9.]+[kMGTPEZY]it|-) rate:(?:(?P<time>"
                                                   r"[0-9][0-9,]*(?:\.[0-9]+)?)s/it\b|(?P<rate>[0-9][0-9,]*(?:\.[0-9]+)?) ?it/s\b)?")),
-    Rule("tqdm", "it/s", _LOGGABLE),
+    Rule("tqdm", "it/s remaining:", _LOGGABLE),
+    Rule("tqdm", " it/s elapsed:", _LOGGABLE),
     Rule("lerobot", "step:", re.compile(r"step:(?<![\w/]step:)(?:(?P<step>\d+)|\d+[KMBTQ]) smpl:\S+ ep:\S+ epch:[0-9.]+ "
                                          r"(?:loss:.*?\bupdt_s:(?P<time>" + _NUM[1:-1] + r")(?: data_s:(?P<plus>"
                                          + _NUM[1:-1] + r"))?|.*?\b(?P<phase>eval)_s:)")),
