@@ -385,6 +385,23 @@ RULES: tuple[Rule, ...] = (
     # (`total_loss`, `reduced_llm_loss`: every era holds one).  None before: an XTuner V1 job was never tracked
     Rule("xtuner", "_loss: ", re.compile(r"Step (?<!\wStep )(?P<step>\d+)/\d+ data_time: (?P<plus>" + _NUM[1:-1]
                                          + r") lr: \S+ (?:time: (?P<time>" + _NUM[1:-1] + r") )?")),
+    # tqdm-loggable (its bars as log lines where no terminal is: Levanter and Marin's trainer, openpi): `Progress on:train
+    # 586it/2.06kit rate:5.5s/it remaining:2:16:02 elapsed:55:45 loss=2.45` (Open-Athena/MarinFold #160, 2026), its 2022 era
+    # `Progress on:Sample progress 21.0kit/60.0kit rate:1,982.9it/s remaining:00:19 ...` (its rate per second, thousands
+    # separated, until 0.2 inverted it below one a second), its first `... 1000.000000/60000.000000 rate:3944.68... it/s
+    # elapsed:0.0002 ...` (the counts as floats).  Its counts go through tqdm's format_sizeof, three figures and an SI
+    # prefix: below 1000 exact (`5.00it`, `42.0it`, `586it`), past it rounded (`2.06kit`: steps 2055 to 2064 all print
+    # it, as LeRobot's `31K`), so such a line is progress without a step; a bar without a total prints its count raw
+    # (`10000/-`), and `-` is no count yet (`-/60000 rate:-`, which holds no keyword).  The bar's name before the count is
+    # read as a tqdm bar's (`Progress on:eval ...`: evaluation).  Keyed on its rate and the field after it, each era's
+    # (`s/it remaining:`, `it/s remaining:`, ` it/s elapsed:`): the pattern, which opens with no literal, is tried on
+    # its own lines only (keyed on `/it`, it cost a tqdm bar without a rate yet, `0/4 [00:00<?, ?it/s, ...]`, ~13 us).
+    # None before: a Levanter job was never tracked
+    Rule("tqdm", "s/it remaining:", _LOGGABLE := re.compile(r"(?<![\w.])(?:(?P<step>\d+)(?:\.0+)?(?:it)?|[0-9.]+[kMGTPEZY]it)/"
+                                                  r"(?:(?P<of>\d+)(?:\.0+)?(?:it)?|[0-9.]+[kMGTPEZY]it|-) rate:(?:(?P<time>"
+                                                  r"[0-9][0-9,]*(?:\.[0-9]+)?)s/it\b|(?P<rate>[0-9][0-9,]*(?:\.[0-9]+)?) ?it/s\b)?")),
+    Rule("tqdm", "it/s remaining:", _LOGGABLE),
+    Rule("tqdm", " it/s elapsed:", _LOGGABLE),
     Rule("lerobot", "step:", re.compile(r"step:(?<![\w/]step:)(?:(?P<step>\d+)|\d+[KMBTQ]) smpl:\S+ ep:\S+ epch:[0-9.]+ "
                                          r"(?:loss:.*?\bupdt_s:(?P<time>" + _NUM[1:-1] + r")(?: data_s:(?P<plus>"
                                          + _NUM[1:-1] + r"))?|.*?\b(?P<phase>eval)_s:)")),
@@ -402,7 +419,12 @@ _EVAL_GATE = re.compile("|".join((*_EVAL_WORDS, "map", "eval")))  # what every m
 # its count and rate are no training step (a pod seen "progressing" while it loads would be suspected in the setup after)
 # (and a model being sharded before training: XTuner's `[FSDP Sharding]: 100%|...| 8/8 [00:00<00:00, 278.75it/s]`,
 # `[Vision Fully Shard]: 100%|...| 24/24 [...]`, read as a finished bar's progress before: the pod tracked from its set-up)
-_SETUP_WORDS = ("loading", "downloading", "fetching", "scanning", "tokeniz", "capturing", "shard")  # case-blind
+# (and Hugging Face datasets' own set-up bars, before a streaming or Hub dataset's first batch: `Resolving data files: 100%|
+# ██████████| 30/30 [00:00<00:00, 662258.53it/s]` (ROBOTIS-GIT/ai_worker_website, LeRobot's dataset tools, 2025), its
+# download manager's `Extracting data files` (datasets' source): read as a finished bar's advance before, the pod tracked
+# from its set-up and its model load after read as a silence)
+_SETUP_WORDS = ("loading", "downloading", "fetching", "scanning", "tokeniz", "capturing", "shard", "resolving",
+                "extracting")  # case-blind
 _SETUP_BAR = re.compile("(?i:" + "|".join(_SETUP_WORDS) + r")|\bMap\b")  # (`shard`: `Loading checkpoint shards` too)
 _SETUP_GATE = re.compile("|".join((*_SETUP_WORDS, "map")))
 # an RL trainer's rollout generation bar (vLLM's `Processed prompts:   6%|...| 1/16 [00:12<03:11, 12.76s/it]` in
@@ -412,7 +434,10 @@ _SETUP_GATE = re.compile("|".join((*_SETUP_WORDS, "map")))
 # XTuner's RL trainer names its rollout bar `rollout_controller for training samples:   9%|▉   | 12/128 [00:30<04:51,  2.51s/it]`
 # (read as steps 12, 35, ... 120 before): a bar naming a rollout counts what the rollout generates, never a training step
 # (in lower case: read in the bar's name lower-cased, so "rollout" is "Rollout" and "ROLLOUT" too)
-_ROLLOUT_BARS = ("processed prompts", "generating trajectories", "rollout")
+# vLLM (0.8 on) opens each generate() call with its request-intake bar before `Processed prompts`: `Adding requests: 100%|
+# ██████████| 4/4 [00:00<00:00, 559.54it/s]` (vllm-project/vllm-ascend #4581, 2025-12): its count is prompts too; read
+# as progress before (its finished bar an advance, a partial one `256/512` the pod's step, its 2 ms a prompt the step time)
+_ROLLOUT_BARS = ("processed prompts", "adding requests", "generating trajectories", "rollout")
 # The set-up words, the rollout names and the evaluation words are read in the bar's own name, after the prefix Ray
 # gives a line an actor relays (`(RolloutManager pid=1805485) `, slime's): the actor's name says which process printed
 # the bar, not what it counts (a trainer's bar relayed by an actor named for rollouts, shards or evaluation is still a
@@ -551,7 +576,7 @@ def _one(line: str) -> Progress | None:
             step += int(groups["epoch"]) * int(groups["per"])
         seconds = None
         if groups.get("time"):
-            seconds = float(groups["time"])
+            seconds = float(groups["time"].replace(",", ""))  # (tqdm-loggable separates thousands)
             if groups.get("plus"):  # a second part of the same step, in the same unit (LeRobot's data loading)
                 seconds += float(groups["plus"])
             seconds *= UNITS[groups["unit"]] if groups.get("unit") else rule.scale
@@ -561,7 +586,7 @@ def _one(line: str) -> Progress | None:
             # (`0s`: under half a second; `sample`: the count is samples, its elapsed over them no step's time)
             seconds = float(groups["elapsed"]) / max(int(groups["total"]), 1)
         elif groups.get("rate"):
-            rate = float(groups["rate"])
+            rate = float(groups["rate"].replace(",", ""))
             seconds = 1.0 / rate if rate > 0 else None
         # what the line says after its progress (a logger writing after a bar left without a newline): a pause
         pause = _pause(line, m.end()) if _PAUSE_WORDS.search(line, m.end()) else ""

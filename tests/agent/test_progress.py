@@ -1749,3 +1749,72 @@ def test_a_pcie_ports_fault_is_the_pods_whose_gpu_or_rail_sits_below_it():
     assert "Likely caused by" in said(Owned(gpu_18, rails_5e), "0000:5b:00")  # the switch above its NIC
     assert "Likely caused by" in said(Owned(gpu_5d, rails_19), "0000:5b:00")  # the switch above its GPU
     assert "Not this pod's" in said(Owned(gpu_18, rails_19), "0000:5b:00")
+
+
+def test_levanters_tqdm_loggable_lines_every_era():
+    """REAL (sources.md): Levanter (Marin's trainer) logs its bars through tqdm-loggable where no terminal is: `Progress
+    on:train 586it/2.06kit rate:5.5s/it remaining:2:16:02 elapsed:55:45 loss=2.45` (Open-Athena/MarinFold #160, 2026),
+    read as nothing before, so a Levanter job was never tracked; the step is the exact count and the step time its rate.
+    tqdm-loggable's own eras (its README): 2022-09-21 `21.0kit/60.0kit rate:1,982.9it/s` (a count past 999 printed
+    rounded to three figures: progress without a step; the rate's thousands separated), `10000/- rate:-` and `-/60000
+    rate:-` (no rate yet: no keyword, nothing read); 2022-09-20 `2000.000000/60000.000000 rate:3944.6880828079934 it/s`
+    (the counts as floats; `rate:None it/s` before a rate is known), each state printed twice (no second advance)."""
+    (levanter,) = [recognise(x) for x in lines("levanter_marinfold_160.log")]
+    assert (levanter.step, levanter.seconds, levanter.trainer, levanter.moved) == (586, 5.5, "tqdm", True)
+    second = [recognise(x) for x in lines("tqdm_loggable_readme_2022.log")]
+    assert second[:3] == [None] * 3
+    assert [(p.step, p.moved) for p in second[3:]] == [(None, True)] * 2
+    assert [p.seconds for p in second[3:]] == pytest.approx([1 / 1982.9, 1 / 1984.1])
+    first = [recognise(x) for x in lines("tqdm_loggable_first_era.log")]
+    assert [p.step for p in first] == [0, 1000, 2000, 2000, 3000, 3000, 4000, 4000, 5000, 5000]
+    assert first[0].seconds is None and first[1].seconds is None
+    assert first[2].seconds == pytest.approx(1 / 3944.6880828079934)
+    # the tracker learns the pod from it (one advance per state: the repeated state is no advance)
+    events: list = []
+    clock = Clock(1000.0)
+    t = tracker(clock, events, k=10, floor_seconds=1, min_steps=2)
+    for p in first:
+        clock.t += 0.5
+        t.observe(REF, [Mark(clock.t, p)])
+    (pod,) = t.pods.values()
+    assert (pod.step, pod.advances) == (5000, 6)
+
+
+def test_tqdm_loggable_bars_that_are_no_training_step():
+    """CONSTRUCTED from tqdm-loggable's source (tqdm_loggable/tqdm_logging.py, `Progress on:%s %s/%s rate:%s remaining:%s
+    elapsed:%s postfix:%s`, its rate inverted below one a second): the bar's name says what it counts, as a tqdm bar's
+    does (Levanter's `Progress on:eval`: an evaluation; a set-up bar: nothing); a finished bar repeats its total every
+    epoch (no step); another unit (`tok`) is no step; `rate:` in a line of other words is no bar."""
+    evaluation = recognise("Progress on:eval 106it/184it rate:2.1it/s remaining:00:37 elapsed:00:50 postfix:-")
+    assert (evaluation.moved, evaluation.pause) == (False, "evaluation")
+    assert recognise("Progress on:Loading checkpoint shards 3.00it/5.00it rate:1.5it/s remaining:00:01 elapsed:00:02 "
+                     "postfix:-") is None
+    assert recognise("Progress on:Tokenizing 120it/500it rate:30.0it/s remaining:00:12 elapsed:00:04 postfix:-") is None
+    done = recognise("Progress on:train 850it/850it rate:1.2s/it remaining:00:00 elapsed:17:00 postfix:-")
+    assert (done.step, done.seconds, done.moved) == (None, 1.2, True)
+    assert recognise("Progress on:pack 120tok/500tok rate:30.0tok/s remaining:00:12 elapsed:00:04 postfix:-") is None
+    assert recognise("learning rate: 3e-4, 12 it/s") is None
+
+
+def test_vllms_request_intake_bar_is_a_rollouts_heartbeat():
+    """REAL (vllm-project/vllm-ascend #4581, sources.md): vLLM's generate() opens with its request-intake bar, `Adding
+    requests: 100%|██████████| 4/4 [00:00<00:00, 559.54it/s]`, then `Processed prompts`: its count is prompts, as the
+    second bar's is.  Read before as a finished bar's advance (a partial one's count the pod's step, 2 ms a prompt the
+    step time); now a heartbeat, as `Processed prompts`.  Bars with no rate yet (`0/4 [00:00<?, ?it/s]`) stay unread."""
+    found = [recognise(x) for x in lines("vllm_adding_requests_ascend_4581.log")]
+    assert found[0] is None and found[2] is None and found[3] is None
+    assert (found[1].step, found[1].seconds, found[1].heartbeat, found[1].trainer) == (None, None, True, "tqdm")
+    # (constructed from the real line: the same bar half-way, as a larger batch prints it) no step either
+    half = recognise("Adding requests:  50%|█████     | 2/4 [00:00<00:00, 559.54it/s]")
+    assert (half.step, half.heartbeat) == (None, True)
+
+
+def test_hugging_face_datasets_set_up_bars_are_no_progress():
+    """REAL (ROBOTIS-GIT/ai_worker_website, sources.md): the Hub's and datasets' bars before a dataset is used, `Fetching 126
+    files: 100%|...| 126/126 [...]` and `Resolving data files: 100%|██████████| 30/30 [00:00<00:00, 662258.53it/s]`: the
+    second was read as a finished bar's advance, so a job streaming its data was tracked from its set-up (and its model
+    load after read as a silence).  CONSTRUCTED from datasets' download manager (`desc="Extracting data files"`): the same."""
+    assert [recognise(x) for x in lines("hf_datasets_resolving_robotis.log")] == [None] * 4
+    assert recognise("Extracting data files: 100%|██████████| 3/3 [00:00<00:00, 12.40it/s]") is None
+    # a training bar beside them is still read
+    assert recognise("Training:  40%|████      | 40/100 [00:10<00:15,  4.00it/s]").step == 40
