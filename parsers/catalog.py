@@ -283,19 +283,24 @@ CONTAINMENT_RECOVERY: dict[tuple[str, str], str] = {
     ("Yes", "No"): "gpu reset required", ("Yes", "Yes"): "gpu reset required", ("No", "Yes"): "drain and reset",
 }
 assert set(CONTAINMENT_RECOVERY.values()) <= set(XID154_RECOVERY)
+# The Xid whose line names the earlier Xid that caused it: 45 (ROBUST_CHANNEL_PREEMPTIVE_REMOVAL), the only code the
+# open driver appends " caused by previous Xid %d" to (kernel_rc.c krcReportXid: bPrintRootCause is its xid ==
+# ROBUST_CHANNEL_PREEMPTIVE_REMOVAL), "Ch 00000001 caused by previous Xid 149" (xid.yaml, open-gpu-kernel-modules #1150)
+CAUSE_XIDS = frozenset({45})
 # What an Xid's line is read for past its catalog row (parsers/rules.py _refine_xid), by code, derived once from the
 # tables above: "containment" (CONTAINMENT_XIDS: RST / D-RST), "nvlink5" (NVLINK5_XIDS: the unit and verdict, else as
-# "link"), "link" (NVLINK_XIDS: "link N"), "detail" (XID48_DETAIL: the memory), "recovery" (154: the action it names).
-# One read a code, the first of these that holds it; a code of none (most lines: 13, 31, 43, 79, ..) is read for
-# nothing but the earlier Xid it may name as its cause.
+# "link"), "link" (NVLINK_XIDS: "link N"), "detail" (XID48_DETAIL: the memory), "recovery" (154: the action it names),
+# "cause" (CAUSE_XIDS: the earlier Xid it names). One read a code, the first of these that holds it; a code of none
+# (most lines: 13, 31, 43, 79, ..) is read for nothing: no substring test or search of its text.
 _XID_READS = (("containment", CONTAINMENT_XIDS), ("nvlink5", NVLINK5_XIDS), ("link", NVLINK_XIDS),
-              ("detail", XID48_DETAIL), ("recovery", (154,)))
+              ("detail", XID48_DETAIL), ("recovery", (154,)), ("cause", CAUSE_XIDS))
 XID_READS: dict[int, str] = {}
 for _read, _codes in _XID_READS:
     for _code in _codes:
         XID_READS.setdefault(_code, _read)
 del _read, _codes, _code
-assert not (set(CONTAINMENT_XIDS) | set(XID48_DETAIL) | {154}) & set(NVLINK_XIDS)  # one read a code suffices
+assert not (set(CONTAINMENT_XIDS) | set(XID48_DETAIL) | {154} | CAUSE_XIDS) & set(NVLINK_XIDS)  # one read a code suffices
+assert not CAUSE_XIDS & (set(CONTAINMENT_XIDS) | set(XID48_DETAIL) | {154})
 
 # Xids the driver defines past NVIDIA's catalog (its last row is 172, parsers/data/SOURCE.md): names from nverror.h of
 # NVIDIA/open-gpu-kernel-modules (173 from 575 on; 174-176 in 575.64 and 595.x: ROBUST_CHANNEL_LAST_ERROR 176).

@@ -3750,6 +3750,16 @@ def _refine_xid(g: dict, out: dict) -> None:
             if key is not None:
                 out["severity"], out["action"] = XID154_RECOVERY[key]
                 out["details"]["recovery_action"] = m.group(2)
+    elif read == "cause":  # (the attribution alone: the catalog's severity and action stand)
+        # 57x+ (kernel_rc.c, Xid 45 only: catalog.CAUSE_XIDS): the channels an earlier Xid took down, that Xid named:
+        # "Ch 00000001 caused by previous Xid 149" (open-gpu-kernel-modules #1150). Not the application's: the cause's
+        # attribution, as triage reads it (triage/attribute.py attribution_of); the cause's severity is its own line's
+        if "caused by previous Xid" in text:  # (a line of an older driver has none: no search)
+            m = re.search(r"caused by previous Xid (\d+)", text)
+            if m:
+                cause = xid_info(int(m.group(1)))
+                out["attribution"] = cause.attribution
+                out["details"]["caused_by_xid"] = cause.code
     else:  # "nvlink5", "link"
         m5 = NVLINK5_LINE.search(text) if read == "nvlink5" else None
         if m5:
@@ -3775,15 +3785,6 @@ def _refine_xid(g: dict, out: dict) -> None:
         m = re.search(r"\blink (\d+)", text, re.I)
         if m:
             out["details"]["link"] = int(m.group(1))
-    if "caused by previous Xid" in text:  # (the attribution alone: after the severity and action the reads above set)
-        # 57x+ (kernel_rc.c, Xid 45): the channels an earlier Xid took down, that Xid named: "Ch 00000001 caused by
-        # previous Xid 149" (open-gpu-kernel-modules #1150). Not the application's: the cause's attribution, as triage
-        # reads it (triage/attribute.py attribution_of); the cause's severity is its own line's finding's
-        m = re.search(r"caused by previous Xid (\d+)", text)
-        if m:
-            cause = xid_info(int(m.group(1)))
-            out["attribution"] = cause.attribution
-            out["details"]["caused_by_xid"] = cause.code
 
 
 def _refine_sxid(g: dict, out: dict) -> None:

@@ -1714,14 +1714,18 @@ def test_a_gpu_event_line_normalizes_its_address_once():
 
 def test_xid_reads_derived_from_the_tables():
     """catalog.XID_READS, what _refine_xid reads an Xid's text for, by code: each table's codes, one read a code, and
-    nothing for a code no table holds (an application Xid 31's line is read for its cause alone)."""
-    from parsers.catalog import CONTAINMENT_XIDS, NVLINK5_XIDS, NVLINK_XIDS, XID48_DETAIL, XID_READS
+    nothing for a code no table holds (an application Xid 31's line is not read past its row: no substring test)."""
+    from parsers.catalog import CAUSE_XIDS, CONTAINMENT_XIDS, NVLINK5_XIDS, NVLINK_XIDS, XID48_DETAIL, XID_READS
     expected = {**{code: "link" for code in NVLINK_XIDS}, **{code: "nvlink5" for code in NVLINK5_XIDS},
                 **{code: "containment" for code in CONTAINMENT_XIDS}, **{code: "detail" for code in XID48_DETAIL},
-                154: "recovery"}
-    assert XID_READS == expected
+                154: "recovery", **{code: "cause" for code in CAUSE_XIDS}}
+    assert XID_READS == expected and XID_READS[45] == "cause"
     assert 31 not in XID_READS and 13 not in XID_READS
-    # each read still gives its line's facts; the cause any code may name is read after it
+    # the driver names an earlier Xid on Xid 45's line alone (kernel_rc.c: bPrintRootCause): another code's text is
+    # not read for one. Constructed (an Xid 31 with Xid 45's suffix, which the driver never prints), not a real line
+    f = parse_line("NVRM: Xid (PCI:0000:3b:00): 31, pid=7, name=python3, Ch 00000001 caused by previous Xid 149")
+    assert "caused_by_xid" not in f.details and f.attribution == xid_info(31).attribution
+    # each read still gives its line's facts
     f = parse_line("NVRM: Xid (PCI:0000:3b:00): 94, pid=1, name=x, Contained: SM (0x1). RST: Yes, D-RST: No")
     assert f.details["recovery_action"] == "gpu reset required" and f.action == "RESET_GPU"
     f = parse_line("NVRM: Xid (PCI:0000:3b:00): 74, pid='<unknown>', name=<unknown>, NVLink: fatal error detected on link 7")
