@@ -288,8 +288,8 @@ class WorkloadTracker:
         """A pod that holds GPUs (the kubelet's word) found none or could not open the driver (parsers/kinds.py
         `pod_holds_gpus`): the node's container runtime took its devices away, not the GPU (the host's NVML still
         answers) and not the program; or it was refused its GPU (gpu_busy): another process holds it.  The Event's
-        words are the kind's (GPU_ACCESS).  One Event per job (its count raised on repeats); the node's problem is raised
-        by the kind's `repeated` row when pods of several workloads say it (agent/health.py)."""
+        words are the kind's (GPU_ACCESS).  One Event per job (its count raised on repeats); the node's problem is
+        raised by the kind's `repeated` row when pods of several workloads say it (agent/health.py)."""
         row = KIND[f.kind]
         said = f.details.get("cuda_error") or f.details.get("driver_error") or row.wording
         what, check = GPU_ACCESS[f.kind]

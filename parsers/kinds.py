@@ -433,12 +433,13 @@ TABLE: tuple[Kind, ...] = (
     # CUDA_ERRORS). The container runtime never decides it (it grants device nodes only): another process holds the GPU
     # in exclusive-process compute mode (one an earlier pod left behind, another process of this pod, the device
     # plugin's MPS server refusing it) or the GPU's compute mode is Prohibited; a GPU the driver wants reset refuses it
-    # too, and the kernel log says so in its own finding (kubernetes-sigs/dra-driver-nvidia-gpu #982). Restarting the pod on the same GPU
-    # fails again while that process lives, and the driver is not at fault: the action is to find the process on the
-    # GPU (its compute mode and compute processes, NVML's or nvidia-smi's) and end it, or set the compute mode back
-    # (were: gpu_access_lost, RESTART_APP; its repeat GPUDriverDegraded, CHECK_DRIVER). Pods of two workloads within
-    # 10 minutes say a GPU of the node is held: GPUDegraded (a GPU works with a fault worth watching), not the driver.
-    # In a pod without GPUs (one reaching for the node's GPUs, NVIDIA_VISIBLE_DEVICES=all), counted only.
+    # too, and the kernel log says so in its own finding (kubernetes-sigs/dra-driver-nvidia-gpu #982). Restarting the
+    # pod on the same GPU fails again while that process lives, and the driver is not at fault: the action is to find
+    # the process on the GPU (its compute mode and compute processes, NVML's or nvidia-smi's) and end it, or set the
+    # compute mode back (were: gpu_access_lost, RESTART_APP; its repeat GPUDriverDegraded, CHECK_DRIVER). Pods of two
+    # workloads within 10 minutes say a GPU of the node is held: GPUDegraded (a GPU works with a fault worth watching),
+    # not the driver. In a pod without GPUs (one reaching for the node's GPUs, NVIDIA_VISIBLE_DEVICES=all), counted
+    # only.
     Kind("gpu_busy", "GPU busy or unavailable to the pod", None, "warning", "driver", "CHECK_GPU_PROCESSES",
          "PodGPUBusy", workload=True, pod_holds_gpus=True, fails_job=True,
          doc="a pod's process was refused a context on its GPU (the CUDA status busy or unavailable, 46: "

@@ -1,8 +1,9 @@
 """A CUDA status that is the pod's GPU access (no device: cudaErrorNoDevice, 100, 38 before CUDA 10.1; refused:
 cudaErrorDevicesUnavailable, 46) is kind gpu_access_lost (46: gpu_busy) in every framework's words: one decision, the
 status's row of parsers/rules.py CUDA_ERRORS, read by every row that refines a CUDA status (was: cuda_error, the node's
-driver; 46 RESET_GPU, 100 INVESTIGATE; then 46 gpu_access_lost, RESTART_APP). The real lines are tests/fixtures/realworld/jobs-gpu-access-2026.yaml and
-jobs-cuda-busy-2026s.yaml; these are CONSTRUCTED from each wrapper's format string, as named beside it."""
+driver; 46 RESET_GPU, 100 INVESTIGATE; then 46 gpu_access_lost, RESTART_APP). The real lines are
+tests/fixtures/realworld/jobs-gpu-access-2026.yaml and jobs-cuda-busy-2026s.yaml; these are CONSTRUCTED from each
+wrapper's format string, as named beside it."""
 
 from __future__ import annotations
 

@@ -3467,13 +3467,13 @@ def test_a_death_named_by_its_local_rank_only_names_that_local_rank(lines, named
 
 
 def test_a_node_faults_incident_lists_the_jobs_failures_it_outranks():
-    """REAL (kubernetes-sigs/dra-driver-nvidia-gpu #982): a process refused its GPU (`CUDA-capable device(s) is/are
-    busy or unavailable`) beside the node's `NV_ERR_RESET_REQUIRED`: hardware, the kernel line the root and the
-    process's error among the incident's evidence, the consequences naming it. Before: the job's line was no failure
+    """REAL (kubernetes-sigs/dra-driver-nvidia-gpu #982): a process refused its GPU (`CUDA-capable device(s) is/are busy
+    or unavailable`) beside the node's `NV_ERR_RESET_REQUIRED`: hardware, the kernel line the root and the process's
+    error among the incident's evidence, the consequences naming it. Before: the job's line was no failure
     (gpu_access_lost, now gpu_busy, a warning) and a node fault's evidence listed only consequence kinds, so it was
-    dropped and the consequences said "no other rank reported a failure". Alone the line is a failure whose cause it does not say
-    (before: "No failure found").  The root's other lines naming no rank (kohya-ss/sd-scripts #1434: the traceback's
-    `RuntimeError` after rank 1's watchdog line) are the root's evidence too (before: dropped)."""
+    dropped and the consequences said "no other rank reported a failure". Alone the line is a failure whose cause it
+    does not say (before: "No failure found").  The root's other lines naming no rank (kohya-ss/sd-scripts #1434: the
+    traceback's `RuntimeError` after rank 1's watchdog line) are the root's evidence too (before: dropped)."""
     logs = INCIDENT_LOGS / "dra-driver-nvidia-gpu-982-reset-required" / "logs"
     job_lines = (logs / "job.log").read_text().splitlines()
     clock = Clock()
