@@ -24,15 +24,15 @@ from parsers.correlate import Noted, Ranks, can_cause, describe
 from parsers.kinds import BY_NAME as KIND, CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
 from parsers.finding import restated
 from parsers.model import PodEvent, PodRef, Problem
-from parsers.rules import CUDA_BUSY
 
 # finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
 EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
 # the kinds that are the node's fault only in a pod that holds GPUs (parsers/kinds.py `pod_holds_gpus`)
 ON_GPU_PODS = frozenset(k.name for k in KINDS if k.pod_holds_gpus)
 # A pod that holds GPUs and could not use them: what happened and what to check when it repeats on the node (the
-# PodGPUAccessLost Event, gpu_access).  No device, or no driver, in the container: its devices were taken away (NVIDIA/
-# nvidia-container-toolkit #48, #251; NVIDIA/nvidia-docker #1671).  Busy or unavailable (rules.CUDA_BUSY, 46): the
+# pod's Event, gpu_access), by the kind (parsers/kinds.py).  gpu_access_lost, no device or no driver in the container:
+# its devices were taken away (NVIDIA/nvidia-container-toolkit #48, #251; NVIDIA/nvidia-docker #1671).  gpu_busy, busy
+# or unavailable (rules.CUDA_BUSY, 46): the
 # container sees the GPU and was refused a context on it, which the container runtime never decides (it only grants
 # the device nodes, NVIDIA/nvidia-container-runtime #139): another process holds the GPU in exclusive-process mode (a
 # python process on every GPU, NVIDIA/nvidia-docker #572; a DIGITS process on an "E. Process" GPU 0, NVIDIA/DIGITS
@@ -48,6 +48,7 @@ GPU_BUSY = ("the GPU refused it a context: another process holds the GPU in excl
             "each GPU's compute mode (`nvidia-smi -q -d COMPUTE`) and the processes on it (`nvidia-smi "
             "--query-compute-apps=pid,process_name --format=csv` on the host): a process no running pod owns keeps "
             "the GPU until it is killed, and a restarted pod given that GPU fails again")
+GPU_ACCESS = {"gpu_access_lost": GPU_DEVICES_LOST, "gpu_busy": GPU_BUSY}
 _ORDINAL = re.compile(r"(-(worker|master|launcher|rank))?-\d+$")
 
 
@@ -286,13 +287,12 @@ class WorkloadTracker:
     def gpu_access(self, ref: PodRef, f: Finding) -> PodEvent:
         """A pod that holds GPUs (the kubelet's word) found none or could not open the driver (parsers/kinds.py
         `pod_holds_gpus`): the node's container runtime took its devices away, not the GPU (the host's NVML still
-        answers) and not the program.  One Event per job (its count raised on repeats); the node's problem is raised
-        by the kind's `repeated` row when pods of several workloads say it (agent/health.py)."""
+        answers) and not the program; or it was refused its GPU (gpu_busy): another process holds it.  The Event's
+        words are the kind's (GPU_ACCESS).  One Event per job (its count raised on repeats); the node's problem is
+        raised by the kind's `repeated` row when pods of several workloads say it (agent/health.py)."""
         row = KIND[f.kind]
-        status = f.details.get("cuda_error")
-        busy = status in CUDA_BUSY
-        said = status if busy else f.details.get("driver_error") or row.wording
-        what, check = GPU_BUSY if busy else GPU_DEVICES_LOST
+        said = f.details.get("cuda_error") or f.details.get("driver_error") or row.wording
+        what, check = GPU_ACCESS[f.kind]
         r = row.repeated
         message = (f"The pod holds GPUs (the kubelet's PodResources) but its process could not use them ({said}): "
                    f"{what}. Recommended action: {row.action}. When it repeats on this node, check {check}; pods of "

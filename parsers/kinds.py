@@ -411,9 +411,9 @@ TABLE: tuple[Kind, ...] = (
     # answers. A pod given no GPU prints the same words on a healthy node, so offline (and in such a pod) the line is
     # counted only (category None: no job's root); in a pod the kubelet says holds GPUs it is the node's container
     # runtime: the pod's Event advises restarting it, and pods of two workloads within 10 minutes raise
-    # GPUDriverDegraded (the toolkit's or the cgroup driver's configuration: the daemon-reload issue). The CUDA statuses
-    # no device (cudaErrorNoDevice) and busy or unavailable (cudaErrorDevicesUnavailable, 46: another process on a GPU
-    # in exclusive-process mode, compute mode Prohibited) are this kind in every framework's words (rules.CUDA_ERRORS).
+    # GPUDriverDegraded (the toolkit's or the cgroup driver's configuration: the daemon-reload issue). The CUDA status
+    # no device (cudaErrorNoDevice) is this kind in every framework's words (rules.CUDA_ERRORS); busy or unavailable
+    # (46) is gpu_busy below.
     Kind("gpu_access_lost", "GPUs not visible in the pod", None, "warning", "driver", "RESTART_APP",
          "PodGPUAccessLost", workload=True, pod_holds_gpus=True, fails_job=True,
          # NVML's and nvidia-smi's words in such a container (NVIDIA/nvidia-docker #1671, NVIDIA/nvidia-container-
@@ -422,13 +422,34 @@ TABLE: tuple[Kind, ...] = (
                 ("driver_unusable", "NVIDIA-SMI has failed because it couldn")),
          doc="a pod's process found no GPU, could not open the driver or was refused its GPUs (`No CUDA GPUs are "
              "available`, `CUDA driver initialization failed, you might not have a CUDA gpu`, the CUDA runtime's `no "
-             "CUDA-capable device is detected` and `CUDA-capable device(s) is/are busy or unavailable` in any "
-             "framework's words, `The NVIDIA Driver was not detected`): in a pod "
-             "the kubelet says holds GPUs, the node's container runtime took them away (a systemd daemon-reload with "
-             "the systemd cgroup driver), or, busy or unavailable, another process holds the GPU in exclusive-process "
-             "compute mode (the Event says to check the compute mode and the processes on the GPU); pods of two workloads within 10 minutes raise GPUDriverDegraded; in a pod "
-             "without GPUs, or whose devices are unknown, counted only",
+             "CUDA-capable device is detected` in any framework's words, `The NVIDIA Driver was not detected`): in a "
+             "pod the kubelet says holds GPUs, the node's container runtime took them away (a systemd daemon-reload "
+             "with the systemd cgroup driver); pods of two workloads within 10 minutes raise GPUDriverDegraded; in a "
+             "pod without GPUs, or whose devices are unknown, counted only",
          repeated=Repeated("GPUDriverDegraded", "PodGPUAccessLostRepeated", {}, (), 2, 600.0, action="CHECK_DRIVER",
+                           distinct="workload", noun="workloads")),
+    # A pod's process that found its GPU and was refused a context on it: the CUDA status busy or unavailable
+    # (cudaErrorDevicesUnavailable, 46; CUDA_ERROR_DEVICE_UNAVAILABLE) in every framework's words (rules.CUDA_BUSY,
+    # CUDA_ERRORS). The container runtime never decides it (it grants device nodes only): another process holds the GPU
+    # in exclusive-process compute mode (one an earlier pod left behind, another process of this pod, the device
+    # plugin's MPS server refusing it) or the GPU's compute mode is Prohibited; a GPU the driver wants reset refuses it
+    # too, and the kernel log says so in its own finding (kubernetes-sigs/dra-driver-nvidia-gpu #982). Restarting the
+    # pod on the same GPU fails again while that process lives, and the driver is not at fault: the action is to find
+    # the process on the GPU (its compute mode and compute processes, NVML's or nvidia-smi's) and end it, or set the
+    # compute mode back (were: gpu_access_lost, RESTART_APP; its repeat GPUDriverDegraded, CHECK_DRIVER). Pods of two
+    # workloads within 10 minutes say a GPU of the node is held: GPUDegraded (a GPU works with a fault worth watching),
+    # not the driver. In a pod without GPUs (one reaching for the node's GPUs, NVIDIA_VISIBLE_DEVICES=all), counted
+    # only.
+    Kind("gpu_busy", "GPU busy or unavailable to the pod", None, "warning", "driver", "CHECK_GPU_PROCESSES",
+         "PodGPUBusy", workload=True, pod_holds_gpus=True, fails_job=True,
+         doc="a pod's process was refused a context on its GPU (the CUDA status busy or unavailable, 46: "
+             "`CUDA-capable device(s) is/are busy or unavailable`, `all CUDA-capable devices are busy or "
+             "unavailable`, `cudaErrorDevicesUnavailable`, `CUDA_ERROR_DEVICE_UNAVAILABLE`, in any framework's "
+             "words): in a pod the kubelet says holds GPUs, another process holds the GPU in exclusive-process "
+             "compute mode or its compute mode is Prohibited; action `CHECK_GPU_PROCESSES` (the Event says to check "
+             "the compute mode and the processes on the GPU); pods of two workloads within 10 minutes raise "
+             "GPUDegraded; in a pod without GPUs, or whose devices are unknown, counted only",
+         repeated=Repeated("GPUDegraded", "PodGPUBusyRepeated", {}, (), 2, 600.0, action="CHECK_GPU_PROCESSES",
                            distinct="workload", noun="workloads")),
     # A process's own crash as the kernel reports it (a segfault, a general protection fault, an invalid opcode): the
     # program, not the node. Its library says whose code crashed (details "stack": driver for the GPU driver's user-space

@@ -629,7 +629,7 @@ NCCL_HARMLESS_WARNS = ("failed to IPC register userbuff", "Failed to open libibv
 # found its GPU but was refused a context on it: another process holds it in exclusive-process compute mode (a process
 # an earlier pod left, another of this pod's, an MPS server the pod does not reach), or its compute mode is Prohibited;
 # not the container's device nodes, which give no device at all.  The pod's Event says what to check
-# (agent/workloads.py gpu_access); the status reads as gpu_access_lost (CUDA_ERRORS).
+# (agent/workloads.py gpu_access); the status reads as gpu_busy (CUDA_ERRORS; parsers/kinds.py).
 CUDA_BUSY = ("CUDA-capable device(s) is/are busy or unavailable", "cudaErrorDevicesUnavailable",
              "all CUDA-capable devices are busy or unavailable", "CUDA_ERROR_DEVICE_UNAVAILABLE")
 
@@ -653,7 +653,7 @@ CUDA_DRIVER_ERRORS = {
     # the runtime's cudaErrorDevicesUnavailable (46) by the driver API's name, as XLA/JAX print it ("failed call to
     # cuDevicePrimaryCtxRetain: CUDA_ERROR_DEVICE_UNAVAILABLE: CUDA-capable device(s) is/are busy or unavailable"):
     # read as its text is (CUDA_ERRORS)
-    "CUDA_ERROR_DEVICE_UNAVAILABLE": "gpu_access_lost",
+    "CUDA_ERROR_DEVICE_UNAVAILABLE": "gpu_busy",
     # the status the driver gives when it cannot say what failed (999; cudaErrorUnknown, 30 before CUDA 10.1): mid-run a
     # GPU or driver that stopped answering (a GPU off the bus, a wedged driver), at start a node whose GPU stack a process
     # cannot use (nvidia_uvm not loaded, device nodes it may not open: TensorFlow's "failed call to cuInit:
@@ -703,14 +703,16 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action) | 
     "unspecified launch failure": ("error", "unknown", "INVESTIGATE"),
     "the launch timed out and was terminated": ("error", "unknown", "INVESTIGATE"),
     # A process that finds no GPU (cudaErrorNoDevice: 38 before CUDA 10.1, 100 since; the driver's CUDA_ERROR_NO_DEVICE,
-    # 100) or is refused the GPUs it finds (cudaErrorDevicesUnavailable, 46: a GPU in exclusive-process compute mode
-    # another process holds, another pod's or one given every GPU; compute mode Prohibited; a GPU the driver wants
-    # reset, which the kernel log names): the pod's GPU access, whichever framework's words say it (PyTorch's, THC's,
-    # CuPy's, NCCL's, the CUDA samples', TensorRT-LLM's, TensorFlow's, XLA's). The node's fault only in a pod that holds
-    # GPUs (kind gpu_access_lost: the agent asks the kubelet); a pod given none that reaches for the node's GPUs
-    # (NVIDIA_VISIBLE_DEVICES=all) is refused them on a healthy node. Never a reset from the pod's words alone: that
-    # kills the process holding the GPU (were: cuda_error, the node's driver; 46 RESET_GPU).
-    **dict.fromkeys(("no CUDA-capable device is detected", "cudaErrorNoDevice", *CUDA_BUSY), "gpu_access_lost"),
+    # 100: kind gpu_access_lost) or is refused the GPUs it finds (cudaErrorDevicesUnavailable, 46: a GPU in
+    # exclusive-process compute mode another process holds, another pod's or one given every GPU; compute mode
+    # Prohibited; a GPU the driver wants reset, which the kernel log names: kind gpu_busy): the pod's GPU access,
+    # whichever framework's words say it (PyTorch's, THC's, CuPy's, NCCL's, the CUDA samples', TensorRT-LLM's,
+    # TensorFlow's, XLA's). The node's fault only in a pod that holds GPUs (`pod_holds_gpus`: the agent asks the
+    # kubelet); a pod given none that reaches for the node's GPUs (NVIDIA_VISIBLE_DEVICES=all) is refused them on a
+    # healthy node. Never a reset from the pod's words alone: that kills the process holding the GPU (were: cuda_error,
+    # the node's driver; 46 RESET_GPU).
+    **dict.fromkeys(("no CUDA-capable device is detected", "cudaErrorNoDevice"), "gpu_access_lost"),
+    **dict.fromkeys(CUDA_BUSY, "gpu_busy"),
     "cudaErrorIllegalAddress": ("error", "application", "RESTART_APP"),
     "cudaErrorECCUncorrectable": ("fatal", "hardware", "RESET_GPU"),
     "cudaErrorLaunchFailure": ("error", "unknown", "INVESTIGATE"),

@@ -1,4 +1,5 @@
-"""A pod that holds GPUs but cannot see them is the node's (parsers/kinds.py `gpu_access_lost`, `pod_holds_gpus`):
+"""A pod that holds GPUs but cannot see them is the node's (parsers/kinds.py `gpu_access_lost`, `pod_holds_gpus`;
+one refused its GPU, CUDA status 46, `gpu_busy`):
 in a pod the kubelet says holds GPUs, the pod's Event names the node's container runtime and pods of two workloads
 within the window raise GPUDriverDegraded; in a pod that holds none it is counted only; in one whose devices are unknown
 it waits for the kubelet's answer, then is either.  The lines are tests/fixtures/realworld/jobs-gpu-access-2026.yaml's
@@ -47,18 +48,18 @@ def make(tmp: Path, holds):
     return agent
 
 
-def said(agent, *items):
+def said(agent, *items, reason="PodGPUAccessLost"):
     snap = agent.pipeline.process(WorkloadFindings([(ref, parse_line(line)) for ref, line in items]))
-    return snap, [e for e in (snap.pod_events if snap is not None else ()) if e.reason == "PodGPUAccessLost"]
+    return snap, [e for e in (snap.pod_events if snap is not None else ()) if e.reason == reason]
 
 
-def count(agent, ns):
+def count(agent, ns, kind="gpu_access_lost"):
     return agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
-                                                  {"namespace": ns, "kind": "gpu_access_lost"}) or 0
+                                                  {"namespace": ns, "kind": kind}) or 0
 
 
-def degraded(agent):
-    return [p for p in agent.engine.problems.values() if p.reason == "PodGPUAccessLostRepeated"]
+def degraded(agent, reason="PodGPUAccessLostRepeated"):
+    return [p for p in agent.engine.problems.values() if p.reason == reason]
 
 
 def test_a_pod_holding_gpus_gets_the_event_with_the_advice_and_one_workload_alone_raises_nothing(tmp_path):
@@ -412,14 +413,15 @@ OTHER_WORDS = ['CUDA error at ../../Common/helper_cuda.h:791 code=100(cudaErrorN
                "executeFused: 46 (all CUDA-capable devices are busy or unavailable)"]
 
 
-@pytest.mark.parametrize("line", OTHER_WORDS)
-def test_the_status_in_every_frameworks_words_is_judged_by_whether_the_pod_holds_gpus(tmp_path, line):
-    """In a pod holding GPUs its lost access (PodGPUAccessLost); in a pod without, counted only (was: cuda_error, the
-    node's driver, a CUDAError Event in either pod; 46 RESET_GPU)."""
+@pytest.mark.parametrize("line,kind", [(OTHER_WORDS[0], "gpu_access_lost"), (OTHER_WORDS[1], "gpu_access_lost"),
+                                       (OTHER_WORDS[2], "gpu_busy"), (OTHER_WORDS[3], "gpu_busy")])
+def test_the_status_in_every_frameworks_words_is_judged_by_whether_the_pod_holds_gpus(tmp_path, line, kind):
+    """In a pod holding GPUs its lost access (PodGPUAccessLost; 46, PodGPUBusy); in a pod without, counted only (was:
+    cuda_error, the node's driver, a CUDAError Event in either pod; 46 RESET_GPU)."""
     agent = make(tmp_path, lambda ref, at: ref.namespace == "team-a")
     snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(line)), (B, parse_line(line))]))
-    assert reasons(snap) == [(A, "PodGPUAccessLost")]
-    assert count(agent, "team-a") == 1 and count(agent, "team-b") == 1
+    assert reasons(snap) == [(A, KIND[kind].reason)]
+    assert count(agent, "team-a", kind) == 1 and count(agent, "team-b", kind) == 1
 
 
 # What the Event asks an SRE to check follows the status: busy or unavailable (46: parsers/rules.py CUDA_BUSY) is a GPU
@@ -441,11 +443,27 @@ def test_a_busy_gpus_event_says_to_check_its_compute_mode_and_processes_not_the_
     """Was: 'the node's container runtime lost the pod's GPU devices', check the container toolkit and the cgroup
     driver (h430), advice that cannot find a process holding the GPU."""
     agent = make(tmp_path, lambda ref, at: True)
-    _, events = said(agent, (A, line))
+    _, events = said(agent, (A, line), reason="PodGPUBusy")
     msg = events[0].message
     assert "exclusive-process" in msg and "nvidia-smi -q -d COMPUTE" in msg and "--query-compute-apps" in msg
     assert "toolkit" not in msg and "cgroup" not in msg and "lost the pod's GPU devices" not in msg
-    assert f"Recommended action: {KIND['gpu_access_lost'].action}." in msg
+    # the process holding the GPU outlives a restart of the pod (was: RESTART_APP, gpu_access_lost's)
+    assert "Recommended action: CHECK_GPU_PROCESSES." in msg and "RESTART_APP" not in msg
+
+
+def test_busy_in_pods_of_two_workloads_raises_gpu_degraded_not_the_drivers_condition(tmp_path):
+    """A GPU of the node held by a process (a leaked one, an MPS server, a compute mode someone set) refuses every
+    workload given it: GPUDegraded, action CHECK_GPU_PROCESSES (was: GPUDriverDegraded, CHECK_DRIVER, the no-device
+    reading's, whose advice is the toolkit's and cgroup driver's configuration)."""
+    agent = make(tmp_path, lambda ref, at: True)
+    said(agent, (A, BUSY_WORDS[0]))
+    assert degraded(agent, "PodGPUBusyRepeated") == []  # one workload's words alone are the pod's
+    said(agent, (B, BUSY_WORDS[2]))
+    [p] = degraded(agent, "PodGPUBusyRepeated")
+    assert p.severity == "warning" and p.action == "CHECK_GPU_PROCESSES"
+    assert set(p.details["workloads"]) == {"team-a/train", "team-b/serve"}
+    assert agent.engine.conditions["GPUDegraded"].status
+    assert not agent.engine.conditions["GPUDriverDegraded"].status and degraded(agent) == []
 
 
 def test_no_device_keeps_the_devices_taken_away_advice(tmp_path):

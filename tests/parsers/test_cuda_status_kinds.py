@@ -1,8 +1,9 @@
 """A CUDA status that is the pod's GPU access (no device: cudaErrorNoDevice, 100, 38 before CUDA 10.1; refused:
-cudaErrorDevicesUnavailable, 46) is kind gpu_access_lost in every framework's words: one decision, the status's row of
-parsers/rules.py CUDA_ERRORS, read by every row that refines a CUDA status (was: cuda_error, the node's driver;
-46 RESET_GPU, 100 INVESTIGATE). The real lines are tests/fixtures/realworld/jobs-gpu-access-2026.yaml and
-jobs-cuda-busy-2026s.yaml; these are CONSTRUCTED from each wrapper's format string, as named beside it."""
+cudaErrorDevicesUnavailable, 46) is kind gpu_access_lost (46: gpu_busy) in every framework's words: one decision, the
+status's row of parsers/rules.py CUDA_ERRORS, read by every row that refines a CUDA status (was: cuda_error, the node's
+driver; 46 RESET_GPU, 100 INVESTIGATE; then 46 gpu_access_lost, RESTART_APP). The real lines are
+tests/fixtures/realworld/jobs-gpu-access-2026.yaml and jobs-cuda-busy-2026s.yaml; these are CONSTRUCTED from each
+wrapper's format string, as named beside it."""
 
 from __future__ import annotations
 
@@ -34,26 +35,37 @@ FORMATS = [
     "RuntimeError: CUDA error: {text}",
     "cupy_backends.cuda.api.runtime.CUDARuntimeError: {name}: {text}",
 ]
-STATUSES = [(100, "cudaErrorNoDevice", NO_DEVICE), (46, "cudaErrorDevicesUnavailable", BUSY),
-            (46, "cudaErrorDevicesUnavailable", "all CUDA-capable devices are busy or unavailable")]
+STATUSES = [(100, "cudaErrorNoDevice", NO_DEVICE, "gpu_access_lost"),
+            (46, "cudaErrorDevicesUnavailable", BUSY, "gpu_busy"),
+            (46, "cudaErrorDevicesUnavailable", "all CUDA-capable devices are busy or unavailable", "gpu_busy")]
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("code,name,text", STATUSES)
-def test_the_status_is_gpu_access_lost_in_every_wrappers_words(fmt, code, name, text):
+@pytest.mark.parametrize("code,name,text,kind", STATUSES)
+def test_the_status_is_its_kind_in_every_wrappers_words(fmt, code, name, text, kind):
     line = fmt.format(code=code, name=name, text=text)
     f = Classifier().classify(line)
-    row = KIND["gpu_access_lost"]
+    row = KIND[kind]
     assert f is not None and (f.kind, f.severity, f.attribution, f.action) == (
-        "gpu_access_lost", row.severity, row.attribution, row.action), line
+        kind, row.severity, row.attribution, row.action), line
 
 
 def test_the_table_names_the_kind_once_per_status_and_its_reading_is_the_kinds():
     """The kind stands in the table (no row of its own per framework); a status the table gives three values for
     keeps the row's kind."""
-    for text in (NO_DEVICE, "cudaErrorNoDevice", BUSY, "cudaErrorDevicesUnavailable", "CUDA_ERROR_DEVICE_UNAVAILABLE"):
-        assert CUDA_ERRORS[text] == "gpu_access_lost"
-        assert cuda_reading(text)[0] == "gpu_access_lost"
+    for kind, texts in (("gpu_access_lost", (NO_DEVICE, "cudaErrorNoDevice")),
+                        ("gpu_busy", (BUSY, "cudaErrorDevicesUnavailable", "CUDA_ERROR_DEVICE_UNAVAILABLE"))):
+        for text in texts:
+            assert CUDA_ERRORS[text] == kind
+            assert cuda_reading(text)[0] == kind
+
+
+def test_busy_is_not_restarted_nor_blamed_on_the_driver_when_it_repeats():
+    """46 is a process holding the GPU: a restarted pod fails again while it lives, and its repeat is a GPU held, not
+    the driver stack (were: gpu_access_lost's RESTART_APP and GPUDriverDegraded / CHECK_DRIVER)."""
+    row = KIND["gpu_busy"]
+    assert row.action == "CHECK_GPU_PROCESSES" and row.pod_holds_gpus
+    assert (row.repeated.condition, row.repeated.action) == ("GPUDegraded", "CHECK_GPU_PROCESSES")
     assert cuda_reading("an illegal memory access was encountered") == ("cuda_error", "error", "application",
                                                                         "RESTART_APP")
     assert cuda_reading("not a CUDA status") is None

@@ -3467,13 +3467,13 @@ def test_a_death_named_by_its_local_rank_only_names_that_local_rank(lines, named
 
 
 def test_a_node_faults_incident_lists_the_jobs_failures_it_outranks():
-    """REAL (kubernetes-sigs/dra-driver-nvidia-gpu #982): a process refused its GPU (`CUDA-capable device(s) is/are
-    busy or unavailable`) beside the node's `NV_ERR_RESET_REQUIRED`: hardware, the kernel line the root and the
-    process's error among the incident's evidence, the consequences naming it. Before: the job's line was no failure
-    (gpu_access_lost a warning) and a node fault's evidence listed only consequence kinds, so it was dropped and the
-    consequences said "no other rank reported a failure". Alone the line is a failure whose cause it does not say
-    (before: "No failure found").  The root's other lines naming no rank (kohya-ss/sd-scripts #1434: the traceback's
-    `RuntimeError` after rank 1's watchdog line) are the root's evidence too (before: dropped)."""
+    """REAL (kubernetes-sigs/dra-driver-nvidia-gpu #982): a process refused its GPU (`CUDA-capable device(s) is/are busy
+    or unavailable`) beside the node's `NV_ERR_RESET_REQUIRED`: hardware, the kernel line the root and the process's
+    error among the incident's evidence, the consequences naming it. Before: the job's line was no failure
+    (gpu_access_lost, now gpu_busy, a warning) and a node fault's evidence listed only consequence kinds, so it was
+    dropped and the consequences said "no other rank reported a failure". Alone the line is a failure whose cause it
+    does not say (before: "No failure found").  The root's other lines naming no rank (kohya-ss/sd-scripts #1434: the
+    traceback's `RuntimeError` after rank 1's watchdog line) are the root's evidence too (before: dropped)."""
     logs = INCIDENT_LOGS / "dra-driver-nvidia-gpu-982-reset-required" / "logs"
     job_lines = (logs / "job.log").read_text().splitlines()
     clock = Clock()
@@ -3482,10 +3482,10 @@ def test_a_node_faults_incident_lists_the_jobs_failures_it_outranks():
     (incident,) = incidents
     assert (incident.category, incident.rule, incident.root.kind) == ("hardware", "node_fault", "gpu_reset_required")
     assert [(e.file, e.kind) for e in incident.evidence] == [("dmesg.txt", "gpu_reset_required"),
-                                                            ("job.log", "gpu_access_lost")]
-    assert incident.consequences.startswith("1 failure(s) of the job after it (GPUs not visible in the pod")
+                                                            ("job.log", "gpu_busy")]
+    assert incident.consequences.startswith("1 failure(s) of the job after it (GPU busy or unavailable to the pod")
     (alone,) = attribute(read_lines(job_lines, "job.log", Clock()))
-    assert (alone.category, alone.root.kind) == ("undetermined", "gpu_access_lost")
+    assert (alone.category, alone.root.kind) == ("undetermined", "gpu_busy")
     train = (INCIDENT_LOGS / "kohya-1434-ecc" / "logs" / "train.log").read_text().splitlines()
     (ecc,) = attribute(read_lines(train, "train.log", Clock()))
     assert [(e.rank, e.kind) for e in ecc.evidence] == [(1, "cuda_error"), (None, "cuda_error")]
