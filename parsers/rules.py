@@ -264,6 +264,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "nvme": 32, "lustre": 32, "gpfs": 32, "ceph": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "cuda_exception": 2, "cuda_assert": 64, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16, "ccrpc": 32,
+               # Fabric Manager's GPU NVL error block: its header, twelve "key : value" lines (moduleId .. errorDebugData)
+               "fm_nvl": 14,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
                "netdev_watchdog": 64, "mlx5_temp": 32, "mlx5_cmd_timeout": 16, "mlx5_cmd_recovered": 16,
@@ -369,7 +371,7 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs", "ceph"})
 #   count line and the page's handling after them).
 EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "cuda_exception": 2, "mce": 16, "xla_rendezvous": 64,
                 "smmu": 64, "cper": 64, "lockup": 32, "rcu_stall": 64, "retrain": 16, "ofi": 4, "ecc": 1,
-                "oom": EVENT_LINES["oom"]}
+                "oom": EVENT_LINES["oom"], "fm_nvl": EVENT_LINES["fm_nvl"]}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -409,9 +411,12 @@ EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what")}
 # the kernel did with the page, as an x86 machine check's does; triage reads a page taken offline as a memory error a
 # process of the host may have died of); "oom": whose memory an OOM kill's later line says ran out (OOM_WORDS) after
 # an "invoked oom-killer" line that said nothing of it, within the kill's report (its EVENT_LINES: the task table);
-# "cuda_exception": the GPU ("gpu") ggml's "current device: N" line after its CUDA error names (a "within" row's).
+# "cuda_exception": the GPU ("gpu") ggml's "current device: N" line after its CUDA error names (a "within" row's);
+# "fm_nvl": the GPU ("gpu_guid", its fabric GUID) and port ("port") Fabric Manager's GPU NVL error block names on its
+# "gpuGuid : 0x.." and "portNum : N" lines.
 EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function"),
-                    "ecc": ("memory", "detail_xid"), "oom": ("oom",), "cuda_exception": ("gpu",)}
+                    "ecc": ("memory", "detail_xid"), "oom": ("oom",), "cuda_exception": ("gpu",),
+                    "fm_nvl": ("gpu_guid", "port")}
 # Events whose opening line may come after a line that details it: an "open" line within the event's window (EVENT_LINES)
 # more severe than the finding its earlier line made is that finding's amendment (details "amends": "severity"), not a
 # second event, and takes the details the earlier line gave (EVENT_FILL_ALONE). The Xid 171 / 172 the GSP firmware logs
@@ -466,6 +471,7 @@ EVENT_ECHOES = {"cper": ("mce", "mce_logged", 2)}
 AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
 SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
+FM_NVL_OPEN = ("fm_nvl", "open")
 OOM_ONCE = ("oom", "once")
 # Whose memory an OOM kill's line says ran out (details "oom": a key of kinds.OOM_SCOPES), in each era's words
 # (mm/oom_kill.c, memcontrol.c): 4.19+'s summary "oom-kill:constraint=<oom_constraint_text>" (CONSTRAINT_MEMCG: a memory
@@ -1895,6 +1901,26 @@ RULES: tuple[Rule, ...] = (
     # symbol, again at each load attempt: one event per module while they repeat.
     _r("peermem_load", "peermem_error", ["nvidia_peermem: ", "nvidia-peermem: ", "nv_peer_mem: "],
        r"(?P<device>nvidia[_-]peermem|nv_peer_mem)" + SYMBOL_FAILED, event=("peermem_load", "join")),
+    # Fabric Manager on an NVLink5 rack's NVSwitch trays (GB200 / GB300 NVL72: NMX-C's fabricmanager.log) reporting an
+    # error on a GPU's NVLink port, as a block: "[Jul 19 2025 18:34:55] [ERROR] [tid 192] Fabric Manager detected GPU
+    # NVL Non Fatal error on :", then one "key : value" line each ("moduleId : 1", "gpuGuid : 0xb0cf0e0300e42e00",
+    # "portNum : 61", "errorCode : 0x02", .., "errorDebugData : .."), a blank line after. The header is the finding
+    # (FM_NVL_FATALITY: "Fatal" the kind's own error, the GPU's NVLink down until it is reset; "Non Fatal" a warning);
+    # the block's GPU (its fabric GUID: FM names no PCI address) and port are its details (EVENT_FILL_ALONE), its other
+    # lines part of it. Was: no finding (no "NVLink" word).
+    _r("fm_gpu_nvl_error", "nvlink", ["detected GPU NVL "],
+       r"Fabric Manager detected GPU NVL (?P<fatality>Non Fatal|Fatal) error on\b", refine="fm_nvl", event=FM_NVL_OPEN),
+    _r("fm_gpu_nvl_field", None, ["gpuGuid : ", "portNum : "],
+       r"^\s*(?:gpuGuid : (?P<gpu_guid>0x[0-9A-Fa-f]{1,16})|portNum : (?P<port>\d{1,5}))\s*$",
+       event=(FM_NVL_OPEN[0], "within")),
+    # The same Fabric Manager finding a trunk (NVSwitch-to-NVSwitch) port down: "[WARNING] [tid 134] Trunk port failure
+    # detected for switch GUID 0x.. and switch chassis sn 1825124190179, slot 7 port number 61 port GUID 0x.. cage 7."
+    # The rack's fabric lost a link between switch trays (the partition's bandwidth less, or the partition failed): the
+    # fabric's, a warning as FM logs it, the cable cartridge or the switch tray to check. Was: no finding.
+    _r("fm_trunk_port_failure", "nvlink", ["Trunk port failure detected"],
+       r"Trunk port failure detected for switch GUID (?P<switch_guid>0x[0-9A-Fa-f]{1,16})\b"
+       r"(?:.*?\bport number (?P<port>\d{1,5}))?",
+       severity="warning", attribution="fabric", action="CHECK_CABLE"),
     # The IMEX daemon's (nvidia-imex, multi-node NVLink: GB200 / GB300 NVL72) [ERROR] lines, in its log (Fabric
     # Manager's envelope, "[Mar 21 2025 20:45:38] [ERROR] [tid 39] ..") or as the DRA driver's ComputeDomain daemon
     # prints them ("[ERROR] Failed to .."). A memory export it failed, on the exporting node: "Failed to get new memory
@@ -3675,6 +3701,11 @@ STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", C
           "cper_arm": ("cper", CPER_SEVERITY), "storage_oops": ("oops", OOPS_STATED),
           "kernel_oops": ("oops", DRIVER_WARN_STATED)}
 
+FM_NVL_FATALITY = {  # Fabric Manager's word for a GPU NVL error -> (severity, action); None: the nvlink kind's own
+    "fatal": (None, None),
+    "non fatal": ("warning", "MONITOR"),
+}
+
 AER_SEVERITY = {  # aer_severity as the kernel prints it -> (severity, action)
     "corrected": ("warning", "MONITOR"),
     "correctable": ("warning", "MONITOR"),
@@ -3794,6 +3825,11 @@ def _refine_sxid(g: dict, out: dict) -> None:
     fatal = info.fatal if not g.get("fatality") else g["fatality"].lower() == "fatal"
     out.update(severity="fatal" if fatal else "warning", action=info.action)
     out["details"]["name"] = info.name
+
+
+def _refine_fm_nvl(g: dict, out: dict) -> None:
+    severity, action = FM_NVL_FATALITY.get(g["fatality"].lower(), (None, None))
+    out["severity"], out["action"] = severity or out["severity"], action or out["action"]
 
 
 def _refine_aer(g: dict, out: dict) -> None:
@@ -4187,7 +4223,7 @@ def _refine_nvsmi_recovery(g: dict, out: dict) -> None:
     out["severity"], out["action"] = XID154_RECOVERY[key]
 
 
-REFINERS = {"nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
+REFINERS = {"nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "fm_nvl": _refine_fm_nvl, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "mce_record": _refine_mce_record, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
