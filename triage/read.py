@@ -121,6 +121,13 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
     # re-raising its workers' ("WorkerProc initialization failed due to an exception in a background process. See
     # stack trace for root cause.", "Engine core initialization failed. See root cause above.")
     r"EngineDeadError|see (?:the )?(?:stack trace|traceback|root cause)|for (?:the )?root cause", re.I)
+# c10's internal assertion, failed in this process (TORCH_INTERNAL_ASSERT: "<condition> INTERNAL ASSERT FAILED at
+# "<file>":<line>, please report a bug to PyTorch. .."): the file it names is where the check is, so an assertion in
+# ProcessGroupNCCL.cpp ("ncclComm != nullptr INTERNAL ASSERT FAILED at "/pytorch/torch/csrc/distributed/c10d/
+# ProcessGroupNCCL.cpp":4043, please report a bug to PyTorch. Parent communicator missing in eager initialization mode.",
+# ranks 1 and 2 of a Lightning Fabric job, awslabs/keys_values ai_dev/debug_ring_attention_distributed_test.md) is the
+# rank's own failure, its message's words not read for a consequence's (its type still is)
+OWN_ASSERT = re.compile(r"\bINTERNAL ASSERT FAILED at \"")
 # PyTorch's distributed checkpoint (DCP) gathers the ranks' own failures of a save or load into one exception, every
 # rank re-raising it (torch/distributed/checkpoint/api.py, 2.0+): "torch.distributed.checkpoint.api.CheckpointException:
 # CheckpointException ranks:dict_keys([3, 7])", each rank's exception after it (DCP_RANK, DCP_FAILURE).  It is their
@@ -996,8 +1003,9 @@ class FileReader:
             if cause:  # raised while handling the chain's first (a CUDA error, an NCCL error): its consequence
                 ev = ev.with_context(details={**ev.details, "consequence": True, "chained_from": cause})
             return ev
+        said = message[:300]
         consequence = bool(cause or CONSEQUENCE_EXCEPTIONS.search(etype) or
-                           CONSEQUENCE_EXCEPTIONS.search(message[:300]))
+                           (OWN_ASSERT.search(said) is None and CONSEQUENCE_EXCEPTIONS.search(said)))
         base = self._base(at)
         base["details"].update(exception=etype or None, message=message[:200], consequence=consequence)
         if cause:

@@ -1608,6 +1608,36 @@ def test_a_traceback_dynamo_announces_it_wont_convert_is_handled():
         "TypeError"]
 
 
+KEYS_VALUES = Path(__file__).parents[1] / "fixtures" / "incidents" / "keys-values-lightning-child-exit" / "logs" / \
+    "train.log"
+
+
+def test_lightnings_child_observer_names_the_child_that_died_and_a_c10_assert_is_the_ranks_own():
+    """REAL (awslabs/keys_values, tests/fixtures/incidents/keys-values-lightning-child-exit): Lightning's launcher's
+    "[rank: 1] Child process with PID 2084751 terminated with code 1. .." is local rank 1's death (was: not read), and
+    ranks 1 and 2's "RuntimeError: ncclComm != nullptr INTERNAL ASSERT FAILED at ".../ProcessGroupNCCL.cpp":4043, .."
+    are their own failures, not consequences (was: read as consequences for the file's name, so no failure found at
+    all); rank 1's is the root, the exit after it.  SYNTHETIC: the same line at -9 behind a logger's "INFO: " is a
+    SIGKILL; an exception whose words say a peer's NCCL failure is still a consequence."""
+    lines = KEYS_VALUES.read_text().splitlines()
+    ev = list(read_lines(lines, "train.log", Clock()))
+    (exit_,) = [e for e in ev if e.kind == "rank_exit"]
+    assert (exit_.local_rank, exit_.pid, exit_.exit_code, exit_.details["fact"]) == (1, 2084751, 1,
+                                                                                      "lightning_child_exit")
+    own = [e for e in ev if e.kind == "exception"]
+    assert [(e.rank, e.details["consequence"]) for e in own] == [(1, False), (2, False)]
+    (incident,) = attribute(ev)
+    assert (incident.category, incident.root.kind, incident.root.rank) == ("application", "exception", 1)
+    killed = "INFO: [rank: 1] Child process with PID 9487 terminated with code -9. Forcefully terminating all other " \
+        "processes to avoid zombies"
+    (ev9,) = read_lines([killed], "train.log", Clock())
+    assert (ev9.kind, ev9.local_rank, ev9.signal) == ("rank_exit", 1, 9)
+    echo = ["Traceback (most recent call last):", "RuntimeError: ProcessGroupNCCL is aborted; NCCL communicator was "
+            "aborted on rank 3."]
+    (aborted,) = read_lines(echo, "x.log", Clock())
+    assert aborted.kind == "exception" and aborted.details["consequence"]
+
+
 def test_vllms_header_without_seconds():
     """REAL: vllm-project/vllm #28028 (a date format without seconds)."""
     assert app_stamp("ERROR 11-03 23:14 [serving_chat.py:1145]     async for res in result_generator:") == (
