@@ -392,6 +392,16 @@ FACTS: tuple[Fact, ...] = (
     _f("torch_spawn_exit", "rank_exit", ["terminated with signal", "terminated with exit code"],
        r"(?:^|Exception: )process (?P<local_rank>\d+) terminated with (?:signal (?P<signame>SIG[A-Z0-9]+)|"
        r"exit code (?P<exit_code>-?\d+))\b"),
+    # PyTorch Lightning / Fabric's own launcher (SubprocessScriptLauncher's child observer, 2.1+, Lightning-AI/
+    # pytorch-lightning #18218): the main process (local rank 0) reports a process it started that ended with a
+    # non-zero code, then kills the rest: "[rank: 1] Child process with PID 2053468 terminated with code 1. Forcefully
+    # terminating all other processes to avoid zombies" (awslabs/keys_values ai_dev/debug_ring_attention_distributed_
+    # test.md), also behind a logger's header ("INFO: ").  The "[rank: N]" is the child's (rank_prefixed_message of
+    # its index + 1: its local rank, not the writer's); the code Popen's returncode, a signal's number negated
+    # ("terminated with code -9.": SIGKILL)
+    _f("lightning_child_exit", "rank_exit", ["Child process with PID"],
+       r"(?:\[rank: (?P<local_rank>\d{1,6})\] )?Child process with PID (?P<pid>\d+) terminated with code "
+       r"(?P<exit_code>-?\d+)\."),
     # Python's subprocess.CalledProcessError for a child a signal ended (CPython's str(): "Command '...' died with
     # <Signals.SIGKILL: 9>."), raised by accelerate's simple_launcher (Linaqruf/kohya-trainer #148, bmaltais/kohya_ss
     # #1065), torch.distributed.launch's sigkill_handler (1.8 and before) and early DeepSpeed's: a process of the job

@@ -121,6 +121,13 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
     # re-raising its workers' ("WorkerProc initialization failed due to an exception in a background process. See
     # stack trace for root cause.", "Engine core initialization failed. See root cause above.")
     r"EngineDeadError|see (?:the )?(?:stack trace|traceback|root cause)|for (?:the )?root cause", re.I)
+# c10's internal assertion, failed in this process (TORCH_INTERNAL_ASSERT: "<condition> INTERNAL ASSERT FAILED at
+# "<file>":<line>, please report a bug to PyTorch. .."): the file it names is where the check is, so an assertion in
+# ProcessGroupNCCL.cpp ("ncclComm != nullptr INTERNAL ASSERT FAILED at "/pytorch/torch/csrc/distributed/c10d/
+# ProcessGroupNCCL.cpp":4043, please report a bug to PyTorch. Parent communicator missing in eager initialization mode.",
+# ranks 1 and 2 of a Lightning Fabric job, awslabs/keys_values ai_dev/debug_ring_attention_distributed_test.md) is the
+# rank's own failure, its message's words not read for a consequence's (its type still is)
+OWN_ASSERT = re.compile(r"\bINTERNAL ASSERT FAILED at \"")
 # PyTorch's distributed checkpoint (DCP) gathers the ranks' own failures of a save or load into one exception, every
 # rank re-raising it (torch/distributed/checkpoint/api.py, 2.0+): "torch.distributed.checkpoint.api.CheckpointException:
 # CheckpointException ranks:dict_keys([3, 7])", each rank's exception after it (DCP_RANK, DCP_FAILURE).  It is their
@@ -142,15 +149,34 @@ _TRACEBACK_OPENERS = (facts.TRACEBACK, facts.GROUP_TRACEBACK)
 # that reached their target (mlcommons/training_results_v5.1; was: an application incident, the AttributeError).
 CAUGHT = re.compile(r"^(?:(?:DEBUG|INFO):[\w.]+:)?Import of [\w.]+(?: from [\w.]+)? failed with: "
                     + re.escape(facts.TRACEBACK) + r"$")
+# A traceback a program announces as handled on a line before it: TorchDynamo's frame it could not compile and ran
+# uncompiled instead ("WON'T CONVERT <function> <file> line <n>", then "due to:" and the traceback on lines of their
+# own): 2.0's "[2023-09-11 17:36:31,123] torch._dynamo.convert_frame: [ERROR] WON'T CONVERT forward /home/tiger/.cache/
+# huggingface/modules/transformers_modules/modeling_baichuan.py line 674 ", the rest unprefixed (baichuan-inc/
+# Baichuan2 #84: the fine-tuning ran on; was: an application incident, the TypeError), 2.2+'s behind its W-level
+# record header on every line ("W0711 17:08:34.348000 76404 Lib\site-packages\torch\_dynamo\convert_frame.py:1280]
+# WON'T CONVERT ..", ChenDarYen/ComfyUI-NAG #33).  The writer's traceback opened within CAUGHT_AHEAD lines after it
+# is caught, whatever it ends with
+CAUGHT_BEFORE = "WON'T CONVERT "
+CAUGHT_AHEAD = 3
 _TASK_LIST_ENDS = tuple(facts.TASK_LIST_OPENERS)
 
 BATCH = 4096  # lines whose keywords are found in one scan
 # A logger's record header between the launcher prefixes and the message, peeled like a stamp (its time kept) so that
 # a traceback logged through it is read: vLLM's "ERROR 08-07 19:11:43 [serving_chat.py:1050] " (and before 0.6's
 # "ERROR 07-04 23:23:23 multiproc_worker_utils.py:120] ", and with a date format without seconds "ERROR 11-03 23:14
-# [serving_chat.py:1145] ")
+# [serving_chat.py:1145] "); and PyTorch's own (torch._logging's TorchLogsFormatter, 2.2+: every line of a record
+# behind "<level letter>MMDD HH:MM:SS.ffffff <pid> <its .py file>:<line>]", a compile's " [0/0]" after it, torchrun's
+# "[rank1]:" before it), at ERROR or CRITICAL: "[rank1]:E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/
+# torch/testing/_internal/common_distributed.py:939] Traceback (most recent call last):", a rank's failure the
+# process then exits with (pytorch/helion #1396, intel/torch-xpu-ops #1636).  Its WARNING and INFO records are not
+# peeled: there torch logs the tracebacks of exceptions it handled (TorchDynamo's frames it ran uncompiled,
+# triton-lang/triton #9754), read as no failure.  c10's C++ lines ("[E425 ..  ProcessGroupNCCL.cpp:563]") name no
+# .py file and keep theirs
 _HEADER = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) [01]\d-[0-3]\d \d\d:\d\d(?::\d\d(?:\.\d+)?)? "
-                     r"\[?[\w./\-]{1,120}:\d{1,6}\] ")
+                     r"\[?[\w./\-]{1,120}:\d{1,6}\] "
+                     r"|[EC][01]\d[0-3]\d \d\d:\d\d:\d\d\.\d{6} \d{1,10} [^\s\]]{1,200}\.py:\d{1,6}\]"
+                     r"(?: \[[^\s\]]{1,40}\])? ")
 _HEADER_FIRST = frozenset("DIWEC")
 # a line number a viewer pasted before each line ("[1784] [rank0]:[E602 ...", GitHub's and many log viewers' copy):
 # peeled only from a file whose lines carry one consistently (`_numbered`); torchrun's "[0]:" summary opener, MPI's
@@ -191,7 +217,7 @@ def _prefilter() -> Prefilter:
     own; a block's "[0]:" opener holds none and is matched apart."""
     words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, facts.FRAME_WORD, *facts.CHAINED,
              _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER,
-             facts.RAY_TASK_KEYWORD)
+             facts.RAY_TASK_KEYWORD, CAUGHT_BEFORE)
     return Prefilter(dict.fromkeys(words))
 
 
@@ -412,8 +438,9 @@ def _said(row: facts.LiveFact, ev: Evidence) -> dict:
 
 # what opens a window of a pod's lines read live for the exceptions they end (agent/sources/podlogs.py,
 # `TracebackReader`): a traceback's header, or a frame line (a log whose header is cut, or never printed with a prefix
-# of its own); a window stays open while such a line, or a chain's, came within TRACEBACK_LINES lines
-TRACED_OPENERS = (facts.TRACEBACK, facts.FRAME_WORD)
+# of its own), or the line announcing a handled one (CAUGHT_BEFORE: read, so that the traceback after it is caught
+# live as offline); a window stays open while such a line, or a chain's, came within TRACEBACK_LINES lines
+TRACED_OPENERS = (facts.TRACEBACK, facts.FRAME_WORD, CAUGHT_BEFORE)
 TRACED_WORDS = (*TRACED_OPENERS, *facts.CHAINED)
 
 
@@ -474,6 +501,7 @@ class FileReader:
         self._tracebacks: dict[tuple, int] = {}  # origin key -> line of its open traceback
         self._ray_tasks: dict[tuple, tuple[int, int, str]] = {}  # origin key -> (line, pid, ip) of Ray's task header
         self._caught: set[tuple] = set()  # origin keys whose open traceback a program logged as handled (CAUGHT)
+        self._announced: dict[tuple, int] = {}  # origin key -> line announcing its next traceback handled (CAUGHT_BEFORE)
         self._groups: set[tuple] = set()  # origin keys inside an exception group's margin ("  | ")
         self._last_exc: dict[tuple, tuple[int, str]] = {}  # origin key -> (line, its chain's first exception)
         self._chained: dict[tuple, str] = {}  # origin key -> the chain's first exception, its next one to come
@@ -775,9 +803,17 @@ class FileReader:
                     self._groups.add(key)
             else:
                 self._groups.discard(key)
+        if CAUGHT_BEFORE in tail:
+            if key in self._announced or len(self._announced) < 4096:
+                self._announced[key] = n
+            return
         if tail.startswith(_TRACEBACK_OPENERS):
             self._tracebacks[key] = n
-            self._caught.discard(key)
+            said = self._announced.pop(key, None)
+            if said is not None and n - said <= CAUGHT_AHEAD and len(self._caught) < 4096:
+                self._caught.add(key)  # the traceback the line before announced handled
+            else:
+                self._caught.discard(key)
             dm = DCP_RANK.match(tail) if tail[-1:] == ")" else None
             if dm is not None and key in self._dcp_open:  # a failing rank's own traceback, printed by any rank
                 self._dcp[key] = (int(dm.group(1)), n)
@@ -967,8 +1003,9 @@ class FileReader:
             if cause:  # raised while handling the chain's first (a CUDA error, an NCCL error): its consequence
                 ev = ev.with_context(details={**ev.details, "consequence": True, "chained_from": cause})
             return ev
+        said = message[:300]
         consequence = bool(cause or CONSEQUENCE_EXCEPTIONS.search(etype) or
-                           CONSEQUENCE_EXCEPTIONS.search(message[:300]))
+                           (OWN_ASSERT.search(said) is None and CONSEQUENCE_EXCEPTIONS.search(said)))
         base = self._base(at)
         base["details"].update(exception=etype or None, message=message[:200], consequence=consequence)
         if cause:

@@ -81,6 +81,22 @@ def test_every_incidents_failure_exceptions_are_read_live_as_offline(tmp_path, m
     assert compared >= 1
 
 
+def test_tracebacks_behind_torchs_header_and_after_dynamos_announcement_are_read_live_as_offline(tmp_path):
+    """tests/triage/test_triage.py's REAL lines: rank 1's traceback behind torch._logging's ERROR header (its exception
+    line CONSTRUCTED) is published; TorchDynamo's "WON'T CONVERT" opens the window too, so the traceback it announces
+    handled, two lines on, is not (was: the window opened at the traceback's header, its TypeError published live
+    while offline read none)."""
+    from tests.triage.test_triage import DYNAMO_WONT_CONVERT, TORCH_LOGGED
+    header = TORCH_LOGGED[-1].split("]     ")[0] + "] "
+    for i, lines in enumerate(([*TORCH_LOGGED, header + "AssertionError: Tensor-likes are not close!"],
+                               ["step 1 loss 2.31", *DYNAMO_WONT_CONVERT, "step 2 loss 2.29"])):
+        src, _ = _source(tmp_path / f"pods-{i}", lines)
+        live = []
+        while found := src.poll():
+            live += _exceptions(found)
+        assert sorted(live) == _offline(lines) == ([(7, 1, "AssertionError")] if i == 0 else [])
+
+
 def test_a_traceback_cut_by_a_read_goes_on_with_the_next_and_is_said_once(tmp_path):
     """The frames in one read, the exception in the next: one finding, on its line, with its writer's rank."""
     src, log = _source(tmp_path / "pods", RNG[:10])

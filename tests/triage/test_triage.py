@@ -1522,6 +1522,122 @@ def test_vllms_logger_header_is_read_through_and_a_reraised_failure_is_a_consequ
     assert is_consequence(exc)
 
 
+TORCH_LOGGED = [  # REAL: pytorch/helion #1396 (a CUDA CI job's rank 1, torch._logging's header on every line)
+    "[rank1]:E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/"
+    "common_distributed.py:939] Caught exception: ",
+    "[rank1]:E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/"
+    "common_distributed.py:939] Traceback (most recent call last):",
+    "[rank1]:E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/"
+    "common_distributed.py:939]   File \"/__w/helion/helion/.venv/lib/python3.12/site-packages/torch/testing/_internal/"
+    "common_distributed.py\", line 929, in run_test",
+    "[rank1]:E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/"
+    "common_distributed.py:939]     getattr(self, test_name)()",
+    "[rank1]:E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/"
+    "common_distributed.py:939]   File \"/__w/helion/helion/.venv/lib/python3.12/site-packages/torch/testing/_internal/"
+    "common_distributed.py\", line 776, in wrapper",
+    "[rank1]:E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/"
+    "common_distributed.py:939]     fn()",
+]
+
+
+def test_a_traceback_behind_torchs_record_header_is_read_at_error_not_at_warning():
+    """REAL lines (TORCH_LOGGED, pytorch/helion #1396; rank 0's watchdog line SYNTHETIC, torchrun 2.x's format) and
+    one CONSTRUCTED line, the exception, behind the same header (torch/_logging/_internal.py
+    TorchLogsFormatter puts it before every line of a record; the excerpt is cut before it): PyTorch 2.2+'s
+    "E0207 07:54:31.862000 4712 <file>.py:939] " is peeled like vLLM's, so rank 1's traceback is read, its time the
+    header's, and it is the root before rank 0's timeout.  Was: the traceback unread, only rank 0's timeout,
+    undetermined.  The same record at WARNING (torch logs handled exceptions there: TorchDynamo's frames it ran
+    uncompiled, triton-lang/triton #9754's lines, REAL, its exception line CONSTRUCTED) stays no failure; c10's C++
+    header keeps its own."""
+    header = TORCH_LOGGED[-1].split("]     ")[0] + "] "
+    lines = [*TORCH_LOGGED, header + "AssertionError: Tensor-likes are not close!",
+             "[rank0]:[E207 08:04:31.862000 4711 ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective "
+             "operation timeout: WorkNCCL(SeqNum=15, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) "
+             "ran for 600000 milliseconds before timing out."]
+    ev = list(read_lines(lines, "ci.log", Clock(), year=2026))
+    (exc,) = [e for e in ev if e.kind == "exception"]
+    assert (exc.rank, exc.details["exception"], exc.line) == (1, "AssertionError", 7)
+    assert exc.time == datetime(2026, 2, 7, 7, 54, 31, 862000, tzinfo=timezone.utc)
+    (incident,) = attribute(ev)
+    assert incident.root.kind == "exception" and incident.root.rank == 1
+    warned = [  # REAL: triton-lang/triton #9754
+        "W0317 14:27:33.399000 26412 site-packages\\torch\\_dynamo\\convert_frame.py:1125] Traceback (most recent "
+        "call last):",
+        "W0317 14:27:33.399000 26412 site-packages\\torch\\_dynamo\\convert_frame.py:1125]   File \"C:\\Users\\john\\"
+        "AppData\\Local\\Programs\\Python\\Python312\\Lib\\site-packages\\torch\\_dynamo\\convert_frame.py\", line 1064, "
+        "in __call__",
+        "W0317 14:27:33.399000 26412 site-packages\\torch\\_dynamo\\convert_frame.py:1125]     result = "
+        "self._inner_convert(",
+        # CONSTRUCTED: an exception line behind the same header
+        "W0317 14:27:33.399000 26412 site-packages\\torch\\_dynamo\\convert_frame.py:1125] torch._dynamo.exc."
+        "Unsupported: call_function UserDefinedObjectVariable",
+    ]
+    assert [e for e in read_lines(warned, "x.log", Clock()) if e.kind == "exception"] == []
+
+
+DYNAMO_WONT_CONVERT = [  # REAL: baichuan-inc/Baichuan2 #84 (torch 2.0; "the program runs" all the same)
+    "[2023-09-11 17:36:31,123] torch._dynamo.convert_frame: [ERROR] WON'T CONVERT forward /home/tiger/.cache/"
+    "huggingface/modules/transformers_modules/modeling_baichuan.py line 674 ",
+    "due to: ",
+    "Traceback (most recent call last):",
+    "  File \"/usr/lib/python3.9/copy.py\", line 264, in _reconstruct",
+    "    y = func(*args)",
+    "TypeError: __init__() missing 1 required positional argument: 'parent_module'",
+    "",
+    "from user code:",
+    "   File \"/home/tiger/.cache/huggingface/modules/transformers_modules/modeling_baichuan.py\", line 692, in forward",
+    "    outputs = self.model(",
+    "  File \"/home/tiger/.cache/huggingface/modules/transformers_modules/modeling_baichuan.py\", line 392, in forward",
+    "    inputs_embeds = self.embed_tokens(input_ids)",
+    "",
+    "Set torch._dynamo.config.verbose=True for more information",
+]
+
+
+def test_a_traceback_dynamo_announces_it_wont_convert_is_handled():
+    """REAL (DYNAMO_WONT_CONVERT): TorchDynamo's "WON'T CONVERT <fn> <file> line <n>", "due to:", then the traceback
+    of the frame it could not compile and ran uncompiled: no failure (was: an application incident, the TypeError).
+    The writer's next traceback (the SYNTHETIC one after) is read as ever, and a traceback further than CAUGHT_AHEAD
+    lines from the announcement is not taken for its."""
+    assert [e for e in read_lines(DYNAMO_WONT_CONVERT, "train.log", Clock()) if e.kind == "exception"] == []
+    later = ["Traceback (most recent call last):", '  File "train.py", line 9, in <module>', "ValueError: bad batch"]
+    ev = [e for e in read_lines([*DYNAMO_WONT_CONVERT, *later], "train.log", Clock()) if e.kind == "exception"]
+    assert [(e.details["exception"], e.line) for e in ev] == [("ValueError", 17)]
+    far = [DYNAMO_WONT_CONVERT[0], "due to: ", "", "", "", *DYNAMO_WONT_CONVERT[2:6]]
+    assert [e.details["exception"] for e in read_lines(far, "train.log", Clock()) if e.kind == "exception"] == [
+        "TypeError"]
+
+
+KEYS_VALUES = Path(__file__).parents[1] / "fixtures" / "incidents" / "keys-values-lightning-child-exit" / "logs" / \
+    "train.log"
+
+
+def test_lightnings_child_observer_names_the_child_that_died_and_a_c10_assert_is_the_ranks_own():
+    """REAL (awslabs/keys_values, tests/fixtures/incidents/keys-values-lightning-child-exit): Lightning's launcher's
+    "[rank: 1] Child process with PID 2084751 terminated with code 1. .." is local rank 1's death (was: not read), and
+    ranks 1 and 2's "RuntimeError: ncclComm != nullptr INTERNAL ASSERT FAILED at ".../ProcessGroupNCCL.cpp":4043, .."
+    are their own failures, not consequences (was: read as consequences for the file's name, so no failure found at
+    all); rank 1's is the root, the exit after it.  SYNTHETIC: the same line at -9 behind a logger's "INFO: " is a
+    SIGKILL; an exception whose words say a peer's NCCL failure is still a consequence."""
+    lines = KEYS_VALUES.read_text().splitlines()
+    ev = list(read_lines(lines, "train.log", Clock()))
+    (exit_,) = [e for e in ev if e.kind == "rank_exit"]
+    assert (exit_.local_rank, exit_.pid, exit_.exit_code, exit_.details["fact"]) == (1, 2084751, 1,
+                                                                                      "lightning_child_exit")
+    own = [e for e in ev if e.kind == "exception"]
+    assert [(e.rank, e.details["consequence"]) for e in own] == [(1, False), (2, False)]
+    (incident,) = attribute(ev)
+    assert (incident.category, incident.root.kind, incident.root.rank) == ("application", "exception", 1)
+    killed = "INFO: [rank: 1] Child process with PID 9487 terminated with code -9. Forcefully terminating all other " \
+        "processes to avoid zombies"
+    (ev9,) = read_lines([killed], "train.log", Clock())
+    assert (ev9.kind, ev9.local_rank, ev9.signal) == ("rank_exit", 1, 9)
+    echo = ["Traceback (most recent call last):", "RuntimeError: ProcessGroupNCCL is aborted; NCCL communicator was "
+            "aborted on rank 3."]
+    (aborted,) = read_lines(echo, "x.log", Clock())
+    assert aborted.kind == "exception" and aborted.details["consequence"]
+
+
 def test_vllms_header_without_seconds():
     """REAL: vllm-project/vllm #28028 (a date format without seconds)."""
     assert app_stamp("ERROR 11-03 23:14 [serving_chat.py:1145]     async for res in result_generator:") == (
