@@ -378,6 +378,8 @@ def test_a_failing_stage_in_the_drain_is_logged_in_one_line_and_what_was_process
 
     # the drain reaches the second slice however loaded the host (its 0.5 s deadline ran out within the first slice
     # under load, and the drain then ended without the failure: `shutdown` said True)
+    import agent.app
+
     monkeypatch.setattr(agent.app, "DRAIN_SECONDS", 60.0)
     n = 3 * SLICE
     lines = [f"3,1,10,-;{XID79}"] + [_xid31(i) for i in range(2, n + 1)]
