@@ -3342,6 +3342,14 @@ RULES: tuple[Rule, ...] = (
     # calling `cublasGemmEx( handle, ..)`", "cuDNN error: CUDNN_STATUS_EXECUTION_FAILED", Caffe's "Check failed: status
     # == CUBLAS_STATUS_SUCCESS (13 vs. 0)  CUBLAS_STATUS_EXECUTION_FAILED", CNTK's "CUBLAS failure 13:
     # CUBLAS_STATUS_EXECUTION_FAILED ; GPU=1": the status named (CUDA_ERRORS refines it), never the call's arguments.
+    # PyTorch 2.3.0's cuDNN v8 convolutions tell of each execution plan they try and drop before the next one:
+    # "UserWarning: Plan failed with a cudnnException: CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR: cudnnFinalize
+    # Descriptor Failed cudnn_status: CUDNN_STATUS_NOT_SUPPORTED (Triggered internally at ../aten/src/ATen/native/cudnn/
+    # Conv_v8.cpp:919.)" (pytorch/pytorch #121834: "the warning alone should not" affect training, gone in 2.3.1;
+    # ultralytics #12906's "non-fatal error"), in training and serving pods that run on. A plan search, never a
+    # failure: the computation's failure is its own line when no plan runs ("GET was unable to find an engine to
+    # execute this computation", a RuntimeError naming a status). No finding (was a cuda_error error per line).
+    _r("cudnn_plan_fallback", None, ["Plan failed with a cudnnException"], r"\bPlan failed with a cudnnException: "),
     _r("cuda_library_status", "cuda_error", ["CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_"],
        r"(?P<cuda_error>(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE)_STATUS_(?!SUCCESS\b)[A-Z_]+)",
        refine="cuda", event=CUDA_EXC_OPEN),
