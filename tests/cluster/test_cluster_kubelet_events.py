@@ -46,6 +46,17 @@ def create(api: ApiDouble, ev: dict) -> None:
     make_api(Settings(api_server=api.url)).create_namespaced_event("train", body)
 
 
+def failed_mount_incident(api: ApiDouble) -> dict:
+    """A controller's incident once the job's other ranks time out and node-b's pod fails its mount."""
+    with controller(api) as c:
+        publish_timeouts(api, nodes=("node-a", "node-c", "node-d"))
+        create(api, kubelet_event("llm-w-0-1", "node-b"))
+        ev = wait_until(lambda: next((e for e in incidents(api) if "FailedMount" in e["message"]), None),
+                        "an incident on the FailedMount")
+        assert c.ready.is_set()
+    return ev
+
+
 def test_the_watched_reasons_are_the_gang_tables_less_the_pod_statuss():
     """One watch a reason only an Event says: FailedMount, FailedAttachVolume.  None of ErrImagePull /
     ImagePullBackOff: they are a container's waiting reasons in the pod's status, and the kubelet's Events of an image
@@ -127,12 +138,7 @@ def test_a_mount_failing_on_one_node_of_a_running_gang_is_that_nodes_live():
     for exactly the selected Events (a field selector the API server supports: the double refuses any other)."""
     with ApiDouble() as api:
         gang(api)
-        with controller(api) as c:
-            publish_timeouts(api, nodes=("node-a", "node-c", "node-d"))
-            create(api, kubelet_event("llm-w-0-1", "node-b"))
-            ev = wait_until(lambda: next((e for e in incidents(api) if "FailedMount" in e["message"]), None),
-                            "an incident on the FailedMount")
-            assert c.ready.is_set()
+        ev = failed_mount_incident(api)
         assert ev["message"].startswith("infrastructure"), ev["message"]
         assert "node-b" in ev["message"] and "only node node-b of the job failed so" in ev["message"], ev["message"]
         asked = {params.get("fieldSelector") for method, path, params, _ in api.requests
@@ -245,12 +251,7 @@ def test_a_malformed_event_is_one_warning_line_and_nothing_else_is_lost(caplog):
         bad["involvedObject"]["name"] = ["llm-w-0-1"]
         api.stores[("", "events")][("train", bad["metadata"]["name"])] = bad
         api.stores[("", "events")].touch(("train", bad["metadata"]["name"]))
-        with controller(api) as c:
-            publish_timeouts(api, nodes=("node-a", "node-c", "node-d"))
-            create(api, kubelet_event("llm-w-0-1", "node-b"))
-            ev = wait_until(lambda: next((e for e in incidents(api) if "FailedMount" in e["message"]), None),
-                            "an incident on the FailedMount")
-            assert c.ready.is_set()
+        ev = failed_mount_incident(api)
         assert ev["message"].startswith("infrastructure")
         lines = [r.getMessage() for r in caplog.records if "unreadable" in r.getMessage()]
         assert len(lines) == 1 and "\n" not in lines[0], lines
