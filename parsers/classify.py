@@ -663,12 +663,14 @@ class Classifier:
                 role = "join"
             if role == "again":  # no fault once: the first opens its event with no finding, a repeat within its
                 if not inside:  # window is the event's finding (the first "join" of a lead-opened event)
+                    self._bound()
                     self._led.add(name)
                     self._events[name] = position
                     return _ABSORBED
                 role = "join"
             if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
                 if not inside:
+                    self._bound()
                     self._led.add(name)
                 self._events[name] = position
                 return _ABSORBED
@@ -685,16 +687,8 @@ class Classifier:
                         return True, None, None, name
                     return _ABSORBED
                 return _FREE
-        if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
-            self._events.clear()
-            self._led.clear()
-            self._stages.clear()
-            self._ranks.clear()
-            self._made.clear()
-            self._pages.clear()
-            self._sectioned.clear()
-            self._echoes.clear()
-            self._echoed.clear()
+        if last is None:
+            self._bound()
         if role == "open" and inside and prefix in EVENT_DETAIL_FIRST:  # after a line detailing it: its amendment
             made = self._made.get(name)
             if made is not None and rank > SEVERITY_RANK[made[1].severity]:
@@ -877,6 +871,20 @@ class Classifier:
         if name == keyed:  # untagged: the one rank's
             return open_keys[0] if len(open_keys) == 1 else None
         return keyed if open_keys == [keyed] else None
+
+    def _bound(self) -> None:
+        """Before a new event's key is kept: at MAX_OPEN_EVENTS, forget every open event (per-device keys: bounded
+        whatever the input, the "lead" and "again" lines that open one without a finding included)."""
+        if len(self._events) >= MAX_OPEN_EVENTS:
+            self._events.clear()
+            self._led.clear()
+            self._stages.clear()
+            self._ranks.clear()
+            self._made.clear()
+            self._pages.clear()
+            self._sectioned.clear()
+            self._echoes.clear()
+            self._echoed.clear()
 
     def _newest_open(self, prefix: str, position: int) -> str | None:
         """The open event named `prefix` + a GPU's address (or the rest of a function's) whose last line is the latest

@@ -36,3 +36,13 @@ def test_6x_wording():
     # SOURCE: 6.5+ nvme_timeout's prefix (tests/parsers/test_host_wordings.py's line)
     line = "nvme nvme1: I/O tag 14 (100e) opcode 0x1 (I/O Cmd) QID 5 timeout, completion polled"
     assert [f.severity for f in scan_lines([line, line])] == ["warning"]
+
+
+def test_open_events_stay_bounded_whatever_the_controllers():
+    """A first sighting opens its event with no finding ("again", as a "lead" line): the open events stay within
+    MAX_OPEN_EVENTS however many controllers the input names (was: every first sighting kept, unbounded)."""
+    from parsers.classify import MAX_OPEN_EVENTS, Classifier
+    c = Classifier()
+    for n in range(MAX_OPEN_EVENTS * 3):
+        assert c.classify(polled(f"nvme{n}", 1)) is None
+    assert len(c._events) <= MAX_OPEN_EVENTS and len(c._led) <= MAX_OPEN_EVENTS
