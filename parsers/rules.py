@@ -658,8 +658,8 @@ CUDA_DRIVER_ERRORS = {
     "CUDA_ERROR_CONTAINED": ("error", "unknown", "INVESTIGATE"),
     # the runtime's cudaErrorDevicesUnavailable (46) by the driver API's name, as XLA/JAX print it ("failed call to
     # cuDevicePrimaryCtxRetain: CUDA_ERROR_DEVICE_UNAVAILABLE: CUDA-capable device(s) is/are busy or unavailable"):
-    # read as its text is (CUDA_ERRORS)
-    "CUDA_ERROR_DEVICE_UNAVAILABLE": "gpu_busy",
+    # read as its text is (CUDA_ERRORS; CUDA_BUSY names it)
+    **{name: "gpu_busy" for name in CUDA_BUSY if name.startswith("CUDA_ERROR_")},
     # the status the driver gives when it cannot say what failed (999; cudaErrorUnknown, 30 before CUDA 10.1): mid-run a
     # GPU or driver that stopped answering (a GPU off the bus, a wedged driver), at start a node whose GPU stack a process
     # cannot use (nvidia_uvm not loaded, device nodes it may not open: TensorFlow's "failed call to cuInit:
