@@ -1217,8 +1217,9 @@ def _related(job: Job, v: Verdict) -> list[Evidence]:
     head.extend(e for e in v.unplaced[:20] if e not in head)
     head.extend(e for e in v.suspects[:20] if e not in head)
     ids = {id(e) for e in head}
+    outranked = {id(e) for e in _outranked(job, v)}  # once, not per failure
     tail = [e for e in job.failures if id(e) not in ids and (is_consequence(e) or e.kind == "rank_exit"
-                                                             or e in _outranked(job, v))]
+                                                             or id(e) in outranked)]
     return head + tail[:200]
 
 

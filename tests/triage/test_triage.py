@@ -3605,3 +3605,23 @@ def test_a_node_faults_incident_lists_the_jobs_failures_it_outranks():
     train = (INCIDENT_LOGS / "kohya-1434-ecc" / "logs" / "train.log").read_text().splitlines()
     (ecc,) = attribute(read_lines(train, "train.log", Clock()))
     assert [(e.rank, e.kind) for e in ecc.evidence] == [(1, "cuda_error"), (None, "cuda_error")]
+
+
+def test_a_node_faults_evidence_finds_the_failures_it_outranks_once(monkeypatch):
+    """The failures a node fault outranks are found once for its evidence list (`_related`), not once per failure of
+    the job (was: `_outranked` in the comprehension's condition, quadratic in a job's failures)."""
+    import sys
+
+    attribute_module = sys.modules["triage.attribute"]  # (the package's `attribute` is the function)
+    calls = []
+    real = attribute_module._outranked
+    monkeypatch.setattr(attribute_module, "_outranked", lambda job, v: calls.append(1) or real(job, v))
+    logs = INCIDENT_LOGS / "dra-driver-nvidia-gpu-982-reset-required" / "logs"
+    clock = Clock()
+    job_lines = (logs / "job.log").read_text().splitlines()
+    ranks = [e for n in range(4) for e in read_lines(job_lines, f"job-{n}.log", clock)]  # four processes refused
+    (incident,) = attribute([*ranks, *read_lines((logs / "dmesg.txt").read_text().splitlines(), "dmesg.txt", clock)])
+    assert incident.rule == "node_fault"
+    assert sorted((e.file, e.kind) for e in incident.evidence) == sorted(
+        [("dmesg.txt", "gpu_reset_required")] + [(f"job-{n}.log", "gpu_busy") for n in range(4)])
+    assert len(calls) <= 2, calls  # `_related` once, `consequences` once
