@@ -124,8 +124,13 @@ def instructions(tree: str, log: Path, lines: int) -> float:
             cut.write_bytes(b"".join(line for line, _ in zip(f, range(lines))))
         done = subprocess.run([valgrind, "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", sys.executable,
                                "-c", RUN_OTHER, tree, "parse", "--format", "json", str(cut)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
-    return int(re.search(r"Collected : (\d+)", done.stderr).group(1)) / lines
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+    counted = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode != 0 or counted is None:
+        last = ([line for line in done.stderr.splitlines() if line.strip() and not line.startswith("==")]
+                or ["no output"])[-1]  # the program's own last words, not valgrind's summary
+        raise SystemExit(f"parse: callgrind of {tree}'s gpu-npd parse failed (exit {done.returncode}): {last}")
+    return int(counted.group(1)) / lines
 
 
 def main() -> None:
