@@ -512,6 +512,7 @@ class Book:
         state.events.clear()
         state.versions.clear()
         state.sources.clear()
+        state.warned.clear()  # (the uids of Events no longer held: a pod's cap counts what its job holds)
         state.open = None
         return change
 

@@ -178,6 +178,24 @@ def test_an_incident_on_a_mount_closes_when_the_pod_starts():
     assert book.settle(105.0) == []
 
 
+def test_a_pods_warnings_after_its_incident_closed_are_kept_again():
+    """A pod's count of kept Warnings (MAX_POD_WARNINGS) is of those its job holds: an incident's close forgets them,
+    so a pod at its cap whose FailedMount incident closed has its next Warning read (was: the uids stayed counted
+    after the close, each later Warning of the pod dropped for good)."""
+    book = Book()
+    for i, node in enumerate(NODES):
+        book.pod(pod_of(f"llm-w-0-{i}", node), 100.0)
+    for n in range(MAX_POD_WARNINGS):
+        book.event(kubelet_event("llm-w-0-1", "node-b", message=SYNC, n=n), 100.0)
+    (opened,) = book.settle(101.0)
+    book.pod({**pod_of("llm-w-0-1", "node-b"), "status": RUNNING}, 102.0)
+    (closed,) = book.settle(103.0)
+    assert closed.what == "closed"
+    book.event(kubelet_event("llm-w-0-1", "node-b", message=SYNC, n=99), 104.0)
+    (state,) = book.jobs.values()
+    assert "kev-llm-w-0-1-99" in state.events and book.dropped == 0
+
+
 def xid_condition(status: str, since: str) -> dict:
     """node-b as its agent writes a standing Xid 79 (agent/health.py's GPUUnhealthy condition; constructed, as
     test_cluster's), `status` True or False (cleared)."""
