@@ -39,4 +39,9 @@ class Metrics:
                                       registry=r)
         self.events_dropped = DroppedEvents()  # the incident Event recorder (cluster/controller.py)
         r.register(self.events_dropped)
+        self.internal_errors = Counter("gpu_npd_cluster_internal_errors", "Objects the loop could not apply and "
+                                       "attributions that failed (a bug on one input: logged, the loop goes on)",
+                                       ["stage"], registry=r)
+        for stage in ("apply", "attribution"):
+            self.internal_errors.labels(stage)  # 0 from the start
         self.queue = Gauge("gpu_npd_cluster_queue", "Watch events waiting to be applied", registry=r)

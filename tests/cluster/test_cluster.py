@@ -1808,3 +1808,39 @@ def test_a_watch_the_server_ends_at_once_is_asked_again_with_backoff_not_in_a_ti
             stop.set()
             w.close()
             w.thread.join(10)
+
+
+def test_an_object_no_handler_can_read_is_one_line_and_the_loop_goes_on(caplog):
+    """A watched object of a shape no handler expects (a pod whose metadata is a string, a node that is a list) raised
+    out of `apply` and ended the loop, and with it the process; the relist after the restart met the same object
+    again. Now it is one error line, counted (`gpu_npd_cluster_internal_errors_total{stage="apply"}`), and the next
+    object is applied; a failing round of attribution likewise (`stage="attribution"`), the next round trying again."""
+    import logging
+
+    s = Settings(api_server="http://127.0.0.1:9", identity="c", settle_seconds=0.0)
+    c = Controller(make_api(s), s, out=io.StringIO())
+    c.ready.set()
+    for item in (("pods", "ADDED", {"metadata": "not a mapping"}), ("nodes", "ADDED", ["not", "an", "object"])):
+        c.queue.put(item)
+    applied = []
+    apply = c.apply
+    c.apply = lambda *item: (applied.append(item[0]), apply(*item))
+    settle = c.book.settle
+    rounds = []
+
+    def settle_once_failing(now):
+        rounds.append(now)
+        if len(rounds) == 1:
+            raise KeyError("a bug on one job")
+        c.stop.set()
+        return settle(now)
+
+    c.book.settle = settle_once_failing
+    caplog.set_level(logging.ERROR, logger="gpu_npd.cluster")
+    c.loop()
+    assert applied == ["pods", "nodes"] and len(rounds) == 2
+    get = c.metrics.registry.get_sample_value
+    assert get("gpu_npd_cluster_internal_errors_total", {"stage": "apply"}) == 2
+    assert get("gpu_npd_cluster_internal_errors_total", {"stage": "attribution"}) == 1
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 3 and all(line.startswith("internal error in ") and "\n" not in line for line in lines), lines
