@@ -302,9 +302,16 @@ TABLE: tuple[Kind, ...] = (
     ), doc="the GPU no longer answers on the PCI bus", category="hardware"),
     Kind("gpu_reset", "GPU reset", "gpu", "info", "driver", "NONE", "GpuReset",
          doc="a GPU was reset: clears that GPU's problems that a reset ends", clears=(Clears("reset"),)),
+    # by severity, as the Xid row's NVLink Xids: an error or a fatal one (a training failure, Fabric Manager's Fatal
+    # GPU NVL error or its abort) takes the links out until a reset; a warning (Fabric Manager's Non Fatal GPU NVL
+    # error, a trunk port's failure: corrected, or the fabric running on its other links) degrades the GPU until it
+    # stops repeating, no taint, as sxid's non-fatal ones raise no NVLinkUnhealthy
     Kind("nvlink", "NVLink error", "gpu", "error", "hardware", "CONTACT_SUPPORT", "NVLinkError", (
-        Raise("NVLinkUnhealthy", "reset"),
-    ), doc="an NVLink failure the driver or Fabric Manager reports outside an Xid", category="hardware"),
+        Raise("NVLinkUnhealthy", "reset", {"severity": ["error", "fatal"]}),
+        Raise("GPUDegraded", "expire", {"severity": "warning"}),
+    ), doc="an NVLink failure the driver or Fabric Manager reports outside an Xid; a warning (Fabric Manager's Non "
+           "Fatal GPU NVL error, a trunk port's failure) raises GPUDegraded until it stops repeating",
+       category="hardware"),
     Kind("pcie_aer", "PCIe AER error", "pcie", "error", "hardware", "INVESTIGATE", "PCIeAERError", (
         Raise("PCIeUnhealthy", "boot", {"severity": "fatal"}, reason="PCIeFatalError"),
         Raise("PCIeUnhealthy", "expire", {"severity": "error"}, reason="PCIeUncorrectedError"),

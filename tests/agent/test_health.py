@@ -318,6 +318,55 @@ def test_aer_fatal_and_nvlink(engine):
     assert not cond(engine, "GPUUnhealthy")[0]
 
 
+# real lines: phatut/nmx-c-analyzers@70f8d9f examples/sample_input_logs.txt L5 and L19 (realworld
+# fabric-manager-nvl5-2026.yaml): Fabric Manager's Non Fatal GPU NVL error (the block's header) and a trunk port failure,
+# both warnings (parsers/rules.py fm_gpu_nvl_error, fm_trunk_port_failure)
+NVLINK_WARNINGS = [
+    "[Jul 19 2025 18:34:55] [ERROR] [tid 192] Fabric Manager detected GPU NVL Non Fatal error on :",
+    "[Jul 19 2025 18:34:57] [WARNING] [tid 134] Trunk port failure detected for switch GUID 0xb0cf0e0300e42e00 and "
+    "switch chassis sn 1825124190179, slot 7 port number 61 port GUID 0xb0cf0e0300e42e00 cage 7.",
+]
+NVLINK_ERRORS = [
+    # real line: leptonai/gpud#1271 (realworld nvlink-fabric.yaml), an NVLink training failure
+    "Jul 09 10:42:47 pool0-0082 kernel: NVRM: knvlinkDiscoverPostRxDetLinks_GH100: Getting peer0's postRxDetLinkMask "
+    "failed!",
+    # CONSTRUCTED: the Fatal block's header of tests/parsers/test_fabric_manager_nvl5.py (nmx-c-analyzers' format)
+    "[Oct 13 2025 18:14:38] [ERROR] [tid 202] Fabric Manager detected GPU NVL Fatal error on :",
+    # real line: leptonai/gpud@4a8de33 fabric-manager/log_matcher_test.go L163 (realworld fabric-manager-2026q.yaml),
+    # Fabric Manager aborting at start: fatal, RESTART_BM
+    "[Sep 08 2025 23:21:50] [ERROR] detected number of NVSwitches don't match with any supported system topology, "
+    "aborting fabric manager",
+]
+
+
+@pytest.mark.parametrize("line", NVLINK_WARNINGS)
+def test_an_nvlink_warning_degrades_the_gpu_until_it_stops_and_taints_nothing(engine, clock, line):
+    """A corrected or non-fatal NVLink finding (a warning) raises GPUDegraded, which expires, never the tainting
+    NVLinkUnhealthy only a GPU reset ends.  Was: NVLinkUnhealthy until a reset for any nvlink finding, a Non Fatal
+    error or a trunk port's failure a node's drain."""
+    engine.observe(parse_line(line))
+    assert not cond(engine, "NVLinkUnhealthy")[0]
+    assert cond(engine, "GPUDegraded") == (True, "NVLinkError")
+    assert [p.clear for p in engine.problems.values()] == ["expire"]
+    clock.t += 601
+    engine.tick()
+    assert not engine.problems and not cond(engine, "GPUDegraded")[0]
+
+
+@pytest.mark.parametrize("line", NVLINK_ERRORS)
+def test_an_nvlink_error_raises_nvlink_unhealthy_until_a_reset(engine, clock, line):
+    """An NVLink finding of severity error or fatal raises NVLinkUnhealthy, which outlasts the warning window: a GPU
+    reset or driver load ends it (a new boot where its action asks a reboot)."""
+    engine.observe(parse_line(line))
+    assert cond(engine, "NVLinkUnhealthy") == (True, "NVLinkError") and not cond(engine, "GPUDegraded")[0]
+    assert [p.clear for p in engine.problems.values()] in (["reset"], ["boot"])
+    clock.t += 601
+    engine.tick()
+    assert cond(engine, "NVLinkUnhealthy")[0]
+    engine.new_boot()
+    assert not engine.problems and not cond(engine, "NVLinkUnhealthy")[0]
+
+
 # lore.kernel.org/qemu-devel/m7p7ubuyfhqxhcxqt4qs6rbi24pgxtnbq52maqpdom2da75g7e@laluifinsegp/ (mlx5-more.yaml): two
 # functions of one ConnectX, each its own health failure
 MLX5_FUNCTIONS = ("[  445.937186] mlx5_core 0000:0d:00.0: poll_health:801:(pid 0): device's health compromised - "
