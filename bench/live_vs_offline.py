@@ -102,9 +102,9 @@ def _node_of(line: str, path: str, root: str, described: str | None = None) -> s
 def _described(lines: list[str]) -> str | None:
     """The node a pod's description's scheduler row names (as offline triage reads it: triage/read.py), None without
     one."""
-    from triage.read import _DESCRIBE_SCHEDULED
+    from triage.read import DESCRIBE_SCHEDULED
 
-    return next((m.group(3) for m in map(_DESCRIBE_SCHEDULED.match, lines) if m), None)
+    return next((m.group(3) for m in map(DESCRIBE_SCHEDULED.match, lines) if m), None)
 
 
 def kubelet_events(lines: list[str], pod: str, node: str, now: float) -> list[dict]:

@@ -43,7 +43,7 @@ DESCRIBE_HEADER_LINES = 40  # lines after "Name:" its "Node:" may come
 # "Successfully assigned <namespace>/<pod> to <node>" the pod's node as "Node:" is (an Events table pasted without its
 # header, NVIDIA/gpu-operator #549); `kubectl get events`' rows (the object column "pod/<name>", rows of many pods) are
 # not one pod's
-_DESCRIBE_SCHEDULED = re.compile(r"\s*Normal\s+Scheduled\s+\S+(?: \(x\d+ over \S+\))?\s+[\w.\-]+\s+"
+DESCRIBE_SCHEDULED = re.compile(r"\s*Normal\s+Scheduled\s+\S+(?: \(x\d+ over \S+\))?\s+[\w.\-]+\s+"
                                  r"Successfully assigned ([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*) to ([^\s/]+)\s*$")
 # torchrun's ChildFailedError summary: "[0]:" opens a failure, "  rank      : 3 (local_rank: 3)" fields follow (flush left
 # where a log collector stripped the indentation: CloudWatch, pytorch/pytorch #69520)
@@ -670,8 +670,8 @@ class FileReader:
             self._described = None
 
     def _scheduled(self, line: str) -> None:
-        """A describe Events table's Scheduled row (_DESCRIBE_SCHEDULED): the pod and the node its lines are."""
-        m = _DESCRIBE_SCHEDULED.match(line)
+        """A describe Events table's Scheduled row (DESCRIBE_SCHEDULED): the pod and the node its lines are."""
+        m = DESCRIBE_SCHEDULED.match(line)
         if m is not None and not placeholder(m.group(3)):
             self._pod, self._pod_node, self._described = (m.group(2), m.group(1)), m.group(3), None
 
