@@ -2629,6 +2629,20 @@ RULES: tuple[Rule, ...] = (
        r"(?P<ibv_error>Connection timed out|Network is unreachable|No route to host)"
        r"(?:, on dev (?P<ib_dev>[^\s,:]+):(?P<ib_port>\d+), curr state (?P<qp_state>\w+), next state (?P<qp_next>\w+))?",
        attribution="fabric", action="CHECK_FABRIC"),
+    # NET/IB's registration of a buffer (GPU memory with GPUDirect RDMA) with the NIC refused, every call NCCL makes
+    # for it (src/misc/ibvwrap.cc IBV_PTR_CHECK_ERRNO, every era: "Call to <call> failed with error <strerror>", then
+    # ncclSystemError): ibv_reg_mr, 2.12+'s ibv_reg_mr_iova2, 2.13+'s ibv_reg_dmabuf_mr. "misc/ibvwrap.cc:182 NCCL
+    # WARN Call to ibv_reg_mr_iova2 failed with error Invalid argument" on two A100 nodes with driver 470 (NVIDIA/nccl
+    # #1842, Megatron) and on a two-node Megatron SFT (modelscope/ms-swift #6107, its rank's "NCCL Error 2: unhandled
+    # system error" after it); "misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Operation
+    # not supported" (NVIDIA/nccl #778, nccl-tests on two nodes: "Perhaps your IB driver version is too old to support
+    # DMABUF?", the maintainer). The node's GPUDirect RDMA set-up (its peer-memory module, GPU and NIC drivers, a GPU
+    # without GDR, the locked-memory limit), not the link: attribution driver, and the job's cause on that node
+    # (triage.attribute IBV_CALL_CATEGORY; was: the NCCL WARN row's warning, unknown, and triage found no cause).
+    _r("nccl_ib_reg_mr_failed", "nccl_error", ["Call to ibv_reg_"],
+       r"NCCL WARN Call to (?P<ibv_call>ibv_reg_(?:dmabuf_)?mr(?:_iova2)?) failed with (?:error )?(?:(?P<errno>\d+) )?"
+       r"(?P<ibv_error>[A-Za-z][^,\n]{0,80}?)\s*$",
+       attribution="driver"),
     # The same socket errors as PyTorch quotes NCCL's last error in its exception, on a line of its own after "Last
     # error:", without NCCL's "NCCL WARN " (and its host:pid:tid prefix): "socketProgress: Connection closed by remote
     # peer ip-172-31-45-209.eu-north-1.compute.internal<32926>" (pytorch/pytorch #150916), "socketProgressOpt: Call to

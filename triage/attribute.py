@@ -205,6 +205,18 @@ DISK_PRESSURE_EXPLAINS = re.compile(r"ObjectStoreFullError|in object store becau
 # protocol" (NCCL's maintainers, NVIDIA/nccl #928; #214 and #304, where disabling ACS fixed it; between VMs with
 # GDR, the passthrough, #660): the node's configuration, not the link nor the peer.
 IB_STATUS_CATEGORY: dict[str, str | None] = {"IBV_WC_WR_FLUSH_ERR": None, "IBV_WC_LOC_PROT_ERR": "infrastructure"}
+# NCCL's verbs calls that failed (NCCL WARN "Call to <call> failed with ..", parsers.rules nccl_ib_*: details
+# "ibv_call") -> what a job's failure on one is.  Each returns ncclSystemError to the rank that made it, whose "NCCL
+# Error 2: unhandled system error" follows: the call's line is the cause, not a consequence.  Registering a buffer with
+# the NIC refused (ibv_reg_mr, ibv_reg_mr_iova2, ibv_reg_dmabuf_mr: GPU memory with GPUDirect RDMA) is the reporting
+# node's own set-up, its peer-memory module, GPU and NIC drivers, locked-memory limit (NVIDIA/nccl #1842, driver
+# 470; #778, "IB driver version is too old to support DMABUF"; modelscope/ms-swift #6107): infrastructure, that node.
+# A queue pair's move to RTR that timed out or found no route (ibv_modify_qp) is the network between the two NICs
+# (NVIDIA/nccl #2013, the rails' routing; nccl-tests #185): fabric.
+IBV_CALL_CATEGORY: dict[str, str] = {
+    **dict.fromkeys(("ibv_reg_mr", "ibv_reg_mr_iova2", "ibv_reg_dmabuf_mr"), "infrastructure"),
+    "ibv_modify_qp": "fabric",
+}
 # Slurm's "*** STEP 1234.0 ON node-3 CANCELLED AT <time> DUE TO <why> ***" (slurmstepd) -> the category of the job's
 # end for that reason, and what the reason adds to the incident's.  The scheduler's own decisions
 # (src/slurmd/slurmstepd/req.c: SIG_PREEMPTED, SIG_NODE_FAIL, SIG_REQUEUED) are infrastructure whatever the tasks did
@@ -419,8 +431,8 @@ def is_consequence(e: Evidence) -> bool:
     if store_counts(e) is not None:
         return False
     if e.kind in SYMPTOM_KINDS:
-        if e.kind == "nccl_error" and e.attribution == "application":
-            return False  # ncclInvalidUsage: the program's own mistake
+        if e.kind == "nccl_error" and (e.attribution == "application" or ibv_call_category(e) is not None):
+            return False  # ncclInvalidUsage: the program's own mistake; a verbs call's failure, its node's or link's
         return True
     if e.kind == "exception":
         return bool(e.details.get("consequence"))
@@ -466,10 +478,18 @@ def category_of(e: Evidence) -> str | None:
         return STORAGE_WHAT_CATEGORY[str(e.details["what"]).lower()]
     if e.kind == "storage_error" and _storage_what(e) == SHM_STORAGE:  # /dev/shm's: the kind shm_full's category
         return KIND_CATEGORY[SHM_KIND]
+    verbs = ibv_call_category(e)
+    if verbs is not None:
+        return verbs
     c = KIND_CATEGORY.get(e.kind)
     if c == "by_attribution":
         return ATTRIBUTION_CATEGORY.get(attribution_of(e))
     return c
+
+
+def ibv_call_category(e: Evidence) -> str | None:
+    """What an NCCL error naming the verbs call that failed is evidence of (IBV_CALL_CATEGORY); None: no such line."""
+    return IBV_CALL_CATEGORY.get(e.details.get("ibv_call")) if e.kind == "nccl_error" else None
 
 
 def ib_category(e: Evidence) -> str | None:
@@ -1504,4 +1524,6 @@ def _memory_what(e: Evidence) -> str:
 
 def _what(e: Evidence) -> str:
     said = named(e)
+    if said is None and ibv_call_category(e) is not None:  # the verbs call that failed and its error
+        said = f"NCCL's {e.details['ibv_call']} failed ({e.details.get('ibv_error') or 'no error said'})"
     return said if said is not None else KIND_WORDING.get(e.kind) or e.kind.replace("_", " ")

@@ -1,6 +1,7 @@
 """PyTorch's "CUDA driver error: <text>" (C10_CUDA_DRIVER_CHECK: symmetric memory, 2.5+) read as its "CUDA error:
 <text>", "invalid device ordinal" (cudaErrorInvalidDevice) the job's configuration in every wrapper's words, and NET/IB's
-queue pair that cannot reach its peer's (ibv_modify_qp timing out or unreachable) the fabric's.  Lines
+queue pair that cannot reach its peer's (ibv_modify_qp timing out or unreachable) the fabric's, a buffer the NIC refused
+to register (ibv_reg_mr, ibv_reg_mr_iova2, ibv_reg_dmabuf_mr) the node's driver stack.  Lines
 marked REAL are copied verbatim from the public source beside them (tests/fixtures/realworld/jobs-cuda-driver-2026.yaml
 holds them in context)."""
 
@@ -79,3 +80,25 @@ def test_a_queue_pair_that_cannot_reach_its_peer_is_the_fabrics_in_every_era():
 def test_another_verbs_calls_failure_stays_nccls_warning():
     f = Classifier().classify(CREATE_QP)
     assert (f.kind, f.severity, f.attribution) == ("nccl_error", "warning", "unknown")
+
+
+# REAL: https://github.com/NVIDIA/nccl/issues/1842 (two A100 nodes, driver 470; the trailing space is the issue's)
+REG_MR_IOVA2 = "misc/ibvwrap.cc:182 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Invalid argument "
+# REAL: https://github.com/NVIDIA/nccl/issues/778 (NCCL 2.13, nccl-tests on two nodes)
+REG_DMABUF = "misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Operation not supported"
+# REAL: https://github.com/modelscope/ms-swift/issues/6107 (NCCL 2.26+'s stamp, the host:pid:tid prefix)
+REG_MR_STAMPED = ("[2025-10-13 10:12:54] iv-ydin754tmoxjd1twgixh:1458548:1480527 [0] misc/ibvwrap.cc:182 NCCL WARN "
+                  "Call to ibv_reg_mr_iova2 failed with error Invalid argument")
+
+
+def test_a_buffer_the_nic_refused_to_register_is_the_nodes_driver_stack_in_every_call():
+    for line, call, error in ((REG_MR_IOVA2, "ibv_reg_mr_iova2", "Invalid argument"),
+                              (REG_DMABUF, "ibv_reg_dmabuf_mr", "Operation not supported"),
+                              (REG_MR_STAMPED, "ibv_reg_mr_iova2", "Invalid argument")):
+        f = Classifier().classify(line)  # was: the NCCL WARN row's warning, unknown
+        assert (f.kind, f.severity, f.attribution) == ("nccl_error", "error", "driver"), line
+        assert (f.details["ibv_call"], f.details["ibv_error"]) == (call, error)
+    # CONSTRUCTED from the same IBV_PTR_CHECK_ERRNO (src/misc/ibvwrap.cc: "Call to ibv_reg_mr failed with error %s"),
+    # the call NCCL makes where rdma-core has no ibv_reg_mr_iova2
+    plain = Classifier().classify("misc/ibvwrap.cc:170 NCCL WARN Call to ibv_reg_mr failed with error Bad address")
+    assert (plain.severity, plain.attribution, plain.details["ibv_call"]) == ("error", "driver", "ibv_reg_mr")

@@ -2258,6 +2258,26 @@ def test_a_link_failure_beside_a_local_protection_error_is_still_the_fabric():
     assert job({"train.log": lines})[0].category == "fabric"
 
 
+def test_a_verbs_call_nccl_names_as_failed_is_the_cause_not_a_consequence():
+    """NCCL's "Call to <verbs call> failed" returns ncclSystemError to its rank, whose "NCCL Error 2: unhandled system
+    error" follows: was a consequence of nothing (undetermined). A buffer the NIC refused to register is its node's
+    GPUDirect RDMA set-up (infrastructure, the host named); a queue pair that cannot reach its peer's the fabric."""
+    # REAL: https://github.com/modelscope/ms-swift/issues/6107 (two-node Megatron SFT), rank 10's error and NCCL's line
+    rank10 = "[rank10]: RuntimeError: NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO for details)"
+    reg = ("[2025-10-13 10:12:54] iv-ydin754tmoxjd1twgixh:1458548:1480527 [0] misc/ibvwrap.cc:182 NCCL WARN Call to "
+           "ibv_reg_mr_iova2 failed with error Invalid argument")
+    first = job({"train.log": [rank10, reg]})[0]
+    assert (first.category, first.rule, first.root.host) == ("infrastructure", "first_failure", "iv-ydin754tmoxjd1twgixh")
+    assert "ibv_reg_mr_iova2 failed (Invalid argument)" in first.reason
+    # REAL: the title of https://github.com/NVIDIA/nccl-tests/issues/185 (two DGX H100 nodes), behind an NCCL prefix
+    # of this test's own
+    qp = "dgx-2:7:9 [3] misc/ibvwrap.cc:187 NCCL WARN Call to ibv_modify_qp failed with error Network is unreachable"
+    first = job({"train.log": [rank10, qp]})[0]
+    assert (first.category, first.root.host) == ("fabric", "dgx-2")
+    # the rank's error alone stays a consequence of nothing said
+    assert job({"train.log": [rank10]})[0].category == "undetermined"
+
+
 def test_a_fabric_fault_several_ranks_of_one_host_report_is_the_hosts():
     """REAL lines (NVIDIA/nccl #230): ranks 12, 13 and 14 of one host get the HCA's "local catastrophic error": the
     root is that host (its adapter), not rank 12, the first to print it; one rank's report stays that rank's."""
