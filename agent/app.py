@@ -262,10 +262,12 @@ def _gpu_users(cfg: Config, pods: PodLookup, gpu: GpuCollector, devices: Callabl
     def users(ref):
         from .podresources import KUBELET  # noqa: PLC0415 - the pod-log path's (see Pipeline._host_answers)
 
-        if cfg.nvml == "off":
+        if gpu.status == "off":
             return users_of(None, [])
         if gpu.status == "released":  # a reset wants NVML let go
             return "NVML is released for a GPU reset"
+        if gpu.status != "ok":  # starting, or its init failing: no inventory to find the pod's GPUs in
+            return f"the agent's NVML has not named the GPUs ({gpu.status})"
         cache = devices()
         owned = cache(ref) if cache is not None else None
         if owned is None or owned.source != KUBELET or not owned.gpus:

@@ -51,6 +51,11 @@ GPU_BUSY = ("the GPU refused it a context: another process holds the GPU in excl
             "--query-compute-apps=pid,process_name --format=csv` on the host): a process no running pod owns keeps "
             "the GPU until it is killed, and a restarted pod given that GPU fails again")
 GPU_ACCESS = {"gpu_access_lost": GPU_DEVICES_LOST, "gpu_busy": GPU_BUSY}
+# what to check when a gpu_busy Event names the GPUs' processes itself (`users_words`): in place of GPU_BUSY's, so that
+# the Event stays within EVENT_MESSAGE with them
+GPU_BUSY_NAMED = ("the processes this Event names: one no running pod owns keeps the GPU until it is killed, and a "
+                  "restarted pod given that GPU fails again")
+EVENT_MESSAGE = 1024  # the most of an Event's message the API sink writes (kubeapi/events.py MESSAGE_MAX)
 # A gpu_busy Event names who holds each of the pod's GPUs (agent/app.py `_gpu_users`: NVML's compute mode and compute
 # processes, each pid's pod), asked when a job's Event is first made and again no sooner than this after
 USERS_ASK_SECONDS = 60.0
@@ -67,10 +72,10 @@ def users_words(users: Users) -> str:
         return f"The processes on its GPUs are not named: {users}."
     said = []
     for index, pci, mode, procs in users:
-        who = ", ".join(f"pid {pid} of " + (f"pod {ref.namespace}/{ref.pod}" if ref is not None else "no running pod")
-                        for pid, ref in procs) or "no compute process"
-        said.append(f"GPU {index} ({pci}) compute mode {COMPUTE_MODES.get(mode, f'code {mode}')}: {who}")
-    return f"Now on its GPUs: {'; '.join(said)}."
+        who = ", ".join(f"pid {pid} ({f'pod {ref.namespace}/{ref.pod}' if ref is not None else 'no running pod'})"
+                        for pid, ref in procs) or "no process"
+        said.append(f"GPU {index} ({pci}) {COMPUTE_MODES.get(mode, f'mode {mode}')}: {who}")
+    return f"Now on its GPUs (NVML's index, compute mode, compute processes): {'; '.join(said)}."
 
 
 def event_reason(f: Finding) -> str:
@@ -153,7 +158,7 @@ class WorkloadTracker:
         # who holds a busy pod's GPUs (`users_words`), asked of `gpu_users(ref)` (agent/app.py; None: not asked): the
         # Event key's last answer and when it was asked (USERS_ASK_SECONDS), the latest MAX_JOBS keys
         self.gpu_users: Callable[[PodRef], Users] | None = None
-        self._users: dict[str, tuple[float, str]] = {}
+        self._users: dict[str, tuple[float, str, bool]] = {}
         self.evictions = 0  # keys forgotten to stay within MAX_JOBS / MAX_RANKS_TOTAL
 
     # ---- node side ------------------------------------------------------------------------------------
@@ -320,30 +325,37 @@ class WorkloadTracker:
         what, check = GPU_ACCESS[f.kind]
         r = row.repeated
         key = "|".join((ref.namespace, job_of(ref.pod), row.reason, "gpus"))
-        users = f" {self._users_words(key, ref)}" if f.kind == "gpu_busy" else ""
-        message = (f"The pod holds GPUs (the kubelet's PodResources) but its process could not use them ({said}): "
-                   f"{what}.{users} Recommended action: {row.action}. When it repeats on this node, check {check}; "
-                   f"pods of {r.processes} workloads within {int(r.window_seconds)} s raise {r.condition}. "
-                   f"[container {ref.container}]{quoted(f.message)}")
-        return PodEvent(ref, row.reason, message, key)
+        users, named = self._users_words(key, ref) if f.kind == "gpu_busy" else ("", False)
+        head = (f"The pod holds GPUs (the kubelet's PodResources) but its process could not use them ({said}): "
+                f"{what}.")
+        tail = (f" Recommended action: {row.action}. When it repeats on this node, check "
+                f"{GPU_BUSY_NAMED if named else check}; pods of {r.processes} workloads within "
+                f"{int(r.window_seconds)} s raise {r.condition}. [container {ref.container}]{quoted(f.message)}")
+        room = EVENT_MESSAGE - len(head) - len(tail) - 1  # the sentence cut, never the container's line at the end
+        if users and room > 1:
+            users = " " + (users if len(users) <= room else users[:room - 1] + "\u2026")
+        else:
+            users = ""
+        return PodEvent(ref, row.reason, head + users + tail, key)
 
-    def _users_words(self, key: str, ref: PodRef) -> str:
-        """`users_words` for the Event `key`: asked of `gpu_users` (NVML, within its deadline) when the key is new or
-        its last answer is USERS_ASK_SECONDS old, else that answer again (a flood of one pod's lines asks once)."""
+    def _users_words(self, key: str, ref: PodRef) -> tuple[str, bool]:
+        """`users_words` for the Event `key` and whether it names the processes: asked of `gpu_users` (NVML, within its
+        deadline) when the key is new or its last answer is USERS_ASK_SECONDS old, else that answer again (a flood of
+        one pod's lines asks once)."""
         if self.gpu_users is None:
-            return ""
+            return "", False
         now = self.clock()
         last = self._users.get(key)
         if last is None or now - last[0] >= USERS_ASK_SECONDS:
             try:
-                words = users_words(self.gpu_users(ref))
+                users = self.gpu_users(ref)
             except Exception as exc:  # noqa: BLE001 - the Event is made whatever the question's fault
-                words = users_words(f"{type(exc).__name__}: {exc}"[:200])
+                users = f"{type(exc).__name__}: {exc}"[:200]
             self._users.pop(key, None)
-            last = self._users[key] = (now, words)
+            last = self._users[key] = (now, users_words(users), not isinstance(users, str))
             while len(self._users) > MAX_JOBS:
                 del self._users[next(iter(self._users))]
-        return last[1]
+        return last[1], last[2]
 
     def observe_app_xid(self, ref: PodRef, f: Finding) -> PodEvent:
         """An application Xid whose pid maps into a pod: the pod gets the Event, the node nothing."""

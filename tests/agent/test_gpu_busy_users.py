@@ -18,7 +18,8 @@ import yaml
 from agent.app import build
 from agent.config import load
 from agent.podresources import KUBELET, Owned
-from agent.workloads import USERS_ASK_SECONDS
+from agent.workloads import EVENT_MESSAGE, USERS_ASK_SECONDS
+from kubeapi.events import MESSAGE_MAX
 from parsers import parse_line
 from parsers.model import Boot, PodRef, WorkloadFindings
 from tests.telemetry_kit import hgx_scenario
@@ -91,11 +92,30 @@ def test_the_event_names_each_held_gpus_compute_mode_and_its_processes_with_thei
     _cgroup(tmp_path, 5000, B.uid)
     _cgroup(tmp_path, 5001, "0badc0de-0000-4000-8000-000000000001")  # an earlier pod, gone
     msg = busy_event(agent_with(tmp_path, nvml, {uuid(1), uuid(2)}))
-    assert ("Now on its GPUs: GPU 1 (0000:2a:00) compute mode Exclusive_Process: pid 5000 of pod "
-            "team-b/serve-0, pid 5001 of no running pod; GPU 2 (0000:3a:00) compute mode Prohibited: "
-            "no compute process.") in msg
+    assert ("Now on its GPUs (NVML's index, compute mode, compute processes): GPU 1 (0000:2a:00) Exclusive_Process: "
+            "pid 5000 (pod team-b/serve-0), pid 5001 (no running pod); GPU 2 (0000:3a:00) Prohibited: no process.") in msg
     assert "GPU 0" not in msg and "pid 100" not in msg
-    assert "Recommended action: CHECK_GPU_PROCESSES." in msg  # the Event's other words as before
+    # the Event's other words as before, its check the processes it names (the nvidia-smi commands' place)
+    assert "Recommended action: CHECK_GPU_PROCESSES. When it repeats on this node, check the processes this Event " \
+        "names" in msg and "nvidia-smi" not in msg
+    assert msg.endswith(f'Container output: "{BUSY}"') and len(msg) <= MESSAGE_MAX
+
+
+def test_eight_busy_gpus_fit_the_event_the_containers_line_kept_at_its_end(tmp_path):
+    """The API sink writes an Event's first MESSAGE_MAX characters (kubeapi/events.py): eight GPUs' processes with
+    long pod names are cut within their sentence, never the container's line the cluster reads at the end
+    (cluster/evidence.py EXCERPT)."""
+    nvml = scenario(tmp_path, **{f"g{i}": {"compute_mode": 3, "compute_processes": 2, "compute_pid_first": 6000 + 10 * i}
+                                 for i in range(8)})
+    long = PodRef("a-namespace-of-sixty-three-characters-" + "x" * 25, "p" * 200, "0badc0de-0000-4000-8000-00000000000b",
+                  "c")
+    for i in range(8):
+        _cgroup(tmp_path, 6000 + 10 * i, long.uid)
+    agent = agent_with(tmp_path, nvml, {uuid(i) for i in range(8)})
+    agent.pipeline.pods.pod_source.pods[long.uid] = long
+    msg = busy_event(agent)
+    assert len(msg) == MESSAGE_MAX and "\u2026 Recommended action: CHECK_GPU_PROCESSES." in msg
+    assert msg.endswith(f'Container output: "{BUSY}"') and "GPU 0 (0000:18:00) Exclusive_Process: pid 6000" in msg
 
 
 def test_nvml_is_asked_once_per_job_event_not_per_line(tmp_path):
@@ -110,7 +130,7 @@ def test_nvml_is_asked_once_per_job_event_not_per_line(tmp_path):
     assert asked > before
     for _ in range(5):
         now[0] += 10
-        assert "compute mode Exclusive_Process" in busy_event(agent)
+        assert "GPU 1 (0000:2a:00) Exclusive_Process: no process" in busy_event(agent)
     assert standin.calls == asked
     now[0] += USERS_ASK_SECONDS
     busy_event(agent)
@@ -118,9 +138,11 @@ def test_nvml_is_asked_once_per_job_event_not_per_line(tmp_path):
 
 
 def test_nvml_off_the_event_says_why_the_processes_are_not_named(tmp_path):
+    """As before (the nvidia-smi commands to run on the host), plus one sentence saying why they are not named."""
     msg = busy_event(agent_with(tmp_path, "off", {uuid(1)}))
     assert "The processes on its GPUs are not named: NVML is off (config key `nvml`)." in msg
-    assert "Recommended action: CHECK_GPU_PROCESSES." in msg
+    assert "Recommended action: CHECK_GPU_PROCESSES." in msg and "nvidia-smi -q -d COMPUTE" in msg
+    assert EVENT_MESSAGE == MESSAGE_MAX  # one limit: what the Event is fitted to is what the sink writes
 
 
 def test_an_nvml_error_on_a_held_gpu_is_said_in_one_sentence(tmp_path):
@@ -137,6 +159,15 @@ def test_a_hung_nvml_call_costs_the_deadline_once_and_the_event_is_made(tmp_path
         assert "The processes on its GPUs are not named: NVML did not answer on GPU 1 within 0.3 s." in msg
     finally:
         agent.pipeline.gpu.backend.standin.release()
+
+
+def test_nvml_failing_at_its_init_is_said_not_a_gpu_it_could_not_find(tmp_path):
+    """The agent's NVML never initialised (the driver not loaded): the Event says so, not that NVML names none of the
+    pod's GPUs (its inventory empty)."""
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump(hgx_scenario(init_error="DRIVER_NOT_LOADED")))
+    msg = busy_event(agent_with(tmp_path, f"fake:{path}", {uuid(1)}))
+    assert "The processes on its GPUs are not named: the agent's NVML has not named the GPUs (DRIVER_NOT_LOADED)." in msg
 
 
 def test_gpus_the_kubelet_has_not_named_are_said_so(tmp_path):
