@@ -26,7 +26,7 @@ from .checks.scheduler import CheckScheduler, gpu_busy
 from .checks.settings import plugin_configs
 from .config import Config
 from .gpu.collector import GpuCollector
-from .gpu.nvml import open_backend, pids_on
+from .gpu.nvml import open_backend, pids_on, users_of
 from .health import HealthEngine
 from .httpserver import serve
 from .intake import Intake, Supervisor, fabricmanager_source, imex_source, select_sources, weight
@@ -175,6 +175,7 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
                         str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress, _peers(cfg),
                         prefilter, kept={"progress": saved_progress} if progress is None else None, pod_devices=devices)
+    workloads.gpu_users = _gpu_users(cfg, pods, gpu, lambda: pipeline.pod_devices)
     for cache, owner in (("pid_pod", pods.pids), ("workload_jobs", workloads), ("decisions", pipeline.coalescer),
                          ("progress_pods", progress)):
         if owner is not None:
@@ -248,6 +249,42 @@ def _straggler_events(cfg: Config, kube, metrics: Metrics, pods: PodLookup, gpu:
         return {(r.namespace, r.pod) for r in refs if r is not None}
 
     return StragglerEvents(kube.n.api, cfg.node_name, cfg.kube, STRAGGLER, metrics, fallback=compute_pods)
+
+
+def _gpu_users(cfg: Config, pods: PodLookup, gpu: GpuCollector, devices: Callable[[], object]):
+    """Who holds a busy pod's GPUs (agent/workloads.py `Users`), asked when a PodGPUBusy Event is made, never per line:
+    the GPUs the kubelet says the pod holds (`devices()`: the pipeline's PodResources cache), each one's compute mode
+    and compute pids through a handle of its own (opened at the first question; `users_of`: one session, the NVML
+    deadline), each pid's pod by its cgroup (a pid no running pod owns: None); else why they cannot be named."""
+    handle: list = []
+    lookup = PodLookup(cfg.proc_root)  # its own pid cache
+
+    def users(ref):
+        from .podresources import KUBELET  # noqa: PLC0415 - the pod-log path's (see Pipeline._host_answers)
+
+        if gpu.status == "off":
+            return users_of(None, [])
+        if gpu.status == "released":  # a reset wants NVML let go
+            return "NVML is released for a GPU reset"
+        if gpu.status != "ok":  # starting, or its init failing: no inventory to find the pod's GPUs in
+            return f"the agent's NVML has not named the GPUs ({gpu.status})"
+        cache = devices()
+        owned = cache(ref) if cache is not None else None
+        if owned is None or owned.source != KUBELET or not owned.gpus:
+            return "the kubelet has not said which GPUs the pod holds"
+        held = [(g.ident.index, g.labels["pci_bus_id"]) for g in list(gpu.gpus)
+                if gpu.gpu_map.names(g.labels["pci_bus_id"]) & owned.gpus]
+        if not held:
+            return f"NVML names none of the pod's GPUs ({', '.join(sorted(owned.gpus))})"
+        if not handle:
+            handle.append(open_backend(cfg.nvml, cfg.proc_root))
+        found = users_of(handle[0], [i for i, _ in held], cfg.nvml_deadline_seconds)
+        if isinstance(found, str):
+            return found
+        lookup.pod_source = pods.pod_source
+        return [(i, pci, found[i][0], [(pid, lookup(pid)) for pid in found[i][1]]) for i, pci in held]
+
+    return users
 
 
 def follows_pod_logs(cfg: Config) -> bool:

@@ -25,6 +25,8 @@ from parsers.kinds import BY_NAME as KIND, CUDA_REASONS, SEVERITY_RANK, TABLE as
 from parsers.finding import restated
 from parsers.model import PodEvent, PodRef, Problem
 
+from .gpu.interface import COMPUTE_MODES
+
 # finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
 EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
 # the kinds that are the node's fault only in a pod that holds GPUs (parsers/kinds.py `pod_holds_gpus`)
@@ -49,7 +51,31 @@ GPU_BUSY = ("the GPU refused it a context: another process holds the GPU in excl
             "--query-compute-apps=pid,process_name --format=csv` on the host): a process no running pod owns keeps "
             "the GPU until it is killed, and a restarted pod given that GPU fails again")
 GPU_ACCESS = {"gpu_access_lost": GPU_DEVICES_LOST, "gpu_busy": GPU_BUSY}
+# what to check when a gpu_busy Event names the GPUs' processes itself (`users_words`): in place of GPU_BUSY's, so that
+# the Event stays within EVENT_MESSAGE with them
+GPU_BUSY_NAMED = ("the processes this Event names: one no running pod owns keeps the GPU until it is killed, and a "
+                  "restarted pod given that GPU fails again")
+EVENT_MESSAGE = 1024  # the most of an Event's message the API sink writes (kubeapi/events.py MESSAGE_MAX)
+# A gpu_busy Event names who holds each of the pod's GPUs (agent/app.py `_gpu_users`: NVML's compute mode and compute
+# processes, each pid's pod), asked when a job's Event is first made and again no sooner than this after
+USERS_ASK_SECONDS = 60.0
+# (GPU index, PCI address, compute mode, [(pid, its pod or None)]) per GPU the pod holds, or why they are not named
+Users = list[tuple[int, str, int, list[tuple[int, PodRef | None]]]] | str
 _ORDINAL = re.compile(r"(-(worker|master|launcher|rank))?-\d+$")
+
+
+def users_words(users: Users) -> str:
+    """A gpu_busy Event's sentence on who holds the pod's GPUs (`Users`): each GPU's compute mode and the processes on
+    it with their pods, a process no running pod owns (one an earlier pod left behind) said so; or why they are not
+    named."""
+    if isinstance(users, str):
+        return f"The processes on its GPUs are not named: {users}."
+    said = []
+    for index, pci, mode, procs in users:
+        who = ", ".join(f"pid {pid} ({f'pod {ref.namespace}/{ref.pod}' if ref is not None else 'no running pod'})"
+                        for pid, ref in procs) or "no process"
+        said.append(f"GPU {index} ({pci}) {COMPUTE_MODES.get(mode, f'mode {mode}')}: {who}")
+    return f"Now on its GPUs (NVML's index, compute mode, compute processes): {'; '.join(said)}."
 
 
 def event_reason(f: Finding) -> str:
@@ -129,6 +155,10 @@ class WorkloadTracker:
         # that the cluster compares the job's ranks' collectives across its nodes (triage.facts collectives_words)
         self._colls: dict[tuple, tuple[dict[int, object], str]] = {}
         self._rank_total = 0
+        # who holds a busy pod's GPUs (`users_words`), asked of `gpu_users(ref)` (agent/app.py; None: not asked): the
+        # Event key's last answer and when it was asked (USERS_ASK_SECONDS), the latest MAX_JOBS keys
+        self.gpu_users: Callable[[PodRef], Users] | None = None
+        self._users: dict[str, tuple[float, str, bool]] = {}
         self.evictions = 0  # keys forgotten to stay within MAX_JOBS / MAX_RANKS_TOTAL
 
     # ---- node side ------------------------------------------------------------------------------------
@@ -294,11 +324,38 @@ class WorkloadTracker:
         said = f.details.get("cuda_error") or f.details.get("driver_error") or row.wording
         what, check = GPU_ACCESS[f.kind]
         r = row.repeated
-        message = (f"The pod holds GPUs (the kubelet's PodResources) but its process could not use them ({said}): "
-                   f"{what}. Recommended action: {row.action}. When it repeats on this node, check {check}; pods of "
-                   f"{r.processes} workloads within {int(r.window_seconds)} s raise {r.condition}. "
-                   f"[container {ref.container}]{quoted(f.message)}")
-        return PodEvent(ref, row.reason, message, "|".join((ref.namespace, job_of(ref.pod), row.reason, "gpus")))
+        key = "|".join((ref.namespace, job_of(ref.pod), row.reason, "gpus"))
+        users, named = self._users_words(key, ref) if f.kind == "gpu_busy" else ("", False)
+        head = (f"The pod holds GPUs (the kubelet's PodResources) but its process could not use them ({said}): "
+                f"{what}.")
+        tail = (f" Recommended action: {row.action}. When it repeats on this node, check "
+                f"{GPU_BUSY_NAMED if named else check}; pods of {r.processes} workloads within "
+                f"{int(r.window_seconds)} s raise {r.condition}. [container {ref.container}]{quoted(f.message)}")
+        room = EVENT_MESSAGE - len(head) - len(tail) - 1  # the sentence cut, never the container's line at the end
+        if users and room > 1:
+            users = " " + (users if len(users) <= room else users[:room - 1] + "\u2026")
+        else:
+            users = ""
+        return PodEvent(ref, row.reason, head + users + tail, key)
+
+    def _users_words(self, key: str, ref: PodRef) -> tuple[str, bool]:
+        """`users_words` for the Event `key` and whether it names the processes: asked of `gpu_users` (NVML, within its
+        deadline) when the key is new or its last answer is USERS_ASK_SECONDS old, else that answer again (a flood of
+        one pod's lines asks once)."""
+        if self.gpu_users is None:
+            return "", False
+        now = self.clock()
+        last = self._users.get(key)
+        if last is None or now - last[0] >= USERS_ASK_SECONDS:
+            try:
+                users = self.gpu_users(ref)
+            except Exception as exc:  # noqa: BLE001 - the Event is made whatever the question's fault
+                users = f"{type(exc).__name__}: {exc}"[:200]
+            self._users.pop(key, None)
+            last = self._users[key] = (now, users_words(users), not isinstance(users, str))
+            while len(self._users) > MAX_JOBS:
+                del self._users[next(iter(self._users))]
+        return last[1], last[2]
 
     def observe_app_xid(self, ref: PodRef, f: Finding) -> PodEvent:
         """An application Xid whose pid maps into a pod: the pod gets the Event, the node nothing."""

@@ -19,6 +19,7 @@ from .ratelimit import TokenBucket
 from .retry import describe, refusal
 
 log = logging.getLogger("gpu_npd.kube")
+MESSAGE_MAX = 1024  # characters of an Event's message written (agent/workloads.py EVENT_MESSAGE fits its Events in)
 
 
 def iso(ts: float) -> str:
@@ -190,7 +191,7 @@ class EventRecorder:
         if agg.ref.uid:
             obj["uid"] = agg.ref.uid
         body = {"apiVersion": "v1", "kind": "Event", "involvedObject": obj, "reason": agg.reason,
-                "message": agg.message[:1024], "type": agg.type, "count": agg.count,
+                "message": agg.message[:MESSAGE_MAX], "type": agg.type, "count": agg.count,
                 "firstTimestamp": iso(agg.first), "lastTimestamp": iso(agg.last),
                 "source": {"component": self.component, "host": self.host},
                 "reportingComponent": self.component, "reportingInstance": self.host}

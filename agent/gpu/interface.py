@@ -86,6 +86,9 @@ CHECK_GROUPS: dict[str, tuple[str, ...]] = {
     "settings": ("persistence_mode", "ecc_mode_current", "ecc_mode_pending", "clock_sm_max", "clock_mem_max"),
     "processes": ("compute_processes",),
 }
+# NVML's compute modes (nvmlComputeMode_t) in nvidia-smi's words (`nvidia-smi -q -d COMPUTE`): who may hold a context
+# on the GPU.  Exclusive_Process: one process at a time, every other refused (CUDA status 46); Prohibited: none.
+COMPUTE_MODES = {0: "Default", 1: "Exclusive_Thread", 2: "Prohibited", 3: "Exclusive_Process"}
 NVLINK_FIELDS = ("state", "crc_flit", "crc_data", "replay", "recovery")
 ERRORS = ("NOT_SUPPORTED", "GPU_IS_LOST", "UNKNOWN", "DRIVER_NOT_LOADED", "LIBRARY_NOT_FOUND", "NO_PERMISSION",
           "TIMEOUT", "INVALID_ARGUMENT", "FUNCTION_NOT_FOUND", "UNINITIALIZED", "NOT_FOUND", "RESET_REQUIRED",
@@ -128,3 +131,4 @@ class Nvml(Protocol):
     # (GPU index, Xid) or None; `gpus`: the GPUs the event set carries (None: all counted when it is made)
     def wait_xid(self, timeout_ms: int, gpus: Collection[int] | None = None) -> tuple[int, int] | None: ...
     def compute_pids(self, index: int) -> list[int]: ...  # the GPU's compute processes (which pods use it)
+    def compute_mode(self, index: int) -> int: ...  # nvmlDeviceGetComputeMode (COMPUTE_MODES)

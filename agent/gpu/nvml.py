@@ -273,6 +273,10 @@ class PynvmlBackend:
         return [int(p.pid) for p in self._call_either(n.nvmlDeviceGetComputeRunningProcesses,
                                                       n.nvmlDeviceGetComputeRunningProcesses_v2, self._h(index))]
 
+    def compute_mode(self, index: int) -> int:
+        """Who may hold a context on the GPU (interface.COMPUTE_MODES)."""
+        return int(self._call(self.n.nvmlDeviceGetComputeMode, self._h(index)))
+
     def nvlink(self, index: int, link: int) -> dict[str, float]:
         n, h, c = self.n, self._h(index), self._call
         out = {"state": int(c(n.nvmlDeviceGetNvLinkState, h, link))}
@@ -424,6 +428,28 @@ def pids_on(nvml: Nvml | None, index: int, deadline: float = 5.0) -> list[int] |
 
     answer, _ = ask_in_session(nvml, "compute pids", "nvml-pids", read, lambda e: None, deadline)
     return answer[0] if answer else None
+
+
+def users_of(nvml: Nvml | None, indices: list[int], deadline: float = 5.0) -> dict[int, tuple[int, list[int]]] | str:
+    """GPU index -> (its compute mode, its compute pids) for each of `indices`, asked as `pids_on` asks (one session
+    of its own, asked alone, within the deadline); else why NVML cannot say (one line)."""
+    if nvml is None:
+        return "NVML is off (config key `nvml`)"
+
+    def read(call: Asking) -> dict[int, tuple[int, list[int]]]:
+        out = {}
+        for i in indices:
+            call.at = f"GPU {i}"
+            try:
+                out[i] = (nvml.compute_mode(i), nvml.compute_pids(i))
+            except NvmlError as e:
+                raise NvmlError(e.code, call.at) from None
+        return out
+
+    answer, hung = ask_in_session(nvml, "compute mode and pids", "nvml-users", read, str, deadline)
+    if answer:
+        return answer[0]
+    return f"NVML did not answer{f' on {hung.at}' if hung is not None and hung.at else ''} within {deadline:g} s"
 
 
 def _error_name(n, value: int) -> str:

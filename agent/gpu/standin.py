@@ -72,6 +72,8 @@ HEALTHY_VALUES: dict[str, float] = {
     # read by the active checks only
     "persistence_mode": 1, "ecc_mode_current": 1, "ecc_mode_pending": 1, "clock_sm_max": 1980,
     "clock_mem_max": 2619, "compute_processes": 0,
+    # who uses the GPU (a PodGPUBusy Event names them): compute mode Default; its processes' pids, from the first
+    "compute_mode": 0, "compute_pid_first": 4242,
 }
 HEALTHY_LINK = {"state": 1, "crc_flit": 0, "crc_data": 0, "replay": 0, "recovery": 0}
 _ERROR_CODES = {"UNINITIALIZED": 1, "INVALID_ARGUMENT": 2, "NOT_SUPPORTED": 3, "NO_PERMISSION": 4, "NOT_FOUND": 6,

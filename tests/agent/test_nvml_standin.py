@@ -62,6 +62,7 @@ def exercise(scen: dict) -> tuple[set[str], GpuCollector, list]:
         for i in range(backend.count()):
             for group in CHECK_GROUPS:
                 backend.read(i, group)
+            backend.compute_mode(i)  # asked when a pod's Event says its GPU is busy (agent/app.py _gpu_users)
         event = backend.wait_xid(2000)
         assert event == (0, 79)
         backend.shutdown()
@@ -322,6 +323,25 @@ def test_the_gpu_busy_gate_of_the_checks_holds_no_nvml_between_checks():
     nvml = standin_backend({"gpus": [{}, {"values": {"compute_processes": 1}}]})
     assert gpu_busy(nvml) == "busy"
     assert nvml.standin.refcount == 0  # init and shutdown in pairs: a GPU reset is not blocked by a check
+
+
+def test_compute_mode_and_processes_are_read_through_the_binding_in_one_session_of_their_own():
+    """The scenario's `compute_mode` (nvmlComputeMode_t) and processes (`compute_processes` from `compute_pid_first`)
+    through nvidia-ml-py's own nvmlDeviceGetComputeMode and _v3 process list; `users_of` inits and shuts down in
+    pairs (a GPU reset is not blocked) and says an error as one line naming the GPU."""
+    from agent.gpu.interface import COMPUTE_MODES
+    from agent.gpu.nvml import users_of
+    nvml = standin_backend({"gpus": [{}, {"values": {"compute_mode": 3, "compute_processes": 2,
+                                                     "compute_pid_first": 7100}},
+                                     {"values": {"compute_mode": 2}}, {"values": {"compute_mode": "error:UNKNOWN"}}]})
+    assert users_of(nvml, [0, 1, 2]) == {0: (0, []), 1: (3, [7100, 7101]), 2: (2, [])}
+    assert [COMPUTE_MODES[m] for m in (0, 3, 2)] == ["Default", "Exclusive_Process", "Prohibited"]
+    assert (pynvml.NVML_COMPUTEMODE_EXCLUSIVE_PROCESS, pynvml.NVML_COMPUTEMODE_PROHIBITED) == (3, 2)
+    assert nvml.standin.refcount == 0
+    assert users_of(nvml, [1, 3]) == "NVML UNKNOWN: GPU 3"
+    assert users_of(None, [0]) == "NVML is off (config key `nvml`)"
+    assert users_of(standin_backend({"init_error": "DRIVER_NOT_LOADED", "gpus": [{}]}), [0]) == \
+        "NVML DRIVER_NOT_LOADED: Driver Not Loaded"
 
 
 def test_sm_clock_and_utilisation_are_read_and_the_clock_counts_for_peers_only_under_load():

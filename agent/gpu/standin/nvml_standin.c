@@ -560,6 +560,8 @@ nvmlReturn_t nvmlDeviceGetPersistenceMode(Gpu *dev, int *mode) {
    agent/gpu/standin.py at build time, appended to this file; the GPU's own maximum PCIe generation (nvidia-smi's
    "Device Max"), which the agent does not judge by: */
 UINT_GETTER(nvmlDeviceGetGpuMaxPcieLinkGeneration, "pcie_link_gen_device_max")
+/* who may hold a context on the GPU (nvmlComputeMode_t: 0 Default, 2 Prohibited, 3 Exclusive_Process) */
+UINT_GETTER(nvmlDeviceGetComputeMode, "compute_mode")
 
 /* ---- field values --------------------------------------------------------------------------------- */
 
@@ -606,12 +608,13 @@ typedef struct { unsigned int pid; unsigned long long usedGpuMemory; unsigned in
 static nvmlReturn_t processes(const char *fn, Gpu *dev, unsigned int *infoCount, ProcessInfo *infos) {
     ENTER_DEV(fn, dev);
     if (!infoCount) LEAVE(E_ARG);
-    unsigned n;
+    unsigned n, first; /* the GPU's processes are pids first, first + 1, ... */
     GET(dev, "compute_processes", n);
+    GET(dev, "compute_pid_first", first);
     if (n == 0) { *infoCount = 0; LEAVE(OK); }
     if (!infos || *infoCount < n) { *infoCount = n; LEAVE(E_SIZE); }
     for (unsigned i = 0; i < n; i++) {
-        infos[i].pid = 4242 + i;
+        infos[i].pid = first + i;
         infos[i].usedGpuMemory = 1ULL << 30;
         infos[i].gpuInstanceId = infos[i].computeInstanceId = 0xFFFFFFFFu;
     }

@@ -1,0 +1,176 @@
+"""A PodGPUBusy Event (CUDA status 46, parsers/kinds.py `gpu_busy`) names who holds the pod's GPUs: each GPU's compute
+mode and the compute processes on it with their pods, a process no running pod owns said so (agent/app.py `_gpu_users`,
+agent/workloads.py `users_words`).  NVML is the real nvidia-ml-py over the C stand-in (agent/gpu/standin.py: the
+scenario's `compute_mode`, `compute_processes`, `compute_pid_first`); asked only when the Event is made, within the NVML
+deadline; NVML off or failing, the Event as before plus one sentence saying why the processes are not named.  The
+container's line is REAL (pytorch/pytorch #100691, tests/fixtures/realworld/jobs-cuda-busy-2026s.yaml); pods, UIDs,
+pids and GPU UUIDs are synthetic."""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import yaml
+
+from agent.app import build
+from agent.config import load
+from agent.podresources import KUBELET, Owned
+from agent.workloads import EVENT_MESSAGE, USERS_ASK_SECONDS
+from kubeapi.events import MESSAGE_MAX
+from parsers import parse_line
+from parsers.model import Boot, PodRef, WorkloadFindings
+from tests.telemetry_kit import hgx_scenario
+
+BUSY = "RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable"  # pytorch/pytorch #100691
+A = PodRef("team-a", "train-worker-0", "7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c00", "main")
+B = PodRef("team-b", "serve-0", "7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c0b", "server")
+
+
+def _cgroup(root: Path, pid: int, uid: str) -> None:
+    (root / "proc" / str(pid)).mkdir(parents=True)
+    (root / "proc" / str(pid) / "cgroup").write_text(
+        f"0::/kubepods.slice/kubepods-pod{uid.replace('-', '_')}.slice/cri-containerd-{'a' * 64}.scope\n")
+
+
+class Devices:
+    """The kubelet's cache as the pipeline asks it (agent/kube/poddevices.py PodDeviceCache): pod A holds `owned`."""
+
+    def __init__(self, owned: Owned) -> None:
+        self.owned = owned
+
+    def __call__(self, ref: PodRef) -> Owned | None:
+        return self.owned if ref == A else None
+
+    def holds_gpus(self, ref: PodRef, at: float) -> bool:
+        return ref == A
+
+
+def agent_with(tmp: Path, nvml: str, gpus: set[str], clock=time.time, **flags):
+    """An agent whose kubelet cache says pod A holds `gpus` (UUIDs, lower-cased as the kubelet's ids are keyed), whose
+    pod log tree knows pods A and B, and whose NVML (`nvml`) has named the GPUs."""
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp / "state"),
+                              "fallback_log_files": [], "fabricmanager_log": "", "imex_log": "", "nvml": nvml,
+                              "mode": "off", "proc_root": str(tmp), **flags})
+    agent = build(cfg, clock=clock, out=io.StringIO(), boot=Boot("this-boot", 1_000_000_000.0))
+    p = agent.pipeline
+    p.gpu.start()
+    p.pods.pod_source = SimpleNamespace(pods={A.uid: A, B.uid: B})
+    owned = Owned(frozenset(gpus), frozenset(), KUBELET)
+    p.pod_devices = Devices(owned)
+    return agent
+
+
+def busy_event(agent) -> str:
+    snap = agent.pipeline.process(WorkloadFindings([(A, parse_line(BUSY))]))
+    [event] = [e for e in snap.pod_events if e.reason == "PodGPUBusy"]
+    return event.message
+
+
+def scenario(tmp: Path, **gpu_values) -> str:
+    """Eight H100s; GPU i's values `gpu_values[f"g{i}"]`."""
+    s = hgx_scenario()
+    for name, values in gpu_values.items():
+        s["gpus"][int(name[1:])]["values"] = values
+    path = tmp / "scenario.yaml"
+    path.write_text(yaml.safe_dump(s))
+    return f"fake:{path}"
+
+
+def uuid(i: int) -> str:
+    return hgx_scenario()["gpus"][i]["uuid"].lower()
+
+
+def test_the_event_names_each_held_gpus_compute_mode_and_its_processes_with_their_pods(tmp_path):
+    """GPU 1 in Exclusive_Process held by pod B's process and by a process of no running pod (a leaked one: its pod's
+    uid no longer in the pod log tree); GPU 2 Prohibited, nothing on it.  GPU 0, not the pod's, is not named."""
+    nvml = scenario(tmp_path, g0={"compute_processes": 1, "compute_pid_first": 100},
+                    g1={"compute_mode": 3, "compute_processes": 2, "compute_pid_first": 5000},
+                    g2={"compute_mode": 2})
+    _cgroup(tmp_path, 5000, B.uid)
+    _cgroup(tmp_path, 5001, "0badc0de-0000-4000-8000-000000000001")  # an earlier pod, gone
+    msg = busy_event(agent_with(tmp_path, nvml, {uuid(1), uuid(2)}))
+    assert ("Now on its GPUs (NVML's index, compute mode, compute processes): GPU 1 (0000:2a:00) Exclusive_Process: "
+            "pid 5000 (pod team-b/serve-0), pid 5001 (no running pod); GPU 2 (0000:3a:00) Prohibited: no process.") in msg
+    assert "GPU 0" not in msg and "pid 100" not in msg
+    # the Event's other words as before, its check the processes it names (the nvidia-smi commands' place)
+    assert "Recommended action: CHECK_GPU_PROCESSES. When it repeats on this node, check the processes this Event " \
+        "names" in msg and "nvidia-smi" not in msg
+    assert msg.endswith(f'Container output: "{BUSY}"') and len(msg) <= MESSAGE_MAX
+
+
+def test_eight_busy_gpus_fit_the_event_the_containers_line_kept_at_its_end(tmp_path):
+    """The API sink writes an Event's first MESSAGE_MAX characters (kubeapi/events.py): eight GPUs' processes with
+    long pod names are cut within their sentence, never the container's line the cluster reads at the end
+    (cluster/evidence.py EXCERPT)."""
+    nvml = scenario(tmp_path, **{f"g{i}": {"compute_mode": 3, "compute_processes": 2, "compute_pid_first": 6000 + 10 * i}
+                                 for i in range(8)})
+    long = PodRef("a-namespace-of-sixty-three-characters-" + "x" * 25, "p" * 200, "0badc0de-0000-4000-8000-00000000000b",
+                  "c")
+    for i in range(8):
+        _cgroup(tmp_path, 6000 + 10 * i, long.uid)
+    agent = agent_with(tmp_path, nvml, {uuid(i) for i in range(8)})
+    agent.pipeline.pods.pod_source.pods[long.uid] = long
+    msg = busy_event(agent)
+    assert len(msg) == MESSAGE_MAX and "\u2026 Recommended action: CHECK_GPU_PROCESSES." in msg
+    assert msg.endswith(f'Container output: "{BUSY}"') and "GPU 0 (0000:18:00) Exclusive_Process: pid 6000" in msg
+
+
+def test_nvml_is_asked_once_per_job_event_not_per_line(tmp_path):
+    """A flood of one job's busy lines asks NVML once, again only USERS_ASK_SECONDS later (the stand-in counts its
+    calls): the per-line path never waits on NVML."""
+    now = [1_800_000_000.0]
+    agent = agent_with(tmp_path, scenario(tmp_path, g1={"compute_mode": 3}), {uuid(1)}, clock=lambda: now[0])
+    standin = agent.pipeline.gpu.backend.standin
+    before = standin.calls
+    busy_event(agent)
+    asked = standin.calls
+    assert asked > before
+    for _ in range(5):
+        now[0] += 10
+        assert "GPU 1 (0000:2a:00) Exclusive_Process: no process" in busy_event(agent)
+    assert standin.calls == asked
+    now[0] += USERS_ASK_SECONDS
+    busy_event(agent)
+    assert standin.calls > asked
+
+
+def test_nvml_off_the_event_says_why_the_processes_are_not_named(tmp_path):
+    """As before (the nvidia-smi commands to run on the host), plus one sentence saying why they are not named."""
+    msg = busy_event(agent_with(tmp_path, "off", {uuid(1)}))
+    assert "The processes on its GPUs are not named: NVML is off (config key `nvml`)." in msg
+    assert "Recommended action: CHECK_GPU_PROCESSES." in msg and "nvidia-smi -q -d COMPUTE" in msg
+    assert EVENT_MESSAGE == MESSAGE_MAX  # one limit: what the Event is fitted to is what the sink writes
+
+
+def test_an_nvml_error_on_a_held_gpu_is_said_in_one_sentence(tmp_path):
+    """The compute mode call fails on the pod's GPU (GPU_IS_LOST): the Event is made, naming the GPU and the error."""
+    msg = busy_event(agent_with(tmp_path, scenario(tmp_path, g1={"compute_mode": "error:GPU_IS_LOST"}), {uuid(1)}))
+    assert "The processes on its GPUs are not named: NVML GPU_IS_LOST: GPU 1." in msg
+
+
+def test_a_hung_nvml_call_costs_the_deadline_once_and_the_event_is_made(tmp_path):
+    agent = agent_with(tmp_path, scenario(tmp_path, g1={"compute_mode": "hang"}), {uuid(1)},
+                       nvml_deadline_seconds=0.3)
+    try:
+        msg = busy_event(agent)
+        assert "The processes on its GPUs are not named: NVML did not answer on GPU 1 within 0.3 s." in msg
+    finally:
+        agent.pipeline.gpu.backend.standin.release()
+
+
+def test_nvml_failing_at_its_init_is_said_not_a_gpu_it_could_not_find(tmp_path):
+    """The agent's NVML never initialised (the driver not loaded): the Event says so, not that NVML names none of the
+    pod's GPUs (its inventory empty)."""
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump(hgx_scenario(init_error="DRIVER_NOT_LOADED")))
+    msg = busy_event(agent_with(tmp_path, f"fake:{path}", {uuid(1)}))
+    assert "The processes on its GPUs are not named: the agent's NVML has not named the GPUs (DRIVER_NOT_LOADED)." in msg
+
+
+def test_gpus_the_kubelet_has_not_named_are_said_so(tmp_path):
+    agent = agent_with(tmp_path, scenario(tmp_path), {uuid(1)})
+    agent.pipeline.pod_devices = None  # no kubelet cache (workload_hang off): holds unknown, the Event not made
+    assert agent.pipeline.workloads.gpu_users(A) == "the kubelet has not said which GPUs the pod holds"
