@@ -31,27 +31,15 @@ from .gpu.interface import COMPUTE_MODES
 EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
 # the kinds that are the node's fault only in a pod that holds GPUs (parsers/kinds.py `pod_holds_gpus`)
 ON_GPU_PODS = frozenset(k.name for k in KINDS if k.pod_holds_gpus)
-# A pod that holds GPUs and could not use them: what happened and what to check when it repeats on the node (the
-# pod's Event, gpu_access), by the kind (parsers/kinds.py).  gpu_access_lost, no device or no driver in the container:
-# its devices were taken away (NVIDIA/nvidia-container-toolkit #48, #251; NVIDIA/nvidia-docker #1671).  gpu_busy, busy
-# or unavailable (rules.CUDA_BUSY, 46): the
-# container sees the GPU and was refused a context on it, which the container runtime never decides (it only grants
-# the device nodes, NVIDIA/nvidia-container-runtime #139): another process holds the GPU in exclusive-process mode (a
-# python process on every GPU, NVIDIA/nvidia-docker #572; a DIGITS process on an "E. Process" GPU 0, NVIDIA/DIGITS
-# #2005; the device plugin's MPS sharing, its server the GPU's one process, refusing a pod: NVIDIA/k8s-device-plugin
-# #647, #1118), or the GPU's compute mode is Prohibited.
-GPU_DEVICES_LOST = ("the node's container runtime lost the pod's GPU devices (not the GPU: the node's NVML still "
-                    "answers them)",
-                    "the NVIDIA container toolkit's and the cgroup driver's configuration (a systemd daemon-reload "
-                    "with the systemd cgroup driver removes the GPU devices from running containers)")
-GPU_BUSY = ("the GPU refused it a context: another process holds the GPU in exclusive-process compute mode (one an "
-            "earlier pod left behind, another process of this pod, an MPS server that refused it) or the GPU's "
-            "compute mode is Prohibited",
-            "each GPU's compute mode (`nvidia-smi -q -d COMPUTE`) and the processes on it (`nvidia-smi "
-            "--query-compute-apps=pid,process_name --format=csv` on the host): a process no running pod owns keeps "
-            "the GPU until it is killed, and a restarted pod given that GPU fails again")
-GPU_ACCESS = {"gpu_access_lost": GPU_DEVICES_LOST, "gpu_busy": GPU_BUSY}
-# what to check when a gpu_busy Event names the GPUs' processes itself (`users_words`): in place of GPU_BUSY's, so that
+# A pod that holds GPUs and could not use them: what happened and what to check when it repeats on the node are the
+# kind's words (parsers/kinds.py `in_gpu_pod`).  gpu_access_lost, no device or no driver in the container: its devices
+# were taken away (NVIDIA/nvidia-container-toolkit #48, #251; NVIDIA/nvidia-docker #1671).  gpu_busy, busy or
+# unavailable (rules.CUDA_BUSY, 46): the container sees the GPU and was refused a context on it, which the container
+# runtime never decides (it only grants the device nodes, NVIDIA/nvidia-container-runtime #139): another process holds
+# the GPU in exclusive-process mode (a python process on every GPU, NVIDIA/nvidia-docker #572; a DIGITS process on an
+# "E. Process" GPU 0, NVIDIA/DIGITS #2005; the device plugin's MPS sharing, its server the GPU's one process, refusing
+# a pod: NVIDIA/k8s-device-plugin #647, #1118), or the GPU's compute mode is Prohibited.
+# what to check when a gpu_busy Event names the GPUs' processes itself (`users_words`): in place of its kind's, so that
 # the Event stays within EVENT_MESSAGE with them
 GPU_BUSY_NAMED = ("the processes this Event names: one no running pod owns keeps the GPU until it is killed, and a "
                   "restarted pod given that GPU fails again")
@@ -318,11 +306,11 @@ class WorkloadTracker:
         """A pod that holds GPUs (the kubelet's word) found none or could not open the driver (parsers/kinds.py
         `pod_holds_gpus`): the node's container runtime took its devices away, not the GPU (the host's NVML still
         answers) and not the program; or it was refused its GPU (gpu_busy): another process holds it.  The Event's
-        words are the kind's (GPU_ACCESS).  One Event per job (its count raised on repeats); the node's problem is
+        words are the kind's (parsers/kinds.py `in_gpu_pod`).  One Event per job (its count raised on repeats); the node's problem is
         raised by the kind's `repeated` row when pods of several workloads say it (agent/health.py)."""
         row = KIND[f.kind]
         said = f.details.get("cuda_error") or f.details.get("driver_error") or row.wording
-        what, check = GPU_ACCESS[f.kind]
+        what, check = KIND[f.kind].in_gpu_pod
         r = row.repeated
         key = "|".join((ref.namespace, job_of(ref.pod), row.reason, "gpus"))
         users, named = self._users_words(key, ref) if f.kind == "gpu_busy" else ("", False)

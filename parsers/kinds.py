@@ -193,6 +193,9 @@ class Kind:
     # names the node's container runtime and the kind's `repeated` row counts its workloads (agent/pipeline.py); in
     # one that holds none, or whose devices are unknown, it is counted only
     pod_holds_gpus: bool = False
+    # a `pod_holds_gpus` kind's words for the pod's Event (agent/workloads.py `gpu_access`): what happened to a pod that
+    # holds GPUs, and what to check when pods of `repeated`'s workloads say it on the node
+    in_gpu_pod: tuple[str, str] = ()
     # a `pod_holds_gpus` kind's reading of another kind's findings: (that kind, the start of its `details.driver_error`).
     # In the log of a pod the kubelet says holds GPUs, while the agent's own NVML on the host answers for each of them,
     # such a finding is this kind's (the container lost its devices, the node's driver is fine: agent/pipeline.py
@@ -423,6 +426,10 @@ TABLE: tuple[Kind, ...] = (
     # (46) is gpu_busy below.
     Kind("gpu_access_lost", "GPUs not visible in the pod", None, "warning", "driver", "RESTART_APP",
          "PodGPUAccessLost", workload=True, pod_holds_gpus=True, fails_job=True,
+         in_gpu_pod=("the node's container runtime lost the pod's GPU devices (not the GPU: the node's NVML still "
+                     "answers them)",
+                     "the NVIDIA container toolkit's and the cgroup driver's configuration (a systemd daemon-reload "
+                     "with the systemd cgroup driver removes the GPU devices from running containers)"),
          # NVML's and nvidia-smi's words in such a container (NVIDIA/nvidia-docker #1671, NVIDIA/nvidia-container-
          # toolkit #48, #251: `nvidia-smi` in the container fails, the host's lists its GPUs)
          takes=(("driver_unusable", "Failed to initialize NVML: Unknown Error"),
@@ -449,6 +456,12 @@ TABLE: tuple[Kind, ...] = (
     # only.
     Kind("gpu_busy", "GPU busy or unavailable to the pod", None, "warning", "driver", "CHECK_GPU_PROCESSES",
          "PodGPUBusy", workload=True, pod_holds_gpus=True, fails_job=True,
+         in_gpu_pod=("the GPU refused it a context: another process holds the GPU in exclusive-process compute mode "
+                     "(one an earlier pod left behind, another process of this pod, an MPS server that refused it) or "
+                     "the GPU's compute mode is Prohibited",
+                     "each GPU's compute mode (`nvidia-smi -q -d COMPUTE`) and the processes on it (`nvidia-smi "
+                     "--query-compute-apps=pid,process_name --format=csv` on the host): a process no running pod "
+                     "owns keeps the GPU until it is killed, and a restarted pod given that GPU fails again"),
          doc="a pod's process was refused a context on its GPU (the CUDA status busy or unavailable, 46: "
              "`CUDA-capable device(s) is/are busy or unavailable`, `all CUDA-capable devices are busy or "
              "unavailable`, `cudaErrorDevicesUnavailable`, `CUDA_ERROR_DEVICE_UNAVAILABLE`, in any framework's "
@@ -661,6 +674,7 @@ TABLE: tuple[Kind, ...] = (
 
 BY_NAME: Mapping[str, Kind] = MappingProxyType({k.name: k for k in TABLE})
 assert len(BY_NAME) == len(TABLE), "a kind declared twice"
+assert all(bool(k.pod_holds_gpus) == (len(k.in_gpu_pod) == 2) for k in TABLE), "a pod_holds_gpus kind without its words"
 # kind -> (a start of its `driver_error`, the `pod_holds_gpus` kind that takes such a finding), in table order
 # (`Kind.takes`; indexed by the finding's kind once, so a finding of a kind none takes costs one lookup)
 _TAKEN_PAIRS = {t: k.name for k in TABLE for t in k.takes}

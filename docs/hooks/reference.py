@@ -259,6 +259,8 @@ def _roles(k) -> str:
         said.append(f"in container `{k.daemon_pod[0]}`: the node's own word ({k.daemon_pod[1]})")
     if k.fault_states:
         said.append("fault when " + " or ".join(k.fault_states))
+    if k.in_gpu_pod:
+        said.append(f"the pod's Event says: {k.in_gpu_pod[0]}; on repeat, check {k.in_gpu_pod[1]}")
     for of, start in k.takes:
         said.append(f"takes `{of}`'s {code(start + '..')} in such a pod while the host's NVML answers for its GPUs")
     if k.unused_states:
