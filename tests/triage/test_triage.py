@@ -1608,6 +1608,20 @@ def test_a_traceback_dynamo_announces_it_wont_convert_is_handled():
         "TypeError"]
 
 
+def test_a_line_announcing_a_handled_traceback_is_read_on_for_another_fact():
+    """CONSTRUCTED: DYNAMO_WONT_CONVERT's first line (REAL, baichuan-inc/Baichuan2 #84) with rank 0's watchdog line
+    (SYNTHETIC, torchrun 2.x's format, as above) written into it, two processes' output interleaved on one line.  The
+    announcement is kept and the line is still read: the timeout is a fact (was: the line's reading stopped at
+    "WON'T CONVERT", the timeout lost), and the traceback after it is still the handled one."""
+    mixed = DYNAMO_WONT_CONVERT[0] + (
+        "[rank0]:[E207 08:04:31.862000 4711 ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=15, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600000 "
+        "milliseconds before timing out.")
+    ev = list(read_lines([mixed, *DYNAMO_WONT_CONVERT[1:]], "train.log", Clock(), year=2023))
+    assert [(e.kind, e.rank, e.details["seq"]) for e in ev if e.kind == "nccl_timeout"] == [("nccl_timeout", 0, 15)]
+    assert [e for e in ev if e.kind == "exception"] == []
+
+
 KEYS_VALUES = Path(__file__).parents[1] / "fixtures" / "incidents" / "keys-values-lightning-child-exit" / "logs" / \
     "train.log"
 
