@@ -800,11 +800,17 @@ def _pod_name(e: Evidence) -> str | None:
     return e.details.get("pod") or (e.file[4:] if (e.file or "").startswith("pod/") else None)
 
 
-def _pod_key(e: Evidence) -> tuple[str | None, str | None]:
-    """Which pod a line is of, to tell another line of the same pod: its name without the namespace (an Event row names
-    none), else its file (a describe naming no pod is one pod's)."""
+def _pod_short(e: Evidence) -> str | None:
+    """The pod a line is of (`_pod_name`) without its namespace: an Event row names none."""
     pod = _pod_name(e)
-    return (None, pod.rsplit("/", 1)[-1]) if pod else (e.file, None)
+    return pod.rsplit("/", 1)[-1] if pod else None
+
+
+def _pod_key(e: Evidence) -> tuple[str | None, str | None]:
+    """Which pod a line is of, to tell another line of the same pod: its name without the namespace (`_pod_short`),
+    else its file (a describe naming no pod is one pod's)."""
+    pod = _pod_short(e)
+    return (None, pod) if pod else (e.file, None)
 
 
 def _gang_end(job: Job, first: Evidence) -> tuple[str, str] | None:
@@ -819,8 +825,8 @@ def _gang_end(job: Job, first: Evidence) -> tuple[str, str] | None:
     alike = [e for e in job.evidence if e.kind == "job_ended" and POD_ENDS.get(e.details.get("pod_end")) is end
              and not job.ran(e)]
     hosts = {e.host for e in alike if e.host}
-    pods = {str(_pod_name(e)).rsplit("/", 1)[-1] for e in alike if _pod_name(e)}
-    ran = {str(_pod_name(e)).rsplit("/", 1)[-1] for e in job.evidence if _pod_name(e)} - pods
+    pods = {pod for e in alike if (pod := _pod_short(e))}
+    ran = {pod for e in job.evidence if (pod := _pod_short(e))} - pods
     if hosts and job.hosts - hosts or not hosts and pods and ran:
         where = f"node{'s' if len(hosts) > 1 else ''} {', '.join(sorted(hosts))}" if hosts else \
             f"pod{'s' if len(pods) > 1 else ''} {', '.join(sorted(pods))}"
