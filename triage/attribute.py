@@ -89,6 +89,8 @@ RESTART_KINDS = frozenset(k.name for k in _ROWS if k.restarts)
 # recorder's dump lines (nccl_dump) are not: a rank told to dump may never have timed out itself (the rows' `timed_out`)
 TIMEOUT_KINDS = frozenset(k.name for k in _ROWS if k.timed_out)
 PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
+# the kinds `consequences` counts in a sentence of their own; a node fault's other outranked failures are listed
+CONSEQUENCES_COUNTED = TIMEOUT_KINDS | PEER_KINDS | {"nccl_timeout", "barrier_timeout", "rank_exit"}
 # what makes a host slow rather than broken (parsers/kinds.py `slows`): named beside a lagging rank whose host logged it
 SLOW_HOST_KINDS = frozenset(k.name for k in KIND_TABLE if k.slows)
 # A process of a rank ended: the rank's own (a launcher's line), or its DataLoader worker's (the rank's exception
@@ -1344,8 +1346,7 @@ def consequences(job: Job, v: Verdict) -> str:
         ranks = sorted({e.rank for e in exits if e.rank is not None})
         parts.append(f"{_ranks(ranks) if ranks else str(len(exits)) + ' process(es)'} exited after it")
     # a node fault's: the job's other failures it outranks, those the sentence has not counted above
-    counted = TIMEOUT_KINDS | PEER_KINDS | {"nccl_timeout", "barrier_timeout", "rank_exit"}
-    others = [e for e in _outranked(job, v) if e.kind not in counted]
+    others = [e for e in _outranked(job, v) if e.kind not in CONSEQUENCES_COUNTED]
     if others:
         said = list(dict.fromkeys(f"{_what(e)} on {_who(e)}" for e in others))
         more = f" and {len(said) - 3} more" if len(said) > 3 else ""
