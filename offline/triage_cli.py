@@ -402,10 +402,10 @@ def triage(fmt: str, year: int | None, window: float, evidence_limit: int, jobs_
     jobs = jobs_default() if jobs_text is None else _jobs(jobs_text)
     inputs = Inputs()
     evidence = collect(paths, year, inputs, jobs=jobs)
-    incidents = attribute(evidence, window=window)
     # teardown errors and ends after a success their file stated, and earlier Slurm steps' ends before one: said, never
-    # failures
+    # failures (split once: attribute takes the split)
     split = teardown(evidence)
+    incidents = attribute(split, window=window)
     noise, earlier = split.noise, split.earlier
     for message in inputs.errors[:MAX_ERRORS_SHOWN]:
         click.echo(f"gpu-npd triage: {message}", err=True)

@@ -51,7 +51,7 @@ from parsers.rules import NVSMI_NO_GPU
 from .clock import SKEW
 from .facts import JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
 from .model import Evidence, Incident, Root, _int
-from .teardown import ENDED_SIGNALS, fails, teardown
+from .teardown import ENDED_SIGNALS, Teardown, fails, teardown
 
 DEFAULT_WINDOW = 600.0  # seconds a node fault may precede the job's first failure it explains
 
@@ -1171,10 +1171,11 @@ RULES: tuple[Rule, ...] = (
 
 # --- incidents ----------------------------------------------------------------------------------------------
 
-def attribute(evidence: Iterable[Evidence], window: float = DEFAULT_WINDOW) -> list[Incident]:
+def attribute(evidence: Iterable[Evidence] | Teardown, window: float = DEFAULT_WINDOW) -> list[Incident]:
     """The job's incidents, most likely root cause first; [] when the evidence holds no failure at all.  A file's
-    communicator errors after its own statement of the job's success are its teardown, no failure (triage.teardown)."""
-    job = Job(teardown(evidence).kept, window)
+    communicator errors after its own statement of the job's success are its teardown, no failure (triage.teardown):
+    `evidence` is split so here, or is that split already made (a caller that says the teardown too splits once)."""
+    job = Job((evidence if isinstance(evidence, Teardown) else teardown(evidence)).kept, window)
     if not job.failures:
         return []
     incidents = []
