@@ -368,7 +368,7 @@ def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
                 "triage/facts.py LIVE_FACTS row names: read from the job's lines by triage only")
     # (by the row's words: offline's text may be cut, TEXT_MAX, before the end its pattern reads)
     row = next((f for f in FACTS if f.kind == kind and any(k in text for k in f.keywords)), None)
-    if job_fact(text) is None and row is not None:
+    if job_fact(text) is None and row is not None and not LIVE[kind].witness:
         return ("job fact names no culprit", f"offline's root is {kind} ({rule}: {text.strip()!r}), a line of a "
                 f"LIVE_FACTS row ({row.name}) that names none of its culprit's fields {list(LIVE[kind].culprit)} "
                 "and has no witness (LiveFact.witness): the agent does not publish it")
