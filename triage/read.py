@@ -40,12 +40,22 @@ TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its ex
 # container runtime's hook refusing the pod its GPUs is that node's fault). Other files' lines are untouched.
 _DESCRIBE_NAME, _DESCRIBE_NAMESPACE, _DESCRIBE_NODE = "Name:", "Namespace:", re.compile(r"Node:\s+([^\s/]+)(?:/\S*)?\s*$")
 DESCRIBE_HEADER_LINES = 40  # lines after "Name:" its "Node:" may come
-# the scheduler's Scheduled Event as describe's Events table prints it (no object column: one pod's rows), its
+# the scheduler's Scheduled Event as describe's Events table prints it (facts.DESCRIBE_EVENT), its
 # "Successfully assigned <namespace>/<pod> to <node>" the pod's node as "Node:" is (an Events table pasted without its
 # header, NVIDIA/gpu-operator #549); `kubectl get events`' rows (the object column "pod/<name>", rows of many pods) are
 # not one pod's
-DESCRIBE_SCHEDULED = re.compile(r"\s*Normal\s+Scheduled\s+\S+(?: \(x\d+ over \S+\))?\s+[\w.\-]+\s+"
-                                 r"Successfully assigned ([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*) to ([^\s/]+)\s*$")
+_SCHEDULED = re.compile(r"Successfully assigned ([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*) to ([^\s/]+)$")
+
+
+def describe_scheduled(line: str) -> re.Match | None:
+    """A describe Events table's Scheduled row: its message's match, groups (namespace, pod, node); None for any
+    other line."""
+    m = facts.DESCRIBE_EVENT.match(line)
+    if m is None or m.group("type") != "Normal" or m.group("reason") != "Scheduled":
+        return None
+    return _SCHEDULED.match(m.group("message"))
+
+
 # torchrun's ChildFailedError summary: "[0]:" opens a failure, "  rank      : 3 (local_rank: 3)" fields follow (flush left
 # where a log collector stripped the indentation: CloudWatch, pytorch/pytorch #69520)
 # envelopes whose stamp prints no year (BSD syslog, klog's "I0809 13:32:51.873532"): detect gives them 1900 when the
@@ -671,8 +681,8 @@ class FileReader:
             self._described = None
 
     def _scheduled(self, line: str) -> None:
-        """A describe Events table's Scheduled row (DESCRIBE_SCHEDULED): the pod and the node its lines are."""
-        m = DESCRIBE_SCHEDULED.match(line)
+        """A describe Events table's Scheduled row (`describe_scheduled`): the pod and the node its lines are."""
+        m = describe_scheduled(line)
         if m is not None and not placeholder(m.group(3)):
             self._pod, self._pod_node, self._described = (m.group(2), m.group(1)), m.group(3), None
 
