@@ -265,6 +265,27 @@ def test_klog_stamps_take_the_jobs_year():
     assert clock.year == 2024
 
 
+def test_a_glog_stamp_takes_the_year_another_file_of_the_job_dates(tmp_path):
+    """bytedance/flux #40's log (REAL, tests/fixtures/incidents/flux-40-two-node-illegal-access: glog's "W0907" and
+    c10's "[E907 ..]" stamps, no year in any line) is dated by the year another file of the job gives, here
+    open-mmlab/mmsegmentation #3106's torchrun summary (REAL, its "time : 2023-06-14_22:36:10" rows; SYNTHETIC: the
+    two files of one job).  Alone, its year is the guess `gpu-npd triage` makes without --year: this year."""
+    from offline.triage_cli import Inputs, collect
+
+    incidents = Path(__file__).parents[1] / "fixtures" / "incidents"
+    flux = (incidents / "flux-40-two-node-illegal-access" / "logs" / "train.log").read_text()
+    (tmp_path / "node-0").mkdir()
+    (tmp_path / "node-0" / "train.log").write_text(flux)
+    alone = collect((str(tmp_path),), None, Inputs())
+    assert {e.time.year for e in alone if e.time is not None} == {datetime.now(timezone.utc).year}
+    summary = (incidents / "mmsegmentation-3106-same-second-sigabrt" / "logs" / "train.log").read_text()
+    (tmp_path / "node-1").mkdir()
+    (tmp_path / "node-1" / "train.log").write_text(summary)
+    dated = [e for e in collect((str(tmp_path),), None, Inputs()) if e.time is not None]
+    assert {e.time.year for e in dated} == {2023}
+    assert any(e.file.endswith("node-0/train.log") for e in dated)
+
+
 # --- job facts (REAL lines) ------------------------------------------------------------------------------------
 
 FACTS = [
