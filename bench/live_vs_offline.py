@@ -44,7 +44,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import sys
 import tempfile
 import time
@@ -65,9 +64,6 @@ JOB = "job"
 DEFAULT_NODE = "node-0"
 WRAP_MIN = 60  # the narrowest terminal copy unwrapped (`unwrap`)
 PADDING = "  "  # the blanks a terminal pads a line's last piece with, at the least
-# a row of `kubectl describe`'s Events table: type, reason, age (with its repeats), from, message
-EVENTS_ROW = re.compile(r"^\s*(?P<type>Normal|Warning)\s+(?P<reason>[A-Z]\w*)\s+\S+"
-                        r"(?: \(x(?P<count>\d+) over \S+\))?\s+(?P<source>[\w.\-]+)\s+(?P<message>\S.*?)\s*$")
 KERNEL_ENVELOPES = ("kmsg", "dmesg")  # envelope rows (parsers/envelope.py) whose lines are the kernel's
 # how the kernel (and its drivers) open a line: a plain line of a node fault kind worded so is the kernel's, one
 # worded otherwise is a program's report of it (Ray's memory monitor's OOM kill is the job's output)
@@ -102,19 +98,19 @@ def _node_of(line: str, path: str, root: str, described: str | None = None) -> s
 def _described(lines: list[str]) -> str | None:
     """The node a pod's description's scheduler row names (as offline triage reads it: triage/read.py), None without
     one."""
-    from triage.read import DESCRIBE_SCHEDULED
+    from triage.read import describe_scheduled
 
-    return next((m.group(3) for m in map(DESCRIBE_SCHEDULED.match, lines) if m), None)
+    return next((m.group(3) for m in map(describe_scheduled, lines) if m), None)
 
 
 def kubelet_events(lines: list[str], pod: str, node: str, now: float) -> list[dict]:
     """The Warning Events a description's Events rows show of a reason triage's gang judges (GANG_EVENTS), as
     the component in the row's From column wrote them on the pod (source.host its node), stamped a minute ago."""
-    from triage.facts import GANG_EVENTS
+    from triage.facts import DESCRIBE_EVENT, GANG_EVENTS
 
     stamp = datetime.fromtimestamp(now - 60, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     out = []
-    for m in filter(None, map(EVENTS_ROW.match, lines)):
+    for m in filter(None, map(DESCRIBE_EVENT.match, lines)):
         if m.group("type") != "Warning" or m.group("reason") not in GANG_EVENTS:
             continue
         uid = f"kev-{pod}-{len(out)}"
@@ -368,7 +364,7 @@ def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
                 "triage/facts.py LIVE_FACTS row names: read from the job's lines by triage only")
     # (by the row's words: offline's text may be cut, TEXT_MAX, before the end its pattern reads)
     row = next((f for f in FACTS if f.kind == kind and any(k in text for k in f.keywords)), None)
-    if job_fact(text) is None and row is not None:
+    if job_fact(text) is None and row is not None and not LIVE[kind].witness:
         return ("job fact names no culprit", f"offline's root is {kind} ({rule}: {text.strip()!r}), a line of a "
                 f"LIVE_FACTS row ({row.name}) that names none of its culprit's fields {list(LIVE[kind].culprit)} "
                 "and has no witness (LiveFact.witness): the agent does not publish it")

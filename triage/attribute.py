@@ -51,7 +51,7 @@ from parsers.rules import NVSMI_NO_GPU
 from .clock import SKEW
 from .facts import JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
 from .model import Evidence, Incident, Root, _int
-from .teardown import ENDED_SIGNALS, fails, teardown
+from .teardown import ENDED_SIGNALS, Teardown, fails, teardown
 
 DEFAULT_WINDOW = 600.0  # seconds a node fault may precede the job's first failure it explains
 
@@ -89,6 +89,8 @@ RESTART_KINDS = frozenset(k.name for k in _ROWS if k.restarts)
 # recorder's dump lines (nccl_dump) are not: a rank told to dump may never have timed out itself (the rows' `timed_out`)
 TIMEOUT_KINDS = frozenset(k.name for k in _ROWS if k.timed_out)
 PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
+# the kinds `consequences` counts in a sentence of their own; a node fault's other outranked failures are listed
+CONSEQUENCES_COUNTED = TIMEOUT_KINDS | PEER_KINDS | {"nccl_timeout", "barrier_timeout", "rank_exit"}
 # what makes a host slow rather than broken (parsers/kinds.py `slows`): named beside a lagging rank whose host logged it
 SLOW_HOST_KINDS = frozenset(k.name for k in KIND_TABLE if k.slows)
 # A process of a rank ended: the rank's own (a launcher's line), or its DataLoader worker's (the rank's exception
@@ -800,11 +802,17 @@ def _pod_name(e: Evidence) -> str | None:
     return e.details.get("pod") or (e.file[4:] if (e.file or "").startswith("pod/") else None)
 
 
-def _pod_key(e: Evidence) -> tuple[str | None, str | None]:
-    """Which pod a line is of, to tell another line of the same pod: its name without the namespace (an Event row names
-    none), else its file (a describe naming no pod is one pod's)."""
+def _pod_short(e: Evidence) -> str | None:
+    """The pod a line is of (`_pod_name`) without its namespace: an Event row names none."""
     pod = _pod_name(e)
-    return (None, pod.rsplit("/", 1)[-1]) if pod else (e.file, None)
+    return pod.rsplit("/", 1)[-1] if pod else None
+
+
+def _pod_key(e: Evidence) -> tuple[str | None, str | None]:
+    """Which pod a line is of, to tell another line of the same pod: its name without the namespace (`_pod_short`),
+    else its file (a describe naming no pod is one pod's)."""
+    pod = _pod_short(e)
+    return (None, pod) if pod else (e.file, None)
 
 
 def _gang_end(job: Job, first: Evidence) -> tuple[str, str] | None:
@@ -819,8 +827,8 @@ def _gang_end(job: Job, first: Evidence) -> tuple[str, str] | None:
     alike = [e for e in job.evidence if e.kind == "job_ended" and POD_ENDS.get(e.details.get("pod_end")) is end
              and not job.ran(e)]
     hosts = {e.host for e in alike if e.host}
-    pods = {str(_pod_name(e)).rsplit("/", 1)[-1] for e in alike if _pod_name(e)}
-    ran = {str(_pod_name(e)).rsplit("/", 1)[-1] for e in job.evidence if _pod_name(e)} - pods
+    pods = {pod for e in alike if (pod := _pod_short(e))}
+    ran = {pod for e in job.evidence if (pod := _pod_short(e))} - pods
     if hosts and job.hosts - hosts or not hosts and pods and ran:
         where = f"node{'s' if len(hosts) > 1 else ''} {', '.join(sorted(hosts))}" if hosts else \
             f"pod{'s' if len(pods) > 1 else ''} {', '.join(sorted(pods))}"
@@ -1163,10 +1171,11 @@ RULES: tuple[Rule, ...] = (
 
 # --- incidents ----------------------------------------------------------------------------------------------
 
-def attribute(evidence: Iterable[Evidence], window: float = DEFAULT_WINDOW) -> list[Incident]:
+def attribute(evidence: Iterable[Evidence] | Teardown, window: float = DEFAULT_WINDOW) -> list[Incident]:
     """The job's incidents, most likely root cause first; [] when the evidence holds no failure at all.  A file's
-    communicator errors after its own statement of the job's success are its teardown, no failure (triage.teardown)."""
-    job = Job(teardown(evidence).kept, window)
+    communicator errors after its own statement of the job's success are its teardown, no failure (triage.teardown):
+    `evidence` is split so here, or is that split already made (a caller that says the teardown too splits once)."""
+    job = Job((evidence if isinstance(evidence, Teardown) else teardown(evidence)).kept, window)
     if not job.failures:
         return []
     incidents = []
@@ -1338,8 +1347,7 @@ def consequences(job: Job, v: Verdict) -> str:
         ranks = sorted({e.rank for e in exits if e.rank is not None})
         parts.append(f"{_ranks(ranks) if ranks else str(len(exits)) + ' process(es)'} exited after it")
     # a node fault's: the job's other failures it outranks, those the sentence has not counted above
-    counted = TIMEOUT_KINDS | PEER_KINDS | {"nccl_timeout", "barrier_timeout", "rank_exit"}
-    others = [e for e in _outranked(job, v) if e.kind not in counted]
+    others = [e for e in _outranked(job, v) if e.kind not in CONSEQUENCES_COUNTED]
     if others:
         said = list(dict.fromkeys(f"{_what(e)} on {_who(e)}" for e in others))
         more = f" and {len(said) - 3} more" if len(said) > 3 else ""

@@ -318,7 +318,12 @@ REASON_WORDS = tuple(k for k in POD_ENDS if not k.startswith("taint:")
 # triage.inventory read_events makes of Event objects): its type (core/v1 EventTypeNormal, EventTypeWarning), then its
 # reason ("  Warning  FailedMount  51s (x12 over 9m5s)  kubelet  MountVolume.SetUp failed for volume ..")
 EVENT_TYPES = ("Normal", "Warning")
-EVENT_ROW = re.compile(rf"(?:^|\s)(?:{'|'.join(EVENT_TYPES)})\s+(?P<reason>[A-Z]\w*)\b")
+_EVENT_HEAD = rf"(?P<type>{'|'.join(EVENT_TYPES)})\s+(?P<reason>[A-Z]\w*)"
+EVENT_ROW = re.compile(rf"(?:^|\s){_EVENT_HEAD}\b")
+# a row of `kubectl describe`'s Events table (no object column: one object's rows), whole: its type and reason, age
+# (with its repeats), from, message
+DESCRIBE_EVENT = re.compile(rf"^\s*{_EVENT_HEAD}\s+\S+(?: \(x(?P<count>\d+) over \S+\))?\s+(?P<source>[\w.\-]+)\s+"
+                            r"(?P<message>\S.*?)\s*$")
 # status.reason "Out<resource>": the kubelet's admission found the node short of an extended resource
 # ("OutOfnvidia.com/gpu")
 OUT_OF_WORD = r"Out[Oo]f[a-z0-9][\w.\-]*/[\w.\-]+"  # as it stands in kubectl's text (the k8s_ended row)

@@ -32,6 +32,7 @@ YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's
 MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million timeouts says no more than this
 MAX_PENDING = 50000  # evidence held back to the file's end for the rank another line of its process names
 MAX_FOUND = 4096  # evidence of the latest findings remembered by line, for the parsers' amendments of them
+MAX_KEYS = 4096  # writers one per-writer map of a file's reading state holds; one past it is not tracked
 TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its exception line may come
 # `kubectl describe pod` output: "Name:" flush left opens a pod's description, "Namespace:" follows it, and "Node:" within
 # its header names the node the pod was placed on ("Node:         node-c/10.0.0.13", "<none>" while unscheduled): the
@@ -39,12 +40,22 @@ TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its ex
 # container runtime's hook refusing the pod its GPUs is that node's fault). Other files' lines are untouched.
 _DESCRIBE_NAME, _DESCRIBE_NAMESPACE, _DESCRIBE_NODE = "Name:", "Namespace:", re.compile(r"Node:\s+([^\s/]+)(?:/\S*)?\s*$")
 DESCRIBE_HEADER_LINES = 40  # lines after "Name:" its "Node:" may come
-# the scheduler's Scheduled Event as describe's Events table prints it (no object column: one pod's rows), its
+# the scheduler's Scheduled Event as describe's Events table prints it (facts.DESCRIBE_EVENT), its
 # "Successfully assigned <namespace>/<pod> to <node>" the pod's node as "Node:" is (an Events table pasted without its
 # header, NVIDIA/gpu-operator #549); `kubectl get events`' rows (the object column "pod/<name>", rows of many pods) are
 # not one pod's
-DESCRIBE_SCHEDULED = re.compile(r"\s*Normal\s+Scheduled\s+\S+(?: \(x\d+ over \S+\))?\s+[\w.\-]+\s+"
-                                 r"Successfully assigned ([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*) to ([^\s/]+)\s*$")
+_SCHEDULED = re.compile(r"Successfully assigned ([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*) to ([^\s/]+)$")
+
+
+def describe_scheduled(line: str) -> re.Match | None:
+    """A describe Events table's Scheduled row: its message's match, groups (namespace, pod, node); None for any
+    other line."""
+    m = facts.DESCRIBE_EVENT.match(line)
+    if m is None or m.group("type") != "Normal" or m.group("reason") != "Scheduled":
+        return None
+    return _SCHEDULED.match(m.group("message"))
+
+
 # torchrun's ChildFailedError summary: "[0]:" opens a failure, "  rank      : 3 (local_rank: 3)" fields follow (flush left
 # where a log collector stripped the indentation: CloudWatch, pytorch/pytorch #69520)
 # envelopes whose stamp prints no year (BSD syslog, klog's "I0809 13:32:51.873532"): detect gives them 1900 when the
@@ -600,7 +611,7 @@ class FileReader:
                 known = merged.get(fields)
                 if known is None:  # a writer first seen (or past the bound): who it is, its key, the ranks it names
                     known = self._writer(fields, n + i + 1)
-                    if len(merged) < 4096:
+                    if len(merged) < MAX_KEYS:
                         merged[fields] = known
                 origin, key = known
                 if not fields and rest[:1] == "N" and rest.startswith(("Name:", "Namespace:", "Node:")):
@@ -670,8 +681,8 @@ class FileReader:
             self._described = None
 
     def _scheduled(self, line: str) -> None:
-        """A describe Events table's Scheduled row (DESCRIBE_SCHEDULED): the pod and the node its lines are."""
-        m = DESCRIBE_SCHEDULED.match(line)
+        """A describe Events table's Scheduled row (`describe_scheduled`): the pod and the node its lines are."""
+        m = describe_scheduled(line)
         if m is not None and not placeholder(m.group(3)):
             self._pod, self._pod_node, self._described = (m.group(2), m.group(1)), m.group(3), None
 
@@ -759,7 +770,7 @@ class FileReader:
         process's, whose exception is that process's (its pid and its node's address)."""
         yield from self._read_line(at)
         task = ray_task(at.rest)
-        if task is not None and (at.key in self._ray_tasks or len(self._ray_tasks) < 4096):
+        if task is not None and (at.key in self._ray_tasks or len(self._ray_tasks) < MAX_KEYS):
             self._tracebacks[at.key] = at.n
             self._caught.discard(at.key)
             self._ray_tasks[at.key] = (at.n, *task)
@@ -781,7 +792,7 @@ class FileReader:
                     self._actors[key][facts.RAY_ACTOR_NAMES[m.group(1)]] = m.group(2)
                 return
             actor = self._actors.pop(key)
-        if rest.endswith(facts.RAY_ACTOR_OPENER) and len(self._actors) < 4096:
+        if rest.endswith(facts.RAY_ACTOR_OPENER) and len(self._actors) < MAX_KEYS:
             self._actors[key] = {}
         if key in self._tasks:  # a coordinator's list of the tasks it lost, one a line (facts.TASK_LIST_OPENERS)
             row = self._tasks[key]
@@ -792,25 +803,23 @@ class FileReader:
             del self._tasks[key]
         if rest.endswith(_TASK_LIST_ENDS):
             for opener, row in facts.TASK_LIST_OPENERS.items():
-                if rest.endswith(opener) and len(self._tasks) < 4096:
+                if rest.endswith(opener) and len(self._tasks) < MAX_KEYS:
                     self._tasks[key] = row
         tail = rest  # the line without an exception group's margin
         if key in self._groups or facts.GROUP_TRACEBACK in rest:
             m = facts.GROUP_MARGIN.match(rest)
             if m is not None:
                 tail = rest[m.end():]
-                if len(self._groups) < 4096:
+                if len(self._groups) < MAX_KEYS:
                     self._groups.add(key)
             else:
                 self._groups.discard(key)
-        if CAUGHT_BEFORE in tail:
-            if key in self._announced or len(self._announced) < 4096:
-                self._announced[key] = n
-            return
+        if CAUGHT_BEFORE in tail and (key in self._announced or len(self._announced) < MAX_KEYS):
+            self._announced[key] = n  # the line is read on: another writer's fact may share it (an interleaved write)
         if tail.startswith(_TRACEBACK_OPENERS):
             self._tracebacks[key] = n
             said = self._announced.pop(key, None)
-            if said is not None and n - said <= CAUGHT_AHEAD and len(self._caught) < 4096:
+            if said is not None and n - said <= CAUGHT_AHEAD and len(self._caught) < MAX_KEYS:
                 self._caught.add(key)  # the traceback the line before announced handled
             else:
                 self._caught.discard(key)
@@ -823,7 +832,7 @@ class FileReader:
         if tail.endswith(facts.TRACEBACK):  # a logged message ending with one: its stamp the traceback's time
             self._tracebacks[key] = n
             if CAUGHT.match(tail) is not None:
-                if len(self._caught) < 4096:
+                if len(self._caught) < MAX_KEYS:
                     self._caught.add(key)
             else:
                 self._caught.discard(key)
@@ -857,10 +866,10 @@ class FileReader:
                     ev = _of_rank(ev, named[0])
                     yield from self._dcp_credited(key)
                 if ev is not None:
-                    if key in self._last_exc or len(self._last_exc) < 4096:
+                    if key in self._last_exc or len(self._last_exc) < MAX_KEYS:
                         self._last_exc[key] = (n, cause or ev.details.get("exception") or ev.kind)
                     if DCP_OPENER in (m.group("message") or "")[:len(DCP_OPENER) + 40] and \
-                            (key in self._dcp_open or len(self._dcp_open) < 4096):
+                            (key in self._dcp_open or len(self._dcp_open) < MAX_KEYS):
                         if key in self._dcp_open:  # the one before, no rank's failure after it
                             yield from self._dcp_close(key)
                         self._dcp_open[key] = (n, ev)  # the ranks' own failures follow, each its own rank's

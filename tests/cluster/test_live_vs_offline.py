@@ -166,6 +166,21 @@ def test_a_job_fact_that_names_no_culprit_is_the_misss_cause(monkeypatch):
         assert "barrier_timeout" in detail and ("xla_barrier_timeout" in detail or "xla_key_value_timeout" in detail)
 
 
+def test_a_witnessed_rows_line_is_never_said_to_name_no_culprit(monkeypatch):
+    """"job fact names no culprit" says the row "has no witness": a line of a row with one (barrier_timeout) that the
+    agent did not publish all the same (here: `job_fact` made to publish nothing) is said some other cause (was: that
+    one, its words untrue of the row)."""
+    from triage import read
+
+    bench = _bench()
+    lines = (bench.INCIDENTS / JAX_TIMEOUTS[0] / "logs" / "job.log").read_text().splitlines()
+    text = next(line for line in lines if "GetKeyValue() timed out" in line)
+    off = {"rule": "undetermined", "root": {"kind": "barrier_timeout"},
+           "evidence": [{"kind": "barrier_timeout", "text": text}]}
+    monkeypatch.setattr(read, "job_fact", lambda message: None)
+    assert bench._unpublished(off, bench.Split())[0] not in ("job fact names no culprit", "job fact not published")
+
+
 SHM_INCIDENTS = ["ci-infra-490-shm", "nccl-525-shm", "nccl-342-shm", "xgboost-5963-shm", "torchtitan-853-shm"]
 
 

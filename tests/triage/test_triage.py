@@ -265,6 +265,27 @@ def test_klog_stamps_take_the_jobs_year():
     assert clock.year == 2024
 
 
+def test_a_glog_stamp_takes_the_year_another_file_of_the_job_dates(tmp_path):
+    """bytedance/flux #40's log (REAL, tests/fixtures/incidents/flux-40-two-node-illegal-access: glog's "W0907" and
+    c10's "[E907 ..]" stamps, no year in any line) is dated by the year another file of the job gives, here
+    open-mmlab/mmsegmentation #3106's torchrun summary (REAL, its "time : 2023-06-14_22:36:10" rows; SYNTHETIC: the
+    two files of one job).  Alone, its year is the guess `gpu-npd triage` makes without --year: this year."""
+    from offline.triage_cli import Inputs, collect
+
+    incidents = Path(__file__).parents[1] / "fixtures" / "incidents"
+    flux = (incidents / "flux-40-two-node-illegal-access" / "logs" / "train.log").read_text()
+    (tmp_path / "node-0").mkdir()
+    (tmp_path / "node-0" / "train.log").write_text(flux)
+    alone = collect((str(tmp_path),), None, Inputs())
+    assert {e.time.year for e in alone if e.time is not None} == {datetime.now(timezone.utc).year}
+    summary = (incidents / "mmsegmentation-3106-same-second-sigabrt" / "logs" / "train.log").read_text()
+    (tmp_path / "node-1").mkdir()
+    (tmp_path / "node-1" / "train.log").write_text(summary)
+    dated = [e for e in collect((str(tmp_path),), None, Inputs()) if e.time is not None]
+    assert {e.time.year for e in dated} == {2023}
+    assert any(e.file.endswith("node-0/train.log") for e in dated)
+
+
 # --- job facts (REAL lines) ------------------------------------------------------------------------------------
 
 FACTS = [
@@ -1606,6 +1627,20 @@ def test_a_traceback_dynamo_announces_it_wont_convert_is_handled():
     far = [DYNAMO_WONT_CONVERT[0], "due to: ", "", "", "", *DYNAMO_WONT_CONVERT[2:6]]
     assert [e.details["exception"] for e in read_lines(far, "train.log", Clock()) if e.kind == "exception"] == [
         "TypeError"]
+
+
+def test_a_line_announcing_a_handled_traceback_is_read_on_for_another_fact():
+    """CONSTRUCTED: DYNAMO_WONT_CONVERT's first line (REAL, baichuan-inc/Baichuan2 #84) with rank 0's watchdog line
+    (SYNTHETIC, torchrun 2.x's format, as above) written into it, two processes' output interleaved on one line.  The
+    announcement is kept and the line is still read: the timeout is a fact (was: the line's reading stopped at
+    "WON'T CONVERT", the timeout lost), and the traceback after it is still the handled one."""
+    mixed = DYNAMO_WONT_CONVERT[0] + (
+        "[rank0]:[E207 08:04:31.862000 4711 ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=15, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600000 "
+        "milliseconds before timing out.")
+    ev = list(read_lines([mixed, *DYNAMO_WONT_CONVERT[1:]], "train.log", Clock(), year=2023))
+    assert [(e.kind, e.rank, e.details["seq"]) for e in ev if e.kind == "nccl_timeout"] == [("nccl_timeout", 0, 15)]
+    assert [e for e in ev if e.kind == "exception"] == []
 
 
 KEYS_VALUES = Path(__file__).parents[1] / "fixtures" / "incidents" / "keys-values-lightning-child-exit" / "logs" / \
