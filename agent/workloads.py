@@ -251,6 +251,7 @@ class WorkloadTracker:
             colls = self._collectives(key, f) if f.kind == "nccl_timeout" else ""
             # the Ray task's process the quoted failure was raised in (agent/sources/podlogs.py: its node, not this one)
             task = ray_task_words(quote[1].details.get("task_pid"), quote[1].details.get("task_host"))
+            line_at = quote[0]
             message = (f"{explain(quote[1], cause, self.window, ranks)}{'. ' + colls if colls else ''}"
                        f"{'. ' + task if task else ''} [container {first.container}]{quote[2]}")
         else:  # a job fact (triage.facts.LIVE_FACTS): the job's first on this node names the culprit, repeats count;
@@ -263,8 +264,10 @@ class WorkloadTracker:
                 said = self._said[key] = (at, f"{fact_words(fact, f.details)} [container {ref.container}]"
                                               f"{quoted(f.message)}", named)
                 self._first[key] = first = ref
-            message = said[1]
-        event = PodEvent(first, reason, message, "|".join(key))
+            message, line_at = said[1], said[0]
+        # the quoted line's own time travels with the Event (kubeapi.events: its eventTime), by which the cluster
+        # orders the job's ranks across its nodes (cluster/evidence.py)
+        event = PodEvent(first, reason, message, "|".join(key), at=line_at)
         while len(self._ranks) > MAX_JOBS or (self._rank_total > MAX_RANKS_TOTAL and len(self._ranks) > 1):
             oldest = next(iter(self._ranks))
             self._rank_total -= len(self._ranks.pop(oldest))

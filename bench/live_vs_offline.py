@@ -26,7 +26,8 @@ incident establishes them).
     PYTHONPATH=. .venv/bin/python bench/live_vs_offline.py [NAME ...]   # the table, the two scores, the reasons
 
 What is not there live, by construction: the pods' container statuses (exit codes, OOMKilled: no incident says
-them), the lines' own times (an Event is stamped when the agent records it), anything the agent does not publish
+them), the lines' own times but the one each Event quotes (its eventTime: kubelet's stamp of the line here; the other
+ranks an Event lists are at the time the agent recorded it), anything the agent does not publish
 (triage's job facts other than those triage/facts.py LIVE_FACTS names: consequences such as a heartbeat monitor's
 hang or a barrier's healthy ranks, read only offline; docs/triage.md, "Live and offline"), and a launcher summary's
 rows without the opener the agent reads the summary by (an excerpt cut before it).  A miss's causes: "Kubernetes Event

@@ -132,11 +132,15 @@ class Reader:
     # ---- Events ------------------------------------------------------------------------------------
 
     def pod_event(self, ev: Mapping[str, Any], host: str | None = None) -> list[Evidence]:
-        """A node agent's Event on a Pod: one Evidence per rank it lists (at most the 16 it shows)."""
+        """A node agent's Event on a Pod: one Evidence per rank it lists (at most the 16 it shows).  Its time: the
+        quoted line's own (the agent writes it as the Event's eventTime, to the microsecond: kubeapi.events) for the
+        line's rank, the Event's own (firstTimestamp, when the agent recorded it) for the other ranks it lists, whose
+        lines the agent read after the quoted one; the Event's own for all from an agent that wrote no eventTime."""
         reason = ev.get("reason") or ""
         message = ev.get("message") or ""
         host = (ev.get("source") or {}).get("host") or host
-        when = parse_time(ev.get("firstTimestamp") or ev.get("eventTime") or ev.get("lastTimestamp"))
+        recorded = parse_time(ev.get("firstTimestamp") or ev.get("lastTimestamp"))
+        when = parse_time(ev.get("eventTime")) or recorded  # (an agent older than that wrote no eventTime)
         pod = (ev.get("involvedObject") or {}).get("name")
         m = EXCERPT.search(message)
         ours = message[:m.start()] if m else message
@@ -186,7 +190,9 @@ class Reader:
             return [of_ray_task(base, *task)]
         if len(ranks) <= 1 and not colls:
             return [base]
-        return [_in_collective(base.with_context(rank=r), colls.get(r)) for r in ranks]
+        # the quoted line's rank at its time; where the line names none, every rank listed (no order is known)
+        return [_in_collective(base.with_context(rank=r) if base.rank in (None, r) or recorded is None else
+                               base.with_context(rank=r, time=recorded), colls.get(r)) for r in ranks]
 
     def kubelet_event(self, ev: Mapping[str, Any], host: str | None = None) -> list[Evidence]:
         """Another component's Warning Event on a job's pod of a reason triage's gang judges (GANG_EVENTS: the

@@ -22,9 +22,17 @@ log = logging.getLogger("gpu_npd.kube")
 MESSAGE_MAX = 1024  # characters of an Event's message written (agent/workloads.py EVENT_MESSAGE fits its Events in)
 
 
-def iso(ts: float) -> str:
-    """RFC 3339 in UTC to the second, as the API's MicroTime-less fields want it."""
-    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+def iso(ts: float, micro: bool = False) -> str:
+    """RFC 3339 in UTC to the second, as the API's Time fields want it; `micro`: to the microsecond, as its MicroTime
+    fields (an Event's eventTime) want it."""
+    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ" if micro else "%Y-%m-%dT%H:%M:%SZ")
+
+
+# An Event with an eventTime must name its action and its reporting instance in at most 128 characters (the API
+# server's validation of core/v1 Events, kubernetes pkg/apis/core/validation/events.go legacyValidateEvent; without an
+# eventTime it checks neither): what the agent does of the line it read, and the node (a name of up to 253)
+ACTION = "Detected"
+INSTANCE_MAX = 128
 
 
 @dataclass
@@ -61,6 +69,7 @@ class _Agg:
     name: str | None = None  # the Event object once created
     fixed_name: str | None = None  # the caller's name for the Event (stable across restarts), else a digest
     annotations: dict[str, str] | None = None
+    at: float | None = None  # the time of what the message says, where the caller knows it: the Event's eventTime
 
 
 class EventRecorder:
@@ -76,20 +85,22 @@ class EventRecorder:
 
     def record(self, ref: Ref, reason: str, message: str, type_: str = "Warning", key: str | None = None,
                count: int = 1, name: str | None = None, first: float | None = None, total: int | None = None,
-               annotations: dict[str, str] | None = None) -> None:
+               annotations: dict[str, str] | None = None, at: float | None = None) -> None:
         """Note an occurrence; `key` groups repeats (default: reason and message).  A caller that keeps its own
         identity for the Event gives its `name` (a retried or restarted create then patches that Event), may
-        give when it began (`first`) and its count so far (`total`), and annotations for tools."""
+        give when it began (`first`) and its count so far (`total`), and annotations for tools.  `at`: when what
+        the message says happened (a quoted line's own time, sub-second), written as the Event's eventTime, as the
+        message is, the latest occurrence's."""
         now = self.clock()
         k = _Key(*_REF(ref), reason, key if key is not None else message)
         with self._lock:
             agg = self._aggs.get(k)
             if agg is None or now - agg.first > self.aggregate_seconds:
                 if agg is not None and agg.count > agg.written:
-                    return self._bump(agg, message, now, count)  # flush the old one first: keep counting it
+                    return self._bump(agg, message, now, count, at)  # flush the old one first: keep counting it
                 agg = self._aggs[k] = _Agg(ref, reason, message, type_, first if first is not None else now, now,
                                            fixed_name=name)
-            self._bump(agg, message, now, count)
+            self._bump(agg, message, now, count, at)
             if total is not None:
                 agg.count = max(agg.count, total)
             if annotations is not None:
@@ -114,10 +125,12 @@ class EventRecorder:
             return None if agg is None else (agg.count, agg.written if agg.name is not None else 0)
 
     @staticmethod
-    def _bump(agg: _Agg, message: str, now: float, count: int) -> None:
+    def _bump(agg: _Agg, message: str, now: float, count: int, at: float | None = None) -> None:
         agg.count += count
         agg.last = now
         agg.message = message
+        if at is not None:
+            agg.at = at
 
     def pending(self) -> int:
         with self._lock:
@@ -194,7 +207,9 @@ class EventRecorder:
                 "message": agg.message[:MESSAGE_MAX], "type": agg.type, "count": agg.count,
                 "firstTimestamp": iso(agg.first), "lastTimestamp": iso(agg.last),
                 "source": {"component": self.component, "host": self.host},
-                "reportingComponent": self.component, "reportingInstance": self.host}
+                "reportingComponent": self.component, "reportingInstance": self.host[:INSTANCE_MAX]}
+        if agg.at is not None:
+            body.update(eventTime=iso(agg.at, micro=True), action=ACTION)
         if agg.annotations:
             body["metadata"] = {"annotations": dict(agg.annotations)}
         return body

@@ -166,6 +166,7 @@ class PodEvent:
     message: str
     key: str  # aggregation key: one Event per key, its count raised on repeats
     type: str = "Warning"  # "Normal" for good news (a workload's progress resumed)
+    at: float | None = None  # the time (Unix seconds) of the line the message quotes, where it is a failure's
 
 
 @dataclass(frozen=True)

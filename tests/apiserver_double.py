@@ -29,7 +29,8 @@ KMock parses the Kubernetes URLs and renders errors.  On top:
   status, as a server that reads etcd, not its watch cache, answers) for a resourceVersion older than the log
   keeps (`compact()` forgets it, as etcd's compaction).  Events, Leases and served resources get
   create (409 on a taken name), get, list (selectors, limit/continue), replace (409 on a stale
-  resourceVersion), merge patch and delete; ConfigMaps likewise (the DRA GPU budget's grants: a replace with
+  resourceVersion), merge patch and delete (an Event the API's validation refuses, its eventTime without an action,
+  is 422 Invalid: `_event_invalid`); ConfigMaps likewise (the DRA GPU budget's grants: a replace with
   a stale resourceVersion is a 409, so racing agents' compare-and-swap is tested as the API does it).
 - Fault injection: latency, 429 with Retry-After, 5xx, dropped connections, one kind of request refused
   (for good, or its next N); and a hook that runs
@@ -179,6 +180,25 @@ def _not_strategic(ctype: str) -> aiohttp.web.Response | None:
 def _list_of(api_version: str, kind: str, rv: int, items: list) -> aiohttp.web.Response:
     return aiohttp.web.json_response({"apiVersion": api_version, "kind": kind,
                                       "metadata": {"resourceVersion": str(rv)}, "items": items})
+
+
+def _event_invalid(ev: dict) -> str | None:
+    """What the API server's validation of a core/v1 Event refuses in `ev` (422 Invalid), None where it accepts it:
+    an Event with an eventTime must name its reportingComponent, its reportingInstance (128 characters at most) and
+    its action (128 at most), its reason at most 128 characters and its message 1024 (kubernetes
+    pkg/apis/core/validation/events.go legacyValidateEvent; on create and on update alike, where the result of a
+    patch is validated)."""
+    if not ev.get("eventTime"):
+        return None
+    for name, limit in (("reportingComponent", None), ("reportingInstance", 128), ("action", 128), ("reason", 128)):
+        value = ev.get(name) or ""
+        if not value:
+            return f"{name}: Required value"
+        if limit is not None and len(value) > limit:
+            return f"{name}: Invalid value: can have at most {limit} characters"
+    if len(ev.get("message") or "") > 1024:
+        return "message: Invalid value: can have at most 1024 characters"
+    return None
 
 
 def _merge(dst: dict, patch: dict) -> None:
@@ -357,6 +377,9 @@ class _Emulator(kmock.KubernetesEmulator):
                 key = (ns, name) if store.namespaced else name
                 if key in store:
                     return _exists(f"{store.plural} \"{name}\"")
+                invalid = _event_invalid(body) if store.plural == "events" else None
+                if invalid is not None:
+                    return _status(422, "Invalid", f"Event \"{name}\" is invalid: {invalid}")
                 store[key] = body
                 return aiohttp.web.json_response(_public(body), status=201)
             key = (ns, name) if store.namespaced else name
@@ -380,6 +403,11 @@ class _Emulator(kmock.KubernetesEmulator):
             elif method == "PATCH":
                 if store.plural == "events":
                     d.event_patches += 1
+                    after = copy.deepcopy(obj)
+                    _merge(after, body)
+                    invalid = _event_invalid(after)
+                    if invalid is not None:
+                        return _status(422, "Invalid", f"Event \"{name}\" is invalid: {invalid}")
                 body.get("metadata", {}).pop("resourceVersion", None)
                 _merge(obj, body)
                 store.touch(key)

@@ -80,7 +80,7 @@ class KubernetesSink(WriterThread):
             self.events.record(node, p.reason, p.message, "Normal" if p.severity == "info" else "Warning", key=p.id)
         for e in snapshot.pod_events:  # an Event on a Pod
             self.events.record(Ref("Pod", e.ref.pod, e.ref.namespace, e.ref.uid), e.reason, e.message, e.type,
-                               key=e.key)
+                               key=e.key, at=e.at)
         self.wake.set()
 
     # ---- the writer loop (`close`, on SIGTERM: one more try for what is pending, then stop) -----------------

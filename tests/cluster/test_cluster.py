@@ -239,6 +239,86 @@ def test_a_cuda_error_cut_inside_its_excerpt_is_read_with_the_error_the_events_w
         assert (cut.kind, cut.details["cuda_error"]) == ("cuda_error", "a\u2026")
 
 
+# real lines: tests/fixtures/incidents/flux-40-two-node-illegal-access (bytedance/flux #40): rank 1's watchdog reports
+# the illegal memory access at 22:34:22.723, rank 0's 100 ms later, in one log
+FLUX_40 = [line for line in (INCIDENTS / "flux-40-two-node-illegal-access" / "logs" / "train.log").read_text()
+           .splitlines() if "watchdog thread terminated" in line]
+
+
+def flux_40_events(api: ApiDouble, node: str) -> list[dict]:
+    """The Events a node agent writes through the real client for FLUX_40's two lines, read from one pod's log as
+    kubelet stamped them (its stamps 100 ms apart, the lines' own: 2024-09-07T22:34:22.723784Z and .823452Z):
+    worded by agent/workloads.py, recorded by the agent's KubernetesSink, written (created, then patched with
+    the second occurrence) by kubeapi's recorder."""
+    from agent.kube.settings import KubeSettings
+    from agent.kube.sink import KubernetesSink
+    from parsers.model import Snapshot
+
+    tracker, c = WorkloadTracker(AgentMetrics()), Classifier()
+    sink = KubernetesSink(None, node, KubeSettings(), "monitor")
+    core = make_api(Settings(api_server=api.url))
+    ref_ = PodRef("train", "flux-w-0", "uid-flux-w-0", "main")
+    for line, stamp in zip(FLUX_40, ("2024-09-07T22:34:22.723784Z", "2024-09-07T22:34:22.823452Z")):
+        f = c.classify(line)
+        f.timestamp = datetime.fromisoformat(stamp)
+        sink.apply(Snapshot(pod_events=(tracker.observe(ref_, f),)))
+        assert sink.events.flush(core, 5) == 1
+    return [e for e in api.events() if (e.get("source") or {}).get("component") == "gpu-npd"]
+
+
+def test_a_pod_events_ranks_are_ordered_by_the_quoted_lines_own_time_through_the_api():
+    """bytedance/flux #40: both ranks hit an illegal memory access, rank 1 100 ms first.  The agent's one Event
+    (both ranks, rank 1's line quoted) carries that line's own time as its eventTime, to the microsecond, through the
+    real client and the API's validation (an action; a reporting instance of at most 128 characters: the node's name
+    is 140 here), kept when the second occurrence patches it; the cluster reads rank 1 at it, rank 0 at the Event's
+    own time (recorded after), and names rank 1 first.  Was: both ranks at the Event's second, rank 0 named first,
+    as the cluster still reads an Event from an older agent, which wrote no eventTime."""
+    node = "gpu-node-" + "a" * 131
+    with ApiDouble() as api:
+        (ev,) = flux_40_events(api, node)
+    assert ev["count"] == 2 and ev["eventTime"] == "2024-09-07T22:34:22.723784Z" and ev["action"] == "Detected"
+    assert ev["source"]["host"] == node and ev["reportingInstance"] == node[:128]
+    found = {e.rank: e.time for e in Reader().pod_event(ev)}
+    assert found[1] == datetime(2024, 9, 7, 22, 34, 22, 723784, tzinfo=timezone.utc)
+    assert found[0] == datetime.fromisoformat(ev["firstTimestamp"].replace("Z", "+00:00")) > found[1]
+
+    def first_rank(event: dict) -> int:
+        book, now = Book(), time.time()
+        book.pod({"metadata": {"name": "flux-w-0", "namespace": "train", "uid": "uid-flux-w-0",
+                               "labels": {"job-name": "flux"}, "creationTimestamp": "2024-09-07T22:00:00Z"},
+                  "spec": {"nodeName": node}}, now)
+        book.event(event, now)
+        (opened,) = book.settle(now + 1)
+        return opened.incident.root.rank
+
+    assert first_rank(ev) == 1
+    older = {k: v for k, v in ev.items() if k not in ("eventTime", "action")}  # an older agent's
+    assert {e.time for e in Reader().pod_event(older)} == {found[0]} and first_rank(older) == 0
+
+
+def test_an_event_with_an_event_time_and_no_action_is_refused_as_the_api_refuses_it():
+    """The double validates a core/v1 Event as the API server does where it has an eventTime (kubernetes
+    pkg/apis/core/validation/events.go): without an action, or with a reporting instance over 128 characters, it
+    is 422 Invalid, on create and on patch; without an eventTime neither is asked."""
+    from kubernetes.client.rest import ApiException
+
+    body = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "w.1", "namespace": "train"},
+            "involvedObject": {"kind": "Pod", "name": "w", "namespace": "train"}, "reason": "CUDAIllegalAddress",
+            "message": "m", "type": "Warning", "reportingComponent": "gpu-npd", "reportingInstance": "n" * 129}
+    with ApiDouble() as api:
+        core = make_api(Settings(api_server=api.url))
+        core.create_namespaced_event("train", body)  # no eventTime: accepted
+        timed = {**body, "metadata": {"name": "w.2", "namespace": "train"}, "eventTime": "2024-09-07T22:34:22.723784Z",
+                 "reportingInstance": "n"}
+        with pytest.raises(ApiException) as refused:
+            core.create_namespaced_event("train", timed)
+        assert refused.value.status == 422 and "action" in refused.value.body
+        core.create_namespaced_event("train", {**timed, "action": "Detected"})
+        with pytest.raises(ApiException) as refused:
+            core.patch_namespaced_event("w.2", "train", {"reportingInstance": "n" * 129})
+        assert refused.value.status == 422 and "reportingInstance" in refused.value.body
+
+
 def test_a_node_event_and_a_standing_condition_are_the_same_node_fault():
     rec = EventRecorder("default", "node-b")
     rec.record(Ref("Node", "node-b", uid="node-b"), "Xid79FallenOffBus",

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from datetime import datetime, timezone
 
 import pytest
 
@@ -23,6 +24,12 @@ TIMEOUT = ("{ts} stderr F [rank{r}]:[E ProcessGroupNCCL.cpp:563] [Rank {r}] Watc
            "timeout: WorkNCCL(SeqNum=22631, OpType=ALLREDUCE, NumelIn=545914880, NumelOut=545914880, "
            "Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n")
 XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+
+
+def now_stamp() -> str:
+    """kubelet's stamp of a line written now: an agent's Event carries its line's own time, which the cluster compares
+    with the node's Xid (recorded when the agent read it): lines the test writes now are stamped now."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f000Z")
 
 
 def metric(port: int, name: str) -> float | None:
@@ -56,10 +63,10 @@ def test_xid79_on_node_b_while_every_rank_times_out_is_one_incident_naming_its_g
                 a.wait_pods_listed()
             for i in (0, 2, 3):
                 with open(logs[i], "a") as fh:
-                    fh.write(TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=i))
+                    fh.write(TIMEOUT.format(ts=now_stamp(), r=i))
             agents[1].write(f"3,100,4254197860,-;{XID79}\n")
             with open(logs[1], "a") as fh:
-                fh.write(TIMEOUT.format(ts="2024-07-25T07:00:00.500000000Z", r=1))
+                fh.write(TIMEOUT.format(ts=now_stamp(), r=1))
             last = time.monotonic()
 
             def verdict():

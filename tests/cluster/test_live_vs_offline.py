@@ -193,3 +193,13 @@ def test_no_room_in_dev_shm_is_one_verdict_live_and_offline():
     for r in _bench().rows(SHM_INCIDENTS):
         assert r.live_ok and r.offline_ok, (r.name, r.live, r.why)
         assert r.live.startswith("infrastructure") and r.offline.startswith("infrastructure"), (r.name, r.live)
+
+
+def test_ranks_of_one_failure_are_ordered_live_by_the_quoted_lines_own_time():
+    """flux-40-two-node-illegal-access (bytedance/flux #40): rank 1's illegal memory access 100 ms before rank 0's, one
+    Event for both: live names rank 1, as offline, by the quoted line's time the Event carries (its eventTime).  Was:
+    rank 0, both ranks at the Event's own time."""
+    bench = _bench()
+    (row,) = bench.rows(["flux-40-two-node-illegal-access"])
+    assert row.live_ok and row.offline_ok, (row.live, row.why)
+    assert "rank=1" in row.live
