@@ -99,6 +99,12 @@ BENIGN: tuple[tuple[str, str], ...] = (
     (r"NVRM:? (?:GPU\d+ )?nv(?:Assert|Check)(?:Ok)?Failed(?:NoLog)?: (?:Assertion|Check) failed: Requested object not "
      r"found \[NV_ERR_OBJECT_NOT_FOUND\] \(0x00000057\) returned from gisubscriptionGetGPUInstanceSubscription\(",
      "a MIG GPU's lookup of a GPU-instance subscription the client does not have"),
+    # A client asking the RM to free an OS event (its file descriptor and parent handle) that the RM has no record of,
+    # as when a process's teardown frees one already gone (osapi.c free_os_event: "NVRM: free_os_event: failed to find
+    # OS event:", then its "hParent:" and "fd:" lines): the call answers NV_ERR_INVALID_EVENT to that client, no GPU is
+    # involved (a working A30 node under dcgm-exporter, NVIDIA/dcgm-exporter #736).
+    (r"NVRM:? free_os_event: failed to find OS event",
+     "a client freeing an OS event the RM has no record of"),
     # bnxt_en at probe, for firmware that asks for long command timeouts: a notice of the timeout, no fault (a 6.8 boot,
     # yoannlr.github.io content/broadcom-bcm57416-driver.md)
     (r"bnxt_en .*Device requests max timeout of \d+ seconds, may trigger hung task watchdog",

@@ -154,6 +154,16 @@ def test_the_mig_subscription_benign_is_that_lookup_and_status_only():
         assert f is not None and f.kind == "unclassified", line
 
 
+def test_a_client_freeing_an_unknown_os_event_is_silent():
+    # verbatim (NVIDIA/dcgm-exporter #736, an A30 node under dcgm-exporter; realworld/nvrm-mig-subscription-2026.yaml):
+    # osapi.c free_os_event answering NV_ERR_INVALID_EVENT to the client, its hParent and fd lines after it
+    for line in ("[Wed Sep 16 05:23:27 2026] NVRM: free_os_event: failed to find OS event:",
+                 "[Wed Sep 16 05:23:27 2026] NVRM: free_os_event:    hParent: 0xc1d775c9",
+                 "[Wed Sep 16 05:23:27 2026] NVRM: free_os_event:    fd: 17"):
+        f = parse_line(line)
+        assert f is None or not at_least(f.severity, "warning"), f
+
+
 # lore.kernel.org/r/20250707103014.1279262-1-andy.xu@hj-micro.com (realworld/pcie-dpc-2.yaml), verbatim: mlx5's health
 # recovery on the second function of a ConnectX below a contained root port; alone (no health event open) the net's
 MLX5_FUNCTION_1 = ("[ 85.815016] mlx5_core 0004:01:00.1: mlx5_health_try_recover:335:(pid 2239): handling bad device "
