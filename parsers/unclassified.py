@@ -90,6 +90,21 @@ BENIGN: tuple[tuple[str, str], ...] = (
     (r"NVRM:? (?:GPU\d+ )?nv(?:Assert|Check)(?:Ok)?Failed(?:NoLog)?: (?:Assertion|Check) failed: Call not supported "
      r"\[NV_ERR_NOT_SUPPORTED\]",
      "an RM check on a call that answered not supported"),
+    # The RM asking whether a client's device uses device profiling on a MIG GPU while profiling is in use
+    # (kmigmgrIsDeviceUsingDeviceProfiling, kernel_mig_manager.c: "Check failed: Requested object not found
+    # [NV_ERR_OBJECT_NOT_FOUND] (0x00000057) returned from gisubscriptionGetGPUInstanceSubscription(..)"): a client
+    # subscribed to no GPU instance (nvidia-smi, DCGM, NVML at the device level) has no subscription to find and the
+    # answer is "no"; one line per such call, hundreds a minute under a profiling exporter on a working MIG GPU
+    # (open-gpu-kernel-modules #427, 525; dcgm-exporter #657, 58x). Another status from that lookup stays the net's.
+    (r"NVRM:? (?:GPU\d+ )?nv(?:Assert|Check)(?:Ok)?Failed(?:NoLog)?: (?:Assertion|Check) failed: Requested object not "
+     r"found \[NV_ERR_OBJECT_NOT_FOUND\] \(0x00000057\) returned from gisubscriptionGetGPUInstanceSubscription\(",
+     "a MIG GPU's lookup of a GPU-instance subscription the client does not have"),
+    # A client asking the RM to free an OS event (its file descriptor and parent handle) that the RM has no record of,
+    # as when a process's teardown frees one already gone (osapi.c free_os_event: "NVRM: free_os_event: failed to find
+    # OS event:", then its "hParent:" and "fd:" lines): the call answers NV_ERR_INVALID_EVENT to that client, no GPU is
+    # involved (a working A30 node under dcgm-exporter, NVIDIA/dcgm-exporter #736).
+    (r"NVRM:? free_os_event: failed to find OS event",
+     "a client freeing an OS event the RM has no record of"),
     # bnxt_en at probe, for firmware that asks for long command timeouts: a notice of the timeout, no fault (a 6.8 boot,
     # yoannlr.github.io content/broadcom-bcm57416-driver.md)
     (r"bnxt_en .*Device requests max timeout of \d+ seconds, may trigger hung task watchdog",
