@@ -100,6 +100,12 @@ MAX_COLLECTIVE_RANKS = 32
 _UNPRINTABLE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x1f\x7f-\x9f]")  # ANSI/CSI, C0, C1
 
 
+def line_time(f: Finding) -> float | None:
+    """When `f`'s line was written (Unix seconds; None for a line without a time): a Pod Event's eventTime
+    (kubeapi.events), by which the cluster sets it against the job's other lines."""
+    return f.timestamp.timestamp() if f.timestamp is not None else None
+
+
 def quoted(text: str) -> str:
     """A sanitised excerpt of a container's line for an Event: escapes and control characters removed,
     length-capped, clearly marked as the container's words (never read as ours)."""
@@ -303,7 +309,8 @@ class WorkloadTracker:
         message = (f"{describe(f)} said by {daemon} running in this pod: a fault of this node "
                    f"(attribution: {f.attribution}), not this pod's own failure; the node's jobs failing after it are "
                    f"blamed on it. Recommended action: {f.action}. [container {ref.container}]{quoted(f.message)}")
-        return PodEvent(ref, reason, message, "|".join((ref.namespace, job_of(ref.pod), reason, "daemon")))
+        return PodEvent(ref, reason, message, "|".join((ref.namespace, job_of(ref.pod), reason, "daemon")),
+                        at=line_time(f))
 
     def gpu_access(self, ref: PodRef, f: Finding) -> PodEvent:
         """A pod that holds GPUs (the kubelet's word) found none or could not open the driver (parsers/kinds.py
@@ -327,7 +334,7 @@ class WorkloadTracker:
             users = " " + (users if len(users) <= room else users[:room - 1] + "\u2026")
         else:
             users = ""
-        return PodEvent(ref, row.reason, head + users + tail, key)
+        return PodEvent(ref, row.reason, head + users + tail, key, at=line_time(f))
 
     def _users_words(self, key: str, ref: PodRef) -> tuple[str, bool]:
         """`users_words` for the Event `key` and whether it names the processes: asked of `gpu_users` (NVML, within its
@@ -355,4 +362,5 @@ class WorkloadTracker:
         proc = f" from pid {f.pid}{f' ({f.process})' if f.process else ''}" if f.pid is not None else ""
         message = (f"Xid {f.xid} on {where}{proc} in this pod. Attribution: application. "
                    f"Recommended action: {f.action}.{quoted(f.message)}")
-        return PodEvent(ref, xid_reason(f.xid or 0), message, f"{ref.namespace}|{ref.pod}|xid{f.xid}|{f.pci}")
+        return PodEvent(ref, xid_reason(f.xid or 0), message, f"{ref.namespace}|{ref.pod}|xid{f.xid}|{f.pci}",
+                        at=line_time(f))

@@ -139,8 +139,7 @@ class Reader:
         reason = ev.get("reason") or ""
         message = ev.get("message") or ""
         host = (ev.get("source") or {}).get("host") or host
-        recorded = parse_time(ev.get("firstTimestamp") or ev.get("lastTimestamp"))
-        when = parse_time(ev.get("eventTime")) or recorded  # (an agent older than that wrote no eventTime)
+        when, recorded = event_times(ev)
         pod = (ev.get("involvedObject") or {}).get("name")
         m = EXCERPT.search(message)
         ours = message[:m.start()] if m else message
@@ -206,9 +205,10 @@ class Reader:
                 for e in read_events([ev], f"pod/{pod}" if pod else None)]
 
     def node_event(self, ev: Mapping[str, Any]) -> list[Evidence]:
-        """A node agent's Event on a Node: a node fault (or nothing, for what is not one)."""
+        """A node agent's Event on a Node: a node fault (or nothing, for what is not one), at its problem's own time
+        (the kernel line's: `event_times`), to which triage's node fault window is measured against the ranks' lines."""
         host = (ev.get("involvedObject") or {}).get("name")
-        when = parse_time(ev.get("firstTimestamp") or ev.get("eventTime") or ev.get("lastTimestamp"))
+        when = event_times(ev)[0]
         severity = "error" if ev.get("type") == "Warning" else "info"
         e = self._node_fact(ev.get("reason") or "", ev.get("message") or "", host, when, severity)
         return [e] if e is not None else []
@@ -257,6 +257,14 @@ class Reader:
         by_deletion = None if deleted is None else (
             lambda container, state, when: ended_by_deletion(state, when, deleted, _seen(container, state, order)))
         return pod_ends(pod, rank, taints, classifier=self.classifier, by_deletion=by_deletion)
+
+
+def event_times(ev: Mapping[str, Any]) -> tuple[datetime | None, datetime | None]:
+    """A node agent's Event's two times: when what it says happened (its eventTime: the quoted line's own, or the node
+    problem's, to the microsecond: kubeapi.events), and when the agent recorded it (its firstTimestamp, to the second).
+    The first is the second where the Event has no eventTime (an agent older than that wrote none)."""
+    recorded = parse_time(ev.get("firstTimestamp") or ev.get("lastTimestamp"))
+    return parse_time(ev.get("eventTime")) or recorded, recorded
 
 
 def gang_warning(ev: Mapping[str, Any]) -> bool:

@@ -77,7 +77,10 @@ class KubernetesSink(WriterThread):
             self._snapshot = snapshot
         node = Ref("Node", self.node, uid=self.node)
         for p in snapshot.new_problems:
-            self.events.record(node, p.reason, p.message, "Normal" if p.severity == "info" else "Warning", key=p.id)
+            # at the problem's own time (its first line's, the kernel's stamp as wall time: agent/health.py `_seen`),
+            # as a Pod Event at its quoted line's: the cluster sets the node fault against the ranks' lines by it
+            self.events.record(node, p.reason, p.message, "Normal" if p.severity == "info" else "Warning", key=p.id,
+                               at=p.first_seen)
         for e in snapshot.pod_events:  # an Event on a Pod
             self.events.record(Ref("Pod", e.ref.pod, e.ref.namespace, e.ref.uid), e.reason, e.message, e.type,
                                key=e.key, at=e.at)

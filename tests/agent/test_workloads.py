@@ -24,7 +24,7 @@ from agent.pidmap import pod_of_pid
 from agent.sources import Record
 from agent.sources.podlogs import PodLogSource, parse_pod_dir
 from agent.state import StateStore
-from parsers.model import Boot, WorkloadFindings
+from parsers.model import Boot, PodRef, WorkloadFindings
 from agent.workloads import WorkloadTracker, job_of
 from apiserver_double import ApiDouble
 from kubeapi.client import make_api
@@ -1736,3 +1736,29 @@ def test_a_noted_cause_holds_each_field_of_noted_under_its_name():
     source = {"time": at.timestamp(), **f.details}
     assert Noted(*kept)._asdict() == {name: source[name] if name in source else getattr(f, name)
                                       for name in Noted._fields}
+
+
+# XID79: the driver's Xid 79 text (as tests/agent/test_health.py's); NO_GPUS: REAL (Grace9994/CoMoSVC #6, as
+# tests/agent/test_gpu_access.py's); XID31: the application Xid of test_application_xid_with_a_pid_becomes_an_event_on
+# _its_pod above
+XID79_LINE = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+XID31_LINE = ("NVRM: Xid (PCI:0000:18:00): 31, pid=5150, name=python3, Ch 00000008, intr 10000000. MMU Fault: ENGINE "
+              "GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f_12345000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ")
+
+
+@pytest.mark.parametrize("line, event", [
+    (XID79_LINE, lambda t, ref, f: t.observe(ref, f, daemon="nvidia-dcgm-exporter")),  # a daemon pod's node fault
+    ("RuntimeError: No CUDA GPUs are available", WorkloadTracker.gpu_access),
+    (XID31_LINE, WorkloadTracker.observe_app_xid),
+])
+def test_a_daemon_gpu_access_and_application_xid_pod_event_carry_their_lines_own_time(line, event):
+    """Each of these Pod Events carries its line's own time (kubeapi.events writes it as the Event's eventTime, by
+    which the cluster sets it against the job's other lines), as a workload failure's does.  Was: none, the Event
+    timed by when the agent recorded it."""
+    from datetime import datetime, timezone
+    from parsers import parse_line
+
+    f = parse_line(line)
+    f.timestamp = datetime(2024, 7, 25, 6, 59, 50, 250000, tzinfo=timezone.utc)
+    ev = event(WorkloadTracker(Metrics()), PodRef("train", "llm-w-0-1", "uid-1", "main"), f)
+    assert ev.at == f.timestamp.timestamp()

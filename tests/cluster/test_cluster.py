@@ -296,6 +296,65 @@ def test_a_pod_events_ranks_are_ordered_by_the_quoted_lines_own_time_through_the
     assert {e.time for e in Reader().pod_event(older)} == {found[0]} and first_rank(older) == 0
 
 
+def test_a_node_events_xid_is_at_its_lines_own_time_and_names_its_node_over_the_timeouts_after_it():
+    """node-b's GPU fell off the bus (XID79, the kernel's stamp 06:59:50), every rank of the job then timed out
+    (TIMEOUT, 07:00:00: kubelet's stamps); node-b's agent recorded its Xid 30 s after its line (07:00:20: a busy node, a
+    restart catching up).  Through the real client and the API double's validation, the agent's Node Event carries the
+    problem's own time (the health engine's, from the kernel's stamp) as its eventTime, the ranks' Pod Events their
+    lines'; the cluster reads the Xid at it and names node-b's GPU the root.  Was: the Xid at the Event's own time,
+    07:00:20, past the node fault window (5 s after the last failure): the ranks' timeouts named instead, as the
+    cluster still reads an older agent's Node Event (no eventTime)."""
+    from agent.config import load
+    from agent.health import HealthEngine
+    from agent.kube.settings import KubeSettings
+    from agent.kube.sink import KubernetesSink
+    from parsers.envelope import parse_time
+    from parsers.model import Snapshot
+
+    stamp = lambda s: datetime.fromisoformat(s).timestamp()  # noqa: E731
+    with ApiDouble() as api:
+        core = make_api(Settings(api_server=api.url))
+        for i, node in enumerate(NODES):  # each rank's agent: its line's Pod Event, written when read
+            f = Classifier().classify(TIMEOUT.format(r=i))
+            f.timestamp = datetime(2024, 7, 25, 7, 0, tzinfo=timezone.utc)
+            sink = KubernetesSink(None, node, KubeSettings(), "monitor",
+                                  clock=lambda: stamp("2024-07-25T07:00:01+00:00"))
+            sink.apply(Snapshot(pod_events=(WorkloadTracker(AgentMetrics()).observe(
+                PodRef("train", f"llm-w-0-{i}", f"uid-llm-w-0-{i}", "main"), f),)))
+            assert sink.events.flush(core, 5) == 1
+        recorded = lambda: stamp("2024-07-25T07:00:20+00:00")  # noqa: E731
+        engine = HealthEngine(load(env={}, flags={}), recorded)
+        xid = Classifier().classify(XID79)
+        xid.timestamp = datetime(2024, 7, 25, 6, 59, 50, tzinfo=timezone.utc)
+        sink = KubernetesSink(None, "node-b", KubeSettings(), "monitor", clock=recorded)
+        sink.apply(engine.snapshot(engine.observe(xid)))
+        assert sink.events.flush(core, 5) == 1
+        (node_ev,) = [e for e in api.events() if e["involvedObject"]["kind"] == "Node"]
+        pod_evs = [e for e in api.events() if e["involvedObject"]["kind"] == "Pod"]
+    assert node_ev["reason"] == "Xid79FallenOffBus" and node_ev["action"] == "Detected"
+    assert parse_time(node_ev["firstTimestamp"]) == datetime(2024, 7, 25, 7, 0, 20, tzinfo=timezone.utc)
+    assert parse_time(node_ev["eventTime"]) == datetime(2024, 7, 25, 6, 59, 50, tzinfo=timezone.utc)
+    (fault,) = Reader().node_event(node_ev)
+    assert fault.time == datetime(2024, 7, 25, 6, 59, 50, tzinfo=timezone.utc) and fault.host == "node-b"
+
+    def root(node_event: dict):
+        book, now = Book(), time.time()
+        for i, node in enumerate(NODES):
+            book.pod({"metadata": {"name": f"llm-w-0-{i}", "namespace": "train", "uid": f"uid-llm-w-0-{i}",
+                                   "labels": {"job-name": "llm"}, "creationTimestamp": "2024-07-25T06:00:00Z"},
+                      "spec": {"nodeName": node}}, now)
+        for ev in (*pod_evs, node_event):
+            book.event(ev, now)
+        (opened,) = book.settle(now + 1)
+        return opened.incident.rule, opened.incident.root.host
+
+    assert root(node_ev) == ("node_fault", "node-b")
+    older = {k: v for k, v in node_ev.items() if k not in ("eventTime", "action")}  # an older agent's
+    (fault,) = Reader().node_event(older)
+    assert fault.time == datetime(2024, 7, 25, 7, 0, 20, tzinfo=timezone.utc)
+    assert root(older)[0] != "node_fault"
+
+
 def test_an_event_with_an_event_time_and_no_action_is_refused_as_the_api_refuses_it():
     """The double validates a core/v1 Event as the API server does where it has an eventTime (kubernetes
     pkg/apis/core/validation/events.go): without an action, or with a reporting instance over 128 characters, it
