@@ -328,7 +328,8 @@ class Pipeline:
         if owned is None or owned.source != KUBELET or not owned.gpus or gpu.status != "ok":
             return False
         names = gpu.gpu_map.every  # (made once per inventory: GpuMap.build)
-        return all(g in names or (is_mig(g) and gpu.answers_for_all()) for g in owned.gpus)
+        unnamed = [g for g in owned.gpus if g not in names]
+        return not unnamed or (all(map(is_mig, unnamed)) and gpu.answers_for_all())  # asked once, where needed
 
     def recheck_gpu_access(self) -> Change:
         """The findings of `_holds_gpus` whose pod's devices were unknown when read, asked again (each tick): a pod

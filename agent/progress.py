@@ -205,11 +205,10 @@ class ProgressTracker:
         (`pause_allowance`; None: none announced)."""
         return self.allowance(pod), self.pause_allowance(pod) if pod.paused is not None else None
 
-    def deadline(self, pod: _Pod, allowed: tuple[float, float | None] | None = None) -> float:
+    def deadline(self, pod: _Pod) -> float:
         """When the pod's silence becomes a hang suspicion: its last advance + the allowance, or later, the last
-        announced pause + its own allowance (never sooner than the pace alone allows).  `allowed`: its `allowances`,
-        when computed already (a due pod's verdict says them)."""
-        allowance, paused = allowed if allowed is not None else self.allowances(pod)
+        announced pause + its own allowance (never sooner than the pace alone allows)."""
+        allowance, paused = self.allowances(pod)
         deadline = pod.last + allowance
         if paused is not None:
             deadline = max(deadline, pod.paused + paused)
@@ -233,9 +232,8 @@ class ProgressTracker:
                 continue
             if pod.advances < self.cfg.min_steps:
                 continue
-            allowed = self.allowances(pod)  # once: the deadline's and the verdict's
-            if now >= self.deadline(pod, allowed):
-                due.append((pod, allowed))
+            if now >= self.deadline(pod):
+                due.append(pod)
         if not due and not any(now - pod.checked >= RECHECK for pod in suspected):
             return []
         running = self.alive()  # one /proc pass, only when a pod is due (or the suspected are to be looked at again)
@@ -246,18 +244,18 @@ class ProgressTracker:
                 self.finished += 1
         problems = list(standing)
         events = []
-        for pod, allowed in due:
+        for pod in due:
             if running is not None and pod.ref.uid not in running:
                 self._forget(self.pods.pop(pod.ref.uid))  # its processes ended: finished, not hung
                 self.finished += 1
                 continue
             support = evidence(self.devices(pod.ref), problems, *readings)
-            events.append(self._suspect(pod, now, allowed, support))
+            events.append(self._suspect(pod, now, support))
         return events
 
-    def _suspect(self, pod: _Pod, now: float, allowed: tuple[float, float | None], support: str) -> PodEvent:
+    def _suspect(self, pod: _Pod, now: float, support: str) -> PodEvent:
         pod.suspected = pod.checked = now
-        allowance, paused = allowed  # (`allowances`)
+        allowance, paused = self.allowances(pod)  # the pair its deadline read (asked again: once a suspicion)
         self.metrics.workload_hang.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(1)
         median = median_of(pod.intervals) if pod.intervals else 0.0
         said = (f"No training progress for {now - pod.last:.0f} s{_at(pod.step, ' since')} (progress lines every "

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from parsers.gpus import device_gpu
 
 LIST = "/v1.PodResourcesLister/List"
-GPU_RESOURCES = ("nvidia.com/gpu",)  # device-plugin resources whose device ids are GPU UUIDs
-# the device plugin's MIG resources under its mixed strategy (`nvidia.com/mig-1g.10gb`, ..), their ids MIG devices'
-# (NVIDIA/dcgm-exporter pkg/dcgmexporter/kubernetes.go reads them as GPUs too; parsers/gpus.py `device_gpu`)
-MIG_RESOURCES = "nvidia.com/mig-"
+# device-plugin resources whose device ids are GPUs' (parsers/gpus.py `device_gpu`); one ending in `*` names those it
+# begins: the device plugin's MIG resources under its mixed strategy (`nvidia.com/mig-1g.10gb`, ..), their ids MIG
+# devices' (NVIDIA/dcgm-exporter pkg/dcgmexporter/kubernetes.go reads them as GPUs too)
+GPU_RESOURCES = ("nvidia.com/gpu", "nvidia.com/mig-*")
 KUBELET = "the kubelet"  # an `Owned`'s source where the kubelet's answer said it
 MAX_MESSAGE = 16 * 2**20  # a node with many pods answers in one message; the kubelet's own limit is 16 MiB
 
@@ -45,13 +45,16 @@ class Owned:
 
 
 def pod_devices(resp, resources: tuple[str, ...] = GPU_RESOURCES) -> list[PodDevices]:
-    """One PodDevices per pod of a ListPodResourcesResponse that holds a GPU (device plugin or DRA)."""
+    """One PodDevices per pod of a ListPodResourcesResponse that holds a GPU (device plugin or DRA); `resources`: the
+    GPU resources' names, as GPU_RESOURCES (one ending in `*` by prefix); the ids of any other resource are `others`."""
+    exact = frozenset(r for r in resources if not r.endswith("*"))
+    prefixes = tuple(r[:-1] for r in resources if r.endswith("*"))
     out = []
     for pod in resp.pod_resources:
         devices, claims, others = set(), set(), set()
         for c in pod.containers:
             for d in c.devices:
-                if d.resource_name in resources or d.resource_name.startswith(MIG_RESOURCES):
+                if d.resource_name in exact or d.resource_name.startswith(prefixes):
                     devices.update(device_gpu(i) for i in d.device_ids if i)
                 else:
                     others.update(i.strip().lower() for i in d.device_ids if i)

@@ -362,13 +362,13 @@ MIG_ON_A = "MIG-GPU-aaaa/7/0"
 MIG_OWN = "MIG-c6d4f1ef"
 
 
-def mig_pod_answer(resource: str, *ids: str):
+def mig_pod_answer(resource: str, *ids: str, **resources):
     from agent.podresources import api_pb2, pod_devices
 
     resp = api_pb2.ListPodResourcesResponse()
     c = resp.pod_resources.add(name=A.pod, namespace=A.namespace).containers.add(name=A.container)
     c.devices.add(resource_name=resource, device_ids=list(ids))
-    return pod_devices(resp)
+    return pod_devices(resp, **resources)
 
 
 @pytest.mark.parametrize("resource", ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb"])
@@ -378,6 +378,17 @@ def test_a_mig_devices_pod_holds_gpus_named_by_their_parent_where_the_id_says(re
     GPU their id names (was: the MIG id itself, which no NVML map names)."""
     [p] = mig_pod_answer(resource, MIG_ON_A, MIG_OWN, "GPU-bbbb::2")
     assert p.devices == {"gpu-aaaa", "mig-c6d4f1ef", "gpu-bbbb"}
+
+
+@pytest.mark.parametrize("resources", [("nvidia.com/gpu",), ("nvidia.com/gpu", "nvidia.com/mig-2g.*")])
+def test_a_callers_resources_are_the_gpu_resources_mig_included(resources):
+    """The resources a caller names are the GPU ones: MIG's only where the list names them (was: any
+    `nvidia.com/mig-` resource held GPUs whatever the list); the default keeps MIG's (the test above)."""
+    assert mig_pod_answer("nvidia.com/mig-1g.10gb", MIG_ON_A, resources=resources) == []  # holds no GPU
+    [p] = mig_pod_answer("nvidia.com/gpu", MIG_ON_A, resources=resources)
+    assert p.devices == {"gpu-aaaa"}
+    assert [p.devices for p in mig_pod_answer("nvidia.com/mig-2g.20gb", MIG_ON_A, resources=resources)] == (
+        [{"gpu-aaaa"}] if len(resources) > 1 else [])
 
 
 @pytest.mark.parametrize("device", [MIG_ON_A, MIG_OWN])
