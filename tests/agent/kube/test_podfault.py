@@ -157,6 +157,21 @@ def test_affected_pods_by_uuid_replica_and_dra_device_and_the_cgroup_fallback():
     assert affected(fatal_gpus([problem("gpu:0000:5d:00", "fatal")]), pods) == {}  # no UUID, no kubelet match
 
 
+def test_a_mig_device_on_a_faulted_gpu_is_its_pods_where_its_id_names_the_gpu():
+    """A pod given a MIG device of the faulted GPU (the kubelet's `MIG-GPU-<uuid>/<gi>/<ci>`, the mixed strategy's
+    `nvidia.com/mig-*` resource) is affected: PodResources' ids are read as the GPU they are on (parsers/gpus.py
+    `device_gpu`). An R470+ `MIG-<uuid>` id names no GPU: not matched (docs/pod-faults.md)."""
+    from agent.podresources import pod_devices
+
+    out = api_pb2.ListPodResourcesResponse()
+    for name, device in (("mig-w0", f"MIG-{FAULTED}/7/0"), ("mig-w1", f"MIG-{HEALTHY}/7/0"),
+                         ("mig-new", "MIG-0a1b2c3d-0000-4000-8000-00000000000a")):  # synthetic ids of the formats
+        c = out.pod_resources.add(name=name, namespace="train").containers.add(name="main")
+        c.devices.add(resource_name="nvidia.com/mig-1g.10gb", device_ids=[device])
+    gpus = fatal_gpus([problem("gpu:0000:5d:00", "fatal", FAULTED)])
+    assert set(affected(gpus, pod_devices(out))) == {("train", "mig-w0")}
+
+
 # ---- the writer against the API double ---------------------------------------------------------------
 
 def writer(api_url: str, kubelet_socket: str, mode: str = "enforce", problems=None) -> PodFaultWriter:
