@@ -316,11 +316,11 @@ class WorkloadTracker:
         """A pod that holds GPUs (the kubelet's word) found none or could not open the driver (parsers/kinds.py
         `pod_holds_gpus`): the node's container runtime took its devices away, not the GPU (the host's NVML still
         answers) and not the program; or it was refused its GPU (gpu_busy): another process holds it.  The Event's
-        words are the kind's (parsers/kinds.py `in_gpu_pod`).  One Event per job (its count raised on repeats); the node's problem is
-        raised by the kind's `repeated` row when pods of several workloads say it (agent/health.py)."""
+        words are the kind's (parsers/kinds.py `in_gpu_pod`).  One Event per job (its count raised on repeats); the
+        node's problem is raised by the kind's `repeated` row when pods of several workloads say it (agent/health.py)."""
         row = KIND[f.kind]
         said = f.details.get("cuda_error") or f.details.get("driver_error") or row.wording
-        what, check = KIND[f.kind].in_gpu_pod
+        what, check = row.in_gpu_pod
         r = row.repeated
         key = "|".join((ref.namespace, job_of(ref.pod), row.reason, "gpus"))
         users, named = self._users_words(key, ref) if f.kind == "gpu_busy" else ("", False)

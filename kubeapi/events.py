@@ -22,6 +22,15 @@ log = logging.getLogger("gpu_npd.kube")
 MESSAGE_MAX = 1024  # characters of an Event's message written (agent/workloads.py EVENT_MESSAGE fits its Events in)
 
 
+def message_of(text: str) -> str:
+    """An Event's message as written: its first MESSAGE_MAX characters, within MESSAGE_MAX bytes of UTF-8 (the API
+    server's limit for an Event with an eventTime counts bytes, a Go string's length: a container's non-ASCII line, an
+    ellipsis, would make 1,024 characters a refused Event), cut on a character's boundary."""
+    text = text[:MESSAGE_MAX]
+    raw = text.encode(errors="surrogatepass")  # a line's undecodable bytes kept as they were (json escapes them)
+    return text if len(raw) <= MESSAGE_MAX else raw[:MESSAGE_MAX].decode(errors="ignore")
+
+
 def iso(ts: float, micro: bool = False) -> str:
     """RFC 3339 in UTC to the second, as the API's Time fields want it; `micro`: to the microsecond, as its MicroTime
     fields (an Event's eventTime) want it."""
@@ -204,7 +213,7 @@ class EventRecorder:
         if agg.ref.uid:
             obj["uid"] = agg.ref.uid
         body = {"apiVersion": "v1", "kind": "Event", "involvedObject": obj, "reason": agg.reason,
-                "message": agg.message[:MESSAGE_MAX], "type": agg.type, "count": agg.count,
+                "message": message_of(agg.message), "type": agg.type, "count": agg.count,
                 "firstTimestamp": iso(agg.first), "lastTimestamp": iso(agg.last),
                 "source": {"component": self.component, "host": self.host},
                 "reportingComponent": self.component, "reportingInstance": self.host[:INSTANCE_MAX]}

@@ -185,7 +185,7 @@ def _list_of(api_version: str, kind: str, rv: int, items: list) -> aiohttp.web.R
 def _event_invalid(ev: dict) -> str | None:
     """What the API server's validation of a core/v1 Event refuses in `ev` (422 Invalid), None where it accepts it:
     an Event with an eventTime must name its reportingComponent, its reportingInstance (128 characters at most) and
-    its action (128 at most), its reason at most 128 characters and its message 1024 (kubernetes
+    its action (128 at most), its reason at most 128 characters and its message 1024 bytes (kubernetes
     pkg/apis/core/validation/events.go legacyValidateEvent; on create and on update alike, where the result of a
     patch is validated)."""
     if not ev.get("eventTime"):
@@ -196,7 +196,7 @@ def _event_invalid(ev: dict) -> str | None:
             return f"{name}: Required value"
         if limit is not None and len(value) > limit:
             return f"{name}: Invalid value: can have at most {limit} characters"
-    if len(ev.get("message") or "") > 1024:
+    if len((ev.get("message") or "").encode()) > 1024:  # Go's len: bytes
         return "message: Invalid value: can have at most 1024 characters"
     return None
 

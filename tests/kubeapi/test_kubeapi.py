@@ -177,3 +177,21 @@ def test_in_a_pod_the_client_reads_a_rotated_token_again_within_a_minute(tmp_pat
     assert cfg.auth_settings()["BearerToken"]["value"] == "bearer old-token"  # within the minute: the one held
     later[0] = real.timedelta(seconds=61)
     assert cfg.auth_settings()["BearerToken"]["value"] == "bearer new-token"
+
+
+def test_an_event_with_an_event_time_is_written_within_the_api_servers_1024_bytes():
+    """The API server refuses an Event with an eventTime whose message is over 1,024 bytes (kubernetes
+    pkg/apis/core/validation/events.go: a Go string's length); a Pod Event quoting a container's non-ASCII line, or cut
+    with an ellipsis, is 1,024 characters and more bytes.  Its message is cut to 1,024 bytes on a character's boundary
+    and written.  Was: 1,024 characters, refused (422) and dropped."""
+    rec = EventRecorder("default", "node-a", burst=10, per_minute=600)
+    pod = Ref("Pod", "w-0", "train")
+    message = "CUDA error: out of memory \u2026 " + "\u00e9" * 1100
+    rec.record(pod, "CUDAOutOfMemory", message, key="p", at=1725748462.723784)
+    with ApiDouble() as api:
+        assert rec.flush(make_api(Target(api.url)), 5) == 1
+    assert rec.written(pod, "CUDAOutOfMemory", "p") and not rec.dropped["rejected"]
+    body = rec._body(next(iter(rec._aggs.values())))
+    assert len(body["message"].encode()) in (1023, 1024) and message.startswith(body["message"])
+    rec.record(pod, "CUDAOutOfMemory", "short", key="q", at=1725748462.0)  # within the limit: as it is
+    assert rec._body(rec._aggs[next(k for k in rec._aggs if k[-1] == "q")])["message"] == "short"
