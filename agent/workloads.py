@@ -43,7 +43,9 @@ ON_GPU_PODS = frozenset(k.name for k in KINDS if k.pod_holds_gpus)
 # the Event stays within EVENT_MESSAGE with them
 GPU_BUSY_NAMED = ("the processes this Event names: one no running pod owns keeps the GPU until it is killed, and a "
                   "restarted pod given that GPU fails again")
-EVENT_MESSAGE = 1024  # the most of an Event's message the API sink writes (kubeapi/events.py MESSAGE_MAX)
+# the most of an Event's message the API sink writes, in bytes of UTF-8 (kubeapi/events.py MESSAGE_MAX, which an idle
+# agent does not import: tests/agent/test_gpu_busy_users.py ties the two)
+EVENT_MESSAGE = 1024
 # A gpu_busy Event names who holds each of the pod's GPUs (agent/app.py `_gpu_users`: NVML's compute mode and compute
 # processes, each pid's pod), asked when a job's Event is first made and again no sooner than this after
 USERS_ASK_SECONDS = 60.0
@@ -329,9 +331,12 @@ class WorkloadTracker:
         tail = (f" Recommended action: {row.action}. When it repeats on this node, check "
                 f"{GPU_BUSY_NAMED if named else check}; pods of {r.processes} workloads within "
                 f"{int(r.window_seconds)} s raise {r.condition}. [container {ref.container}]{quoted(f.message)}")
-        room = EVENT_MESSAGE - len(head) - len(tail) - 1  # the sentence cut, never the container's line at the end
-        if users and room > 1:
-            users = " " + (users if len(users) <= room else users[:room - 1] + "\u2026")
+        # the sentence cut, never the container's line at the end; in bytes of UTF-8, as the API server counts an
+        # Event's message (kubeapi/events.py `message_of`)
+        room = EVENT_MESSAGE - len((head + tail).encode()) - 1
+        raw = users.encode()
+        if users and room > 3:
+            users = " " + (users if len(raw) <= room else raw[:room - 3].decode(errors="ignore") + "\u2026")
         else:
             users = ""
         return PodEvent(ref, row.reason, head + users + tail, key, at=line_time(f))

@@ -19,7 +19,7 @@ from .ratelimit import TokenBucket
 from .retry import describe, refusal
 
 log = logging.getLogger("gpu_npd.kube")
-MESSAGE_MAX = 1024  # characters of an Event's message written (agent/workloads.py EVENT_MESSAGE fits its Events in)
+MESSAGE_MAX = 1024  # characters of an Event's message written, within as many bytes (agent/workloads.py fits its Events in)
 
 
 def message_of(text: str) -> str:
