@@ -301,9 +301,45 @@ def test_components_and_monitoring_render():
     assert sc["seccompProfile"] == {"type": "RuntimeDefault"}
     mon = {d["kind"]: d for d in kustomize("monitoring")}
     assert set(mon) == {"PodMonitor", "PrometheusRule", "ConfigMap"}  # not the promtool test file
-    assert all(d["metadata"]["labels"]["release"] == "kube-prometheus-stack" for d in mon.values())
+    assert all(d["metadata"]["labels"]["release"] == "kube-prometheus-stack" for d in kustomize("monitoring"))
     dash = mon["ConfigMap"]
     assert dash["metadata"]["labels"]["grafana_dashboard"] == "1" and json.loads(dash["data"]["gpu-npd.json"])["panels"]
+
+
+def scraped_by(podmonitors: list[dict], workloads: list[dict]) -> dict[str, list[str]]:
+    """Each DaemonSet's or Deployment's name -> the PodMonitors whose selector its pods match, and each one's job:
+    the value of the pod label the PodMonitor names as jobLabel, else Prometheus Operator's <namespace>/<name>."""
+    out = {}
+    for w in workloads:
+        if w["kind"] in ("DaemonSet", "Deployment"):
+            labels = w["spec"]["template"]["metadata"]["labels"]
+            out[w["metadata"]["name"]] = [
+                labels.get(m["spec"].get("jobLabel", ""), f"{m['metadata']['namespace']}/{m['metadata']['name']}")
+                for m in podmonitors if m["spec"]["selector"]["matchLabels"].items() <= labels.items()]
+    return out
+
+
+def assert_cluster_component_scraped(podmonitors: list[dict], workloads: list[dict]) -> None:
+    """The agent's pods by the agent's PodMonitor alone; the cluster component's by its own, on its metrics port
+    (9811, docs/cluster.md), as job gpu-npd-cluster: what the cluster alerts select by and the agent's exclude."""
+    scraped = scraped_by(podmonitors, workloads)
+    cluster = next(n for n, w in ((w["metadata"]["name"], w) for w in workloads) if w["kind"] == "Deployment")
+    assert scraped[cluster] == ["gpu-npd-cluster"], scraped
+    assert all(jobs and "gpu-npd-cluster" not in jobs for n, jobs in scraped.items() if n != cluster), scraped
+    pod = next(w for w in workloads if w["kind"] == "Deployment")["spec"]["template"]["spec"]
+    mon = next(m for m in podmonitors if m["spec"].get("jobLabel"))
+    port = mon["spec"]["podMetricsEndpoints"][0]["port"]
+    assert [p["containerPort"] for c in pod["containers"] for p in c.get("ports", []) if p["name"] == port] == [9811]
+    rules = (DEPLOY / "monitoring" / "prometheusrule.yaml").read_text()
+    assert 'job!="gpu-npd-cluster"' in rules and 'job="gpu-npd-cluster"' in rules
+
+
+@needs_kubectl
+def test_the_cluster_components_replicas_are_scraped():
+    # deploy/monitoring had only the agent's PodMonitor (app.kubernetes.io/name: gpu-npd): the cluster component's
+    # replicas (gpu-npd-cluster) were never scraped, its metrics and the alerts on them had no data
+    mons = [d for d in kustomize("monitoring") if d["kind"] == "PodMonitor"]
+    assert_cluster_component_scraped(mons, kustomize("examples/cluster"))
 
 
 @needs_kubectl
@@ -375,7 +411,8 @@ def test_alert_rules_pass_promtool_unit_tests(tmp_path):
                        timeout=60)
     assert r.returncode == 0 and "SUCCESS" in r.stdout, r.stdout + r.stderr
     tested = set(re.findall(r"alertname: (\w+)", (DEPLOY / "monitoring" / "rules-test.yaml").read_text()))
-    assert tested == {r["alert"] for r in rule["spec"]["groups"][0]["rules"]}  # every alert has a test
+    # every alert of every group has a test (groups[0] alone left the cluster component's group untested)
+    assert tested == {r["alert"] for g in rule["spec"]["groups"] for r in g["rules"]}
 
 
 def test_every_alert_links_the_runbook_which_covers_it():

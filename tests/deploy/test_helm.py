@@ -18,8 +18,8 @@ from agent.config import load
 from cluster.cli import cluster as cluster_command
 from cluster.controller import Settings as ClusterSettings
 from parsers.kinds import TAINT_PREFIX
-from test_deploy import (DEPLOY, assert_host_paths_safe, critical_pods_unadmitted, host_paths, kustomize,
-                         kustomize_with, needs_kubectl, render_kustomization, validate_strict)
+from test_deploy import (DEPLOY, assert_cluster_component_scraped, assert_host_paths_safe, critical_pods_unadmitted,
+                         host_paths, kustomize, kustomize_with, needs_kubectl, render_kustomization, validate_strict)
 
 helm = pytest.importorskip("helm_python", reason="helm-python-sdk (the test extra) bundles Helm's Go SDK")
 
@@ -257,6 +257,14 @@ def test_helm_and_kustomize_render_the_same_monitoring_objects():
     monitoring = [d for d in helmed if d["kind"] in ("PodMonitor", "PrometheusRule")
                   or d["metadata"]["name"].endswith("-grafana-dashboard")]
     assert_equivalent(kustomize("monitoring"), monitoring)
+
+
+def test_helm_scrapes_the_cluster_components_replicas():
+    """podMonitor.enabled with cluster.enabled: the replicas' own PodMonitor (deploy/monitoring's), none without."""
+    objs = render({"podMonitor": {"enabled": True}, "cluster": {"enabled": True}})
+    assert_cluster_component_scraped([d for d in objs if d["kind"] == "PodMonitor"], objs)
+    assert [d["metadata"]["name"] for d in render({"podMonitor": {"enabled": True}}) if d["kind"] == "PodMonitor"] \
+        == ["gpu-npd"]
 
 
 @needs_kubectl
