@@ -306,30 +306,54 @@ def test_components_and_monitoring_render():
     assert dash["metadata"]["labels"]["grafana_dashboard"] == "1" and json.loads(dash["data"]["gpu-npd.json"])["panels"]
 
 
-def scraped_by(podmonitors: list[dict], workloads: list[dict]) -> dict[str, list[str]]:
-    """Each DaemonSet's or Deployment's name -> the PodMonitors whose selector its pods match, and each one's job:
-    the value of the pod label the PodMonitor names as jobLabel, else Prometheus Operator's <namespace>/<name>."""
+def scrape_targets(monitors: list[dict], services: list[dict]) -> list[tuple[dict, object, str | int]]:
+    """What each PodMonitor or ServiceMonitor scrapes, as Prometheus Operator reads them: (the pods' selector, their
+    job from a pod's labels, the container port). A PodMonitor's job is the pod label it names as jobLabel, else
+    <namespace>/<name>; a ServiceMonitor's, of each Service its selector matches, the Service's label it names as
+    jobLabel, else the Service's name, and its port the Service port's targetPort."""
+    out = []
+    for m in monitors:
+        spec, meta = m["spec"], m["metadata"]
+        if m["kind"] == "PodMonitor":
+            out += [(spec["selector"]["matchLabels"],
+                     lambda labels, spec=spec, meta=meta: labels.get(spec.get("jobLabel", ""),
+                                                                   f"{meta['namespace']}/{meta['name']}"),
+                     ep["port"]) for ep in spec["podMetricsEndpoints"]]
+            continue
+        for svc in services:
+            if spec["selector"]["matchLabels"].items() <= svc["metadata"]["labels"].items():
+                job = svc["metadata"]["labels"].get(spec.get("jobLabel", ""), svc["metadata"]["name"])
+                ports = {p["name"]: p["targetPort"] for p in svc["spec"]["ports"]}
+                out += [(svc["spec"]["selector"], lambda labels, job=job: job, ports[ep["port"]])
+                        for ep in spec["endpoints"]]
+    return out
+
+
+def scraped_by(monitors: list[dict], workloads: list[dict]) -> dict[str, list[tuple[str, int]]]:
+    """Each DaemonSet's or Deployment's name -> (job, container port number) of each target scraping its pods:
+    PodMonitors and ServiceMonitors (through the Services among the workloads)."""
+    services = [w for w in workloads if w["kind"] == "Service"]
     out = {}
     for w in workloads:
         if w["kind"] in ("DaemonSet", "Deployment"):
             labels = w["spec"]["template"]["metadata"]["labels"]
-            out[w["metadata"]["name"]] = [
-                labels.get(m["spec"].get("jobLabel", ""), f"{m['metadata']['namespace']}/{m['metadata']['name']}")
-                for m in podmonitors if m["spec"]["selector"]["matchLabels"].items() <= labels.items()]
+            named = {p["name"]: p["containerPort"] for c in w["spec"]["template"]["spec"]["containers"]
+                     for p in c.get("ports", [])}
+            out[w["metadata"]["name"]] = [(job(labels), named.get(port, port))
+                                          for selector, job, port in scrape_targets(monitors, services)
+                                          if selector.items() <= labels.items()]
     return out
 
 
-def assert_cluster_component_scraped(podmonitors: list[dict], workloads: list[dict]) -> None:
-    """The agent's pods by the agent's PodMonitor alone; the cluster component's by its own, on its metrics port
-    (9811, docs/cluster.md), as job gpu-npd-cluster: what the cluster alerts select by and the agent's exclude."""
-    scraped = scraped_by(podmonitors, workloads)
-    cluster = next(n for n, w in ((w["metadata"]["name"], w) for w in workloads) if w["kind"] == "Deployment")
-    assert scraped[cluster] == ["gpu-npd-cluster"], scraped
-    assert all(jobs and "gpu-npd-cluster" not in jobs for n, jobs in scraped.items() if n != cluster), scraped
-    pod = next(w for w in workloads if w["kind"] == "Deployment")["spec"]["template"]["spec"]
-    mon = next(m for m in podmonitors if m["spec"].get("jobLabel"))
-    port = mon["spec"]["podMetricsEndpoints"][0]["port"]
-    assert [p["containerPort"] for c in pod["containers"] for p in c.get("ports", []) if p["name"] == port] == [9811]
+def assert_cluster_component_scraped(monitors: list[dict], workloads: list[dict]) -> None:
+    """The agent's pods by the agent's PodMonitor (or ServiceMonitor) alone; the cluster component's by its own, on
+    its metrics port (9811, docs/cluster.md), as job gpu-npd-cluster: what the cluster alerts select by and the
+    agent's exclude."""
+    scraped = scraped_by(monitors, workloads)
+    cluster = next(w["metadata"]["name"] for w in workloads if w["kind"] == "Deployment")
+    assert scraped[cluster] == [("gpu-npd-cluster", 9811)], scraped
+    assert all(targets and all(job != "gpu-npd-cluster" for job, _ in targets)
+               for n, targets in scraped.items() if n != cluster), scraped
     rules = (DEPLOY / "monitoring" / "prometheusrule.yaml").read_text()
     assert 'job!="gpu-npd-cluster"' in rules and 'job="gpu-npd-cluster"' in rules
 

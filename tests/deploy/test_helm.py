@@ -259,12 +259,18 @@ def test_helm_and_kustomize_render_the_same_monitoring_objects():
     assert_equivalent(kustomize("monitoring"), monitoring)
 
 
-def test_helm_scrapes_the_cluster_components_replicas():
-    """podMonitor.enabled with cluster.enabled: the replicas' own PodMonitor (deploy/monitoring's), none without."""
-    objs = render({"podMonitor": {"enabled": True}, "cluster": {"enabled": True}})
-    assert_cluster_component_scraped([d for d in objs if d["kind"] == "PodMonitor"], objs)
-    assert [d["metadata"]["name"] for d in render({"podMonitor": {"enabled": True}}) if d["kind"] == "PodMonitor"] \
-        == ["gpu-npd"]
+@pytest.mark.parametrize("monitor", ["podMonitor", "serviceMonitor"])
+def test_helm_scrapes_the_cluster_components_replicas(monitor):
+    """podMonitor.enabled or serviceMonitor.enabled with cluster.enabled: the replicas by their own monitor
+    (deploy/monitoring's PodMonitor; a ServiceMonitor and a headless Service on their port), none without.
+    serviceMonitor scraped the agents only: the cluster component's metrics and alerts had no data."""
+    kinds = ("PodMonitor", "ServiceMonitor")
+    objs = render({monitor: {"enabled": True}, "cluster": {"enabled": True}})
+    assert_cluster_component_scraped([d for d in objs if d["kind"] in kinds], objs)
+    alone = {"podMonitor": {("PodMonitor", "gpu-npd")},
+             "serviceMonitor": {("ServiceMonitor", "gpu-npd"), ("Service", "gpu-npd-metrics")}}[monitor]
+    assert {(d["kind"], d["metadata"]["name"]) for d in render({monitor: {"enabled": True}})
+            if d["kind"] in (*kinds, "Service")} == alone
 
 
 @needs_kubectl
