@@ -471,8 +471,22 @@ def test_dashboard_queries_only_metrics_the_agent_exports(tmp_path):
     finally:
         agent.close()
     dash = json.loads((DEPLOY / "monitoring" / "grafana-dashboard.json").read_text())
-    used = {m for p in dash["panels"] for t in p["targets"] for m in re.findall(r"gpu_npd_\w+", t["expr"])}
+    # the cluster component's panels (job gpu-npd-cluster, what its PodMonitor and ServiceMonitor name it) query what
+    # `gpu-npd cluster` exports, every other panel what the agent does (the row had none: its metrics were on no panel)
+    exprs = [t["expr"] for p in dash["panels"] for t in p.get("targets", [])]
+    used = {m for e in exprs if 'job="gpu-npd-cluster"' not in e for m in re.findall(r"gpu_npd_\w+", e)}
     assert used and used <= samples, used - samples
+    from cluster.metrics import Metrics as ClusterMetrics
+    cluster = ClusterMetrics()
+    cluster.api_errors.labels("503").inc()  # a failed write's series, as the first one makes it
+    exported = {s.name for f in text_string_to_metric_families(generate_latest(cluster.registry).decode())
+                for s in f.samples}
+    used = {m for e in exprs if 'job="gpu-npd-cluster"' in e for m in re.findall(r"gpu_npd_\w+", e)}
+    assert used <= exported, used - exported
+    shown = {"gpu_npd_cluster_leader", "gpu_npd_job_incidents_total", "gpu_npd_cluster_internal_errors_total",
+             "gpu_npd_cluster_queue", "gpu_npd_cluster_event_writes_total", "gpu_npd_cluster_api_errors_total",
+             "gpu_npd_events_dropped_total"}
+    assert shown <= used, shown - used
     rules = docs(DEPLOY / "monitoring" / "prometheusrule.yaml")[0]["spec"]["groups"][0]["rules"]
     alerted = {m for r in rules for m in re.findall(r"gpu_npd_\w+", r["expr"])}
     assert alerted <= samples, alerted - samples
