@@ -2851,6 +2851,21 @@ RULES: tuple[Rule, ...] = (
        r"wqe\[\d+\]: )?(?P<ucx_error>[A-Z][\w -]*?)(?: on (?P<netdev>[\w.+\-]+):(?P<port>\d+)/(?P<link_layer>\w+))? "
        r"\(synd 0x(?P<syndrome>[0-9a-fA-F]+) vend 0x(?P<vendor_err>[0-9a-fA-F]+)",
        refine="mlx5_syndrome"),
+    # The same failure under UCX's verbs transports (rc_verbs, dc_verbs, ud_verbs: no mlx5 direct access, a RoCE NIC
+    # of another vendor's or UCX_TLS=rc_v), the status in ibv_wc_status_str's words, in every era's wording: 2016's
+    # fatal "rc_verbs_iface.c:98   Fatal: Send completion with error: transport retry counter exceeded" (#733), 2017's
+    # "dc_verbs.c:614  UCX  ERROR Send completion with error on qp 0x6214: remote access error syndrome 0x88" (the
+    # vendor error; #1569, #1880), 2018's "rc_verbs_iface.c:63   FATAL: send completion with error: transport retry
+    # counter exceeded" (#2322), 2021's "send completion with error: local protection error [qpn 0xf9db wrid
+    # 0x149vendor_err 0x51]" (the missing space UCX's, #7774) and later releases' "... qpn 0x%x wrid 0x%lx
+    # vendor_err 0x%x" (rc_verbs_iface.c uct_rc_verbs_handle_failure). The line after it ("[rqpn 0xf9e9 dlid=10 sl=0
+    # port=1 ..]") is the peer's queue pair, no event of its own. Was: nothing.
+    _r("ucx_verbs_completion", "ib_completion_error", ["end completion with error"],
+       r"\b\w+\.c:\d+ +(?:UCX +ERROR +|FATAL: |Fatal: )?[Ss]end completion with error(?: on qp 0x[0-9a-fA-F]+)?: "
+       r"(?P<wc_words>[A-Za-z]+(?: [A-Za-z]+)*?)(?= syndrome | ?\[?qpn |\s*$)"
+       r"(?: syndrome 0x(?P<vendor_err>[0-9a-fA-F]+)| ?\[?qpn 0x[0-9a-fA-F]+ wrid 0x[0-9a-fA-F]+ ?vendor_err "
+       r"0x(?P<qp_vendor_err>[0-9a-fA-F]+))?",
+       refine="ucx_verbs_wc"),
     # libibverbs' mlx5 provider (rdma-core providers/mlx5/cq.c, mlx5_parse_cqe) on an error completion whose syndrome
     # is neither a flushed work request nor the transport's retries exceeded (the two NCCL reports itself): "mlx5:
     # <hostname>: got completion with error:" on the process's stderr, "host_unknown" when gethostname failed, then the
@@ -3757,19 +3772,29 @@ NCCL_CODES = {  # ncclResult_t name -> attribution, per NCCL's own descriptions
     "ncclInvalidArgument": "application",
 }
 
-# libibverbs' enum ibv_wc_status: the work completion's status NET/IB prints as "status=N" (older: "error N"), named in
+# libibverbs' enum ibv_wc_status: the work completion's status NET/IB prints as "status=N" (older: "error N"), and
+# UCX's verbs transports in ibv_wc_status_str's words ("transport retry counter exceeded"), named in
 # details["wc_status"].  The name says what a completion error is evidence of: IBV_WC_RETRY_EXC_ERR, the transport's
 # retries to the peer ran out (the link or the peer's port); IBV_WC_WR_FLUSH_ERR, a work request flushed because its
 # queue pair had already gone to the error state (after an earlier error on it, or the connection torn down by the
 # other side): the aftermath of another failure, never evidence of the link of its own.
-IB_WC_STATUS = {
-    1: "IBV_WC_LOC_LEN_ERR", 2: "IBV_WC_LOC_QP_OP_ERR", 3: "IBV_WC_LOC_EEC_OP_ERR", 4: "IBV_WC_LOC_PROT_ERR",
-    5: "IBV_WC_WR_FLUSH_ERR", 6: "IBV_WC_MW_BIND_ERR", 7: "IBV_WC_BAD_RESP_ERR", 8: "IBV_WC_LOC_ACCESS_ERR",
-    9: "IBV_WC_REM_INV_REQ_ERR", 10: "IBV_WC_REM_ACCESS_ERR", 11: "IBV_WC_REM_OP_ERR", 12: "IBV_WC_RETRY_EXC_ERR",
-    13: "IBV_WC_RNR_RETRY_EXC_ERR", 14: "IBV_WC_LOC_RDD_VIOL_ERR", 15: "IBV_WC_REM_INV_RD_REQ_ERR",
-    16: "IBV_WC_REM_ABORT_ERR", 17: "IBV_WC_INV_EECN_ERR", 18: "IBV_WC_INV_EEC_STATE_ERR", 19: "IBV_WC_FATAL_ERR",
-    20: "IBV_WC_RESP_TIMEOUT_ERR", 21: "IBV_WC_GENERAL_ERR",
-}
+IB_WC_STATUSES = (  # (number, libibverbs' name, ibv_wc_status_str's words: rdma-core libibverbs/enum_strs.c)
+    (1, "IBV_WC_LOC_LEN_ERR", "local length error"), (2, "IBV_WC_LOC_QP_OP_ERR", "local QP operation error"),
+    (3, "IBV_WC_LOC_EEC_OP_ERR", "local EE context operation error"),
+    (4, "IBV_WC_LOC_PROT_ERR", "local protection error"), (5, "IBV_WC_WR_FLUSH_ERR", "Work Request Flushed Error"),
+    (6, "IBV_WC_MW_BIND_ERR", "memory management operation error"), (7, "IBV_WC_BAD_RESP_ERR", "bad response error"),
+    (8, "IBV_WC_LOC_ACCESS_ERR", "local access error"), (9, "IBV_WC_REM_INV_REQ_ERR", "remote invalid request error"),
+    (10, "IBV_WC_REM_ACCESS_ERR", "remote access error"), (11, "IBV_WC_REM_OP_ERR", "remote operation error"),
+    (12, "IBV_WC_RETRY_EXC_ERR", "transport retry counter exceeded"),
+    (13, "IBV_WC_RNR_RETRY_EXC_ERR", "RNR retry counter exceeded"),
+    (14, "IBV_WC_LOC_RDD_VIOL_ERR", "local RDD violation error"),
+    (15, "IBV_WC_REM_INV_RD_REQ_ERR", "remote invalid RD request"), (16, "IBV_WC_REM_ABORT_ERR", "aborted error"),
+    (17, "IBV_WC_INV_EECN_ERR", "invalid EE context number"),
+    (18, "IBV_WC_INV_EEC_STATE_ERR", "invalid EE context state"), (19, "IBV_WC_FATAL_ERR", "fatal error"),
+    (20, "IBV_WC_RESP_TIMEOUT_ERR", "response timeout error"), (21, "IBV_WC_GENERAL_ERR", "general error"),
+)
+IB_WC_STATUS = {number: name for number, name, _ in IB_WC_STATUSES}
+IB_WC_WORDS = {words.lower(): name for _, name, words in IB_WC_STATUSES}  # the words as a line gives them, any case
 
 
 
@@ -4080,6 +4105,15 @@ def _refine_mlx5_syndrome(g: dict, out: dict) -> None:
     g["vendor_err"] = str(int(g["vendor_err"], 16))
 
 
+def _refine_ucx_verbs_wc(g: dict, out: dict) -> None:
+    """UCX's verbs completion error: the status its words are (IB_WC_WORDS), the vendor error either era gives."""
+    name = IB_WC_WORDS.get(g.pop("wc_words").lower())
+    if name:
+        out["details"]["wc_status"] = name
+    vendor_err = g.pop("qp_vendor_err", None) or g.get("vendor_err")
+    g["vendor_err"] = str(int(vendor_err, 16)) if vendor_err else None
+
+
 def _refine_mlx5_cqe(g: dict, out: dict) -> None:
     """mlx5e's error completion: the libibverbs status its syndrome is (MLX5_SYNDROME_WC), where the line gives one."""
     syndrome = g.get("cqe_syndrome")
@@ -4251,6 +4285,7 @@ REFINERS = {"nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_
             "cuda": _refine_cuda, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "cublas_status": _refine_cublas_status,
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
+            "ucx_verbs_wc": _refine_ucx_verbs_wc,
             "mlx5_cq_error": _refine_mlx5_cq_error,
             "nccl_text": _refine_nccl_text, "crash": _refine_crash, "storage_oops": _refine_storage_oops,
             "oom": _refine_oom,

@@ -105,6 +105,40 @@ def test_ucx_completion_error_is_the_fabrics(line, netdev, port):
             f.details["vendor_err"]) == ("ib_completion_error", "fabric", netdev, port, "IBV_WC_RETRY_EXC_ERR", 129)
 
 
+@pytest.mark.parametrize("line,wc_status,vendor_err", [
+    # openucx/ucx #733 (2016's fatal), #1569 and #1880 (dc_verbs: the qp, the vendor error after "syndrome"), #2322
+    # (2018), #7774 (2021: "[qpn .. wrid 0x149vendor_err 0x51]", the missing space UCX's)
+    ("[pod9:7464 :0] rc_verbs_iface.c:98   Fatal: Send completion with error: transport retry counter exceeded",
+     "IBV_WC_RETRY_EXC_ERR", None),
+    ("[1496344648.548260] [vegas06:14879:0]       dc_verbs.c:614  UCX  ERROR Send completion with error on qp 0x6214: "
+     "remote access error syndrome 0x88", "IBV_WC_REM_ACCESS_ERR", 136),
+    ("Sun Oct  1 17:01:10 2017[1,30]<stdout>:[1506866470.744682] [clx-hercules-065:1411 :0]       dc_verbs.c:633  UCX  "
+     "ERROR Send completion with error on qp 0x10e55: transport retry counter exceeded syndrome 0x81",
+     "IBV_WC_RETRY_EXC_ERR", 129),
+    ("Tue Feb 27 20:11:35 2018[1,371]<stderr>:[jazz17:172423:0:172423] rc_verbs_iface.c:63   FATAL: send completion "
+     "with error: transport retry counter exceeded", "IBV_WC_RETRY_EXC_ERR", None),
+    ("[swx-rdmz-ucx-gpu-02:1884 :0:1884] rc_verbs_iface.c:124  send completion with error: local protection error "
+     "[qpn 0xf9db wrid 0x149vendor_err 0x51]", "IBV_WC_LOC_PROT_ERR", 81),
+    # constructed from later UCX releases' format (src/uct/ib/rc/verbs/rc_verbs_iface.c uct_rc_verbs_handle_failure:
+    # "send completion with error: %s qpn 0x%x wrid 0x%lx vendor_err 0x%x"), not a real line: the flushed status's
+    # words
+    ("[host:1:0:1] rc_verbs_iface.c:120 send completion with error: Work Request Flushed Error qpn 0x12 wrid 0x5 "
+     "vendor_err 0xf9", "IBV_WC_WR_FLUSH_ERR", 249),
+])
+def test_ucx_verbs_completion_error_is_the_fabrics(line, wc_status, vendor_err):
+    """UCX's verbs transports' failed completion (was: nothing): NET/IB's kind, the status named from libibverbs'
+    words (parsers.rules.IB_WC_STATUSES), so triage reads a flushed request as NET/IB's, and the vendor error."""
+    f = parse_line(line)
+    assert (f.kind, f.attribution, f.details["wc_status"], f.details.get("vendor_err")) == (
+        "ib_completion_error", "fabric", wc_status, vendor_err)
+
+
+def test_ucx_verbs_peer_line_is_none():
+    """openucx/ucx #7774: the line after the error, the peer's queue pair."""
+    assert parse_line("[swx-rdmz-ucx-gpu-02:1884 :0:1884] rc_verbs_iface.c:124  [rqpn 0xf9e9 dlid=10 sl=0 port=1 "
+                      "src_path_bits=0]") is None
+
+
 @pytest.mark.parametrize("line", [
     "[lxbk1127:2330856:0:2330856] ib_mlx5_log.c:177  DCI QP 0xd16 wqe[6168]: SEND s-e [rqpn 0x17de rlid 1037] [va "
     "0x7f9f745cea80 len 5770 lkey 0x15de4] ",
