@@ -32,6 +32,14 @@ def now_stamp() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f000Z")
 
 
+def kmsg_now() -> int:
+    """kmsg's stamp of a record written now (microseconds since boot, as agent/app.py `boot_epoch` counts them): the
+    node's Event carries its Xid's own time, which the cluster compares with the ranks' lines stamped now (a fixed
+    stamp is this host's uptime ago)."""
+    with open("/proc/uptime", encoding="ascii") as fh:
+        return int(float(fh.read().split()[0]) * 1e6)
+
+
 def metric(port: int, name: str) -> float | None:
     try:
         text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2).read().decode()
@@ -64,7 +72,7 @@ def test_xid79_on_node_b_while_every_rank_times_out_is_one_incident_naming_its_g
             for i in (0, 2, 3):
                 with open(logs[i], "a") as fh:
                     fh.write(TIMEOUT.format(ts=now_stamp(), r=i))
-            agents[1].write(f"3,100,4254197860,-;{XID79}\n")
+            agents[1].write(f"3,100,{kmsg_now()},-;{XID79}\n")
             with open(logs[1], "a") as fh:
                 fh.write(TIMEOUT.format(ts=now_stamp(), r=1))
             last = time.monotonic()
