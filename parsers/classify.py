@@ -661,13 +661,6 @@ class Classifier:
                         return False, None, name, None
                     return True, None, None, name
                 role = "join"
-            if role == "again":  # no fault once: the first opens its event with no finding, a repeat within its
-                if not inside:  # window is the event's finding (the first "join" of a lead-opened event)
-                    self._bound()
-                    self._led.add(name)
-                    self._events[name] = position
-                    return _ABSORBED
-                role = "join"
             if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
                 if not inside:
                     self._bound()
@@ -874,7 +867,7 @@ class Classifier:
 
     def _bound(self) -> None:
         """Before a new event's key is kept: at MAX_OPEN_EVENTS, forget every open event (per-device keys: bounded
-        whatever the input, the "lead" and "again" lines that open one without a finding included)."""
+        whatever the input, the "lead" lines that open one without a finding included)."""
         if len(self._events) >= MAX_OPEN_EVENTS:
             self._events.clear()
             self._led.clear()
