@@ -28,7 +28,7 @@ from triage import DEFAULT_WINDOW, SCHEMA
 from .book import Book, Change, Open
 from .evidence import AGENT_COMPONENT, KUBELET_SELECTORS
 from .leader import LeaseLock
-from .metrics import Metrics
+from .metrics import APPLY, ATTRIBUTION, Metrics
 from .owners import JOB_LABEL, OWNER_KINDS, Job, Owner, OwnerKind
 from .recovery import OPT_IN, Decision, Policy, Recovery
 from .watch import Watcher
@@ -292,7 +292,7 @@ class Controller:
                 try:
                     self.handle(self.book.settle(now))  # also acts on pending recoveries
                 except Exception as exc:  # noqa: BLE001 - a bug on one job's evidence: the next round tries again
-                    self._failed("attribution", "settle", exc)
+                    self._failed(ATTRIBUTION, "settle", exc)
                 self._gauges()
                 next_settle = now + self._settle_interval(time.monotonic() - t0)
 
@@ -303,7 +303,7 @@ class Controller:
         try:
             self.apply(*item)
         except Exception as exc:  # noqa: BLE001
-            self._failed("apply", f"{item[0]} {item[1]}", exc)
+            self._failed(APPLY, f"{item[0]} {item[1]}", exc)
 
     def _failed(self, stage: str, what: str, exc: Exception) -> None:
         self.metrics.internal_errors.labels(stage).inc()

@@ -9,6 +9,10 @@ from triage import CATEGORIES
 
 from .recovery import RESULTS
 
+# where the controller's loop met a bug on one input (gpu_npd_cluster_internal_errors_total{stage}): applying a watched
+# object, a round of attribution
+INTERNAL_STAGES = APPLY, ATTRIBUTION = ("apply", "attribution")
+
 
 class Metrics:
     def __init__(self) -> None:
@@ -42,6 +46,6 @@ class Metrics:
         self.internal_errors = Counter("gpu_npd_cluster_internal_errors", "Objects the loop could not apply and "
                                        "attributions that failed (a bug on one input: logged, the loop goes on)",
                                        ["stage"], registry=r)
-        for stage in ("apply", "attribution"):
+        for stage in INTERNAL_STAGES:
             self.internal_errors.labels(stage)  # 0 from the start
         self.queue = Gauge("gpu_npd_cluster_queue", "Watch events waiting to be applied", registry=r)
