@@ -242,6 +242,12 @@ _NOT_APP = MappingProxyType({"not_attribution": "application"})
 _LINK_DOWN = ("down", "module_error")
 _UNCABLED = ("down",)  # down or its cable unplugged (IB_LINK_STATE's normalised state)
 
+
+def _workloads_on_node(condition: str, reason: str, action: str) -> Repeated:
+    """A `pod_holds_gpus` kind's repeat: pods of two workloads within 10 minutes on one node saying it are the node's
+    (its GPUs or its driver stack), not one program's."""
+    return Repeated(condition, reason, {}, (), 2, 600.0, action=action, distinct="workload", noun="workloads")
+
 # gpu-npd's taint keys: this prefix + a condition's type ("gpu-npd.io/GPUUnhealthy"); the agent's default
 # (agent/kube/settings.py taint_prefix) and what triage reads as gpu-npd's own NoExecute taint (triage/facts.py pod_end)
 TAINT_PREFIX = "gpu-npd.io/"
@@ -440,8 +446,7 @@ TABLE: tuple[Kind, ...] = (
              "pod the kubelet says holds GPUs, the node's container runtime took them away (a systemd daemon-reload "
              "with the systemd cgroup driver); pods of two workloads within 10 minutes raise GPUDriverDegraded; in a "
              "pod without GPUs, or whose devices are unknown, counted only",
-         repeated=Repeated("GPUDriverDegraded", "PodGPUAccessLostRepeated", {}, (), 2, 600.0, action="CHECK_DRIVER",
-                           distinct="workload", noun="workloads")),
+         repeated=_workloads_on_node("GPUDriverDegraded", "PodGPUAccessLostRepeated", "CHECK_DRIVER")),
     # A pod's process that found its GPU and was refused a context on it: the CUDA status busy or unavailable
     # (cudaErrorDevicesUnavailable, 46; CUDA_ERROR_DEVICE_UNAVAILABLE) in every framework's words (rules.CUDA_BUSY,
     # CUDA_ERRORS). The container runtime never decides it (it grants device nodes only): another process holds the GPU
@@ -469,8 +474,7 @@ TABLE: tuple[Kind, ...] = (
              "compute mode or its compute mode is Prohibited; action `CHECK_GPU_PROCESSES` (the Event says to check "
              "the compute mode and the processes on the GPU); pods of two workloads within 10 minutes raise "
              "GPUDegraded; in a pod without GPUs, or whose devices are unknown, counted only",
-         repeated=Repeated("GPUDegraded", "PodGPUBusyRepeated", {}, (), 2, 600.0, action="CHECK_GPU_PROCESSES",
-                           distinct="workload", noun="workloads")),
+         repeated=_workloads_on_node("GPUDegraded", "PodGPUBusyRepeated", "CHECK_GPU_PROCESSES")),
     # A process's own crash as the kernel reports it (a segfault, a general protection fault, an invalid opcode): the
     # program, not the node. Its library says whose code crashed (details "stack": driver for the GPU driver's user-space
     # libraries, libcuda / libnvidia-*: attribution driver; nccl, pytorch, else none: the application's). No condition
