@@ -1349,9 +1349,8 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None
         if one in EVENT_PER_FINDING_DEVICE:  # the finding's address ("" for a line of none: the newest open, _in_event)
             one = f"{one} {'' if several else pci or ''}"
         elif one in EVENT_PER_DEVICE:
-            if groups is None:
+            if groups is None:  # the full PCI address, function included: one event per function
                 groups = m.groupdict()
-            # the full PCI address, function included: one event per function
             address = groups.get("pci") or groups.get("device")
             device = (address or groups.get("netdev") or "").lower()
             if one in EVENT_PER_GPU:  # a GPU's: its normalized address ("" when the line names none)
