@@ -1323,8 +1323,8 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None
     events kept per device (rules.EVENT_PER_DEVICE, EVENT_PER_FINDING_DEVICE) the device's PCI address too, for events
     kept per rank (EVENT_PER_RANK) the rank, for those kept per a group's text (EVENT_PER_GROUP) that text; its role;
     the row (a stage of a "once" event).  `rank`: `_rank_of(m)` where the caller read it already; `pci`: the line's
-    finding's address (None:
-    a kind-None row's line); `event`: the line's (name, role) where its row's `event_if` chose it, else the row's."""
+    finding's address (None: a kind-None row's line); `event`: the line's (name, role) where its row's `event_if` chose
+    it, else the row's."""
     if event is None:
         event = rule.event
         if event is None:
@@ -1349,9 +1349,8 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None
         if one in EVENT_PER_FINDING_DEVICE:  # the finding's address ("" for a line of none: the newest open, _in_event)
             one = f"{one} {'' if several else pci or ''}"
         elif one in EVENT_PER_DEVICE:
-            if groups is None:
+            if groups is None:  # the full PCI address, function included: one event per function
                 groups = m.groupdict()
-            # the full PCI address, function included: one event per function
             address = groups.get("pci") or groups.get("device")
             device = (address or groups.get("netdev") or "").lower()
             if one in EVENT_PER_GPU:  # a GPU's: its normalized address ("" when the line names none)

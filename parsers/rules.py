@@ -766,11 +766,13 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action) | 
 # a kind a status is: one the rows reading it are planned for (parsers/classify.py: a workload's kind naming no device,
 # as cuda_error)
 assert all(KIND[row].workload and KIND[row].device is None for row in CUDA_ERRORS.values() if isinstance(row, str))
+# every text CUDA_ERRORS lists, as one alternation (the rows that read a status only by its known words)
+CUDA_ERROR_TEXTS = "|".join(map(re.escape, CUDA_ERRORS))
 # the texts CUDA_ERRORS lists that hold parentheses of their own, for a row whose text ends at one
 CUDA_PAREN_TEXTS = "|".join(re.escape(t) for t in CUDA_ERRORS if "(" in t)
 # NCCL's words of a CUDA status CUDA_ERRORS lists (CUDACHECK's "Cuda failure '<text>'", CUCHECK's "Cuda failure <N>
 # '<text>'"): its WARN's (nccl_cuda_failure) and PyTorch's quote of it after "Last error:" (nccl_last_cuda_failure)
-NCCL_CUDA_FAILURE = (r"Cuda failure (?:(?P<cu_status>\d{1,4}) )?'(?P<cuda_error>" + "|".join(map(re.escape, CUDA_ERRORS))
+NCCL_CUDA_FAILURE = (r"Cuda failure (?:(?P<cu_status>\d{1,4}) )?'(?P<cuda_error>" + CUDA_ERROR_TEXTS
                      + r")(?:'|\s*$)")
 
 
@@ -2755,7 +2757,7 @@ RULES: tuple[Rule, ...] = (
     # read to the line's end from every "[", a flood of them was quadratic.
     _r("nvshmem_cuda_check", "cuda_error", ["cuda failed with ", "CUDA failed with "],
        r"\[[^\s\[\]]+\.(?:cpp|cu|cuh|cc|c|h):\d+\] (?:cuda|CUDA) failed with (?P<cuda_error>"
-       + "|".join(map(re.escape, CUDA_ERRORS)) + r")\s*$", refine="cuda", event=("nvshmem", "join")),
+       + CUDA_ERROR_TEXTS + r")\s*$", refine="cuda", event=("nvshmem", "join")),
     _r("nvshmem_error", "nccl_error", ["nvshmem"],
        NVSHMEM_SOURCE + r"(?:(?P<nvshmem_function>\w+):)?\d+: (?:non-zero status: -?\d+:? )?"
        r"(?P<nvshmem_error>[^\n]{0,120}?(?:\bfail(?:ed|ure)?\b|\bFail(?:ed|ure)\b|\bexiting\b|"
@@ -3507,7 +3509,7 @@ RULES: tuple[Rule, ...] = (
     # an illegal memory access was encountered" and "current device: 1" (ollama/ollama #1649). The same failure: part
     # of the runner's error's event (was a second cuda_error); alone (the runner's lines lost), the error it quotes.
     _r("ollama_cuda_echo", "cuda_error", ["llama.go:"],
-       r"llama\.go:\d+: (?P<cu_status>\d{1,4}) at \S+:\d+: (?P<cuda_error>" + "|".join(map(re.escape, CUDA_ERRORS))
+       r"llama\.go:\d+: (?P<cu_status>\d{1,4}) at \S+:\d+: (?P<cuda_error>" + CUDA_ERROR_TEXTS
        + r")\s*$", refine="cuda", event=(CUDA_EXC_OPEN[0], "within")),
     _r("cuda_error", "cuda_error",
        ["CUDA error", "CUDA driver error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access",
