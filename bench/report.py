@@ -81,7 +81,8 @@ TARGETS: dict[str, str] = {
                     "`--jobs 1` (tests/triage/test_triage_parallel.py)",
 }
 # the option through which a benchmark times another checkout beside this one
-BASELINE_OPTION = {"parse": "--baseline", "parse_instructions": "--baseline", "perline": "--baseline", "correlate": "--baseline", "agent": "--ref",
+BASELINE_OPTION = {"parse": "--baseline", "parse_instructions": "--baseline", "perline": "--baseline",
+                   "correlate": "--baseline", "agent": "--ref",
                    "inprocess": "--ref", "inprocess_instructions": "--ref", "triage_scale": "--baseline",
                    "triage_fleet": "--baseline", "triage_files": "--baseline", "podlogs_cpu": "--baseline",
                    "podlogs_follow": "--baseline",

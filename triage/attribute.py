@@ -1461,7 +1461,8 @@ NAMED_WORDS: dict[str, Callable[[Evidence], str]] = {
     "lost": lambda e: LOST_HOW.get(e.details.get("fact"), "declared dead by the job's coordinator"),
     "oom_scope": lambda e: f" ({OOM_SCOPES[scope].said})" if (scope := oom_scope(e)) else "",
     "host_memory": lambda e: _memory_what(e), "ended": lambda e: _ended_what(e), "storage": lambda e: _storage_what(e),
-    "waited": lambda e: _waited(e), "launch": lambda e: f"pyxis: {e.details.get('what')}" if e.details.get("fact") == "pyxis_container" else
+    "waited": lambda e: _waited(e),
+    "launch": lambda e: f"pyxis: {e.details.get('what')}" if e.details.get("fact") == "pyxis_container" else
                         e.details.get("what") or f"SPANK plugin {e.details.get('plugin')} failed"}
 # kind -> its `named` template, from the kind rows
 NAMED = {k.name: k.named for k in (*KIND_TABLE, *JOB_TABLE) if k.named}
