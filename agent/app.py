@@ -260,8 +260,6 @@ def _gpu_users(cfg: Config, pods: PodLookup, gpu: GpuCollector, devices: Callabl
     lookup = PodLookup(cfg.proc_root)  # its own pid cache
 
     def users(ref):
-        from .podresources import KUBELET  # noqa: PLC0415 - the pod-log path's (see Pipeline._host_answers)
-
         if gpu.status == "off":
             return users_of(None, [])
         if gpu.status == "released":  # a reset wants NVML let go
@@ -270,12 +268,13 @@ def _gpu_users(cfg: Config, pods: PodLookup, gpu: GpuCollector, devices: Callabl
             return f"the agent's NVML has not named the GPUs ({gpu.status})"
         cache = devices()
         owned = cache(ref) if cache is not None else None
-        if owned is None or owned.source != KUBELET or not owned.gpus:
+        gpus = owned.kubelet_gpus if owned is not None else frozenset()
+        if not gpus:
             return "the kubelet has not said which GPUs the pod holds"
         held = [(g.ident.index, g.labels["pci_bus_id"]) for g in list(gpu.gpus)
-                if gpu.gpu_map.names(g.labels["pci_bus_id"]) & owned.gpus]
+                if gpu.gpu_map.names(g.labels["pci_bus_id"]) & gpus]
         if not held:
-            return f"NVML names none of the pod's GPUs ({', '.join(sorted(owned.gpus))})"
+            return f"NVML names none of the pod's GPUs ({', '.join(sorted(gpus))})"
         if not handle:
             handle.append(open_backend(cfg.nvml, cfg.proc_root))
         found = users_of(handle[0], [i for i, _ in held], cfg.nvml_deadline_seconds)

@@ -322,13 +322,12 @@ class Pipeline:
         read by their UUID, a MIG device by its parent's where its id names it; one whose id does not, R470+'s
         `MIG-<uuid>`, where NVML answers for every GPU of the node, whichever it is on); False while NVML is off,
         starting or failing, or the pod's GPUs are unknown."""
-        from .podresources import KUBELET  # noqa: PLC0415 - the pod-log path's: not held by an idle agent
-
         owned, gpu = self.pod_devices(ref) if self.pod_devices is not None else None, self.gpu
-        if owned is None or owned.source != KUBELET or not owned.gpus or gpu.status != "ok":
+        gpus = owned.kubelet_gpus if owned is not None else frozenset()
+        if not gpus or gpu.status != "ok":
             return False
         names = gpu.gpu_map.every  # (made once per inventory: GpuMap.build)
-        unnamed = [g for g in owned.gpus if g not in names]
+        unnamed = [g for g in gpus if g not in names]
         return not unnamed or (all(map(is_mig, unnamed)) and gpu.answers_for_all())  # asked once, where needed
 
     def recheck_gpu_access(self) -> Change:

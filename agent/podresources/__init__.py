@@ -43,6 +43,12 @@ class Owned:
     rails: frozenset[str] = frozenset()
     source: str = KUBELET
 
+    @property
+    def kubelet_gpus(self) -> frozenset[str]:
+        """The pod's GPUs where the kubelet named them; none where another source did (its compute processes name
+        only the GPUs it used)."""
+        return self.gpus if self.source == KUBELET else frozenset()
+
 
 def pod_devices(resp, resources: tuple[str, ...] = GPU_RESOURCES) -> list[PodDevices]:
     """One PodDevices per pod of a ListPodResourcesResponse that holds a GPU (device plugin or DRA); `resources`: the
