@@ -299,8 +299,10 @@ for _read, _codes in _XID_READS:
     for _code in _codes:
         XID_READS.setdefault(_code, _read)
 del _read, _codes, _code
-assert not (set(CONTAINMENT_XIDS) | set(XID48_DETAIL) | {154} | CAUSE_XIDS) & set(NVLINK_XIDS)  # one read a code suffices
-assert not CAUSE_XIDS & (set(CONTAINMENT_XIDS) | set(XID48_DETAIL) | {154})
+# one read a code suffices (checked with a real error: an assert is gone under `python -O`)
+if ((set(CONTAINMENT_XIDS) | set(XID48_DETAIL) | {154} | CAUSE_XIDS) & set(NVLINK_XIDS)
+        or CAUSE_XIDS & (set(CONTAINMENT_XIDS) | set(XID48_DETAIL) | {154})):
+    raise ValueError("parsers/catalog.py: an Xid in two of XID_READS' tables (one read a code)")
 
 # Xids the driver defines past NVIDIA's catalog (its last row is 172, parsers/data/SOURCE.md): names from nverror.h of
 # NVIDIA/open-gpu-kernel-modules (173 from 575 on; 174-176 in 575.64 and 595.x: ROBUST_CHANNEL_LAST_ERROR 176).

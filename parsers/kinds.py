@@ -214,16 +214,30 @@ class Kind:
         "info": any finding of it, as far as severity goes)."""
         if not self.raises:
             return None
-        ranks = []
-        for r in self.raises:
-            want = r.match.get("severity")
-            ranks.append(min((SEVERITY_RANK[s] for s in want), default=0) if isinstance(want, (list, tuple)) else
-                         SEVERITY_RANK[want] if want else 0)
-        return SEVERITIES[min(ranks)]
+        return SEVERITIES[min(min((SEVERITY_RANK[s] for s in _severities(r)), default=0) for r in self.raises)]
 
     @property
     def conditions(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(r.condition for r in self.raises))
+
+    def raised_at(self, severity: str) -> str | None:
+        """The condition a finding of this kind at `severity` raises by default (None: none), where its rules ask no
+        more than the severity: a telemetry row naming this kind takes it (parsers/telemetry.py), so that a reading
+        and a log line of one kind and severity raise one condition. ValueError where a rule before the one that
+        matches asks more (an Xid's action, a link's state): such a row names its condition itself."""
+        for r in self.raises:
+            if set(r.match) - {"severity"}:
+                raise ValueError(f"kind {self.name}: its condition rules ask more than a severity "
+                                 f"({', '.join(sorted(r.match))})")
+            if severity in _severities(r):
+                return r.condition
+        return None
+
+
+def _severities(r: Raise) -> tuple[str, ...]:
+    """The severities a condition rule's match takes (every one where it names none)."""
+    want = r.match.get("severity")
+    return SEVERITIES if want is None else tuple(want) if isinstance(want, (list, tuple)) else (want,)
 
 
 @dataclass(frozen=True, slots=True)

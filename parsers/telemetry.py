@@ -8,6 +8,8 @@ import copy
 from functools import lru_cache
 from typing import Any
 
+from .kinds import BY_NAME as KINDS
+
 
 @lru_cache(maxsize=1)
 def rows() -> tuple[dict[str, Any], ...]:
@@ -23,7 +25,21 @@ def rows() -> tuple[dict[str, Any], ...]:
     data = loader.get_data(path) if hasattr(loader, "get_data") else None
     if data is None:  # (a loader that cannot read package data: a broken install)
         raise FileNotFoundError("parsers/sample_rules.yaml is not installed")
-    return tuple(yaml.safe_load(data.decode("utf-8")))
+    return tuple(_with_condition(row) for row in yaml.safe_load(data.decode("utf-8")))
+
+
+def _with_condition(row: dict[str, Any]) -> dict[str, Any]:
+    """A row that names its kind and no condition raises what a finding of that kind at its severity raises (the kind
+    table's rules, parsers/kinds.py `Kind.raised_at`): a reading and a log line saying one thing raise one condition
+    (an NVLink CRC rate, a warning, GPUDegraded as Fabric Manager's Non Fatal NVL error does)."""
+    if "condition" in row or "kind" not in row:
+        return row
+    kind, severity = KINDS.get(row["kind"]), row.get("severity")
+    condition = kind.raised_at(severity) if kind is not None and severity is not None else None
+    if condition is None:
+        raise ValueError(f"parsers/sample_rules.yaml: the row of reason {row.get('reason')!r} names no condition, and "
+                         f"kind {row['kind']!r} at severity {severity!r} raises none")
+    return {**row, "condition": condition}
 
 
 def sample_rules() -> list[dict[str, Any]]:

@@ -308,7 +308,13 @@ def test_nvlink_down_and_error_rate(tmp_path):
     confirm(agent, clock, polls=2)
     subjects = {(p.subject, p.reason) for p in agent.engine.problems.values()}
     assert subjects == {("gpu:0000:18:00/nvlink4", "NVLinkDown"), ("gpu:0000:ba:00/nvlink2", "NVLinkCRCErrorRate")}
+    # (h467) a corrected-error rate is a warning: GPUDegraded, as the kind table raises for an NVLink warning, not the
+    # tainting NVLinkUnhealthy, which the link down raises
+    assert {p.reason: p.condition for p in agent.engine.problems.values()} == {
+        "NVLinkDown": "NVLinkUnhealthy", "NVLinkCRCErrorRate": "GPUDegraded"}
     assert agent.engine.conditions["NVLinkUnhealthy"].status
+    assert agent.engine.conditions["GPUDegraded"].status
+    assert agent.engine.conditions["NVLinkUnhealthy"].reason == "NVLinkDown"
     clock.t += 100  # counter steady for a whole window: the rate problem clears, the down link stays
     poll(agent)
     clock.t += 10

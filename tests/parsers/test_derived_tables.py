@@ -100,3 +100,45 @@ def test_a_telemetry_rows_kind_is_a_finding_kind(kind, ok):
     rule = {"entity": "gpu", "field": "f", "above": 0, "condition": "X", "reason": "R", "kind": kind}
     said = validate_rules([rule], {"X": {}})
     assert (said is None) if ok else said.startswith("sample_rules[0].kind: ")
+
+
+def test_a_telemetry_row_of_a_kind_raises_what_the_kind_table_raises_at_its_severity():
+    """(h467) The NVLink rates' rows (DCGM's limits) raised NVLinkUnhealthy, a tainting condition, at severity warning,
+    while Fabric Manager's Non Fatal NVL error, a warning of the same kind, raises GPUDegraded: a row naming a kind whose
+    rules ask only a severity raises the kind table's condition for that severity, whichever row names it."""
+    from parsers.kinds import BY_NAME  # noqa: PLC0415
+
+    by_reason = {r["reason"]: r["condition"] for r in sample_rules()}
+    assert by_reason["NVLinkCRCErrorRate"] == by_reason["NVLinkReplayRate"] == "GPUDegraded"
+    assert by_reason["NVLinkDown"] == by_reason["NVLinkRecoveryRate"] == "NVLinkUnhealthy"
+    checked = 0
+    for row in sample_rules():
+        kind = BY_NAME.get(row.get("kind"))
+        if kind is None or any(set(r.match) - {"severity"} for r in kind.raises):
+            continue
+        assert row["condition"] == kind.raised_at(row["severity"]), row["reason"]
+        checked += 1
+    assert checked >= 5
+
+
+def test_a_kinds_condition_at_a_severity():
+    from parsers.kinds import BY_NAME  # noqa: PLC0415
+
+    nvlink = BY_NAME["nvlink"]
+    assert [nvlink.raised_at(s) for s in ("info", "warning", "error", "fatal")] == [
+        None, "GPUDegraded", "NVLinkUnhealthy", "NVLinkUnhealthy"]
+    with pytest.raises(ValueError, match="kind xid: its condition rules ask more than a severity"):
+        BY_NAME["xid"].raised_at("fatal")
+
+
+@pytest.mark.parametrize("row, said", [
+    ({"reason": "R", "kind": "nvlink", "severity": "info"}, "kind 'nvlink' at severity 'info' raises none"),
+    ({"reason": "R", "kind": "nvlinks", "severity": "error"}, "kind 'nvlinks' at severity 'error' raises none"),
+    ({"reason": "R", "kind": "nvlink"}, "kind 'nvlink' at severity None raises none"),
+])
+def test_a_telemetry_row_whose_kind_gives_no_condition_is_refused(row, said):
+    from parsers.telemetry import _with_condition  # noqa: PLC0415
+
+    with pytest.raises(ValueError, match=re.escape(said)):
+        _with_condition({"entity": "nvlink", "field": "f", "above": 0, **row})
+    assert _with_condition({**row, "condition": "X"})["condition"] == "X"  # a row's own condition is kept
