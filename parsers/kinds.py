@@ -530,7 +530,8 @@ TABLE: tuple[Kind, ...] = (
            "legacy branch does), the open kernel module on a GPU without a GSP or the proprietary one on a GPU "
            "that requires the open one, the GSP firmware files missing (RmInitAdapter 0x61), another driver holding "
            "the GPU (nouveau, nova_core), the kernel module built for another kernel (unknown symbols), or the kernel "
-           "module and the user-space driver of different versions (API mismatch); a driver (re)load ends it",
+           "module and the user-space driver of different versions (API mismatch, the NVSwitch driver's Version "
+           "mismatch); a driver (re)load ends it",
        category="infrastructure"),
     Kind("driver_load", "driver load", None, "info", "driver", "NONE", "DriverLoad",
          doc="the NVIDIA kernel module (re)loaded: clears every GPU problem a reset ends",

@@ -1186,6 +1186,14 @@ RULES: tuple[Rule, ...] = (
        r"NVRM: API mismatch: the client (?:'(?P<process>[^'\n]{1,64})' \(pid (?P<pid>\d+)\)|has the version "
        r"(?P<client_version>\d[\d.]*\d), but(?:(?:#012NVRM:| NVRM:)? this kernel module has the version "
        r"(?P<kernel_version>\d[\d.]*\d))?)"),
+    # The NVSwitch driver's word for the same: a client of /dev/nvidia-nvswitchctl (Fabric Manager, NVML / DCGM's NSCQ)
+    # of another version than the kernel module, each open refused (linux_nvswitch.c nvswitch_ctl_check_version,
+    # KERN_ERR): "nvidia-nvswitch: Version mismatch, kernel version 450.80.02 user version 450.51.06" (gpu-operator
+    # #115, #121: dcgm-exporter's container of another driver version, crash-looping; a build printing major.minor
+    # versions alike); DCGM's own test harness refuses to run while dmesg holds it. Was: silent (no error word).
+    _r("nvswitch_api_mismatch", "driver_mismatch", ["nvidia-nvswitch: Version mismatch"],
+       r"nvidia-nvswitch: Version mismatch, kernel version (?P<kernel_version>\d[\d.]*\d) user version "
+       r"(?P<client_version>\d[\d.]*\d)"),
     # The driver refused a GPU at probe, so the node has a GPU no process can use until it is fixed (the cause is
     # the driver's own words before it: no GSP for the open module, a GPU this release does not support, a BAR the
     # BIOS left invalid, another driver holding it, a GPU gone from the bus): the kernel's driver core line,
