@@ -602,3 +602,61 @@ def test_what_the_agent_accepts_the_schema_accepts(tmp_path):
         conf.write_text(yaml.safe_dump(config))
         load(str(conf), env={})  # the agent accepts it
         assert any(d["kind"] == "DaemonSet" for d in render({"config": config}))
+
+
+def named_values(text: str) -> set[str]:
+    """The chart values a page names: the first column of its values table (`| value | default | what |`), each
+    `--set` path, and a value after "Helm" in prose (Helm `x: y`, Helm's `x`, Helm: `x`), list indices dropped."""
+    names = set()
+    table = re.search(r"^\| value \| default \| what \|\n\|[- |]+\|\n((?:\|.*\n)+)", text, re.M)
+    if table:
+        names |= {n for row in table.group(1).splitlines() for n in re.findall(r"`([^`]+)`", row.split("|")[1])}
+    for arg in re.findall(r"--set '?([^ ']+)", text):
+        names |= {a.split("=")[0] for a in arg.split(",") if "=" in a}
+    names |= set(re.findall(r"Helm(?:'s|:)?\s+`([A-Za-z][\w.]*)", text))
+    return {re.sub(r"\[\d+\]", "", n) for n in names}
+
+
+def missing_value(name: str, values: dict, config_schema: dict) -> bool:
+    """Whether a dotted value path is no value of the chart: `config.` paths are the agent's keys (the schema
+    generated from agent/settings.py); a key under labels, annotations, a selector or a list is the user's own."""
+    node, schema, parent = values, None, ""
+    for key in name.split("."):
+        if schema is not None:
+            props = schema.get("properties")
+            if props is None:
+                return False  # a free-form block of the agent's configuration
+            if key not in props:
+                return True
+            schema = props[key]
+        elif isinstance(node, list) or parent.endswith(("labels", "Labels", "Annotations", "Selector")):
+            return False  # the user's keys: nodePools' and imagePullSecrets' items, podMonitor.labels.release
+        elif isinstance(node, dict) and key in node:
+            if node is values and key == "config":
+                schema = config_schema
+            node, parent = node[key], key
+        else:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("page", ["install.md", "operations.md"])
+def test_every_chart_value_the_docs_name_is_one_of_values_yaml(page):
+    """An SRE copies a value's name from the page into `--set` or a values file: each one docs/install.md's table, a
+    `--set` or "Helm `x`" names is in values.yaml (or, under `config.`, one of the agent's keys), so a renamed or
+    misspelt value fails here, not silently in a rollout (Helm ignores a value the chart does not read)."""
+    import json
+
+    values = values_of(CHART / "values.yaml")
+    schema = json.loads((CHART / "values.schema.json").read_text())
+    text = (DEPLOY.parent / "docs" / page).read_text()
+    names = named_values(text)
+    assert len(names) >= {"install.md": 40, "operations.md": 3}[page], names  # the parse found them
+    config = schema["definitions"]["config"]
+    missing = sorted(n for n in names if missing_value(n, values, config))
+    assert not missing, missing
+    for name, wrong in [("podMonitor.labels.release", False), ("config.kubernetes.max_tainted_fraction", False),
+                        ("nodePools.mode", False), ("podMonitor.enabeld", True), ("rbac.extraConditions", True),
+                        ("config.kubernetes.max_tainted_fractions", True), ("metricsPort.host", True),
+                        ("image.registry", True)]:
+        assert missing_value(name, values, config) is wrong, name  # the check has teeth
