@@ -5,6 +5,7 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from kubeapi.dropped import DroppedEvents
+from kubeapi.retry import UNANSWERED
 from triage import CATEGORIES
 
 from .recovery import RESULTS
@@ -36,7 +37,10 @@ class Metrics:
         self.objects = Counter("gpu_npd_cluster_objects", "Objects received from lists and watches",
                                ["resource"], registry=r)
         self.writes = Counter("gpu_npd_cluster_event_writes", "Incident Event creates and patches", registry=r)
-        self.api_errors = Counter("gpu_npd_cluster_api_errors", "Failed incident Event writes", ["kind"], registry=r)
+        self.api_errors = Counter("gpu_npd_cluster_api_errors", "Failed incident Event writes, by HTTP status or "
+                                  "connection/timeout", ["kind"], registry=r)
+        for kind in UNANSWERED:
+            self.api_errors.labels(kind)  # 0 from the start: the write alert's increase() sees the first one
         self.tracked = Gauge("gpu_npd_cluster_tracked", "What the controller holds in memory", ["what"], registry=r)
         self.resource_version = Gauge("gpu_npd_cluster_resource_version", "The newest resourceVersion applied, "
                                       "by resource (how far behind the API the controller is)", ["resource"],

@@ -43,11 +43,16 @@ def retry_after(exc: Exception) -> float | None:
         return None
 
 
+# error_kind's words for a failure the API server did not answer (with an answer: its HTTP status); a counter of
+# failures by kind exports these at 0 from the start, so an alert's increase() sees the first one
+UNANSWERED = CONNECTION, TIMEOUT = ("connection", "timeout")
+
+
 def error_kind(exc: Exception) -> str:
     status = getattr(exc, "status", None)
     if isinstance(status, int) and status:
         return str(status)
-    return "timeout" if "timeout" in type(exc).__name__.lower() or "timed out" in str(exc).lower() else "connection"
+    return TIMEOUT if "timeout" in type(exc).__name__.lower() or "timed out" in str(exc).lower() else CONNECTION
 
 
 def refusal(exc: Exception) -> bool:

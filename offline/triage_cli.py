@@ -261,7 +261,8 @@ def collect(paths: tuple[str, ...], year: int | None, inputs: Inputs, jobs: int 
     # an amendment is an earlier line's evidence again (triage.read: a later line of its event amended it): no line
     inputs.evidence = len(evidence) - sum(1 for e in evidence if "amends" in e.details)
     # any file's dated stamp gives the year (Clock.year, over all files); with none, this year is a guess (bytedance/
-    # flux #40's 2024 glog stamps read in 2026 are dated 2026): the verdict has no clock note to say so in, docs say it
+    # flux #40's 2024 glog stamps read in 2026 are dated 2026): the verdict has no clock note to say so in,
+    # docs/triage.md ("Stamps without a year") says it and that `--year` fixes it
     return clock.align(evidence, fallback_year=year or datetime.now(timezone.utc).year)
 
 

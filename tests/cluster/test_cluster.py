@@ -1983,3 +1983,22 @@ def test_an_object_no_handler_can_read_is_one_line_and_the_loop_goes_on(caplog):
     assert get("gpu_npd_cluster_internal_errors_total", {"stage": "attribution"}) == 1
     lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]  # (not the client's set-up words)
     assert len(lines) == 3 and all(line.startswith("internal error in ") and "\n" not in line for line in lines), lines
+
+
+def test_failed_event_writes_count_from_a_zero_series_of_each_unanswered_kind():
+    """gpu_npd_cluster_api_errors_total{kind} had no series until its first failure, so GPUNPDClusterEventWritesFailing's
+    increase() missed that one (a series' first sample is no increase). The kinds of a failure the API server did not
+    answer (kubeapi.retry UNANSWERED, error_kind's words) are exported at 0 from the start; a write to a server that
+    refuses connections counts on its series, from 0 to 1."""
+    from kubeapi.retry import UNANSWERED
+
+    s = Settings(api_server="http://127.0.0.1:9", identity="c", settle_seconds=0.0, request_timeout=2.0,
+                 max_backoff=0.01)
+    c = Controller(make_api(s), s, out=io.StringIO())
+    get = c.metrics.registry.get_sample_value
+    assert {kind: get("gpu_npd_cluster_api_errors_total", {"kind": kind}) for kind in UNANSWERED} == \
+        dict.fromkeys(UNANSWERED, 0.0)
+    c.recorder.record(Ref("Pod", "train-0", "train", "uid-0"), "JobIncident", "a fault")
+    c.writer.attempt(c.writer.flush)
+    assert get("gpu_npd_cluster_api_errors_total", {"kind": "connection"}) == 1
+    assert get("gpu_npd_cluster_event_writes_total") == 0

@@ -30,8 +30,7 @@ def objects() -> dict:
 @needs_kubectl
 def test_the_agents_with_the_cluster_component_pass_kubernetes_validate_strict(tmp_path):
     objs = list(rendered())
-    r = validate_strict(objs, tmp_path)
-    assert r.stdout.count(" passed for resource ") == len(objs), r.stdout
+    validate_strict(objs, tmp_path)
     by = {(d["kind"], d["metadata"]["name"]): d for d in objs}
     dep = by[("Deployment", "gpu-npd-cluster")]["spec"]["template"]["spec"]
     ds = by[("DaemonSet", "gpu-npd")]["spec"]["template"]["spec"]
@@ -134,8 +133,7 @@ def test_every_request_the_controller_makes_is_granted_and_every_grant_is_used()
 @needs_kubectl
 def test_cascading_recovery_adds_only_pod_deletion_and_enforce(tmp_path):
     objs = kustomize("examples/cluster-recovery")
-    r = validate_strict(objs, tmp_path)
-    assert r.stdout.count(" passed for resource ") == len(objs), r.stdout
+    validate_strict(objs, tmp_path)
     by = {(d["kind"], d["metadata"]["name"]): d for d in objs}
     assert by[("ClusterRole", "gpu-npd-cluster-recovery")]["rules"] == [
         {"apiGroups": [""], "resources": ["pods"], "verbs": ["delete"]}]
