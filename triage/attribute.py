@@ -89,8 +89,6 @@ RESTART_KINDS = frozenset(k.name for k in _ROWS if k.restarts)
 # recorder's dump lines (nccl_dump) are not: a rank told to dump may never have timed out itself (the rows' `timed_out`)
 TIMEOUT_KINDS = frozenset(k.name for k in _ROWS if k.timed_out)
 PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
-# the kinds `consequences` counts in a sentence of their own; a node fault's other outranked failures are listed
-CONSEQUENCES_COUNTED = TIMEOUT_KINDS | PEER_KINDS | {"nccl_timeout", "barrier_timeout", "rank_exit"}
 # what makes a host slow rather than broken (parsers/kinds.py `slows`): named beside a lagging rank whose host logged it
 SLOW_HOST_KINDS = frozenset(k.name for k in KIND_TABLE if k.slows)
 # A process of a rank ended: the rank's own (a launcher's line), or its DataLoader worker's (the rank's exception
@@ -322,7 +320,9 @@ class Job:
         timeouts = [e.timeout_ms / 1000.0 for e in self.evidence if e.timeout_ms]
         # a watchdog reports its timeout after the collective began to hang: the window reaches back that much further
         self.window = window + max(timeouts, default=0.0)
-        self.failures = [e for e in self.evidence if fails(e) and not self.ran(e)]
+        # the pod ends the kubelet's retry got past (`ran`), by id: no failure, nor one of a gang that failed alike
+        self.got_past = {id(e) for e in self.evidence if self.ran(e)}
+        self.failures = [e for e in self.evidence if fails(e) and id(e) not in self.got_past]
         symptoms = [e for e in self.failures if is_consequence(e)]
         self.first_symptom = min((_ts(e) for e in symptoms if e.time), default=None)
         # each file's first symptom of the job's first (within SKEW), by line: a line of that file with no stamp
@@ -825,7 +825,7 @@ def _gang_end(job: Job, first: Evidence) -> tuple[str, str] | None:
     if end is None or end.gang is None:
         return None
     alike = [e for e in job.evidence if e.kind == "job_ended" and POD_ENDS.get(e.details.get("pod_end")) is end
-             and not job.ran(e)]
+             and id(e) not in job.got_past]
     hosts = {e.host for e in alike if e.host}
     pods = {pod for e in alike if (pod := _pod_short(e))}
     ran = {pod for e in job.evidence if (pod := _pod_short(e))} - pods
@@ -1220,8 +1220,9 @@ def _incident(job: Job, v: Verdict) -> Incident:
     else:
         kind = v.kind or (v.suspects[0].kind if v.suspects else (job.failures[0].kind if job.failures else None))
         r = Root(kind=kind, rank=v.rank, host=v.host)
-    related = _related(job, v)
-    return Incident(v.category, r, tuple(related), consequences(job, v), v.rule, v.reason,
+    outranked = _outranked(job, v)  # once for the verdict: its evidence and its sentence
+    related = _related(job, v, outranked)
+    return Incident(v.category, r, tuple(related), consequences(job, v, outranked), v.rule, v.reason,
                     root.time if root is not None else None)
 
 
@@ -1233,8 +1234,9 @@ def _root(e: Evidence) -> Root:
     return Root(kind=e.kind, rank=e.rank, host=e.host, gpu=e.gpu, pci=e.pci, device=e.device, pod=pod)
 
 
-def _related(job: Job, v: Verdict) -> list[Evidence]:
-    """The root's evidence, then the consequences, each group in time order (bounded)."""
+def _related(job: Job, v: Verdict, outranked: list[Evidence]) -> list[Evidence]:
+    """The root's evidence, then the consequences (and the failures a node fault outranks, `_outranked`), each group
+    in time order (bounded)."""
     head: list[Evidence] = []
     if v.root is not None:
         head.append(v.root)
@@ -1246,19 +1248,21 @@ def _related(job: Job, v: Verdict) -> list[Evidence]:
     head.extend(e for e in v.unplaced[:20] if e not in head)
     head.extend(e for e in v.suspects[:20] if e not in head)
     ids = {id(e) for e in head}
-    outranked = {id(e) for e in _outranked(job, v)}  # once, not per failure
+    outranked_ids = {id(e) for e in outranked}
     tail = [e for e in job.failures if id(e) not in ids and (is_consequence(e) or e.kind == "rank_exit"
-                                                             or id(e) in outranked)]
+                                                             or id(e) in outranked_ids)]
     return head + tail[:200]
 
 
 def _outranked(job: Job, v: Verdict) -> list[Evidence]:
     """A node fault's verdict: the job's own failures it outranks (what its ranks and launcher reported: a CUDA error,
     a process refused its GPU, the scheduler's end), none of them a node fault, each the fault's consequence; [] for
-    any other rule (their roots are among those failures)."""
+    any other rule (their roots are among those failures).  Computed once a verdict (`_incident`); every line told
+    apart by identity, as the failures are (two lines of the same words are two failures)."""
     if v.rule != "node_fault":
         return []
-    return [e for e in job.failures if e is not v.root and not is_node_fault(e) and e not in v.suspects]
+    suspects = {id(e) for e in v.suspects}
+    return [e for e in job.failures if e is not v.root and not is_node_fault(e) and id(e) not in suspects]
 
 
 # Supporting evidence: the node's warnings below a fault's weight (a corrected PCIe AER, an NVLink or IOMMU warning)
@@ -1310,29 +1314,39 @@ def _whose(root: Root, e: Evidence, gpus: set[str]) -> str | None:
     return None
 
 
-def consequences(job: Job, v: Verdict) -> str:
-    """One sentence: what the failure did to the rest of the job."""
+def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
+    """One sentence: what the failure did to the rest of the job; a node fault's `outranked` failures that no part of
+    it counts are said at its end."""
     parts = []
-    timeouts = [e for e in job.failures if e.kind in TIMEOUT_KINDS and e.rank is not None]
+    # the failures a part of the sentence accounts for, by id: a node fault's outranked failures it has not said are
+    # said at its end (one account, so no failure the incident lists goes unsaid)
+    said: set[int] = set()
+    watchdog = [e for e in job.failures if e.kind in TIMEOUT_KINDS]
+    timeouts = [e for e in watchdog if e.rank is not None]
     if timeouts:
         parts.append(_timed_out(job, timeouts))
-    elif any(e.kind == "nccl_timeout" for e in job.failures):
+    elif watchdog:
         parts.append("NCCL watchdog timeouts")
+    said.update(map(id, watchdog))
     told_ev = [e for e in job.failures if e.kind == "barrier_timeout" and e.rank is not None
                and not e.details.get("lagging") and not e.details.get("barrier")]
+    said.update(map(id, told_ev))
     told = sorted({e.rank for e in told_ev})
     if told:  # monitored_barrier's other ranks: the rank they waited on (rank 0) did not let them pass
         by = sorted({e.details["from_rank"] for e in told_ev if e.details.get("from_rank")})
         # the rank the lines name (PyTorch's "from rank 0"); SGLang's wrapper of it names none
         parts.append(f"{_ranks(told)} reached the monitored barrier and were failed "
                      + (f"with rank {', '.join(by)}" if by else "while another rank did not reach it"))
-    waited = sorted({e.rank for e in job.failures if e.kind == "barrier_timeout" and e.rank is not None
-                     and e.details.get("barrier") and not e.details.get("lagging")})
+    waited_ev = [e for e in job.failures if e.kind == "barrier_timeout" and e.rank is not None
+                 and e.details.get("barrier") and not e.details.get("lagging")]
+    said.update(map(id, waited_ev))
+    waited = sorted({e.rank for e in waited_ev})
     if waited:  # JAX's tasks that reached the coordination service's barrier and timed out there
         parts.append(f"{_ranks(waited)} reached the barrier and timed out waiting")
     if v.rule == "lagging_rank" and v.rank is not None:
         parts.append(f"rank {v.rank} never reached it")
     remote = [e for e in job.failures if e.kind in PEER_KINDS]
+    said.update(map(id, remote))
     if remote:
         peers = sorted({_peer_name(job, e) for e in remote if e.peer})
         parts.append(f"{len(remote)} remote/network error line(s)" + (f" naming {', '.join(peers[:4])}" if peers else ""))
@@ -1341,13 +1355,14 @@ def consequences(job: Job, v: Verdict) -> str:
     own = {r for r in (v.rank, v.root.rank if v.root is not None else None, *(e.rank for e in v.suspects))
            if r is not None}
     explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}
-    exits = [e for e in job.failures if e.kind == "rank_exit" and e is not v.root and id(e) not in explained
-             and e.rank not in own]
+    ended = [e for e in job.failures if e.kind == "rank_exit"]
+    said.update(map(id, ended))  # those of the root's or a suspect's rank unsaid on purpose
+    exits = [e for e in ended if e is not v.root and id(e) not in explained and e.rank not in own]
     if exits:
         ranks = sorted({e.rank for e in exits if e.rank is not None})
         parts.append(f"{_ranks(ranks) if ranks else str(len(exits)) + ' process(es)'} exited after it")
     # a node fault's: the job's other failures it outranks, those the sentence has not counted above
-    others = [e for e in _outranked(job, v) if e.kind not in CONSEQUENCES_COUNTED]
+    others = [e for e in outranked if id(e) not in said]
     if others:
         said = list(dict.fromkeys(f"{_what(e)} on {_who(e)}" for e in others))
         more = f" and {len(said) - 3} more" if len(said) > 3 else ""

@@ -44,7 +44,8 @@ DESCRIBE_HEADER_LINES = 40  # lines after "Name:" its "Node:" may come
 # "Successfully assigned <namespace>/<pod> to <node>" the pod's node as "Node:" is (an Events table pasted without its
 # header, NVIDIA/gpu-operator #549); `kubectl get events`' rows (the object column "pod/<name>", rows of many pods) are
 # not one pod's
-_SCHEDULED = re.compile(r"Successfully assigned ([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*) to ([^\s/]+)$")
+_SCHEDULED_WORD = "Successfully assigned "  # among the keywords (`_prefilter`): a line without it is never looked at
+_SCHEDULED = re.compile(_SCHEDULED_WORD + r"([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*) to ([^\s/]+)$")
 
 
 def describe_scheduled(line: str) -> re.Match | None:
@@ -225,10 +226,10 @@ def _numbered(lines: list[str]) -> bool:
 def _prefilter() -> Prefilter:
     """Every word a line must hold for anything past its prefixes to read it: the classifier's keywords (it returns
     nothing for a line without one), the job facts' (facts.match likewise), the traceback's and torchrun summary's
-    own; a block's "[0]:" opener holds none and is matched apart."""
+    own, and a describe Events table's Scheduled row's; a block's "[0]:" opener holds none and is matched apart."""
     words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, facts.FRAME_WORD, *facts.CHAINED,
              _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER,
-             facts.RAY_TASK_KEYWORD, CAUGHT_BEFORE)
+             facts.RAY_TASK_KEYWORD, CAUGHT_BEFORE, _SCHEDULED_WORD)
     return Prefilter(dict.fromkeys(words))
 
 
@@ -614,16 +615,17 @@ class FileReader:
                     if len(merged) < MAX_KEYS:
                         merged[fields] = known
                 origin, key = known
+                hit = i in hits
                 if not fields and rest[:1] == "N" and rest.startswith(("Name:", "Namespace:", "Node:")):
                     self._describe(rest, n + i + 1)
-                if not fields and "Successfully assigned " in rest:
+                if hit and not fields and _SCHEDULED_WORD in rest:
                     self._scheduled(rest)
                 if self._pod_node is not None and not fields:  # a described pod's line: its node's
                     origin = replace(origin, host=self._pod_node)
                     key = (origin.host, *key[1:])
                 if fields and rest.endswith(facts.TRACEBACK) and len(rest) > len(facts.TRACEBACK):
                     self._record = (fields, key, n + i + 1)  # its traceback's lines follow without its prefix
-                if i in hits or self._block is not None or self._root_next or key in self._tracebacks or \
+                if hit or self._block is not None or self._root_next or key in self._tracebacks or \
                         key in self._tasks or key in self._actors or key in self._dcp_open or _BLOCK_OPEN.match(rest):
                     yield from self._routed(self._line(_Line(n + i + 1, shown[i], lead, rest, origin, key)))
                     if self._amendments:  # (rare) the line amended an earlier line's finding

@@ -3679,4 +3679,18 @@ def test_a_node_faults_evidence_finds_the_failures_it_outranks_once(monkeypatch)
     assert incident.rule == "node_fault"
     assert sorted((e.file, e.kind) for e in incident.evidence) == sorted(
         [("dmesg.txt", "gpu_reset_required")] + [(f"job-{n}.log", "gpu_busy") for n in range(4)])
-    assert len(calls) <= 2, calls  # `_related` once, `consequences` once
+    assert len(calls) == 1, calls  # once for the verdict, its evidence and its sentence alike (was: once each)
+
+
+def test_a_node_faults_sentence_says_every_failure_its_evidence_lists():
+    """REAL (kubernetes-sigs/dra-driver-nvidia-gpu #982's NV_ERR_RESET_REQUIRED; EnzymeAD/Enzyme-JAX #623's XLA
+    key-value wait, a barrier timeout naming no rank): the node fault's incident lists the timeout among its evidence
+    and its sentence counts it. Before: the sentence skipped the kind barrier_timeout (a hand-kept set of kinds it
+    "counted") while counting only ranked barrier lines, and said "no other rank reported a failure"."""
+    clock = Clock()
+    dmesg = (INCIDENT_LOGS / "dra-driver-nvidia-gpu-982-reset-required" / "logs" / "dmesg.txt").read_text()
+    wait = (INCIDENT_LOGS / "enzyme-jax-623-getkeyvalue-timeout" / "logs" / "job.log").read_text().splitlines()[:1]
+    (incident,) = attribute([*read_lines(dmesg.splitlines(), "dmesg.txt", clock), *read_lines(wait, "job.log", clock)])
+    assert (incident.rule, incident.root.kind) == ("node_fault", "gpu_reset_required")
+    assert [(e.kind, e.rank) for e in incident.evidence] == [("gpu_reset_required", None), ("barrier_timeout", None)]
+    assert incident.consequences == "1 failure(s) of the job after it (key-value wait timeout (after 10m) on job.log)"
