@@ -74,6 +74,13 @@ def from_kernel(f: Finding) -> bool:
     return f.program in KERNEL_PROGRAMS
 
 
+def seen_at(f: Finding, now: float) -> float:
+    """When `f`'s line was written (Unix seconds), never after `now` (a line stamped ahead of the reader's clock: a
+    kernel's wall time drifted from its monotonic one, another host's stamp); `now` for a line without a time.  The
+    one reading of a line's time the agent's health engine (a problem's first_seen) and its Events' eventTime share."""
+    return now if f.timestamp is None else min(f.timestamp.timestamp(), now)
+
+
 def at_least(severity: str, minimum: str) -> bool:
     return SEVERITY_RANK[severity] >= SEVERITY_RANK[minimum]
 
