@@ -18,7 +18,7 @@ from typing import Any, Callable, Collection, Mapping
 from parsers import Finding, amends
 from parsers.correlate import describe
 from parsers.escalation import JOBS_ROWS
-from parsers.finding import SEVERITY_RANK
+from parsers.finding import SEVERITY_RANK, seen_at
 from parsers.kinds import BOOT_ACTIONS, BY_NAME as KIND, Repeated, reason_of
 from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot
 
@@ -248,14 +248,9 @@ class HealthEngine:
 
     def _seen(self, f: Finding) -> float | None:
         """When `f` happened (wall clock, never in the future); None when it belongs to an earlier boot."""
-        now = self.clock()
-        if f.timestamp is None:
-            return now
-        seen = f.timestamp.timestamp()
-        if seen > now:
-            seen = now
+        seen = seen_at(f, self.clock())
         epoch = self.boot.epoch
-        return None if epoch is not None and seen < epoch else seen
+        return None if epoch is not None and f.timestamp is not None and seen < epoch else seen
 
     def observe(self, f: Finding, source: str = "kernel") -> Change:
         """Decide one finding and derive the conditions: what it changed."""

@@ -22,7 +22,7 @@ from parsers import Cause, CauseIndex, Finding, explain, likely_cause
 from parsers.catalog import xid_reason
 from parsers.correlate import Noted, Ranks, can_cause, describe
 from parsers.kinds import BY_NAME as KIND, CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
-from parsers.finding import restated
+from parsers.finding import restated, seen_at
 from parsers.model import PodEvent, PodRef, Problem
 
 from .gpu.interface import COMPUTE_MODES
@@ -100,12 +100,6 @@ EXCERPT = 160  # characters of the offending line quoted in an Event
 # ranks each): the first seen
 MAX_COLLECTIVE_RANKS = 32
 _UNPRINTABLE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x1f\x7f-\x9f]")  # ANSI/CSI, C0, C1
-
-
-def line_time(f: Finding) -> float | None:
-    """When `f`'s line was written (Unix seconds; None for a line without a time): a Pod Event's eventTime
-    (kubeapi.events), by which the cluster sets it against the job's other lines."""
-    return f.timestamp.timestamp() if f.timestamp is not None else None
 
 
 def quoted(text: str) -> str:
@@ -248,7 +242,7 @@ class WorkloadTracker:
             # error that broke the link, nccl-1814-ib), and the Event is on the first pod (`first`), whose line it is.
             # A first line that decides nothing gives way to the first that does (`_outranks`), whichever pod's log was
             # read first (deepspeed-6875-ib-retry: the flushed requests' pod read before the retries-exceeded one's)
-            at = f.timestamp.timestamp()
+            at = seen_at(f, self.clock())
             quote = self._quote.get(key)
             if quote is not None and at - quote[0] > self.window:  # (a later failure: the job restarted since)
                 quote = None
@@ -264,7 +258,7 @@ class WorkloadTracker:
                        f"{'. ' + task if task else ''} [container {first.container}]{quote[2]}")
         else:  # a job fact (triage.facts.LIVE_FACTS): the job's first on this node names the culprit, repeats count;
             # a witness's (a rank a barrier failed, naming none) gives way to the job's first that names one
-            at = f.timestamp.timestamp()
+            at = seen_at(f, self.clock())
             said = self._said.get(key)
             named = names_culprit(fact, f.details)
             # (a fact of a later failure: the job restarted since)
@@ -312,7 +306,7 @@ class WorkloadTracker:
                    f"(attribution: {f.attribution}), not this pod's own failure; the node's jobs failing after it are "
                    f"blamed on it. Recommended action: {f.action}. [container {ref.container}]{quoted(f.message)}")
         return PodEvent(ref, reason, message, "|".join((ref.namespace, job_of(ref.pod), reason, "daemon")),
-                        at=line_time(f))
+                        at=seen_at(f, self.clock()))
 
     def gpu_access(self, ref: PodRef, f: Finding) -> PodEvent:
         """A pod that holds GPUs (the kubelet's word) found none or could not open the driver (parsers/kinds.py
@@ -339,7 +333,7 @@ class WorkloadTracker:
             users = " " + (users if len(raw) <= room else raw[:room - 3].decode(errors="ignore") + "\u2026")
         else:
             users = ""
-        return PodEvent(ref, row.reason, head + users + tail, key, at=line_time(f))
+        return PodEvent(ref, row.reason, head + users + tail, key, at=seen_at(f, self.clock()))
 
     def _users_words(self, key: str, ref: PodRef) -> tuple[str, bool]:
         """`users_words` for the Event `key` and whether it names the processes: asked of `gpu_users` (NVML, within its
@@ -368,4 +362,4 @@ class WorkloadTracker:
         message = (f"Xid {f.xid} on {where}{proc} in this pod. Attribution: application. "
                    f"Recommended action: {f.action}.{quoted(f.message)}")
         return PodEvent(ref, xid_reason(f.xid or 0), message, f"{ref.namespace}|{ref.pod}|xid{f.xid}|{f.pci}",
-                        at=line_time(f))
+                        at=seen_at(f, self.clock()))

@@ -41,7 +41,8 @@ from .recovery import OPT_IN
 MAX_EVIDENCE = 2000  # per job (the newest kept): a 10,000-rank job's storm is summarised, not hoarded
 MAX_WAITING = 10_000  # Events for pods not seen yet
 MAX_EVENTS = 1024  # Events kept per job (the oldest forgotten first, counted): a storm cannot grow a job without end
-MAX_POD_WARNINGS = 16  # another component's Warning Events kept per pod (its volumes' FailedMount; more are counted)
+MAX_POD_WARNINGS = 16  # other components' Warning Events kept a pod (of triage.facts GANG_EVENTS: the kubelet's
+# FailedMount, the attach-detach controller's FailedAttachVolume); more are counted (Book.dropped)
 FAULT_SLACK = 60.0  # a node fault this long before a pod started on the node still counts for its job
 # Which incarnation of a restarted job a pod is of (Book._incarnation): one the restart chose (its evidence is the old
 # gang's), a member it did not delete (SURVIVOR: the next incarnation's, less what the teardown made it say: _own),
@@ -59,6 +60,15 @@ class PodInfo:
     labelled: bool = False  # the pod's own cascading-recovery label (its owner's: Book.owner_optin)
     hostname: str = ""  # its spec.hostname where set (an Indexed Job's, a JobSet's: not its name)
     order: Order = field(default_factory=Order)  # what the watch saw of it before its deletion (evidence.Order)
+
+
+@dataclass(slots=True)
+class Waiting:
+    """The Events of a pod not seen yet (Book.waiting): by uid, and how many of them are other components' Warnings
+    (at most MAX_POD_WARNINGS, counted as they come: no Event re-reads the others)."""
+
+    events: dict[str, Mapping] = field(default_factory=dict)
+    theirs: int = 0
 
 
 @dataclass(slots=True)
@@ -118,7 +128,9 @@ class JobState:
     # Events, exits and nodes are not the job's evidence any more (None: never restarted)
     restarted: tuple[float, frozenset[str] | None] | None = None
     sources: dict = field(default_factory=dict)  # Event uid (or exit/..) -> the pod it is about: ((ns, name), uid)
-    warned: dict = field(default_factory=dict)  # pod -> uids of the other components' Warnings kept (MAX_POD_WARNINGS)
+    # pod -> the uids of its other components' Warnings among `events` (MAX_POD_WARNINGS a pod): the index of `events`
+    # by pod that the cap is counted on (from `events` and `sources` it would be a scan of up to MAX_EVENTS a Warning)
+    warned: dict = field(default_factory=dict)
     seq: int = 0  # incidents opened so far on this job
     open: Open | None = None
     dirty: bool = False
@@ -147,7 +159,7 @@ class Book:
         self.node_gpus: dict[str, dict] = {}
         self.node_taints: dict[str, tuple[str, ...]] = {}  # node -> its NoExecute taints' keys (why a pod was deleted)
         self.node_jobs: dict[str, set] = {}
-        self.waiting: OrderedDict[tuple[str, str], dict[str, Mapping]] = OrderedDict()  # (ns, pod) -> Events
+        self.waiting: OrderedDict[tuple[str, str], Waiting] = OrderedDict()  # (ns, pod) -> its Events
         self.other_pods: set[tuple[str, str]] = set()
         # deleted pod -> (job, node, creation time, uid, its own opt-in)
         self.gone: OrderedDict[tuple[str, str], tuple[tuple, str, float, str, bool]] = OrderedDict()
@@ -221,7 +233,7 @@ class Book:
             if (node and self.node_facts.get(node)) or state.restarted is not None:
                 self._touch(state, now)  # after a restart: the Events of a pod seen only now are its own
             waiting = self.waiting.pop(key, None)
-            for ev in (waiting or {}).values():
+            for ev in waiting.events.values() if waiting is not None else ():
                 self.event(ev, now)
         elif exits != old.exits:
             before, old.exits = old.exits, exits
@@ -311,9 +323,11 @@ class Book:
                 del self.node_jobs[info.node]
 
     def event(self, ev: Mapping[str, Any], now: float, deleted: bool = False) -> None:
-        """A node agent's Event (on a Pod or a Node), or another component's Warning on a job's pod (the kubelet's
-        FailedMount: evidence.KUBELET_SELECTORS, read by Reader.kubelet_event); those of a pod of no job are dropped
-        at once, those of a pod not seen yet wait (bounded), at most MAX_POD_WARNINGS kept a pod."""
+        """A node agent's Event (on a Pod or a Node), or another component's Warning on a job's pod of a reason triage's
+        gang judges (triage.facts GANG_EVENTS: the kubelet's FailedMount, the attach-detach controller's
+        FailedAttachVolume; evidence.KUBELET_SELECTORS, as the API server selects them, the one filter here:
+        evidence.gang_warning; read by Reader.kubelet_event); those of a pod of no job are dropped at once, those of
+        a pod not seen yet wait (bounded), at most MAX_POD_WARNINGS kept a pod."""
         obj = ev.get("involvedObject") or {}
         uid = (ev.get("metadata") or {}).get("uid") or _event_id(ev)
         if obj.get("kind") == "Node":
@@ -345,11 +359,13 @@ class Book:
         if info is None and key in self.other_pods:
             return
         if info is None:
-            waiting = self.waiting.setdefault(key, {})
-            if theirs and uid not in waiting and sum(_theirs(e) for e in waiting.values()) >= MAX_POD_WARNINGS:
-                self.dropped += 1
-                return
-            waiting[uid] = ev
+            waiting = self.waiting.get(key) or self.waiting.setdefault(key, Waiting())
+            if theirs and uid not in waiting.events:
+                if waiting.theirs >= MAX_POD_WARNINGS:
+                    self.dropped += 1
+                    return
+                waiting.theirs += 1
+            waiting.events[uid] = ev
             self.waiting.move_to_end(key)
             while len(self.waiting) > MAX_WAITING:
                 self.waiting.popitem(last=False)
@@ -690,7 +706,7 @@ class Book:
 
     def counts(self) -> dict[str, int]:
         return {"pods": len(self.pods), "jobs": len(self.jobs), "nodes_with_faults": len(self.node_facts),
-                "waiting_events": sum(map(len, self.waiting.values())),
+                "waiting_events": sum(len(w.events) for w in self.waiting.values()),
                 "addresses": len(self.pod_ips) + len(self.node_ips) + len(self.host_ips) + len(self.former_ips) +
                 len(self.hostnames),
                 "open_incidents": sum(1 for s in self.jobs.values() if s.open is not None)}

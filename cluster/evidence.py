@@ -194,12 +194,11 @@ class Reader:
                                base.with_context(rank=r, time=recorded), colls.get(r)) for r in ranks]
 
     def kubelet_event(self, ev: Mapping[str, Any], host: str | None = None) -> list[Evidence]:
-        """Another component's Warning Event on a job's pod of a reason triage's gang judges (GANG_EVENTS: the
-        kubelet's FailedMount): read as offline triage reads the same Event in `kubectl get events -o json`
+        """Another component's Warning Event on a job's pod of a reason triage's gang judges (`gang_warning`, which
+        the caller, cluster.book Book.event, tests first: GANG_EVENTS, the kubelet's FailedMount and the attach-detach
+        controller's FailedAttachVolume): read as offline triage reads the same Event in `kubectl get events -o json`
         (triage.inventory read_events, the k8s_ended row), on the node its kubelet names, else the pod's (`host`: an
-        attach-detach controller's Event names none); [] for any other Event."""
-        if not gang_warning(ev):
-            return []
+        attach-detach controller's Event names none); [] for one it does not read."""
         pod = (ev.get("involvedObject") or {}).get("name")
         return [e if e.host else e.with_context(host=host)
                 for e in read_events([ev], f"pod/{pod}" if pod else None)]

@@ -37,9 +37,11 @@ def iso(ts: float, micro: bool = False) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ" if micro else "%Y-%m-%dT%H:%M:%SZ")
 
 
-# An Event with an eventTime must name its action and its reporting instance in at most 128 characters (the API
-# server's validation of core/v1 Events, kubernetes pkg/apis/core/validation/events.go legacyValidateEvent; without an
-# eventTime it checks neither): what the agent does of the line it read, and the node (a name of up to 253)
+# Every Event is written with an eventTime (core/v1 and events.k8s.io/v1: "Time when this Event was first observed",
+# to the microsecond), so every one must name its action and its reporting instance in at most 128 characters, and
+# one on a Node (no namespace of its own) be in `default` or `kube-system` (the API server's validation of core/v1
+# Events, kubernetes pkg/apis/core/validation/events.go legacyValidateEvent; without an eventTime it checks none of
+# them): what the writer did, and the node (a name of up to 253)
 ACTION = "Detected"
 INSTANCE_MAX = 128
 
@@ -78,7 +80,7 @@ class _Agg:
     name: str | None = None  # the Event object once created
     fixed_name: str | None = None  # the caller's name for the Event (stable across restarts), else a digest
     annotations: dict[str, str] | None = None
-    at: float | None = None  # the time of what the message says, where the caller knows it: the Event's eventTime
+    at: float | None = None  # the time of what the message says, where the caller knows it (`record`'s `at`)
 
 
 class EventRecorder:
@@ -98,8 +100,11 @@ class EventRecorder:
         """Note an occurrence; `key` groups repeats (default: reason and message).  A caller that keeps its own
         identity for the Event gives its `name` (a retried or restarted create then patches that Event), may
         give when it began (`first`) and its count so far (`total`), and annotations for tools.  `at`: when what
-        the message says happened (a quoted line's own time, sub-second), written as the Event's eventTime, as the
-        message is, the latest occurrence's."""
+        the message says happened (a quoted line's own time, sub-second).  The Event's eventTime (when what it says
+        was first observed) goes with its message, the latest occurrence's: that occurrence's `at`, else, where it
+        gives none (what the writer itself did or decided), when the Event began (`first`, else the recorder's clock
+        at its first occurrence) -- never an earlier occurrence's `at` beside a later message it is not the time of.
+        Its latest occurrence is lastTimestamp (to the second), as core/v1 aggregates an Event (`count`)."""
         now = self.clock()
         k = _Key(*_REF(ref), reason, key if key is not None else message)
         with self._lock:
@@ -137,9 +142,7 @@ class EventRecorder:
     def _bump(agg: _Agg, message: str, now: float, count: int, at: float | None = None) -> None:
         agg.count += count
         agg.last = now
-        agg.message = message
-        if at is not None:
-            agg.at = at
+        agg.message, agg.at = message, at
 
     def pending(self) -> int:
         with self._lock:
@@ -216,9 +219,8 @@ class EventRecorder:
                 "message": message_of(agg.message), "type": agg.type, "count": agg.count,
                 "firstTimestamp": iso(agg.first), "lastTimestamp": iso(agg.last),
                 "source": {"component": self.component, "host": self.host},
-                "reportingComponent": self.component, "reportingInstance": self.host[:INSTANCE_MAX]}
-        if agg.at is not None:
-            body.update(eventTime=iso(agg.at, micro=True), action=ACTION)
+                "reportingComponent": self.component, "reportingInstance": self.host[:INSTANCE_MAX],
+                "eventTime": iso(agg.first if agg.at is None else agg.at, micro=True), "action": ACTION}
         if agg.annotations:
             body["metadata"] = {"annotations": dict(agg.annotations)}
         return body

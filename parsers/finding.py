@@ -74,6 +74,16 @@ def from_kernel(f: Finding) -> bool:
     return f.program in KERNEL_PROGRAMS
 
 
+def seen_at(f: Finding, now: float) -> float:
+    """When `f`'s line was written (Unix seconds), never after `now` (a line stamped ahead of the reader's clock: a
+    kernel's wall time drifted from its monotonic one, another host's stamp); `now` for a line without a time.  The
+    one reading of a line's time the agent's health engine (a problem's first_seen) and its Events' eventTime share."""
+    if f.timestamp is None:
+        return now
+    seen = f.timestamp.timestamp()
+    return seen if seen < now else now  # (no min(): a storm's every repeat reads it, agent/health.py `repeat`)
+
+
 def at_least(severity: str, minimum: str) -> bool:
     return SEVERITY_RANK[severity] >= SEVERITY_RANK[minimum]
 

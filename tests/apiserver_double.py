@@ -185,10 +185,16 @@ def _list_of(api_version: str, kind: str, rv: int, items: list) -> aiohttp.web.R
 def _event_invalid(ev: dict) -> str | None:
     """What the API server's validation of a core/v1 Event refuses in `ev` (422 Invalid), None where it accepts it:
     an Event with an eventTime must name its reportingComponent, its reportingInstance (128 characters at most) and
-    its action (128 at most), its reason at most 128 characters and its message 1024 bytes (kubernetes
+    its action (128 at most), its reason at most 128 characters and its message 1024 bytes; and an Event on an object
+    of no namespace (a Node) is in `default` or `kube-system` with an eventTime, `default` without, one on an object
+    of a namespace (a Pod) without an eventTime in the object's (kubernetes
     pkg/apis/core/validation/events.go legacyValidateEvent; on create and on update alike, where the result of a
     patch is validated)."""
-    if not ev.get("eventTime"):
+    ns, of = (ev.get("metadata") or {}).get("namespace") or "", (ev.get("involvedObject") or {}).get("namespace") or ""
+    timed = bool(ev.get("eventTime"))
+    if (of != ns and not timed) if of else ns not in (("default", "kube-system") if timed else ("", "default")):
+        return "involvedObject.namespace: Invalid value: does not match event.namespace"
+    if not timed:
         return None
     for name, limit in (("reportingComponent", None), ("reportingInstance", 128), ("action", 128), ("reason", 128)):
         value = ev.get(name) or ""

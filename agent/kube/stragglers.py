@@ -121,7 +121,7 @@ class StragglerEvents(WriterThread):
             dra = self.owners.dra(pods)
             for p in todo:
                 for ns, name in sorted(pods_using(p, pods, dra, self.fallback)):
-                    self.events.record(Ref("Pod", name, ns), self.reason, message(p, self.node), "Warning",
+                    self.events.record(Ref("Pod", name, ns), self.reason, message(p, self.node), "Warning", at=p.first_seen,
                                        key=f"straggler|{ns}/{name}|{p.id}")
                     self.done.add((ns, name, p.id))
         if self.events.pending():

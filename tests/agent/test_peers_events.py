@@ -86,6 +86,8 @@ def test_one_event_per_pod_and_straggle_announced_again_after_it_clears():
         (e,) = api.events()
         assert (e["reason"], e["involvedObject"]["name"], e["metadata"]["namespace"]) == \
             (REASON, "llama-worker-0", "train")
+        # at the problem's own time (its first_seen: 1.0 here), as its Node Event is (kubeapi.events: the eventTime)
+        assert e["eventTime"].startswith("1970-01-01T00:00:01") and p.first_seen == 1.0
         w.apply(Snapshot())
         w.sync()
         w.apply(Snapshot(problems=(p,)))  # back again: said again (a count on the same Event)

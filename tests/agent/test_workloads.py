@@ -1746,11 +1746,14 @@ XID31_LINE = ("NVRM: Xid (PCI:0000:18:00): 31, pid=5150, name=python3, Ch 000000
               "GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f_12345000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ")
 
 
-@pytest.mark.parametrize("line, event", [
+LINE_TIMED_EVENTS = [
     (XID79_LINE, lambda t, ref, f: t.observe(ref, f, daemon="nvidia-dcgm-exporter")),  # a daemon pod's node fault
     ("RuntimeError: No CUDA GPUs are available", WorkloadTracker.gpu_access),
     (XID31_LINE, WorkloadTracker.observe_app_xid),
-])
+]
+
+
+@pytest.mark.parametrize("line, event", LINE_TIMED_EVENTS)
 def test_a_daemon_gpu_access_and_application_xid_pod_event_carry_their_lines_own_time(line, event):
     """Each of these Pod Events carries its line's own time (kubeapi.events writes it as the Event's eventTime, by
     which the cluster sets it against the job's other lines), as a workload failure's does.  Was: none, the Event
@@ -1762,3 +1765,21 @@ def test_a_daemon_gpu_access_and_application_xid_pod_event_carry_their_lines_own
     f.timestamp = datetime(2024, 7, 25, 6, 59, 50, 250000, tzinfo=timezone.utc)
     ev = event(WorkloadTracker(Metrics()), PodRef("train", "llm-w-0-1", "uid-1", "main"), f)
     assert ev.at == f.timestamp.timestamp()
+
+
+@pytest.mark.parametrize("line, event", LINE_TIMED_EVENTS)
+def test_a_pod_events_line_time_is_never_after_the_agents_clock_as_a_problems_is_not(line, event):
+    """A line stamped ahead of the agent's clock (a kernel's wall time drifted from its monotonic one) gives its Pod
+    Event the clock's time, as the health engine gives a node problem's first_seen (one helper, parsers.finding
+    seen_at); a line with no time, the clock's.  Was: an application Xid's Event at its line's future time."""
+    from datetime import datetime, timezone
+    from parsers import parse_line
+
+    f = parse_line(line)
+    f.timestamp = datetime(2024, 7, 25, 6, 59, 50, 250000, tzinfo=timezone.utc)
+    now = f.timestamp.timestamp() - 5.0
+    ev = event(WorkloadTracker(Metrics(), clock=lambda: now), PodRef("train", "llm-w-0-1", "uid-1", "main"), f)
+    assert ev.at == now
+    f.timestamp = None
+    assert event(WorkloadTracker(Metrics(), clock=lambda: now), PodRef("train", "llm-w-0-2", "uid-2", "main"),
+                 f).at == now

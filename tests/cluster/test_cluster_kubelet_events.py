@@ -250,7 +250,10 @@ def test_an_event_before_its_pod_waits_bounded_and_is_read_when_the_pod_is_seen(
     book = Book()
     for n in range(MAX_POD_WARNINGS + 3):
         book.event(kubelet_event("llm-w-0-1", None, n=n), 100.0)
-    assert len(book.waiting[("train", "llm-w-0-1")]) == MAX_POD_WARNINGS and book.dropped == 3
+    waiting = book.waiting[("train", "llm-w-0-1")]
+    assert len(waiting.events) == waiting.theirs == MAX_POD_WARNINGS and book.dropped == 3  # counted, never re-scanned
+    book.event(kubelet_event("llm-w-0-1", None, n=3), 100.0)  # one waiting already, updated: not counted again
+    assert waiting.theirs == MAX_POD_WARNINGS and book.dropped == 3
     book.pod(pod_of("llm-w-0-1", "node-b"), 100.0)
     (state,) = book.jobs.values()
     assert len(state.warned[("train", "llm-w-0-1")]) == MAX_POD_WARNINGS

@@ -3,6 +3,8 @@ against the API double; the Event recorder written from one thread while others 
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 from kubernetes.client.rest import ApiException
 
@@ -10,6 +12,10 @@ from apiserver_double import ApiDouble
 from kubeapi.client import make_api
 from kubeapi.events import EventRecorder, Ref
 from kubeapi.pager import items, pages
+
+
+def at(stamp: str) -> float:
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
 
 
 class Target:
@@ -195,3 +201,44 @@ def test_an_event_with_an_event_time_is_written_within_the_api_servers_1024_byte
     assert len(body["message"].encode()) in (1023, 1024) and message.startswith(body["message"])
     rec.record(pod, "CUDAOutOfMemory", "short", key="q", at=1725748462.0)  # within the limit: as it is
     assert rec._body(rec._aggs[next(k for k in rec._aggs if k[-1] == "q")])["message"] == "short"
+
+
+def test_an_events_event_time_goes_with_its_message_and_every_event_passes_the_api_servers_validation():
+    """An Event's eventTime is when what its message says was first observed (core/v1 and events.k8s.io/v1: "Time
+    when this Event was first observed"): the latest occurrence's `at` (the quoted line's own time), or, where that
+    occurrence gives none, when the Event began on the writer's clock.  Was: an earlier occurrence's `at` kept beside a
+    later message it is not the time of, and the Events no line times (TaintHeldByBudget, the DRA and pod fault Events)
+    written with no eventTime at all, outside the validation of the Events that have one.  Every Event, on a Pod and
+    on a Node of a 140-character name (the reporting instance cut to 128), through the real client and the double's
+    validation (legacyValidateEvent: an action, a reporting instance of at most 128, a Node's Event in `default`)."""
+    t = [1725748500.0]
+    node = "gpu-node-" + "a" * 131
+    rec = EventRecorder("default", node, burst=10, per_minute=600, clock=lambda: t[0])
+    pod, host = Ref("Pod", "w-0", "train"), Ref("Node", node, uid=node)
+    rec.record(pod, "NCCLTimeout", "rank 1 timed out", key="p", at=1725748462.723784)
+    rec.record(host, "TaintHeldByBudget", "gpu-npd did not add taint ..", key="held")  # the writer's own: no line
+    with ApiDouble() as api:
+        core = make_api(Target(api.url))
+        assert rec.flush(core, 5) == 2 and not rec.dropped["rejected"]
+        times = {e["reason"]: at(e["eventTime"]) for e in api.events()}
+        assert times == {"NCCLTimeout": 1725748462.723784, "TaintHeldByBudget": 1725748500.0}
+        assert all(e["action"] == "Detected" and e["reportingInstance"] == node[:128] for e in api.events())
+        t[0] += 30
+        rec.record(pod, "NCCLTimeout", "rank 1 timed out; the job restarted", key="p")  # a later message, no line time
+        rec.record(host, "TaintHeldByBudget", "gpu-npd did not add taint ..", key="held")
+        assert rec.flush(core, 5) == 2 and not rec.dropped["rejected"]
+        (ev,) = [e for e in api.events() if e["reason"] == "NCCLTimeout"]
+        assert ev["message"].endswith("restarted") and at(ev["eventTime"]) == 1725748500.0
+        assert ev["count"] == 2 and at(ev["lastTimestamp"]) == 1725748530.0
+        (held,) = [e for e in api.events() if e["reason"] == "TaintHeldByBudget"]
+        assert at(held["eventTime"]) == 1725748500.0 and held["count"] == 2  # first observed: kept
+
+
+def test_the_double_refuses_a_node_event_outside_default_as_the_api_server_does():
+    """legacyValidateEvent: an Event on a Node (no namespace of its own) with an eventTime is in `default` or
+    `kube-system`; every Event the agent writes has one, in `default` (agent/kube/nodeapi.py NODE_EVENTS)."""
+    rec = EventRecorder("gpu-npd", "node-a", burst=10, per_minute=600)
+    rec.record(Ref("Node", "node-a"), "Xid79FallenOffBus", "GPU fell off the bus", key="n")
+    with ApiDouble() as api:
+        assert rec.flush(make_api(Target(api.url)), 5) == 0
+    assert rec.dropped["rejected"] == 1
