@@ -17,6 +17,7 @@ import yaml
 
 from kubeapi.reserved import reserved_condition
 from parsers.kinds import CLEAR_MODES
+from parsers.telemetry import with_condition
 
 from .gpu.nvml import nvml_spec_problem
 from .keyspec import NOTHING, Invalid, convert
@@ -376,7 +377,8 @@ def _convert(merged: dict[str, Any], env: Mapping[str, str]) -> Config:
     except Invalid as exc:
         raise _explain(exc) from None
     node = cfg.node_name or env.get("NODE_NAME") or socket.gethostname()
-    cfg = replace(cfg, node_name=node, conditions=_with_check_conditions(cfg))
+    rules = [with_condition(r) for r in cfg.sample_rules] if isinstance(cfg.sample_rules, list) else cfg.sample_rules
+    cfg = replace(cfg, node_name=node, conditions=_with_check_conditions(cfg), sample_rules=rules)
     _validate(cfg)
     return cfg
 

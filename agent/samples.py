@@ -35,6 +35,7 @@ from typing import Any
 
 from parsers.kinds import BY_NAME as KINDS
 from parsers.model import Problem, Reading, Verdict
+from parsers.telemetry import DEFAULT_SEVERITY, kind_condition
 
 from .keyspec import each
 
@@ -196,7 +197,7 @@ class SampleJudge:
         where = _where(r)
         action = rule.get("action", "NONE")
         details = {k: r.labels[k] for k in ("gpu_index", "uuid", "pci_bus_id", "device", "port", "link") if k in r.labels}
-        return Verdict(rule["condition"], rule["reason"], rule.get("severity", "warning"),
+        return Verdict(rule["condition"], rule["reason"], rule.get("severity", DEFAULT_SEVERITY),
                        rule.get("attribution", "hardware"), action,
                        f"{where}: {what}. Recommended action: {action}", details)
 
@@ -232,8 +233,12 @@ def validate_rules(rules: Any, conditions: dict) -> str | None:
         for key in ("field", "reason"):
             if not isinstance(rule.get(key), str):
                 return f"{where}.{key}: required"
-        if rule.get("condition") not in conditions:
-            return f"{where}.condition: {rule.get('condition')!r} is not one of conditions"
+        try:  # a row naming its kind and no condition raises its kind's (parsers/telemetry.py with_condition)
+            condition = kind_condition(rule) if "condition" not in rule and "kind" in rule else rule.get("condition")
+        except ValueError as exc:
+            return f"{where}.condition: required: {exc}"
+        if condition not in conditions:
+            return f"{where}.condition: {condition!r} is not one of conditions"
         tests = [t for t in TESTS if t in rule]
         if len(tests) != 1:
             return f"{where}: needs exactly one test of {', '.join(TESTS)}"

@@ -691,9 +691,20 @@ TABLE: tuple[Kind, ...] = (
            "I/O the controller failed"),
 )
 
+
+def check_table(table: tuple[Kind, ...]) -> None:
+    """The kind table's own checks, at import: a ValueError of one line naming the kinds at fault (real errors, not
+    asserts: those are gone under `python -O`)."""
+    names = [k.name for k in table]
+    if twice := sorted({n for n in names if names.count(n) > 1}):
+        raise ValueError(f"parsers/kinds.py: kind declared twice: {', '.join(twice)}")
+    if wordless := [k.name for k in table if bool(k.pod_holds_gpus) != (len(k.in_gpu_pod) == 2)]:
+        raise ValueError(f"parsers/kinds.py: pod_holds_gpus kind without its two in_gpu_pod words (or words without "
+                         f"pod_holds_gpus): {', '.join(wordless)}")
+
+
+check_table(TABLE)
 BY_NAME: Mapping[str, Kind] = MappingProxyType({k.name: k for k in TABLE})
-assert len(BY_NAME) == len(TABLE), "a kind declared twice"
-assert all(bool(k.pod_holds_gpus) == (len(k.in_gpu_pod) == 2) for k in TABLE), "a pod_holds_gpus kind without its words"
 # kind -> (a start of its `driver_error`, the `pod_holds_gpus` kind that takes such a finding), in table order
 # (`Kind.takes`; indexed by the finding's kind once, so a finding of a kind none takes costs one lookup)
 _TAKEN_PAIRS = {t: k.name for k in TABLE for t in k.takes}

@@ -257,6 +257,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                # NCCL's WARN of a CUDA status, then its INFO trace back up the init ("include/alloc.h:199 -> 1" ..
                # "init.cc:1929 -> 1", a dozen lines) before PyTorch's exception quotes the status after "Last error:"
                "nccl_cuda": 32,
+               # the same for NET/IB's WARN of a failed verbs registration and PyTorch's quote of it
+               "nccl_ibv": 32,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "lustre": 32, "gpfs": 32, "ceph": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "cuda_exception": 2, "cuda_assert": 64, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
@@ -496,8 +498,9 @@ PANIC_HARDWARE = (r"[Mm]achine [Cc]heck|broadcast exception handler|SError|exter
 EVENT_PER_RANK = frozenset({"nccl_watchdog", "cuda_assert"})
 # Events kept per the text of a group of their lines (event -> the group): NCCL's WARN of a CUDA status and PyTorch's
 # quote of NCCL's last error after it are one failure only where the quote names the WARN's status; a quote of another
-# status in the WARN's window is another failure (another process's), its own finding
-EVENT_PER_GROUP = {"nccl_cuda": "cuda_error"}
+# status in the WARN's window is another failure (another process's), its own finding; so for NET/IB's WARN of a failed
+# verbs registration and the quote of its error
+EVENT_PER_GROUP = {"nccl_cuda": "cuda_error", "nccl_ibv": "ibv_error"}
 TORCH_PG_ONCE = ("nccl_watchdog", "once")
 MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
@@ -506,6 +509,8 @@ NCCL_EXC_OPEN, NCCL_EXC_JOIN = ("nccl_exception", "open"), ("nccl_exception", "j
 # NCCL's check of a CUDA call (src/include/checks.h: CUDACHECK's "Cuda failure '<text>'", CUCHECK's "Cuda failure <N>
 # '<text>'" since 2.19), a text CUDA_ERRORS lists: its WARN opens an event its echo after PyTorch's "Last error:" joins
 NCCL_CUDA_OPEN = ("nccl_cuda", "open")
+# NET/IB's WARN of a failed verbs registration: its quote after PyTorch's "Last error:" joins its event (nccl_ibv)
+NCCL_IBV_OPEN = ("nccl_ibv", "open")
 # A CUDA error as PyTorch raises it: "CUDA error: <text>" and, 2.6+, the next line's "Search for `cudaError..'" are one
 CUDA_EXC_OPEN, CUDA_EXC_JOIN = ("cuda_exception", "open"), ("cuda_exception", "join")
 # A CUDA status by its number before its text, as the frameworks beyond PyTorch print it (the cuda_error_code and
@@ -589,8 +594,14 @@ IB_ASYNC_EVENTS = (
 IB_EVENT_NAME = {words: name for name, words, _ in IB_ASYNC_EVENTS}  # ibv_event_type_str()'s words -> the enum's name
 IB_EVENTS_NO_FAILURE = tuple(words for _, words, failure in IB_ASYNC_EVENTS if not failure)
 IB_EVENT_NUMBERS_NO_FAILURE = tuple(str(n) for n, (_, _, failure) in enumerate(IB_ASYNC_EVENTS) if not failure)
+IB_EVENTS_FAILURE = tuple(words for _, words, failure in IB_ASYNC_EVENTS if failure)
 # NCCL's own words for an event it names itself: 2.28.3+ "NET/IB : mlx5_0:1 GID table changed" (IBV_EVENT_GID_CHANGE)
 NCCL_IB_EVENT_WORDS = {"GID table changed": "IBV_EVENT_GID_CHANGE"}
+# UCX's own words for the DC target's failures MLNX_OFED's experimental verbs report (ibv_exp_event_type: no
+# ibv_event_type_str() words for them; src/uct/ib/base/ib_device.c uct_ib_handle_async_event)
+UCX_IB_EVENT_WORDS = {"DCT key violation": "IBV_EXP_EVENT_DCT_KEY_VIOLATION",
+                      "DCT access error": "IBV_EXP_EVENT_DCT_ACCESS_ERR",
+                      "DCT requester error": "IBV_EXP_EVENT_DCT_REQ_ERR"}
 NCCL_TEXT = {  # ncclGetErrorString() text, as PyTorch quotes it -> ncclResult_t name
     "unhandled cuda error": "ncclUnhandledCudaError",
     "unhandled system error": "ncclSystemError",
@@ -774,6 +785,13 @@ CUDA_PAREN_TEXTS = "|".join(re.escape(t) for t in CUDA_ERRORS if "(" in t)
 # '<text>'"): its WARN's (nccl_cuda_failure) and PyTorch's quote of it after "Last error:" (nccl_last_cuda_failure)
 NCCL_CUDA_FAILURE = (r"Cuda failure (?:(?P<cu_status>\d{1,4}) )?'(?P<cuda_error>" + CUDA_ERROR_TEXTS
                      + r")(?:'|\s*$)")
+# PyTorch's NCCL exception quoting NCCL's last error (ncclGetLastError: the text of NCCL's last WARN, without its
+# prefix) after "Last error:", on its line or alone on the next (torchrun's "[rankN]:" before it)
+NCCL_LAST_ERROR = r"(?:Last error:\s*|^(?:\[rank\d{1,9}\]:)?\s*)"
+# NET/IB's failed registration of a buffer with the NIC (src/misc/ibvwrap.cc: "Call to <call> failed with error
+# <strerror>", 2.27+ "failed with <errno> <strerror>")
+IBV_REG_FAILED = (r"Call to (?P<ibv_call>ibv_reg_(?:dmabuf_)?mr(?:_iova2)?) failed with (?:error )?(?:(?P<errno>\d+) )?"
+                  r"(?P<ibv_error>[A-Za-z][^,\n]{0,80}?)\s*$")
 
 
 # A module error's reason (mlx5's mlx5_pme_error_to_string, events.c) -> the action, where it is not the cable's: a
@@ -2639,10 +2657,17 @@ RULES: tuple[Rule, ...] = (
     # DMABUF?", the maintainer). The node's GPUDirect RDMA set-up (its peer-memory module, GPU and NIC drivers, a GPU
     # without GDR, the locked-memory limit), not the link: attribution driver, and the job's cause on that node
     # (triage.attribute IBV_CALL_CATEGORY; was: the NCCL WARN row's warning, unknown, and triage found no cause).
-    _r("nccl_ib_reg_mr_failed", "nccl_error", ["Call to ibv_reg_"],
-       r"NCCL WARN Call to (?P<ibv_call>ibv_reg_(?:dmabuf_)?mr(?:_iova2)?) failed with (?:error )?(?:(?P<errno>\d+) )?"
-       r"(?P<ibv_error>[A-Za-z][^,\n]{0,80}?)\s*$",
-       attribution="driver"),
+    _r("nccl_ib_reg_mr_failed", "nccl_error", ["Call to ibv_reg_"], r"NCCL WARN " + IBV_REG_FAILED,
+       attribution="driver", event=NCCL_IBV_OPEN),
+    # PyTorch's NCCL exception quoting that WARN after "Last error:" (NCCL_LAST_ERROR), the rank's traceback before it:
+    # "[rank18]: ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error."
+    # then "[rank18]: Last error:" and "[rank18]: Call to ibv_reg_mr failed with error Bad address" (NCCL 2.21.5 under
+    # LLaMA-Factory). The same failure as the WARN: after it (within EVENT_LINES, NCCL's INFO trace between), the quote
+    # is the WARN's event, no second finding (EVENT_PER_GROUP: a quote of another error is its own); alone (NCCL_DEBUG
+    # unset: no WARN printed), the node's registration failure as the WARN would be (was: nothing of it, the
+    # exception's nccl_error alone, unknown).
+    _r("nccl_last_ib_reg_mr", "nccl_error", ["Call to ibv_reg_"], NCCL_LAST_ERROR + IBV_REG_FAILED,
+       attribution="driver", event=(NCCL_IBV_OPEN[0], "within")),
     # The same socket errors as PyTorch quotes NCCL's last error in its exception, on a line of its own after "Last
     # error:", without NCCL's "NCCL WARN " (and its host:pid:tid prefix): "socketProgress: Connection closed by remote
     # peer ip-172-31-45-209.eu-north-1.compute.internal<32926>" (pytorch/pytorch #150916), "socketProgressOpt: Call to
@@ -2979,6 +3004,20 @@ RULES: tuple[Rule, ...] = (
        + "|".join(re.escape(e) for e in IB_EVENTS_NO_FAILURE) + r")(?:\(\d+\))?|"
        + "|".join(re.escape(e) for e in NCCL_IB_EVENT_WORDS) + r"|unknown event type \((?:"
        + "|".join(IB_EVENT_NUMBERS_NO_FAILURE) + r")\))\s*$"),
+    # UCX's report of the adapter's asynchronous events (src/uct/ib/base/ib_device.c uct_ib_handle_async_event, every
+    # release: "IB Async event on <device>: <event> on QPN 0x<n>" / "on port <n>" / "on CQ <ptr>" / "on DCTN 0x<n>"),
+    # what NCCL's "Got async event" is for the jobs whose transport is UCX (MPI under UCX, UCC, NIXL): 2016's "ib_device.c:
+    # 132  UCX  WARN  IB Async event on mlx4_0: local access violation work queue error on QPN 0x17fef" (openucx/ucx
+    # #891, before a send completion's remote access error), 2017's "ib_device.c:171  UCX  ERROR IB Async event on
+    # mlx5_0: DCT access error on DCTN 0x2a8a3" (#1770, UCX's own words for the DC target's, UCX_IB_EVENT_WORDS). The
+    # failing events (IB_ASYNC_EVENTS) are the fabric's completion error, as NCCL's (was: nothing); UCX 1.10+ logs a
+    # QP's access error and a port error at its DIAG level (openucx/ucx #5636), read alike where a job logs them. The
+    # others (a port's news, "SRQ-attached QP .. was flushed", "client reregistration on port 1") stay silent.
+    _r("ucx_ib_async_event", "ib_completion_error", ["IB Async event on "],
+       r"IB Async event on (?P<netdev>[\w.+\-]+): (?P<event>"
+       + "|".join(re.escape(e) for e in (*IB_EVENTS_FAILURE, *UCX_IB_EVENT_WORDS)) + r")"
+       r"(?: on (?:port (?P<port>\d+)|QPN 0x[0-9a-fA-F]+|DCTN (?:0x[0-9a-fA-F]+|UNKNOWN)|CQ \S+|SRQ \S+))?\s*$",
+       refine="ib_async_event"),
     # NCCL's IB transport refusing to go on after its async thread saw a fatal event on the adapter (2.19+,
     # ncclIbStatsCheckFatalCount: "transport/net_ib.cc:139 NCCL WARN communicator encountered a fatal error (detected
     # in ncclIbTest)", NVIDIA/nccl #1905, 2.21.5): the restatement, from the communicator's thread, of the "async fatal
@@ -3509,7 +3548,7 @@ RULES: tuple[Rule, ...] = (
     # the WARN's event, no second finding (EVENT_PER_GROUP: a quote of another status is its own). A status text
     # CUDA_ERRORS lacks stays the exception's ("Cuda failure 1 'invalid argument'").
     _r("nccl_last_cuda_failure", "cuda_error", ["Cuda failure"],
-       r"(?:Last error:\s*|^(?:\[rank\d{1,9}\]:)?\s*)" + NCCL_CUDA_FAILURE, refine="cuda",
+       NCCL_LAST_ERROR + NCCL_CUDA_FAILURE, refine="cuda",
        event=(NCCL_CUDA_OPEN[0], "within")),
     # ollama 0.1.x's server logging its runner's last error as the runner exits (llm/llama.go), the "CUDA error" of
     # ggml's line cut off: "2023/12/20 17:03:12 llama.go:451: 700 at /go/src/github.com/jmorganca/ollama/llm/llama.cpp/
@@ -3800,7 +3839,7 @@ IB_WC_WORDS = {words.lower(): name for _, name, words in IB_WC_STATUSES}  # the 
 
 def _refine_ib_async_event(g: dict, out: dict) -> None:
     """The adapter's async event by its libibverbs name (IB_ASYNC_EVENTS), where the words are libibverbs'."""
-    name = IB_EVENT_NAME.get(g.get("event") or "")
+    name = IB_EVENT_NAME.get(g.get("event") or "") or UCX_IB_EVENT_WORDS.get(g.get("event") or "")
     if name is not None:
         out["details"]["ibv_event"] = name
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 from functools import lru_cache
-from typing import Any
+from typing import Any, Mapping
 
 from .kinds import BY_NAME as KINDS
 
@@ -25,21 +25,46 @@ def rows() -> tuple[dict[str, Any], ...]:
     data = loader.get_data(path) if hasattr(loader, "get_data") else None
     if data is None:  # (a loader that cannot read package data: a broken install)
         raise FileNotFoundError("parsers/sample_rules.yaml is not installed")
-    return tuple(_with_condition(row) for row in yaml.safe_load(data.decode("utf-8")))
+    shipped = tuple(with_condition(row) for row in yaml.safe_load(data.decode("utf-8")))
+    for row in shipped:
+        if "condition" not in row:
+            try:
+                kind_condition(row)
+            except ValueError as exc:
+                raise ValueError(f"parsers/sample_rules.yaml: the row of reason {row.get('reason')!r} names no "
+                                 f"condition, and {exc}") from None
+    return shipped
 
 
-def _with_condition(row: dict[str, Any]) -> dict[str, Any]:
-    """A row that names its kind and no condition raises what a finding of that kind at its severity raises (the kind
-    table's rules, parsers/kinds.py `Kind.raised_at`): a reading and a log line saying one thing raise one condition
-    (an NVLink CRC rate, a warning, GPUDegraded as Fabric Manager's Non Fatal NVL error does)."""
-    if "condition" in row or "kind" not in row:
-        return row
-    kind, severity = KINDS.get(row["kind"]), row.get("severity")
-    condition = kind.raised_at(severity) if kind is not None and severity is not None else None
+# the severity of a telemetry row that names none (agent/samples.py's verdicts say it)
+DEFAULT_SEVERITY = "warning"
+
+
+def kind_condition(row: Mapping[str, Any]) -> str:
+    """The condition a row that names its finding kind raises: what a finding of that kind at the row's severity
+    raises (the kind table's rules, parsers/kinds.py `Kind.raised_at`), so that a reading and a log line saying one
+    thing raise one condition (an NVLink CRC rate, a warning, GPUDegraded as Fabric Manager's Non Fatal NVL error
+    does). ValueError, one line, saying why where there is none."""
+    name, severity = row.get("kind"), row.get("severity", DEFAULT_SEVERITY)
+    kind = KINDS.get(name) if isinstance(name, str) else None
+    if kind is None:
+        raise ValueError(f"kind {name!r} is no finding kind (parsers/kinds.py)")
+    condition = kind.raised_at(severity)  # (a ValueError where the kind's rules ask more than a severity)
     if condition is None:
-        raise ValueError(f"parsers/sample_rules.yaml: the row of reason {row.get('reason')!r} names no condition, and "
-                         f"kind {row['kind']!r} at severity {severity!r} raises none")
-    return {**row, "condition": condition}
+        raise ValueError(f"kind {name!r} at severity {severity!r} raises none")
+    return condition
+
+
+def with_condition(row: Any) -> Any:
+    """A telemetry row that names its finding kind and no condition, with the condition its kind raises at its severity
+    (`kind_condition`): the shipped table's rows and a configuration's own `sample_rules` alike (agent/config.py).
+    Any other row, or one whose kind raises none, as it is (its check, agent/samples.py validate_rules, says why)."""
+    if not isinstance(row, dict) or "condition" in row or "kind" not in row:
+        return row
+    try:
+        return {**row, "condition": kind_condition(row)}
+    except ValueError:
+        return row
 
 
 def sample_rules() -> list[dict[str, Any]]:

@@ -1077,3 +1077,40 @@ def test_with_nvml_down_the_gpus_sysfs_lists_are_gpus_and_a_problem_read_before_
     assert [p.subject for p in snapshot.problems] == ["gpu:0000:5d:00"]
     assert agent.pipeline.process([Record("kmsg", PORT_NAMES_GPU.replace("3,1,1000", "3,2,2000"))]) is None  # no Event
     assert [(p.subject, p.count) for p in agent.engine.problems.values()] == [("gpu:0000:5d:00", 2)]
+
+
+@pytest.mark.parametrize("row, condition", [
+    ({"kind": "nvlink", "severity": "warning"}, "GPUDegraded"),
+    ({"kind": "nvlink"}, "GPUDegraded"),  # no severity: the verdict's (warning), the condition with it
+    ({"kind": "nvlink", "severity": "error"}, "NVLinkUnhealthy"),
+    ({"kind": "nvlink", "severity": "error", "condition": "GPUDegraded"}, "GPUDegraded"),  # a condition named wins
+])
+def test_a_configured_row_naming_its_kind_and_no_condition_raises_its_kinds(tmp_path, row, condition):
+    """(h472) A configuration's own sample_rules row needed its condition named even where it names its kind, which the
+    shipped rows need not (h467, parsers/telemetry.py): its condition is now derived the same way, by the one function
+    (with_condition), and the judge's verdict raises it (was: 'sample_rules[0].condition: None is not one of
+    conditions')."""
+    rule = {"entity": "nvlink", "field": "crc", "above": 0, "polls": 1, "reason": "MyCRC", **row}
+    conf = tmp_path / "c.yaml"
+    conf.write_text(yaml.safe_dump({"sample_rules": [rule]}))
+    cfg = load(str(conf), env={})
+    assert cfg.sample_rules[0]["condition"] == condition
+    (v,) = SampleJudge(cfg.sample_rules).judge(Reading("nvlink", "l", {"link": "2"}, {"crc": 5}), 0)
+    assert v.condition == condition
+
+
+@pytest.mark.parametrize("row, says", [
+    ({"kind": "nvlink", "severity": "info"}, "kind 'nvlink' at severity 'info' raises none"),
+    ({"kind": "xid", "severity": "fatal"}, "kind xid: its condition rules ask more than a severity"),
+    ({"kind": "nvlinks"}, "kind 'nvlinks' is no finding kind"),
+])
+def test_a_configured_row_whose_kind_raises_no_condition_is_a_one_line_error(tmp_path, row, says):
+    from agent.config import ConfigError  # noqa: PLC0415
+
+    rule = {"entity": "nvlink", "field": "crc", "above": 0, "reason": "MyCRC", **row}
+    conf = tmp_path / "c.yaml"
+    conf.write_text(yaml.safe_dump({"sample_rules": [rule]}))
+    with pytest.raises(ConfigError) as raised:
+        load(str(conf), env={})
+    text = str(raised.value)
+    assert "sample_rules[0].condition: required: " + says in text and "\n" not in text

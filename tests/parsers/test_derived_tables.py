@@ -133,12 +133,43 @@ def test_a_kinds_condition_at_a_severity():
 
 @pytest.mark.parametrize("row, said", [
     ({"reason": "R", "kind": "nvlink", "severity": "info"}, "kind 'nvlink' at severity 'info' raises none"),
-    ({"reason": "R", "kind": "nvlinks", "severity": "error"}, "kind 'nvlinks' at severity 'error' raises none"),
-    ({"reason": "R", "kind": "nvlink"}, "kind 'nvlink' at severity None raises none"),
+    ({"reason": "R", "kind": "nvlinks", "severity": "error"}, "kind 'nvlinks' is no finding kind"),
+    ({"reason": "R", "kind": "xid", "severity": "fatal"}, "kind xid: its condition rules ask more than a severity"),
 ])
 def test_a_telemetry_row_whose_kind_gives_no_condition_is_refused(row, said):
-    from parsers.telemetry import _with_condition  # noqa: PLC0415
+    from parsers.telemetry import kind_condition, with_condition  # noqa: PLC0415
 
     with pytest.raises(ValueError, match=re.escape(said)):
-        _with_condition({"entity": "nvlink", "field": "f", "above": 0, **row})
-    assert _with_condition({**row, "condition": "X"})["condition"] == "X"  # a row's own condition is kept
+        kind_condition({"entity": "nvlink", "field": "f", "above": 0, **row})
+    assert with_condition(row) == row  # left as it is: its check (validate_rules, the shipped table's load) says why
+    assert with_condition({**row, "condition": "X"})["condition"] == "X"  # a row's own condition is kept
+
+
+def test_a_telemetry_row_of_a_kind_and_no_severity_raises_its_kinds_at_the_verdicts_severity():
+    """(h472) A row without a severity gives its problems warning (agent/samples.py); its kind's condition is the one at
+    that severity (was: refused, 'at severity None raises none')."""
+    from parsers.telemetry import DEFAULT_SEVERITY, with_condition  # noqa: PLC0415
+
+    assert DEFAULT_SEVERITY == "warning"
+    assert with_condition({"reason": "R", "kind": "nvlink"})["condition"] == "GPUDegraded"
+
+
+def test_the_kind_tables_checks_are_real_errors_that_survive_python_o():
+    """(h472) parsers/kinds.py checked its table with `assert`, gone under `python -O`: a kind declared twice, or a
+    pod_holds_gpus kind without its two words, loaded silently (BY_NAME kept the last). Now a ValueError of one line
+    naming the kind, and the shipped table passes under -O too."""
+    import dataclasses  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    from parsers.kinds import BY_NAME, TABLE, check_table  # noqa: PLC0415
+
+    check_table(TABLE)
+    with pytest.raises(ValueError, match=r"^parsers/kinds\.py: kind declared twice: nvlink$"):
+        check_table(TABLE + (BY_NAME["nvlink"],))
+    wordless = dataclasses.replace(BY_NAME["nvlink"], pod_holds_gpus=True)
+    with pytest.raises(ValueError, match=r"^parsers/kinds\.py: pod_holds_gpus kind without .*: nvlink$") as raised:
+        check_table((wordless,))
+    assert "\n" not in str(raised.value)
+    ran = subprocess.run([sys.executable, "-O", "-c", "import parsers.kinds"], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
