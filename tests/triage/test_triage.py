@@ -3680,3 +3680,26 @@ def test_a_node_faults_evidence_finds_the_failures_it_outranks_once(monkeypatch)
     assert sorted((e.file, e.kind) for e in incident.evidence) == sorted(
         [("dmesg.txt", "gpu_reset_required")] + [(f"job-{n}.log", "gpu_busy") for n in range(4)])
     assert len(calls) <= 2, calls  # `_related` once, `consequences` once
+
+
+def test_two_ranks_on_one_gpu_are_the_applications_failed_init():
+    """REAL: NCCL's "Duplicate GPU detected" at a communicator's init, the writer's rank first (src/init.cc): NVIDIA-
+    NeMo/RL #3155's line behind Ray's prefix was no failure at all (the NCCL WARN row's warning); clessig/atmorep
+    #77's PyTorch quote of it after "Last error:" behind srun's label left the exception naming no rank."""
+    log = INCIDENT_LOGS / "nemo-rl-3155-duplicate-gpu" / "logs" / "driver.log"
+    [first] = attribute(list(read_lines(log.read_text().splitlines(), "driver.log", Clock())))
+    assert (first.category, first.rule, first.root.rank, first.root.host, first.root.gpu) == (
+        "application", "first_failure", 15, "pool0-00008", 7)
+    assert first.root.kind == "nccl_error"
+    quoted = ["torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, "
+              "invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.21.5",
+              "3: ncclInvalidUsage: This usually reflects invalid usage of NCCL library.",
+              "3: Last error:",
+              "3: Duplicate GPU detected : rank 3 and rank 0 both on CUDA device 3000"]
+    evidence = list(read_lines(quoted, "train.log", Clock()))
+    # the exception's own line, then its amendment by the quote (the job puts it in place of the first: one failure)
+    ev = [e for e in evidence if e.kind == "nccl_error"][-1]
+    assert (ev.line, ev.details["amends"], ev.rank, ev.attribution) == (1, "rank", 3, "application")
+    assert ev.details["other_rank"] == 0
+    [first] = attribute(evidence)
+    assert (first.category, first.root.rank) == ("application", 3)
