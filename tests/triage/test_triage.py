@@ -3691,12 +3691,11 @@ def test_two_ranks_on_one_gpu_are_the_applications_failed_init():
     assert (first.category, first.rule, first.root.rank, first.root.host, first.root.gpu) == (
         "application", "first_failure", 15, "pool0-00008", 7)
     assert first.root.kind == "nccl_error"
-    quoted = ["torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, "
-              "invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.21.5",
-              "3: ncclInvalidUsage: This usually reflects invalid usage of NCCL library.",
-              "3: Last error:",
-              "3: Duplicate GPU detected : rank 3 and rank 0 both on CUDA device 3000"]
-    evidence = list(read_lines(quoted, "train.log", Clock()))
+    import yaml  # the quote's lines as the corpus holds them (tests/fixtures/realworld/jobs-duplicate-gpu-2026.yaml)
+
+    corpus = Path(__file__).parents[1] / "fixtures" / "realworld" / "jobs-duplicate-gpu-2026.yaml"
+    [quoted] = [i["text"] for i in yaml.safe_load(corpus.read_text()) if i["source"].endswith("atmorep/issues/77")]
+    evidence = list(read_lines(quoted.splitlines(), "train.log", Clock()))
     # the exception's own line, then its amendment by the quote (the job puts it in place of the first: one failure)
     ev = [e for e in evidence if e.kind == "nccl_error"][-1]
     assert (ev.line, ev.details["amends"], ev.rank, ev.attribution) == (1, "rank", 3, "application")
