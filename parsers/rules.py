@@ -385,7 +385,9 @@ EVENT_ADDRESS_FROM = {"gsp": frozenset({("xid", 154), ("xid", 119), ("xid", 120)
 #   modules #659): the same GPU's event (EVENT_PER_GPU_INDEX), its address the finding's;
 # - "nccl_exception": PyTorch's ncclRemoteError quoting NCCL's socket error after "Last error:" ("socketProgress:
 #   Connection closed by remote peer ip-172-31-45-209.eu-north-1.compute.internal<32926>", pytorch/pytorch #150916):
-#   part of the exception's one failure, the peer it names the failure's.
+#   part of the exception's one failure, the peer it names the failure's; its quote of NCCL's "Duplicate GPU detected :
+#   rank 3 and rank 0 .." (clessig/atmorep #77) the same, the rank it names first (the writer's) the failure's, the
+#   other carried (EVENT_FILL_DETAILS).
 # - "mce": an uncorrected memory error whose page the kernel took offline, then "Memory failure: 0x3710b3: Sending
 #   SIGBUS to einj_mem_uc:361438 due to hardware memory corruption" (4.x "Killing <comm>:<pid> ..."): the process it
 #   signalled is the error's (triage reads a job's rank that died by that SIGBUS as killed by the node's memory).
@@ -394,13 +396,13 @@ EVENT_ADDRESS_FROM = {"gsp": frozenset({("xid", 154), ("xid", 119), ("xid", 120)
 # - "cper": a firmware-first record's memory error, then hwpoison's lines about its page (as "mce").
 # - "ofi": aws-ofi-nccl's "NET/OFI Request .. completed with error", then libfabric's "<warn>" line for the same
 #   completion naming the peer's instance ("Peer host id: i-0ce6d3d57139f053c"): the completion's peer.
-EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer",), "mce": ("pid", "process"), "smmu": ("pci",),
+EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer", "rank"), "mce": ("pid", "process"), "smmu": ("pci",),
                "cper": ("pid", "process"), "ofi": ("peer",)}
 # Event -> the details a joining line's row read that go with the fields it fills (EVENT_FILLS), into the same
 # amendment: "mce": hwpoison's "forcibly killing <comm>:<pid>" (details "forced": it sent SIGKILL, not SIGBUS).
 # "cper": the same, and what hwpoison did ("what": "recovery action for dirty LRU page: Recovered", "Killing .."). Each
-# only where the finding lacks it.
-EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what")}
+# only where the finding lacks it. "nccl_exception": the other rank NCCL's duplicate-GPU quote names ("other_rank").
+EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what"), "nccl_exception": ("other_rank",)}
 # Event -> the details a joining line gives the event's finding when that finding lacks them, an amendment of their own
 # (details "amends": the first of them; EVENT_FILL_DETAILS carried with them) when the line fills no field: "cper":
 # hwpoison's page ("pfn") or the poison a process consumed ("consumed") after the record (the record's finding says what
@@ -3650,6 +3652,21 @@ RULES: tuple[Rule, ...] = (
        attribution="application", action="CHECK_APP"),
     _r("nccl_mnnvl_imex", "imex_error", ["Check the IMEX "],
        MNNVL_NOT_WORKING + r"Check the IMEX configuration \(nvidia-imex-ctl -N\)"),
+    # NCCL's check at a communicator's init that no two of its ranks are on one GPU (src/init.cc initTransportsRank:
+    # the peers' host hash and PCI bus id, every release; WARN, then ncclInvalidUsage fails the init), the writer's own
+    # rank first: "pool0-00008:1391870:1393239 [7] init.cc:904 NCCL WARN Duplicate GPU detected : rank 15 and rank 7
+    # both on CUDA device e4000" (NVIDIA-NeMo/RL #3155, 2026, a 64-node Ray job; huggingface/accelerate #2246 under
+    # Slurm; horovod/horovod #3929 behind mpirun's tags), and PyTorch's DistBackendError quoting it after "Last error:"
+    # ("3: Duplicate GPU detected : rank 3 and rank 0 both on CUDA device 3000", clessig/atmorep #77 behind srun's
+    # label; NVIDIA/Megatron-LM #661). The job gave two ranks one device (its launcher's or framework's mapping of ranks
+    # to GPUs: LOCAL_RANK, CUDA_VISIBLE_DEVICES, set_device, a Ray placement): the application's, the writer's rank the
+    # finding's, the other in details (was: the NCCL WARN row's warning, unknown, no failure for triage; the quote
+    # nothing, the exception's "invalid usage" naming no rank). Read up to the ranks: the bus id (hex; digits alone
+    # would read as a decimal detail) stays in the line, and a Pod Event's excerpt (160 characters) of a line behind
+    # Ray's prefix and a stamp ends there ("..rank 15 and rank 7 both…"), the cluster component reading it back by it.
+    _r("nccl_duplicate_gpu", "nccl_error", ["Duplicate GPU detected : rank "],
+       r"Duplicate GPU detected : rank (?P<rank>\d{1,9}) and rank (?P<other_rank>\d{1,9})\b",
+       attribution="application", action="CHECK_APP", event=NCCL_EXC_JOIN),
     # NCCL's own allocation of GPU memory failing for want of it: its CUDACHECK of the runtime call, every era ("ng30903:
     # 3063028:3066152 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'", NVIDIA/nccl #1235; "enqueue.cc:43
     # NCCL WARN Cuda failure 'out of memory'", NVIDIA/TensorRT-LLM #1670), its CUCHECK of the driver's cuMem calls since

@@ -730,7 +730,7 @@ class FileReader:
         for f in amendments:
             ev = self._found.get(f.line) if f.file == self.name else None
             what = f.details.get("amends")
-            if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer", "pid", "oom", "gpu"):
+            if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer", "pid", "oom", "gpu", "rank"):
                 continue  # that line's finding was no evidence (a fact said more), or was forgotten
             details = {**f.details, **ev.details, "amends": what}
             if what == "oom":  # a later line of an OOM kill said whose memory ran out (its category: OOM_SCOPES)
@@ -748,6 +748,8 @@ class FileReader:
                     yield ev.with_context(details=details)
                 continue
             value = getattr(f, what)
+            if what == "rank" and ev.rank is not None:  # the quote's rank (NCCL's "Duplicate GPU detected : rank 3 ..")
+                value = ev.rank  # is its writer's: the rank its launcher's prefix named stands
             if what == "peer" and placeholder(value):  # a redacted peer names no peer (as _from_finding)
                 details["peer_redacted"], value = value, None
             elif what == "severity":

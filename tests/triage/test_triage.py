@@ -3694,3 +3694,24 @@ def test_a_node_faults_sentence_says_every_failure_its_evidence_lists():
     assert (incident.rule, incident.root.kind) == ("node_fault", "gpu_reset_required")
     assert [(e.kind, e.rank) for e in incident.evidence] == [("gpu_reset_required", None), ("barrier_timeout", None)]
     assert incident.consequences == "1 failure(s) of the job after it (key-value wait timeout (after 10m) on job.log)"
+
+def test_two_ranks_on_one_gpu_are_the_applications_failed_init():
+    """REAL: NCCL's "Duplicate GPU detected" at a communicator's init, the writer's rank first (src/init.cc): NVIDIA-
+    NeMo/RL #3155's line behind Ray's prefix was no failure at all (the NCCL WARN row's warning); clessig/atmorep
+    #77's PyTorch quote of it after "Last error:" behind srun's label left the exception naming no rank."""
+    log = INCIDENT_LOGS / "nemo-rl-3155-duplicate-gpu" / "logs" / "driver.log"
+    [first] = attribute(list(read_lines(log.read_text().splitlines(), "driver.log", Clock())))
+    assert (first.category, first.rule, first.root.rank, first.root.host, first.root.gpu) == (
+        "application", "first_failure", 15, "pool0-00008", 7)
+    assert first.root.kind == "nccl_error"
+    import yaml  # the quote's lines as the corpus holds them (tests/fixtures/realworld/jobs-duplicate-gpu-2026.yaml)
+
+    corpus = Path(__file__).parents[1] / "fixtures" / "realworld" / "jobs-duplicate-gpu-2026.yaml"
+    [quoted] = [i["text"] for i in yaml.safe_load(corpus.read_text()) if i["source"].endswith("atmorep/issues/77")]
+    evidence = list(read_lines(quoted.splitlines(), "train.log", Clock()))
+    # the exception's own line, then its amendment by the quote (the job puts it in place of the first: one failure)
+    ev = [e for e in evidence if e.kind == "nccl_error"][-1]
+    assert (ev.line, ev.details["amends"], ev.rank, ev.attribution) == (1, "rank", 3, "application")
+    assert ev.details["other_rank"] == 0
+    [first] = attribute(evidence)
+    assert (first.category, first.root.rank) == ("application", 3)
