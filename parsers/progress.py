@@ -376,6 +376,15 @@ RULES: tuple[Rule, ...] = (
     # source, console_logger.py); the epoch optional (OLMo added it to the marker in 2024, allenai/OLMo #669).  None
     # before: an OLMo job was never tracked
     Rule("olmo", "[step=", re.compile(r"\[step=(?P<step>\d+)/(?:\d+|\?\?\?)(?:,epoch=\d+)?(?:,eta=[^\]]*)?\]")),
+    # InternEvo (InternLM's trainer, record_current_batch_training_metrics; its metrics `key=value`, space-separated since
+    # 2023-09): `2023-09-05T11:50:02.553+08:00 INFO [training_internlm.py, line 413, in record_current_batch_training_metrics]
+    # - pid=6794 : tflops=171.92140761933035 step=1 loss=11.546792984008789 tgs (tokens/gpu/second)=3871.11 lr=... ...
+    # fwd_bwd_time=4.14 ...`, its first era comma-separated (`... -- tflops=63.27010355651958,step=0,loss=11.634403228759766,
+    # tgs (tokens/gpu/second)=1424.64,...`, InternLM 2023-07).  The step its batch count
+    # (restored on resume); no step time read: `fwd_bwd_time` leaves out the optimizer step and the batch's loading (3.82 s
+    # of steps 3.95 s apart), so the pace comes from the spacing.  Keyed on `step=` (`tflops=` holds no KEYWORDS word); the
+    # pattern opens with its literal.  None before: an InternEvo job was never tracked
+    Rule("internevo", "step=", re.compile(r"tflops=[0-9.]+[ ,]step=(?P<step>\d+)[ ,]loss=")),
     # XTuner V1 (its Trainer, xtuner/v1/train/trainer.py; every rank prints it): `[XTuner][RANK 2][2025-08-29 09:17:51][INFO]
     # Step 1/100 data_time: 0.0578 lr: 0.000020 time: 4.9770 text_tokens: 4008.0 total_loss: 1.722 reduced_llm_loss: 1.684
     # ...`, 2025-09 `total_loss: 12.075, reduced_llm_loss: ...`; its first eras without `time:` (`Step 1/32 data_time: 0.0039

@@ -198,6 +198,11 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("xtuner_v1_sft_ranks.log", "xtuner", [1] * 8 + [2] * 3, 4.9770 + 0.0578),
     ("xtuner_v1_installation_comma.log", "xtuner", list(range(1, 14)), 0.6024 + 0.0091),
     ("xtuner_v1_intern_s1_fsdp.log", "xtuner", list(range(1, 19)), 1.3009 + 0.0178),
+    # (h473) InternEvo, InternLM's trainer (`... - pid=6794 : tflops=171.92 step=1 loss=11.5467 tgs (tokens/gpu/second)=3871.11
+    # ... fwd_bwd_time=4.14 ...`, 2023-09; its first era comma-separated, `tflops=63.27,step=0,loss=11.634,...`, 2023-07):
+    # None before, so an InternEvo job was never tracked; no step time (`fwd_bwd_time` is part of a step)
+    ("internevo_7b_demo.log", "internevo", list(range(6)), None),
+    ("internlm_usage_comma.log", "internevo", list(range(6)), None),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
