@@ -3695,6 +3695,7 @@ def test_a_node_faults_sentence_says_every_failure_its_evidence_lists():
     assert [(e.kind, e.rank) for e in incident.evidence] == [("gpu_reset_required", None), ("barrier_timeout", None)]
     assert incident.consequences == "1 failure(s) of the job after it (key-value wait timeout (after 10m) on job.log)"
 
+
 def test_two_ranks_on_one_gpu_are_the_applications_failed_init():
     """REAL: NCCL's "Duplicate GPU detected" at a communicator's init, the writer's rank first (src/init.cc): NVIDIA-
     NeMo/RL #3155's line behind Ray's prefix was no failure at all (the NCCL WARN row's warning); clessig/atmorep
