@@ -24,6 +24,7 @@ from parsers.correlate import Noted, Ranks, can_cause, describe
 from parsers.kinds import BY_NAME as KIND, CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
 from parsers.finding import restated
 from parsers.model import PodEvent, PodRef, Problem
+from kubeapi.message import MESSAGE_MAX, cut
 
 from .gpu.interface import COMPUTE_MODES
 
@@ -40,12 +41,9 @@ ON_GPU_PODS = frozenset(k.name for k in KINDS if k.pod_holds_gpus)
 # "E. Process" GPU 0, NVIDIA/DIGITS #2005; the device plugin's MPS sharing, its server the GPU's one process, refusing
 # a pod: NVIDIA/k8s-device-plugin #647, #1118), or the GPU's compute mode is Prohibited.
 # what to check when a gpu_busy Event names the GPUs' processes itself (`users_words`): in place of its kind's, so that
-# the Event stays within EVENT_MESSAGE with them
+# the Event stays within the API server's MESSAGE_MAX with them
 GPU_BUSY_NAMED = ("the processes this Event names: one no running pod owns keeps the GPU until it is killed, and a "
                   "restarted pod given that GPU fails again")
-# the most of an Event's message the API sink writes, in bytes of UTF-8 (kubeapi/events.py MESSAGE_MAX, which an idle
-# agent does not import: tests/agent/test_gpu_busy_users.py ties the two)
-EVENT_MESSAGE = 1024
 # A gpu_busy Event names who holds each of the pod's GPUs (agent/app.py `_gpu_users`: NVML's compute mode and compute
 # processes, each pid's pod), asked when a job's Event is first made and again no sooner than this after
 USERS_ASK_SECONDS = 60.0
@@ -332,13 +330,9 @@ class WorkloadTracker:
                 f"{GPU_BUSY_NAMED if named else check}; pods of {r.processes} workloads within "
                 f"{int(r.window_seconds)} s raise {r.condition}. [container {ref.container}]{quoted(f.message)}")
         # the sentence cut, never the container's line at the end; in bytes of UTF-8, as the API server counts an
-        # Event's message (kubeapi/events.py `message_of`)
-        room = EVENT_MESSAGE - len((head + tail).encode()) - 1
-        raw = users.encode()
-        if users and room > 3:
-            users = " " + (users if len(raw) <= room else raw[:room - 3].decode(errors="ignore") + "\u2026")
-        else:
-            users = ""
+        # Event's message (kubeapi/message.py, the sink's `message_of` too)
+        room = MESSAGE_MAX - len((head + tail).encode()) - 1
+        users = " " + cut(users, room, "\u2026") if users and room > 3 else ""
         return PodEvent(ref, row.reason, head + users + tail, key, at=line_time(f))
 
     def _users_words(self, key: str, ref: PodRef) -> tuple[str, bool]:

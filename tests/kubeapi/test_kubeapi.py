@@ -195,3 +195,15 @@ def test_an_event_with_an_event_time_is_written_within_the_api_servers_1024_byte
     assert len(body["message"].encode()) in (1023, 1024) and message.startswith(body["message"])
     rec.record(pod, "CUDAOutOfMemory", "short", key="q", at=1725748462.0)  # within the limit: as it is
     assert rec._body(rec._aggs[next(k for k in rec._aggs if k[-1] == "q")])["message"] == "short"
+
+
+def test_one_cut_in_bytes_for_the_sink_and_the_agents_event_words():
+    """kubeapi/message.py `cut` is the one byte cut: the sink's `message_of` (MESSAGE_MAX) and the busy Event's
+    processes' sentence (agent/workloads.py, with an ellipsis) both; the idle agent loads it without the writers."""
+    import agent.workloads
+    from kubeapi import events, message
+
+    assert events.message_of is message.message_of and agent.workloads.cut is message.cut
+    assert message.cut("abc", 3, "\u2026") == "abc" and message.cut("abcd", 3) == "abc"
+    assert message.cut("a\u00e9\u00e9\u00e9", 6, "\u2026") == "a\u00e9\u2026"  # 7 bytes: the mark's 3 in the room
+    assert message.cut("\u00e9\u00e9", 3) == "\u00e9" and message.message_of("x" * 2000) == "x" * 1024
