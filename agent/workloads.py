@@ -22,7 +22,7 @@ from parsers import Cause, CauseIndex, Finding, explain, likely_cause
 from parsers.catalog import xid_reason
 from parsers.correlate import Noted, Ranks, can_cause, describe
 from parsers.kinds import BY_NAME as KIND, CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
-from parsers.finding import restated
+from parsers.finding import line_time, restated
 from parsers.model import PodEvent, PodRef, Problem
 from kubeapi.message import MESSAGE_MAX, cut
 
@@ -98,12 +98,6 @@ EXCERPT = 160  # characters of the offending line quoted in an Event
 # ranks each): the first seen
 MAX_COLLECTIVE_RANKS = 32
 _UNPRINTABLE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x1f\x7f-\x9f]")  # ANSI/CSI, C0, C1
-
-
-def line_time(f: Finding) -> float | None:
-    """When `f`'s line was written (Unix seconds; None for a line without a time): a Pod Event's eventTime
-    (kubeapi.events), by which the cluster sets it against the job's other lines."""
-    return f.timestamp.timestamp() if f.timestamp is not None else None
 
 
 def quoted(text: str) -> str:
