@@ -411,11 +411,14 @@ def test_the_standin_plays_back_a_real_h200_exactly_as_nvml_gave_it(name):
     # NOT_SUPPORTED, is): the stand-in serves that row's healthy value, which the recording cannot say (a new reading
     # is its row alone: docs/extending.md)
     from agent.gpu.interface import NVML_READINGS
+    from agent.gpu.standin import HEALTHY_VALUES
 
-    later = {r.name for r in NVML_READINGS} - {k for gpu in recorded["gpus"] for k in gpu["values"]}
+    # (the compute mode, recorded since: `Default` as the same minute's nvidia-smi -q says, the stand-in's healthy 0)
+    later = {r.name for r in NVML_READINGS} | {"compute_mode"}
+    later -= {k for gpu in recorded["gpus"] for k in gpu["values"]}
+    assert _smi_value(_smi(name), "Compute Mode") == "Default"
     for gpu in got["gpus"]:
-        assert {k: gpu["values"].pop(k) for k in later if k in gpu["values"]} == \
-            {r.name: r.healthy for r in NVML_READINGS if r.name in later}
+        assert {k: gpu["values"].pop(k) for k in later if k in gpu["values"]} == {k: HEALTHY_VALUES[k] for k in later}
     assert got == recorded
 
 
