@@ -330,10 +330,11 @@ class Pipeline:
         unnamed = [g for g in gpus if g not in names]
         return not unnamed or (all(map(is_mig, unnamed)) and gpu.answers_for_all())  # asked once, where needed
 
-    def recheck_gpu_access(self) -> Change:
+    def recheck_gpu_access(self, final: bool = False) -> Change:
         """The findings of `_holds_gpus` whose pod's devices were unknown when read, asked again (each tick): a pod
         the kubelet now says holds GPUs has its Event and counts for the node; one it says holds none, or still
-        unknown UNSURE_SECONDS after, is dropped (counted only, as read)."""
+        unknown UNSURE_SECONDS after, is dropped (counted only, as read).  Then the busy Events whose NVML answer has
+        come (agent/workloads.py `answered`); `final` (shutdown): every one still waiting, made without it."""
         change, now = Change(), self.clock()
         for uid, (since, at, ref, f) in list(self._unsure.items()):
             holds = self._holds_gpus(ref, f, at)
@@ -341,8 +342,11 @@ class Pipeline:
                 continue
             del self._unsure[uid]
             if holds:
-                self._events.append(self.workloads.gpu_access(ref, f))
+                event = self.workloads.gpu_access(ref, f)
+                if event is not None:  # (None: it waits for NVML's answer, below at a later tick)
+                    self._events.append(event)
                 self.engine.decide(f, "pods", change)
+        self._events += self.workloads.answered(final)
         return self.engine.derive(change) if change else change
 
     def judge_progress(self, live_uids: set[str] | None) -> None:

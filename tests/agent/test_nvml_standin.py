@@ -330,7 +330,14 @@ def test_compute_mode_and_processes_are_read_through_the_binding_in_one_session_
     through nvidia-ml-py's own nvmlDeviceGetComputeMode and _v3 process list; `users_of` inits and shuts down in
     pairs (a GPU reset is not blocked) and says an error as one line naming the GPU."""
     from agent.gpu.interface import COMPUTE_MODES
-    from agent.gpu.nvml import users_of
+    from agent.gpu.nvml import answer_of, ask_users
+
+    def users_of(nvml, indices):
+        call = ask_users(nvml, indices)
+        if isinstance(call, str):
+            return call
+        call.thread.join(5)
+        return answer_of(call, 5)
     nvml = standin_backend({"gpus": [{}, {"values": {"compute_mode": 3, "compute_processes": 2,
                                                      "compute_pid_first": 7100}},
                                      {"values": {"compute_mode": 2}}, {"values": {"compute_mode": "error:UNKNOWN"}}]})
