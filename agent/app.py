@@ -26,7 +26,7 @@ from .checks.scheduler import CheckScheduler, gpu_busy
 from .checks.settings import plugin_configs
 from .config import Config
 from .gpu.collector import GpuCollector
-from .gpu.nvml import open_backend, pids_on, users_of
+from .gpu.nvml import answer_of, ask_users, open_backend, pids_on
 from .health import HealthEngine
 from .httpserver import serve
 from .intake import Intake, Supervisor, fabricmanager_source, imex_source, select_sources, weight
@@ -236,32 +236,57 @@ def _straggler_events(cfg: Config, kube, metrics: Metrics, pods: PodLookup, gpu:
     from .kube.stragglers import StragglerEvents  # noqa: PLC0415
     from .peers import REASON as STRAGGLER  # noqa: PLC0415
 
-    nvml = open_backend(cfg.nvml, cfg.proc_root)  # its own handle, opened per question: never the poller's
-    lookup = PodLookup(cfg.proc_root)  # its own pid cache (this runs on the writer's thread)
+    own = _OwnNvml(cfg, pods)  # (this runs on the writer's thread)
 
     def compute_pods(p) -> set[tuple[str, str]]:
         """The kubelet silent: the pods of the GPU's compute processes (pid -> cgroup -> the pod log tree)."""
         index = p.details.get("gpu_index")
-        lookup.pod_source = pods.pod_source
-        if index is None or lookup.pod_source is None or gpu.status == "released":  # a reset wants NVML let go
+        if index is None or pods.pod_source is None or gpu.status == "released":  # a reset wants NVML let go
             return set()
-        refs = (lookup(pid) for pid in pids_on(nvml, int(index), cfg.nvml_deadline_seconds) or [])
-        return {(r.namespace, r.pod) for r in refs if r is not None}
+        return {(r.namespace, r.pod) for r in own.pods_on(int(index))}
 
     return StragglerEvents(kube.n.api, cfg.node_name, cfg.kube, STRAGGLER, metrics, fallback=compute_pods)
+
+
+class _OwnNvml:
+    """An NVML handle of its own, never the poller's (opened at its first question), and a pid -> pod cache of its own
+    over the pod log tree: what a stage asking NVML on its own thread (the straggler Events' writer, the pod device
+    cache, the busy Events' questions) asks through, each question a session of its own within the NVML deadline
+    (agent/gpu/nvml.py)."""
+
+    def __init__(self, cfg: Config, pods: PodLookup) -> None:
+        self.spec, self.proc_root, self.deadline = cfg.nvml, cfg.proc_root, cfg.nvml_deadline_seconds
+        self.pods, self.lookup = pods, PodLookup(cfg.proc_root)
+        self._nvml: list = []
+
+    @property
+    def nvml(self):
+        if not self._nvml:
+            self._nvml.append(open_backend(self.spec, self.proc_root))
+        return self._nvml[0]
+
+    def pod(self, pid: int):
+        """The running pod of `pid` (by its cgroup, in the pod log tree as it stands), else None."""
+        self.lookup.pod_source = self.pods.pod_source
+        return self.lookup(pid)
+
+    def pods_on(self, index: int) -> list:
+        """The pods of GPU `index`'s compute processes (none where NVML cannot say within its deadline)."""
+        return [r for r in map(self.pod, pids_on(self.nvml, index, self.deadline) or []) if r is not None]
 
 
 def _gpu_users(cfg: Config, pods: PodLookup, gpu: GpuCollector, devices: Callable[[], object]):
     """Who holds a busy pod's GPUs (agent/workloads.py `Users`), asked when a PodGPUBusy Event is made, never per line:
     the GPUs the kubelet says the pod holds (`devices()`: the pipeline's PodResources cache), each one's compute mode
-    and compute pids through a handle of its own (opened at the first question; `users_of`: one session, the NVML
-    deadline), each pid's pod by its cgroup (a pid no running pod owns: None); else why they cannot be named."""
-    handle: list = []
-    lookup = PodLookup(cfg.proc_root)  # its own pid cache
+    and compute pids through a handle of its own (`ask_users`: one session, begun on its helper thread, never waited
+    for on the agent's loop), each pid's pod by its cgroup (a pid no running pod owns: None); else why they cannot be
+    named.  Where NVML is asked, the answer to come (`answer_of`, within the NVML deadline: None until then), which
+    the tracker reads each tick (WorkloadTracker.answered)."""
+    own = _OwnNvml(cfg, pods)
 
     def users(ref):
         if gpu.status == "off":
-            return users_of(None, [])
+            return ask_users(None, [])
         if gpu.status == "released":  # a reset wants NVML let go
             return "NVML is released for a GPU reset"
         if gpu.status != "ok":  # starting, or its init failing: no inventory to find the pod's GPUs in
@@ -275,13 +300,16 @@ def _gpu_users(cfg: Config, pods: PodLookup, gpu: GpuCollector, devices: Callabl
                 if gpu.gpu_map.names(g.labels["pci_bus_id"]) & gpus]
         if not held:
             return f"NVML names none of the pod's GPUs ({', '.join(sorted(gpus))})"
-        if not handle:
-            handle.append(open_backend(cfg.nvml, cfg.proc_root))
-        found = users_of(handle[0], [i for i, _ in held], cfg.nvml_deadline_seconds)
-        if isinstance(found, str):
-            return found
-        lookup.pod_source = pods.pod_source
-        return [(i, pci, found[i][0], [(pid, lookup(pid)) for pid in found[i][1]]) for i, pci in held]
+        call = ask_users(own.nvml, [i for i, _ in held])
+        if isinstance(call, str):
+            return call
+
+        def answer():
+            found = answer_of(call, own.deadline)
+            if found is None or isinstance(found, str):
+                return found
+            return [(i, pci, found[i][0], [(pid, own.pod(pid)) for pid in found[i][1]]) for i, pci in held]
+        return answer
 
     return users
 
@@ -301,25 +329,21 @@ def _pod_devices(cfg: Config, kube, metrics: Metrics, pods: PodLookup, gpu: GpuC
     from .kube.poddevices import PodDeviceCache  # noqa: PLC0415
     from .podresources import Owned  # noqa: PLC0415
 
-    nvml = open_backend(cfg.nvml, cfg.proc_root)
-    lookup = PodLookup(cfg.proc_root)  # its own pid cache (this runs on the cache's thread)
+    own = _OwnNvml(cfg, pods)  # (this runs on the cache's thread)
 
     def compute_pods() -> dict[tuple[str, str], Owned]:
-        lookup.pod_source = pods.pod_source
-        if lookup.pod_source is None or gpu.status != "ok":  # released: a reset wants NVML let go
+        if pods.pod_source is None or gpu.status != "ok":  # released: a reset wants NVML let go
             return {}
         found: dict[tuple[str, str], set[str]] = {}
         gpus = gpu.gpu_map  # the inventory's names of each GPU (UUID lower-cased, PCI address)
         for g in list(gpu.gpus):
-            for pid in pids_on(nvml, g.ident.index, cfg.nvml_deadline_seconds) or []:
-                ref = lookup(pid)
-                if ref is not None:
-                    found.setdefault((ref.namespace, ref.pod), set()).update(gpus.names(g.labels["pci_bus_id"]))
+            for ref in own.pods_on(g.ident.index):
+                found.setdefault((ref.namespace, ref.pod), set()).update(gpus.names(g.labels["pci_bus_id"]))
         return {pod: Owned(frozenset(keys), frozenset(), "its compute processes") for pod, keys in found.items()}
 
     return PodDeviceCache(kube.n.api if kube is not None else None, cfg.node_name, cfg.kube,
                           cfg.workload_hang.device_refresh_seconds, metrics,
-                          fallback=compute_pods if nvml is not None else None, wanted=lambda: bool(progress.pods))
+                          fallback=compute_pods if cfg.nvml != "off" else None, wanted=lambda: bool(progress.pods))
 
 
 def _peers(cfg: Config) -> PeerOutliers | None:
@@ -448,6 +472,9 @@ class Agent:
         self.poller.wake()  # the poller waits for its next poll on its own event, not on stop: it ends now
         pods, deadline = self.pods.pod_source, time.monotonic() + DRAIN_SECONDS
         steps = [("process what is queued", functools.partial(self._drain, deadline)),
+                 # the busy Pod Events still waiting for NVML's answer (agent/workloads.py `answered`): made without it
+                 ("make the Pod Events waiting for NVML",
+                  lambda: self.pipeline.publish(self.pipeline.recheck_gpu_access(final=True))),
                  ("save the state", functools.partial(self.save, last=True)),
                  # the pod logs' offsets as far as the drain took their findings
                  *([("save the pod-log offsets", pods.save)] if pods is not None else []),

@@ -19,7 +19,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable
 
-from parsers import Classifier, Finding, Prefilter, amends, from_kernel, keyword_prefilter
+from parsers import Classifier, Finding, Prefilter, amends, from_kernel, keyword_prefilter, line_time
 from parsers.gpus import is_mig
 from parsers.kinds import BY_NAME as KIND, taken_by
 from parsers.model import (Boot, Change, CheckBatch, NodeInfo, PodEvent, PodRef, Record, SampleBatch, Snapshot,
@@ -257,7 +257,7 @@ class Pipeline:
             change = Change()
             for ref, f in _pod_events(batch.items):
                 annotate(f, self.gpu.gpu_map, self.known_gpus)
-                at = f.timestamp.timestamp() if f.timestamp is not None else self.clock()  # an unstamped line: read
+                at = line_time(f, self.clock())  # an unstamped line: when read
                 holds = self._holds_gpus(ref, f, at)
                 daemon = daemon_of(ref, f)  # once: the Event's and the node's count's
                 event = self.workloads.observe(ref, f, standing, daemon)
@@ -330,10 +330,11 @@ class Pipeline:
         unnamed = [g for g in gpus if g not in names]
         return not unnamed or (all(map(is_mig, unnamed)) and gpu.answers_for_all())  # asked once, where needed
 
-    def recheck_gpu_access(self) -> Change:
+    def recheck_gpu_access(self, final: bool = False) -> Change:
         """The findings of `_holds_gpus` whose pod's devices were unknown when read, asked again (each tick): a pod
         the kubelet now says holds GPUs has its Event and counts for the node; one it says holds none, or still
-        unknown UNSURE_SECONDS after, is dropped (counted only, as read)."""
+        unknown UNSURE_SECONDS after, is dropped (counted only, as read).  Then the busy Events whose NVML answer has
+        come (agent/workloads.py `answered`); `final` (shutdown): every one still waiting, made without it."""
         change, now = Change(), self.clock()
         for uid, (since, at, ref, f) in list(self._unsure.items()):
             holds = self._holds_gpus(ref, f, at)
@@ -341,8 +342,11 @@ class Pipeline:
                 continue
             del self._unsure[uid]
             if holds:
-                self._events.append(self.workloads.gpu_access(ref, f))
+                event = self.workloads.gpu_access(ref, f)
+                if event is not None:  # (None: it waits for NVML's answer, below at a later tick)
+                    self._events.append(event)
                 self.engine.decide(f, "pods", change)
+        self._events += self.workloads.answered(final)
         return self.engine.derive(change) if change else change
 
     def judge_progress(self, live_uids: set[str] | None) -> None:

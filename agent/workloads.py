@@ -24,6 +24,7 @@ from parsers.correlate import Noted, Ranks, can_cause, describe
 from parsers.kinds import BY_NAME as KIND, CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
 from parsers.finding import restated, seen_at
 from parsers.model import PodEvent, PodRef, Problem
+from kubeapi.message import MESSAGE_MAX, cut
 
 from .gpu.interface import COMPUTE_MODES
 
@@ -40,17 +41,18 @@ ON_GPU_PODS = frozenset(k.name for k in KINDS if k.pod_holds_gpus)
 # "E. Process" GPU 0, NVIDIA/DIGITS #2005; the device plugin's MPS sharing, its server the GPU's one process, refusing
 # a pod: NVIDIA/k8s-device-plugin #647, #1118), or the GPU's compute mode is Prohibited.
 # what to check when a gpu_busy Event names the GPUs' processes itself (`users_words`): in place of its kind's, so that
-# the Event stays within EVENT_MESSAGE with them
+# the Event stays within the API server's MESSAGE_MAX with them
 GPU_BUSY_NAMED = ("the processes this Event names: one no running pod owns keeps the GPU until it is killed, and a "
                   "restarted pod given that GPU fails again")
-# the most of an Event's message the API sink writes, in bytes of UTF-8 (kubeapi/events.py MESSAGE_MAX, which an idle
-# agent does not import: tests/agent/test_gpu_busy_users.py ties the two)
-EVENT_MESSAGE = 1024
 # A gpu_busy Event names who holds each of the pod's GPUs (agent/app.py `_gpu_users`: NVML's compute mode and compute
 # processes, each pid's pod), asked when a job's Event is first made and again no sooner than this after
 USERS_ASK_SECONDS = 60.0
 # (GPU index, PCI address, compute mode, [(pid, its pod or None)]) per GPU the pod holds, or why they are not named
 Users = list[tuple[int, str, int, list[tuple[int, PodRef | None]]]] | str
+# what `gpu_users(ref)` gives: the answer now, or (NVML asked on a thread of its own) the answer to come: None until it
+# has come (or why there is none: its deadline passed)
+Asked = Users | Callable[[], Users | None]
+STOPPED = "the agent stopped before NVML answered"  # a busy Event still waiting for its answer at shutdown
 _ORDINAL = re.compile(r"(-(worker|master|launcher|rank))?-\d+$")
 
 
@@ -66,6 +68,15 @@ def users_words(users: Users) -> str:
                         for pid, ref in procs) or "no process"
         said.append(f"GPU {index} ({pci}) {COMPUTE_MODES.get(mode, f'mode {mode}')}: {who}")
     return f"Now on its GPUs (NVML's index, compute mode, compute processes): {'; '.join(said)}."
+
+
+def _asked(ask: Callable, *args) -> Users | Callable[[], Users | None] | None:
+    """`ask(*args)` (`gpu_users`, or the answer it gave to come), its fault said as the answer: the Event is made
+    whatever the question's fault."""
+    try:
+        return ask(*args)
+    except Exception as exc:  # noqa: BLE001
+        return f"{type(exc).__name__}: {exc}"[:200]
 
 
 def event_reason(f: Finding) -> str:
@@ -146,9 +157,13 @@ class WorkloadTracker:
         self._colls: dict[tuple, tuple[dict[int, object], str]] = {}
         self._rank_total = 0
         # who holds a busy pod's GPUs (`users_words`), asked of `gpu_users(ref)` (agent/app.py; None: not asked): the
-        # Event key's last answer and when it was asked (USERS_ASK_SECONDS), the latest MAX_JOBS keys
-        self.gpu_users: Callable[[PodRef], Users] | None = None
+        # Event key's last answer and when it was asked (USERS_ASK_SECONDS), the latest MAX_JOBS keys; the keys whose
+        # answer is to come (when asked, the answer), and the lines whose Event waits for it, per key and pod (the
+        # latest line, and how many), at most MAX_JOBS (`answered` makes their Events)
+        self.gpu_users: Callable[[PodRef], Asked] | None = None
         self._users: dict[str, tuple[float, str, bool]] = {}
+        self._asking: dict[str, tuple[float, Callable[[], Users | None]]] = {}
+        self._waiting: dict[tuple[str, PodRef], tuple[Finding, int]] = {}
         self.evictions = 0  # keys forgotten to stay within MAX_JOBS / MAX_RANKS_TOTAL
 
     # ---- node side ------------------------------------------------------------------------------------
@@ -308,51 +323,83 @@ class WorkloadTracker:
         return PodEvent(ref, reason, message, "|".join((ref.namespace, job_of(ref.pod), reason, "daemon")),
                         at=seen_at(f, self.clock()))
 
-    def gpu_access(self, ref: PodRef, f: Finding) -> PodEvent:
+    def gpu_access(self, ref: PodRef, f: Finding) -> PodEvent | None:
         """A pod that holds GPUs (the kubelet's word) found none or could not open the driver (parsers/kinds.py
         `pod_holds_gpus`): the node's container runtime took its devices away, not the GPU (the host's NVML still
         answers) and not the program; or it was refused its GPU (gpu_busy): another process holds it.  The Event's
         words are the kind's (parsers/kinds.py `in_gpu_pod`).  One Event per job (its count raised on repeats); the
-        node's problem is raised by the kind's `repeated` row when pods of several workloads say it (agent/health.py)."""
+        node's problem is raised by the kind's `repeated` row when pods of several workloads say it (agent/health.py).
+        None: a gpu_busy Event waits for NVML's answer on who holds the GPUs (`answered` makes it, never the loop
+        waiting for NVML)."""
+        key = "|".join((ref.namespace, job_of(ref.pod), KIND[f.kind].reason, "gpus"))
+        said = self._users_words(key, ref) if f.kind == "gpu_busy" else ("", False)
+        if said is None and (len(self._waiting) < MAX_JOBS or (key, ref) in self._waiting):
+            waiting = self._waiting.get((key, ref))
+            self._waiting[(key, ref)] = (f, waiting[1] + 1 if waiting is not None else 1)
+            return None
+        return self._gpu_access(ref, f, key, *(said or ("", False)))
+
+    def _gpu_access(self, ref: PodRef, f: Finding, key: str, users: str, named: bool) -> PodEvent:
+        """`gpu_access`'s Event, with the sentence on who holds the GPUs (`users`, `named`: it names the processes)."""
         row = KIND[f.kind]
         said = f.details.get("cuda_error") or f.details.get("driver_error") or row.wording
         what, check = row.in_gpu_pod
         r = row.repeated
-        key = "|".join((ref.namespace, job_of(ref.pod), row.reason, "gpus"))
-        users, named = self._users_words(key, ref) if f.kind == "gpu_busy" else ("", False)
         head = (f"The pod holds GPUs (the kubelet's PodResources) but its process could not use them ({said}): "
                 f"{what}.")
         tail = (f" Recommended action: {row.action}. When it repeats on this node, check "
                 f"{GPU_BUSY_NAMED if named else check}; pods of {r.processes} workloads within "
                 f"{int(r.window_seconds)} s raise {r.condition}. [container {ref.container}]{quoted(f.message)}")
         # the sentence cut, never the container's line at the end; in bytes of UTF-8, as the API server counts an
-        # Event's message (kubeapi/events.py `message_of`)
-        room = EVENT_MESSAGE - len((head + tail).encode()) - 1
-        raw = users.encode()
-        if users and room > 3:
-            users = " " + (users if len(raw) <= room else raw[:room - 3].decode(errors="ignore") + "\u2026")
-        else:
-            users = ""
+        # Event's message (kubeapi/message.py, the sink's `message_of` too)
+        room = MESSAGE_MAX - len((head + tail).encode()) - 1
+        users = " " + cut(users, room, "\u2026") if users and room > 3 else ""
         return PodEvent(ref, row.reason, head + users + tail, key, at=seen_at(f, self.clock()))
 
-    def _users_words(self, key: str, ref: PodRef) -> tuple[str, bool]:
-        """`users_words` for the Event `key` and whether it names the processes: asked of `gpu_users` (NVML, within its
-        deadline) when the key is new or its last answer is USERS_ASK_SECONDS old, else that answer again (a flood of
-        one pod's lines asks once)."""
+    def _users_words(self, key: str, ref: PodRef) -> tuple[str, bool] | None:
+        """`users_words` for the Event `key` and whether it names the processes: asked of `gpu_users` when the key is
+        new or its last answer is USERS_ASK_SECONDS old, else that answer again (a flood of one pod's lines asks once);
+        None while NVML's answer is to come (`answered`)."""
         if self.gpu_users is None:
             return "", False
+        if key in self._asking:
+            return None
         now = self.clock()
         last = self._users.get(key)
         if last is None or now - last[0] >= USERS_ASK_SECONDS:
-            try:
-                users = self.gpu_users(ref)
-            except Exception as exc:  # noqa: BLE001 - the Event is made whatever the question's fault
-                users = f"{type(exc).__name__}: {exc}"[:200]
-            self._users.pop(key, None)
-            last = self._users[key] = (now, users_words(users), not isinstance(users, str))
-            while len(self._users) > MAX_JOBS:
-                del self._users[next(iter(self._users))]
+            users = _asked(self.gpu_users, ref)
+            if callable(users):
+                self._asking[key] = (now, users)
+                return None
+            last = self._said_users(key, now, users)
         return last[1], last[2]
+
+    def _said_users(self, key: str, at: float, users: Users) -> tuple[float, str, bool]:
+        """The key's answer (`users`, asked at `at`) remembered: the latest MAX_JOBS keys'."""
+        self._users.pop(key, None)
+        said = self._users[key] = (at, users_words(users), not isinstance(users, str))
+        while len(self._users) > MAX_JOBS:
+            del self._users[next(iter(self._users))]
+        return said
+
+    def answered(self, final: bool = False) -> list[PodEvent]:
+        """The busy Events whose answer on who holds the GPUs has come (or why none will: NVML's deadline passed), made
+        now, one per line that waited (each its pod's, the latest line's words); `final` (shutdown): every one still
+        waiting, its answer or STOPPED.  Asked each tick (agent/pipeline.py recheck_gpu_access)."""
+        events: list[PodEvent] = []
+        for key, (at, answer) in list(self._asking.items()):
+            users = _asked(answer)
+            if users is None:
+                if not final:
+                    continue
+                users = STOPPED
+            del self._asking[key]
+            said = self._said_users(key, at, users)
+            for (k, ref), (f, n) in list(self._waiting.items()):
+                if k == key:
+                    del self._waiting[(k, ref)]
+                    events += [self._gpu_access(ref, f, key, said[1], said[2])] * n
+        return events
 
     def observe_app_xid(self, ref: PodRef, f: Finding) -> PodEvent:
         """An application Xid whose pid maps into a pod: the pod gets the Event, the node nothing."""

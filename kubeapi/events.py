@@ -15,20 +15,11 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 from .dropped import DROP_REASONS, MAX_PENDING
+from .message import message_of
 from .ratelimit import TokenBucket
 from .retry import describe, refusal
 
 log = logging.getLogger("gpu_npd.kube")
-MESSAGE_MAX = 1024  # characters of an Event's message written, within as many bytes (agent/workloads.py fits its Events in)
-
-
-def message_of(text: str) -> str:
-    """An Event's message as written: its first MESSAGE_MAX characters, within MESSAGE_MAX bytes of UTF-8 (the API
-    server's limit for an Event with an eventTime counts bytes, a Go string's length: a container's non-ASCII line, an
-    ellipsis, would make 1,024 characters a refused Event), cut on a character's boundary."""
-    text = text[:MESSAGE_MAX]
-    raw = text.encode(errors="surrogatepass")  # a line's undecodable bytes kept as they were (json escapes them)
-    return text if len(raw) <= MESSAGE_MAX else raw[:MESSAGE_MAX].decode(errors="ignore")
 
 
 def iso(ts: float, micro: bool = False) -> str:

@@ -93,6 +93,13 @@ def above(action: str, other: str) -> bool:
     return action in ACTION_RANK and other in ACTION_RANK and ACTION_RANK[action] > ACTION_RANK[other]
 
 
+def line_time(f: Finding, otherwise: float | None = None) -> float | None:
+    """When `f`'s line was written (Unix seconds: its envelope's time, or the boot's start plus its kmsg stamp where the
+    agent dated it), `otherwise` for a line without one (the clock where its reading is its time, 0.0 where a repeat's
+    spacing is all that is compared)."""
+    return f.timestamp.timestamp() if f.timestamp is not None else otherwise
+
+
 def restated(f: Finding) -> str | None:
     """The program whose own line `f`'s line restates (rules.Rule.restates: "kernel" for the device plugin's Xid), None:
     `f` is its line's own word."""

@@ -658,7 +658,12 @@ class GpuCollector:
                         values.update(w.call(b.read, g.ident.index, group))
                     except NvmlError as exc:
                         values.update({f: f"error:{exc.code}" for f in fields})
-                absent = [f for fields in GROUPS.values() for f in fields if f not in values]
+                try:  # who may use it (a PodGPUBusy Event says it: agent/app.py), as the stand-in serves it back
+                    values["compute_mode"] = w.call(b.compute_mode, g.ident.index)
+                except NvmlError as exc:
+                    if exc.code not in UNSUPPORTED:
+                        values["compute_mode"] = f"error:{exc.code}"
+                absent = [f for fields in (*GROUPS.values(), ("compute_mode",)) for f in fields if f not in values]
                 read, failed = read_nvlinks(w, b, g.ident.index, range(MAX_NVLINKS))
                 links = [read.get(link) or {"state": f"error:{failed[link]}"} for link in sorted({*read, *failed})]
                 return {"values": values, "links": links, "absent": absent}

@@ -372,12 +372,11 @@ _in_flight: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _in_flight_lock = threading.Lock()
 
 
-def ask_alone(nvml: Nvml, what: str, name: str, ask, deadline: float) -> tuple[list, Asking | None]:
-    """`ask(call)` on a helper thread named `name`, waited for up to `deadline`: ([answer], None), or ([], hung)
-    when there is none, `hung` the call that has not returned: this one, past its deadline, or an earlier one on the
-    same backend, which refuses this one at once (nothing asked; a second session beside it would init and shut
-    down under the call in flight, and park one more thread inside NVML per call), said once per such call."""
-    call = Asking(what)
+def begin_alone(nvml: Nvml, what: str, name: str, ask) -> tuple[Asking, bool]:
+    """`ask(call)` begun on a helper thread named `name`, not waited for: (the call, True); or (hung, False), `hung` an
+    earlier call on the same backend that has not returned, which refuses this one at once (nothing asked; a second
+    session beside it would init and shut down under the call in flight, and park one more thread inside NVML per
+    call), said once per such call."""
     with _in_flight_lock:
         hung = _in_flight.get(nvml)
         if hung is not None and hung.thread.is_alive():
@@ -386,18 +385,28 @@ def ask_alone(nvml: Nvml, what: str, name: str, ask, deadline: float) -> tuple[l
                 log.warning("NVML %s not asked: %s%s, begun %.0f s ago, has not returned (a GPU that stopped "
                             "answering); nothing is asked until it does", what, hung.what,
                             f" on {hung.at}" if hung.at else "", time.monotonic() - hung.began)
-            return [], hung
+            return hung, False
+        call = Asking(what)
         call.thread = threading.Thread(target=ask, args=(call,), name=name, daemon=True)
         _in_flight[nvml] = call
         call.thread.start()
-    call.thread.join(deadline)
-    return (call.answer[:1], None) if call.answer else ([], call)
+    return call, True
 
 
-def ask_in_session(nvml: Nvml, what: str, name: str, read, failed, deadline: float) -> tuple[list, Asking | None]:
-    """`read(call)` inside an NVML session of its own (init, read, shutdown in pairs: nothing of NVML stays held
-    between calls, GPU resets), asked alone (`ask_alone`); an NvmlError of the init or of the read answers
-    `failed(error)`.  Returns what `ask_alone` does."""
+def ask_alone(nvml: Nvml, what: str, name: str, ask, deadline: float) -> tuple[list, Asking | None]:
+    """`ask(call)` begun alone (`begin_alone`) and waited for up to `deadline`: ([answer], None), or ([], hung) when
+    there is none, `hung` the call that has not returned: this one, past its deadline, or the earlier one that refused
+    it."""
+    call, begun = begin_alone(nvml, what, name, ask)
+    if begun:
+        call.thread.join(deadline)
+    return (call.answer[:1], None) if begun and call.answer else ([], call)
+
+
+def in_session(nvml: Nvml, read, failed):
+    """The helper thread's `ask(call)` of `read(call)` inside an NVML session of its own (init, read, shutdown in
+    pairs: nothing of NVML stays held between calls, GPU resets); an NvmlError of the init or of the read answers
+    `failed(error)`."""
 
     def ask(call: Asking) -> None:
         try:
@@ -412,7 +421,12 @@ def ask_in_session(nvml: Nvml, what: str, name: str, read, failed, deadline: flo
         finally:
             nvml.shutdown()
 
-    return ask_alone(nvml, what, name, ask, deadline)
+    return ask
+
+
+def ask_in_session(nvml: Nvml, what: str, name: str, read, failed, deadline: float) -> tuple[list, Asking | None]:
+    """`read(call)` in a session of its own (`in_session`), asked alone (`ask_alone`): what `ask_alone` returns."""
+    return ask_alone(nvml, what, name, in_session(nvml, read, failed), deadline)
 
 
 def pids_on(nvml: Nvml | None, index: int, deadline: float = 5.0) -> list[int] | None:
@@ -430,9 +444,10 @@ def pids_on(nvml: Nvml | None, index: int, deadline: float = 5.0) -> list[int] |
     return answer[0] if answer else None
 
 
-def users_of(nvml: Nvml | None, indices: list[int], deadline: float = 5.0) -> dict[int, tuple[int, list[int]]] | str:
-    """GPU index -> (its compute mode, its compute pids) for each of `indices`, asked as `pids_on` asks (one session
-    of its own, asked alone, within the deadline); else why NVML cannot say (one line)."""
+def ask_users(nvml: Nvml | None, indices: list[int]) -> Asking | str:
+    """GPU index -> (its compute mode, its compute pids) for each of `indices`, asked in a session of its own, alone
+    (`in_session`, `begin_alone`) and not waited for: the call, whose answer `answer_of` reads; else why it is not
+    asked (one line): NVML off, or refused while an earlier call on the same backend has not returned."""
     if nvml is None:
         return "NVML is off (config key `nvml`)"
 
@@ -446,10 +461,23 @@ def users_of(nvml: Nvml | None, indices: list[int], deadline: float = 5.0) -> di
                 raise NvmlError(e.code, call.at) from None
         return out
 
-    answer, hung = ask_in_session(nvml, "compute mode and pids", "nvml-users", read, str, deadline)
-    if answer:
-        return answer[0]
-    return f"NVML did not answer{f' on {hung.at}' if hung is not None and hung.at else ''} within {deadline:g} s"
+    call, begun = begin_alone(nvml, "compute mode and pids", "nvml-users", in_session(nvml, read, str))
+    if begun:
+        return call
+    return (f"refused: an earlier NVML call has not returned ({call.what}{f' on {call.at}' if call.at else ''}, "
+            f"begun {time.monotonic() - call.began:.0f} s ago)")
+
+
+def answer_of(call: Asking, deadline: float):
+    """The answer of a call begun alone (`begin_alone`, `ask_users`): its own; else why there is none (one line) once
+    it is `deadline` old, or its thread ended without one; None while it may still come."""
+    alive = call.thread.is_alive()  # (before the answer is read: a thread ended has answered, if ever)
+    if call.answer:
+        return call.answer[0]
+    if alive and time.monotonic() - call.began < deadline:
+        return None
+    at = f" on {call.at}" if call.at else ""
+    return f"NVML did not answer{at} within {deadline:g} s" if alive else f"NVML's call failed{at}"
 
 
 def _error_name(n, value: int) -> str:

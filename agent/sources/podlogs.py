@@ -46,7 +46,7 @@ from functools import partial
 from typing import Any, Callable
 
 from parsers import (Classifier, Finding, Prefilter, Scanner, all_keywords, drop_holes, hold_back_cri_partials,
-                     keyword_prefilter)
+                     keyword_prefilter, line_time)
 from parsers.decoded import GZIP, Decoded
 from parsers.envelope import cri, cri_split, finish
 from parsers.model import PodRef, WorkloadFindings
@@ -739,7 +739,7 @@ class PodLogSource(Source):
         for _, f in found:
             if not tears_down(f.kind, f.details) or f.line is None:
                 continue
-            hit = covering(stated, f.line, f.timestamp.timestamp() if f.timestamp is not None else None, f.kind)
+            hit = covering(stated, f.line, line_time(f), f.kind)
             if hit is not None:
                 f.details["after_success"] = f"{hit[2]} (line {hit[0]})"
 

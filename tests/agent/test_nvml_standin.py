@@ -330,7 +330,14 @@ def test_compute_mode_and_processes_are_read_through_the_binding_in_one_session_
     through nvidia-ml-py's own nvmlDeviceGetComputeMode and _v3 process list; `users_of` inits and shuts down in
     pairs (a GPU reset is not blocked) and says an error as one line naming the GPU."""
     from agent.gpu.interface import COMPUTE_MODES
-    from agent.gpu.nvml import users_of
+    from agent.gpu.nvml import answer_of, ask_users
+
+    def users_of(nvml, indices):
+        call = ask_users(nvml, indices)
+        if isinstance(call, str):
+            return call
+        call.thread.join(5)
+        return answer_of(call, 5)
     nvml = standin_backend({"gpus": [{}, {"values": {"compute_mode": 3, "compute_processes": 2,
                                                      "compute_pid_first": 7100}},
                                      {"values": {"compute_mode": 2}}, {"values": {"compute_mode": "error:UNKNOWN"}}]})
@@ -411,11 +418,14 @@ def test_the_standin_plays_back_a_real_h200_exactly_as_nvml_gave_it(name):
     # NOT_SUPPORTED, is): the stand-in serves that row's healthy value, which the recording cannot say (a new reading
     # is its row alone: docs/extending.md)
     from agent.gpu.interface import NVML_READINGS
+    from agent.gpu.standin import HEALTHY_VALUES
 
-    later = {r.name for r in NVML_READINGS} - {k for gpu in recorded["gpus"] for k in gpu["values"]}
+    # (the compute mode, recorded since: `Default` as the same minute's nvidia-smi -q says, the stand-in's healthy 0)
+    later = {r.name for r in NVML_READINGS} | {"compute_mode"}
+    later -= {k for gpu in recorded["gpus"] for k in gpu["values"]}
+    assert _smi_value(_smi(name), "Compute Mode") == "Default"
     for gpu in got["gpus"]:
-        assert {k: gpu["values"].pop(k) for k in later if k in gpu["values"]} == \
-            {r.name: r.healthy for r in NVML_READINGS if r.name in later}
+        assert {k: gpu["values"].pop(k) for k in later if k in gpu["values"]} == {k: HEALTHY_VALUES[k] for k in later}
     assert got == recorded
 
 

@@ -871,6 +871,36 @@ def test_nvml_snapshot_replays_through_the_standin(tmp_path):
     assert none.stderr.count("\n") == 1 and none.stderr.startswith("gpu-npd nvml-snapshot: NVML could not be started")
 
 
+def test_nvml_snapshot_records_each_gpus_compute_mode_and_the_standin_serves_it_back(tmp_path):
+    """nvmlDeviceGetComputeMode in the snapshot (what a PodGPUBusy Event says of a GPU: agent/app.py): GPU 1 in
+    Exclusive_Process, GPU 2 without the call (NOT_SUPPORTED: absent, never invented by the replay), GPU 3 failing it;
+    the replay answers each the same.  Was: no compute mode recorded, every GPU replayed as Default."""
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+    scen = hgx_scenario()
+    scen["gpus"][1]["values"] = {"compute_mode": 3}
+    scen["gpus"][2]["values"] = {"compute_mode": "error:NOT_SUPPORTED"}
+    scen["gpus"][3]["values"] = {"compute_mode": "error:UNKNOWN"}
+    src = tmp_path / "s.yaml"
+    src.write_text(yaml.safe_dump(scen))
+    r = CliRunner().invoke(main, ["nvml-snapshot", "--nvml", f"fake:{src}"])
+    assert r.exit_code == 0, r.output
+    gpus = yaml.safe_load(r.output)["gpus"]
+    assert [g["values"].get("compute_mode") for g in gpus[:4]] == [0, 3, None, "error:UNKNOWN"]
+    assert "compute_mode" in gpus[2]["absent"] and all("compute_mode" not in g.get("absent", ()) for g in gpus[:2])
+    replay = standin_backend({**scen, "gpus": gpus})
+    replay.init()
+    try:
+        assert [replay.compute_mode(i) for i in (0, 1)] == [0, 3]
+        for i, code in ((2, "NOT_SUPPORTED"), (3, "UNKNOWN")):
+            with pytest.raises(NvmlError) as exc:
+                replay.compute_mode(i)
+            assert exc.value.code == code
+    finally:
+        replay.shutdown()
+
+
 def test_node_gpu_capacity_is_the_expected_count(tmp_path):
     root = copy_sysfs(tmp_path)
     remove_device(root, "0000:db:00.0")

@@ -242,3 +242,15 @@ def test_the_double_refuses_a_node_event_outside_default_as_the_api_server_does(
     with ApiDouble() as api:
         assert rec.flush(make_api(Target(api.url)), 5) == 0
     assert rec.dropped["rejected"] == 1
+
+
+def test_one_cut_in_bytes_for_the_sink_and_the_agents_event_words():
+    """kubeapi/message.py `cut` is the one byte cut: the sink's `message_of` (MESSAGE_MAX) and the busy Event's
+    processes' sentence (agent/workloads.py, with an ellipsis) both; the idle agent loads it without the writers."""
+    import agent.workloads
+    from kubeapi import events, message
+
+    assert events.message_of is message.message_of and agent.workloads.cut is message.cut
+    assert message.cut("abc", 3, "\u2026") == "abc" and message.cut("abcd", 3) == "abc"
+    assert message.cut("a\u00e9\u00e9\u00e9", 6, "\u2026") == "a\u00e9\u2026"  # 7 bytes: the mark's 3 in the room
+    assert message.cut("\u00e9\u00e9", 3) == "\u00e9" and message.message_of("x" * 2000) == "x" * 1024

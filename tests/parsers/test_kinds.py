@@ -10,7 +10,7 @@ import pytest
 from agent.config import MATCH_KEYS, load
 from agent.health import subject_of
 from agent.workloads import event_reason
-from parsers import KINDS, WORKLOAD_KINDS, Finding
+from parsers import KINDS, WORKLOAD_KINDS, Finding, parse_line
 from parsers.catalog import NVLINK_XIDS, XID_ACTION_CLEAR, XID_ACTION_POLICY, xid_catalog, xid_reason
 from parsers.classify import PCI_KINDS
 from parsers.correlate import CORRELATED_KINDS, DEVICE_NOUN, describe, what_of
@@ -138,3 +138,17 @@ def test_a_rule_without_a_reason_takes_the_kinds():
     engine = HealthEngine(cfg, clock=lambda: 1000.0)
     change = engine.observe(Finding("hung_task", "warning", "unknown", "INVESTIGATE", "task x:1 blocked"))
     assert [p.reason for p in change.new_problems] == [BY_NAME["hung_task"].reason]
+
+
+def test_a_findings_line_time_is_its_stamp_else_what_the_caller_says():
+    """parsers/finding.py `line_time`: the one "a line's time, else the clock" the agent's pipeline, counter guard,
+    coalescer, workload Events and pod log source share."""
+    from datetime import datetime, timezone
+
+    from parsers.finding import line_time
+
+    f = parse_line("[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid=1, GPU has fallen off the bus.")
+    assert f is not None and f.timestamp is None
+    assert line_time(f) is None and line_time(f, 0.0) == 0.0 and line_time(f, 1.5) == 1.5
+    f.timestamp = datetime(2025, 1, 2, 3, 4, 5, 250000, timezone.utc)
+    assert line_time(f, 0.0) == 1735787045.25
