@@ -135,10 +135,12 @@ NVSMI_NO_GPU = ("NVIDIA-SMI has failed because it couldn", "No devices were foun
 
 # An Xid line: the address `PCI:dddd:bb:dd`, bare `dddd:bb:dd`, redacted `PCI:...` (no address: taken from context),
 # followed on MIG GPUs by ` GPU-I:nn` and ` GPU-CI:nn` inside the parenthesis.  "Xid" comes first and its
-# no-letter-before test after it, so `re` finds the literal with a fast scan instead of trying each position.
-XID_LINE = (r"Xid(?<![A-Za-z]Xid) \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-I:(?P<gpu_instance>\d+))?"
-            r"(?: GPU-CI:(?P<compute_instance>\d+))?\): (?P<xid>\d+)"
-            r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)")
+# no-letter-before test after it, so `re` finds the literal with a fast scan instead of trying each position.  Its
+# optional parts are written "(?:..|)", not "(?:..)?": the same greedy choice, which sre runs as an alternation, without
+# the REPEAT state an optional group sets up (callgrind: ~1,400 instructions less an Xid line's search).
+XID_LINE = (r"Xid(?<![A-Za-z]Xid) \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-I:(?P<gpu_instance>\d+)|)"
+            r"(?: GPU-CI:(?P<compute_instance>\d+)|)\): (?P<xid>\d+)"
+            r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+))|)(?:, name=(?:<unknown>|(?P<process>[^,]*))|),?\s*(?P<text>.*)")
 
 
 # The local end of a GPUDirect-TCPX receiving connection's flow string before its peer ("172.16.0.11<39187><-"), skipped

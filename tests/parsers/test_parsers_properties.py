@@ -1037,3 +1037,17 @@ def test_the_containment_decision_is_read_where_re_skips_to_its_literal(text):
     for line in (text, "Contained: SM (0x1). " + text, "Uncontained: FBHUB. RST: No, D-RST: No" + text):
         want, got = boundary_first.search(line), CONTAINMENT_LINE.search(line)
         assert (want and (want.span(), want.groupdict())) == (got and (got.span(), got.groupdict())), line
+
+
+def test_every_split_row_ends_with_its_message_group():
+    """`split` reads a row's message as the match's `lastindex` (the group closed last): every row whose message
+    split reads ends with its message group, `(.*)$`, which closes last in every match, so the group closed last is
+    the pattern's last group."""
+    import re as _re
+
+    from parsers.envelope import ENVELOPES as ROWS
+    for name, _starts, pattern, _build, message in ROWS:
+        if message is not None:
+            compiled = pattern.compiled()
+            assert compiled.pattern.endswith("(.*)$") and not compiled.pattern.endswith(r"\(.*)$"), name
+            assert _re.compile(compiled.pattern[:-len("(.*)$")], compiled.flags).groups == compiled.groups - 1, name
