@@ -293,6 +293,15 @@ RULES: tuple[Rule, ...] = (
     # `I0912 11:41:51.976096 139735407601536 model_lib_v2.py:652] Step 200 per-step time 0.831s loss=1.192` (the same
     # step twice); its later era prints its losses as a dict on the lines after `Step 1100 per-step time 0.470s`
     Rule("tfod", "per-step time ", re.compile(r"Step (?P<step>\d+) per-step time (?P<time>" + _NUM[1:-1] + r")s\b")),
+    # CLU's ReportProgress (google/CommonLoopUtils; the JAX trainers on it: Flax's examples, Scenic), through absl on the
+    # local platform: `I0325 14:02:32.371587 130295542103168 local.py:41] Setting work unit notes: 5.5 steps/s, 0.1%
+    # (332/500000), ETA: 1d1h10m (3m : 4.4% data, 80.2% train_step)` (2021-01 on; once a minute by default), without a
+    # known total `... notes: 5.5 steps/s` alone (progress without a step), its first era `40.0% @4, 8.3 steps/s, ETA: 0
+    # min` (2020, the shape from its source); the rate is the report interval's (`0.0 steps/s` at the first report: no
+    # time).  Persistent notes (2025-04 on) put the figures on a line of their own, which opens with them.  The writer's
+    # `[332] steps_per_sec=5.51328` beside it is no row (the same step again).  None before: a CLU job was never tracked
+    Rule("clu", "steps/s", re.compile(r"(?:Setting work unit notes: |^(?=[0-9.]+ steps/s, [0-9.]+% \())(?:[0-9.]+% @(?P<count>"
+                                      r"\d+), )?(?P<rate>" + _NUM[1:-1] + r") steps/s\b(?:, [0-9.]+% \((?P<step>\d+)/\d+\))?")),
     # DeepSpeed-Chat's RLHF stage (step3_rlhf_finetuning): `epoch: 0|step: 3183|ppo_ep: 1|act_loss: 30.921875|cri_loss:
     # ...` after its `|E2E latency=2.12s |Gather latency=...` line (the step counts within the epoch; a second PPO epoch
     # prints the same step again)

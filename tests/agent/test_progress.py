@@ -203,6 +203,10 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # None before, so an InternEvo job was never tracked; no step time (`fwd_bwd_time` is part of a step)
     ("internevo_7b_demo.log", "internevo", list(range(6)), None),
     ("internlm_usage_comma.log", "internevo", list(range(6)), None),
+    # (h478) CLU's ReportProgress (`local.py:41] Setting work unit notes: 5.5 steps/s, 0.1% (332/500000), ETA: 1d1h10m (3m :
+    # ...)`, Flax's Gemma example, 2026): None before, so a JAX job reporting through CLU was never tracked; the step time
+    # its rate's inverse (the interval's: 0.3 steps/s over an evaluation)
+    ("flax_gemma_clu_readme.log", "clu", [332, 1145, 1934, 2001, 2639, 3330, 4001], 1 / 5.5),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -390,6 +394,22 @@ def test_areals_stats_logger_line_gives_its_global_step():
                 "Train step 935/9340 done.")
     assert [(p.step, p.seconds, p.trainer) for p in map(recognise, (plain, coloured))] == [(3, None, "areal"),
                                                                                            (935, None, "areal")]
+
+
+def test_clus_report_progress_eras_give_the_step_and_its_rate():
+    """CLU's ReportProgress (google/CommonLoopUtils clu/periodic_actions.py): its first report in Flax's Gemma example
+    (examples/gemma/README.md line 436, flax_gemma_clu_readme.log's source: `0.0 steps/s`, no time yet); the shapes of
+    its other eras CONSTRUCTED from its source: without a known total (`8.3 steps/s` alone, 2021-01 on: progress without
+    a step), its first era (`40.0% @4, 8.3 steps/s, ETA: 0 min`, 2020-09, as clu's own test asserts it) and persistent
+    notes (2025-04 on: the figures on a line of their own).  Each None before; a line merely saying a rate is none."""
+    first = ("I0325 14:01:32.334728 130295542103168 local.py:41] Setting work unit notes: 0.0 steps/s, 0.0% (1/500000), "
+             "ETA: 400d22h17m (2m : 4.3% data, 95.2% train_step)")
+    assert recognise(first) == Progress(1, None, "clu")
+    assert recognise("INFO:absl:Setting work unit notes: 8.3 steps/s") == Progress(None, 1 / 8.3, "clu")
+    assert recognise("INFO:absl:Setting work unit notes: 40.0% @4, 8.3 steps/s, ETA: 0 min") == Progress(4, 1 / 8.3, "clu")
+    assert recognise("8.3 steps/s, 40.0% (4/10), ETA: 0m") == Progress(4, 1 / 8.3, "clu")
+    for other in ("Speed: 8.3 steps/s, ETA: 3m", "12.0 steps/s", "I0325 logging_writer.py:48] [332] steps_per_sec=5.51328"):
+        assert recognise(other) is None, other
 
 
 def test_lines_that_are_not_progress_give_nothing():

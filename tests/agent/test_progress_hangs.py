@@ -119,7 +119,8 @@ def test_the_logs_of_the_new_trainers_are_replayed():
     LeRobot's #1488 log, OLMo's #692, LightlyTrain's #604 and PithTrain's #7, 57; with (h288) YOLOX's #1548 and MindYOLO's #370 and #279, 60;
     with (h331) Meta Lingua's, at its two-digit-year stamps (`24-10-19 18:47:38.013589`, read by no form before), 61; with
     (h356) diffusion-pipe's #410 (DeepSpeed's pipeline engine), 62; with (h384) XTuner V1's two logs of rank 0, 64; with
-    (h438) tqdm-loggable's first era (Levanter's bar logger), 65; with (h473) InternEvo's two eras, 67."""
+    (h438) tqdm-loggable's first era (Levanter's bar logger), 65; with (h473) InternEvo's two eras, 67; with (h478) CLU's
+    report in Flax's Gemma example, at absl's stamps, 68."""
     judged = {name for name in HEALTHY_LOGS if replay_log(name).replayed}
     assert {"timm_optimum_habana_hpu.log", "imagenet_progressmeter_rocm_1147.log", "imagenet_progressmeter_examples_267.log",
             "dschat_step3_examples_444.log", "detectron2_d2go_524.log", "detectron2_querydet_17.log", "libai_551.log",
@@ -130,8 +131,9 @@ def test_the_logs_of_the_new_trainers_are_replayed():
             "lerobot_1488_data_s.log", "olmo_692.log", "lightlytrain_604_steps.log", "pithtrain_7_steps.log",
             "yolox_1548.log", "mindyolo_370.log", "mindyolo_279_epochs.log", "lingua_seunghyunseo_readme.log",
             "diffusionpipe_410_pipe.log", "xtuner_v1_installation_comma.log", "xtuner_v1_intern_s1_fsdp.log",
-            "tqdm_loggable_first_era.log", "internevo_7b_demo.log", "internlm_usage_comma.log"} <= judged
-    assert len(judged) == 67
+            "tqdm_loggable_first_era.log", "internevo_7b_demo.log", "internlm_usage_comma.log",
+            "flax_gemma_clu_readme.log"} <= judged
+    assert len(judged) == 68
     assert {replay_log(n).clock for n in ("mmf_870.log", "mmf_776.log")} == {"own"}
     assert {replay_log(n).clock for n in ("timm_optimum_habana_hpu.log", "nanogpt_110.log")} == {"printed"}
 
