@@ -1,7 +1,8 @@
 """The agent's ValidatingAdmissionPolicy on Nodes (deploy/base and the chart): only its own node, and on
 nodes/status only gpu-npd's condition types (issue 31 item 4: a condition named Ready wrote Ready=False and made
 the node NotReady). Its CEL is evaluated by cel-python as the API server would (tests/cel_admission.py); its
-list of condition types is the code's (agent/kube/repair.py own_condition_types)."""
+list of condition types is the code's (agent/kube/repair.py own_condition_types) and `extra`: the types a
+configuration adds, which the chart derives from the configuration it renders and an overlay lists by a patch."""
 
 from __future__ import annotations
 
@@ -13,29 +14,38 @@ import yaml
 
 from agent.kube.repair import own_condition_types
 from cel_admission import admitted
-from test_deploy import DEPLOY
-from test_helm import by_key, render
+from kubeapi.reserved import KUBELET_CONDITIONS
+from test_deploy import DEPLOY, needs_kubectl, operator_overlay
+from test_helm import by_key, helm, render
 
 AGENT = "system:serviceaccount:gpu-npd:gpu-npd"
 BASE_VAP = next(d for d in yaml.safe_load_all((DEPLOY / "base" / "daemonset.yaml").read_text())
                 if d and d["kind"] == "ValidatingAdmissionPolicy")
 
 
-def ours_of(vap: dict) -> list[str]:
-    (expr,) = [v["expression"] for v in vap["spec"]["variables"] if v["name"] == "ours"]
-    assert re.fullmatch(r"\[('[A-Za-z0-9]+'(, )?)*\]", expr), expr
+def _strings(expr: str) -> list[str]:
+    assert re.fullmatch(r"\[('[-A-Za-z0-9_./]+'(, )?)*\]", expr), expr
     return re.findall(r"'([^']+)'", expr)
 
 
+def ours_of(vap: dict) -> tuple[list[str], list[str]]:
+    """The policy's built-in types and its `extra` (the configuration's own)."""
+    variables = {v["name"]: v["expression"] for v in vap["spec"]["variables"]}
+    builtin, plus = variables["ours"].rsplit(" + ", 1)
+    assert plus == "variables.extra" and [v["name"] for v in vap["spec"]["variables"]][:2] == ["extra", "ours"]
+    return _strings(builtin), _strings(variables["extra"])
+
+
+def chart_vap(values: dict | None = None) -> dict:
+    return by_key(render(values))[("ValidatingAdmissionPolicy", "gpu-npd-own-node-only")]
+
+
 def test_the_manifests_list_is_the_codes_table():
-    assert ours_of(BASE_VAP) == list(own_condition_types())
-    chart = by_key(render({}))[("ValidatingAdmissionPolicy", "gpu-npd-own-node-only")]
-    assert ours_of(chart) == list(own_condition_types())
-    assert chart["spec"]["variables"][1:] == BASE_VAP["spec"]["variables"][1:]
+    assert ours_of(BASE_VAP) == (list(own_condition_types()), [])
+    chart = chart_vap()
+    assert ours_of(chart) == (list(own_condition_types()), [])
+    assert chart["spec"]["variables"] == BASE_VAP["spec"]["variables"]
     assert chart["spec"]["validations"] == BASE_VAP["spec"]["validations"]
-    extra = by_key(render({"rbac": {"extraConditionTypes": ["SiteCheckFailed"]}}))
-    assert ours_of(extra[("ValidatingAdmissionPolicy", "gpu-npd-own-node-only")]) == \
-        [*own_condition_types(), "SiteCheckFailed"]
 
 
 def _node(*conditions: dict, taints: list | None = None) -> dict:
@@ -75,5 +85,63 @@ def _drop(node: dict, ctype: str) -> dict:
     ("system:node:gpu-node-1", None, "status", _set(OLD, "Ready", "False"), True),  # the kubelet: not matched
 ])
 def test_the_agent_may_write_only_its_condition_types_on_its_own_node(user, claim, sub, new, ok):
-    for vap in (BASE_VAP, by_key(render({}))[("ValidatingAdmissionPolicy", "gpu-npd-own-node-only")]):
+    for vap in (BASE_VAP, chart_vap()):
         assert admitted(vap, user, claim, sub, "gpu-node-1", OLD, new) is ok
+
+
+def _ok(ctype: str) -> dict:
+    return {"ok_reason": f"No{ctype}", "ok_message": f"no {ctype}"}
+
+
+def test_a_configuration_adding_condition_types_renders_a_policy_admitting_them():
+    """h469: a configuration naming a condition type of its own made every agent's status write fail with HTTP 403
+    unless rbac.extraConditionTypes said it again. The chart derives `extra` from what it renders: every pool's
+    conditions, a built-in check's condition, and rbac.extraConditionTypes (an NPD plugin config's types, which no
+    value shows); the built-in types are not said twice. Other types stay refused."""
+    values = {"config": {"conditions": {"SiteCheckFailed": _ok("SiteCheckFailed"), "GPUUnhealthy": _ok("GPU")},
+                         "checks": {"builtin": {"gpu": {"condition": "example.com/GPUBurnFailed"}}}},
+              "nodePools": [{"name": "a100", "nodeSelector": {"pool": "a100"},
+                             "config": {"conditions": {"A100Fault": _ok("A100Fault")}}},
+                            {"name": "h100", "nodeSelector": {"pool": "h100"}}],
+              "rbac": {"extraConditionTypes": ["NPDPluginProblem"]}}
+    vap = chart_vap(values)
+    added = ["A100Fault", "NPDPluginProblem", "SiteCheckFailed", "example.com/GPUBurnFailed"]
+    assert ours_of(vap) == (list(own_condition_types()), added)
+    for ctype in [*added, "GPUUnhealthy"]:
+        assert admitted(vap, AGENT, "gpu-node-1", "status", "gpu-node-1", OLD, _set(OLD, ctype, "True")), ctype
+    for ctype in ("Ready", "KernelDeadlock", "FabricCheckFailed", "Anything"):
+        assert not admitted(vap, AGENT, "gpu-node-1", "status", "gpu-node-1", OLD, _set(OLD, ctype, "False")), ctype
+    assert not admitted(vap, AGENT, "gpu-node-2", "status", "gpu-node-1", OLD, _set(OLD, "SiteCheckFailed", "True"))
+
+
+@pytest.mark.parametrize("values, error", [
+    *[({"rbac": {"extraConditionTypes": [t]}}, f'rbac.extraConditionTypes: condition type "{t}" is the kubelet.s')
+      for t in sorted(KUBELET_CONDITIONS)],
+    ({"nodePools": [{"name": "a", "nodeSelector": {"pool": "a"}, "config": {"conditions": {"Ready": _ok("R")}}}]},
+     'conditions: condition type "Ready" is the kubelet.s'),
+    ({"config": {"conditions": {"X' || true || 'Y": _ok("X")}}}, "conditions: .* is no condition type"),
+    ({"config": {"checks": {"builtin": {"ib": {"condition": "Bad Name"}}}}},
+     "checks.builtin.ib.condition: .* is no condition type"),
+])
+def test_a_type_the_policy_must_not_admit_fails_the_render(values, error):
+    """The kubelet's types (kubeapi/reserved.py; the agent refuses them too, but the policy is what holds a stolen
+    token back) and a name that is no condition type (it is quoted into the policy's CEL) fail the render with one
+    line naming the value."""
+    with pytest.raises(helm.HelmError, match=error):
+        render(values)
+
+
+@needs_kubectl
+def test_an_overlay_lists_its_condition_types_in_extra():
+    """kustomize cannot read the configuration's types out of the ConfigMap: an overlay replaces the policy's
+    `extra` (docs/install.md "Condition types of your own"), without repeating the built-in ones."""
+    patch = [{"op": "replace", "path": "/spec/variables/0/expression", "value": "['SiteCheckFailed']"}]
+    objs = operator_overlay("overlays/observe", {"patches": [{
+        "target": {"kind": "ValidatingAdmissionPolicy", "name": "gpu-npd-own-node-only"},
+        "patch": yaml.safe_dump(patch)}]})
+    vap = next(d for d in objs if d["kind"] == "ValidatingAdmissionPolicy" and d["metadata"]["name"] ==
+               "gpu-npd-own-node-only")
+    assert ours_of(vap) == (list(own_condition_types()), ["SiteCheckFailed"])
+    assert admitted(vap, AGENT, "gpu-node-1", "status", "gpu-node-1", OLD, _set(OLD, "SiteCheckFailed", "True"))
+    assert admitted(vap, AGENT, "gpu-node-1", "status", "gpu-node-1", OLD, _set(OLD, "GPUUnhealthy", "True"))
+    assert not admitted(vap, AGENT, "gpu-node-1", "status", "gpu-node-1", OLD, _set(OLD, "Ready", "False"))

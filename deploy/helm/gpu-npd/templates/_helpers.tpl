@@ -38,6 +38,55 @@ the enforce-mode check of the tolerations when the taints value is null; a test 
 - {condition: InfiniBandUnhealthy, effect: NoSchedule}
 {{- end -}}
 
+{{/* gpu-npd's built-in NodeCondition types (agent/kube/repair.py own_condition_types(): the kind table's, the
+built-in checks', the repair profiles'), which the own-node policy admits; a test holds them equal. */}}
+{{- define "gpu-npd.builtinConditionTypes" -}}
+[AcceleratedHardwareReady, DCGMDiagFailed, GPUComputeCheckFailed, GPUConfigMismatch, GPUDegraded, GPUDriverDegraded,
+ GPUUnhealthy, HostMemoryUnhealthy, InfiniBandCheckFailed, InfiniBandUnhealthy, KernelDegraded, NVLinkUnhealthy,
+ PCIeUnhealthy, StorageUnhealthy]
+{{- end -}}
+
+{{/*
+The condition types the rendered configuration adds to the built-in ones, as a sorted JSON list: in every pool's
+configuration the keys of conditions (sample_rules and condition_rules may name no other: the agent refuses them)
+and a built-in check's condition; and rbac.extraConditionTypes, for those no value shows (an NPD plugin config's,
+read from a file on the node). The own-node policy admits them; one it must not admit fails the render: the
+kubelet's (kubeapi/reserved.py KUBELET_CONDITIONS; a test holds them equal), or a name that is no Kubernetes
+condition type (metav1.Condition's pattern; it is written into the policy's CEL between quotes).
+*/}}
+{{- define "gpu-npd.extraConditionTypes" -}}
+{{- $builtin := include "gpu-npd.builtinConditionTypes" . | fromYamlArray -}}
+{{- $named := list -}}  {{- /* [key, type] pairs */}}
+{{- range (include "gpu-npd.pools" . | fromYamlArray) -}}
+{{- $c := .config -}}
+{{- range $t, $_ := ($c.conditions | default dict) -}}{{- $named = append $named (list "conditions" $t) -}}{{- end -}}
+{{- range $name, $spec := (($c.checks | default dict).builtin | default dict) -}}
+{{- if and (kindIs "map" $spec) (hasKey $spec "condition") -}}
+{{- $named = append $named (list (printf "checks.builtin.%s.condition" $name) $spec.condition) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- range ($.Values.rbac.extraConditionTypes | default list) -}}{{- $named = append $named (list "rbac.extraConditionTypes" .) -}}{{- end -}}
+{{- $types := list -}}
+{{- range $named -}}
+{{- $key := index . 0 -}}
+{{- $t := toString (index . 1) -}}
+{{- if has $t (list "Ready" "MemoryPressure" "DiskPressure" "PIDPressure" "NetworkUnavailable") -}}
+{{- fail (printf "%s: condition type %q is the kubelet's; gpu-npd writes only condition types of its own" $key $t) -}}
+{{- end -}}
+{{- if not (regexMatch `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$` $t) -}}
+{{- fail (printf "%s: %q is no condition type (letters, digits, '-', '_', '.', an optional DNS prefix and '/')" $key $t) -}}
+{{- end -}}
+{{- if not (has $t $builtin) -}}{{- $types = append $types $t -}}{{- end -}}
+{{- end -}}
+{{- $types | uniq | sortAlpha | toJson -}}
+{{- end -}}
+
+{{/* A list of strings as a CEL list literal: ['a', 'b']. */}}
+{{- define "gpu-npd.celStrings" -}}
+[{{ range $i, $s := . }}{{ if $i }}, {{ end }}'{{ $s }}'{{ end }}]
+{{- end -}}
+
 {{/*
 The DaemonSets to render, as a YAML list: one per nodePools entry (its values over the global ones), or one for
 the whole install. Each: name ("" for the single DaemonSet), suffix, nodeSelector, mode, taints, config,
