@@ -1351,9 +1351,12 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
         peers = sorted({_peer_name(job, e) for e in remote if e.peer})
         parts.append(f"{len(remote)} remote/network error line(s)" + (f" naming {', '.join(peers[:4])}" if peers else ""))
     # a rank is never a consequence of itself: not the root's rank, nor a suspect's (the death the root explains, the
-    # first symptom of an undetermined job), whichever of its lines the verdict names
-    own = {r for r in (v.rank, v.root.rank if v.root is not None else None, *(e.rank for e in v.suspects))
-           if r is not None}
+    # first symptom of an undetermined job), whichever of its lines the verdict names. A node fault is no rank's own
+    # failure: the exit of the rank on the faulted node (the rank its line names, a job's report of the fault) is its
+    # consequence, said with the others'
+    own = set() if v.rule == "node_fault" else \
+        {r for r in (v.rank, v.root.rank if v.root is not None else None, *(e.rank for e in v.suspects))
+         if r is not None}
     explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}
     ended = [e for e in job.failures if e.kind == "rank_exit"]
     said.update(map(id, ended))  # those of the root's or a suspect's rank unsaid on purpose
