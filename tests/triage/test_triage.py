@@ -3719,6 +3719,10 @@ def test_two_ranks_on_one_gpu_are_the_applications_failed_init():
     assert (first.category, first.rule, first.root.rank, first.root.host, first.root.gpu) == (
         "application", "first_failure", 15, "pool0-00008", 7)
     assert first.root.kind == "nccl_error"
+    # the reason says what the line says (parsers/kinds.py nccl_error's `named`), as the pod's Event does
+    # (tests/agent/test_workloads.py): was "NCCL error on rank 15 on pool0-00008 at .."
+    assert first.reason.startswith("two ranks on one GPU (NCCL found rank 7 on this rank's device) on rank 15 on "
+                                   "pool0-00008 at 2026-07-10 06:19:36 UTC is the earliest failure"), first.reason
     import yaml  # the quote's lines as the corpus holds them (tests/fixtures/realworld/jobs-duplicate-gpu-2026.yaml)
 
     corpus = Path(__file__).parents[1] / "fixtures" / "realworld" / "jobs-duplicate-gpu-2026.yaml"
@@ -3730,3 +3734,5 @@ def test_two_ranks_on_one_gpu_are_the_applications_failed_init():
     assert ev.details["other_rank"] == 0
     [first] = attribute(evidence)
     assert (first.category, first.root.rank) == ("application", 3)
+    assert first.reason.startswith("two ranks on one GPU (NCCL found rank 0 on this rank's device) on rank 3"), \
+        first.reason
