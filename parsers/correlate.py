@@ -16,7 +16,7 @@ from typing import Iterable, NamedTuple
 
 from .finding import SEVERITY_RANK, Finding
 from .kinds import BY_NAME as KIND
-from .kinds import DEVICES, TABLE
+from .kinds import DEVICES, TABLE, named_as
 from .ports import DOWN_STATES
 
 WORKLOAD_KINDS = frozenset(k.name for k in TABLE if k.workload)
@@ -126,12 +126,16 @@ def likely_cause(f: Finding, causes: Iterable[Cause] | CauseIndex, window: float
 
 
 def what_of(f: Finding) -> str:
-    if f.kind == "cuda_error" and f.details.get("cuda_error"):
-        return f"CUDA error '{f.details['cuda_error']}'"
+    """A workload finding in an Event's words: its kind's `named` template (parsers/kinds.py `named_as`, the words
+    triage's reason says it in) where the line has every field it names (a CUDA error's status, the other rank on an
+    NCCL rank's GPU), else the kind's wording; a node kind's name."""
     row = KIND.get(f.kind)
-    if row is not None and row.workload and f.details.get("stragglers"):  # a job's straggler report: whom it names
+    if row is None or not row.workload:
+        return f.kind
+    if f.details.get("stragglers"):  # a job's straggler report: whom it names
         return f"{row.wording}: {f.details['stragglers']}"
-    return row.wording if row is not None and row.workload else f.kind
+    named = row.named
+    return named_as((named,) if isinstance(named, str) else named, f) or row.wording
 
 
 # A sentence of `explain` that opens with a CUDA error's words, read back: the error in full (an Event quotes the line
@@ -191,5 +195,11 @@ def explain(f: Finding, cause: Cause | None, window: float = DEFAULT_WINDOW,
         at = datetime.fromtimestamp(cause.time, timezone.utc).strftime("%H:%M:%S")
         return f"{what}, likely caused by {cause.text} at {at} on this node"
     peer = f" (peer {f.peer})" if f.peer else ""
-    return (f"{what}{peer}: no hardware or fabric fault on this node in the preceding {int(window // 60)} min; "
-            "the cause is likely elsewhere (another node or link: find the first failing rank) or in the application")
+    where = OWN_FAILURE if f.attribution == "application" else ELSEWHERE
+    return f"{what}{peer}: no hardware or fabric fault on this node in the preceding {int(window // 60)} min; {where}"
+
+
+# where `explain` says the cause of a failure no node fault explains lies: a line its rule attributes to the application
+# (two ranks on one GPU, an illegal memory access, a library's setting) says so itself; any other may be another's
+ELSEWHERE = "the cause is likely elsewhere (another node or link: find the first failing rank) or in the application"
+OWN_FAILURE = "the line is the application's own failure (its code, configuration or placement), not the node's"

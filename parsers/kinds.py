@@ -181,10 +181,12 @@ class Kind:
     # fact about the same line says more (the work sequence numbers, the hang) and is read in its place (triage.read
     # `generic`, agent/sources/podlogs.py)
     generic: tuple[str, ...] = ()
-    # how a line of it is named in a job's reason where `wording` says too little (triage.attribute `named`): a
-    # template of the evidence's fields (`{xid}`), its details (`{details.cuda_error}`), triage's derived words
-    # (triage.attribute NAMED_WORDS: `{oom_scope}`); `{name|default}` where the value may be missing; "": `wording`
-    named: str = ""
+    # how a line of it is named in a job's reason and in its pod's Event where `wording` says too little (`named_as`;
+    # triage.attribute `named`, parsers/correlate.py `what_of`): a template of the evidence's fields (`{xid}`), its
+    # details (`{details.cuda_error}`), triage's derived words (triage.attribute NAMED_WORDS: `{oom_scope}`);
+    # `{name|default}` where the value may be missing; "": `wording`. A tuple: alternatives for the kind's rules whose
+    # lines say different things (their named groups), the first whose every field the line has, none: `wording`
+    named: str | tuple[str, ...] = ""
     # a workload kind whose line is the job's own report of a fault of the node it ran on (its host's): it says which
     # node is broken, whatever the application did after (triage.attribute JOB_SEEN_NODE_FAULTS, cluster/evidence.py)
     reports_node_fault: bool = False
@@ -372,9 +374,14 @@ TABLE: tuple[Kind, ...] = (
     Kind("coordination_error", "JAX coordination service error", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
          "JAXCoordinationError", workload=True, doc="JAX's coordination service reported the job's failure to a task "
          "(another task died or was lost, or this task could not reach the service)", consequence=True, teardown=True),
+    # named by what its rule's groups say (parsers/rules.py): NCCL's init finding two ranks on one GPU
+    # (nccl_duplicate_gpu's `other_rank`, the writer the line's rank), the error NCCL's exception or WARN states
+    # (`nccl_text`: "unhandled cuda error"), NVSHMEM's own failure under DeepEP (`nvshmem_error`); else "NCCL error"
     Kind("nccl_error", "NCCL error", None, "error", "unknown", "INVESTIGATE", "NCCLError", workload=True,
          doc="an NCCL call failed (system, internal, CUDA, usage errors)", category="by_attribution",
-         consequence=True, restarts=True, teardown=True, generic=("warning",)),
+         consequence=True, restarts=True, teardown=True, generic=("warning",),
+         named=("two ranks on one GPU (NCCL found rank {details.other_rank} on this rank's device)",
+                "NCCL error '{details.nccl_text}'", "NVSHMEM error '{details.nvshmem_error}'")),
     # NCCL's shared-memory transport out of room in /dev/shm (parsers/rules.py nccl_shm_full): the container's /dev/shm
     # too small (the runtime's 64 MB default, Docker's --shm-size, where the pod mounts no memory-backed emptyDir there)
     # or full of segments other processes left in it (a pod that shares the host's IPC namespace, a bare-metal node).
@@ -727,6 +734,38 @@ CUDA_REASONS: Mapping[str, str] = MappingProxyType({
     "unspecified launch failure": "CUDALaunchFailure", "cudaErrorLaunchFailure": "CUDALaunchFailure",
     "CUDA_ERROR_ILLEGAL_ADDRESS": "CUDAIllegalAddress", "CUDA_ERROR_ECC_UNCORRECTABLE": "CUDAUncorrectableECC",
     "CUDA_ERROR_LAUNCH_FAILED": "CUDALaunchFailure"})
+
+
+def named_as(named: str | tuple[str, ...], line: Any, words: Mapping[str, Any] = MappingProxyType({})) -> str | None:
+    """A line (a Finding, triage's Evidence) named by its kind's `named`: one template rendered, a value missing or
+    empty said "None" or its `{..|default}`; of a tuple of alternatives, the first whose every field the line has
+    (`{details.key}` a detail, `{name}` a field or a word of `words`, a function of the line), None where none has
+    them; None for "" (no template).  The one renderer of the kind rows' templates, offline's and live's."""
+    if not named:
+        return None
+    if isinstance(named, str):
+        return _render(named, line, words, strict=False)
+    return next((said for t in named if (said := _render(t, line, words, strict=True)) is not None), None)
+
+
+def _render(template: str, line: Any, words: Mapping[str, Any], strict: bool) -> str | None:
+    from string import Formatter  # noqa: PLC0415 (a line named only when a job's failure is said: never at idle)
+
+    out = []
+    for literal, name, _spec, _conversion in Formatter().parse(template):
+        out.append(literal)
+        if name is None:
+            continue
+        name, bar, default = name.partition("|")
+        value = line.details.get(name[8:]) if name.startswith("details.") else \
+            words[name](line) if name in words else getattr(line, name)
+        if value in (None, ""):
+            if strict:
+                return None
+            if bar:
+                value = default
+        out.append(str(value))
+    return "".join(out)
 
 
 def reason_of(name: str, xid: int | None = None, sxid: int | None = None) -> str:

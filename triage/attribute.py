@@ -36,14 +36,13 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from functools import cached_property
-from string import Formatter
 from typing import Callable, Iterable, NamedTuple, Sequence
 
 from parsers import xid_info
 from parsers.finding import SEVERITY_RANK
 from parsers.correlate import WHAT as KIND_WORDING
 from parsers.kinds import BY_NAME as KIND
-from parsers.kinds import OOM_SCOPES
+from parsers.kinds import OOM_SCOPES, named_as
 from parsers.kinds import TABLE as KIND_TABLE
 from parsers.pci import PORT_DRIVERS, printed_by
 from parsers.rules import NVSMI_NO_GPU
@@ -1351,9 +1350,12 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
         peers = sorted({_peer_name(job, e) for e in remote if e.peer})
         parts.append(f"{len(remote)} remote/network error line(s)" + (f" naming {', '.join(peers[:4])}" if peers else ""))
     # a rank is never a consequence of itself: not the root's rank, nor a suspect's (the death the root explains, the
-    # first symptom of an undetermined job), whichever of its lines the verdict names
-    own = {r for r in (v.rank, v.root.rank if v.root is not None else None, *(e.rank for e in v.suspects))
-           if r is not None}
+    # first symptom of an undetermined job), whichever of its lines the verdict names. A node fault is no rank's own
+    # failure: the exit of the rank on the faulted node (the rank its line names, a job's report of the fault) is its
+    # consequence, said with the others'
+    own = set() if v.rule == "node_fault" else \
+        {r for r in (v.rank, v.root.rank if v.root is not None else None, *(e.rank for e in v.suspects))
+         if r is not None}
     explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}
     ended = [e for e in job.failures if e.kind == "rank_exit"]
     said.update(map(id, ended))  # those of the root's or a suspect's rank unsaid on purpose
@@ -1496,20 +1498,10 @@ def _waited(e: Evidence) -> str:
 
 
 def named(e: Evidence) -> str | None:
-    """The line named by its kind's template (NAMED): `{field}` an Evidence field or a NAMED_WORDS word,
-    `{details.key}` a detail, `{..|default}` the default where the value is missing or empty; None: no template."""
-    template = NAMED.get(e.kind)
-    if template is None:
-        return None
-    out = []
-    for literal, name, _spec, _conversion in Formatter().parse(template):
-        out.append(literal)
-        if name is not None:
-            name, bar, default = name.partition("|")
-            value = e.details.get(name[8:]) if name.startswith("details.") else \
-                NAMED_WORDS[name](e) if name in NAMED_WORDS else getattr(e, name)
-            out.append(default if bar and value in (None, "") else str(value))
-    return "".join(out)
+    """The line named by its kind's template (NAMED, parsers.kinds `named_as`): `{field}` an Evidence field or a
+    NAMED_WORDS word, `{details.key}` a detail, `{..|default}` the default where the value is missing or empty; None:
+    no template (or none of a kind's alternatives the line has)."""
+    return named_as(NAMED.get(e.kind, ""), e, NAMED_WORDS)
 
 
 # A storage error on /dev/shm (NCCL's shared-memory segment: a line of NCCL's shared-memory code the parsers leave to
@@ -1547,7 +1539,7 @@ def _memory_what(e: Evidence) -> str:
 
 
 def _what(e: Evidence) -> str:
+    if ibv_call_category(e) is not None:  # the verbs call that failed and its error
+        return f"NCCL's {e.details['ibv_call']} failed ({e.details.get('ibv_error') or 'no error said'})"
     said = named(e)
-    if said is None and ibv_call_category(e) is not None:  # the verbs call that failed and its error
-        said = f"NCCL's {e.details['ibv_call']} failed ({e.details.get('ibv_error') or 'no error said'})"
     return said if said is not None else KIND_WORDING.get(e.kind) or e.kind.replace("_", " ")

@@ -252,7 +252,8 @@ def _roles(k) -> str:
     if k.generic:
         said.append("a catch-all at " + " or ".join(k.generic) + ": a job fact about its line is read instead")
     if k.named:
-        said.append(f"named in a job's reason as {code(k.named)}")
+        said.append("named in a job's reason as " + (code(k.named) if isinstance(k.named, str) else
+                    " or ".join(map(code, k.named)) + " (the first whose fields its line has), else its wording"))
     if k.node_attribution:
         said.append(f"a node problem of it saying no more than its reason: attribution {k.node_attribution}")
     if k.daemon_pod:

@@ -340,6 +340,24 @@ def test_workload_failure_after_an_xid_on_this_node_names_it(tmp_path, pods):
     assert problems == {"Xid79FallenOffBus"}  # workload findings raised nothing on the node
 
 
+def test_two_ranks_on_one_gpu_say_so_in_their_pods_event_as_triage_does():
+    """NVIDIA-NeMo/RL #3155's line (REAL, tests/fixtures/incidents/nemo-rl-3155-duplicate-gpu): the Pod Event names
+    what NCCL found, in the words triage's reason says it in (parsers/kinds.py nccl_error's `named`), and that the line
+    is the application's own failure. Was: "NCCL error on rank 15: ... the cause is likely elsewhere (another node or
+    link: find the first failing rank) or in the application"."""
+    from parsers import Classifier
+
+    line = (Path(__file__).parents[1] / "fixtures" / "incidents" / "nemo-rl-3155-duplicate-gpu" / "logs" /
+            "driver.log").read_text().splitlines()[0]
+    f = Classifier().classify_alone(line)
+    ev = WorkloadTracker(Metrics()).observe(PodRef("rl", "dapo-worker-8", "uid-8", "main"), f)
+    assert ev.reason == "NCCLError"
+    assert ev.message.startswith("two ranks on one GPU (NCCL found rank 7 on this rank's device) on rank 15: no "
+                                 "hardware or fabric fault on this node in the preceding 10 min; the line is the "
+                                 "application's own failure"), ev.message
+    assert "likely elsewhere" not in ev.message
+
+
 def test_without_a_node_fault_the_event_says_the_cause_is_elsewhere_and_names_the_peer(tmp_path, pods):
     agent = make_agent(tmp_path, pods)
     run_pods(agent)

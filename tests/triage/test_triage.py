@@ -1810,6 +1810,20 @@ def test_node_fault_on_another_node_outranks_the_ranks_claims():
     assert "timed out" in first.consequences
 
 
+def test_a_node_faults_consequences_say_the_exit_of_the_rank_on_the_faulted_node():
+    """SYNTHETIC (the error's words as accelerate-1192-ecc's, Open MPI's end as aware-2-sigkill's): rank 3 reports its
+    GPU's uncorrectable ECC error, then mpirun says ranks 3 and 0 exited. The fault is the node's, no rank's own failure:
+    rank 3's exit is its consequence as rank 0's is (was: "rank 0 exited after it", rank 3's left out as the root's)."""
+    first = job({"node-b/train.log": [
+        "[2025-03-21 01:56:00,000] [rank3]: RuntimeError: CUDA error: uncorrectable ECC error encountered",
+        "[2025-03-21 01:56:01,000] mpirun noticed that process rank 3 with PID 0 on node node-b exited on signal 9 "
+        "(Killed).",
+        "[2025-03-21 01:56:02,000] mpirun noticed that process rank 0 with PID 0 on node node-a exited on signal 9 "
+        "(Killed)."]})[0]
+    assert (first.category, first.rule, first.root.rank, first.root.host) == ("hardware", "node_fault", 3, "node-b")
+    assert first.consequences == "2 ranks (0,3) exited after it"
+
+
 def test_a_node_whose_kernel_panicked_is_its_jobs_root():
     """(h99) Node b's kernel panics (its console's or previous boot's log: the hung task detector set to panic, the
     line of openzfs/zfs #9675 at node b's uptime); the ranks on node a time out: the panic is the root (the node's
@@ -3705,6 +3719,10 @@ def test_two_ranks_on_one_gpu_are_the_applications_failed_init():
     assert (first.category, first.rule, first.root.rank, first.root.host, first.root.gpu) == (
         "application", "first_failure", 15, "pool0-00008", 7)
     assert first.root.kind == "nccl_error"
+    # the reason says what the line says (parsers/kinds.py nccl_error's `named`), as the pod's Event does
+    # (tests/agent/test_workloads.py): was "NCCL error on rank 15 on pool0-00008 at .."
+    assert first.reason.startswith("two ranks on one GPU (NCCL found rank 7 on this rank's device) on rank 15 on "
+                                   "pool0-00008 at 2026-07-10 06:19:36 UTC is the earliest failure"), first.reason
     import yaml  # the quote's lines as the corpus holds them (tests/fixtures/realworld/jobs-duplicate-gpu-2026.yaml)
 
     corpus = Path(__file__).parents[1] / "fixtures" / "realworld" / "jobs-duplicate-gpu-2026.yaml"
@@ -3716,3 +3734,5 @@ def test_two_ranks_on_one_gpu_are_the_applications_failed_init():
     assert ev.details["other_rank"] == 0
     [first] = attribute(evidence)
     assert (first.category, first.root.rank) == ("application", 3)
+    assert first.reason.startswith("two ranks on one GPU (NCCL found rank 0 on this rank's device) on rank 3"), \
+        first.reason
