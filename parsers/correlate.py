@@ -202,4 +202,4 @@ def explain(f: Finding, cause: Cause | None, window: float = DEFAULT_WINDOW,
 # where `explain` says the cause of a failure no node fault explains lies: a line its rule attributes to the application
 # (two ranks on one GPU, an illegal memory access, a library's setting) says so itself; any other may be another's
 ELSEWHERE = "the cause is likely elsewhere (another node or link: find the first failing rank) or in the application"
-OWN_FAILURE = "the line is the application's own failure (its code, configuration or placement), not the node's"
+OWN_FAILURE = "the line reads as the application's own failure (its code, configuration or placement)"
