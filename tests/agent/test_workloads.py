@@ -353,7 +353,7 @@ def test_two_ranks_on_one_gpu_say_so_in_their_pods_event_as_triage_does():
     ev = WorkloadTracker(Metrics()).observe(PodRef("rl", "dapo-worker-8", "uid-8", "main"), f)
     assert ev.reason == "NCCLError"
     assert ev.message.startswith("two ranks on one GPU (NCCL found rank 7 on this rank's device) on rank 15: no "
-                                 "hardware or fabric fault on this node in the preceding 10 min; the line is the "
+                                 "hardware or fabric fault on this node in the preceding 10 min; the line reads as the "
                                  "application's own failure"), ev.message
     assert "likely elsewhere" not in ev.message
 
