@@ -3753,6 +3753,15 @@ RULES: tuple[Rule, ...] = (
     # each). Its "Missing "iommu=pt"" advice stays a warning (a hang is reported with it).
     _r("rccl_numa_balancing", None, ["NUMA auto balancing"],
        r"NCCL WARN NUMA auto balancing enabled which can lead to variability in the RCCL performance"),
+    # GCP's FastSocket network plugin (google/nccl-fastsocket net_fastsocket.cc, GCE and GKE A2 / G2 nodes with gVNIC)
+    # placing each data socket of a connection on a flow engine, at every connection of a job's start: "NCCL WARN
+    # Cannot get incoming CPU." (getsockopt(SO_INCOMING_CPU) failed: CPU 0 taken; GPUDirect-TCPX's plugin words the
+    # same failure alike and goes on too), "NCCL WARN Maximum retry reached for accept 3." / ".. for connect 3." (no
+    # matching queue in 1000 tries: the first free socket taken), then "NET/FastSocket : Connected after 1000 retries."
+    # (google/nccl-fastsocket #4, a job that ran). A placement fallback, no failure: no finding (was a warning per line,
+    # a Pod Event for each rank). "Cannot find empty socket for N." (the connection fails) stays the WARN row's.
+    _r("nccl_fastsocket_placement", None, ["Cannot get incoming CPU", "Maximum retry reached for"],
+       r"NCCL WARN (?:Cannot get incoming CPU|Maximum retry reached for (?:accept|connect) \d+)\."),
     # NCCL WARNs NCCL itself later demoted to INFO as harmless (NCCL_HARMLESS_WARNS): no finding.
     _r("nccl_warn_harmless", None, list(NCCL_HARMLESS_WARNS),
        r"NCCL WARN .*?(?:" + "|".join(re.escape(w) for w in NCCL_HARMLESS_WARNS) + ")"),
