@@ -17,6 +17,8 @@ def finding(line: str):
     ("[1454500.910215] nf_conntrack: table full, dropping packet", "conntrack"),
     # kubernetes-retired/kube-aws #476 (4.x+: the prefix twice, a trailing blank as posted)
     ("[2834232.639992] nf_conntrack: nf_conntrack: table full, dropping packet ", "conntrack"),
+    # 2.6's own module and full stop: constructed from its format string (ip_conntrack_core.c), no verbatim instance found
+    ("ip_conntrack: table full, dropping packet.", "conntrack"),
     # leptonai/gpud #224
     ("[Sun Dec  1 14:54:40 2024] VFS: file-max limit 1000000 reached", "file-max"),
 ])
