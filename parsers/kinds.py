@@ -284,9 +284,10 @@ CONDITIONS: tuple[Condition, ...] = (
               fault="error"),
     # the host around the GPUs (no taint by default)
     Condition("KernelDegraded", "KernelIsHealthy",
-              "no CPU lockup, RCU stall, unstable clocksource or network device stuck unregistering",
-              "a CPU lockup, an RCU stall, the clocksource marked unstable or a network device the kernel cannot "
-              "unregister"),
+              "no CPU lockup, RCU stall, unstable clocksource, network device stuck unregistering or full kernel "
+              "table",
+              "a CPU lockup, an RCU stall, the clocksource marked unstable, a network device the kernel cannot "
+              "unregister or a kernel table full (connection tracking, open files)"),
     Condition("HostMemoryUnhealthy", "HostMemoryIsHealthy", "no uncorrected host memory error",
               "an uncorrected host memory error"),
     Condition("StorageUnhealthy", "StorageIsHealthy", "no NFS, filesystem or NVMe fault",
@@ -614,6 +615,20 @@ TABLE: tuple[Kind, ...] = (
          ), doc="the kernel waiting for a network device's last reference to be dropped (`unregister_netdevice: "
                 "waiting for <dev> to become free. Usage count = <n>`, every 10 s while it waits): a pod's network "
                 "namespace teardown wedged, new pod sandboxes blocked behind it"),
+    # A node-wide kernel table full: netfilter's connection tracking ("nf_conntrack: table full, dropping packet",
+    # net/netfilter/nf_conntrack_core.c, every era: 2.6's "ip_conntrack: .." and ".. packet.", 4.x+ "nf_conntrack:
+    # nf_conntrack: .." where the message gained the module's prefix twice) dropping the first packet of new flows
+    # (kube-proxy's and the CNI's NAT on every pod connection: connects and health checks time out at random,
+    # kubernetes/kubernetes #18604, #71261), or the system-wide file table ("VFS: file-max limit <n> reached",
+    # fs/file_table.c: every open, socket and pipe of every process fails with ENFILE). Peers flag both
+    # (aws/eks-node-monitoring-agent ConntrackExceededKernel, leptonai/gpud vfs_file_max_limit_reached). The kernel
+    # prints it, rate-limited, while the table stays full; each line a finding (as netdev_stuck's): a warning raising
+    # KernelDegraded while they come, expiring once they stop; no taint and no job's root by itself.
+    Kind("kernel_table_full", "kernel table full", None, "warning", "unknown", "INVESTIGATE", "KernelTableFull", (
+        Raise("KernelDegraded", "expire"),
+    ), doc="a node-wide kernel table full: connection tracking (`nf_conntrack: table full, dropping packet`, new "
+           "flows' packets dropped: pods' connections time out at random) or the system-wide file table (`VFS: "
+           "file-max limit <n> reached`, opens fail with ENFILE); details `table` (`conntrack`, `file-max`)"),
     # the host around the GPUs
     Kind("cpu_lockup", "CPU lockup", None, "error", "unknown", "INVESTIGATE", "CPUSoftLockup", (
         Raise("KernelDegraded", "expire"),

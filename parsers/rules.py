@@ -2066,6 +2066,16 @@ RULES: tuple[Rule, ...] = (
     # each a finding (as a soft lockup's): the problem stands while they come, expires once they stop
     _r("netdev_stuck", "netdev_stuck", ["unregister_netdevice: waiting for"],
        r"unregister_netdevice: waiting for (?P<device>\S+) to become free\. Usage count = (?P<count>-?\d+)"),
+    # kernel_table_full: a node-wide kernel table full, the line again (rate-limited) while it stays full, each a
+    # finding as netdev_stuck's. Connection tracking (nf_conntrack_core.c: 2.6's "ip_conntrack: table full, dropping
+    # packet." and "nf_conntrack: table full, dropping packet.", 3.x-4.x without the stop, 4.x+ "nf_conntrack:
+    # nf_conntrack: table full, .." (the module's pr_fmt prefix and net_warn_ratelimited's own): kubernetes/kubernetes
+    # #18604, #71261, kubernetes-retired/kube-aws #476, canonical/hotsos #101) and the system-wide file table
+    # (fs/file_table.c "VFS: file-max limit <n> reached": leptonai/gpud #224, SukkaW/Koolshare-Clash #14).
+    _r("conntrack_table_full", "kernel_table_full", ["table full, dropping packet"],
+       r"\b(?:nf|ip)_(?P<table>conntrack): (?:nf_conntrack: )?table full, dropping packet"),
+    _r("file_max_reached", "kernel_table_full", ["file-max limit"],
+       r"\bVFS: (?P<table>file-max) limit (?P<limit>\d+) reached"),
     # A process crashed in user space: the kernel's one line per fatal fault it signalled (show_signal_msg, x86's
     # arch/x86/mm/fault.c: "<comm>[<pid>]: segfault at <addr> ip <ip> sp <sp> error <code> in <library>[<base>+<size>]",
     # 6.x "in <library>[<offset>,<base>+<size>] likely on CPU n (core c, socket s)", a jump to nowhere naming no library;

@@ -31,6 +31,9 @@ def make_agent(tmp):
     ("Watchdog CPU:59 Hard LOCKUP", "KernelDegraded", "CPUSoftLockup"),
     # (h99) kernel-2026j.yaml, kubernetes/kubernetes #64743
     ("unregister_netdevice: waiting for eth0 to become free. Usage count = 1", "KernelDegraded", "UnregisterNetDevice"),
+    # (h476) kernel-tables-2026.yaml: kubernetes-retired/kube-aws #476, leptonai/gpud #224
+    ("nf_conntrack: nf_conntrack: table full, dropping packet", "KernelDegraded", "KernelTableFull"),
+    ("VFS: file-max limit 1000000 reached", "KernelDegraded", "KernelTableFull"),
 ])
 def test_host_fault_raises_its_condition(tmp_path, message, condition, reason):
     agent = make_agent(tmp_path)
@@ -53,6 +56,19 @@ def test_an_nvme_reset_after_an_aborted_timeout_raises_storage(tmp_path):
                             Record("kmsg", "4,3,120103133,-;nvme nvme0: I/O 900 QID 2 timeout, reset controller")])
     got = agent.engine.conditions["StorageUnhealthy"]
     assert got.status and got.reason == "NVMeReset"
+
+
+def test_a_full_kernel_table_taints_nothing(tmp_path):
+    """(h476) A full conntrack or file table is a warning: KernelDegraded expires once its lines stop, and no taint
+    follows (kernel-tables-2026.yaml, kubernetes/kubernetes #71261)."""
+    from parsers.kinds import BY_NAME, CONDITIONS
+
+    agent = make_agent(tmp_path)
+    agent.pipeline.process([Record("kmsg", "4,1,1000000,-;nf_conntrack: table full, dropping packet")])
+    got = agent.engine.conditions["KernelDegraded"]
+    assert got.status and got.severity == "warning"
+    assert [(r.condition, r.clear) for r in BY_NAME["kernel_table_full"].raises] == [("KernelDegraded", "expire")]
+    assert not next(c for c in CONDITIONS if c.type == "KernelDegraded").taint
 
 
 def test_a_kernel_panic_raises_nothing(tmp_path):
