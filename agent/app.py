@@ -300,16 +300,24 @@ def _gpu_users(cfg: Config, pods: PodLookup, gpu: GpuCollector, devices: Callabl
                 if gpu.gpu_map.names(g.labels["pci_bus_id"]) & gpus]
         if not held:
             return f"NVML names none of the pod's GPUs ({', '.join(sorted(gpus))})"
-        call = ask_users(own.nvml, [i for i, _ in held])
-        if isinstance(call, str):
-            return call
+        asked: list = []  # the call, once begun (or why it is not): another job's question in flight waits its turn
+
+        def begun() -> bool:
+            if not asked:
+                call = ask_users(own.nvml, [i for i, _ in held], own.deadline)
+                if call is None:  # (an earlier question within its deadline: asked at a later tick)
+                    return False
+                asked.append(call)
+            return True
 
         def answer():
-            found = answer_of(call, own.deadline)
+            if not begun():
+                return None
+            found = asked[0] if isinstance(asked[0], str) else answer_of(asked[0], own.deadline)
             if found is None or isinstance(found, str):
                 return found
             return [(i, pci, found[i][0], [(pid, own.pod(pid)) for pid in found[i][1]]) for i, pci in held]
-        return answer
+        return asked[0] if begun() and isinstance(asked[0], str) else answer
 
     return users
 

@@ -533,13 +533,14 @@ TABLE: tuple[Kind, ...] = (
            "initialisation failed (RmInitAdapter failed); UVM's global fatal error, every GPU's until the node reboots",
        category="hardware"),
     Kind("driver_mismatch", "GPU driver mismatch", "gpu", "error", "driver", "UPDATE_SWFW", "GPUDriverMismatch", (
-        Raise("GPUUnhealthy", "reset"),
+        Raise("GPUUnhealthy", "reset", {"severity": ["error", "fatal"]}),
     ), doc="the NVIDIA driver as installed cannot drive the GPU: a GPU this release does not support (or only a "
            "legacy branch does), the open kernel module on a GPU without a GSP or the proprietary one on a GPU "
            "that requires the open one, the GSP firmware files missing (RmInitAdapter 0x61), another driver holding "
            "the GPU (nouveau, nova_core), the kernel module built for another kernel (unknown symbols), or the kernel "
-           "module and the user-space driver of different versions (API mismatch, the NVSwitch driver's Version "
-           "mismatch); a driver (re)load ends it",
+           "module and the user-space driver of different versions (API mismatch); a driver (re)load ends it. The "
+           "NVSwitch driver's Version mismatch is a warning and raises nothing: one client of the switches' control "
+           "device of another release (a monitoring container's), printed on nodes without NVSwitches too",
        category="infrastructure"),
     Kind("driver_load", "driver load", None, "info", "driver", "NONE", "DriverLoad",
          doc="the NVIDIA kernel module (re)loaded: clears every GPU problem a reset ends",

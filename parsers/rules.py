@@ -1213,9 +1213,13 @@ RULES: tuple[Rule, ...] = (
     # KERN_ERR): "nvidia-nvswitch: Version mismatch, kernel version 450.80.02 user version 450.51.06" (gpu-operator
     # #115, #121: dcgm-exporter's container of another driver version, crash-looping; a build printing major.minor
     # versions alike); DCGM's own test harness refuses to run while dmesg holds it. Was: silent (no error word).
+    # A warning, no condition: the refused client's fault, not the GPUs' (#115: one P40, no NVSwitch at all, the GPU
+    # serving pods); a monitoring DaemonSet of another release would otherwise mark a fleet's GPUs GPUUnhealthy until a
+    # driver reload. Where the node's own driver is split, NVRM's API mismatch (every CUDA / NVML client) and Fabric
+    # Manager's refusal (fm_driver_mismatch) say so and raise it.
     _r("nvswitch_api_mismatch", "driver_mismatch", ["nvidia-nvswitch: Version mismatch"],
        r"nvidia-nvswitch: Version mismatch, kernel version (?P<kernel_version>\d[\d.]*\d) user version "
-       r"(?P<client_version>\d[\d.]*\d)"),
+       r"(?P<client_version>\d[\d.]*\d)", severity="warning"),
     # The driver refused a GPU at probe, so the node has a GPU no process can use until it is fixed (the cause is
     # the driver's own words before it: no GSP for the open module, a GPU this release does not support, a BAR the
     # BIOS left invalid, another driver holding it, a GPU gone from the bus): the kernel's driver core line,

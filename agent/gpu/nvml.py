@@ -372,14 +372,17 @@ _in_flight: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _in_flight_lock = threading.Lock()
 
 
-def begin_alone(nvml: Nvml, what: str, name: str, ask) -> tuple[Asking, bool]:
+def begin_alone(nvml: Nvml, what: str, name: str, ask, patient: float = 0.0) -> tuple[Asking, bool]:
     """`ask(call)` begun on a helper thread named `name`, not waited for: (the call, True); or (hung, False), `hung` an
     earlier call on the same backend that has not returned, which refuses this one at once (nothing asked; a second
     session beside it would init and shut down under the call in flight, and park one more thread inside NVML per
-    call), said once per such call."""
+    call), said once per such call; not said where `hung` is younger than `patient` seconds (a call in flight within
+    the caller's deadline, not a GPU that stopped answering: the caller asks again once it has returned)."""
     with _in_flight_lock:
         hung = _in_flight.get(nvml)
         if hung is not None and hung.thread.is_alive():
+            if time.monotonic() - hung.began < patient:
+                return hung, False
             if not hung.said:
                 hung.said = True
                 log.warning("NVML %s not asked: %s%s, begun %.0f s ago, has not returned (a GPU that stopped "
@@ -444,10 +447,11 @@ def pids_on(nvml: Nvml | None, index: int, deadline: float = 5.0) -> list[int] |
     return answer[0] if answer else None
 
 
-def ask_users(nvml: Nvml | None, indices: list[int]) -> Asking | str:
+def ask_users(nvml: Nvml | None, indices: list[int], deadline: float = 0.0) -> Asking | str | None:
     """GPU index -> (its compute mode, its compute pids) for each of `indices`, asked in a session of its own, alone
     (`in_session`, `begin_alone`) and not waited for: the call, whose answer `answer_of` reads; else why it is not
-    asked (one line): NVML off, or refused while an earlier call on the same backend has not returned."""
+    asked (one line): NVML off, or refused while an earlier call on the same backend has not returned; None (not asked
+    yet, ask again) while that earlier call is younger than `deadline` (another busy Event's question in flight)."""
     if nvml is None:
         return "NVML is off (config key `nvml`)"
 
@@ -461,9 +465,11 @@ def ask_users(nvml: Nvml | None, indices: list[int]) -> Asking | str:
                 raise NvmlError(e.code, call.at) from None
         return out
 
-    call, begun = begin_alone(nvml, "compute mode and pids", "nvml-users", in_session(nvml, read, str))
+    call, begun = begin_alone(nvml, "compute mode and pids", "nvml-users", in_session(nvml, read, str), deadline)
     if begun:
         return call
+    if time.monotonic() - call.began < deadline:
+        return None
     return (f"refused: an earlier NVML call has not returned ({call.what}{f' on {call.at}' if call.at else ''}, "
             f"begun {time.monotonic() - call.began:.0f} s ago)")
 

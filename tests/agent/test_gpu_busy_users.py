@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -189,6 +190,48 @@ def test_a_hung_nvml_call_never_holds_the_agents_loop_and_its_lines_events_come_
                          r"\(compute mode and pids on GPU 1, begun \d+ s ago\)\.", busy_event(agent))
     finally:
         agent.pipeline.gpu.backend.standin.release()
+
+
+class TwoJobs(Devices):
+    """The kubelet's cache: pods A and C, of two jobs, hold `owned`."""
+
+    def __call__(self, ref: PodRef) -> Owned | None:
+        return self.owned if ref in (A, C) else None
+
+    def holds_gpus(self, ref: PodRef, at: float) -> bool:
+        return ref in (A, C)
+
+
+C = PodRef("team-c", "eval-0", "7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c0c", "main")
+
+
+def test_two_jobs_busy_at_once_each_event_names_the_processes_nothing_refused(tmp_path, caplog, monkeypatch):
+    """Two jobs' busy lines in one batch: the second job's question waits for the first's, in flight within its
+    deadline, and is asked when it has returned (was: refused at once, its Event saying "refused: an earlier NVML call
+    has not returned (.., begun 0 s ago)" and the agent logging a GPU that stopped answering, on a healthy node).  The
+    first question is held in flight (`gate`) until both lines are processed, as a real NVML's milliseconds may."""
+    from agent.gpu import nvml as nvml_module
+
+    gate, session = threading.Event(), nvml_module.in_session
+
+    def held(nvml, read, failed):
+        ask = session(nvml, read, failed)
+        return lambda call: (gate.wait(5), ask(call))
+
+    monkeypatch.setattr(nvml_module, "in_session", held)
+    agent = agent_with(tmp_path, scenario(tmp_path, g1={"compute_mode": 3}), {uuid(1)})
+    p = agent.pipeline
+    p.pods.pod_source.pods[C.uid] = C
+    p.pod_devices = TwoJobs(p.pod_devices.owned)
+    events = busy_events(p.process(WorkloadFindings([(A, parse_line(BUSY)), (C, parse_line(BUSY))])))
+    gate.set()
+    deadline = time.monotonic() + 5
+    while len(events) < 2 and time.monotonic() < deadline:
+        events += answered(agent)
+    assert sorted(e.ref.pod for e in events) == ["eval-0", "train-worker-0"]
+    for e in events:
+        assert "GPU 1 (0000:2a:00) Exclusive_Process: no process." in e.message and "are not named" not in e.message
+    assert "stopped answering" not in caplog.text
 
 
 def test_busy_events_waiting_for_nvml_at_shutdown_are_made_without_its_answer(tmp_path):
