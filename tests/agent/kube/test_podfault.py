@@ -207,6 +207,23 @@ def test_condition_written_once_others_kept_and_pods_elsewhere_left_alone(kubele
         assert conds[CONDITION_TYPE]["lastTransitionTime"] == mine["lastTransitionTime"]
 
 
+def test_a_job_pod_counted_failed_before_the_write_is_said_to_be_too_late_for_its_policy(kubelet):
+    """The Job controller judges a pod by podFailurePolicy when it has failed, and drops its tracking finalizer
+    once it has counted it: a condition written after that is still written, and its Event says the Job missed it."""
+    with ApiDouble() as api:
+        counted = api.add_pod("train", "llama-worker-0", "gpu-node-1", gpus=1, phase="Failed")
+        counted["metadata"]["labels"]["batch.kubernetes.io/job-name"] = "llama"
+        pending = api.add_pod("infer", "shared-a", "gpu-node-1", gpus=1, phase="Failed")
+        pending["metadata"]["labels"]["batch.kubernetes.io/job-name"] = "serve"
+        pending["metadata"]["finalizers"] = ["batch.kubernetes.io/job-tracking"]  # not counted yet: it will see it
+        w = writer(api.url, kubelet.socket)
+        w.sync()
+        assert sorted(api.pod_status_patches) == [("infer", "shared-a"), ("train", "llama-worker-0")]
+        said = {e["involvedObject"]["name"]: e["message"] for e in api.events() if e["reason"] == "GPUFaultConditionSet"}
+        assert "its Job had counted it" in said["llama-worker-0"]
+        assert "counted" not in said["shared-a"]
+
+
 def test_observe_mode_writes_no_condition(kubelet):
     with ApiDouble() as api:
         api.add_pod("train", "llama-worker-0", "gpu-node-1", gpus=1)
