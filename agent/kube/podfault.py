@@ -33,6 +33,9 @@ CONDITION_TYPE = "gpu-npd.io/GPUFault"
 MIN_SEVERITY = "fatal"  # a GPU problem this severe makes the GPU unusable for the pods on it
 RECHECK_SECONDS = 60.0  # while a fault stands, the kubelet is asked again this often (pods started meanwhile)
 MAX_MESSAGE = 1024
+# The Job controller judges a pod by its podFailurePolicy once it has failed and counts it then, dropping this
+# finalizer (kubernetes pkg/controller/job): a condition written after that is not seen by the Job.
+JOB_TRACKING = "batch.kubernetes.io/job-tracking"
 
 
 def fatal_gpus(problems: list) -> dict[str, tuple[str, str, str, str]]:
@@ -164,9 +167,13 @@ class PodFaultWriter(WriterThread):
                 return
             raise
         self.n.count("pod_conditions")
-        log.warning("pod %s/%s: %s set (%s)", ns, name, CONDITION_TYPE, cond["message"])
-        self._announce(ns, name, pod.get("metadata", {}).get("uid", ""), "GPUFaultConditionSet",
-                       f"gpu-npd set {CONDITION_TYPE} on this pod: {cond['message']}", pci)
+        meta = pod.get("metadata", {})
+        late = (" (after the pod had failed and its Job had counted it: the Job's podFailurePolicy did not see it)"
+                if pod.get("status", {}).get("phase") == "Failed" and "batch.kubernetes.io/job-name" in (meta.get("labels") or {})
+                and JOB_TRACKING not in (meta.get("finalizers") or []) else "")
+        log.warning("pod %s/%s: %s set%s (%s)", ns, name, CONDITION_TYPE, late, cond["message"])
+        self._announce(ns, name, meta.get("uid", ""), "GPUFaultConditionSet",
+                       f"gpu-npd set {CONDITION_TYPE} on this pod{late}: {cond['message']}", pci)
 
     def _announce(self, ns: str, name: str, uid: str, reason: str, message: str, pci: str) -> None:
         self.events.record(Ref("Pod", name, ns, uid), reason, message, "Warning", key=f"podfault|{ns}/{name}|{pci}")

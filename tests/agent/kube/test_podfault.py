@@ -9,6 +9,7 @@ tests/fixtures/dmesg/xid79-fallen-off-bus.dmesg; the second GPU's UUID and the p
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -206,6 +207,23 @@ def test_condition_written_once_others_kept_and_pods_elsewhere_left_alone(kubele
         assert conds[CONDITION_TYPE]["lastTransitionTime"] == mine["lastTransitionTime"]
 
 
+def test_a_job_pod_counted_failed_before_the_write_is_said_to_be_too_late_for_its_policy(kubelet):
+    """The Job controller judges a pod by podFailurePolicy when it has failed, and drops its tracking finalizer
+    once it has counted it: a condition written after that is still written, and its Event says the Job missed it."""
+    with ApiDouble() as api:
+        counted = api.add_pod("train", "llama-worker-0", "gpu-node-1", gpus=1, phase="Failed")
+        counted["metadata"]["labels"]["batch.kubernetes.io/job-name"] = "llama"
+        pending = api.add_pod("infer", "shared-a", "gpu-node-1", gpus=1, phase="Failed")
+        pending["metadata"]["labels"]["batch.kubernetes.io/job-name"] = "serve"
+        pending["metadata"]["finalizers"] = ["batch.kubernetes.io/job-tracking"]  # not counted yet: it will see it
+        w = writer(api.url, kubelet.socket)
+        w.sync()
+        assert sorted(api.pod_status_patches) == [("infer", "shared-a"), ("train", "llama-worker-0")]
+        said = {e["involvedObject"]["name"]: e["message"] for e in api.events() if e["reason"] == "GPUFaultConditionSet"}
+        assert "its Job had counted it" in said["llama-worker-0"]
+        assert "counted" not in said["shared-a"]
+
+
 def test_observe_mode_writes_no_condition(kubelet):
     with ApiDouble() as api:
         api.add_pod("train", "llama-worker-0", "gpu-node-1", gpus=1)
@@ -233,15 +251,28 @@ def test_api_server_down_loses_nothing(kubelet):
 
 # ---- end to end: a real `gpu-npd run`, the stand-in kubelet, the Job recipe -----------------------------
 
-def job_outcome(job: dict, pods: list[dict]) -> str | None:
-    """What the Job controller does with failed pods under spec.podFailurePolicy (first matching rule wins;
-    onPodConditions match a condition of that type with status True): FailJob, Ignore, Count or None."""
+def job_failure(job: dict, pods: list[dict]) -> tuple[str, str] | None:
+    """The Job controller's (action, message) for its pods under spec.podFailurePolicy, as kubernetes
+    pkg/controller/job judges them: only a pod in phase Failed (`isPodFailed`; a policy set, a deleted pod that has
+    not failed is not judged), its rules in order, the first whose onPodConditions match a condition of that type
+    and status (`matchOnPodConditions`); FailJob's message as `matchPodFailurePolicy` words it."""
     for pod in pods:
+        if pod["status"].get("phase") != "Failed":
+            continue
         conds = {c["type"]: c.get("status") for c in pod["status"].get("conditions") or []}
-        for rule in job["spec"]["podFailurePolicy"]["rules"]:
-            if any(conds.get(p["type"]) == p.get("status", "True") for p in rule.get("onPodConditions", [])):
-                return rule["action"]
+        for index, rule in enumerate(job["spec"]["podFailurePolicy"]["rules"]):
+            for pattern in rule.get("onPodConditions", []):
+                if conds.get(pattern["type"]) == pattern.get("status", "True"):
+                    meta = pod.get("metadata", {})
+                    return rule["action"], (f"Pod {meta.get('namespace')}/{meta.get('name')} has condition "
+                                            f"{pattern['type']} matching {rule['action']} rule at index {index}")
     return None
+
+
+def job_outcome(job: dict, pods: list[dict]) -> str | None:
+    """The podFailurePolicy action for the Job's failed pods: FailJob, Ignore, Count or None."""
+    failure = job_failure(job, pods)
+    return failure[0] if failure else None
 
 
 @pytest.mark.slow
@@ -327,22 +358,69 @@ def test_job_recipe_and_config_are_valid(tmp_path):
     assert load(str(conf)).kube.pod_fault_conditions is True
 
 
+JOBSET_RULE_NAME = re.compile(r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")  # jobset pkg/webhooks: ruleNameFmt
+JOB_FAILURE_REASONS = ("BackoffLimitExceeded", "DeadlineExceeded", "FailedIndexes", "MaxFailedIndexesExceeded",
+                       "PodFailurePolicy")  # jobset pkg/webhooks: validOnJobFailureReasons
+
+
+def jobset_webhook_errors(jobset: dict) -> list[str]:
+    """What JobSet's validating webhook refuses in spec.failurePolicy (kubernetes-sigs/jobset
+    pkg/webhooks/jobset_webhook.go `validateFailurePolicy`), which its CRD schema does not check."""
+    rules = jobset["spec"].get("failurePolicy", {}).get("rules", [])
+    replicated = {r["name"] for r in jobset["spec"]["replicatedJobs"]}
+    errors = [f"rule name {r['name']!r}" for r in rules
+              if not 1 <= len(r["name"]) <= 128 or not JOBSET_RULE_NAME.match(r["name"])]
+    errors += [f"rule names not unique: {n}" for n in {r["name"] for r in rules}
+               if sum(r["name"] == n for r in rules) > 1]
+    errors += [f"reason {x!r}" for r in rules for x in r.get("onJobFailureReasons", []) if x not in JOB_FAILURE_REASONS]
+    errors += [f"replicatedJob {x!r}" for r in rules for x in r.get("targetReplicatedJobs", []) if x not in replicated]
+    return errors
+
+
 def jobset_outcome(jobset: dict, failed_pod: dict) -> str:
-    """JobSet controller: the child Job fails by its podFailurePolicy (reason PodFailurePolicy); the first
-    failurePolicy rule whose onJobFailureReasons holds that reason gives the action."""
+    """JobSet controller (pkg/controllers/failure_policy.go): the child Job fails by its podFailurePolicy (reason
+    PodFailurePolicy, the FailJob message), else by its backoffLimit of 0 (BackoffLimitExceeded); the first
+    failurePolicy rule whose reasons and message patterns (regexes: any matches) both match gives the action, none:
+    RestartJobSet (`defaultFailurePolicyRuleAction`, counted against maxRestarts)."""
     child = jobset["spec"]["replicatedJobs"][0]["template"]
-    if job_outcome(child, [failed_pod]) != "FailJob":
-        return "none"
-    return next((r["action"] for r in jobset["spec"]["failurePolicy"]["rules"]
-                 if "PodFailurePolicy" in r.get("onJobFailureReasons", [])), "RestartJobSet")
+    failure = job_failure(child, [failed_pod])
+    if failed_pod["status"].get("phase") != "Failed" or (failure is not None and failure[0] == "Ignore"):
+        return "none"  # not failed (yet): nothing; Ignore: the Job replaces the pod, its backoffLimit unspent
+    reason, message = (("PodFailurePolicy", failure[1]) if failure is not None and failure[0] == "FailJob"
+                       else ("BackoffLimitExceeded", "Job has reached the specified backoff limit"))
+    for rule in jobset["spec"]["failurePolicy"]["rules"]:
+        reasons, patterns = rule.get("onJobFailureReasons", []), rule.get("onJobFailureMessagePatterns", [])
+        if (not reasons or reason in reasons) and (not patterns or any(re.search(p, message) for p in patterns)):
+            return rule["action"]
+    return "RestartJobSet"
+
+
+def test_jobset_recipe_passes_jobsets_webhook():
+    (js,) = [d for d in yaml.safe_load_all((EXAMPLES / "jobset.yaml").read_text()) if d]
+    assert jobset_webhook_errors(js) == []
+    bad = yaml.safe_load(yaml.safe_dump(js))
+    bad["spec"]["failurePolicy"]["rules"][0]["name"] = "gpu-fault-restarts-the-gang"  # the check has teeth
+    assert jobset_webhook_errors(bad) == ["rule name 'gpu-fault-restarts-the-gang'"]
 
 
 def test_jobset_recipe_restarts_the_gang_without_spending_max_restarts():
     (js,) = [d for d in yaml.safe_load_all((EXAMPLES / "jobset.yaml").read_text()) if d]
-    pod = {"status": {"phase": "Failed", "conditions": [
-        {"type": CONDITION_TYPE, "status": "True", "reason": "Xid79FallenOffBus"}]}}
+    pod = {"metadata": {"namespace": "train", "name": "llama-train-workers-0-0-x"},
+           "status": {"phase": "Failed", "conditions": [
+               {"type": CONDITION_TYPE, "status": "True", "reason": "Xid79FallenOffBus"}]}}
     assert jobset_outcome(js, pod) == "RestartJobSetAndIgnoreMaxRestarts"
-    assert jobset_outcome(js, {"status": {"phase": "Failed"}}) == "none"  # an ordinary failure: backoffLimit
+    # an ordinary failure: the child Job's backoffLimit, the JobSet's default action, counted against maxRestarts
+    assert jobset_outcome(js, {"status": {"phase": "Failed"}}) == "RestartJobSet"
+    # the condition on a pod that has not failed (its rank hangs in NCCL): nothing yet; the Job judges failed pods
+    assert jobset_outcome(js, {**pod, "status": {**pod["status"], "phase": "Running"}}) == "none"
+    # a FailJob rule of the user's own (a bug's exit code) is not a GPU fault: it spends maxRestarts
+    own = yaml.safe_load(yaml.safe_dump(js))
+    own["spec"]["replicatedJobs"][0]["template"]["spec"]["podFailurePolicy"]["rules"].insert(
+        0, {"action": "FailJob", "onPodConditions": [{"type": "example.com/BadInput", "status": "True"}]})
+    bug = {"metadata": pod["metadata"], "status": {"phase": "Failed", "conditions": [
+        {"type": "example.com/BadInput", "status": "True"}]}}
+    assert jobset_outcome(own, bug) == "RestartJobSet"
+    assert jobset_outcome(own, pod) == "RestartJobSetAndIgnoreMaxRestarts"
 
 
 def test_volcano_recipe_restarts_the_job_on_pod_failed_and_evicted():
