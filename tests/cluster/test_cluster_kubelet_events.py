@@ -15,7 +15,7 @@ from harness import wait_until
 
 from cluster.book import MAX_POD_WARNINGS, Book
 from cluster.controller import Settings
-from cluster.evidence import KUBELET_SELECTORS
+from cluster.evidence import KUBELET_SELECTORS, Reader, gang_warning
 from kubeapi.client import make_api
 from triage.facts import EVENT_ENDS, GANG_REASONS, POD_ENDS, WAITING_REASONS
 
@@ -295,3 +295,19 @@ def test_the_double_refuses_an_event_field_selector_the_api_server_does_not_supp
             raise AssertionError("accepted")
         for selector in KUBELET_SELECTORS:
             core.list_event_for_all_namespaces(field_selector=selector)
+
+
+# kubernetes-sigs/dra-driver-nvidia-gpu PR #1218: the kubelet's message of a GPU claim its DRA driver did not prepare
+DRA = ("Failed to prepare dynamic resources: prepare dynamic resources: NodePrepareResources: rpc error: code = "
+       "DeadlineExceeded desc = context deadline exceeded")
+
+
+def test_a_dra_claim_the_kubelet_could_not_prepare_is_read_live_on_its_node():
+    """The kubelet's FailedPrepareDynamicResources Event on a job's pod passes the one filter (gang_warning) and reads
+    as offline: the pod never started, on the node its kubelet names, infrastructure.  Was: not watched, not read."""
+    ev = kubelet_event("llm-w-0-1", "node-b", reason="FailedPrepareDynamicResources", message=DRA)
+    assert gang_warning(ev)
+    [e] = Reader().kubelet_event(ev)
+    assert (e.kind, e.host, e.details["pod_end"], e.details["why"]) == (
+        "job_ended", "node-b", "FailedPrepareDynamicResources", "DRA PREPARE")
+    assert POD_ENDS[e.details["pod_end"]].category == "infrastructure"
