@@ -41,8 +41,8 @@ from .recovery import OPT_IN
 MAX_EVIDENCE = 2000  # per job (the newest kept): a 10,000-rank job's storm is summarised, not hoarded
 MAX_WAITING = 10_000  # Events for pods not seen yet
 MAX_EVENTS = 1024  # Events kept per job (the oldest forgotten first, counted): a storm cannot grow a job without end
-MAX_POD_WARNINGS = 16  # other components' Warning Events kept a pod (of triage.facts GANG_EVENTS: the kubelet's
-# FailedMount, the attach-detach controller's FailedAttachVolume); more are counted (Book.dropped)
+MAX_POD_WARNINGS = 16  # other components' Warning Events kept a pod (of triage.facts EVENT_ENDS: the kubelet's
+# FailedMount and FailedPrepareDynamicResources, the attach-detach controller's FailedAttachVolume); more are counted (Book.dropped)
 FAULT_SLACK = 60.0  # a node fault this long before a pod started on the node still counts for its job
 # Which incarnation of a restarted job a pod is of (Book._incarnation): one the restart chose (its evidence is the old
 # gang's), a member it did not delete (SURVIVOR: the next incarnation's, less what the teardown made it say: _own),
@@ -323,9 +323,9 @@ class Book:
                 del self.node_jobs[info.node]
 
     def event(self, ev: Mapping[str, Any], now: float, deleted: bool = False) -> None:
-        """A node agent's Event (on a Pod or a Node), or another component's Warning on a job's pod of a reason triage's
-        gang judges (triage.facts GANG_EVENTS: the kubelet's FailedMount, the attach-detach controller's
-        FailedAttachVolume; evidence.KUBELET_SELECTORS, as the API server selects them, the one filter here:
+        """A node agent's Event (on a Pod or a Node), or another component's Warning on a job's pod of a pod end only
+        an Event says (triage.facts EVENT_ENDS: the kubelet's FailedMount and FailedPrepareDynamicResources, the
+        attach-detach controller's FailedAttachVolume; evidence.KUBELET_SELECTORS, as the API server selects them, the one filter here:
         evidence.gang_warning; read by Reader.kubelet_event); those of a pod of no job are dropped at once, those of
         a pod not seen yet wait (bounded), at most MAX_POD_WARNINGS kept a pod."""
         obj = ev.get("involvedObject") or {}

@@ -51,7 +51,7 @@ from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
-from triage.facts import GANG_EVENTS, read_collectives, read_ray_task, read_words
+from triage.facts import EVENT_ENDS, read_collectives, read_ray_task, read_words
 from triage.read import of_ray_task
 from triage.inventory import MESSAGE_TEXT, deletion_asked, ended_by_deletion, pod_ends, read_events
 
@@ -83,14 +83,14 @@ NODE_REASONS: tuple[tuple[re.Pattern, str, str], ...] = tuple(
 # gpu-npd's node conditions that say a job on the node can break, and how bad (parsers/kinds.py CONDITIONS)
 FAULT_CONDITIONS = {c.type: c.fault for c in KIND_CONDITIONS if c.fault}
 TEXT = MESSAGE_TEXT  # characters of an Event's message kept as evidence text when it quotes no line (as offline)
-# The Warning Events other components write on a job's pod that triage's gang judges and only an Event says
-# (triage.facts GANG_EVENTS): the kubelet's FailedMount, the attach-detach controller's FailedAttachVolume (a pod that
-# never started: its status says only ContainerCreating); an image pull is read off the pod's status (its container's
+# The Warning Events other components write on a job's pod of a pod end only an Event says (triage.facts EVENT_ENDS):
+# the kubelet's FailedMount and FailedPrepareDynamicResources, the attach-detach controller's FailedAttachVolume (a pod
+# that never started: its status says only ContainerCreating); an image pull is read off the pod's status (its container's
 # waiting reason, triage.facts WAITING_REASONS), the kubelet's Events of it being "Failed" and "BackOff" of every
 # container error.  One watch each, filtered by the API server (core/v1 Event field selectors: type,
 # involvedObject.kind and reason are among those it supports; a selector ANDs its terms, no set of values): the
 # cluster's other Warnings (probes, back-offs, scheduling) never reach the controller
-KUBELET_SELECTORS = tuple(f"type=Warning,involvedObject.kind=Pod,reason={reason}" for reason in GANG_EVENTS)
+KUBELET_SELECTORS = tuple(f"type=Warning,involvedObject.kind=Pod,reason={reason}" for reason in EVENT_ENDS)
 CUT = "\u2026"  # how an excerpt cut to its length ends (agent/workloads.py quoted)
 # the peer a remote error names, in the agent's words before the excerpt (parsers/correlate.py explain)
 PEER = re.compile(r" \(peer ([^()\s]{1,256})\)")
@@ -194,9 +194,9 @@ class Reader:
                                base.with_context(rank=r, time=recorded), colls.get(r)) for r in ranks]
 
     def kubelet_event(self, ev: Mapping[str, Any], host: str | None = None) -> list[Evidence]:
-        """Another component's Warning Event on a job's pod of a reason triage's gang judges (`gang_warning`, which
-        the caller, cluster.book Book.event, tests first: GANG_EVENTS, the kubelet's FailedMount and the attach-detach
-        controller's FailedAttachVolume): read as offline triage reads the same Event in `kubectl get events -o json`
+        """Another component's Warning Event on a job's pod of a pod end only an Event says (`gang_warning`, which
+        the caller, cluster.book Book.event, tests first: EVENT_ENDS, the kubelet's FailedMount and
+        FailedPrepareDynamicResources, the attach-detach controller's FailedAttachVolume): read as offline triage reads the same Event in `kubectl get events -o json`
         (triage.inventory read_events, the k8s_ended row), on the node its kubelet names, else the pod's (`host`: an
         attach-detach controller's Event names none); [] for one it does not read."""
         pod = (ev.get("involvedObject") or {}).get("name")
@@ -267,9 +267,9 @@ def event_times(ev: Mapping[str, Any]) -> tuple[datetime | None, datetime | None
 
 
 def gang_warning(ev: Mapping[str, Any]) -> bool:
-    """A Warning Event of a reason triage's gang judges that only an Event says (KUBELET_SELECTORS, as the API server
-    selects them)."""
-    return ev.get("type") == "Warning" and ev.get("reason") in GANG_EVENTS
+    """A Warning Event of a pod end only an Event says (EVENT_ENDS; KUBELET_SELECTORS, as the API server selects
+    them)."""
+    return ev.get("type") == "Warning" and ev.get("reason") in EVENT_ENDS
 
 
 @dataclass(frozen=True, slots=True)

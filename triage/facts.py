@@ -214,6 +214,9 @@ class PodEnd:
     # what became of the pod, in the incident's reason ("pod X <ended> (<reason>: <said>)"): a pod the kubelet could
     # not pull the image of, or admit, never started
     ended: str = "ended by Kubernetes"
+    # only a Warning Event of this reason says it: the pod waits in ContainerCreating and its status says nothing more
+    # (EVENT_ENDS, the Events the live cluster component watches)
+    event_only: bool = False
 
 
 NEVER_STARTED = "never started"
@@ -230,7 +233,7 @@ _IMAGE_PULL = PodEnd("IMAGE PULL", "application", "the kubelet could not pull it
 _VOLUME = PodEnd("VOLUME MOUNT", "application", "the kubelet could not mount a volume of it", False,
                  gang=Gang("infrastructure", "a device, directory or CSI driver it lacks, or storage it cannot reach",
                            "its volumes' spec: a host path, claim or driver its nodes do not have"),
-                 ended=NEVER_STARTED)
+                 ended=NEVER_STARTED, event_only=True)
 POD_ENDS: dict[str, PodEnd] = {
     # status.reason
     "Evicted": PodEnd("NODE PRESSURE", "infrastructure", "the kubelet evicted it: its node ran low on a resource "
@@ -270,12 +273,32 @@ POD_ENDS: dict[str, PodEnd] = {
     # "MountVolume.MountDevice failed ..", "AttachVolume.Attach failed ..") where a log has no Event row: whose it is
     # depends on the gang (`gang`)
     "FailedMount": _VOLUME, "FailedAttachVolume": _VOLUME,
+    # the kubelet could not prepare the devices of the pod's DRA ResourceClaims (pkg/kubelet/events
+    # FailedPrepareDynamicResources, "Failed to prepare dynamic resources: <err>"; its container stays
+    # ContainerCreating, no status says more, dra-driver-nvidia-gpu PR #598), the pod never started: the node's DRA
+    # driver not registered with its kubelet ("plugin name dra-1411.k8s.io not found in the list of registered DRA
+    # plugins", kubernetes/kubernetes #131957; "DRA driver compute-domain.nvidia.com is not registered", a kubelet
+    # without the feature gate, dra-driver-nvidia-gpu #814), not answering ("NodePrepareResources: rpc error: code =
+    # DeadlineExceeded desc = context deadline exceeded": a host process still holding the GPU, dra-driver-nvidia-gpu
+    # PR #1218), a kubelet older than the API ("failed to fetch ResourceClaim .. the server could not find the
+    # requested resource", #766).  The node's or the cluster's DRA setup wherever it happens, one node or every pod
+    # alike (no gang: a driver missing everywhere is no fault of the job's spec); the kubelet retries, so a pod it then
+    # started is no failure (NEVER_STARTED, triage.attribute Job.ran), and no cascading restart
+    "FailedPrepareDynamicResources": PodEnd("DRA PREPARE", "infrastructure", "the kubelet could not prepare the "
+                                            "devices of its resource claims (the node's DRA driver)", False,
+                                            ended=NEVER_STARTED, event_only=True),
     # DisruptionTarget condition reasons (PreemptionByKubeScheduler: 1.26's word)
     "PreemptionByScheduler": _PREEMPTED, "PreemptionByKubeScheduler": _PREEMPTED,
     "EvictionByEvictionAPI": PodEnd("DRAIN", "infrastructure", "the Eviction API evicted it (a node drain, an "
                                     "operator's or a controller's eviction)", False),
     "DeletionByTaintManager": PodEnd("NOEXECUTE TAINT", "infrastructure", "the taint manager deleted it for a "
                                      "NoExecute taint on its node", True),
+    # the device taint eviction controller (DRA device taints, KEP-5055: a DRA driver's taint on a device of its
+    # ResourceSlice, a DeviceTaintRule's) deleted it for a NoExecute taint on a device its claims hold: reason
+    # "DeletionByDeviceTaintManager", message "Device Taint manager: deleting due to NoExecute taint"
+    # (kubernetes/kubernetes pkg/controller/devicetainteviction/device_taint_eviction.go)
+    "DeletionByDeviceTaintManager": PodEnd("DEVICE TAINT", "infrastructure", "the device taint manager deleted it "
+                                           "for a NoExecute taint on a device it was allocated", True),
     "DeletionByPodGC": PodEnd("POD GC", "infrastructure", "the pod garbage collector deleted it (its node gone or out "
                               "of service)", False),
     "TerminationByKubelet": PodEnd("KUBELET", "infrastructure", "the kubelet terminated it (node pressure, node "
@@ -297,20 +320,22 @@ GANG_REASONS = tuple(key for key, end in POD_ENDS.items() if end.gang is not Non
 # otherwise (pkg/kubelet/events: FailedToPullImage "Failed", "Failed to pull image .." and "Error: ErrImagePull";
 # BackOffPullImage "BackOff", a Normal Event), so no Event has these reasons
 WAITING_REASONS = ("ErrImagePull", "ImagePullBackOff")
-# The gang's reasons only an Event says: the kubelet's FailedMount, the attach-detach controller's FailedAttachVolume
-# (a pod waiting on a volume is only ContainerCreating in its status).  The live cluster component watches the Warning
-# Events of these on its jobs' pods (cluster/evidence.py KUBELET_SELECTORS); an image pull it reads off the pod's status
-GANG_EVENTS = tuple(key for key in GANG_REASONS if key not in WAITING_REASONS)
+# The pod ends only an Event says (PodEnd.event_only): the kubelet's FailedMount and FailedPrepareDynamicResources, the
+# attach-detach controller's FailedAttachVolume (a pod waiting on a volume or a DRA claim is only ContainerCreating in
+# its status).  The live cluster component watches the Warning Events of these on its jobs' pods (cluster/evidence.py
+# KUBELET_SELECTORS); an image pull it reads off the pod's status
+EVENT_ENDS = tuple(key for key, end in POD_ENDS.items() if end.event_only)
 # How the k8s_ended row reads a POD_ENDS key.  A word no other text says is read wherever it stands (REASON_ANYWHERE:
 # NodeLost, the kubelet's admission error, a DisruptionTarget condition's reason); a key said by its messages is read
-# by them (REASON_BY_MESSAGE: the kubelet's "OutOf<resource>", OUT_OF_WORD; a cloud's notice; a volume's Event, the
-# kubelet's cache race excluded, _NO_RACE); a common word only where kubectl prints a pod's reason (REASON_WORDS:
+# by them (REASON_BY_MESSAGE: the kubelet's "OutOf<resource>", OUT_OF_WORD; a cloud's notice; a volume's or a DRA
+# claim's Event or its message, the kubelet's cache race excluded, _NO_RACE); a common word only where kubectl prints a pod's reason (REASON_WORDS:
 # describe's "Reason:", -o json's "reason":, an Event's reason after its type, `kubectl get pods`' STATUS column);
 # "Terminated", glibc's word for SIGTERM too (SIGNAL_WORDS), only in the STATUS column; a taint never by its name
 REASON_ANYWHERE = ("PreemptionByScheduler", "PreemptionByKubeScheduler", "DeletionByTaintManager",
-                   "EvictionByEvictionAPI", "DeletionByPodGC", "TerminationByKubelet", "NodeLost",
-                   "UnexpectedAdmissionError")
-REASON_BY_MESSAGE = ("OutOfDevices", "SpotInterruption", "FailedMount", "FailedAttachVolume")
+                   "DeletionByDeviceTaintManager", "EvictionByEvictionAPI", "DeletionByPodGC", "TerminationByKubelet",
+                   "NodeLost", "UnexpectedAdmissionError")
+REASON_BY_MESSAGE = ("OutOfDevices", "SpotInterruption", "FailedMount", "FailedAttachVolume",
+                     "FailedPrepareDynamicResources")
 REASON_STATUS_ONLY = ("Terminated",)
 REASON_WORDS = tuple(k for k in POD_ENDS if not k.startswith("taint:")
                      and k not in REASON_ANYWHERE + REASON_BY_MESSAGE + REASON_STATUS_ONLY)
@@ -746,7 +771,9 @@ FACTS: tuple[Fact, ...] = (
                                   "SpotInterruptionKind", "spot_interrupted", "Spot interruption warning was triggered",
                                   "Preempt Scheduled: ", "compute.instances.preempted", "OutOf", "Outof",
                                   "FailedMount", "FailedAttachVolume", "Volume.SetUp failed for volume",
-                                  "Volume.MountDevice failed for volume", "Volume.Attach failed for volume"],
+                                  "Volume.MountDevice failed for volume", "Volume.Attach failed for volume",
+                                  "DeletionByDeviceTaintManager", "FailedPrepareDynamicResources",
+                                  "Failed to prepare dynamic resources: "],
        r"\b(?P<why>OOMKilled|" + "|".join(REASON_ANYWHERE) + r")\b|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:" + "|".join(EVENT_TYPES) + r"))\s+"
        r"\"?(?P<why2>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")\b|"
@@ -755,9 +782,10 @@ FACTS: tuple[Fact, ...] = (
        r"(?:\s+\d+[smhdy]\w*\s+(?:<none>|[0-9a-fA-F.:]+)\s+"
        r"(?P<rnode>[a-z0-9][-a-z0-9.]{0,252})(?=\s|$))?|"
        r"(?:\bpod/(?P<epod>[a-z0-9][-a-z0-9.]{0,252})\s+)?\bError: (?P<pull>ErrImagePull|ImagePullBackOff)\b|"
-       r"\bWarning\s+(?P<mount>FailedMount|FailedAttachVolume)\b" + _NO_RACE +
+       r"\bWarning\s+(?P<mount>FailedMount|FailedAttachVolume|FailedPrepareDynamicResources)\b" + _NO_RACE +
        r"(?:\s+pod/(?P<epod2>[a-z0-9][-a-z0-9.]{0,252})\b)?|"
        r"\b(?P<mount2>MountVolume\.(?:SetUp|MountDevice)|AttachVolume\.Attach) failed for volume\b" + _NO_RACE + "|"
+       r"\b(?P<mount3>Failed to prepare dynamic resources): |"
        r"(?P<spot>\"Kind\":\"SPOT_ITN\".{0,400}?\"NodeName\":\"(?P<host>[^\"\s]+)\"|"
        r"\"messageKind\":\s?\"(?:SpotInterruptionKind|spot_interrupted)\".{0,400}?\"[Nn]ode\":\s?(?:\{\"name\":\s?)?"
        r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>" + HOST_WORD + r")\s+)?Spot interruption warning was triggered|"
@@ -1212,10 +1240,10 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             g["host"] = g.pop("rnode")
         if "pull" in g:  # the kubelet's Event message "Error: ErrImagePull"
             g["why"] = g.pop("pull")
-        if "mount" in g:  # a volume's Event reason (a POD_ENDS key), else the operation the kubelet's message words
+        if "mount" in g:  # a volume's or a claim's Event reason (a POD_ENDS key), else what the kubelet's message words
             mount = g.pop("mount")
             g["why"] = mount if mount in POD_ENDS else "FailedAttachVolume" if mount.startswith("Attach") else \
-                "FailedMount"
+                "FailedPrepareDynamicResources" if mount.startswith("Failed to prepare") else "FailedMount"
         reason = "SpotInterruption" if g.pop("spot", None) else \
             "Evicted" if evicted else \
             "Terminated" if g.pop("shutdown", None) else \

@@ -1,5 +1,5 @@
-"""The kubelet's Warning Events on a job's pod that triage's gang judges and only an Event says (triage.facts
-GANG_EVENTS: FailedMount): a pod that never started logs nothing and its status says only ContainerCreating, so the
+"""The kubelet's Warning Events on a job's pod of a pod end only an Event says (triage.facts
+EVENT_ENDS: FailedMount): a pod that never started logs nothing and its status says only ContainerCreating, so the
 cluster component watches them (cluster/evidence.py KUBELET_SELECTORS, one server-side field selector a reason) and
 reads them as offline triage reads the same Event (triage.inventory read_events); an image pull and a pod that
 started after all it reads off the pod's status.  Against the HTTP API double with the real kubernetes client, and
@@ -15,9 +15,9 @@ from harness import wait_until
 
 from cluster.book import MAX_POD_WARNINGS, Book
 from cluster.controller import Settings
-from cluster.evidence import KUBELET_SELECTORS
+from cluster.evidence import KUBELET_SELECTORS, Reader, gang_warning
 from kubeapi.client import make_api
-from triage.facts import GANG_EVENTS, GANG_REASONS, POD_ENDS, WAITING_REASONS
+from triage.facts import EVENT_ENDS, GANG_REASONS, POD_ENDS, WAITING_REASONS
 
 from test_cluster import NODES, XID79, controller, gang, incidents, publish_timeouts, settled
 
@@ -57,15 +57,18 @@ def failed_mount_incident(api: ApiDouble) -> dict:
     return ev
 
 
-def test_the_watched_reasons_are_the_gang_tables_less_the_pod_statuss():
-    """One watch a reason only an Event says: FailedMount, FailedAttachVolume.  None of ErrImagePull /
+def test_the_watched_reasons_are_the_pod_ends_only_an_event_says():
+    """One watch a reason only an Event says: FailedMount, FailedAttachVolume, FailedPrepareDynamicResources (a DRA
+    claim's devices the kubelet could not prepare: no gang row, whose it is the same wherever; was not watched, the
+    pod's status saying only ContainerCreating).  None of ErrImagePull /
     ImagePullBackOff: they are a container's waiting reasons in the pod's status, and the kubelet's Events of an image
     pull are "Failed" ("Error: ErrImagePull") and a Normal "BackOff" (pkg/kubelet/events FailedToPullImage,
     BackOffPullImage; the rows of tests/fixtures/pods/ended/events-image-pull.txt).  Was: a watch each, never fed."""
     assert GANG_REASONS == tuple(k for k, e in POD_ENDS.items() if e.gang is not None)
     assert set(WAITING_REASONS) <= set(GANG_REASONS)
-    assert GANG_EVENTS == ("FailedMount", "FailedAttachVolume")
-    assert KUBELET_SELECTORS == tuple(f"type=Warning,involvedObject.kind=Pod,reason={r}" for r in GANG_EVENTS)
+    assert EVENT_ENDS == ("FailedMount", "FailedAttachVolume", "FailedPrepareDynamicResources")
+    assert EVENT_ENDS == tuple(k for k, e in POD_ENDS.items() if e.event_only)
+    assert KUBELET_SELECTORS == tuple(f"type=Warning,involvedObject.kind=Pod,reason={r}" for r in EVENT_ENDS)
 
 
 # constructed: a container waiting in ImagePullBackOff as the kubelet sets it in the pod's status
@@ -292,3 +295,19 @@ def test_the_double_refuses_an_event_field_selector_the_api_server_does_not_supp
             raise AssertionError("accepted")
         for selector in KUBELET_SELECTORS:
             core.list_event_for_all_namespaces(field_selector=selector)
+
+
+# kubernetes-sigs/dra-driver-nvidia-gpu PR #1218: the kubelet's message of a GPU claim its DRA driver did not prepare
+DRA = ("Failed to prepare dynamic resources: prepare dynamic resources: NodePrepareResources: rpc error: code = "
+       "DeadlineExceeded desc = context deadline exceeded")
+
+
+def test_a_dra_claim_the_kubelet_could_not_prepare_is_read_live_on_its_node():
+    """The kubelet's FailedPrepareDynamicResources Event on a job's pod passes the one filter (gang_warning) and reads
+    as offline: the pod never started, on the node its kubelet names, infrastructure.  Was: not watched, not read."""
+    ev = kubelet_event("llm-w-0-1", "node-b", reason="FailedPrepareDynamicResources", message=DRA)
+    assert gang_warning(ev)
+    [e] = Reader().kubelet_event(ev)
+    assert (e.kind, e.host, e.details["pod_end"], e.details["why"]) == (
+        "job_ended", "node-b", "FailedPrepareDynamicResources", "DRA PREPARE")
+    assert POD_ENDS[e.details["pod_end"]].category == "infrastructure"

@@ -810,6 +810,62 @@ def test_every_shape_of_a_volume_mount_failure(line, key):
     assert (e.details["pod_end"], e.details["why"]) == (key, "VOLUME MOUNT")
 
 
+@pytest.mark.parametrize("name, host", [
+    ("describe-dra-prepare-timeout.txt", None),  # kubernetes-sigs/dra-driver-nvidia-gpu PR #1218: a GPU held on the host
+    ("describe-dra-driver-not-registered.txt", None),  # kubernetes/kubernetes #131957: the DRA driver not registered
+])
+def test_a_dra_claim_the_kubelet_could_not_prepare_is_the_nodes_whoever_else_failed(name, host):
+    """The kubelet's FailedPrepareDynamicResources (describe's Events row, verbatim): the node's DRA driver timing out
+    on the claim's GPU, or not registered with its kubelet.  Was: no failure found.  Now the pod never started, the
+    node's DRA setup: infrastructure whether it is the only pod that says anything or one of a gang that ran (no gang
+    rule: a DRA driver missing on every node is no fault of the job's spec), no cascading restart (the kubelet
+    retries)."""
+    [e] = _read(name)
+    assert (e.details["pod_end"], e.details["why"], e.host) == ("FailedPrepareDynamicResources", "DRA PREPARE", host)
+    [alone] = attribute([e])
+    assert alone.category == "infrastructure" and not fatal(alone)
+    assert alone.reason.startswith("pod never started (FailedPrepareDynamicResources: the kubelet could not prepare")
+    [gang] = attribute([e] + _others(["node-1", "node-2"]))
+    assert gang.category == "infrastructure" and gang.root.kind == "job_ended"
+
+
+def test_every_shape_of_a_dra_prepare_failure():
+    """The kubelet's Event as `kubectl get events` prints it (its object column naming the pod) and its message alone
+    (dra-driver-nvidia-gpu #766's words, "Failed to prepare dynamic resources: failed to fetch ResourceClaim .."), and
+    a pod the kubelet then started is no failure (its retry got past it)."""
+    row = ("5m19s       Warning   FailedPrepareDynamicResources   pod/pod1                                  "
+           "Failed to prepare dynamic resources: x")  # dranet PR #221's row, its message cut here
+    [e] = ended(row)
+    assert (e.details["pod_end"], e.details["pod"]) == ("FailedPrepareDynamicResources", "pod1")
+    [e] = ended("I'm getting `Failed to prepare dynamic resources: failed to fetch ResourceClaim "
+                "imex-channel-injection-imex-channel-0-hlldb referenced by pod imex-channel-injection: the server could "
+                "not find the requested resource` in a new GB200 cluster. The CD pod is not created.")
+    assert e.details["pod_end"] == "FailedPrepareDynamicResources"
+    started = "  Normal   Started    9s    kubelet            Started container ctr0"  # constructed, describe's format
+    lines = [(ENDED / "describe-dra-prepare-timeout.txt").read_text(), started + "\n"]
+    assert attribute(read_lines(lines, "describe.txt", Clock())) == []
+
+
+def test_a_pod_the_device_taint_manager_deleted_is_its_devices():
+    """The device taint eviction controller's DisruptionTarget condition (kubernetes/kubernetes
+    pkg/controller/devicetainteviction/device_taint_eviction.go: "DeletionByDeviceTaintManager", "Device Taint manager:
+    deleting due to NoExecute taint"), live and offline.  Was: no pod end (the reason unknown to POD_ENDS), the gang's
+    timeouts the root.  Now Kubernetes ended the pod for a NoExecute taint on a device it held: infrastructure, the
+    gang restarted (its member gone for its device's sake)."""
+    cond = {"type": "DisruptionTarget", "status": "True", "reason": "DeletionByDeviceTaintManager",
+            "message": "Device Taint manager: deleting due to NoExecute taint",
+            "lastTransitionTime": "2024-01-22T12:00:00Z"}
+    pod = _pod("w-2", "node-2", {"phase": "Running", "conditions": [cond]}, rank=2)
+    [e] = Reader().pod_exits(pod, rank=2)
+    assert (e.details["pod_end"], e.details["why"], e.host) == ("DeletionByDeviceTaintManager", "DEVICE TAINT",
+                                                                "node-2")
+    incident = attribute([e] + _timeouts([0, 1], T0 + timedelta(minutes=10)))[0]
+    assert (incident.category, incident.root.host) == ("infrastructure", "node-2") and fatal(incident)
+    [off] = ended('    reason: DeletionByDeviceTaintManager')
+    assert off.details["pod_end"] == "DeletionByDeviceTaintManager"
+    assert ended('    reason: DeletionByTaintManager')[0].details["pod_end"] == "DeletionByTaintManager"
+
+
 def test_a_volume_attached_or_mounted_is_no_failure():
     """ctrox/csi-s3 #98: the attach-detach controller's "AttachVolume.Attach succeeded" row is nothing."""
     assert ended('  Normal   SuccessfulAttachVolume  13s                       attachdetach-controller     '
