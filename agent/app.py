@@ -147,8 +147,8 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
         engine, judge, guard, cursors, faults = _memory(cfg, clock, boot, metrics, state)
     stop = threading.Event()
     intake = Intake(int(cfg.queue_max_mb * 2**20), stop, metrics)
-    gpu = GpuCollector(open_backend(cfg.nvml, cfg.proc_root), cfg.nvml_deadline_seconds, cfg.expected_gpus,
-                       release_file=os.path.join(cfg.state_dir, RELEASE_FILE), proc_root=cfg.proc_root)
+    gpu = GpuCollector(open_backend(cfg.nvml, cfg.proc_root, fresh=True), cfg.nvml_deadline_seconds,
+                       cfg.expected_gpus, release_file=os.path.join(cfg.state_dir, RELEASE_FILE), proc_root=cfg.proc_root)
     workloads = WorkloadTracker(metrics, cfg.workload_correlation_seconds, cfg.workload_pod_label, clock)
     kube = _kube_sink(cfg, metrics, intake.emit)
     pods = PodLookup(cfg.proc_root)
