@@ -147,8 +147,8 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
         engine, judge, guard, cursors, faults = _memory(cfg, clock, boot, metrics, state)
     stop = threading.Event()
     intake = Intake(int(cfg.queue_max_mb * 2**20), stop, metrics)
-    gpu = GpuCollector(open_backend(cfg.nvml, cfg.proc_root), cfg.nvml_deadline_seconds, cfg.expected_gpus,
-                       release_file=os.path.join(cfg.state_dir, RELEASE_FILE), proc_root=cfg.proc_root)
+    gpu = GpuCollector(open_backend(cfg.nvml, cfg.proc_root, fresh=True), cfg.nvml_deadline_seconds,
+                       cfg.expected_gpus, release_file=os.path.join(cfg.state_dir, RELEASE_FILE), proc_root=cfg.proc_root)
     workloads = WorkloadTracker(metrics, cfg.workload_correlation_seconds, cfg.workload_pod_label, clock)
     kube = _kube_sink(cfg, metrics, intake.emit)
     pods = PodLookup(cfg.proc_root)
@@ -254,9 +254,9 @@ class _OwnNvml:
     cache, the busy Events' questions) asks through, each question a session of its own within the NVML deadline
     (agent/gpu/nvml.py)."""
 
-    def __init__(self, cfg: Config, pods: PodLookup) -> None:
+    def __init__(self, cfg: Config, pods: PodLookup | None = None) -> None:
         self.spec, self.proc_root, self.deadline = cfg.nvml, cfg.proc_root, cfg.nvml_deadline_seconds
-        self.pods, self.lookup = pods, PodLookup(cfg.proc_root)
+        self.pods, self.lookup = pods, PodLookup(cfg.proc_root)  # (pods None: a stage that asks for no pod)
         self._nvml: list = []
 
     @property
@@ -367,14 +367,17 @@ def _peers(cfg: Config) -> PeerOutliers | None:
 def _check_scheduler(cfg: Config, intake: Intake, gpu: GpuCollector) -> CheckScheduler | None:
     """The active checks the `checks` block enables (none by default), run on their own thread; their
     results travel through the intake like every other input.  GPU-loading ones ask a separate NVML
-    handle (never the poller's) whether a compute process is on a GPU."""
+    handle (never the poller's: `_OwnNvml`, opened at their first question, on the checks' thread) whether a compute
+    process is on a GPU."""
     configs = plugin_configs(cfg.checks, cfg.sysfs_root, cfg.nvml, cfg.proc_root)
     if not configs:
         return None
-    nvml = open_backend(cfg.nvml, cfg.proc_root) if any(c.gpu_load for c in configs) else None
+    own = _OwnNvml(cfg) if any(c.gpu_load for c in configs) else None
 
     def busy() -> str | None:  # nothing is asked of NVML while the agent has released it (a GPU reset)
-        return "nvml: released" if gpu.status == "released" else gpu_busy(nvml, cfg.nvml_deadline_seconds)
+        if gpu.status == "released":
+            return "nvml: released"
+        return gpu_busy(own.nvml, own.deadline) if own is not None else None
     return CheckScheduler(configs, intake.emit, busy=busy)
 
 

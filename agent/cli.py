@@ -52,7 +52,8 @@ def gpu_map(spec: str, config_file: str | None = None, given: str | None = None)
     from .gpu.nvml import open_backend
 
     try:
-        collector = GpuCollector(open_backend(spec, agent_proc_root(spec, config_file, given)), deadline=5.0)
+        backend = open_backend(spec, agent_proc_root(spec, config_file, given), fresh=True)
+        collector = GpuCollector(backend, deadline=5.0)
     except (OSError, ValueError) as exc:
         click.echo(f"gpu-npd: --nvml {spec}: {' '.join(str(exc).split())}", err=True)  # (YAML's errors: 3 lines)
         sys.exit(2)
@@ -85,7 +86,8 @@ def nvml_snapshot(nvml_spec: str, config_file: str | None, proc_root: str | None
     from .gpu.nvml import open_backend
     from .sysfs import pci
 
-    collector = GpuCollector(open_backend(nvml_spec, agent_proc_root(nvml_spec, config_file, proc_root)), deadline=10.0)
+    backend = open_backend(nvml_spec, agent_proc_root(nvml_spec, config_file, proc_root), fresh=True)
+    collector = GpuCollector(backend, deadline=10.0)
     try:  # sysfs's GPUs name a GPU lost at the init, as the agent's poll does
         snap = collector.snapshot(pci.gpu_addresses(pci.PciInventory().scan()))
     finally:

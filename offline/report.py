@@ -54,7 +54,8 @@ def write_json(findings: Iterable[Finding], out: IO[str]) -> int:
 # every field but timestamp, uptime, line (formatted per finding) and details (keyed by its items)
 _SHARED = ("kind", "severity", "attribution", "action", "message", "xid", "sxid", "pci", "pid", "process", "rank",
            "peer", "envelope", "program", "file")
-assert set(_SHARED) | {"timestamp", "uptime", "line", "details"} == set(Finding.__dataclass_fields__)
+if _odd := sorted((set(_SHARED) | {"timestamp", "uptime", "line", "details"}) ^ set(Finding.__dataclass_fields__)):
+    raise ValueError(f"offline/report.py: _SHARED and the Finding's fields differ in: {', '.join(_odd)}")
 _shared = attrgetter(*_SHARED)
 
 

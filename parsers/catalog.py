@@ -107,7 +107,6 @@ REPEAT_WORKFLOW_XIDS = frozenset({13, 31})
 HARDWARE_XIDS = frozenset({48, 63, 64, 94, 95, 140, 171, 172, 74, 136, *range(144, 151), 79, 54, 110, 81, 121})
 NVLINK5_XIDS = frozenset(range(144, 151))  # NVLink5's: their lines carry the unit and the verdict (NVLINK5_LINE)
 NVLINK_XIDS = frozenset({74, 136, *NVLINK5_XIDS})
-assert all(XID_UNSTATED_ACTION[code][2] == "hardware" for code in HARDWARE_XIDS & set(XID_UNSTATED_ACTION))
 # Investigatory buckets that point at the driver / software stack.
 DRIVER_BUCKETS = frozenset({"INVESTIGATE_SW", "UPDATE_SWFW"})
 # Application Xids never exceed this severity on their own (escalation is the health engine's job).
@@ -196,7 +195,6 @@ NVLINK5_DECODE_OUTCOME: dict[str, tuple[str, str]] = {
 }
 # the order a line's rows are read in, when more than one holds (RLW_RXPIPE's action-2 row before its IGNORE one)
 _NVLINK5_DECODE_ORDER = ("RESET_GPU", "XID_154_EVAL", "IGNORE")
-assert {row[6] for row in NVLINK5_DECODE_ROWS} == set(NVLINK5_DECODE_OUTCOME) == set(_NVLINK5_DECODE_ORDER)
 @lru_cache(maxsize=1)
 def _nvlink5_decode() -> dict[tuple[int, str], list[tuple[int, int, tuple[tuple[int, int], ...], frozenset[int]]]]:
     """(xid, a name the line prints) -> its rows as (action rank, reason, ((mask, bits) per era), statuses): derived
@@ -254,7 +252,6 @@ XID154_RECOVERY_CODE: dict[int, str] = {
     0x0: "none", 0x1: "gpu reset required", 0x2: "node reboot required", 0x3: "drain p2p", 0x4: "drain and reset",
     0x5: "recover imex domain", 0x6: "bus reset", 0x7: "system reboot",
 }
-assert set(XID154_RECOVERY_CODE.values()) <= set(XID154_RECOVERY)  # a code reads as a name the table has
 # The same action in nvidia-smi's words, its `nvidia-smi -q` field "GPU Recovery Action" (and `--query-gpu=
 # gpu_recovery_action`): nvidia-smi word -> the table's name. NVIDIA's recovery-flag page (docs.nvidia.com/deploy/
 # a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html) names them None, Reset, Reboot, Drain P2P and Drain
@@ -268,7 +265,6 @@ NVSMI_RECOVERY_ACTION: dict[str, str] = {
 # "Drain and Reset Recommended : Yes", 570+ "Requested functionality has been deprecated"): the field whose value is Yes
 # -> the table's name.
 NVSMI_RESET_STATUS: dict[str, str] = {"reset required": "gpu reset required", "drain and reset recommended": "drain and reset"}
-assert set(NVSMI_RECOVERY_ACTION.values()) | set(NVSMI_RESET_STATUS.values()) <= set(XID154_RECOVERY)
 
 # Error containment's Xids (94 contained, 95 uncontained) end with the driver's decision: "RST: %s, D-RST: %s" (open
 # driver kern_gpu_ga100.c _gpuGenerateErrorLog_GA100: bGpuResetReqd, bGpuDrainAndResetReqd), "Contained: SM (0x1).
@@ -282,7 +278,6 @@ CONTAINMENT_LINE = LazyPattern(r"RST(?<!\wRST): (?P<rst>Yes|No), D-RST: (?P<drst
 CONTAINMENT_RECOVERY: dict[tuple[str, str], str] = {
     ("Yes", "No"): "gpu reset required", ("Yes", "Yes"): "gpu reset required", ("No", "Yes"): "drain and reset",
 }
-assert set(CONTAINMENT_RECOVERY.values()) <= set(XID154_RECOVERY)
 # The Xid whose line names the earlier Xid that caused it: 45 (ROBUST_CHANNEL_PREEMPTIVE_REMOVAL), the only code the
 # open driver appends " caused by previous Xid %d" to (kernel_rc.c krcReportXid: bPrintRootCause is its xid ==
 # ROBUST_CHANNEL_PREEMPTIVE_REMOVAL), "Ch 00000001 caused by previous Xid 149" (xid.yaml, open-gpu-kernel-modules #1150)
@@ -299,10 +294,31 @@ for _read, _codes in _XID_READS:
     for _code in _codes:
         XID_READS.setdefault(_code, _read)
 del _read, _codes, _code
-# one read a code suffices (checked with a real error: an assert is gone under `python -O`)
-if ((set(CONTAINMENT_XIDS) | set(XID48_DETAIL) | {154} | CAUSE_XIDS) & set(NVLINK_XIDS)
-        or CAUSE_XIDS & (set(CONTAINMENT_XIDS) | set(XID48_DETAIL) | {154})):
-    raise ValueError("parsers/catalog.py: an Xid in two of XID_READS' tables (one read a code)")
+
+
+def check_tables() -> None:
+    """The tables' own checks, at import: a ValueError of one line naming the entries at fault (real errors, not
+    asserts: those are gone under `python -O`)."""
+    if soft := sorted(c for c in HARDWARE_XIDS & set(XID_UNSTATED_ACTION) if XID_UNSTATED_ACTION[c][2] != "hardware"):
+        raise ValueError(f"parsers/catalog.py: HARDWARE_XIDS whose XID_UNSTATED_ACTION row is not the hardware's: "
+                         f"{', '.join(map(str, soft))}")
+    outcomes = ({row[6] for row in NVLINK5_DECODE_ROWS}, set(NVLINK5_DECODE_OUTCOME), set(_NVLINK5_DECODE_ORDER))
+    if odd := sorted(set.union(*outcomes) - set.intersection(*outcomes)):
+        raise ValueError(f"parsers/catalog.py: an NVLink5 decode outcome not in all of its rows, NVLINK5_DECODE_OUTCOME "
+                         f"and _NVLINK5_DECODE_ORDER: {', '.join(odd)}")
+    # each table's action reads as a name XID154_RECOVERY has
+    for name, table in (("XID154_RECOVERY_CODE", XID154_RECOVERY_CODE), ("NVSMI_RECOVERY_ACTION", NVSMI_RECOVERY_ACTION),
+                        ("NVSMI_RESET_STATUS", NVSMI_RESET_STATUS), ("CONTAINMENT_RECOVERY", CONTAINMENT_RECOVERY)):
+        if unknown := sorted(set(table.values()) - set(XID154_RECOVERY)):
+            raise ValueError(f"parsers/catalog.py: {name} names an action XID154_RECOVERY lacks: {', '.join(unknown)}")
+    # one read a code suffices
+    others = set(CONTAINMENT_XIDS) | set(XID48_DETAIL) | {154}
+    if twice := sorted((others | CAUSE_XIDS) & NVLINK_XIDS | CAUSE_XIDS & others):
+        raise ValueError(f"parsers/catalog.py: an Xid in two of XID_READS' tables (one read a code): "
+                         f"{', '.join(map(str, twice))}")
+
+
+check_tables()
 
 # Xids the driver defines past NVIDIA's catalog (its last row is 172, parsers/data/SOURCE.md): names from nverror.h of
 # NVIDIA/open-gpu-kernel-modules (173 from 575 on; 174-176 in 575.64 and 595.x: ROBUST_CHANNEL_LAST_ERROR 176).

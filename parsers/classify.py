@@ -54,9 +54,7 @@ CONTEXT_KEYWORDS = tuple(k for k, _ in CONTEXT)
 # matches before the first occurrence of it, so what a line says (Classifier._context_facts) is what its text from
 # there says, whatever envelope is before it (a line only a context pattern matched is remembered by that text: a
 # banner repeated with another stamp is one entry, looked up, not matched again)
-CONTEXT_LEAD = os.path.commonprefix(CONTEXT_KEYWORDS)
-assert CONTEXT_LEAD and not set(CONTEXT_LEAD) & set(".^$*+?{}[]\\|()")
-assert all(p.pattern.startswith(CONTEXT_LEAD) for _, p in CONTEXT)
+CONTEXT_LEAD = os.path.commonprefix(CONTEXT_KEYWORDS)  # (check_tables: a literal, the regexes' lead too)
 # CRI partial lines (rare: only lines over the runtime's 16 KiB split) are always looked at, so a
 # keyword split across two parts is still found once the parts are joined.
 CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
@@ -1384,12 +1382,27 @@ _GSP_INDEX = LazyPattern(GSP_GPU_INDEX)
 # the Finding fields a template fixes, in the Finding's own order (the rest come from the line: envelope, position)
 _TEMPLATE_FIELDS = ("kind", "severity", "attribution", "action", "message", "xid", "sxid", "pci", "pid", "process",
                     "rank", "peer", "details")
-assert [f for f in Finding.__dataclass_fields__ if f in _TEMPLATE_FIELDS] == list(_TEMPLATE_FIELDS)
 _TEMPLATE_INDEX = {name: i for i, name in enumerate(_TEMPLATE_FIELDS)}
 # what a joining line may give its event's finding (rules.EVENT_FILLS): a field a line's template holds, never one the
 # event's finding is (its kind, severity, message)
-assert {one for takes in EVENT_FILLS.values() for one in takes} <= {"xid", "sxid", "pci", "pid", "process", "rank",
-                                                                     "peer"}
+_FILLABLE = frozenset({"xid", "sxid", "pci", "pid", "process", "rank", "peer"})
+
+
+def check_tables() -> None:
+    """The tables' own checks, at import: a ValueError of one line naming the entries at fault (real errors, not
+    asserts: those are gone under `python -O`)."""
+    if not CONTEXT_LEAD or set(CONTEXT_LEAD) & set(".^$*+?{}[]\\|()"):
+        raise ValueError(f"parsers/classify.py: CONTEXT's keywords share no literal lead ({CONTEXT_LEAD!r})")
+    if astray := [k for k, p in CONTEXT if not p.pattern.startswith(CONTEXT_LEAD)]:
+        raise ValueError(f"parsers/classify.py: CONTEXT regexes not starting with {CONTEXT_LEAD!r}: {', '.join(astray)}")
+    if (order := [f for f in Finding.__dataclass_fields__ if f in _TEMPLATE_FIELDS]) != list(_TEMPLATE_FIELDS):
+        raise ValueError(f"parsers/classify.py: _TEMPLATE_FIELDS not in the Finding's order: {', '.join(order)}")
+    if unfillable := sorted(f"{event}: {one}" for event, takes in EVENT_FILLS.items() for one in takes
+                            if one not in _FILLABLE):
+        raise ValueError(f"parsers/classify.py: EVENT_FILLS fields no template may take: {', '.join(unfillable)}")
+
+
+check_tables()
 
 
 def _template_of(kind: str, severity: str, attribution: str, action: str, message: str, details: dict,

@@ -50,7 +50,9 @@ class Finding:
 
 _NAMES = tuple(f.name for f in fields(Finding))
 _values = attrgetter(*_NAMES)
-assert [f.name for f in fields(Finding) if f.type in ("datetime | None", datetime)] == ["timestamp"]
+# the one field of a time (to_dict writes it as ISO 8601): checked with a real error (an assert is gone under `python -O`)
+if (_times := [f.name for f in fields(Finding) if f.type in ("datetime | None", datetime)]) != ["timestamp"]:
+    raise ValueError(f"parsers/finding.py: Finding's fields of a time are not timestamp alone: {', '.join(_times)}")
 
 
 MAX_DIGITS = 18  # longer "numbers" (a 5,000-digit rank from a pod) are text, never int(): no ValueError, no cost

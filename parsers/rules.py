@@ -424,7 +424,6 @@ EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"
 # Ch 0000000a", an eBPF tracer of the driver's nvidia_dev_xid tracepoint, its README's output): one event, the 48's
 # finding with the memory the 172 named. An "open" line no more severe (a second Xid 48) opens the next event.
 EVENT_DETAIL_FIRST = frozenset({"ecc"})
-assert EVENT_DETAIL_FIRST <= set(EVENT_AMENDS) & set(EVENT_FILL_ALONE)
 # A line of another event's row (a "join" row of several events, rules.Rule.event) joining an open event is
 # part of it, what it gives the event's finding an amendment as any joining line's (EVENT_FILLS, EVENT_FILL_ALONE, a
 # stronger action: parsers/classify.py _fill): a CPU lockup's or an RCU stall's register dump ("RIP: 0010:nvWriteGpEntry
@@ -433,8 +432,6 @@ assert EVENT_DETAIL_FIRST <= set(EVENT_AMENDS) & set(EVENT_FILL_ALONE)
 # the report's finding's (EVENT_FILL_ALONE, an amendment: "module"): the GPU driver spinning, an early sign of a wedged
 # GPU. An oops's first line ends the report (the oops_header row), so an oops right after a lockup keeps its own
 # finding. (Its action, the oops kind's RESTART_BM, is off the lockup finding's INVESTIGATE: no amendment of it.)
-assert set(EVENT_FILLS) | set(EVENT_FILL_ALONE) <= set(EVENT_AMENDS)  # a filled finding is an amended one: tracked,
-# counted once
 # Events whose error a "page" row's line locates (a firmware record's physical address): a "follows" line naming
 # another page (hwpoison's pfn) is no line of theirs. A pfn is the address shifted by the kernel's page size: 4K (x86,
 # most arm64), 16K or 64K (arm64: Grace's 64K kernels, "physical_address: 0x0000000aeccde180" then "Memory failure:
@@ -778,9 +775,6 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action) | 
     **CUDA_DRIVER_ERRORS,
     **CUDA_CAPTURE_ERRORS,
 }
-# a kind a status is: one the rows reading it are planned for (parsers/classify.py: a workload's kind naming no device,
-# as cuda_error)
-assert all(KIND[row].workload and KIND[row].device is None for row in CUDA_ERRORS.values() if isinstance(row, str))
 # every text CUDA_ERRORS lists, as one alternation (the rows that read a status only by its known words)
 CUDA_ERROR_TEXTS = "|".join(map(re.escape, CUDA_ERRORS))
 # the texts CUDA_ERRORS lists that hold parentheses of their own, for a row whose text ends at one
@@ -3804,17 +3798,46 @@ CPER_SEVERITY = {
     "corrected": ("warning", "MONITOR"),
     "info": ("info", "NONE"),
 }
+
+
+def check_tables() -> None:
+    """The tables' own checks, at import: a ValueError of one line naming the entries at fault (real errors, not
+    asserts: those are gone under `python -O`)."""
+    def fail(what: str, names) -> None:
+        if names := sorted(names):
+            raise ValueError(f"parsers/rules.py: {what}: {', '.join(names)}")
+
+    # an event whose detail comes first is amended by its opening line and takes the details the earlier line gave
+    fail("EVENT_DETAIL_FIRST events not in EVENT_AMENDS and EVENT_FILL_ALONE",
+         EVENT_DETAIL_FIRST - (set(EVENT_AMENDS) & set(EVENT_FILL_ALONE)))
+    # a filled finding is an amended one: tracked, counted once
+    fail("filled events (EVENT_FILLS, EVENT_FILL_ALONE) not in EVENT_AMENDS",
+         (set(EVENT_FILLS) | set(EVENT_FILL_ALONE)) - set(EVENT_AMENDS))
+    # a kind a status is: one the rows reading it are planned for (parsers/classify.py: a workload's kind naming no
+    # device, as cuda_error)
+    fail("CUDA_ERRORS statuses whose kind is no workload's deviceless one",
+         (f"{text}: {row}" for text, row in CUDA_ERRORS.items()
+          if isinstance(row, str) and not (KIND[row].workload and KIND[row].device is None)))
+    # EVENT_PAGES is what the "page" rows name, and each of those is one key (no device): Classifier._in_event's "page"
+    # role and _follows read an event's pages by its name; EVENT_SECTIONS and EVENT_ECHOES likewise (one report open at
+    # a time)
+    fail("events the \"page\" rows name and EVENT_PAGES differ in",
+         {r.event[0] for r in RULES if r.event is not None and r.event[1] == "page"} ^ EVENT_PAGES)
+    fail("events read by name (EVENT_PAGES, EVENT_SECTIONS, EVENT_ECHOES) kept per device or rank",
+         (EVENT_PAGES | set(EVENT_SECTIONS) | set(EVENT_ECHOES)) & (EVENT_PER_DEVICE | EVENT_PER_RANK))
+    # A "begin" row with a finding (a WARN's first line naming the module) opens its report's event: it lists one of
+    # EVENT_REPORTS (Classifier._instantiate)
+    fail("\"begin\" rows with a finding listing not one of EVENT_REPORTS",
+         (r.name for r in RULES if r.event is not None and r.event[1] == "begin" and r.kind is not None
+          and len(set(r.event[0].split("|")) & EVENT_REPORTS) != 1))
+    # A row whose line's event a group's value chooses (`event_if`) makes a finding of every line, and has no `event` of
+    # its own
+    fail("event_if rows without a kind or with an event of their own",
+         (r.name for r in RULES if r.event_if is not None and (r.kind is None or r.event is not None)))
+
+
+check_tables()
 # The rows whose finding takes the severity a "state" row stated (row name -> that event's name and its table).
-# EVENT_PAGES is what the "page" rows name, and each of those is one key (no device): Classifier._in_event's "page" role
-# and _follows read an event's pages by its name; EVENT_SECTIONS and EVENT_ECHOES likewise (one report open at a time)
-assert {r.event[0] for r in RULES if r.event is not None and r.event[1] == "page"} == EVENT_PAGES
-assert not (EVENT_PAGES | set(EVENT_SECTIONS) | set(EVENT_ECHOES)) & (EVENT_PER_DEVICE | EVENT_PER_RANK)
-# A "begin" row with a finding (a WARN's first line naming the module) opens its report's event: it lists one of
-# EVENT_REPORTS (Classifier._instantiate)
-assert all(len(set(r.event[0].split("|")) & EVENT_REPORTS) == 1 for r in RULES
-           if r.event is not None and r.event[1] == "begin" and r.kind is not None)
-# A row whose line's event a group's value chooses (`event_if`) makes a finding of every line, and has no `event` of its own
-assert all(r.kind is not None and r.event is None for r in RULES if r.event_if is not None)
 STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", CPER_SEVERITY),
           "cper_arm": ("cper", CPER_SEVERITY), "storage_oops": ("oops", OOPS_STATED),
           "kernel_oops": ("oops", DRIVER_WARN_STATED)}

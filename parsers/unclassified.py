@@ -48,7 +48,18 @@ DRIVER_KEYWORDS: tuple[str, ...] = tuple(k for k, _ in DRIVERS)
 DRIVER_DEVICES: dict[str, str] = {"nvidia": "gpu", "nvidia-modeset": "gpu", "nvidia-nvswitch": "nvswitch",
                                   "mlx5_core": "nic", "mlx5_ib": "nic", "pcieport": "pcie", "bnxt_en": "nic",
                                   "bnxt_re": "nic", "efa": "nic", "gve": "nic"}
-assert set(DRIVER_DEVICES) <= {label for _, label in DRIVERS} and set(DRIVER_DEVICES.values()) <= set(DEVICES)
+
+
+def check_tables() -> None:
+    """The tables' own check, at import: a ValueError of one line naming the entries at fault (real errors, not
+    asserts: those are gone under `python -O`)."""
+    if stray := sorted(f"{label}: {device}" for label, device in DRIVER_DEVICES.items()
+                       if label not in {one for _, one in DRIVERS} or device not in DEVICES):
+        raise ValueError(f"parsers/unclassified.py: DRIVER_DEVICES names a driver DRIVERS lacks or a device DEVICES "
+                         f"lacks: {', '.join(stray)}")
+
+
+check_tables()
 
 # Words that make a driver line worth a look.
 ERROR_WORDS = re.compile(

@@ -502,9 +502,12 @@ def nvml_spec_problem(spec: str) -> str | None:
     return None
 
 
-def open_backend(spec: str, proc_root: str = "") -> Nvml | None:
+def open_backend(spec: str, proc_root: str = "", fresh: bool = False) -> Nvml | None:
     """`auto`: the real library (looked for on the host under `proc_root` too, where given: load_from_host);
-    `fake:<scenario.yaml>`: nvidia-ml-py over the C stand-in; `off`: none."""
+    `fake:<scenario.yaml>`: nvidia-ml-py over the C stand-in; `off`: none.  `fresh`: a run's first handle (the agent's
+    poller, a command's): the stand-in plays its scenario from its start even where the same one is playing, as a
+    process of its own would (an earlier run in this process, a test's: nothing it released, advanced or left
+    initialised carries over); else a later handle of the run joins the scenario playing."""
     if spec == "off":
         return None
     standin = None
@@ -512,7 +515,7 @@ def open_backend(spec: str, proc_root: str = "") -> Nvml | None:
         from . import standin as standin_mod  # noqa: PLC0415
 
         try:
-            standin = standin_mod.activate(standin_mod.read_scenario(spec[5:]), again=False)
+            standin = standin_mod.activate(standin_mod.read_scenario(spec[5:]), again=fresh)
         except standin_mod.StandinError as exc:
             raise ValueError(str(exc)) from None
     if importlib.util.find_spec("pynvml") is None:

@@ -24,7 +24,9 @@ from .settings import REPAIR_PROFILES
 PROFILE_CONDITIONS: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
     "eks": [("AcceleratedHardwareReady", "NvidiaAcceleratedHardwareIsReady", ("GPUUnhealthy", "NVLinkUnhealthy"))],
 }
-assert set(PROFILE_CONDITIONS) == set(REPAIR_PROFILES) - {"off"}
+# every profile but "off" has its conditions (checked with a real error: an assert is gone under `python -O`)
+if _odd := sorted(set(PROFILE_CONDITIONS) ^ (set(REPAIR_PROFILES) - {"off"})):
+    raise ValueError(f"agent/kube/repair.py: PROFILE_CONDITIONS and the repair profiles differ in: {', '.join(_odd)}")
 REPAIR_SEVERITY = "error"  # problems at least this severe trigger the repair condition and the hand-off
 # The worst action wins when several problems stand (parsers/kinds.py ACTION_RANK: higher is more drastic).
 OPTED_OUT_REASON = "RepairOptedOut"

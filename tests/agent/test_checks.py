@@ -432,3 +432,40 @@ def test_the_nvml_check_looks_for_libnvidia_ml_on_the_host_as_the_agent_does(mon
     seen = []
     monkeypatch.setattr(nvml_mod, "open_backend", lambda spec, proc_root="": seen.append((spec, proc_root)))
     assert builtin.check_nvml(args) == (builtin.UNKNOWN, "NVML is off") and seen == [("auto", "/hostproc")]
+
+
+def test_the_agents_busy_gate_opens_its_own_nvml_at_its_first_question_as_the_other_stages_do(tmp_path, monkeypatch):
+    """(h474) agent/app.py `_check_scheduler` opened its NVML handle with `open_backend` itself, at build on the
+    agent's main thread, whether or not a GPU-loading check ever came due; now through `_OwnNvml` as the straggler
+    Events, the pod device cache and the busy Events: opened once, at the gate's first question, on the thread that
+    asks; nothing opened or asked while the agent's NVML is released."""
+    import threading  # noqa: PLC0415
+    import types  # noqa: PLC0415
+
+    from agent import app  # noqa: PLC0415
+
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump({"gpus": [{}, {"values": {"compute_processes": 1}}]}))
+    opened: list[str] = []
+
+    def open_backend(spec, proc_root=""):
+        opened.append(threading.current_thread().name)
+        return real(spec, proc_root)
+    real = app.open_backend
+    monkeypatch.setattr(app, "open_backend", open_backend)
+    load_cfg = parse_config({"plugin": "custom", "source": "load", "gpuLoad": True,
+                             "conditions": [{"type": "TestProblem", "reason": "OK", "message": "fine"}],
+                             "rules": [{"type": "permanent", "condition": "TestProblem", "reason": "Load",
+                                        "path": script(tmp_path, "load", "echo loaded\n")}]}, tmp_path)
+    monkeypatch.setattr(app, "plugin_configs", lambda *_: [load_cfg])
+    gpu = types.SimpleNamespace(status="released")
+    sched = app._check_scheduler(load(env={}, flags={"nvml": f"fake:{path}"}), types.SimpleNamespace(emit=None), gpu)
+    assert opened == []  # (was: opened here, at build)
+    assert sched.busy() == "nvml: released" and opened == []
+    gpu.status = "ok"
+    asker = threading.Thread(target=lambda: said.append(sched.busy()), name="checks")
+    said: list = []
+    asker.start()
+    asker.join(10)
+    assert said == ["busy"] and opened == ["checks"]
+    assert sched.busy() == "busy" and opened == ["checks"]  # one handle, kept

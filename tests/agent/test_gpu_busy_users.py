@@ -237,8 +237,8 @@ def test_two_jobs_busy_at_once_each_event_names_the_processes_nothing_refused(tm
 def test_busy_events_waiting_for_nvml_at_shutdown_are_made_without_its_answer(tmp_path):
     """The agent stops while NVML has not answered: the lines' Events are made with STOPPED (Agent.shutdown's step),
     not lost with the lines, whose pod log offsets are saved."""
-    # (a scenario of its own: the stand-in loads a scenario unlike the one playing, whose hangs another test released)
-    agent = agent_with(tmp_path, scenario(tmp_path, g1={"compute_mode": "hang", "compute_pid_first": 4343}), {uuid(1)})
+    # (the scenario of the test before, whose hang it released: each agent's stand-in plays it from its start)
+    agent = agent_with(tmp_path, scenario(tmp_path, g1={"compute_mode": "hang"}), {uuid(1)})
     p = agent.pipeline
     [stdout] = [s for s in p.sinks if type(s).__name__ == "StdoutSink"]
     try:

@@ -1018,3 +1018,44 @@ def test_a_handle_asked_before_nvml_was_shut_down_is_not_kept_for_the_next_sessi
     nvml.read(0, "temperature")
     assert asked == [0, 0]  # the new session asks for its own handle
     nvml.shutdown()
+
+
+@pytest.mark.parametrize("order", ["releasing first", "hanging first"])
+def test_two_runs_of_one_scenario_text_pass_in_either_order(tmp_path, order):
+    """(h474) A run's first handle (the agent's poller, `open_backend(fresh=True)`) plays its scenario from its start.
+    The stand-in kept its `released` flag while the scenario text was unchanged (a handle on the same text joined the
+    one playing), so a test whose hang another test had released saw GPU_IS_LOST at once, not its hang: hang tests
+    depended on their order (tests/agent/test_gpu_busy_users.py gave one a scenario of its own to differ). Two such
+    runs, as two tests would be, pass in either order; a later handle of a run still joins it."""
+    import threading
+
+    from agent.checks.scheduler import gpu_busy
+    from agent.gpu.nvml import open_backend
+
+    path = tmp_path / "hang.yaml"
+    path.write_text(yaml.safe_dump({"gpus": [{"values": {"compute_processes": "hang"}}]}))
+
+    def hangs_then_released() -> None:
+        nvml = open_backend(f"fake:{path}", fresh=True)
+        try:
+            assert gpu_busy(nvml, 0.3) == "nvml: GPU 0: no answer"  # hung, as the scenario says
+            joined = open_backend(f"fake:{path}")  # the run's own second handle: the same scenario playing
+            assert joined.standin is nvml.standin and joined.standin.refcount == 1  # the hung call's session
+        finally:
+            nvml.standin.release()
+        for t in [t for t in threading.enumerate() if t.name == "check-gpu-busy"]:
+            t.join(5)
+        assert gpu_busy(nvml, 5) == "nvml: GPU 0: GPU_IS_LOST" and nvml.standin.refcount == 0
+
+    def hangs() -> None:
+        nvml = open_backend(f"fake:{path}", fresh=True)
+        try:
+            assert gpu_busy(nvml, 0.3) == "nvml: GPU 0: no answer"  # (was: GPU_IS_LOST after the other run)
+        finally:
+            nvml.standin.release()
+        for t in [t for t in threading.enumerate() if t.name == "check-gpu-busy"]:
+            t.join(5)
+
+    runs = [hangs_then_released, hangs] if order == "releasing first" else [hangs, hangs_then_released]
+    for run in runs:
+        run()

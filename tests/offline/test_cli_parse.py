@@ -325,8 +325,8 @@ def test_parse_opens_nvml_with_the_agents_proc_root(tmp_path: Path, monkeypatch)
 
     opened = []
 
-    def open_backend(spec, proc_root=""):
-        opened.append((spec, proc_root))
+    def open_backend(spec, proc_root="", fresh=False):
+        opened.append((spec, proc_root, fresh))
         raise ValueError("seen")
 
     monkeypatch.setattr(offline.cli, "NVIDIA_DRIVER", str(tmp_path))  # "the driver is loaded"
@@ -341,7 +341,7 @@ def test_parse_opens_nvml_with_the_agents_proc_root(tmp_path: Path, monkeypatch)
         opened.clear()
         r = CliRunner().invoke(main, ["parse", *argv, str(log)])
         assert r.exit_code == 2 and "gpu-npd: --nvml auto: seen" in r.output, (argv, r.output)
-        assert opened == [("auto", want)], argv
+        assert opened == [("auto", want, True)], argv  # (fresh: the command's first handle)
 
 
 @pytest.mark.parametrize("driver", [True, False])

@@ -173,3 +173,61 @@ def test_the_kind_tables_checks_are_real_errors_that_survive_python_o():
     assert "\n" not in str(raised.value)
     ran = subprocess.run([sys.executable, "-O", "-c", "import parsers.kinds"], capture_output=True, text=True)
     assert ran.returncode == 0, ran.stderr
+
+
+def test_every_import_time_table_check_survives_python_o():
+    """(h474) The parsers' import-time table checks (parsers/classify.py, rules.py, catalog.py, unclassified.py,
+    finding.py) and agent/kube/repair.py's and offline/report.py's were `assert`s, gone under `python -O`: a broken
+    table loaded silently. Now real errors: under -O the shipped tables import, and a check still runs and refuses a
+    broken entry."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    script = ("import sys, parsers, parsers.rules, parsers.classify, parsers.catalog, parsers.unclassified, "
+              "parsers.finding, agent.kube.repair, offline.report\n"
+              "assert False  # stripped under -O\n"
+              "parsers.catalog.CONTAINMENT_RECOVERY = {('Yes', 'No'): 'reboot please'}\n"
+              "try:\n    parsers.catalog.check_tables()\nexcept ValueError as exc:\n    print(exc)\n"
+              "else:\n    sys.exit('no error under -O')\n")
+    ran = subprocess.run([sys.executable, "-O", "-c", script], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout == ("parsers/catalog.py: CONTAINMENT_RECOVERY names an action XID154_RECOVERY lacks: "
+                          "reboot please\n")
+
+
+@pytest.mark.parametrize("module, name, broken, says", [
+    ("parsers.catalog", "HARDWARE_XIDS", lambda t: t | {166}, "HARDWARE_XIDS whose XID_UNSTATED_ACTION row is not the "
+                                                              "hardware's: 166"),
+    ("parsers.catalog", "_NVLINK5_DECODE_ORDER", lambda t: t[:2], "an NVLink5 decode outcome not in all of its rows, "
+                                                                   "NVLINK5_DECODE_OUTCOME and _NVLINK5_DECODE_ORDER: IGNORE"),
+    ("parsers.catalog", "NVSMI_RESET_STATUS", lambda t: {**t, "x": "drain"}, "NVSMI_RESET_STATUS names an action "
+                                                                            "XID154_RECOVERY lacks: drain"),
+    ("parsers.catalog", "CAUSE_XIDS", lambda t: t | {74}, "an Xid in two of XID_READS' tables (one read a code): 74"),
+    ("parsers.unclassified", "DRIVER_DEVICES", lambda t: {**t, "nouveau": "gpu", "efa": "nik"},
+     "DRIVER_DEVICES names a driver DRIVERS lacks or a device DEVICES lacks: efa: nik, nouveau: gpu"),
+    ("parsers.rules", "EVENT_DETAIL_FIRST", lambda t: t | {"oom_x"}, "EVENT_DETAIL_FIRST events not in EVENT_AMENDS "
+                                                                     "and EVENT_FILL_ALONE: oom_x"),
+    ("parsers.rules", "EVENT_FILL_ALONE", lambda t: {**t, "zz": ("a",)}, "filled events (EVENT_FILLS, "
+                                                                         "EVENT_FILL_ALONE) not in EVENT_AMENDS: zz"),
+    ("parsers.rules", "CUDA_ERRORS", lambda t: {**t, "out of memory!": "nvlink"},
+     "CUDA_ERRORS statuses whose kind is no workload's deviceless one: out of memory!: nvlink"),
+    ("parsers.rules", "EVENT_PAGES", lambda t: t | {"mce"}, 'events the "page" rows name and EVENT_PAGES differ in: mce'),
+    ("parsers.rules", "EVENT_REPORTS", lambda t: frozenset(), '"begin" rows with a finding listing not one of '
+                                                              'EVENT_REPORTS: '),
+    ("parsers.classify", "CONTEXT_LEAD", lambda t: "NVRM: (", "CONTEXT's keywords share no literal lead ('NVRM: (')"),
+    ("parsers.classify", "_TEMPLATE_FIELDS", lambda t: t[1:] + t[:1], "_TEMPLATE_FIELDS not in the Finding's order: "
+                                                                      "kind, severity"),
+    ("parsers.classify", "EVENT_FILLS", lambda t: {**t, "mce": ("kind",)}, "EVENT_FILLS fields no template may "
+                                                                          "take: mce: kind"),
+])
+def test_a_broken_table_entry_is_refused_in_one_line_naming_it(monkeypatch, module, name, broken, says):
+    """(h474) Each import-time table check, on a copy of its table with one entry broken, raises a ValueError of one
+    line that says which check and names the entry."""
+    import importlib  # noqa: PLC0415
+
+    mod = importlib.import_module(module)
+    mod.check_tables()  # the shipped tables pass
+    monkeypatch.setattr(mod, name, broken(getattr(mod, name)))
+    with pytest.raises(ValueError) as raised:
+        mod.check_tables()
+    assert str(raised.value).startswith(f"{module.replace('.', '/')}.py: {says}") and "\n" not in str(raised.value)
