@@ -169,7 +169,7 @@ def _kubernetes(cfg: Config) -> str | None:
 def _conditions(cfg: Config) -> str | None:
     for name, spec in cfg.conditions.items():
         if (why := reserved_condition(name)) is not None:
-            return f"conditions.{name}: {why}; gpu-npd writes only condition types of its own"
+            return f"conditions.{name}: {why}"
         if not {"ok_reason", "ok_message"} <= set(spec):
             return f"conditions.{name}: needs ok_reason and ok_message"
     return None

@@ -329,21 +329,25 @@ class HealthEngine:
 
     def sync(self, source: str, judged: dict[str, list[Verdict]]) -> Change:
         """Telemetry: for each subject read, what the rules see in its latest reading is exactly what
-        stands for it from this source; problems raised earlier and no longer seen are cleared."""
+        stands for it from this source; problems raised earlier and no longer seen are cleared.  A standing problem
+        takes its verdict's condition (its rule's now: one restored from an agent whose rule raised another, or a
+        row whose `condition` a configuration changed): the other condition clears as at the problem's end (derive),
+        one that did not change does not move; a verdict whose condition is not kept clears the problem."""
         now = self.clock()
         change = Change()
         wanted = set()
         for subject, verdicts in judged.items():
             for v in verdicts:
+                if v.condition and v.condition not in self.conditions:
+                    continue  # an empty condition: a problem that is an Event only (an NPD temporary rule)
                 pid = f"{subject}|{source}|{v.reason}"
                 wanted.add(pid)
                 p = self.problems.get(pid)
                 if p is not None:
                     p.last_seen, p.message, p.severity, p.action = now, v.message, v.severity, v.action
+                    p.condition = v.condition
                     self._touched[pid] = None
                     continue
-                if v.condition and v.condition not in self.conditions:
-                    continue  # an empty condition: a problem that is an Event only (an NPD temporary rule)
                 p = Problem(pid, subject, "telemetry", v.condition, v.reason, v.severity, v.attribution, v.action,
                             v.message, "sample", now, now, 1, source, None, dict(v.details))
                 self._add(p, change)

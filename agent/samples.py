@@ -84,15 +84,16 @@ class SampleJudge:
         """The problems an agent started again restored (HealthEngine.restore): each stands as the last verdict of
         the rule of its reason whose confirmation for its subject was restored (`restore`), so that a first reading
         without that rule's field (`partial`) keeps it, as for an agent that ran on (it cleared, and came back at
-        the next full reading)."""
+        the next full reading). It stands under the rule's condition now, not the saved one (an upgrade or a
+        configuration that changed the row's: HealthEngine.sync moves the problem to it)."""
         rules = {rule["_key"]: rule for by_entity in self.by_entity.values() for rule in by_entity}
         raised = {(p.subject, p.reason): p for p in problems if p.clear == "sample"}  # (not a kernel line's)
         for (subject, key), (_, count) in self._held.items():
             rule = rules.get(key)
             p = raised.get((subject, rule["reason"])) if rule is not None and count >= rule["_polls"] else None
             if p is not None:
-                self._standing[(subject, key)] = Verdict(p.condition, p.reason, p.severity, p.attribution, p.action,
-                                                         p.message, dict(p.details))
+                self._standing[(subject, key)] = Verdict(rule["condition"], p.reason, p.severity, p.attribution,
+                                                         p.action, p.message, dict(p.details))
 
     def forget(self, keep: set[str]) -> None:
         """Drop histories of subjects no longer read (bounded memory when devices go away)."""

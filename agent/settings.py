@@ -191,7 +191,8 @@ class Config:
         field(default_factory=telemetry.sample_rules)  # (a fresh copy each call)
     conditions: Annotated[dict[str, dict[str, str]], doc(
         "Node conditions gpu-npd owns (problem style: True means a problem), with the reason and message written "
-        "while healthy (parsers/kinds.py CONDITIONS)")] = _table(kinds.conditions)
+        "while healthy (parsers/kinds.py CONDITIONS); a type is Kubernetes' condition type (`Name`, "
+        "`example.com/Name`) and none of the kubelet's (`Ready`, ...: kubeapi/reserved.py)")] = _table(kinds.conditions)
     condition_rules: Annotated[list[dict[str, Any]], doc(
         "findings -> problems (from the kind table, parsers/kinds.py): the first rule whose `match` fits a finding "
         "decides; a finding no rule matches is only counted. match keys: kind, action, attribution, severity, "

@@ -1,6 +1,7 @@
 """Names that belong to others on a Node: gpu-npd never writes them, whatever its configuration says.
 
-- NodeCondition types the kubelet owns: writing `Ready=False` makes the node NotReady for the whole cluster.
+- NodeCondition types the kubelet owns: writing `Ready=False` makes the node NotReady for the whole cluster; and
+  a name that is no condition type (Kubernetes' pattern: the chart quotes the types into its admission policy).
 - Keys (taints, annotations, labels) in domains that Kubernetes or a vendor's own components own: a
   `taint_prefix` of `nvidia.com/` would otherwise make the NVIDIA device plugin's `nvidia.com/gpu` taint ours
   to delete.
@@ -9,15 +10,28 @@ Config validation refuses them (one line naming the key), and the node writers d
 
 from __future__ import annotations
 
+import re
+
 KUBELET_CONDITIONS = frozenset({"Ready", "MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable"})
+# Kubernetes' pattern of a condition's type: a qualified name, `Name` or `example.com/Name` (k8s.io/apimachinery
+# pkg/apis/meta/v1/types.go, Condition's `type`: "The regex it matches is (dns1123SubdomainFmt/)?(qualifiedNameFmt)").
+# The chart's render refuses a type that does not fit it and the kubelet's (templates/_helpers.tpl
+# gpu-npd.extraConditionTypes; tests/deploy/test_vap_nodes.py holds its pattern and list equal to these)
+CONDITION_TYPE = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+_FITS = re.compile(CONDITION_TYPE).fullmatch  # (fullmatch: `$` alone lets a trailing newline through)
+_OWN = (f"gpu-npd writes only condition types of its own: Kubernetes' pattern {CONDITION_TYPE}, none of the kubelet's "
+        f"({', '.join(sorted(KUBELET_CONDITIONS))})")
 # domains whose keys are someone else's: Kubernetes itself, the GPU / NIC vendors' operators and device plugins
 RESERVED_DOMAINS = ("kubernetes.io", "k8s.io", "nvidia.com", "amd.com", "intel.com", "mellanox.com", "habana.ai")
 
 
-def reserved_condition(kind: str) -> str | None:
-    """Why gpu-npd may not write this NodeCondition type, or None."""
+def reserved_condition(kind: object) -> str | None:
+    """Why gpu-npd may not write this NodeCondition type (the kubelet's, or no condition type: one that does not fit
+    Kubernetes' pattern, or no string), one line naming the pattern and the kubelet's types; None where it may."""
+    if not isinstance(kind, str) or _FITS(kind) is None:
+        return f"{kind!r} is no condition type; {_OWN}"
     if kind in KUBELET_CONDITIONS:
-        return f"condition type {kind!r} is the kubelet's"
+        return f"condition type {kind!r} is the kubelet's; {_OWN}"
     return None
 
 

@@ -110,7 +110,7 @@ def parse_config(raw: Any, base_dir: Path = Path("."), name: str = "plugin confi
         if not isinstance(c, dict) or not c.get("type"):
             raise ConfigError(f"{name}: a condition without a type")
         if (why := reserved_condition(c["type"])) is not None:
-            raise ConfigError(f"{name}: conditions: {why}: gpu-npd never writes it (a NotReady node for the cluster)")
+            raise ConfigError(f"{name}: conditions: {why}")
         conditions[c["type"]] = {"reason": c.get("reason", ""), "message": c.get("message", "")}
     rules = []
     for i, r in enumerate(raw.get("rules") or []):

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kubeapi.reserved import reserved_condition
+
 from .builtin import BY_NAME, GPU_LOAD, INPUTS, TABLE
 from .npd import ConfigError, PluginConfig, load_config, parse_config
 
@@ -48,13 +50,19 @@ def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml:
 def plugin_configs(checks: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto",
                    proc_root: str = "/") -> list[PluginConfig]:
     """Every plugin config the block enables (built-ins only where their tool is present)."""
+    builtin = checks.get("builtin") or {}
+    # every one's condition, enabled or not, its tool present or not (as the chart's render does): a configuration is
+    # refused on every node alike, not only where the check would run
+    for name, spec in builtin.items() if isinstance(builtin, dict) else ():
+        if isinstance(spec, dict) and spec.get("condition") is not None and \
+                (why := reserved_condition(spec["condition"])) is not None:
+            raise ConfigError(f"checks.builtin.{name}.condition: {why}")
     if not checks.get("enabled"):
         return []
     out = []
     base = Path(checks.get("plugin_base_dir") or "/")
     for path in checks.get("plugin_configs") or []:
         out.append(load_config(path, base))
-    builtin = checks.get("builtin") or {}
     for name, spec in builtin.items():
         if name not in BUILTIN_ARGS:
             raise ConfigError(f"checks.builtin.{name}: unknown check (known: {', '.join(BUILTIN_ARGS)})")

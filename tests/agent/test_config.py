@@ -5,6 +5,7 @@ import re
 import pytest
 
 from agent.config import ConfigError, load
+from kubeapi.reserved import CONDITION_TYPE, KUBELET_CONDITIONS
 
 
 def test_precedence_defaults_file_env_flags(tmp_path):
@@ -132,6 +133,48 @@ def test_keys_and_condition_types_of_others_are_refused_by_the_real_process(tmp_
     err = r.stderr.decode()
     assert r.returncode == 2 and len(err.strip().splitlines()) == 1 and f"{key}:" in err, err
     assert "Kubernetes or a vendor" in err or "kubelet's" in err
+
+
+_OK = {"ok_reason": "Fine", "ok_message": "fine"}
+
+
+def _plus(name: str) -> dict:
+    """The `conditions` key with one of one's own added to the shipped ones (a key given replaces the block)."""
+    from agent.settings import defaults  # noqa: PLC0415
+
+    return {"conditions": {**defaults()["conditions"], name: _OK}}
+
+
+@pytest.mark.parametrize("flags, key", [
+    *[(_plus(t), f"conditions.{t}") for t in sorted(KUBELET_CONDITIONS)],
+    (_plus("Bad Name"), "conditions.Bad Name"),  # no condition type: a space
+    (_plus("X' || true || 'Y"), "conditions.X' || true || 'Y"),  # quoted into the chart's CEL
+    (_plus("Example.com/GPUBurn"), "conditions.Example.com/GPUBurn"),  # a prefix is lower case
+    (_plus("GPUBurn\n"), "conditions.GPUBurn"),  # `$` alone takes a trailing newline
+    (_plus("-GPUBurn"), "conditions.-GPUBurn"),
+    # a built-in check's: enabled or not, its tool present or not (refused on every node alike)
+    ({"checks": {"builtin": {"ib": {"condition": "Bad Name"}}}}, "checks.builtin.ib.condition"),
+    ({"checks": {"enabled": True, "builtin": {"gpu": {"enabled": True, "condition": "Ready"}}}},
+     "checks.builtin.gpu.condition"),
+])
+def test_a_condition_type_the_charts_policy_refuses_is_refused_naming_its_key_the_pattern_and_the_kubelets(flags, key):
+    """h479's chart fails the render for a condition type that is the kubelet's or does not fit Kubernetes' pattern
+    (metav1.Condition's `type`: a qualified name); the agent accepted such a name (the kubelet's types aside) and
+    wrote it: the API server's Node status takes any string, but the chart's policy, which quotes the types into its
+    CEL, refused every status write. Now one line names the key, the pattern and the kubelet's types, declared once
+    (kubeapi/reserved.py), for sample_rules and condition_rules too (they may name only `conditions`' keys)."""
+    with pytest.raises(ConfigError) as exc:
+        load(env={}, flags=flags)
+    err = str(exc.value)
+    assert err.startswith(key) and "\n" not in err, err  # (a newline in the name: one line, as `_one_line` says it)
+    assert CONDITION_TYPE in err and ", ".join(sorted(KUBELET_CONDITIONS)) in err, err
+
+
+def test_a_qualified_condition_type_of_ones_own_is_accepted():
+    for name in ("SiteCheckFailed", "example.com/GPUBurnFailed", "gpu-npd.io/A100_Fault.v2", "X"):
+        assert name in load(env={}, flags=_plus(name)).conditions
+    cfg = load(env={}, flags={"checks": {"builtin": {"ib": {"condition": "example.com/IBCheck"}}}})
+    assert "example.com/IBCheck" not in cfg.conditions  # (the check is off: its condition joins none)
 
 
 def test_keys_of_our_own_domain_or_a_private_one_are_accepted():

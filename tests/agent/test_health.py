@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,7 +13,7 @@ from opcount import calls
 from agent.config import load
 from agent.health import HealthEngine
 from parsers import Classifier, parse_line
-from parsers.model import Boot, Change
+from parsers.model import Boot, Change, Verdict
 
 XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 XID95 = "NVRM: Xid (PCI:0000:9a:00): 95, pid=4411, name=python, Uncontained: FBHUB. RST: Yes, D-RST: No"
@@ -439,6 +441,47 @@ def test_restore_brings_back_conditions_without_flap(engine, clock):
     assert cond(again, "GPUUnhealthy") == (True, "Xid79FallenOffBus")
     assert again.conditions["GPUUnhealthy"].last_transition == t0
     assert not again.observe(parse_line(XID79)).conditions  # same problem: count only
+
+
+def _rate(condition: str, reason: str = "NVLinkCRCErrorRate") -> Verdict:
+    return Verdict(condition, reason, "warning", "hardware", "CHECK_MECHANICALS", f"{reason} holds", {})
+
+
+@pytest.mark.parametrize("down", [False, True])
+def test_a_restored_telemetry_problem_takes_its_rules_condition_now(engine, clock, down):
+    """An agent whose rule raised NVLinkUnhealthy for a corrected-error rate (before h467's table), saved; the agent
+    started again on a table whose row raises GPUDegraded: while the rate holds, its problem stands under
+    GPUDegraded, NVLinkUnhealthy clears as at the problem's end (was: NVLinkUnhealthy kept, and its taint, while the
+    rate held). A condition another problem still holds (a link down) does not move: no flap, the same transition."""
+    link = "gpu:0000:ba:00/nvlink2"
+    judged = {link: [_rate("NVLinkUnhealthy")]}
+    if down:
+        judged["gpu:0000:18:00/nvlink4"] = [_rate("NVLinkUnhealthy", "NVLinkDown")]
+    engine.sync("nvml", judged)
+    assert engine.conditions["NVLinkUnhealthy"].status
+    t0 = engine.conditions["NVLinkUnhealthy"].last_transition
+    state = json.loads(json.dumps(engine.to_state()))  # as the state file holds it
+    clock.t += 30
+    again = HealthEngine(engine.cfg, clock)
+    again.restore(state)
+    assert again.conditions["NVLinkUnhealthy"].status  # restored as it was: no flap before the first reading
+    judged[link] = [_rate("GPUDegraded")]
+    change = again.sync("nvml", judged)
+    assert again.problems[f"{link}|nvml|NVLinkCRCErrorRate"].condition == "GPUDegraded"
+    assert cond(again, "GPUDegraded") == (True, "NVLinkCRCErrorRate")
+    assert again.conditions["NVLinkUnhealthy"].status is down
+    if down:
+        assert cond(again, "NVLinkUnhealthy") == (True, "NVLinkDown")
+        assert again.conditions["NVLinkUnhealthy"].last_transition == t0
+    assert not change.new_problems  # the same problem (no second Event), under another condition
+    assert not again.sync("nvml", judged).conditions  # and it stays there
+
+
+def test_a_telemetry_problem_whose_rule_now_raises_a_condition_not_kept_is_cleared(engine, clock):
+    engine.sync("nvml", {"gpu:x": [_rate("GPUDegraded", "R")]})
+    assert engine.conditions["GPUDegraded"].status
+    engine.sync("nvml", {"gpu:x": [_rate("NoSuchCondition", "R")]})
+    assert not engine.problems and not engine.conditions["GPUDegraded"].status
 
 
 def test_findings_from_a_previous_boot_raise_nothing(engine, clock):

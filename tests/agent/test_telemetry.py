@@ -20,6 +20,7 @@ from agent.gpu.standin import HEALTHY_VALUES
 from agent.gpu.nvml import NvmlError
 from agent.poller import watch_udev
 from agent.samples import Reading, SampleJudge
+from parsers import telemetry
 from parsers.catalog import XID154_RECOVERY, XID154_RECOVERY_CODE
 from parsers.model import NodeInfo, Problem
 from telemetry_kit import StandinClock, copy_sysfs, hgx_scenario, remove_device, set_aer, set_attr, standin_backend
@@ -712,10 +713,10 @@ def test_udev_watcher_starts_or_degrades_quietly(monkeypatch, caplog):
     assert "udev monitoring unavailable" in caplog.text
 
 
-def _restarted_with_replay_rate(tmp_path, gpu0_replay):
-    """An agent that confirmed GPU 0's PCIeReplayRate, saved, and an agent started again on the same state whose
-    stand-in GPU 0 then reads `gpu0_replay` (a count, or an NVML error); polled once.  (the first condition's last
-    transition, the agent started again)"""
+def _restarted_with_replay_rate(tmp_path, gpu0_replay, **flags):
+    """An agent that confirmed GPU 0's PCIeReplayRate, saved, and an agent started again (with `flags`) on the same
+    state whose stand-in GPU 0 then reads `gpu0_replay` (a count, or an NVML error); polled once.  (the first
+    condition's last transition, the agent started again)"""
     scen = hgx_scenario(timeline=[{"at": 10, "gpu": 0, "set": {"pcie_replay": 500}}])
     agent, clock = make(tmp_path, scen)
     poll(agent)
@@ -727,7 +728,8 @@ def _restarted_with_replay_rate(tmp_path, gpu0_replay):
     agent.save()
     again, clock2 = make(tmp_path, {**scen, "timeline": []} | {"gpus": [dict(g, values={"pcie_replay": gpu0_replay})
                                                                         if i == 0 else g
-                                                                        for i, g in enumerate(scen["gpus"])]})
+                                                                        for i, g in enumerate(scen["gpus"])]},
+                        **flags)
     clock2.t = clock.t + 10
     again.start(serve_http=False)
     again.stop.set()
@@ -750,6 +752,54 @@ def test_a_gpu_not_read_at_the_first_poll_after_a_restart_keeps_its_restored_pro
     assert reasons(again) == {"PCIeReplayRate"}  # was: set(), the restored problem cleared by a poll that read nothing
     assert again.engine.conditions["PCIeUnhealthy"].status
     assert again.engine.conditions["PCIeUnhealthy"].last_transition == transition
+
+
+@pytest.mark.parametrize("down", [False, True])
+def test_an_nvlink_rate_saved_under_nvlinkunhealthy_stands_under_gpudegraded_after_the_upgrade(tmp_path, down):
+    """An agent of the table before h467 (the NVLink corrected-error rows raised the tainting NVLinkUnhealthy) saved
+    a CRC rate it confirmed; the agent started again on the shipped table, whose row raises GPUDegraded, reads the
+    rate still holding: the problem stands under GPUDegraded and NVLinkUnhealthy clears (was: kept, and its taint,
+    while the rate held). A link down keeps NVLinkUnhealthy standing with its transition time: nothing that still
+    holds flaps."""
+    old = [dict(r, condition="NVLinkUnhealthy") if r["reason"] in ("NVLinkCRCErrorRate", "NVLinkReplayRate") else r
+           for r in telemetry.sample_rules()]
+    crc = [{"at": at, "gpu": 6, "nvlink": 2, "set": {"crc_flit": 500 * at}} for at in (10, 20, 30)]  # 50/s: 500/s
+    scen = hgx_scenario(timeline=crc + ([{"at": 10, "gpu": 0, "nvlink": 4, "set": {"state": 0}}] if down else []))
+    agent, clock = make(tmp_path, scen, sample_rules=old)
+    poll(agent)
+    clock.t += 10
+    poll(agent)
+    confirm(agent, clock, polls=2)
+    assert {p.reason: p.condition for p in agent.engine.problems.values()} == {
+        "NVLinkCRCErrorRate": "NVLinkUnhealthy", **({"NVLinkDown": "NVLinkUnhealthy"} if down else {})}
+    transition = agent.engine.conditions["NVLinkUnhealthy"].last_transition
+    agent.save()
+    later = {"at": 40, "gpu": 6, "nvlink": 2, "set": {"crc_flit": 20000}}
+    again, clock2 = make(tmp_path, {**scen, "timeline": scen["timeline"] + [later]})
+    clock2.t = clock.t + 10
+    again.start(serve_http=False)
+    again.stop.set()
+    assert again.engine.conditions["NVLinkUnhealthy"].status  # restored as saved: no flap before the first reading
+    poll(again)
+    assert {p.reason: p.condition for p in again.engine.problems.values()} == {
+        "NVLinkCRCErrorRate": "GPUDegraded", **({"NVLinkDown": "NVLinkUnhealthy"} if down else {})}
+    assert again.engine.conditions["GPUDegraded"].reason == "NVLinkCRCErrorRate"
+    assert again.engine.conditions["NVLinkUnhealthy"].status is down
+    if down:
+        assert again.engine.conditions["NVLinkUnhealthy"].last_transition == transition
+
+
+@pytest.mark.parametrize("replay", [500, "error:UNKNOWN"])
+def test_a_restored_rate_takes_the_condition_its_row_now_names(tmp_path, replay):
+    """A configuration that moves PCIeReplayRate's row from PCIeUnhealthy to GPUDegraded, the agent restarted on it:
+    the restored problem stands under GPUDegraded from the first poll, whether it reads the rate holding or cannot
+    read the counter (a partial reading: the restored verdict, `SampleJudge.adopt`, is the row's condition now), and
+    PCIeUnhealthy clears (was: PCIeUnhealthy kept while the rate held)."""
+    rules = [dict(r, condition="GPUDegraded") if r["reason"] == "PCIeReplayRate" else r
+             for r in telemetry.sample_rules()]
+    _, again = _restarted_with_replay_rate(tmp_path, replay, sample_rules=rules)
+    assert {p.reason: p.condition for p in again.engine.problems.values()} == {"PCIeReplayRate": "GPUDegraded"}
+    assert again.engine.conditions["GPUDegraded"].status and not again.engine.conditions["PCIeUnhealthy"].status
 
 
 def test_a_restored_problem_stands_only_for_the_rule_that_confirmed_it_and_clears_when_read_healthy():

@@ -14,9 +14,9 @@ import yaml
 
 from agent.kube.repair import own_condition_types
 from cel_admission import admitted
-from kubeapi.reserved import KUBELET_CONDITIONS
+from kubeapi.reserved import CONDITION_TYPE, KUBELET_CONDITIONS
 from test_deploy import DEPLOY, needs_kubectl, operator_overlay
-from test_helm import by_key, helm, render
+from test_helm import CHART, by_key, helm, render
 
 AGENT = "system:serviceaccount:gpu-npd:gpu-npd"
 BASE_VAP = next(d for d in yaml.safe_load_all((DEPLOY / "base" / "daemonset.yaml").read_text())
@@ -129,6 +129,17 @@ def test_a_type_the_policy_must_not_admit_fails_the_render(values, error):
     line naming the value."""
     with pytest.raises(helm.HelmError, match=error):
         render(values)
+
+
+def test_the_charts_refusal_is_the_agents_declaration():
+    """The chart's render and the agent's configuration refuse the same condition types: the kubelet's list and
+    Kubernetes' pattern the chart's template writes are kubeapi/reserved.py's (a type the one refuses and the other
+    takes: a render that fails for a configuration the agents run, or a policy refusing every status write)."""
+    text = (CHART / "templates" / "_helpers.tpl").read_text()
+    (kubelet,) = re.findall(r'has \$t \(list ((?:"[A-Za-z]+" ?)+)\)', text)
+    (pattern,) = re.findall(r"regexMatch `([^`]+)` \$t", text)
+    assert set(re.findall(r'"([A-Za-z]+)"', kubelet)) == KUBELET_CONDITIONS
+    assert pattern == CONDITION_TYPE
 
 
 @needs_kubectl

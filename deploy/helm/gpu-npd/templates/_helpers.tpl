@@ -51,8 +51,9 @@ The condition types the rendered configuration adds to the built-in ones, as a s
 configuration the keys of conditions (sample_rules and condition_rules may name no other: the agent refuses them)
 and a built-in check's condition; and rbac.extraConditionTypes, for those no value shows (an NPD plugin config's,
 read from a file on the node). The own-node policy admits them; one it must not admit fails the render: the
-kubelet's (kubeapi/reserved.py KUBELET_CONDITIONS; a test holds them equal), or a name that is no Kubernetes
-condition type (metav1.Condition's pattern; it is written into the policy's CEL between quotes).
+kubelet's (kubeapi/reserved.py KUBELET_CONDITIONS), or a name that is no Kubernetes condition type (metav1.Condition's
+pattern, kubeapi/reserved.py CONDITION_TYPE; it is written into the policy's CEL between quotes); the agent refuses
+both alike, and tests/deploy/test_vap_nodes.py holds the list and the pattern here equal to those.
 */}}
 {{- define "gpu-npd.extraConditionTypes" -}}
 {{- $builtin := include "gpu-npd.builtinConditionTypes" . | fromYamlArray -}}
@@ -74,7 +75,7 @@ condition type (metav1.Condition's pattern; it is written into the policy's CEL 
 {{- if has $t (list "Ready" "MemoryPressure" "DiskPressure" "PIDPressure" "NetworkUnavailable") -}}
 {{- fail (printf "%s: condition type %q is the kubelet's; gpu-npd writes only condition types of its own" $key $t) -}}
 {{- end -}}
-{{- if not (regexMatch `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$` $t) -}}
+{{- if not (regexMatch `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$` $t) -}}
 {{- fail (printf "%s: %q is no condition type (letters, digits, '-', '_', '.', an optional DNS prefix and '/')" $key $t) -}}
 {{- end -}}
 {{- if not (has $t $builtin) -}}{{- $types = append $types $t -}}{{- end -}}
