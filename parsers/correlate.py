@@ -128,12 +128,11 @@ def likely_cause(f: Finding, causes: Iterable[Cause] | CauseIndex, window: float
 def what_of(f: Finding) -> str:
     """A workload finding in an Event's words: its kind's `named` template (parsers/kinds.py `named_as`, the words
     triage's reason says it in) where the line has every field it names (a CUDA error's status, the other rank on an
-    NCCL rank's GPU), else the kind's wording; a node kind's name."""
+    NCCL rank's GPU, a completion's status, the ranks a straggler report names), else the kind's wording; a node
+    kind's name."""
     row = KIND.get(f.kind)
     if row is None or not row.workload:
         return f.kind
-    if f.details.get("stragglers"):  # a job's straggler report: whom it names
-        return f"{row.wording}: {f.details['stragglers']}"
     named = row.named
     return named_as((named,) if isinstance(named, str) else named, f) or row.wording
 

@@ -359,9 +359,14 @@ TABLE: tuple[Kind, ...] = (
         Raise("InfiniBandUnhealthy", "boot", {"severity": "fatal"}, reason="NICFirmwareError"),
     ), doc="a Mellanox NIC failure (firmware health, command failures, TX timeouts, power), an AWS EFA device whose "
            "admin queue failed, an AWS ENA device its driver reset (a warning)", category="fabric"),
+    # named by what its rules' groups say (parsers/rules.py): the completion's status in ibv_wc_status_str's words and
+    # its number (`wc_status`: NCCL's "status=12", UCX's words or mlx5 syndrome), the adapter's async event
+    # (`event`: "port error"), libfabric's error (aws-ofi-nccl's `error`: "2 (UNDELIVERABLE)"); else its wording
     Kind("ib_completion_error", "NET/IB completion error", None, "error", "fabric", "CHECK_FABRIC",
          "NCCLIBCompletionError", workload=True, doc="NCCL's NET/IB transport got a failed work completion",
-         category="fabric", consequence=True, peer=True),
+         category="fabric", consequence=True, peer=True,
+         named=("NET/IB completion error '{wc_words}' (status {wc_number})", "IB async event '{details.event}'",
+                "NET/OFI completion error '{details.error}'")),
     Kind("nccl_timeout", "NCCL watchdog timeout", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
          "NCCLWatchdogTimeout", workload=True, doc="PyTorch's NCCL watchdog gave up on a collective",
          consequence=True, teardown=True, hang=True, timed_out=True,
@@ -374,7 +379,10 @@ TABLE: tuple[Kind, ...] = (
     # NCCL in it, and no peer's address (parsers/rules.py jax_fatal_errors)
     Kind("coordination_error", "JAX coordination service error", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
          "JAXCoordinationError", workload=True, doc="JAX's coordination service reported the job's failure to a task "
-         "(another task died or was lost, or this task could not reach the service)", consequence=True, teardown=True),
+         "(another task died or was lost, or this task could not reach the service)", consequence=True, teardown=True,
+         # the absl::Status the line quotes (jax_fatal_errors' `status`, `status_text`), as it prints it
+         named=("JAX coordination service error '{details.status}: {details.status_text}'",
+                "JAX coordination service error '{details.status}'")),
     # named by what its rule's groups say (parsers/rules.py): NCCL's init finding two ranks on one GPU
     # (nccl_duplicate_gpu's `other_rank`, the writer the line's rank), the error NCCL's exception or WARN states
     # (`nccl_text`: "unhandled cuda error"), NVSHMEM's own failure under DeepEP (`nvshmem_error`); else "NCCL error"
@@ -413,7 +421,7 @@ TABLE: tuple[Kind, ...] = (
          doc="a training framework's own straggler report naming the slow ranks and, where it says, their nodes "
              "(nvidia-resiliency-ext's `STRAGGLER DETECTION WARNING` as NeMo and Megatron-Bridge print it, Megatron-LM's "
              "StragglerDetector's slowest rank far behind its fastest): a warning, the node named the one to look at",
-         named="straggler reported ({details.stragglers|ranks not named})"),
+         named="straggler reported by the job: {details.stragglers|ranks not named}"),
     Kind("cuda_oom", "CUDA out of memory", None, "error", "application", "RESTART_APP", "CUDAOutOfMemory",
          workload=True, never_the_node="the application ran out of GPU memory (not a node fault)",
          doc="the job ran out of GPU memory: its own doing, never the node's",
@@ -523,11 +531,11 @@ TABLE: tuple[Kind, ...] = (
          doc="the kernel's pids controller refused a fork or clone in the cgroup it names (details `cgroup`): a "
              "process there was refused a thread or a process by its pod's or unit's pids limit",
          category="infrastructure"),
-    Kind("oom_kill", "oom kill", None, "warning", "application", "RESTART_APP", "OomKill",
+    Kind("oom_kill", "OOM kill", None, "warning", "application", "RESTART_APP", "OomKill",
          doc="the kernel's OOM killer killed a process; details `oom` says whose memory ran out where its lines "
              "tell (`cgroup`: a container's or step's own limit, the job's; `host`: the node's)",
          category="infrastructure", fails_job=True, named="OOM kill{oom_scope}"),
-    Kind("gpu_reset_required", "gpu reset required", "gpu", "fatal", "driver", "RESET_GPU", "GPUResetRequired", (
+    Kind("gpu_reset_required", "GPU reset required", "gpu", "fatal", "driver", "RESET_GPU", "GPUResetRequired", (
         Raise("GPUUnhealthy", "reset"),
     ), doc="the driver refuses the GPU work until it is reset: NVRM assertion NV_ERR_RESET_REQUIRED, or its "
            "initialisation failed (RmInitAdapter failed); UVM's global fatal error, every GPU's until the node reboots",
@@ -752,11 +760,51 @@ CUDA_REASONS: Mapping[str, str] = MappingProxyType({
     "CUDA_ERROR_LAUNCH_FAILED": "CUDALaunchFailure"})
 
 
+# libibverbs' enum ibv_wc_status: the work completion's status NET/IB prints as "status=N" (older: "error N"), and
+# UCX's verbs transports in ibv_wc_status_str's words ("transport retry counter exceeded"), named in
+# details["wc_status"].  The name says what a completion error is evidence of: IBV_WC_RETRY_EXC_ERR, the transport's
+# retries to the peer ran out (the link or the peer's port); IBV_WC_WR_FLUSH_ERR, a work request flushed because its
+# queue pair had already gone to the error state (after an earlier error on it, or the connection torn down by the
+# other side): the aftermath of another failure, never evidence of the link of its own.  Declared here, beside the
+# kind the statuses are of (ib_completion_error, named by their words: LINE_WORDS), the parsers' rules reading them.
+IB_WC_STATUSES = (  # (number, libibverbs' name, ibv_wc_status_str's words: rdma-core libibverbs/enum_strs.c)
+    (1, "IBV_WC_LOC_LEN_ERR", "local length error"), (2, "IBV_WC_LOC_QP_OP_ERR", "local QP operation error"),
+    (3, "IBV_WC_LOC_EEC_OP_ERR", "local EE context operation error"),
+    (4, "IBV_WC_LOC_PROT_ERR", "local protection error"), (5, "IBV_WC_WR_FLUSH_ERR", "Work Request Flushed Error"),
+    (6, "IBV_WC_MW_BIND_ERR", "memory management operation error"), (7, "IBV_WC_BAD_RESP_ERR", "bad response error"),
+    (8, "IBV_WC_LOC_ACCESS_ERR", "local access error"), (9, "IBV_WC_REM_INV_REQ_ERR", "remote invalid request error"),
+    (10, "IBV_WC_REM_ACCESS_ERR", "remote access error"), (11, "IBV_WC_REM_OP_ERR", "remote operation error"),
+    (12, "IBV_WC_RETRY_EXC_ERR", "transport retry counter exceeded"),
+    (13, "IBV_WC_RNR_RETRY_EXC_ERR", "RNR retry counter exceeded"),
+    (14, "IBV_WC_LOC_RDD_VIOL_ERR", "local RDD violation error"),
+    (15, "IBV_WC_REM_INV_RD_REQ_ERR", "remote invalid RD request"), (16, "IBV_WC_REM_ABORT_ERR", "aborted error"),
+    (17, "IBV_WC_INV_EECN_ERR", "invalid EE context number"),
+    (18, "IBV_WC_INV_EEC_STATE_ERR", "invalid EE context state"), (19, "IBV_WC_FATAL_ERR", "fatal error"),
+    (20, "IBV_WC_RESP_TIMEOUT_ERR", "response timeout error"), (21, "IBV_WC_GENERAL_ERR", "general error"),
+)
+IB_WC_STATUS = {number: name for number, name, _ in IB_WC_STATUSES}
+IB_WC_WORDS = {words.lower(): name for _, name, words in IB_WC_STATUSES}  # the words as a line gives them, any case
+IB_WC_SAID = {name: (number, words) for number, name, words in IB_WC_STATUSES}
+
+
+def _wc(line: Any, i: int) -> object:
+    said = IB_WC_SAID.get(line.details.get("wc_status"))
+    return said[i] if said else None
+
+
+# Words any reader of a line may name it with (a kind's `named` template; live and offline alike: `named_as`), beside
+# its fields and details: what takes a table to say. `wc_words`, `wc_number`: a completion status's
+# ibv_wc_status_str words and number ("transport retry counter exceeded", 12) for its libibverbs name
+LINE_WORDS: Mapping[str, Any] = MappingProxyType({"wc_words": lambda line: _wc(line, 1),
+                                                  "wc_number": lambda line: _wc(line, 0)})
+
+
 def named_as(named: str | tuple[str, ...], line: Any, words: Mapping[str, Any] = MappingProxyType({})) -> str | None:
     """A line (a Finding, triage's Evidence) named by its kind's `named`: one template rendered, a value missing or
     empty said "None" or its `{..|default}`; of a tuple of alternatives, the first whose every field the line has
-    (`{details.key}` a detail, `{name}` a field or a word of `words`, a function of the line), None where none has
-    them; None for "" (no template).  The one renderer of the kind rows' templates, offline's and live's."""
+    (`{details.key}` a detail, `{name}` a word of `words` or of LINE_WORDS, a function of the line, else a field), None
+    where none has them; None for "" (no template).  The one renderer of the kind rows' templates, offline's and
+    live's."""
     if not named:
         return None
     if isinstance(named, str):
@@ -773,8 +821,9 @@ def _render(template: str, line: Any, words: Mapping[str, Any], strict: bool) ->
         if name is None:
             continue
         name, bar, default = name.partition("|")
+        said = words.get(name) or LINE_WORDS.get(name)
         value = line.details.get(name[8:]) if name.startswith("details.") else \
-            words[name](line) if name in words else getattr(line, name)
+            said(line) if said is not None else getattr(line, name)
         if value in (None, ""):
             if strict:
                 return None

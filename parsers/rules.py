@@ -17,7 +17,7 @@ from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, NVLINK5_DECODE_OUT
                       NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS,
                       XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, XID_EVENTS, XID_READS,
                       nvlink5_decode, sxid_info, xid_info)
-from .kinds import BY_NAME as KIND, SEVERITY_RANK
+from .kinds import BY_NAME as KIND, IB_WC_STATUS, IB_WC_WORDS, SEVERITY_RANK
 from .wordscan import LazyPattern
 
 PCI = r"(?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
@@ -3875,31 +3875,6 @@ NCCL_CODES = {  # ncclResult_t name -> attribution, per NCCL's own descriptions
     "ncclInvalidUsage": "application",
     "ncclInvalidArgument": "application",
 }
-
-# libibverbs' enum ibv_wc_status: the work completion's status NET/IB prints as "status=N" (older: "error N"), and
-# UCX's verbs transports in ibv_wc_status_str's words ("transport retry counter exceeded"), named in
-# details["wc_status"].  The name says what a completion error is evidence of: IBV_WC_RETRY_EXC_ERR, the transport's
-# retries to the peer ran out (the link or the peer's port); IBV_WC_WR_FLUSH_ERR, a work request flushed because its
-# queue pair had already gone to the error state (after an earlier error on it, or the connection torn down by the
-# other side): the aftermath of another failure, never evidence of the link of its own.
-IB_WC_STATUSES = (  # (number, libibverbs' name, ibv_wc_status_str's words: rdma-core libibverbs/enum_strs.c)
-    (1, "IBV_WC_LOC_LEN_ERR", "local length error"), (2, "IBV_WC_LOC_QP_OP_ERR", "local QP operation error"),
-    (3, "IBV_WC_LOC_EEC_OP_ERR", "local EE context operation error"),
-    (4, "IBV_WC_LOC_PROT_ERR", "local protection error"), (5, "IBV_WC_WR_FLUSH_ERR", "Work Request Flushed Error"),
-    (6, "IBV_WC_MW_BIND_ERR", "memory management operation error"), (7, "IBV_WC_BAD_RESP_ERR", "bad response error"),
-    (8, "IBV_WC_LOC_ACCESS_ERR", "local access error"), (9, "IBV_WC_REM_INV_REQ_ERR", "remote invalid request error"),
-    (10, "IBV_WC_REM_ACCESS_ERR", "remote access error"), (11, "IBV_WC_REM_OP_ERR", "remote operation error"),
-    (12, "IBV_WC_RETRY_EXC_ERR", "transport retry counter exceeded"),
-    (13, "IBV_WC_RNR_RETRY_EXC_ERR", "RNR retry counter exceeded"),
-    (14, "IBV_WC_LOC_RDD_VIOL_ERR", "local RDD violation error"),
-    (15, "IBV_WC_REM_INV_RD_REQ_ERR", "remote invalid RD request"), (16, "IBV_WC_REM_ABORT_ERR", "aborted error"),
-    (17, "IBV_WC_INV_EECN_ERR", "invalid EE context number"),
-    (18, "IBV_WC_INV_EEC_STATE_ERR", "invalid EE context state"), (19, "IBV_WC_FATAL_ERR", "fatal error"),
-    (20, "IBV_WC_RESP_TIMEOUT_ERR", "response timeout error"), (21, "IBV_WC_GENERAL_ERR", "general error"),
-)
-IB_WC_STATUS = {number: name for number, name, _ in IB_WC_STATUSES}
-IB_WC_WORDS = {words.lower(): name for _, name, words in IB_WC_STATUSES}  # the words as a line gives them, any case
-
 
 
 def _refine_ib_async_event(g: dict, out: dict) -> None:

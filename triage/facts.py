@@ -33,7 +33,8 @@ class JobKind:
     teardown: bool = False  # parsers/kinds.py `Kind.teardown`: what a process group's teardown prints (triage.teardown)
     hang: bool = False  # parsers/kinds.py `Kind.hang`: what a collective or barrier that never completed prints
     timed_out: bool = False  # parsers/kinds.py `Kind.timed_out`: a rank's own watchdog report of a timed-out collective
-    named: str = ""  # parsers/kinds.py `Kind.named`: how a line of it is named in a job's reason ("": its name)
+    # parsers/kinds.py `Kind.named`: how a line of it is named in a job's reason ("": its name; a tuple: alternatives)
+    named: str | tuple[str, ...] = ""
     # a process of the job ended (one of DEATHS; "": no death): explained as a rank's death is (triage.attribute
     # DEATH_KINDS)
     death: str = ""
@@ -74,8 +75,12 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "evicted)", "infrastructure", aftermath=True, named="{ended}", about="another", ended=True),
     # a consequence, but for a store's count of ranks apart, the job's cause (attribute.STORE_COUNTS): its gang cannot
     # form (facebookresearch/metaseq #52: such jobs "continue to stay alive")
+    # named by what its rows' groups say: the counts the store waited for (store_join's), the store's address a
+    # client never reached (store_connect_timeout's), the error's own words (`what`); else "store error"
     JobKind("store_error", "the rendezvous / TCPStore connection failed", "infrastructure", consequence=True, teardown=True,
-            restarts=True),
+            restarts=True, named=("store timeout ({details.store_joined} of {details.store_expected} ranks joined)",
+                                  "store error '{details.what}' (store {details.store_host}:{details.store_port})",
+                                  "store error '{details.what}'")),
     JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure", raised=True,
             named="{storage}"),
     # the pod's or node's configuration, not the GPU nor the program's code: the same job runs where the limit is
@@ -94,15 +99,25 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("nccl_address", "NCCL's own address on a host (maps a peer address to a host)", context=True, maps=True),
     JobKind("nccl_rank", "NCCL's communicator line: which rank a host:pid is, and the job's size", context=True,
             maps=True),
+    # named by what its rows' groups say: PyTorch's two ranks and the first one's op, the flight recorder's error type,
+    # NCCL's rank it points at; else "collective mismatch"
     JobKind("collective_mismatch", "ranks called different collectives (op, size, order): the program's own bug",
-            "application"),
+            "application", named=("collective mismatch (rank {details.first_rank} running {details.op}, rank "
+                                  "{details.other_rank} another collective)",
+                                  "collective mismatch (rank {details.first_rank} running {details.op})",
+                                  "collective mismatch ({details.error_type})",
+                                  "collective mismatch (NCCL: at or around rank {details.around_rank})")),
     JobKind("worker_exit", "a rank's worker process (PyTorch's DataLoader worker) was killed by a signal, the rank's own "
             "report of it: explained as a rank's death by that signal is",
             named="DataLoader worker killed (signal {signal})", death="process", about="another", raised=True),
     JobKind("nonfinite_result", "a rank's own check found a NaN or Inf in its loss or gradients and stopped the job "
             "(Megatron's check_for_nan_in_loss_and_grad, every era): the training's numerics diverged (data, learning "
             "rate, a kernel): the application's, never the node's unless a rerun on another GPU says so", "application",
-            raised=True),
+            raised=True,
+            # the check's own message (the rerun state machine's `check`; the assert's "found NaN in local <where>")
+            named=("non-finite result ('{details.check}')",
+                   "non-finite result ('found {details.result} in local {details.where}')",
+                   "non-finite result ({details.result})")),
     JobKind("rank_seen", "a rank wrote to the logs read (one per rank and file): a rank that reported no timeout is "
             "seen", context=True),
     JobKind("process_lost", "the job's coordinator declared a process or node of it dead (JAX's coordination service: "

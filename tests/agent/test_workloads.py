@@ -358,6 +358,26 @@ def test_two_ranks_on_one_gpu_say_so_in_their_pods_event_as_triage_does():
     assert "likely elsewhere" not in ev.message
 
 
+def test_a_completion_errors_event_names_its_status_as_triage_does():
+    """NVIDIA/nccl #1405's line (REAL, tests/fixtures/incidents/nccl-1405-ib): the Pod Event names the completion's
+    status in libibverbs' words and number (parsers/kinds.py ib_completion_error's `named`, LINE_WORDS), the words
+    triage's reason says it in. Was: "NET/IB completion error on .. (peer 10.216.210.236): ..", status=12 unsaid."""
+    from parsers import Classifier
+    from triage import Clock, read_lines
+    from triage.attribute import named
+
+    line = (Path(__file__).parents[1] / "fixtures" / "incidents" / "nccl-1405-ib" / "logs" /
+            "kp-ddp-worker-0.log").read_text().splitlines()[0]
+    f = Classifier().classify_alone(line)
+    ev = WorkloadTracker(Metrics()).observe(PodRef("ml", "kp-ddp-worker-0", "uid-0", "main"), f)
+    assert ev.reason == "NCCLIBCompletionError"
+    said = "NET/IB completion error 'transport retry counter exceeded' (status 12)"
+    assert ev.message.startswith(said), ev.message
+    assert "(peer 10.216.210.236)" in ev.message
+    (e,) = [e for e in read_lines([line], "kp-ddp-worker-0.log", Clock()) if e.kind == "ib_completion_error"]
+    assert named(e) == said
+
+
 def test_without_a_node_fault_the_event_says_the_cause_is_elsewhere_and_names_the_peer(tmp_path, pods):
     agent = make_agent(tmp_path, pods)
     run_pods(agent)

@@ -103,8 +103,11 @@ def test_a_fastest_round_trip_printed_as_zero_still_names_the_straggler():
 def test_the_incident_names_the_stragglers():
     f = parse_line(_nvrx_line("have worse relative performance", {StragglerId(76, "h100-001-253-012")}))
     e = Evidence("straggler_report", severity=f.severity, details=f.details)
-    assert named(e) == "straggler reported (rank 76 on node h100-001-253-012 (relative performance))"
-    assert named(Evidence("straggler_report", severity="warning")) == "straggler reported (ranks not named)"
+    # the Pod Event's words (explain, above): one template, parsers/kinds.py straggler_report's `named` (was: the
+    # incident's "straggler reported (rank 76 on node .. (relative performance))", the Event's own words beside it)
+    assert named(e) == "straggler reported by the job: rank 76 on node h100-001-253-012 (relative performance)"
+    assert explain(f, None).startswith(named(e) + ":")
+    assert named(Evidence("straggler_report", severity="warning")) == "straggler reported by the job: ranks not named"
 
 
 def test_score_tables_are_no_verdict():

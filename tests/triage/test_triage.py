@@ -1422,7 +1422,9 @@ def test_a_jax_coordination_error_is_worded_as_jaxs_not_nccls():
     logs = INCIDENT_LOGS / "paxml-77-register-deadline" / "logs"
     ev = [e for f in sorted(logs.iterdir()) for e in read_lines(f.read_text().splitlines(), f.name, Clock())]
     (incident_,) = attribute(ev)
-    assert "(JAX coordination service error first, on " in incident_.reason and "NCCL" not in incident_.reason
+    # and the status its line quotes (was: "JAX coordination service error" alone)
+    assert "(JAX coordination service error 'DEADLINE_EXCEEDED: Deadline Exceeded' first, on " in incident_.reason
+    assert "NCCL" not in incident_.reason
 
 
 def test_a_key_value_wait_names_its_key_and_duration():
