@@ -284,10 +284,10 @@ CONDITIONS: tuple[Condition, ...] = (
               fault="error"),
     # the host around the GPUs (no taint by default)
     Condition("KernelDegraded", "KernelIsHealthy",
-              "no CPU lockup, RCU stall, unstable clocksource, network device stuck unregistering or full kernel "
+              "no CPU lockup, RCU stall, unstable clocksource, network device stuck unregistering or full file "
               "table",
               "a CPU lockup, an RCU stall, the clocksource marked unstable, a network device the kernel cannot "
-              "unregister or a kernel table full (connection tracking, open files)"),
+              "unregister or the system-wide file table full"),
     Condition("HostMemoryUnhealthy", "HostMemoryIsHealthy", "no uncorrected host memory error",
               "an uncorrected host memory error"),
     Condition("StorageUnhealthy", "StorageIsHealthy", "no NFS, filesystem or NVMe fault",
@@ -631,10 +631,14 @@ TABLE: tuple[Kind, ...] = (
     # kubernetes/kubernetes #18604, #71261), or the system-wide file table ("VFS: file-max limit <n> reached",
     # fs/file_table.c: every open, socket and pipe of every process fails with ENFILE). Peers flag both
     # (aws/eks-node-monitoring-agent ConntrackExceededKernel, leptonai/gpud vfs_file_max_limit_reached). The kernel
-    # prints it, rate-limited, while the table stays full; each line a finding (as netdev_stuck's): a warning raising
-    # KernelDegraded while they come, expiring once they stop; no taint and no job's root by itself.
+    # prints it, rate-limited, while the table stays full; each line a finding (as netdev_stuck's). Connection
+    # tracking full is a warning and raises no condition (an Event and the metrics): a busy node's conntrack spikes for
+    # a second and a condition would stand for warning_expire_seconds (6 h) after it, as EKS's monitor makes it an
+    # Event, not a condition (docs/node-health-issues.adoc ConntrackExceededKernel); the file table full, where every
+    # open fails, an error raising KernelDegraded while its lines come, expiring once they stop. No taint, and no
+    # job's root by itself.
     Kind("kernel_table_full", "kernel table full", None, "warning", "unknown", "INVESTIGATE", "KernelTableFull", (
-        Raise("KernelDegraded", "expire"),
+        Raise("KernelDegraded", "expire", {"severity": ["error", "fatal"]}),
     ), doc="a node-wide kernel table full: connection tracking (`nf_conntrack: table full, dropping packet`, new "
            "flows' packets dropped: pods' connections time out at random) or the system-wide file table (`VFS: "
            "file-max limit <n> reached`, opens fail with ENFILE); details `table` (`conntrack`, `file-max`)"),

@@ -2073,7 +2073,7 @@ RULES: tuple[Rule, ...] = (
     _r("conntrack_table_full", "kernel_table_full", ["table full, dropping packet"],
        r"\b(?:nf|ip)_(?P<table>conntrack): (?:nf_conntrack: )?table full, dropping packet"),
     _r("file_max_reached", "kernel_table_full", ["file-max limit"],
-       r"\bVFS: (?P<table>file-max) limit (?P<limit>\d+) reached"),
+       r"\bVFS: (?P<table>file-max) limit (?P<limit>\d+) reached", severity="error"),  # every open fails: KernelDegraded
     # A process crashed in user space: the kernel's one line per fatal fault it signalled (show_signal_msg, x86's
     # arch/x86/mm/fault.c: "<comm>[<pid>]: segfault at <addr> ip <ip> sp <sp> error <code> in <library>[<base>+<size>]",
     # 6.x "in <library>[<offset>,<base>+<size>] likely on CPU n (core c, socket s)", a jump to nowhere naming no library;

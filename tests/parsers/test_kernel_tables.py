@@ -22,9 +22,11 @@ def finding(line: str):
     # leptonai/gpud #224
     ("[Sun Dec  1 14:54:40 2024] VFS: file-max limit 1000000 reached", "file-max"),
 ])
-def test_a_full_kernel_table_is_a_warning_naming_it(line, table):
+def test_a_full_kernel_table_is_found_naming_it(line, table):
+    """Connection tracking full a warning (an Event); the file table full, every open failing, an error."""
     f = finding(line)
-    assert (f.kind, f.severity, f.details["table"]) == ("kernel_table_full", "warning", table)
+    assert (f.kind, f.severity, f.details["table"]) == (
+        "kernel_table_full", "error" if table == "file-max" else "warning", table)
 
 
 def test_file_max_gives_the_limit():
