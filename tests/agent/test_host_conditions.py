@@ -60,7 +60,7 @@ def test_an_nvme_reset_after_an_aborted_timeout_raises_storage(tmp_path):
 def test_a_full_kernel_table_taints_nothing(tmp_path):
     """(h476) A full file table is an error: KernelDegraded expires once its lines stop, and no taint follows; a full
     conntrack table a warning and no condition at all (a busy node's spike of a second would stand 6 h; EKS's
-    monitor makes it an Event) (kernel-tables-2026.yaml, kubernetes/kubernetes #71261, leptonai/gpud #224)."""
+    monitor makes it an Event, not a condition) (kernel-tables-2026.yaml, kubernetes/kubernetes #71261, leptonai/gpud #224)."""
     from parsers.kinds import BY_NAME, CONDITIONS
 
     agent = make_agent(tmp_path)

@@ -23,7 +23,7 @@ def finding(line: str):
     ("[Sun Dec  1 14:54:40 2024] VFS: file-max limit 1000000 reached", "file-max"),
 ])
 def test_a_full_kernel_table_is_found_naming_it(line, table):
-    """Connection tracking full a warning (an Event); the file table full, every open failing, an error."""
+    """Connection tracking full a warning (no condition); the file table full, every open failing, an error."""
     f = finding(line)
     assert (f.kind, f.severity, f.details["table"]) == (
         "kernel_table_full", "error" if table == "file-max" else "warning", table)
