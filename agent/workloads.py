@@ -22,7 +22,7 @@ from parsers import Cause, CauseIndex, Finding, explain, likely_cause
 from parsers.catalog import xid_reason
 from parsers.correlate import Noted, Ranks, can_cause, describe
 from parsers.kinds import BY_NAME as KIND, CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
-from parsers.finding import line_time, restated, seen_at
+from parsers.finding import restated, seen_at
 from parsers.model import PodEvent, PodRef, Problem
 from kubeapi.message import MESSAGE_MAX, cut
 
@@ -176,7 +176,7 @@ class WorkloadTracker:
         (tests/agent/test_workloads.py checks each field holds the finding's value of its name)."""
         if can_cause(f):
             d = f.details
-            self.causes.append((line_time(f), f.severity, f.kind, f.xid, f.sxid, f.pci, d.get("netdev"),
+            self.causes.append((f.timestamp.timestamp(), f.severity, f.kind, f.xid, f.sxid, f.pci, d.get("netdev"),
                                 d.get("gpu_index")))
             self._index = None
 

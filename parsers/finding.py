@@ -78,7 +78,9 @@ def seen_at(f: Finding, now: float) -> float:
     """When `f`'s line was written (Unix seconds), never after `now` (a line stamped ahead of the reader's clock: a
     kernel's wall time drifted from its monotonic one, another host's stamp); `now` for a line without a time.  The
     one reading of a line's time the agent's health engine (a problem's first_seen) and its Events' eventTime share."""
-    seen = line_time(f, now)
+    if f.timestamp is None:
+        return now
+    seen = f.timestamp.timestamp()
     return seen if seen < now else now  # (no min(): a storm's every repeat reads it, agent/health.py `repeat`)
 
 
@@ -94,25 +96,8 @@ def above(action: str, other: str) -> bool:
 def line_time(f: Finding, otherwise: float | None = None) -> float | None:
     """When `f`'s line was written (Unix seconds: its envelope's time, or the boot's start plus its kmsg stamp where the
     agent dated it), `otherwise` for a line without one (the clock where its reading is its time, 0.0 where a repeat's
-    spacing is all that is compared).  The one reading of a line's datetime as Unix seconds (`seen_at` reads it here):
-    the last one read is kept (`_READ`), so the stages that read one finding's time in turn (the agent's admission,
-    health engine and coalescer) pay datetime.timestamp(), ~1,000 instructions, once (bench/inprocess.py)."""
-    global _READ
-    stamp = f.timestamp
-    if stamp is None:
-        return otherwise
-    read = _READ
-    if read[0] is stamp:
-        return read[1]
-    t = stamp.timestamp()
-    _READ = (stamp, t)
-    return t
-
-
-# The datetime `line_time` read last and its Unix seconds: keyed by the object itself (immutable, and held here, so its
-# identity is no other's), one tuple read and replaced whole (a reader on another thread gets a pair that belongs
-# together, at worst a miss)
-_READ: tuple[datetime | None, float] = (None, 0.0)
+    spacing is all that is compared)."""
+    return f.timestamp.timestamp() if f.timestamp is not None else otherwise
 
 
 def restated(f: Finding) -> str | None:

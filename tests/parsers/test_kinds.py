@@ -152,31 +152,3 @@ def test_a_findings_line_time_is_its_stamp_else_what_the_caller_says():
     assert line_time(f) is None and line_time(f, 0.0) == 0.0 and line_time(f, 1.5) == 1.5
     f.timestamp = datetime(2025, 1, 2, 3, 4, 5, 250000, timezone.utc)
     assert line_time(f, 0.0) == 1735787045.25
-
-
-def test_a_lines_time_is_read_from_its_datetime_once_by_the_stages_reading_it_in_turn():
-    """`line_time` keeps the datetime it read last: the agent's stages that read one finding's time in turn (the health
-    engine's `seen_at`, the coalescer's `line_time`, a cause noted) pay datetime.timestamp() (~1,000 instructions) once,
-    not once each (bench/inprocess.py); another datetime, even an equal one, is read anew, and `seen_at` still caps a
-    line stamped ahead of the clock."""
-    from datetime import datetime, timezone
-
-    from parsers.finding import line_time, seen_at
-
-    reads = []
-
-    class Counted(datetime):
-        def timestamp(self) -> float:
-            reads.append(self)
-            return super().timestamp()
-
-    f = parse_line("[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid=1, GPU has fallen off the bus.")
-    assert f is not None
-    f.timestamp = Counted(2025, 1, 2, 3, 4, 5, 250000, timezone.utc)
-    assert seen_at(f, 2e9) == line_time(f, 0.0) == line_time(f) == 1735787045.25
-    assert len(reads) == 1
-    assert seen_at(f, 1735787000.0) == 1735787000.0 and len(reads) == 1  # (ahead of the clock: the clock's)
-    f.timestamp = Counted(2025, 1, 2, 3, 4, 5, 250000, timezone.utc)  # equal, another object: read again
-    assert line_time(f) == 1735787045.25 and len(reads) == 2
-    f.timestamp = None
-    assert line_time(f, 7.0) == 7.0 and seen_at(f, 8.0) == 8.0
