@@ -246,12 +246,6 @@ class HealthEngine:
 
     # ---- input -------------------------------------------------------------------------------
 
-    def _seen(self, f: Finding) -> float | None:
-        """When `f` happened (wall clock, never in the future); None when it belongs to an earlier boot."""
-        seen = seen_at(f, self.clock())
-        epoch = self.boot.epoch
-        return None if epoch is not None and f.timestamp is not None and seen < epoch else seen
-
     def observe(self, f: Finding, source: str = "kernel") -> Change:
         """Decide one finding and derive the conditions: what it changed."""
         change = Change()
@@ -264,10 +258,10 @@ class HealthEngine:
         `repeat`): ("problem", id) when it only added to a standing problem, ("none", None) when it raised
         nothing and left no state, None when the decision depended on state (policy windows, a kind's repeats by
         several processes, lifecycle)."""
-        seen = self._seen(f)
+        epoch = self.boot.epoch
+        seen = seen_at(f, self.clock(), epoch)  # (wall clock, never in the future)
         if seen is None:
             return None  # from a previous boot: counted by the caller, raises nothing
-        epoch = self.boot.epoch
         uptime = f.uptime if f.uptime is not None else seen - epoch if epoch is not None else None
         held = self.policy.apply(f, seen, uptime)  # (else `f` goes on, changed in place)
         if held:
@@ -296,7 +290,7 @@ class HealthEngine:
     def repeat(self, f: Finding, outcome: Outcome) -> bool:
         """`f` repeats a finding whose decision was `outcome` (from `decide`): count it without deciding again.
         False when that decision no longer stands (its problem was cleared): the caller decides afresh."""
-        seen = self._seen(f)
+        seen = seen_at(f, self.clock(), self.boot.epoch)
         if seen is None:
             return True  # from a previous boot: counted by the caller, raises nothing (as observe)
         if self.policy.remember(f, seen):

@@ -160,7 +160,8 @@ class Pipeline:
         change = Change()
         epoch, guard, already_seen = self.boot.epoch, self.guard, self.xids.already_seen
         repeat, remember, noted = self.coalescer.repeat, self.coalescer.remember, self.workloads.note_finding
-        decide, gpu, known = self.engine.decide, self.gpu, self.known_gpus
+        decide, gpu, known, pods = self.engine.decide, self.gpu, self.known_gpus, self.pods
+        dated, utc = datetime.fromtimestamp, timezone.utc  # (a kmsg line's wall time: every record of a flood's)
         fresh: list[tuple] = []  # the counter labels of the findings decided anew
         read = classifier.read
         for rec in batch:
@@ -173,7 +174,7 @@ class Pipeline:
                     self.metrics.forged.labels(name, f.kind).inc()
                     continue
                 if f.timestamp is None and f.uptime is not None and epoch is not None:
-                    f.timestamp = datetime.fromtimestamp(epoch + f.uptime, timezone.utc)
+                    f.timestamp = dated(epoch + f.uptime, utc)
                 if f.kind == "xid":
                     if already_seen(f, name):
                         continue
@@ -189,7 +190,7 @@ class Pipeline:
                     continue
                 annotate(f, gpu.gpu_map, known)  # (the inventory's map: the poller's thread replaces it)
                 if f.kind == "xid" and f.pid is not None:
-                    pod = self.pods(f.pid)
+                    pod = pods(f.pid)
                     if pod is not None:
                         f.details["pod"] = f"{pod.namespace}/{pod.pod}"
                         if f.attribution == "application":

@@ -76,14 +76,18 @@ def from_kernel(f: Finding) -> bool:
     return f.program in KERNEL_PROGRAMS
 
 
-def seen_at(f: Finding, now: float) -> float:
+def seen_at(f: Finding, now: float, since: float | None = None) -> float | None:
     """When `f`'s line was written (Unix seconds), never after `now` (a line stamped ahead of the reader's clock: a
     kernel's wall time drifted from its monotonic one, another host's stamp); `now` for a line without a time.  The
-    one reading of a line's time the agent's health engine (a problem's first_seen) and its Events' eventTime share."""
+    one reading of a line's time the agent's health engine (a problem's first_seen) and its Events' eventTime share.
+    `since` (the health engine's: this boot's start), None for a stamped line before it, an earlier boot's (never None
+    without it): the engine's one call a decided finding and a repeat pay (bench/inprocess.py --instructions)."""
     if f.timestamp is None:
         return now
     seen = f.timestamp.timestamp()
-    return seen if seen < now else now  # (no min(): a storm's every repeat reads it, agent/health.py `repeat`)
+    if seen > now:  # (no min(): a storm's every repeat reads it, agent/health.py `repeat`)
+        seen = now
+    return None if since is not None and seen < since else seen
 
 
 def at_least(severity: str, minimum: str) -> bool:

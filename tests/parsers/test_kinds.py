@@ -152,3 +152,21 @@ def test_a_findings_line_time_is_its_stamp_else_what_the_caller_says():
     assert line_time(f) is None and line_time(f, 0.0) == 0.0 and line_time(f, 1.5) == 1.5
     f.timestamp = datetime(2025, 1, 2, 3, 4, 5, 250000, timezone.utc)
     assert line_time(f, 0.0) == 1735787045.25
+
+
+def test_seen_at_caps_a_line_at_the_clock_and_since_refuses_an_earlier_boots():
+    """parsers/finding.py `seen_at`: the line's time, never after the clock; with `since` (the health engine's boot
+    start, its one call per decided finding and repeat: agent/health.py had a `_seen` method around it) None for a
+    stamped line before it, an unstamped line the clock's whatever `since` says."""
+    from datetime import datetime, timezone
+
+    from parsers.finding import seen_at
+
+    f = parse_line("[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid=1, GPU has fallen off the bus.")
+    assert f is not None and seen_at(f, 5.0) == 5.0 and seen_at(f, 5.0, 9.0) == 5.0
+    f.timestamp = datetime(2025, 1, 2, 3, 4, 5, 250000, timezone.utc)
+    t = 1735787045.25
+    assert seen_at(f, t + 1) == seen_at(f, t + 1, t) == seen_at(f, t + 1, None) == t
+    assert seen_at(f, t - 1) == seen_at(f, t - 1, t - 2) == t - 1  # ahead of the clock: the clock's
+    assert seen_at(f, t + 1, t + 0.5) is None  # before the boot's start: an earlier boot's line
+    assert seen_at(f, t - 1, t - 0.5) is None  # (capped at a clock before the boot's start: as the engine's was)
