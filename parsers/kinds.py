@@ -264,8 +264,9 @@ def _workloads_on_node(condition: str, reason: str, action: str) -> Repeated:
     (its GPUs or its driver stack), not one program's."""
     return Repeated(condition, reason, {}, (), 2, 600.0, action=action, distinct="workload", noun="workloads")
 
-# gpu-npd's taint keys: this prefix + a condition's type ("gpu-npd.io/GPUUnhealthy"); the agent's default
-# (agent/kube/settings.py taint_prefix) and what triage reads as gpu-npd's own NoExecute taint (triage/facts.py pod_end)
+# gpu-npd's taint keys: this prefix + a condition's name ("gpu-npd.io/GPUUnhealthy"; agent/kube/desired.py taint_key);
+# the agent's default (agent/kube/settings.py taint_prefix) and what triage reads as gpu-npd's own NoExecute taint
+# (triage/facts.py pod_end)
 TAINT_PREFIX = "gpu-npd.io/"
 
 CONDITIONS: tuple[Condition, ...] = (

@@ -6,7 +6,8 @@ KMock parses the Kubernetes URLs and renders errors.  On top:
   ignored, as the watch cache of 1.30 serves it), PATCH of `nodes/status` with strategic
   merge of `status.conditions` by `type` (the content type is checked: a JSON merge patch would
   replace kubelet's conditions on a real server), PATCH of the node with `metadata.resourceVersion`
-  checked (409 Conflict) and `spec.taints` replaced whole, as the real API server does.
+  checked (409 Conflict) and `spec.taints` replaced whole, as the real API server does, and validated as it does
+  (`_taints_invalid`: a key no qualified name, a bad value or effect, a key and effect twice: the whole patch is 422).
 - DRA (resource.k8s.io, only where a test serves it: `dra_versions`): discovery of the group and its
   versions, ResourceSlice LIST (fieldSelector spec.nodeName), DeviceTaintRule LIST (labelSelector), GET,
   CREATE (409 AlreadyExists on a taken name; 422 for an effect other than NoSchedule / NoExecute, as
@@ -207,6 +208,44 @@ def _event_invalid(ev: dict) -> str | None:
     return None
 
 
+_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
+_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+_QUALIFIED = ("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+              "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+              "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and "
+              "'/' (e.g. 'example.com/MyName')")
+
+
+def _taints_invalid(taints: list) -> str | None:
+    """What the API server's validation of a Node's `spec.taints` refuses (422 Invalid: the whole update, every
+    other taint in it too), None where it accepts them: a key is a qualified name (one '/' at most; the prefix a DNS
+    subdomain of at most 253 characters, the name at most 63 of [A-Za-z0-9._-], alphanumeric at both ends), a value
+    a label value, an effect one of three, and no two taints with one key and effect (kubernetes
+    pkg/apis/core/validation validateNodeTaints, k8s.io/apimachinery pkg/util/validation IsQualifiedName; the
+    message as kubernetes-sigs/node-readiness-controller #155 quotes it for `readiness.k8s.io/falco.org/..`)."""
+    seen = set()
+    for i, t in enumerate(taints):
+        key, where = str(t.get("key", "")), f"spec.taints[{i}]"
+        parts = key.split("/")
+        prefix, name = (parts[0], parts[1]) if len(parts) == 2 else ("", parts[0])
+        if len(parts) > 2:
+            return f'{where}.key: Invalid value: "{key}": {_QUALIFIED}'
+        if len(parts) == 2 and (len(prefix) > 253 or not _SUBDOMAIN.fullmatch(prefix)):
+            return f'{where}.key: Invalid value: "{key}": prefix part a lowercase RFC 1123 subdomain ...'
+        if not name or len(name) > 63 or not _NAME_PART.fullmatch(name):
+            return f'{where}.key: Invalid value: "{key}": name part must be no more than 63 characters, {_QUALIFIED}'
+        if len(str(t.get("value", ""))) > 63 or not _LABEL_VALUE.fullmatch(str(t.get("value", ""))):
+            return f'{where}.value: Invalid value: "{t.get("value")}": a valid label value ...'
+        if t.get("effect") not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+            return f'{where}.effect: Unsupported value: "{t.get("effect")}"'
+        if (key, t["effect"]) in seen:
+            return f"{where}: Duplicate value: taints must be unique by key and effect pair"
+        seen.add((key, t["effect"]))
+    return None
+
+
 def _merge(dst: dict, patch: dict) -> None:
     """RFC 7386 JSON merge patch (lists replaced whole, null deletes)."""
     for k, v in patch.items():
@@ -356,6 +395,11 @@ class _Emulator(kmock.KubernetesEmulator):
                     return _conflict(f'nodes "{name}"')
                 body = copy.deepcopy(patch)
                 body.get("metadata", {}).pop("resourceVersion", None)
+                taints = body.get("spec", {}).get("taints")
+                invalid = _taints_invalid(taints) if isinstance(taints, list) else None
+                if invalid is not None:  # the whole update refused: no taint of it is written
+                    d.invalid_node_patches += 1
+                    return _status(422, "Invalid", f'Node "{name}" is invalid: {invalid}')
                 _merge(node, body)  # spec.taints has no merge key: the list is replaced whole
                 for key in ("annotations", "labels"):  # the server serialises an empty map as absent (omitempty)
                     if node["metadata"].get(key) == {}:
@@ -679,6 +723,7 @@ class ApiDouble:
         self.pod_log: Callable[[tuple[str, ...], str, int], str] = lambda nodes, node, index: ""
         self.job_result: Callable[[tuple[str, ...]], str] = lambda nodes: "Complete"
         self.status_patches = self.node_patches = self.conflicts = self.lists = self.event_patches = self.rejected = 0
+        self.invalid_node_patches = 0  # node PATCHes refused 422 (a taint the API's validation refuses)
         self.listed = 0  # Node objects served by LISTs (the budget's pool lists)
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None

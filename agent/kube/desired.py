@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kubeapi.reserved import reserved_key
+from kubeapi.reserved import reserved_key, unqualified
 from parsers.finding import SEVERITIES, SEVERITY_RANK
 from parsers.model import Condition
 
@@ -30,14 +30,27 @@ def taint_value(reason: str) -> str:
     return _VALUE_BAD.sub("-", reason)[:63].strip("-_.") or "true"
 
 
+def taint_key(prefix: str, condition: str) -> str:
+    """A condition's taint key: the prefix + the condition's name, after its own domain where it has one
+    (`example.com/GPUHot` -> `gpu-npd.io/GPUHot`): a taint key is a qualified name, one '/' at most, and the API
+    server refuses a node update holding one that is none, every other taint in it too."""
+    return prefix + condition.rpartition("/")[2]
+
+
+def taint_key_problem(key: str) -> str | None:
+    """Why gpu-npd may not write this taint key (no qualified name, or someone else's domain), or None."""
+    why = unqualified(key)
+    return reserved_key(key) if why is None else f"taint key {key!r} is no qualified name: {why}"
+
+
 def wanted_taints(conditions: dict[str, Condition], rules: list[TaintRule], prefix: str) -> dict[str, dict[str, str]]:
     """Our taints that the conditions call for, by key."""
     out: dict[str, dict[str, str]] = {}
     for rule in rules:
         c = conditions.get(rule.condition)
-        key = prefix + rule.condition
+        key = taint_key(prefix, rule.condition)
         if c is not None and c.status and SEVERITY_RANK.get(c.severity, 3) >= SEVERITY_RANK[rule.min_severity] \
-                and reserved_key(key) is None:
+                and taint_key_problem(key) is None:
             out[key] = {"key": key, "value": taint_value(c.reason), "effect": rule.effect}
     return out
 
@@ -45,7 +58,8 @@ def wanted_taints(conditions: dict[str, Condition], rules: list[TaintRule], pref
 def our_taint_keys(rules: list[TaintRule], prefix: str) -> frozenset[str]:
     """The taint keys gpu-npd writes: one per taint rule. Only these are ever removed or replaced; any other key,
     under our prefix or not, is someone else's."""
-    return frozenset(prefix + rule.condition for rule in rules if reserved_key(prefix + rule.condition) is None)
+    keys = (taint_key(prefix, rule.condition) for rule in rules)
+    return frozenset(key for key in keys if taint_key_problem(key) is None)
 
 
 def ours(taint: dict[str, Any], keys: frozenset[str]) -> bool:

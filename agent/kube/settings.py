@@ -9,11 +9,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
-from kubeapi.reserved import reserved_key
+from kubeapi.reserved import DNS_SUBDOMAIN, reserved_key
 from parsers.kinds import CONDITIONS, TAINT_PREFIX
 
 from ..keyspec import doc, num
-from .desired import TaintRule
+from .desired import TaintRule, taint_key, taint_key_problem
 
 MODES = ("enforce", "observe", "off")
 REPAIR_PROFILES = ("off", "eks")  # condition profiles in agent/kube/repair.py
@@ -38,8 +38,10 @@ class KubeSettings:
     request_timeout_seconds: Annotated[float, num("an API request's timeout", ge=0)] = 10.0
     max_backoff_seconds: Annotated[float, num("failed writes retry with exponential backoff and jitter up to this",
                                               ge=0)] = 60.0
-    taint_prefix: Annotated[str, doc("gpu-npd's taint keys are this prefix + a taint rule's condition; no other "
-                                     "taint, under the prefix or not, is ever touched", pattern="/$")] = TAINT_PREFIX
+    taint_prefix: Annotated[str, doc("gpu-npd's taint keys are this prefix (a DNS subdomain and '/') + a taint "
+                                     "rule's condition, its name after its own domain where it has one; no other "
+                                     "taint, under the prefix or not, is ever touched",
+                                     pattern=f"^{DNS_SUBDOMAIN}/$")] = TAINT_PREFIX
     taints: Annotated[tuple[TaintRule, ...], doc(
         "enforce mode only: {condition, effect, min_severity} each; effect NoSchedule unless set (NoExecute "
         "evicts); min_severity: taint only while the condition's worst problem is this severe")] = \
@@ -96,7 +98,14 @@ def check(s: KubeSettings, conditions: dict) -> None:
         why = reserved_key(getattr(s, key))
         if why is not None:
             raise ValueError(f"kubernetes.{key}: {why}; gpu-npd writes only keys of its own (e.g. gpu-npd.io/)")
+    keys: dict[str, str] = {}  # taint key -> the condition it is of
     for i, t in enumerate(s.taints):
         if t.condition not in conditions:
             raise ValueError(f"kubernetes.taints[{i}].condition: expected one of {', '.join(conditions)}, "
                              f"got {t.condition!r}")
+        key = taint_key(s.taint_prefix, t.condition)
+        if (why := taint_key_problem(key)) is not None:
+            raise ValueError(f"kubernetes.taints[{i}].condition: {why}")
+        if keys.setdefault(key, t.condition) != t.condition:
+            raise ValueError(f"kubernetes.taints[{i}].condition: {t.condition!r} and {keys[key]!r} would share the "
+                             f"taint key {key!r}; rename one")

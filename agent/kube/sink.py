@@ -41,7 +41,7 @@ from kubeapi.retry import WriterThread, api_errors, describe, refusal
 from parsers.gpus import problem_gpu
 from parsers.model import Condition, NodeInfo, Problem, Snapshot
 
-from .desired import budget_size, merge_taints, our_taint_keys, ours, wanted_taints
+from .desired import budget_size, merge_taints, our_taint_keys, ours, taint_key, wanted_taints
 from .dra import DeviceFencer, faulty_gpus
 from .grants import BUDGET_RECHECK_CAP_SECONDS, GrantBook, Recheck, pool_tag
 from .nodeapi import NodeApi
@@ -446,7 +446,7 @@ class TaintWriter:
     def _gauge_held(self) -> None:
         if self.n.metrics is not None:
             for rule in self.n.s.taints:
-                key = self.n.s.taint_prefix + rule.condition
+                key = taint_key(self.n.s.taint_prefix, rule.condition)
                 self.n.metrics.taint_held.labels(key).set(1 if key in self.held else 0)
 
 

@@ -118,7 +118,7 @@ def render_configuration() -> str:
             default = code(flow(k.default))
         flag = flags.get(k.path, "")
         where = code(k.env) + (f"<br>{code(flag)}" if flag else "")
-        rows.append([f"`{k.path}`", code(k.type), default] + ([cell(k.bounds)] if show_bounds else [])
+        rows.append([f"`{k.path}`", code(k.type), default] + ([code(k.bounds)] if show_bounds else [])
                     + [where, cell(k.doc)])
     out.append(table(header, rows))
     return "".join(out)

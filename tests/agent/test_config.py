@@ -152,6 +152,9 @@ def _plus(name: str) -> dict:
     (_plus("Example.com/GPUBurn"), "conditions.Example.com/GPUBurn"),  # a prefix is lower case
     (_plus("GPUBurn\n"), "conditions.GPUBurn"),  # `$` alone takes a trailing newline
     (_plus("-GPUBurn"), "conditions.-GPUBurn"),
+    (_plus("a" * 249 + ".com/" + "B" * 63), "conditions." + "a" * 249),  # a qualified name of 317: MaxLength 316
+    (_plus("G" * 64), "conditions." + "G" * 64),  # a qualified name's name: 63 at most (ValidateCondition)
+    (_plus("a" * 251 + ".io/G"), "conditions." + "a" * 251),  # its prefix: 253 at most
     # a built-in check's: enabled or not, its tool present or not (refused on every node alike)
     ({"checks": {"builtin": {"ib": {"condition": "Bad Name"}}}}, "checks.builtin.ib.condition"),
     ({"checks": {"enabled": True, "builtin": {"gpu": {"enabled": True, "condition": "Ready"}}}},
@@ -175,6 +178,46 @@ def test_a_qualified_condition_type_of_ones_own_is_accepted():
         assert name in load(env={}, flags=_plus(name)).conditions
     cfg = load(env={}, flags={"checks": {"builtin": {"ib": {"condition": "example.com/IBCheck"}}}})
     assert "example.com/IBCheck" not in cfg.conditions  # (the check is off: its condition joins none)
+
+
+def test_a_condition_type_of_316_characters_is_accepted():
+    name = "a" * 248 + ".com/" + "B" * 63
+    assert len(name) == 316 and name in load(env={}, flags=_plus(name)).conditions
+
+
+def _tainted(*names: str, **kube) -> dict:
+    """Conditions of one's own added, and a taint rule on each."""
+    flags = _plus(names[0])
+    flags["conditions"].update({n: _OK for n in names})
+    return {**flags, "kubernetes": {"taints": [{"condition": n} for n in names], **kube}}
+
+
+def test_a_condition_with_a_domain_of_its_own_is_tainted_by_its_name():
+    """h488: its key was taint_prefix + the type, `gpu-npd.io/example.com/GPUHot`, no taint key (two '/'): the API
+    server refused the node's whole taint patch. One function makes the key (agent/kube/desired.py taint_key)."""
+    from agent.kube.desired import our_taint_keys, taint_key  # noqa: PLC0415
+
+    cfg = load(env={}, flags=_tainted("example.com/GPUHot"))
+    assert taint_key(cfg.kube.taint_prefix, "example.com/GPUHot") == "gpu-npd.io/GPUHot"
+    assert our_taint_keys(list(cfg.kube.taints), cfg.kube.taint_prefix) == {"gpu-npd.io/GPUHot"}
+
+
+@pytest.mark.parametrize("flags, words", [
+    (_tainted("example.com/GPUHot", "example.org/GPUHot"), "would share the taint key 'gpu-npd.io/GPUHot'"),
+    (_tainted("example.com/GPUHot", "GPUHot"), "would share the taint key 'gpu-npd.io/GPUHot'"),
+    (_tainted("GPUHot", taint_prefix="a" * 251 + ".io/"), "is no qualified name: its prefix 'aaa"),
+])
+def test_a_taint_rule_whose_key_would_be_no_taint_key_is_refused_in_one_line(flags, words):
+    with pytest.raises(ConfigError) as exc:
+        load(env={}, flags=flags)
+    err = str(exc.value)
+    assert err.startswith("kubernetes.taints[") and words in err and "\n" not in err, err
+
+
+@pytest.mark.parametrize("prefix", ["GPU-NPD.io/", "gpu_npd.io/", "a/b/", "/", "-x.io/"])
+def test_a_taint_prefix_that_is_no_domain_is_refused(prefix):
+    with pytest.raises(ConfigError, match=r"^kubernetes\.taint_prefix"):
+        load(env={}, flags={"kubernetes": {"taint_prefix": prefix}})
 
 
 def test_keys_of_our_own_domain_or_a_private_one_are_accepted():

@@ -417,6 +417,12 @@ def test_an_agents_configmap_is_named_by_its_content_immutable_and_kept_by_an_up
       "tolerations": [{"key": f"{TAINT_PREFIX}GPUUnhealthy", "operator": "Exists"}]}, "example.com/GPUUnhealthy"),
     ({"nodePools": [{"name": "a", "nodeSelector": {"p": "x"}, "mode": "enforce", "tolerations": []}]},
      r"nodePools\[a\]: tolerations do not tolerate"),
+    # a condition with a domain of its own is tainted by its name (agent/kube/desired.py taint_key), not
+    # gpu-npd.io/example.com/GPUHot, which is no taint key
+    ({"mode": "enforce", "config": {"conditions": {"example.com/GPUHot": {"ok_reason": "Cool", "ok_message": "ok"}}},
+      "taints": [{"condition": "example.com/GPUHot"}],
+      "tolerations": [{"key": f"{TAINT_PREFIX}example.com/GPUHot", "operator": "Exists"}]},
+     f"tolerations do not tolerate gpu-npd's taint {TAINT_PREFIX}GPUHot:NoSchedule"),
     # a surged agent cannot start beside the old one on its node (hostNetwork metrics port, the state directory's lock)
     ({"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}},
      r"updateStrategy.rollingUpdate.maxSurge 1: expected 0 \(a surged agent cannot start beside the old one"),

@@ -14,7 +14,7 @@ import yaml
 
 from agent.kube.repair import own_condition_types
 from cel_admission import admitted
-from kubeapi.reserved import CONDITION_TYPE, KUBELET_CONDITIONS
+from kubeapi.reserved import CONDITION_TYPE, CONDITION_TYPE_MAX, KUBELET_CONDITIONS
 from test_deploy import DEPLOY, needs_kubectl, operator_overlay
 from test_helm import CHART, by_key, helm, render
 
@@ -122,6 +122,10 @@ def test_a_configuration_adding_condition_types_renders_a_policy_admitting_them(
     ({"config": {"conditions": {"X' || true || 'Y": _ok("X")}}}, "conditions: .* is no condition type"),
     ({"config": {"checks": {"builtin": {"ib": {"condition": "Bad Name"}}}}},
      "checks.builtin.ib.condition: .* is no condition type"),
+    # the lengths Kubernetes' pattern does not say (kubeapi/reserved.py refuses them alike): metav1.Condition's
+    # MaxLength 316 (a qualified name of 317), a name past 63, a prefix past 253
+    *[({"rbac": {"extraConditionTypes": [t]}}, "rbac.extraConditionTypes: .* is no condition type")
+      for t in ("a" * 249 + ".com/" + "B" * 63, "G" * 64, "a" * 251 + ".io/G")],
 ])
 def test_a_type_the_policy_must_not_admit_fails_the_render(values, error):
     """The kubelet's types (kubeapi/reserved.py; the agent refuses them too, but the policy is what holds a stolen
@@ -129,6 +133,11 @@ def test_a_type_the_policy_must_not_admit_fails_the_render(values, error):
     line naming the value."""
     with pytest.raises(helm.HelmError, match=error):
         render(values)
+
+
+def test_a_condition_type_of_316_characters_renders():
+    t = "a" * 248 + ".com/" + "B" * 63
+    assert ours_of(chart_vap({"rbac": {"extraConditionTypes": [t, "G" * 63]}}))[1] == ["G" * 63, t]
 
 
 def test_the_charts_refusal_is_the_agents_declaration():
@@ -140,6 +149,7 @@ def test_the_charts_refusal_is_the_agents_declaration():
     (pattern,) = re.findall(r"regexMatch `([^`]+)` \$t", text)
     assert set(re.findall(r'"([A-Za-z]+)"', kubelet)) == KUBELET_CONDITIONS
     assert pattern == CONDITION_TYPE
+    assert f"(gt (len $t) {CONDITION_TYPE_MAX})" in text
 
 
 @needs_kubectl

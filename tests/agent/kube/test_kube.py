@@ -896,3 +896,33 @@ def test_what_the_last_write_at_shutdown_could_not_write_is_said(api, caplog):
         time.sleep(0.05)
     again.close()
     assert api.conditions("gpu-1")["GPUUnhealthy"]["status"] == "True" and api.taints("gpu-1")
+
+
+# ---- taint keys of conditions with a domain of their own -------------------------------------------------
+
+def _prefixed_condition(**kube) -> "object":
+    """The defaults plus `example.com/IBLinkDown` (raised by an InfiniBand link down), tainted beside GPUUnhealthy."""
+    base = load(env={}, flags={})
+    conditions = {**base.conditions, "example.com/IBLinkDown": {"ok_reason": "LinksUp", "ok_message": "links up"}}
+    rules = [{"match": {"kind": "ib_link"}, "condition": "example.com/IBLinkDown"}, *base.condition_rules]
+    taints = [{"condition": "GPUUnhealthy"}, {"condition": "example.com/IBLinkDown"}]
+    return load(env={}, flags={"conditions": conditions, "condition_rules": rules,
+                                "kubernetes": {"taints": taints, **kube}})
+
+
+def test_a_condition_with_its_own_domain_taints_by_its_name_and_the_other_taints_stand(api):
+    """h488: the key was taint_prefix + the type, `gpu-npd.io/example.com/IBLinkDown`: no qualified name (two '/'),
+    the API server refused the node's whole taint patch (422) at every retry, so GPUUnhealthy's taint was lost too.
+    The key is taint_prefix + the condition's name after its own domain."""
+    cfg = _prefixed_condition()
+    api.add_node("gpu-1", taints=[OTHER_TAINT])
+    s = replace(cfg.kube, api_server=api.url, coalesce_seconds=0.05)
+    clock = Clock()
+    engine = HealthEngine(cfg, clock)
+    sink = KubernetesSink(make_api(s), "gpu-1", s, "enforce", Metrics(), clock=clock)
+    observe(engine, sink, XID79)
+    observe(engine, sink, IB_DOWN)
+    sink.sync()
+    assert api.conditions("gpu-1")["example.com/IBLinkDown"]["status"] == "True"
+    assert api.invalid_node_patches == 0
+    assert [t["key"] for t in api.taints("gpu-1")] == [OTHER_TAINT["key"], TAINT, "gpu-npd.io/IBLinkDown"]

@@ -52,7 +52,8 @@ configuration the keys of conditions (sample_rules and condition_rules may name 
 and a built-in check's condition; and rbac.extraConditionTypes, for those no value shows (an NPD plugin config's,
 read from a file on the node). The own-node policy admits them; one it must not admit fails the render: the
 kubelet's (kubeapi/reserved.py KUBELET_CONDITIONS), or a name that is no Kubernetes condition type (metav1.Condition's
-pattern, kubeapi/reserved.py CONDITION_TYPE; it is written into the policy's CEL between quotes); the agent refuses
+pattern, kubeapi/reserved.py CONDITION_TYPE, a qualified name's lengths and its MaxLength CONDITION_TYPE_MAX; it is
+written into the policy's CEL between quotes); the agent refuses
 both alike, and tests/deploy/test_vap_nodes.py holds the list and the pattern here equal to those.
 */}}
 {{- define "gpu-npd.extraConditionTypes" -}}
@@ -75,8 +76,9 @@ both alike, and tests/deploy/test_vap_nodes.py holds the list and the pattern he
 {{- if has $t (list "Ready" "MemoryPressure" "DiskPressure" "PIDPressure" "NetworkUnavailable") -}}
 {{- fail (printf "%s: condition type %q is the kubelet's; gpu-npd writes only condition types of its own" $key $t) -}}
 {{- end -}}
-{{- if not (regexMatch `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$` $t) -}}
-{{- fail (printf "%s: %q is no condition type (letters, digits, '-', '_', '.', an optional DNS prefix and '/')" $key $t) -}}
+{{- $parts := splitList "/" $t -}}
+{{- if or (not (regexMatch `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$` $t)) (gt (len $t) 316) (gt (len (last $parts)) 63) (and (gt (len $parts) 1) (gt (len (first $parts)) 253)) -}}
+{{- fail (printf "%s: %q is no condition type (letters, digits, '-', '_', '.', at most 63, after an optional DNS prefix of at most 253 and '/'; at most 316 in all)" $key $t) -}}
 {{- end -}}
 {{- if not (has $t $builtin) -}}{{- $types = append $types $t -}}{{- end -}}
 {{- end -}}
@@ -130,11 +132,12 @@ kmsgAccess, tolerations, affinity, resources, runtimeClassName. Checks what Helm
 {{- if eq $mode "enforce" -}}
 {{- /* Each of gpu-npd's own taints tolerated (its value is the reason: only operator Exists tolerates every one),
 or the DaemonSet controller never puts the agent back on a node it tainted (an upgrade, an eviction; NoExecute
-evicts it at once) and nothing clears the taint. The prefix's default is parsers/kinds.py TAINT_PREFIX (a test
-holds them equal). */ -}}
+evicts it at once) and nothing clears the taint. A taint's key is the prefix + its condition's name after the
+condition's own domain, as agent/kube/desired.py taint_key makes it. The prefix's default is parsers/kinds.py
+TAINT_PREFIX (a test holds them equal). */ -}}
 {{- $prefix := $kube.taint_prefix | default "gpu-npd.io/" -}}
 {{- range $t := $taints -}}
-{{- $key := printf "%s%s" $prefix $t.condition -}}
+{{- $key := printf "%s%s" $prefix (last (splitList "/" $t.condition)) -}}  {{- /* agent/kube/desired.py taint_key */}}
 {{- $effect := $t.effect | default "NoSchedule" -}}
 {{- $tolerated := false -}}
 {{- range $tol := ($tolerations | default list) -}}
