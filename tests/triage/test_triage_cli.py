@@ -107,15 +107,17 @@ def _depth(reason: str) -> int:
 # (..) did not reach .. : the lagging rank; nothing logged says why it stalled"
 REASONS = [
     ("dra-driver-nvidia-gpu-982-reset-required",
-     "GPU reset required on a node of the job is a hardware fault; it outranks the failures the ranks reported after it"),
+     "GPU reset required on a node of the job is a hardware fault; it outranks the failures the ranks reported "
+     "after it"),
     ("returnn-1486-gpu-unknown-error", "GPU reset required on cn-234 is a hardware fault of that node; it outranks"),
     ("pytorch-113128-ecc", "CUDA error 'uncorrectable ECC error encountered' on rank 12 at 2026-08-17 17:40:34 UTC is "
                            "a hardware fault of its node; it outranks"),
-    ("nccl-426-roce-gid", "NET/IB completion error 'transport retry counter exceeded' (status 12) on the job, the first "
-                          "of 2 NET/IB errors; no peer named, no rank died and no node fault came before: the "
+    ("nccl-426-roce-gid", "NET/IB completion error 'transport retry counter exceeded' (status 12) on the job, the "
+                          "first of 2 NET/IB errors; no peer named, no rank died and no node fault came before: the "
                           "InfiniBand / RoCE fabric failed"),
-    ("nccl-230-catastrophic", "IB async event 'local catastrophic error' on container-e275-1553839402050-12124-01-000057, "
-                              "reported by its 3 ranks (12,13,14), the first of 3 NET/IB errors; no peer named"),
+    ("nccl-230-catastrophic", "IB async event 'local catastrophic error' on "
+                              "container-e275-1553839402050-12124-01-000057, reported by its 3 ranks (12,13,14), the "
+                              "first of 3 NET/IB errors; no peer named"),
     ("nccl-1928-ofi-undeliverable", "NET/OFI completion error '2 (UNDELIVERABLE)' on the job; no peer named"),
     ("nccl-928-acs", "NET/IB completion error 'local protection error' (status 4) on H100-1, H100-5, the first of 2 "
                      "such errors: the adapter was refused access to the memory it registered"),
@@ -125,8 +127,8 @@ REASONS = [
     ("pipedream-76-shm", "8d6bf97c3bf4 died first (signal 7: SIGBUS, a shared mapping whose backing store is gone, "
                          "most often /dev/shm too small or full), which points at infrastructure"),
     ("llama2jax-20-barrier", "7 ranks (1,2,3,4,5,6,7) did not reach the coordination service's barrier "
-                             "PjRT_Client_Connect the other tasks waited at: the lagging ranks; nothing logged says why "
-                             "they stalled"),
+                             "PjRT_Client_Connect the other tasks waited at: the lagging ranks; nothing logged says "
+                             "why they stalled"),
     ("cosyvoice-180-barrier", "rank 2 failed to pass the monitored barrier rank 0 waited in (30000 ms): the lagging "
                               "rank; nothing logged says why it stalled"),
 ]
