@@ -133,7 +133,7 @@ CONSEQUENCE_SIGNALS = frozenset({6}) | ENDED_SIGNALS
 # a scheduler, the launcher, a user), and a lone SIGKILL says not who (Kay1794/Aware-of-the-history #2, horovod #469)
 SIGNAL_CATEGORY = {7: "infrastructure", 11: "application", 4: "application", 8: "application"}
 # what a death by the signal most often is, said in the reason where nothing explains it
-SIGNAL_MEANING = {7: "SIGBUS: a shared mapping whose backing store is gone, most often /dev/shm too small or full"}
+SIGNAL_MEANING = {7: "SIGBUS, a shared mapping whose backing store is gone, most often /dev/shm too small or full"}
 # Who sends a signal that names no category, said in the reason of a death nothing explains
 SIGNAL_SENDERS = {9: "the kernel's OOM killer (host or container memory), a scheduler's preemption or time limit, "
                      "the launcher after another rank failed, or a user"}
@@ -521,9 +521,8 @@ def _local_completion(errors: list[Evidence], rule: str) -> Verdict | None:
         return None
     first = local[0]
     hosts = sorted({e.host for e in local if e.host})
-    status = first.details.get("wc_status")
     return Verdict("infrastructure", first, rule,
-                   f"{len(local)} NET/IB completion error(s) {status} on {', '.join(hosts) or 'the job'}: the "
+                   f"{_what(first)} on {', '.join(hosts) or 'the job'}{_first_of(len(local), 'such errors')}: the "
                    "adapter was refused access to the memory it registered (with GPUDirect RDMA, the node's PCIe "
                    "path to the GPU: ACS enabled or an IOMMU), a configuration of the reporting node, not the link "
                    "nor the peer", host=first.host)
@@ -647,7 +646,9 @@ def _node_fault(job: Job) -> Verdict | None:
     # the earliest, then the most severe; of lines as early (or as unstamped) the one that names its rank / host
     root = min(faults, key=lambda e: (_ts(e), -SEVERITY_RANK.get(e.severity, 0), e.rank is None, e.host is None))
     category = category_of(root) or "hardware"
-    where = _who(root) if (root.rank is not None or root.host) else "a node of the job"
+    # the node said once: where the line names it (its rank's, or the host), else "a node of the job" alone
+    where, of = (_who(root), " of its node" if root.rank is not None else " of that node") \
+        if (root.rank is not None or root.host) else ("a node of the job", "")
     article = "an" if category[:1] in "aeiou" else "a"
     # the pods Kubernetes ended on the root's node whose end names a fault of it (triage.inventory pod_ended: the
     # kubelet refusing them at admission for the GPU the device plugin found lost): the fault's consequence, shown
@@ -656,7 +657,7 @@ def _node_fault(job: Job) -> Verdict | None:
     ended = tuple(e for e in job.failures if e.kind == "job_ended" and "pod_end" in e.details and root.host and
                   e.host == root.host and e.details.get("pod") in named)
     return Verdict(category, root, "node_fault",
-                   f"{_what(root)} on {where}{_at(root)} is {article} {category} fault of a node of the job; "
+                   f"{_what(root)} on {where}{_at(root)} is {article} {category} fault{of}; "
                    "it outranks the failures the ranks reported after it", suspects=ended)
 
 
@@ -770,7 +771,7 @@ def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
                            f"{'no line says' if first.kind == 'process_lost' else 'its log says nothing of'} why: "
                            "it is the suspect, "
                            f"its cause undetermined{said}")
-        meaning = f" ({SIGNAL_MEANING[first.signal]})" if first.signal in SIGNAL_MEANING else ""
+        meaning = f": {SIGNAL_MEANING[first.signal]}" if first.signal in SIGNAL_MEANING else ""
         return Verdict(category, first, "first_rank_death",
                        f"{who} died first ({how}{meaning}), which points at {category}; nothing in its log explains "
                        "it further")
@@ -1001,10 +1002,10 @@ def _peer_error(job: Job) -> Verdict | None:
                        f"{count} NET/IB completion error(s) from {len(reporters)} reporter(s) name peer {said}; "
                        "no rank died and no node fault was logged before them: the link to that peer failed",
                        host=host or first.host, pod=pod)
-    flushed = " (flushed work requests: the connection was already broken)" if any(
+    flushed = ", work requests flushed (the connection was already broken)" if any(
         e.kind == "ib_completion_error" for e in errors) else ""
     return Verdict("undetermined", first, "peer_error",
-                   f"remote errors name peer {said} ({count} line(s)){flushed}; the peer's own logs say nothing of "
+                   f"{count} remote error(s) name peer {said}{flushed}; the peer's own logs say nothing of "
                    "why it went away", host=host or (None if _loopback(first.peer) else _bare(first.peer)), pod=pod)
 
 
@@ -1039,10 +1040,10 @@ def _fabric_error(job: Job) -> Verdict | None:
     ranks = sorted({e.rank for e in fabric if e.rank is not None})
     # several ranks of one host report it: the host's adapter (or its link) failed, not one of those ranks
     host_level = len(hosts) == 1 and len(ranks) > 1
-    on = f"{hosts[0]} (reported by its {_ranks(ranks)})" if host_level else (', '.join(hosts) or 'the job')
+    on = f"{hosts[0]}, reported by its {_ranks(ranks)}" if host_level else (', '.join(hosts) or 'the job')
     return Verdict("fabric", first, "fabric_error",
-                   f"{len(fabric)} NET/IB error(s) ({_what(first)}) on {on} with no peer "
-                   "named, no rank that died and no node fault before them: the InfiniBand / RoCE fabric failed",
+                   f"{_what(first)} on {on}{_first_of(len(fabric), 'NET/IB errors')}; no peer named, no rank died "
+                   "and no node fault came before: the InfiniBand / RoCE fabric failed",
                    host=hosts[0] if len(hosts) == 1 else None, host_level=host_level)
 
 
@@ -1064,7 +1065,7 @@ def _lagging_rank(job: Job) -> Verdict | None:
                  if named is not None or barrier[0].details.get("timeout_ms") is None else
                  f"failed to pass the monitored barrier rank 0 waited in ({barrier[0].details.get('timeout_ms')} ms)")
         return Verdict("undetermined", None, "lagging_rank",
-                       f"{_ranks(behind)} {where}: the lagging rank; {_why_stalled(job, behind[0])}",
+                       f"{_ranks(behind)} {where}: {_lagging(job, behind)}",
                        suspects=tuple(barrier), rank=behind[0], host=job.rank_host.get(behind[0]))
     # the flight recorder's "preparing to dump debug info" is no timeout, but its rank's watchdog machinery was heard
     # from: it is not a rank that went silent
@@ -1077,7 +1078,7 @@ def _lagging_rank(job: Job) -> Verdict | None:
                        f"{_ranks(behind)} had not enqueued the work the others time out in when the flight recorder "
                        f"made {'it' if len(behind) == 1 else 'them'} dump (last enqueued "
                        f"{min(e.last_enqueued for e in dumped)}, process group {dumped[0].details.get('pg')}): "
-                       f"the lagging rank; {_why_stalled(job, behind[0])}",
+                       f"{_lagging(job, behind)}",
                        suspects=tuple(dumped), rank=behind[0], host=job.rank_host.get(behind[0]))
     if len({e.rank for e in reports}) < 2:
         return None
@@ -1093,7 +1094,7 @@ def _lagging_rank(job: Job) -> Verdict | None:
             where = f" of process group {pg}" if pg is not None else ""
             return Verdict("undetermined", None, "lagging_rank",
                            f"{_ranks(behind)} never enqueued NCCL work {top}{where}, which the others time out in: "
-                           f"the lagging rank; {_why_stalled(job, behind[0])}",
+                           f"{_lagging(job, behind)}",
                            suspects=tuple(e for e in group if e.rank in behind), rank=behind[0],
                            host=job.rank_host.get(behind[0]))
     # (b) a rank seen in the logs (or in the communicator) that reported no timeout while the others did
@@ -1107,18 +1108,24 @@ def _lagging_rank(job: Job) -> Verdict | None:
     return Verdict("undetermined", None, "lagging_rank",
                    f"{_ranks(missing)} reported no timeout while {len(reported)} ranks did: "
                    f"{'it' if len(missing) == 1 else 'they'} never reached the collective; "
-                   f"{_why_stalled(job, missing[0])}",
+                   f"{_why_stalled(job, missing[0], len(missing) > 1)}",
                    rank=missing[0], host=job.rank_host.get(missing[0]))
 
 
-def _why_stalled(job: Job, rank: int) -> str:
+def _lagging(job: Job, behind: Sequence[int]) -> str:
+    """The ranks a rule found behind the others named as the lagging rank (ranks, where several), and why they
+    stalled (`_why_stalled`, the first one's host)."""
+    return f"the lagging rank{'s' if len(behind) > 1 else ''}; {_why_stalled(job, behind[0], len(behind) > 1)}"
+
+
+def _why_stalled(job: Job, rank: int, several: bool = False) -> str:
     """What the lagging rank's host logged that slows a rank (SLOW_HOST_KINDS: its CPUs throttled), in the job's
     window, or that nothing logged says why it stalled."""
     host = job.rank_host.get(rank)
     slow = [e for e in job.evidence if e.kind in SLOW_HOST_KINDS and job.in_window(e)
             and (e.host == host if host is not None and e.host is not None else len(job.hosts) <= 1)]
     if not slow:
-        return "nothing logged says why it stalled"
+        return f"nothing logged says why {'they' if several else 'it'} stalled"
     e = min(slow, key=_ts)
     return f"its host{' ' + host if host else ''} logged {_what(e)}{_at(e)}, which slows a rank"
 
@@ -1433,6 +1440,12 @@ def _timed_out(job: Job, timeouts: list[Evidence]) -> str:
         where = f" of process group {pg}" if pg is not None else " (process group not named)"
         clauses.append(f"{_ranks([e.rank for e in es])}{said(es)}{where}")
     return f"{_ranks([e.rank for e in timeouts])} timed out: " + "; ".join(clauses)
+
+
+def _first_of(count: int, noun: str) -> str:
+    """The root line as the first of `count` lines of its sort (", the first of 3 NET/IB errors"; "" for the only one):
+    said after the line's own words, never bracketed around them (its words may hold brackets of their own)."""
+    return f", the first of {count} {noun}" if count > 1 else ""
 
 
 def _ranks(ranks: Sequence[int]) -> str:

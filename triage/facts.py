@@ -823,9 +823,13 @@ FACTS: tuple[Fact, ...] = (
     # ranks disagree on the collective: PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL check ("Detected mismatch between
     # collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint(SequenceNumber=3104, OpType=ALLREDUCE,
     # ...), but Rank 0 is running collective: ...") and NCCL's own ("NCCL WARN Mismatched collective detected, please
-    # check your collective calls at and around rank 39")
+    # check your collective calls at and around rank 39").  PyTorch's first rank is the line's writer (its
+    # ProcessGroupWrapper checks its own fingerprint against the others'): read as the line's rank too (a lookahead's
+    # group, the same digits) where no launcher prefix names it (a prefix wins: the check's rank is its process
+    # group's), the words kept as `first_rank` (EchoseChen/SPA-VL-RLHF #2: "0 :Error in ..: .. Rank 0 is running ..")
     _f("pytorch_mismatch", "collective_mismatch", ["Detected mismatch between collectives"],
-       r"Detected mismatch between collectives on ranks\. Rank (?P<first_rank>\d+) is running (?:inconsistent )?"
+       r"Detected mismatch between collectives on ranks\. Rank (?=(?P<rank>\d+) )(?P<first_rank>\d+) is running "
+       r"(?:inconsistent )?"
        r"collective: CollectiveFingerPrint\((?:SequenceNumber=(?P<seq>\d+),? ?)?OpType=(?P<op>\w+)"
        r"(?:.*?but Rank (?P<other_rank>\d+) is running)?"),
     # PyTorch's flight recorder analyser (fr_trace): "error msg: Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH,

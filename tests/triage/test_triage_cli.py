@@ -86,6 +86,73 @@ def test_text_output_names_the_root_and_the_rule():
     assert "train.log:1" in r.stdout
 
 
+def _first(incident: str) -> dict:
+    r = triage("--format", "json", str(INCIDENTS / incident / "logs"))
+    return json.loads(r.stdout)["incidents"][0]
+
+
+def _depth(reason: str) -> int:
+    """How deep the reason's brackets nest, the lines' own quoted words ('2 (UNDELIVERABLE)') left out."""
+    depth = deepest = 0
+    for c in re.sub(r"'[^']*'", "''", reason):
+        depth += (c == "(") - (c == ")")
+        deepest = max(deepest, depth)
+    return deepest
+
+
+# Each incident's reason, from its start: said once (the node, the count, the status in words), no bracket in another.
+# Was: "GPU reset required on a node of the job is a hardware fault of a node of the job", "2 NET/IB error(s)
+# (NET/IB completion error '..' (status 12)) on the job", "2 NET/IB completion error(s) IBV_WC_LOC_PROT_ERR on ..",
+# "remote errors name peer 10.10.11.9 (1 line(s)) (flushed work requests: ..)", "(signal 7 (SIGBUS: ..))", "7 ranks
+# (..) did not reach .. : the lagging rank; nothing logged says why it stalled"
+REASONS = [
+    ("dra-driver-nvidia-gpu-982-reset-required",
+     "GPU reset required on a node of the job is a hardware fault; it outranks the failures the ranks reported "
+     "after it"),
+    ("returnn-1486-gpu-unknown-error", "GPU reset required on cn-234 is a hardware fault of that node; it outranks"),
+    ("pytorch-113128-ecc", "CUDA error 'uncorrectable ECC error encountered' on rank 12 at 2026-08-17 17:40:34 UTC is "
+                           "a hardware fault of its node; it outranks"),
+    ("nccl-426-roce-gid", "NET/IB completion error 'transport retry counter exceeded' (status 12) on the job, the "
+                          "first of 2 NET/IB errors; no peer named, no rank died and no node fault came before: the "
+                          "InfiniBand / RoCE fabric failed"),
+    ("nccl-230-catastrophic", "IB async event 'local catastrophic error' on "
+                              "container-e275-1553839402050-12124-01-000057, reported by its 3 ranks (12,13,14), the "
+                              "first of 3 NET/IB errors; no peer named"),
+    ("nccl-1928-ofi-undeliverable", "NET/OFI completion error '2 (UNDELIVERABLE)' on the job; no peer named"),
+    ("nccl-928-acs", "NET/IB completion error 'local protection error' (status 4) on H100-1, H100-5, the first of 2 "
+                     "such errors: the adapter was refused access to the memory it registered"),
+    ("nccl-tests-252-loc-prot", "NET/IB completion error 'local protection error' (status 4) on kolyoz2: the adapter"),
+    ("areal-3-ib-flush", "1 remote error(s) name peer 10.10.11.9, work requests flushed (the connection was already "
+                         "broken); the peer's own logs say nothing of why it went away"),
+    ("pipedream-76-shm", "8d6bf97c3bf4 died first (signal 7: SIGBUS, a shared mapping whose backing store is gone, "
+                         "most often /dev/shm too small or full), which points at infrastructure"),
+    ("llama2jax-20-barrier", "7 ranks (1,2,3,4,5,6,7) did not reach the coordination service's barrier "
+                             "PjRT_Client_Connect the other tasks waited at: the lagging ranks; nothing logged says "
+                             "why they stalled"),
+    ("cosyvoice-180-barrier", "rank 2 failed to pass the monitored barrier rank 0 waited in (30000 ms): the lagging "
+                              "rank; nothing logged says why it stalled"),
+]
+
+
+@pytest.mark.parametrize("incident,starts", REASONS, ids=[r[0] for r in REASONS])
+def test_a_reason_says_each_thing_once_and_nests_no_brackets(incident, starts):
+    reason = _first(incident)["reason"]
+    assert reason.startswith(starts)
+    assert reason.count("a node of the job") <= 1 and "IBV_WC_" not in reason and _depth(reason) <= 1, reason
+
+
+def test_pytorchs_collective_check_names_its_writers_rank():
+    """REAL (EchoseChen/SPA-VL-RLHF #2): rank 0's "Detected mismatch between collectives on ranks. Rank 0 is running
+    collective: ..", behind a launcher prefix triage reads no rank from: the check's first rank is its writer (PyTorch's
+    ProcessGroupWrapper, `backend->getRank()`), the root rank.  Was: no rank, the root named by its file."""
+    first = _first("spa-vl-rlhf-2-mismatch")
+    assert (first["category"], first["root"]["rank"]) == ("application", 0)
+    assert first["reason"].startswith("collective mismatch (rank 0 running BROADCAST, rank 2 another collective) on "
+                                      "rank 0 is the first")
+    # a launcher's prefix still says whose the line is (ms-swift #9443's "[rank1]:", the same rank)
+    assert _first("ms-swift-9443-mismatch")["root"]["rank"] == 1
+
+
 def test_nothing_found_exits_1(tmp_path: Path):
     # REAL: NCCL INFO lines only (NVIDIA/nccl-tests #244): a healthy start, no failure
     (tmp_path / "ok.log").write_text(
