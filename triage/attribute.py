@@ -311,6 +311,8 @@ class Job:
         filled = [self._fill(e) for e in raw if e.kind not in CONTEXT_KINDS]
         # the job's statements of its own success (context, never a failure; triage.teardown), each in its file
         self.stated = [e for e in raw if e.kind == "job_success" and e.file is not None and e.line is not None]
+        # NCCL RAS's ranks behind the operation count most of their communicator's ranks launched (ras_behind, context)
+        self.ras_behind = [e for e in raw if e.kind == "ras_behind"]
         # the pods the kubelet said it started a container of (pod_started, context), by name, else by file (a
         # describe's Events table naming no pod): `ran`
         self.started = {_pod_key(e) for e in raw if e.kind == "pod_started"}
@@ -1080,6 +1082,8 @@ def _lagging_rank(job: Job) -> Verdict | None:
                        f"{min(e.last_enqueued for e in dumped)}, process group {dumped[0].details.get('pg')}): "
                        f"{_lagging(job, behind)}",
                        suspects=tuple(dumped), rank=behind[0], host=job.rank_host.get(behind[0]))
+    if job.ras_behind and job.failures:
+        return _ras_behind(job)
     if len({e.rank for e in reports}) < 2:
         return None
     reported = {e.rank for e in reports}
@@ -1116,6 +1120,27 @@ def _lagging(job: Job, behind: Sequence[int]) -> str:
     """The ranks a rule found behind the others named as the lagging rank (ranks, where several), and why they
     stalled (`_why_stalled`, the first one's host)."""
     return f"the lagging rank{'s' if len(behind) > 1 else ''}; {_why_stalled(job, behind[0], len(behind) > 1)}"
+
+
+def _ras_behind(job: Job) -> Verdict:
+    """The ranks NCCL's RAS report found behind the operation count most of their communicator's ranks launched, in
+    a job that failed (a hang its watchdogs timed out in): the lagging ranks (its latest report's, where an operator
+    saved several)."""
+    last = max(job.ras_behind, key=lambda e: (_ts(e), e.file or "", e.line or 0))
+    report = [e for e in job.ras_behind if e.file == last.file and e.details.get("majority") == last.details["majority"]
+              and e.details.get("op") == last.details.get("op")]
+    behind = sorted({int(e.details["lagging"]) for e in report})
+    nodes = {e.details.get("node") for e in report}
+    op = last.details.get("op")
+    what = "operations" if op in (None, "collective") else f"{op} operations"
+    return Verdict("undetermined", None, "lagging_rank",
+                   f"{_ranks(behind)} had launched {what} only up to {min(int(e.details['operation']) for e in report)}"
+                   f" while most ranks of {'its' if len(behind) == 1 else 'their'} communicator had launched up to "
+                   f"{last.details['majority']} (NCCL RAS's MISMATCH report): "
+                   f"{_lagging(job, behind)}",
+                   suspects=tuple(report), rank=behind[0],
+                   host=job.rank_host.get(behind[0]) or (job.host_of(node) or node if len(nodes) == 1 and (
+                       node := next(iter(nodes))) else None))
 
 
 def _why_stalled(job: Job, rank: int, several: bool = False) -> str:

@@ -127,6 +127,10 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("barrier_timeout", "PyTorch's monitored_barrier timed out: rank 0 names the ranks that did not reach it, "
             "the others were told to read rank 0's log", consequence=True, teardown=True, hang=True, raised=True,
             named="{details.what|barrier} timeout{waited}"),
+    JobKind("ras_behind", "NCCL's RAS report (`ncclras`, 2.24+) of a communicator whose ranks launched different counts "
+            "of an operation (MISMATCH): a rank behind the count most of them launched; alone no failure (RAS samples "
+            "collectives in flight, NCCL's guide: not a concern while the counts advance), in a job that hung its "
+            "lagging rank (triage.attribute _lagging_rank)", context=True, about="only_another"),
     JobKind("job_success", "the job stated its own success (MLPerf's run_stop with status success, Megatron's "
             "\"[after training is done]\", Lightning's Trainer.fit stopped at max_epochs / max_steps, ms-swift's \"End time of "
             "running main\", Hugging Face Trainer's \"***** train metrics *****\" after the script's save, torchtitan's "
@@ -1135,6 +1139,48 @@ _BARRIER_TASK = _f("xla_barrier_task", "barrier_timeout", [],
 # address, a lost process (the node the address is: a cluster's map, triage.inventory).
 _RAS_DEAD = _f("ras_dead_process", "process_lost", [],
                r"^\s*Process (?P<pid>\d+) on node (?P<host>\S+) managing GPUs? (?P<gpus>\S.*?)\s*$")
+# NCCL's RAS report (2.24+) lists, under a communicator's MISMATCH, each operation count its ranks launched, the most
+# frequent first, and the ranks of each outlier count (src/ras/client_support.cc; NCCL's user guide,
+# troubleshooting/ras): "  Communicator ranks have different collective operation counts" (2.26+: "different AllReduce
+# operation counts", one block per type), "  26 ranks have launched up to operation 6650", "  6 ranks have launched up
+# to operation 6649" ("N ranks have not launched any operations": 0), then its ranks, "  Rank 0 -- GPU 0 managed by
+# process 483072 on node 172.16.64.210" ("Rank 2 -- [process information not found]"); a count only one rank launched
+# on that rank's own line, "  Rank 7 has launched up to operation 60 -- GPU 3 managed by process 1650386 on node node1"
+# ("Rank 7 has not launched any operations -- .."). Read by triage.read (`ras_count`): each rank behind the first
+# count (the most ranks'), a rank ahead of it none (NVIDIA/nccl #1911: "rank 12 and rank 13 are not stragglers").
+RAS_COUNTS = re.compile(r"^\s*Communicator ranks have different (?P<op>\w{1,40}) operation counts\s*$")
+RAS_COUNTS_END = " operation counts"
+_RAS_GROUP = re.compile(r"^\s*\d+ ranks have (?:launched up to operation (?P<operation>\d{1,19})|not launched any "
+                        r"operations)\s*$")
+_RAS_RANK = re.compile(r"^\s*Rank (?P<lagging>\d{1,9})(?: has (?:launched up to operation (?P<operation>\d{1,19})|(?P<none>"
+                       r"not launched any operations)))? -- (?:GPU (?P<device>\S+) managed by process (?P<pid>\d+) on "
+                       r"node (?P<node>\S+)|\[process information not found\])\s*$")
+RAS_BEHIND = _f("ras_behind", "ras_behind", [], _RAS_RANK.pattern)
+
+
+def ras_count(line: str, counts: list) -> dict | None:
+    """A line of a RAS MISMATCH block of operation counts (`counts`: [the first count, the count its lines are
+    at, the operation], updated): the groups of a rank behind the first count, {} for a line of the block that names
+    none, None for a line past the block."""
+    m = _RAS_GROUP.match(line)
+    if m is not None:
+        counts[1] = int(m.group("operation") or 0)
+        if counts[0] is None:
+            counts[0] = counts[1]
+        return {}
+    m = _RAS_RANK.match(line)
+    if m is None:
+        return None
+    own = m.group("operation")
+    count = int(own) if own is not None else 0 if m.group("none") else counts[1]
+    if counts[0] is None:  # a lone rank's count first: no count most ranks launched was said before it
+        counts[0] = count
+    if count is None or count >= counts[0]:
+        return {}
+    said = {k: v for k, v in m.groupdict().items() if v is not None and k not in ("operation", "none")}
+    return {**said, "operation": str(count), "majority": str(counts[0]), "op": counts[2]}
+
+
 TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbeats):": _f(
     "xla_unhealthy_task", "process_lost", [], r"^/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+)\s*$"),
     "Timed out task names:": _BARRIER_TASK, "Some timed out task names:": _BARRIER_TASK,

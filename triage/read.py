@@ -229,7 +229,7 @@ def _prefilter() -> Prefilter:
     own, and a describe Events table's Scheduled row's; a block's "[0]:" opener holds none and is matched apart."""
     words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, facts.FRAME_WORD, *facts.CHAINED,
              _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER,
-             facts.RAY_TASK_KEYWORD, CAUGHT_BEFORE, _SCHEDULED_WORD)
+             facts.RAY_TASK_KEYWORD, facts.RAS_COUNTS_END, CAUGHT_BEFORE, _SCHEDULED_WORD)
     return Prefilter(dict.fromkeys(words))
 
 
@@ -533,6 +533,7 @@ class FileReader:
         self._record: tuple | None = None  # (prefixes, key, line) of a record whose traceback lines lack its prefix
         self._tasks: dict[tuple, facts.Fact] = {}  # origin key -> the row of the task list its last line opened
         self._actors: dict[tuple, dict] = {}  # origin key -> the fields of Ray's actor-died error read so far
+        self._ras: dict[tuple, list] = {}  # origin key -> the counts of NCCL RAS's MISMATCH block (facts.ras_count)
         # a CheckpointException's ranks' own failures (DCP_RANK): origin key -> (the rank its open traceback's opener
         # names, that opener's line: only the traceback it opened is that rank's), and -> the line of the exception
         # whose ranks' failures follow
@@ -626,7 +627,7 @@ class FileReader:
                 if fields and rest.endswith(facts.TRACEBACK) and len(rest) > len(facts.TRACEBACK):
                     self._record = (fields, key, n + i + 1)  # its traceback's lines follow without its prefix
                 if hit or self._block is not None or self._root_next or key in self._tracebacks or \
-                        key in self._tasks or key in self._actors or key in self._dcp_open or _BLOCK_OPEN.match(rest):
+                        key in self._tasks or key in self._actors or key in self._ras or key in self._dcp_open or _BLOCK_OPEN.match(rest):
                     yield from self._routed(self._line(_Line(n + i + 1, shown[i], lead, rest, origin, key)))
                     if self._amendments:  # (rare) the line amended an earlier line's finding
                         for ev in self._amended():
@@ -798,6 +799,18 @@ class FileReader:
             actor = self._actors.pop(key)
         if rest.endswith(facts.RAY_ACTOR_OPENER) and len(self._actors) < MAX_KEYS:
             self._actors[key] = {}
+        if key in self._ras:  # NCCL RAS's operation counts of a communicator's ranks, a count or a rank a line
+            said = facts.ras_count(rest, self._ras[key])
+            if said is not None:
+                if said:
+                    yield from self._keep(self._from_fact(at, facts.RAS_BEHIND, said))
+                return
+            del self._ras[key]
+        if rest.endswith(facts.RAS_COUNTS_END) and len(self._ras) < MAX_KEYS:
+            m = facts.RAS_COUNTS.match(rest)
+            if m is not None:
+                self._ras[key] = [None, None, m.group("op")]
+                return
         if key in self._tasks:  # a coordinator's list of the tasks it lost, one a line (facts.TASK_LIST_OPENERS)
             row = self._tasks[key]
             m = row.pattern.match(rest)

@@ -2190,6 +2190,45 @@ def test_an_undated_ras_report_beside_the_watchdogs_timeouts_is_said_as_a_death_
         ("process_lost", "172.16.64.213", 3487984)]
 
 
+def test_nccl_ras_mismatch_names_the_ranks_behind_in_a_job_that_hung():
+    """REAL lines: NCCL RAS's report (2.24+) of a communicator whose ranks launched different operation counts lists
+    the counts, the most ranks' first, then each outlier count's ranks (NCCL's user guide, troubleshooting/ras at
+    NVIDIA/nccl 5067397c: "6 of the 32 ranks are lagging behind the others"); beside a watchdog's timeout (REAL,
+    XPixelGroup/BasicSR #737's rank 1) the job hung and the ranks behind are its lagging ranks, on the node RAS names
+    (was: nothing read, only consequences).  Alone (no failure: RAS samples collectives in flight, "not a cause for
+    concern, as long as the counts increase") no incident.  Ranks ahead of the count most launched are no laggards
+    (REAL, NVIDIA/nccl #1911: "rank 12 and rank 13 are not stragglers").  CONSTRUCTED from NCCL's src/ras/
+    client_support.cc: a lone rank's count on its own line, 2.26+'s per-type block, a rank that launched none."""
+    ras = ["#0-0 (27a079b828ff1a75) MISMATCH", "  Communicator ranks have different collective operation counts",
+           "  26 ranks have launched up to operation 6650", "  6 ranks have launched up to operation 6649",
+           *(f"  Rank {r} -- GPU {r} managed by process {483072 + r} on node 172.16.64.210" for r in (0, 2, 3, 4, 5, 7))]
+    timeout = ["[rank1]:[E626 06:24:44.903881913 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective "
+               "operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, NumelOut=9801523, "
+               "Timeout(ms)=600000) ran for 600020 milliseconds before timing out."]
+    [first] = job({"rank1.log": timeout, "ras.txt": ras})
+    assert (first.category, first.rule, first.root.rank, first.root.host) == (
+        "undetermined", "lagging_rank", 0, "172.16.64.210"), first.reason
+    assert first.reason.startswith("6 ranks (0,2,3,4,5,7) had launched operations only up to 6649 while most ranks"), \
+        first.reason
+    assert job({"ras.txt": ras}) == []
+    ahead = ["#0-0 (fa93daea854b060b) MISMATCH", "  Communicator ranks have different AllGather operation counts",
+             "  30 ranks have launched up to operation 640", "  2 ranks have launched up to operation 641",
+             "  Rank 12 -- GPU 4 managed by process 323032 on node 10.137.190.124",
+             "  Rank 13 -- GPU 5 managed by process 323033 on node 10.137.190.124"]
+    [none] = job({"rank1.log": timeout, "ras.txt": ahead})
+    assert (none.rule, none.root.rank) == ("undetermined", None), none.reason
+    built = ["  Communicator ranks have different AllReduce operation counts", "  7 ranks have launched up to operation 64",
+             "  Rank 7 has launched up to operation 60 -- GPU 3 managed by process 1650386 on node node1", "",
+             "  Communicator ranks have different Broadcast operation counts", "  7 ranks have launched up to operation 2",
+             "  Rank 3 has not launched any operations -- [process information not found]"]
+    [lone] = job({"rank1.log": timeout, "ras.txt": built[:3]})
+    assert (lone.rule, lone.root.rank, lone.root.host) == ("lagging_rank", 7, "node1"), lone.reason
+    assert "AllReduce operations only up to 60 while most ranks of its communicator had launched up to 64" in \
+        lone.reason
+    [latest] = job({"rank1.log": timeout, "ras.txt": built})
+    assert (latest.root.rank, latest.root.host) == (3, None), latest.reason
+
+
 def test_nccl_ras_monitor_names_the_process_it_declared_dead():
     """REAL line (NCCL's user guide, troubleshooting/ras at NVIDIA/nccl 5067397c; tests/fixtures/realworld/
     nccl-ras-2026.yaml): NCCL 2.29's monitoring mode (`ncclras -m`) prints each process RAS declares dead as it
