@@ -159,7 +159,8 @@ def check_dcgm(args: argparse.Namespace) -> tuple[int, str]:
     verdict, message = summary(parse(proc.stdout or ""), args.level)
     if verdict == "fail":
         return NONOK, message
-    if proc.returncode != 0 and verdict != "unknown" or proc.returncode != 0 and not (proc.stdout or "").strip():
+    # dcgmi exits non-zero for its warnings too (dcgmi/Diag.cpp GetFailureResult): only a pass it contradicts
+    if proc.returncode != 0 and verdict == "pass" or proc.returncode != 0 and not (proc.stdout or "").strip():
         tail = (proc.stderr or proc.stdout or "").strip().splitlines()
         return UNKNOWN, f"dcgmi diag exited {proc.returncode}: {tail[-1] if tail else 'no output'}"
     if verdict == "unknown":
