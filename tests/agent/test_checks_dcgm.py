@@ -107,7 +107,8 @@ def test_the_2x_3x_all_gpus_form_is_a_failure_on_all_gpus():
     cut = text("dcgm2.4.6-r2-pcie-fail-all-nvlink-down-dcgm-49.txt")
     (pcie,) = parse(cut).results
     assert pcie.status == "fail" and pcie.entities == {"fail": ["all GPUs"]}
-    assert pcie.errors[0].startswith("GPU 0GPU 0's NvLink link 0 is currently down Run a field diagnostic on the GPU., ")
+    assert pcie.errors[0].startswith("GPU 0GPU 0's NvLink link 0 is currently down Run a field diagnostic on the "
+                                     "GPU., GPU 0GPU 0's NvLink link 1")
     verdict, msg = summary(parse(cut), 2)
     assert verdict == "fail" and msg.startswith("dcgmi diag -r 2 failed: PCIe on all GPUs (GPU 0GPU 0's NvLink link 0")
     # the same rows under their table's closing border: still the failure, never a pass
