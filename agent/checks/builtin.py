@@ -143,8 +143,10 @@ def check_ib(args: argparse.Namespace) -> tuple[int, str]:
 
 def check_dcgm(args: argparse.Namespace) -> tuple[int, str]:
     """`dcgmi diag -r <level> -j`: per failed test its name, the GPUs it failed on and its error (DCGM_FR_*
-    code where given); Warn results alone pass, with the warnings in the message (agent/checks/dcgmdiag.py
-    reads the JSON of DCGM 3.x / 4.x, or the table of any era where dcgmi prints one); a cut or unreadable output,
+    code where given); Warn results alone pass, with the warnings in the message, whatever dcgmi's exit status
+    (DCGM's Warn, which dcgmi's JSON prints as "Fail", told apart by its code: persistence mode off, graphics
+    processes, a CUDA variable set, a device count mismatch, the SRAM threshold count); agent/checks/dcgmdiag.py
+    reads the JSON of DCGM 3.x / 4.x, or the table of any era where dcgmi prints one; a cut or unreadable output,
     or an exit without output, is Unknown (real outputs in `tests/fixtures/dcgm`)."""
     from .dcgmdiag import parse, summary  # noqa: PLC0415 - the check's own process only
 
@@ -159,7 +161,8 @@ def check_dcgm(args: argparse.Namespace) -> tuple[int, str]:
     verdict, message = summary(parse(proc.stdout or ""), args.level)
     if verdict == "fail":
         return NONOK, message
-    if proc.returncode != 0 and verdict != "unknown" or proc.returncode != 0 and not (proc.stdout or "").strip():
+    # dcgmi exits non-zero for its warnings too (dcgmi/Diag.cpp GetFailureResult): only a pass it contradicts
+    if proc.returncode != 0 and verdict == "pass" or proc.returncode != 0 and not (proc.stdout or "").strip():
         tail = (proc.stderr or proc.stdout or "").strip().splitlines()
         return UNKNOWN, f"dcgmi diag exited {proc.returncode}: {tail[-1] if tail else 'no output'}"
     if verdict == "unknown":

@@ -10,9 +10,11 @@ Two forms, every era (fixtures and their sources: tests/fixtures/dcgm/SOURCES.md
   error text on `Warning` rows (4.x `Warning: GPU0`), wrapped over continuation rows cut mid-word at a fixed
   width; `Info` rows are information, never a failure; a Deployment `Error` row means the run stopped there.
 
-A result is Pass, Fail, Warn or Skip: Fail is a failure, Warn a warning (DCGM's own distinction), the others
-healthy. A table without its closing border is truncated: what it shows of failures still counts, but a
-truncated table without any cannot be taken as a pass.
+A result is Pass, Fail, Warn or Skip (2.x/3.x: `Fail - All` when every GPU has it; 4.x: `Not Run`, a skip): Fail is
+a failure, Warn a warning (DCGM's own distinction), the others healthy. dcgmi prints a Warn as "Fail" in its JSON
+and on the 4.x table's entity rows; there the code (WARN_ONLY_CODES) or the test's own row tells it apart. A table
+without its closing border is truncated: what it shows of failures still counts, but a truncated table without
+any, or a result cell of no known status, cannot be taken as a pass.
 """
 
 from __future__ import annotations
@@ -41,11 +43,24 @@ FR_CODES = (
     "EUD_TIMEOUT EUD_ZOMBIE EUD_NON_ZERO_EXIT_CODE EUD_TEST_FAILED FILE_CREATE_PERMISSIONS PAUSE_RESUME_FAILED "
     "PCIE_H_REPLAY_VIOLATION GPU_EXPECTED_NVLINKS_UP NVSWITCH_EXPECTED_NVLINKS_UP XID_ERROR SBE_VIOLATION "
     "DBE_VIOLATION PCIE_REPLAY_VIOLATION SBE_THRESHOLD_VIOLATION DBE_THRESHOLD_VIOLATION "
-    "PCIE_REPLAY_THRESHOLD_VIOLATION CUDA_FM_NOT_INITIALIZED SXID_ERROR GFLOPS_THRESHOLD_VIOLATION NAN_VALUE"
+    "PCIE_REPLAY_THRESHOLD_VIOLATION CUDA_FM_NOT_INITIALIZED SXID_ERROR GFLOPS_THRESHOLD_VIOLATION NAN_VALUE "
+    "FABRIC_MANAGER_TRAINING_ERROR BROKEN_P2P_PCIE_MEMORY_DEVICE BROKEN_P2P_PCIE_WRITER_DEVICE "
+    "BROKEN_P2P_NVLINK_MEMORY_DEVICE BROKEN_P2P_NVLINK_WRITER_DEVICE TEST_SKIPPED SRAM_THRESHOLD "
+    "NVLINK_EFFECTIVE_BER_THRESHOLD FALLEN_OFF_BUS NVLINK_SYMBOL_BER_THRESHOLD IMEX_UNHEALTHY FABRIC_PROBE_STATE "
+    "BINARY_PERMISSIONS GPU_RECOVERY_RESET GPU_RECOVERY_REBOOT GPU_RECOVERY_DRAIN_P2P GPU_RECOVERY_DRAIN_RESET "
+    "NCCL_ERROR RETEST_REQUESTED CONTAINED_ERROR UNCORRECTABLE_ROW_REMAP_LIMIT"
 ).split()
 SEVERITIES = ("", "monitor", "isolate", "", "triage", "config", "reset")  # 0 NONE and 3 UNKNOWN say nothing
 
-STATUSES = {"pass": "pass", "fail": "fail", "warn": "warn", "warning": "warn", "skip": "skip"}
+STATUSES = {"pass": "pass", "fail": "fail", "warn": "warn", "warning": "warn", "skip": "skip", "not run": "skip"}
+
+# dcgmi prints a Warn result as "Fail" in its JSON (every era) and on the 4.x table's per-entity rows
+# (dcgmi/Diag.cpp `HelperDisplayDiagResult` without DDR_DISPLAY_WARN). What tells them apart there is the code: DCGM
+# raises these only with a Warn result (its software test, nvvs Software.cpp `SetResult(.., NVVS_RESULT_WARN)`:
+# persistence mode off, graphics processes on the GPU, a CUDA variable set, a device count mismatch, the SRAM
+# threshold count), so a "Fail" whose every error is one of them is DCGM's Warn.
+WARN_ONLY_CODES = frozenset(FR_CODES.index(n) for n in (
+    "DEVICE_COUNT_MISMATCH", "GRAPHICS_PROCESSES", "BAD_CUDA_ENV", "PERSISTENCE_MODE", "SRAM_THRESHOLD"))
 
 
 def fr_code(error_id: object) -> str:
@@ -78,6 +93,7 @@ class Report:
     complete: bool = False  # the whole output was read (JSON parsed, or the table's closing border seen)
     runtime_error: str = ""
     version: str = ""
+    unread: list[str] = field(default_factory=list)  # table tests whose result cell said no known status
 
     def by_status(self, status: str) -> list[Result]:
         return [r for r in self.results if r.status == status]
@@ -108,6 +124,15 @@ def _warning_text(w: object, entity: str) -> str:
     return f"{entity}: {body}" if entity else body
 
 
+def _json_status(res: dict) -> str:
+    """A JSON result's status, a "Fail" that carries only DCGM's warn-only codes read as the Warn it is."""
+    status = STATUSES.get(str(res.get("status", "")).lower(), "pass")
+    codes = [w.get("error_id") if isinstance(w, dict) else None for w in res.get("warnings") or []]
+    if status == "fail" and codes and all(c in WARN_ONLY_CODES for c in codes):
+        return "warn"
+    return status
+
+
 def parse_json(text: str) -> Report | None:
     """The report of `dcgmi diag -j` output, or None when it holds no JSON document (anything before the
     first "{", as "Successfully ran diagnostic for group.", is skipped)."""
@@ -135,7 +160,7 @@ def parse_json(text: str) -> Report | None:
                 if not isinstance(res, dict):
                     continue
                 entity = _entity(res)
-                r.add(STATUSES.get(str(res.get("status", "")).lower(), "pass"), entity)
+                r.add(_json_status(res), entity)
                 for w in res.get("warnings") or []:
                     t = _warning_text(w, entity)
                     if t and t not in seen:
@@ -143,7 +168,10 @@ def parse_json(text: str) -> Report | None:
                         r.errors.append(t)
             summary = test.get("test_summary")
             if isinstance(summary, dict):
-                r.add(STATUSES.get(str(summary.get("status", "")).lower(), "pass"))
+                status = _json_status(summary)
+                if status == "fail" and not summary.get("warnings") and r.status == "warn":
+                    status = "warn"  # 4.2's summary restates its entities' Warn as "Fail", without their errors
+                r.add(status)
                 for w in summary.get("warnings") or []:
                     t = _warning_text(w, "")
                     if t and t not in seen and not any(e.endswith(t) for e in seen):
@@ -156,10 +184,11 @@ def parse_json(text: str) -> Report | None:
 # ---- the table ------------------------------------------------------------------------------------------
 
 _SECTION = re.compile(r"^[|+]-{3,}\s+(\w[\w ]*?)\s+-+")
-_STATUS_3X = re.compile(r"^(Pass|Fail|Warn|Warning|Skip)(?:\s*-\s*GPUs?:\s*([\d,\s]+))?$", re.I)
-_STATUS_4X = re.compile(r"^([A-Za-z]+)\s?(\d+):\s*(Pass|Fail|Warn|Skip)$", re.I)
+# 2.x/3.x: `Fail - GPU: 0`, `Pass - GPUs: 1, 2`, and `Fail - All` when every GPU has the same result
+_STATUS_3X = re.compile(r"^(Pass|Fail|Warn|Warning|Skip|Not Run)(?:\s*-\s*(?:(All)|GPUs?:\s*([\d,\s]+)))?$", re.I)
+_STATUS_4X = re.compile(r"^([A-Za-z]+)\s?(\d+):\s*(Pass|Fail|Warn|Skip|Not Run)$", re.I)
 _ENTITY_IN_NAME = re.compile(r"^(Warning|Error|Info):\s*([A-Za-z]+)\s?(\d+)$")
-_GPU_IN_TEXT = re.compile(r"^GPU\s?(\d+)\b")
+_GPU_IN_TEXT = re.compile(r"^GPU\s?(\d+)(?!\d)")  # 2.x glues its own prefix on: "GPU 0GPU 0's NvLink link 0 .."
 _MESSAGE_ROWS = ("warning", "error", "info")
 
 
@@ -212,8 +241,8 @@ def parse_table(text: str) -> Report:
             continue
         name, raw = cells
         value = raw.strip()
-        if set(raw.strip()) <= {"=", "-", "+"} or name == "Diagnostic":
-            continue
+        if set(raw.strip()) <= {"=", "-", "+"} or (name, value) == ("Diagnostic", "Result"):
+            continue  # the header; 2.x/3.x's test of that name (the GPU stress test) is a row like any other
         if section == "Metadata":
             if name == "DCGM Version":
                 rep.version = value
@@ -238,7 +267,10 @@ def parse_table(text: str) -> Report:
         close_message()
         current = Result(name)
         rep.results.append(current)
-        _add_status(current, _STATUS_3X.match(value), _STATUS_4X.match(value))
+        s3, s4 = _STATUS_3X.match(value), _STATUS_4X.match(value)
+        if not (s3 or s4):
+            rep.unread.append(name)  # never taken as a pass
+        _add_status(current, s3, s4)
     close_message()
     tail = [ln for ln in lines if ln.strip()]
     rep.complete = bool(tail) and tail[-1].startswith("+") and set(tail[-1]) <= {"+", "-"}
@@ -247,12 +279,15 @@ def parse_table(text: str) -> Report:
 
 def _add_status(r: Result, s3: re.Match | None, s4: re.Match | None) -> None:
     if s4:
-        r.add(STATUSES[s4.group(3).lower()], f"{s4.group(1)} {s4.group(2)}")
+        status = STATUSES[s4.group(3).lower()]
+        if status == "fail" and r.status == "warn":  # 4.x prints a Warn test's entities as "Fail"
+            status = "warn"
+        r.add(status, f"{s4.group(1)} {s4.group(2)}")
     elif s3:
         status = STATUSES[s3.group(1).lower()]
-        gpus = [g for g in re.split(r"[,\s]+", s3.group(2) or "") if g]
+        gpus = [g for g in re.split(r"[,\s]+", s3.group(3) or "") if g]
         if not gpus:
-            r.add(status)
+            r.add(status, "all GPUs" if s3.group(2) else "")
         for g in gpus:
             r.add(status, f"GPU {g}")
 
@@ -293,6 +328,8 @@ def summary(rep: Report, level: object) -> tuple[str, str]:
         return "unknown", f"{what}: no test results in its output"
     if not rep.complete:
         return "unknown", f"{what}: output cut short after {len(rep.results)} tests, none failed"
+    if rep.unread:
+        return "unknown", f"{what}: unreadable result of {', '.join(rep.unread)}"
     if warned:
         return "warn", f"{what} passed with warnings: " + "; ".join(_describe(r, "warn") for r in warned)
     return "pass", f"{what} passed ({len(rep.results)} tests)"

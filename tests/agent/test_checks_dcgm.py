@@ -79,17 +79,76 @@ def test_the_4x_per_entity_rows_and_the_version():
 
 @pytest.mark.parametrize("name", ["dcgm4.2.3-r1-gb10-persistence-fail.json",
                                   "dcgm4.5.2-r2-gb10-persistence-fail.json"])
-def test_4x_json_names_the_test_the_gpu_and_the_dcgm_fr_code(name):
+def test_4x_json_reads_dcgms_warn_printed_as_fail_as_a_warning_with_its_gpu_and_code(name):
+    # dcgmi -j prints DCGM's Warn as "Fail" (Diag.cpp HelperDisplayDiagResult); persistence mode off is a Warn
+    # (nvvs Software.cpp; NVSentinel#772's run through DCGM's API logs it as "Test warn", error_code 29)
     rep = parse(text(name))
     assert rep.form == "json" and rep.complete and rep.version in ("4.2.3", "4.5.2")
-    (failed,) = rep.by_status("fail")
-    assert failed.test == "software" and failed.entities == {"fail": ["GPU 0"]}
-    assert failed.errors == ['GPU 0: DCGM_FR_PERSISTENCE_MODE [config] Persistence Mode: Persistence mode for GPU 0 '
+    assert not rep.by_status("fail")
+    (warned,) = rep.by_status("warn")
+    assert warned.test == "software" and warned.entities == {"warn": ["GPU 0"]}
+    assert warned.errors == ['GPU 0: DCGM_FR_PERSISTENCE_MODE [config] Persistence Mode: Persistence mode for GPU 0 '
                              'is disabled. Enable persistence mode by running "nvidia-smi -i <gpuId> -pm 1 " as root.']
     assert [r.status for r in rep.results if r.test != "software"] in ([], ["pass", "pass"])
     verdict, msg = summary(rep, 1)
-    assert verdict == "fail"
-    assert msg.startswith("dcgmi diag -r 1 failed: software on GPU 0 (DCGM_FR_PERSISTENCE_MODE [config] Persistence")
+    assert verdict == "warn"
+    assert msg.startswith("dcgmi diag -r 1 passed with warnings: software on GPU 0 (DCGM_FR_PERSISTENCE_MODE [config]")
+
+
+def test_a_json_fail_with_any_other_code_stays_a_failure():
+    # the real 4.5.2 document with its software error's code turned into a pending row remap (DCGM_FR 85)
+    doc = text("dcgm4.5.2-r2-gb10-persistence-fail.json").replace('"error_id" : 29', '"error_id" : 85')
+    verdict, msg = summary(parse(doc), 2)
+    assert verdict == "fail" and msg.startswith("dcgmi diag -r 2 failed: software on GPU 0 (DCGM_FR_PENDING_ROW_REMAP")
+
+
+def test_the_2x_3x_all_gpus_form_is_a_failure_on_all_gpus():
+    # DCGM#49 (2.4.6): `PCIe | Fail - All` and its Warning rows, "GPU 0" glued onto each message; was read as a pass
+    cut = text("dcgm2.4.6-r2-pcie-fail-all-nvlink-down-dcgm-49.txt")
+    (pcie,) = parse(cut).results
+    assert pcie.status == "fail" and pcie.entities == {"fail": ["all GPUs"]}
+    assert pcie.errors[0].startswith("GPU 0GPU 0's NvLink link 0 is currently down Run a field diagnostic on the "
+                                     "GPU., GPU 0GPU 0's NvLink link 1")
+    verdict, msg = summary(parse(cut), 2)
+    assert verdict == "fail" and msg.startswith("dcgmi diag -r 2 failed: PCIe on all GPUs (GPU 0GPU 0's NvLink link 0")
+    # the same rows under their table's closing border: still the failure, never a pass
+    whole = cut + "+---------------------------+------------------------------------------------+\n"
+    assert summary(parse(whole), 2)[0] == "fail"
+    # Pass / Skip / Warn - All as dcgmi prints them (Diag.cpp HelperDisplayGpuResults)
+    for cell, status in (("Pass - All", "pass"), ("Skip - All", "skip"), ("Warn - All", "warn")):
+        assert parse_table(f"| PCIe                      | {cell:<47}|\n").results[0].status == status
+
+
+def test_the_3x_diagnostic_test_row_is_read_and_only_the_header_is_skipped():
+    # 3.x names its GPU stress test "Diagnostic" (Diag.cpp DISPLAY_DIAGNOSTIC), the header's own word; rows built
+    # as dcgmi prints them (no public capture of that test failing was found)
+    table = ("+---------------------------+------------------------------------------------+\n"
+             "| Diagnostic                | Result                                         |\n"
+             "+===========================+================================================+\n"
+             "+-----  Hardware  ----------+------------------------------------------------+\n"
+             "| GPU Memory                | Pass - All                                     |\n"
+             "| Diagnostic                | Pass - GPUs: 0, 1, 2                           |\n"
+             "|                           | Fail - GPU: 3                                  |\n"
+             "+---------------------------+------------------------------------------------+\n")
+    verdict, msg = summary(parse(table), 3)
+    assert (verdict, msg) == ("fail", "dcgmi diag -r 3 failed: Diagnostic on GPU 3")
+
+
+def test_a_result_cell_of_no_known_status_is_never_a_pass():
+    table = ("| PCIe                      | Pass - All                                     |\n"
+             "| Targeted Power            | Aborted                                        |\n"
+             "+---------------------------+------------------------------------------------+\n")
+    assert summary(parse(table), 3) == ("unknown", "dcgmi diag -r 3: unreadable result of Targeted Power")
+
+
+def test_the_4x_table_prints_a_warn_tests_entities_as_fail():
+    # Diag.cpp: the test row with DDR_DISPLAY_WARN ("Warn"), its entity rows without it ("GPU0: Fail")
+    rep = parse_table("|-----  Deployment  --------+------------------------------------------------|\n"
+                      "| software                  | Warn                                           |\n"
+                      "|                           | GPU0: Fail                                     |\n"
+                      "|                           | GPU1: Pass                                     |\n"
+                      "+---------------------------+------------------------------------------------+\n")
+    assert summary(rep, 1) == ("warn", "dcgmi diag -r 1 passed with warnings: software on GPU 0")
 
 
 def test_warn_results_alone_pass_with_the_warning_in_the_message():
@@ -106,16 +165,22 @@ def test_warn_results_alone_pass_with_the_warning_in_the_message():
 def test_fr_codes_follow_dcgm_errors_h():
     assert (fr_code(29), fr_code(52), fr_code(101), fr_code(111)) == (
         "DCGM_FR_PERSISTENCE_MODE", "DCGM_FR_FAULTY_MEMORY", "DCGM_FR_XID_ERROR", "DCGM_FR_NAN_VALUE")
+    assert (fr_code(118), fr_code(132)) == ("DCGM_FR_SRAM_THRESHOLD", "DCGM_FR_UNCORRECTABLE_ROW_REMAP_LIMIT")
     assert fr_code(0) == "" and fr_code(None) == "" and fr_code(500) == "DCGM error 500"
 
 
 # ---- the check itself: how it calls dcgmi and its failure paths --------------------------------------------
 
-def test_the_check_asks_for_json_and_reads_a_real_failure(tmp_path, monkeypatch):
+def test_the_check_asks_for_json_and_a_real_warning_raises_nothing(tmp_path, monkeypatch):
+    # dcgmi exits 226 (DCGM_ST_NVVS_ERROR) for a warning too: the warning is OK with its text, not Unknown
     out = FIXTURES / "dcgm4.5.2-r2-gb10-persistence-fail.json"
     status, msg = run(tmp_path, monkeypatch, f'[ "$*" = "diag -r 2 -j" ] || exit 9\ncat {out}\nexit 226\n', level=2)
-    assert status == builtin.NONOK
-    assert msg.startswith("dcgmi diag -r 2 failed: software on GPU 0 (DCGM_FR_PERSISTENCE_MODE")
+    assert status == builtin.OK
+    assert msg.startswith("dcgmi diag -r 2 passed with warnings: software on GPU 0 (DCGM_FR_PERSISTENCE_MODE")
+    fail = tmp_path / "fail.json"
+    fail.write_text(out.read_text().replace('"error_id" : 29', '"error_id" : 85'))
+    status, msg = run(tmp_path, monkeypatch, f"cat {fail}\nexit 226\n", level=2)
+    assert status == builtin.NONOK and msg.startswith("dcgmi diag -r 2 failed: software on GPU 0")
 
 
 def test_the_check_reads_a_table_when_dcgmi_prints_one(tmp_path, monkeypatch):
