@@ -637,7 +637,7 @@ TABLE: tuple[Kind, ...] = (
     # fs/file_table.c: every open, socket and pipe of every process fails with ENFILE). Peers flag both
     # (aws/eks-node-monitoring-agent ConntrackExceededKernel, leptonai/gpud vfs_file_max_limit_reached). The kernel
     # prints it, rate-limited, while the table stays full; each line a finding (as netdev_stuck's). Connection
-    # tracking full is a warning and raises no condition (counted in gpu_npd_findings_total and logged): a busy node's conntrack spikes for
+    # tracking full is a warning and raises no condition (a Node Event, `node_event`): a busy node's conntrack spikes for
     # a second and a condition would stand for warning_expire_seconds (6 h) after it, as EKS's monitor makes it an
     # Event, not a condition (docs/node-health-issues.adoc ConntrackExceededKernel); the file table full, where every
     # open fails, an error raising KernelDegraded while its lines come, expiring once they stop. No taint, and no

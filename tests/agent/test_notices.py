@@ -52,6 +52,15 @@ def test_a_finding_that_raises_no_condition_is_said_as_a_notice(tmp_path):
     assert [n["reason"] for n in said(out, "notice")] == ["KernelTableFull", "CPUThermalThrottle"]
 
 
+def test_an_imex_daemon_error_in_the_hosts_log_is_a_node_event(tmp_path):
+    """docs/concepts.md promised "an Event, no condition" for the IMEX log's errors: there was none (kubernetes-sigs/
+    dra-driver-nvidia-gpu #948, imex-errors-2026h.yaml: the daemon's failed memory export)."""
+    engine = HealthEngine(load(env={}, flags=FLAGS), Clock())
+    change = Change()
+    engine.decide(Classifier().classify("Failed to get new memory reference with rc: 87"), "kernel", change)
+    assert [(n.reason, n.severity) for n in change.notices] == [("IMEXError", "error")] and not change.new_problems
+
+
 def test_a_storm_is_one_notice_a_period_and_every_line_counted(tmp_path):
     """10,000 lines within a minute: one notice (one Event), all 10,000 counted, the repeats coalesced (not decided
     again); a line past NOTICE_SECONDS after the first is said again."""
