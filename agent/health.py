@@ -39,6 +39,9 @@ _REPEATED: dict[tuple, dict] = {}  # (kind, reason) -> the rule its repeats from
 # storm is one Event whose count rises every 10 minutes, its lines all counted in gpu_npd_findings_total
 NOTICE_SECONDS = 600.0
 NOTICE_KEYS = 1024  # subjects x reasons whose notice time is remembered (the oldest forgotten: its next line is said)
+# kind -> the least severity rank a notice of it has (its `node_event`, else warning; a workload kind's never one)
+_NOTICED_FROM = {name: len(SEVERITY_RANK) if row.workload else SEVERITY_RANK[row.node_event or "warning"]
+                 for name, row in KIND.items()}
 
 
 # the kinds of a PCIe device (their subject `pci:` unless the device is known a GPU: _prefix, HealthEngine._as_gpus)
@@ -319,12 +322,10 @@ class HealthEngine:
 
     def _notice(self, f: Finding, seen: float, change: Change) -> Outcome:
         """`f`, a node's finding, raised no problem: a Notice (a Node Event of its reason) where it is at least its
-        kind's `node_event` severity and not an application's (the pod's Event and triage say those), at most once per
+        kind's `node_event` severity (else warning) and not an application's (the pod's Event and triage say those), at most once per
         subject and reason every NOTICE_SECONDS (a storm: one each period, its lines counted by the caller).  The
         outcome: a repeat skips the decision until the notice is due again."""
-        row = KIND.get(f.kind)
-        if row is None or row.workload or f.attribution == "application" or \
-                SEVERITY_RANK[f.severity] < SEVERITY_RANK[row.node_event]:
+        if f.attribution == "application" or SEVERITY_RANK[f.severity] < _NOTICED_FROM.get(f.kind, len(SEVERITY_RANK)):
             return ("none", None)
         subject, reason = subject_of(f), reason_of(f.kind, f.xid, f.sxid)
         key = f"{subject}|{reason}"

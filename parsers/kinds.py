@@ -204,10 +204,10 @@ class Kind:
     # `_holds_gpus`); on the host, in a pod without GPUs or whose devices are unknown, while the host's NVML fails (or
     # is off), and offline (no host NVML to ask), it stays the other kind's
     takes: tuple[tuple[str, str], ...] = ()
-    # the least severity at which a node's finding of it that raises no problem (no condition rule for it) is a Node
-    # Event of its reason (agent/health.py `_notice`: at most one per reason and device every NOTICE_SECONDS); higher
-    # where its lesser findings are printed on healthy machines (counted and logged only)
-    node_event: str = "warning"
+    # a node's finding of it, warning or worse, that raises no problem (no condition rule for it) is a Node Event of its
+    # reason (agent/health.py `_notice`: at most one per reason and device every NOTICE_SECONDS); a severity here: only
+    # from that one up, where its lesser findings are printed on healthy machines (counted and logged only)
+    node_event: str = ""
 
     @property
     def correlated(self) -> bool:
@@ -741,7 +741,7 @@ def check_table(table: tuple[Kind, ...]) -> None:
     if wordless := [k.name for k in table if bool(k.pod_holds_gpus) != (len(k.in_gpu_pod) == 2)]:
         raise ValueError(f"parsers/kinds.py: pod_holds_gpus kind without its two in_gpu_pod words (or words without "
                          f"pod_holds_gpus): {', '.join(wordless)}")
-    if unranked := [k.name for k in table if k.node_event not in SEVERITY_RANK]:
+    if unranked := [k.name for k in table if k.node_event and k.node_event not in SEVERITY_RANK]:
         raise ValueError(f"parsers/kinds.py: node_event not one of {', '.join(SEVERITIES)}: {', '.join(unranked)}")
 
 

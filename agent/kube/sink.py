@@ -81,7 +81,7 @@ class KubernetesSink(WriterThread):
             # as a Pod Event at its quoted line's: the cluster sets the node fault against the ranks' lines by it
             self.events.record(node, p.reason, p.message, "Normal" if p.severity == "info" else "Warning", key=p.id,
                                at=p.first_seen)
-        for n in snapshot.notices:  # a node's finding that raised no problem (agent/health.py `_notice`): its kind's reason
+        for n in snapshot.notices:  # a node's finding that raised no problem (agent/health.py `_notice`)
             self.events.record(node, n.reason, n.message, key=f"notice|{n.key}", at=n.at)
         for e in snapshot.pod_events:  # an Event on a Pod
             self.events.record(Ref("Pod", e.ref.pod, e.ref.namespace, e.ref.uid), e.reason, e.message, e.type,

@@ -1,4 +1,4 @@
-"""Local mode: condition changes, new problems and notices as structured JSON lines on stdout."""
+"""Local mode: condition changes and new problems as structured JSON lines on stdout (notices too: Node Events)."""
 
 from __future__ import annotations
 
