@@ -200,8 +200,8 @@ class Config:
         "`example.com/Name`) and none of the kubelet's (`Ready`, ...: kubeapi/reserved.py)")] = _table(kinds.conditions)
     condition_rules: Annotated[list[dict[str, Any]], doc(
         "findings -> problems (from the kind table, parsers/kinds.py): the first rule whose `match` fits a finding "
-        "decides; a finding no rule matches is only counted (and a Node Event: notice_events). match keys: kind, action, attribution, severity, "
-        "xid, sxid, state (a value or a list; not_attribution negates). clear: how the problem ends: reset (a GPU "
+        "decides; a finding no rule matches is only counted (and a Node Event: notice_events). match keys: kind, "
+        "action, attribution, severity, xid, sxid, state (a value or a list; not_attribution negates). clear: how the problem ends: reset (a GPU "
         "reset or driver reload for that GPU, or a new boot), boot (a new boot only), expire "
         "(warning_expire_seconds without a repeat, or a new boot), link_up (the same port coming back up, or a "
         "new boot)")] = _table(kinds.condition_rules)
