@@ -11,26 +11,37 @@ import dataclasses
 import heapq
 import itertools
 import time
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from operator import attrgetter
 from typing import Any, Callable, Collection, Mapping
 
 from parsers import Finding, amends
+from parsers.bounded import keep_newest
 from parsers.correlate import describe
 from parsers.escalation import JOBS_ROWS
 from parsers.finding import SEVERITY_RANK, seen_at
 from parsers.kinds import BOOT_ACTIONS, BY_NAME as KIND, Repeated, reason_of
-from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot
+from parsers.model import Boot, Change, Condition, Notice, PodEvent, Problem, Snapshot
 
 from .config import Config
 from .keyspec import Invalid, each
 from .policy import FindingPolicy
 from .samples import Verdict
 
-Outcome = tuple  # ("problem", id) or ("none", None): what a repeat of a finding may count without deciding
+# ("problem", id), ("none", None) or ("notice", when its key is said again): what a repeat may count without deciding
+Outcome = tuple
 
 REPEAT_PIDS = 16  # processes remembered per repeat (one GPU's application Xid, the node's driver crashes)
 _REPEATED: dict[tuple, dict] = {}  # (kind, reason) -> the rule its repeats from several processes raise (built once)
+# a notice (a node's finding raising no problem: a Node Event) is said again at most this often per subject and reason
+# while its lines come: the Event recorder's aggregation period (kubernetes.event_aggregate_seconds' default), so a
+# storm is one Event whose count rises every 10 minutes, its lines all counted in gpu_npd_findings_total
+NOTICE_SECONDS = 600.0
+NOTICE_KEYS = 1024  # subjects x reasons whose notice time is remembered (the oldest forgotten: its next line is said)
+# kind -> the least severity rank a notice of it has (its `node_event`, else warning; a workload kind's never one)
+_NOTICED_FROM = {name: len(SEVERITY_RANK) if row.workload else SEVERITY_RANK[row.node_event or "warning"]
+                 for name, row in KIND.items()}
 
 
 # the kinds of a PCIe device (their subject `pci:` unless the device is known a GPU: _prefix, HealthEngine._as_gpus)
@@ -202,6 +213,19 @@ def _repeat_rows(cfg: Config) -> dict[str, tuple[Repeated, Match]]:
     return out
 
 
+def sentence(f: Finding, action: str, note: str) -> str:
+    """What a problem (or a notice) says of its latest finding: what and where (`describe`: the kind table's wording,
+    the device's noun), the GPU's UUID, the line's text, the policy's note, the recommended action."""
+    uuid = f.details.get("uuid")
+    if f.details.get("pod"):
+        note = f"process in pod {f.details['pod']}" + (f"; {note}" if note else "")
+    text = f.message.strip().rstrip(".")
+    if len(text) > 160:
+        text = text[:159] + "…"
+    return (f"{describe(f)}{f' ({uuid})' if uuid else ''}: {text}"
+            f"{f' [{note}]' if note else ''}. Recommended action: {action}")
+
+
 def _field(f: Finding, name: str) -> Any:
     return getattr(f, name) if name in _FIELDS else f.details.get(name)
 
@@ -243,6 +267,7 @@ class HealthEngine:
         self.held: dict[str, int] = {}  # findings the policy held back, by reason (policy.HELD_REASONS)
         # address -> ids of the PCIe problems standing there as `pci:` (_as_gpus: renamed once it is known a GPU's)
         self._on_pci: dict[str, set[str]] = {}
+        self._noticed: OrderedDict[str, float] = OrderedDict()  # a notice's key -> when it may be said again (_notice)
 
     # ---- input -------------------------------------------------------------------------------
 
@@ -285,7 +310,26 @@ class HealthEngine:
                 pid = self._raise(rule, f, seen, source, change, note=f.details.get("policy", ""))
                 outcome = ("problem", pid) if pid is not None else outcome
                 break
+        if outcome[0] == "none" and source == "kernel" and self.cfg.notice_events:  # (a pod's line: its Pod Event)
+            outcome = self._notice(f, seen, change)
         return outcome if stateless else None
+
+    def _notice(self, f: Finding, seen: float, change: Change) -> Outcome:
+        """`f`, a node's finding, raised no problem: a Notice (a Node Event of its reason) where it is at least its
+        kind's `node_event` severity (else warning) and not an application's (the pod's Event and triage say those), at most once per
+        subject and reason every NOTICE_SECONDS (a storm: one each period, its lines counted by the caller).  The
+        outcome: a repeat skips the decision until the notice is due again."""
+        if f.attribution == "application" or SEVERITY_RANK[f.severity] < _NOTICED_FROM.get(f.kind, len(SEVERITY_RANK)):
+            return ("none", None)
+        subject, reason = subject_of(f), reason_of(f.kind, f.xid, f.sxid)
+        key = f"{subject}|{reason}"
+        due = self._noticed.get(key)
+        if due is None or seen >= due:
+            due = seen + NOTICE_SECONDS
+            keep_newest(self._noticed, key, due, NOTICE_KEYS)
+            change.notices.append(Notice(key, subject, f.kind, reason, f.severity,
+                                         sentence(f, f.action, f.details.get("policy", "")), seen))
+        return ("notice", due)
 
     def repeat(self, f: Finding, outcome: Outcome) -> bool:
         """`f` repeats a finding whose decision was `outcome` (from `decide`): count it without deciding again.
@@ -297,6 +341,8 @@ class HealthEngine:
             return False  # an escalation reached its count with this repeat (agent/policy.py): decide afresh
         if outcome[0] == "none":
             return True
+        if outcome[0] == "notice":
+            return seen < outcome[1]  # its notice due again: decided afresh (said again)
         p = self.problems.get(outcome[1])
         if p is None:
             return False
@@ -319,7 +365,7 @@ class HealthEngine:
         # a problem raised and gone again within the change (evicted) is still said once, from a copy of its own
         new = {p.id: published.get(p.id) or _copied(p) for p in change.new_problems}
         return Snapshot(conditions, tuple(published.values()), tuple(c for c in conditions if c.type in moved),
-                        tuple(new.values()), pod_events)
+                        tuple(new.values()), pod_events, tuple(change.notices))
 
     def sync(self, source: str, judged: dict[str, list[Verdict]]) -> Change:
         """Telemetry: for each subject read, what the rules see in its latest reading is exactly what
@@ -591,14 +637,7 @@ class HealthEngine:
         if not self._restate:
             return
         for p, f, action, note in self._restate.values():
-            uuid = f.details.get("uuid")
-            if f.details.get("pod"):
-                note = f"process in pod {f.details['pod']}" + (f"; {note}" if note else "")
-            text = f.message.strip().rstrip(".")
-            if len(text) > 160:
-                text = text[:159] + "…"
-            p.message = (f"{describe(f)}{f' ({uuid})' if uuid else ''}: {text}"
-                         f"{f' [{note}]' if note else ''}. Recommended action: {action}")
+            p.message = sentence(f, action, note)
         self._restate.clear()
 
     # ---- node conditions -------------------------------------------------------------------------

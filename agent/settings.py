@@ -80,6 +80,11 @@ class Config:
         "(gpu_npd_source_up 0, /healthz 503); a rotation's gap is shorter. 0: at once", ge=0)] = 30.0
     warning_expire_seconds: Annotated[float, _num("warning-class problems clear after this long without a repeat",
                                                   gt=0)] = 21600.0
+    notice_events: Annotated[bool, doc(
+        "a node's finding of warning or worse that raises no condition (no rule for it: a CPU's thermal throttling, "
+        "connection tracking full, an NVMe command aborted, an unclassified driver line) is a Node Event of its "
+        "kind's reason, at most one per reason and device every 10 minutes while it repeats (an application's "
+        "and a pod log's never: those have Pod Events); false: counted and logged only")] = True
     app_xid_window_seconds: Annotated[float, _num("Xids 13 / 31 repeating on one GPU within this window ...",
                                                   gt=0)] = kinds.BY_NAME["xid"].repeated.window_seconds
     app_xid_distinct_processes: Annotated[int, _num("... from this many different processes escalate (NVIDIA: run "
@@ -195,8 +200,8 @@ class Config:
         "`example.com/Name`) and none of the kubelet's (`Ready`, ...: kubeapi/reserved.py)")] = _table(kinds.conditions)
     condition_rules: Annotated[list[dict[str, Any]], doc(
         "findings -> problems (from the kind table, parsers/kinds.py): the first rule whose `match` fits a finding "
-        "decides; a finding no rule matches is only counted. match keys: kind, action, attribution, severity, "
-        "xid, sxid, state (a value or a list; not_attribution negates). clear: how the problem ends: reset (a GPU "
+        "decides; a finding no rule matches is only counted (and a Node Event: notice_events). match keys: kind, "
+        "action, attribution, severity, xid, sxid, state (a value or a list; not_attribution negates). clear: how the problem ends: reset (a GPU "
         "reset or driver reload for that GPU, or a new boot), boot (a new boot only), expire "
         "(warning_expire_seconds without a repeat, or a new boot), link_up (the same port coming back up, or a "
         "new boot)")] = _table(kinds.condition_rules)

@@ -204,6 +204,10 @@ class Kind:
     # `_holds_gpus`); on the host, in a pod without GPUs or whose devices are unknown, while the host's NVML fails (or
     # is off), and offline (no host NVML to ask), it stays the other kind's
     takes: tuple[tuple[str, str], ...] = ()
+    # a node's finding of it, warning or worse, that raises no problem (no condition rule for it) is a Node Event of its
+    # reason (agent/health.py `_notice`: at most one per reason and device every NOTICE_SECONDS); a severity here: only
+    # from that one up, where its lesser findings are printed on healthy machines (counted and logged only)
+    node_event: str = ""
 
     @property
     def correlated(self) -> bool:
@@ -346,8 +350,9 @@ TABLE: tuple[Kind, ...] = (
            "could not retrain (one per multi-line event); corrected ones are warnings; a link trained below its "
            "device's capability a warning or an info record", category="hardware"),
     # no condition: the device's own failure (a GPU's Xid 31, a NIC's completion errors) says what broke, and boot-time
-    # faults of firmware (an integrated GPU's, an NVMe drive's) are common on healthy machines; a storm a warning
-    Kind("iommu_fault", "IOMMU fault", "pcie", "warning", "unknown", "INVESTIGATE", "IOMMUFault",
+    # faults of firmware (an integrated GPU's, an NVMe drive's) are common on healthy machines; a storm a warning (no
+    # Node Event either, `node_event`: an SMMU's failing command queue, an error, is one)
+    Kind("iommu_fault", "IOMMU fault", "pcie", "warning", "unknown", "INVESTIGATE", "IOMMUFault", node_event="error",
          doc="the IOMMU blocked a device's DMA (AMD-Vi `IO_PAGE_FAULT` and its other logged events, Intel VT-d "
              "`DMAR: [DMA Read/Write ..] Request device [..] fault addr ..`): one event per device while they repeat; "
              "an Arm SMMUv3's failing command queue (`CMD_SYNC timeout`, `CMDQ error`) an error"),
@@ -633,7 +638,7 @@ TABLE: tuple[Kind, ...] = (
     # fs/file_table.c: every open, socket and pipe of every process fails with ENFILE). Peers flag both
     # (aws/eks-node-monitoring-agent ConntrackExceededKernel, leptonai/gpud vfs_file_max_limit_reached). The kernel
     # prints it, rate-limited, while the table stays full; each line a finding (as netdev_stuck's). Connection
-    # tracking full is a warning and raises no condition (counted in gpu_npd_findings_total and logged): a busy node's conntrack spikes for
+    # tracking full is a warning and raises no condition (a Node Event, `node_event`): a busy node's conntrack spikes for
     # a second and a condition would stand for warning_expire_seconds (6 h) after it, as EKS's monitor makes it an
     # Event, not a condition (docs/node-health-issues.adoc ConntrackExceededKernel); the file table full, where every
     # open fails, an error raising KernelDegraded while its lines come, expiring once they stop. No taint, and no
@@ -737,6 +742,8 @@ def check_table(table: tuple[Kind, ...]) -> None:
     if wordless := [k.name for k in table if bool(k.pod_holds_gpus) != (len(k.in_gpu_pod) == 2)]:
         raise ValueError(f"parsers/kinds.py: pod_holds_gpus kind without its two in_gpu_pod words (or words without "
                          f"pod_holds_gpus): {', '.join(wordless)}")
+    if unranked := [k.name for k in table if k.node_event and k.node_event not in SEVERITY_RANK]:
+        raise ValueError(f"parsers/kinds.py: node_event not one of {', '.join(SEVERITIES)}: {', '.join(unranked)}")
 
 
 check_table(TABLE)

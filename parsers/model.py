@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from .finding import Finding
 
-__all__ = ["Boot", "Change", "CheckBatch", "Condition", "Finding", "NodeInfo", "PodEvent", "PodRef", "Problem",
+__all__ = ["Boot", "Change", "CheckBatch", "Condition", "Finding", "NodeInfo", "Notice", "PodEvent", "PodRef", "Problem",
            "Reading", "Record", "SampleBatch", "Snapshot", "Verdict", "WorkloadFindings"]
 
 
@@ -144,6 +144,19 @@ class Condition:
     severity: str = ""  # the worst standing problem's severity ("" while healthy)
 
 
+@dataclass(frozen=True)
+class Notice:
+    """A node's finding of warning or worse that raised no problem (no condition rule for it): said as a Node Event,
+    at most once per `key` a while (agent/health.py HealthEngine._notice)."""
+    key: str  # subject|reason: one Event per key, its count raised each time it is said again
+    subject: str  # "node", "gpu:0000:5d:00", ...
+    kind: str
+    reason: str  # the kind's (parsers/kinds.py reason_of)
+    severity: str
+    message: str  # the finding's sentence, as a problem's message says it
+    at: float  # the line's own time (wall clock)
+
+
 @dataclass
 class Change:
     """What one step of the engine changed (its return value, handed to the next stage)."""
@@ -151,9 +164,10 @@ class Change:
     conditions: list[Condition] = field(default_factory=list)  # conditions whose status/reason/message moved
     held: list[tuple[int, str]] = field(default_factory=list)  # (Xid, reason) the policy held back: metrics only
     renamed: list[str] = field(default_factory=list)  # ids of problems now under another subject (a `pci:` a GPU's)
+    notices: list[Notice] = field(default_factory=list)  # node findings raising no problem, said as Events
 
     def __bool__(self) -> bool:
-        return bool(self.new_problems or self.conditions or self.renamed)
+        return bool(self.new_problems or self.conditions or self.renamed or self.notices)
 
 
 # ---- output: what sinks receive -----------------------------------------------------------------------------
@@ -181,12 +195,14 @@ class Snapshot:
     changed       the conditions that moved in this change (a subset of `conditions`)
     new_problems  problems raised in this change (Events)
     pod_events    Events for pods (workload correlation)
+    notices       node findings that raised no problem, to be said (Node Events)
     """
     conditions: tuple[Condition, ...] = ()
     problems: tuple[Problem, ...] = ()
     changed: tuple[Condition, ...] = ()
     new_problems: tuple[Problem, ...] = ()
     pod_events: tuple[PodEvent, ...] = ()
+    notices: tuple[Notice, ...] = ()
 
     def condition(self, name: str) -> Condition | None:
         return next((c for c in self.conditions if c.type == name), None)

@@ -1,6 +1,6 @@
 """The Kubernetes sink: the latest snapshot kept apart from the loop that writes it, and the node writers that loop runs.
 
-`apply(snapshot)` runs on the agent's thread and only keeps the snapshot, records Events (new problems, pod
+`apply(snapshot)` runs on the agent's thread and only keeps the snapshot, records Events (new problems, notices, pod
 events) and wakes the writer.  The writer thread coalesces bursts and runs the node writers in turn
 (conditions, the repair annotation, DRA device taints, taints; then the Events), and
 heartbeats.  Any API failure backs off with jitter and retries with the latest snapshot: detection never waits
@@ -81,6 +81,8 @@ class KubernetesSink(WriterThread):
             # as a Pod Event at its quoted line's: the cluster sets the node fault against the ranks' lines by it
             self.events.record(node, p.reason, p.message, "Normal" if p.severity == "info" else "Warning", key=p.id,
                                at=p.first_seen)
+        for n in snapshot.notices:  # a node's finding that raised no problem (agent/health.py `_notice`)
+            self.events.record(node, n.reason, n.message, key=f"notice|{n.key}", at=n.at)
         for e in snapshot.pod_events:  # an Event on a Pod
             self.events.record(Ref("Pod", e.ref.pod, e.ref.namespace, e.ref.uid), e.reason, e.message, e.type,
                                key=e.key, at=e.at)

@@ -1,4 +1,4 @@
-"""Local mode: condition changes and new problems as structured JSON lines on stdout."""
+"""Local mode: condition changes and new problems as structured JSON lines on stdout (notices too: Node Events)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,9 @@ class StdoutSink:
             self._write({"event": "problem", "condition": p.condition, "reason": p.reason,
                          "severity": p.severity, "attribution": p.attribution, "action": p.action,
                          "subject": p.subject, "message": p.message})
+        for n in snapshot.notices:  # a node's finding that raised no problem: the Node Event it becomes
+            self._write({"event": "notice", "reason": n.reason, "severity": n.severity, "subject": n.subject,
+                         "message": n.message})
         for c in snapshot.changed:
             self._write({"event": "condition", "condition": c.type, "status": "True" if c.status else "False",
                          "reason": c.reason, "message": c.message,

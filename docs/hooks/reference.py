@@ -254,6 +254,9 @@ def _roles(k) -> str:
     if k.named:
         said.append("named in a job's reason as " + (code(k.named) if isinstance(k.named, str) else
                     " or ".join(map(code, k.named)) + " (the first whose fields its line has), else its wording"))
+    if k.node_event:
+        said.append(f"a Node Event, where no condition takes it, only from {k.node_event} up (its lesser findings: "
+                    "healthy machines print them)")
     if k.node_attribution:
         said.append(f"a node problem of it saying no more than its reason: attribution {k.node_attribution}")
     if k.daemon_pod:

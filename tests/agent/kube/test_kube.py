@@ -536,6 +536,32 @@ def test_repeats_update_one_event_and_distinct_problems_are_rate_limited(api):
     assert sink.events.pending() >= 15  # ... without losing them
 
 
+def test_a_storm_of_condition_less_findings_is_one_node_event(api):
+    """(h491) A node's finding raising no condition (a full conntrack table: kubernetes/kubernetes #71261,
+    kernel-tables-2026.yaml) is a Warning Event on the Node of its kind's reason; a storm of 10,000 of its lines is one
+    Event (one create), not 10,000 writes, said again once NOTICE_SECONDS have passed. Was no Event."""
+    from agent.health import NOTICE_SECONDS
+
+    api.add_node("gpu-1")
+    engine, sink, _, clock = make_sink(api, mode="observe")
+    line = "nf_conntrack: table full, dropping packet"
+    for _ in range(10_000):
+        clock.t += 0.001
+        observe(engine, sink, line)  # every line decided (the coalescer's repeats skip even that)
+    sink.sync()
+    (ev,) = api.events()
+    assert (ev["type"], ev["reason"], ev["count"]) == ("Warning", "KernelTableFull", 1)
+    assert ev["involvedObject"]["kind"] == "Node" and line in ev["message"]
+    assert not any(c.status for c in engine.conditions.values())
+    writes = [r for r in api.requests if "/events" in r[1] and r[0] in ("POST", "PATCH")]
+    assert len(writes) == 1
+    clock.t += NOTICE_SECONDS  # said again: past the recorder's aggregation period (as long), a second Event
+    observe(engine, sink, line)
+    sink.sync()
+    assert [e["reason"] for e in api.events()] == ["KernelTableFull"] * 2
+    assert len([r for r in api.requests if "/events" in r[1] and r[0] in ("POST", "PATCH")]) == 2
+
+
 # Status messages of Events the API server refused for good, verbatim from client-go's "Server rejected event"
 # lines: a namespace being deleted (403, https://github.com/kubernetes/kubernetes/issues/100220), a namespace gone
 # (404, https://github.com/kubernetes/kubernetes/issues/42695), an Event the API will not take (422,
