@@ -1067,7 +1067,7 @@ def _lagging_rank(job: Job) -> Verdict | None:
                  if named is not None or barrier[0].details.get("timeout_ms") is None else
                  f"failed to pass the monitored barrier rank 0 waited in ({barrier[0].details.get('timeout_ms')} ms)")
         return Verdict("undetermined", None, "lagging_rank",
-                       f"{_ranks(behind)} {where}: {_lagging(job, behind)}",
+                       f"{_ranks(behind)} {where}: {_lagging(job, behind, job.rank_host.get(behind[0]))}",
                        suspects=tuple(barrier), rank=behind[0], host=job.rank_host.get(behind[0]))
     # the flight recorder's "preparing to dump debug info" is no timeout, but its rank's watchdog machinery was heard
     # from: it is not a rank that went silent
@@ -1080,7 +1080,7 @@ def _lagging_rank(job: Job) -> Verdict | None:
                        f"{_ranks(behind)} had not enqueued the work the others time out in when the flight recorder "
                        f"made {'it' if len(behind) == 1 else 'them'} dump (last enqueued "
                        f"{min(e.last_enqueued for e in dumped)}, process group {dumped[0].details.get('pg')}): "
-                       f"{_lagging(job, behind)}",
+                       f"{_lagging(job, behind, job.rank_host.get(behind[0]))}",
                        suspects=tuple(dumped), rank=behind[0], host=job.rank_host.get(behind[0]))
     if job.ras_behind and job.failures:
         return _ras_behind(job)
@@ -1098,7 +1098,7 @@ def _lagging_rank(job: Job) -> Verdict | None:
             where = f" of process group {pg}" if pg is not None else ""
             return Verdict("undetermined", None, "lagging_rank",
                            f"{_ranks(behind)} never enqueued NCCL work {top}{where}, which the others time out in: "
-                           f"{_lagging(job, behind)}",
+                           f"{_lagging(job, behind, job.rank_host.get(behind[0]))}",
                            suspects=tuple(e for e in group if e.rank in behind), rank=behind[0],
                            host=job.rank_host.get(behind[0]))
     # (b) a rank seen in the logs (or in the communicator) that reported no timeout while the others did
@@ -1112,14 +1112,14 @@ def _lagging_rank(job: Job) -> Verdict | None:
     return Verdict("undetermined", None, "lagging_rank",
                    f"{_ranks(missing)} reported no timeout while {len(reported)} ranks did: "
                    f"{'it' if len(missing) == 1 else 'they'} never reached the collective; "
-                   f"{_why_stalled(job, missing[0], len(missing) > 1)}",
+                   f"{_why_stalled(job, job.rank_host.get(missing[0]), len(missing) > 1)}",
                    rank=missing[0], host=job.rank_host.get(missing[0]))
 
 
-def _lagging(job: Job, behind: Sequence[int]) -> str:
+def _lagging(job: Job, behind: Sequence[int], host: str | None) -> str:
     """The ranks a rule found behind the others named as the lagging rank (ranks, where several), and why they
-    stalled (`_why_stalled`, the first one's host)."""
-    return f"the lagging rank{'s' if len(behind) > 1 else ''}; {_why_stalled(job, behind[0], len(behind) > 1)}"
+    stalled (`_why_stalled`: what `host`, theirs, logged; None where it is unknown)."""
+    return f"the lagging rank{'s' if len(behind) > 1 else ''}; {_why_stalled(job, host, len(behind) > 1)}"
 
 
 def _ras_behind(job: Job) -> Verdict:
@@ -1130,23 +1130,24 @@ def _ras_behind(job: Job) -> Verdict:
     report = [e for e in job.ras_behind if e.file == last.file and e.details.get("majority") == last.details["majority"]
               and e.details.get("op") == last.details.get("op")]
     behind = sorted({int(e.details["lagging"]) for e in report})
+    # RAS's ranks are its communicator's, not the job's (a 4-GPU communicator's rank 0 is no job's rank 0: NCCL's
+    # guide, troubleshooting/ras): their node is the one RAS names, never the host of the job's rank of that number
     nodes = {e.details.get("node") for e in report}
+    node = next(iter(nodes)) if len(nodes) == 1 else None
+    host = (job.host_of(node) or node) if node else None
     op = last.details.get("op")
     what = "operations" if op in (None, "collective") else f"{op} operations"
     return Verdict("undetermined", None, "lagging_rank",
                    f"{_ranks(behind)} had launched {what} only up to {min(int(e.details['operation']) for e in report)}"
                    f" while most ranks of {'its' if len(behind) == 1 else 'their'} communicator had launched up to "
                    f"{last.details['majority']} (NCCL RAS's MISMATCH report): "
-                   f"{_lagging(job, behind)}",
-                   suspects=tuple(report), rank=behind[0],
-                   host=job.rank_host.get(behind[0]) or (job.host_of(node) or node if len(nodes) == 1 and (
-                       node := next(iter(nodes))) else None))
+                   f"{_lagging(job, behind, host)}",
+                   suspects=tuple(report), rank=behind[0], host=host)
 
 
-def _why_stalled(job: Job, rank: int, several: bool = False) -> str:
-    """What the lagging rank's host logged that slows a rank (SLOW_HOST_KINDS: its CPUs throttled), in the job's
-    window, or that nothing logged says why it stalled."""
-    host = job.rank_host.get(rank)
+def _why_stalled(job: Job, host: str | None, several: bool = False) -> str:
+    """What the lagging rank's host (None: unknown) logged that slows a rank (SLOW_HOST_KINDS: its CPUs throttled), in
+    the job's window, or that nothing logged says why it stalled."""
     slow = [e for e in job.evidence if e.kind in SLOW_HOST_KINDS and job.in_window(e)
             and (e.host == host if host is not None and e.host is not None else len(job.hosts) <= 1)]
     if not slow:

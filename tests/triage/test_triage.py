@@ -2229,6 +2229,21 @@ def test_nccl_ras_mismatch_names_the_ranks_behind_in_a_job_that_hung():
     assert (latest.root.rank, latest.root.host) == (3, None), latest.reason
 
 
+def test_nccl_ras_mismatch_ranks_are_the_communicators_its_node_is_the_one_ras_names():
+    """A RAS report's ranks are its communicator's (NCCL's user guide, troubleshooting/ras at NVIDIA/nccl 5067397c: a
+    32-GPU job split into eight 4-GPU communicators, "Rank 8 -- GPU 0 .. on node 172.16.64.212"): rank 0 of a 4-GPU
+    communicator is not the job's rank 0. The lagging ranks' node is the one RAS names, never the host of the job's
+    rank of the same number (was: node-a, where the job's rank 0 logged its timeout, taken over RAS's own address).
+    CONSTRUCTED: the guide's MISMATCH block as a 4-GPU communicator's report would print it (its rank lines REAL, the
+    counts and the identifier made for 4 ranks); REAL: the watchdog timeout of hiyouga/LlamaFactory #7396 (`timeout`)."""
+    ras = ["#1-3 (27a079b828ff1a75) MISMATCH", "  Communicator ranks have different collective operation counts",
+           "  2 ranks have launched up to operation 6650", "  2 ranks have launched up to operation 6649",
+           "  Rank 0 -- GPU 0 managed by process 483072 on node 172.16.64.210",
+           "  Rank 2 -- GPU 2 managed by process 483074 on node 172.16.64.210"]
+    [first] = job({"node-a/train.log": [timeout(0), timeout(1)], "ras.txt": ras})
+    assert (first.rule, first.root.host) == ("lagging_rank", "172.16.64.210"), (first.root, first.reason)
+
+
 def test_nccl_ras_monitor_names_the_process_it_declared_dead():
     """REAL line (NCCL's user guide, troubleshooting/ras at NVIDIA/nccl 5067397c; tests/fixtures/realworld/
     nccl-ras-2026.yaml): NCCL 2.29's monitoring mode (`ncclras -m`) prints each process RAS declares dead as it
