@@ -343,12 +343,14 @@ TABLE: tuple[Kind, ...] = (
     ), doc="an NVLink failure the driver or Fabric Manager reports outside an Xid; a warning (Fabric Manager's Non "
            "Fatal GPU NVL error, a trunk port's failure) raises GPUDegraded until it stops repeating",
        category="hardware"),
+    # corrected AER (warnings) make no Node Event (`node_event`), as corrected memory errors (memory_error): routine on
+    # many GPU and NIC links and DIMMs, a rate to watch in the metrics, not an Event per device every 10 minutes
     Kind("pcie_aer", "PCIe AER error", "pcie", "error", "hardware", "INVESTIGATE", "PCIeAERError", (
         Raise("PCIeUnhealthy", "boot", {"severity": "fatal"}, reason="PCIeFatalError"),
         Raise("PCIeUnhealthy", "expire", {"severity": "error"}, reason="PCIeUncorrectedError"),
     ), doc="a PCIe Advanced Error Reporting event, a Downstream Port Containment or a downstream link the port "
            "could not retrain (one per multi-line event); corrected ones are warnings; a link trained below its "
-           "device's capability a warning or an info record", category="hardware"),
+           "device's capability a warning or an info record", category="hardware", node_event="error"),
     # no condition: the device's own failure (a GPU's Xid 31, a NIC's completion errors) says what broke, and boot-time
     # faults of firmware (an integrated GPU's, an NVMe drive's) are common on healthy machines; a storm a warning (no
     # Node Event either, `node_event`: an SMMU's failing command queue, an error, is one)
@@ -674,7 +676,7 @@ TABLE: tuple[Kind, ...] = (
         Raise("HostMemoryUnhealthy", "boot", {"severity": "fatal"}, reason="UncorrectedMemoryError"),
         Raise("HostMemoryUnhealthy", "expire", {"severity": "error"}, reason="UncorrectedMemoryError"),
     ), doc="host memory: machine check / EDAC / firmware (CPER) memory error, corrected or not (a CPER record's "
-           "stated severity: recoverable is an error, fatal fatal)", named="{host_memory}"),
+           "stated severity: recoverable is an error, fatal fatal)", named="{host_memory}", node_event="error"),
     # A CPU's own cache or TLB error in an x86 machine-check record (its MCi_STATUS error code: parsers/rules.py
     # MCA_ERROR_CODES), corrected (a warning: the CPU fixed it; repeating, the CPU is failing) or not (an error): the
     # processor's fault, not the DIMMs'. No condition: a fatal one panics the node (kernel_panic), a corrected one asks

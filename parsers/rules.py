@@ -1599,12 +1599,14 @@ RULES: tuple[Rule, ...] = (
        severity="warning", action="CHECK_COOLING", event=("mlx5_temp", "join")),
     _r("mlx5_temp_sensor", None, ["Sensor name["],
        FIRST_MLX5 + r":? (?:\w+:\d+:\(pid \d+\): )?Sensor name\[\d+\]: ", event=("mlx5_temp", "within")),
-    # a warning, as mlx5 logs it (mlx5_core_warn_rl): the slot advertises less power than the card may draw; printed
-    # at boot by healthy nodes whose slots advertise none, and said to cap throughput on some. gpud records it as a
-    # Warning event; NVSentinel's NIC patterns store it only (recommended action NONE)
+    # mlx5 logs it as a warning (mlx5_core_warn_rl): the slot advertises less power than the card may draw; printed
+    # at boot by healthy nodes whose slots advertise none (an HGX board's every ConnectX function, each boot:
+    # wholelogs/gpud-dmesg-decode-iso-hgx-boot.log), and said to cap throughput on some. gpud records it as a Warning
+    # event; NVSentinel's NIC patterns store it only (recommended action NONE): info here, counted and logged, no Node
+    # Event (12 a boot on every HGX node of a fleet)
     _r("mlx5_pcie_power", "nic_error", ["insufficient power"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):? (?:mlx5_pcie_event:\d+:\(pid \d+\): )?)?"
-       r"Detected insufficient power on the PCIe slot(?: \((?P<watts>\d+)W\))?", severity="warning"),
+       r"Detected insufficient power on the PCIe slot(?: \((?P<watts>\d+)W\))?", severity="info"),
     # A function the driver could not load: the step that failed ("mlx5_core 0000:03:00.0: handle_hca_cap failed", the
     # firmware not taking the function up: 4.x "mlx5_core 0000:0b:06.0: enable hca failed", 5.x "mlx5_function_setup:1103:
     # (pid 97972): enable hca failed", 6.x "mlx5_function_enable:1200:(pid 519): ..", after its ENABLE_HCA command timed
