@@ -1204,9 +1204,7 @@ class Classifier:
         of_line = None  # _rank_of(m), read here once: the event key of an event kept per rank takes it (_event_key)
         if any_rank:
             if rank is None:
-                found = _RANK.search(message)  # _rank_of(m): the row has no rank group (m.string is message)
-                if found is not None:
-                    rank = found.group(1) or found.group(2)
+                rank = _rank_named(message)  # _rank_of(m): the row has no rank group (m.string is message)
             if "[rank" not in message:  # torch's own "[rankN]:" after a worker's tag is the inner prefix: it wins
                 tagged = tag_rank(message)
             of_line = str(tagged) if tagged is not None else rank or ""
@@ -1245,8 +1243,12 @@ _WORKLOAD = frozenset(k.name for k in KIND_TABLE if k.workload)
 
 # A rank on a PyTorch line: "[Rank 3]", "[PG 0 Rank 144]", "[PG ID 0 PG GUID 0(default_pg) Rank 7]", or
 # torchrun's "[rank3]:" prefix; TensorRT-LLM's Python logger's "[TRT-LLM] [RANK 0] [E] .." (as triage.ranks reads it:
-# its IN_MESSAGE and trtllm row).
-_RANK = re.compile(r"\[(?:PG [^\]\n]{0,80}?)?(?:Rank|RANK) (\d{1,9})\]|\[rank(\d{1,9})\]:")
+# its IN_MESSAGE and trtllm row), and its executor worker's failure to start, which names the MPI rank it failed on
+# (tensorrt_llm/executor/worker.py worker_main: f"Failed to initialize executor on rank {mpi_rank()}: {e}"): "[TRT-LLM]
+# [E] Failed to initialize executor on rank 3: [TensorRT-LLM][ERROR] CUDA runtime error in .." (NVIDIA/TensorRT-LLM
+# #4708), 2026's "[TRT-LLM] [E] [executor] Failed to initialize executor on rank 0: .." (NVIDIA/Model-Optimizer #1933)
+_RANK = re.compile(r"\[(?:PG [^\]\n]{0,80}?)?(?:Rank|RANK) (\d{1,9})\]|\[rank(\d{1,9})\]:"
+                   r"|Failed to initialize executor on rank (\d{1,9}): ")
 # ProcessGroupNCCL's log prefix names the process group and the rank *in that group*, in each era's shape:
 #   2.2-2.3 "[PG <n> Rank <r>]"                    n: the process's count of groups made, 0 the default group's
 #   2.4     "[PG <name> (<desc>) Rank <r>]"        name: the group's name, "0" the default's; desc left out when
@@ -1283,6 +1285,12 @@ def pg_name(text: str) -> str | None:
     return None if tag is None else _group_name(tag)
 
 
+def _rank_named(text: str) -> str | None:
+    """The rank `_RANK` finds on a line (the digits of whichever of its shapes matched first), or None."""
+    found = _RANK.search(text)
+    return None if found is None else found.group(found.lastindex)
+
+
 def message_rank(text: str) -> tuple[int | None, str | None, int | None]:
     """(global rank, process group, rank in that group) a PyTorch line names: torchrun's "[rankN]:" prefix, else a
     serving engine's worker tag at its start ("(VllmWorker rank=3 pid=..)", "[... TP2]": parsers.workers), else the
@@ -1295,9 +1303,9 @@ def message_rank(text: str) -> tuple[int | None, str | None, int | None]:
     if tag is not None and not default_group(tag.group("id"), tag.group("rest")):
         return glob, _group_name(tag), int(tag.group("rank"))
     if glob is None:
-        found = _RANK.search(text)
+        found = _rank_named(text)
         if found is not None:
-            glob = int(found.group(1) or found.group(2))
+            glob = int(found)
     return glob, None, None
 
 
@@ -1310,8 +1318,7 @@ def _rank_of(m: re.Match) -> str:
             return str(tagged)
     rank = m.groupdict().get("rank")
     if rank is None:
-        found = _RANK.search(text)
-        rank = found and (found.group(1) or found.group(2))
+        rank = _rank_named(text)
     return rank or ""
 
 

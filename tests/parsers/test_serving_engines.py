@@ -216,3 +216,23 @@ def test_the_classifier_reads_a_workers_tag_as_triage_does(line, rank):
     """REAL (the triage tests' lines): the classifier's reading of a worker tag (message_rank, the rank a PyTorch
     line names) is triage's (ranks.strip), from the one definition of each tag (parsers.workers)."""
     assert tag_rank(line) == rank and message_rank(line)[0] == rank
+
+
+@pytest.mark.parametrize("line, rank", [
+    # https://github.com/NVIDIA/TensorRT-LLM/issues/4708 (the executor worker on MPI rank 3 failed to start)
+    ("[05/27/2025-21:12:36] [TRT-LLM] [E] Failed to initialize executor on rank 3: [TensorRT-LLM][ERROR] CUDA runtime "
+     "error in cudaMemsetAsync(fc1_act_sf_flat, 0x0, getOffsetFlatSFArray(num_experts_per_node, num_rows, cols), "
+     "stream): an illegal memory access was encountered (/builds/ftp/internalcutlasskernels/cpp/tensorrt_llm/kernels/"
+     "internal_cutlass_kernels/src/moe_gemm/moe_kernels.cu:1282)", 3),
+    # https://github.com/NVIDIA/Model-Optimizer/issues/1933 (TensorRT-LLM 1.3's logger names its source, "[executor]")
+    ("[07/07/2026-03:31:36] [TRT-LLM] [E] [executor] Failed to initialize executor on rank 0: tuple index out of range",
+     0),
+])
+def test_tensorrt_llms_executor_failure_names_its_rank(line, rank):
+    """REAL: TensorRT-LLM's executor worker that fails to start names the MPI rank it ran on (tensorrt_llm/executor/
+    worker.py worker_main); the line's failure is that rank's, in parse and in triage (ranks.in_message)."""
+    from triage.ranks import in_message
+
+    assert message_rank(line)[0] == rank and in_message(line)[0] == rank
+    found = Classifier().classify(line)
+    assert (found.kind, found.rank) == ("cuda_error", rank) if "CUDA" in line else found is None
