@@ -817,6 +817,19 @@ class ApiDouble:
             fault["until"] = time.monotonic() + fault.pop("seconds")
         self.fault = fault or None
 
+    def quiet(self, seconds: float = 2.0, timeout: float = 60.0) -> None:
+        """Returns once no request has come for `seconds`: a client's start-up requests done and, at the agent's
+        defaults (qps 5, burst 10), its client-side rate limit full again, so that what a test measures next is
+        not the start-up's requests' pacing.  AssertionError after `timeout`."""
+        deadline = time.monotonic() + timeout
+        seen, since = len(self.requests), time.monotonic()
+        while time.monotonic() - since < seconds:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the API double was never quiet for {seconds} s within {timeout} s")
+            time.sleep(0.05)
+            if len(self.requests) != seen:
+                seen, since = len(self.requests), time.monotonic()
+
     def refused(self, fault: dict[str, Any]) -> None:
         """One request refused by `fault`: counted in `rejected`; the fault cleared after its `times=`."""
         self.rejected += 1
