@@ -303,7 +303,7 @@ class _Emulator(kmock.KubernetesEmulator):
             if fault.get("latency"):
                 await asyncio.sleep(fault["latency"])
             if fault.get("status"):
-                d.rejected += 1
+                d.refused(fault)
                 headers = {"Retry-After": str(fault["retry_after"])} if fault.get("retry_after") else None
                 return _status(fault["status"], "Injected", "injected failure", headers)
             # (method, path-suffix regex, status, Status reason, Status message): one kind of request refused for
@@ -311,20 +311,16 @@ class _Emulator(kmock.KubernetesEmulator):
             forbid = fault.get("forbid")
             refuse = fault.get("refuse") or (forbid and (forbid[0], forbid[1], 403, "Forbidden", forbid[2]))
             if refuse and request.method.value == refuse[0] and re.search(refuse[1] + "$", path):
-                d.rejected += 1
-                if fault.get("times") is not None:  # refused this many times, then served: a transient refusal
-                    fault["times"] -= 1
-                    if fault["times"] <= 0:
-                        d.fault = None
+                d.refused(fault)
                 return _status(*refuse[2:])
             if fault.get("drop"):
-                d.rejected += 1
+                d.refused(fault)
                 request._raw_request.transport.close()
                 return aiohttp.web.Response(status=500)
             lose = fault.get("lose_reply")  # True: every write; (method, path-suffix regex): one kind of write
             if lose and request.method.value in ("POST", "PATCH", "PUT") and (
                     lose is True or (request.method.value == lose[0] and re.search(lose[1] + "$", path))):
-                d.rejected += 1
+                d.refused(fault)
                 await self._serve(request)  # the write is committed ...
                 request._raw_request.transport.close()  # ... and its reply never reaches the client
                 return aiohttp.web.Response(status=500)
@@ -858,9 +854,31 @@ class ApiDouble:
         lose_reply=("POST", "/events") for one kind of write, the path given as a suffix regex),
         set_fault(forbid=("GET", "/api/v1/nodes", message)) (403 with that Status message for one kind of request),
         set_fault(refuse=("POST", "/events", 422, "Invalid", message)) (any status, reason and message),
-        with `seconds=` to end it by itself, or, for `refuse` and `forbid`, `times=` (the requests refused: the
-        next one is served, e.g. times=12 with refuse=("DELETE", "/pods/w-0", 503, ...): one pod's deletion refused
-        12 times in a row); set_fault() clears."""
+        with `seconds=` to end it by itself, or `times=` (the requests refused: the next one is served, e.g.
+        times=12 with refuse=("DELETE", "/pods/w-0", 503, ...): one pod's deletion refused 12 times in a row;
+        status=503, times=2: an outage that ends after two refused requests however late the client comes, where
+        `seconds=` may pass before a loaded machine's client has asked anything); set_fault() clears."""
         if fault.get("seconds"):
             fault["until"] = time.monotonic() + fault.pop("seconds")
         self.fault = fault or None
+
+    def quiet(self, seconds: float = 2.0, timeout: float = 60.0) -> None:
+        """Returns once no request has come for `seconds`: a client's start-up requests done and, at the agent's
+        defaults (qps 5, burst 10), its client-side rate limit full again, so that what a test measures next is
+        not the start-up's requests' pacing.  AssertionError after `timeout`."""
+        deadline = time.monotonic() + timeout
+        seen, since = len(self.requests), time.monotonic()
+        while time.monotonic() - since < seconds:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the API double was never quiet for {seconds} s within {timeout} s")
+            time.sleep(0.05)
+            if len(self.requests) != seen:
+                seen, since = len(self.requests), time.monotonic()
+
+    def refused(self, fault: dict[str, Any]) -> None:
+        """One request refused by `fault`: counted in `rejected`; the fault cleared after its `times=`."""
+        self.rejected += 1
+        if fault.get("times") is not None:
+            fault["times"] -= 1
+            if fault["times"] <= 0 and self.fault is fault:
+                self.fault = None

@@ -327,7 +327,7 @@ def test_an_api_error_mid_run_still_reports_what_was_measured():
         _cluster(api, 4, bad=None)
 
         def fail_later(nodes):
-            api.set_fault(status=500, seconds=0.5)  # the API server fails while the first wave runs
+            api.set_fault(status=500, times=1)  # the API server fails while the first wave runs (its next request)
             return "Complete"
         api.job_result = fail_later
         res = _run(api, "--format", "json")

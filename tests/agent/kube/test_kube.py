@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -484,9 +485,12 @@ def test_outage_of_60_s_then_recovery_ends_in_the_current_state(api):
 
 @pytest.mark.parametrize("fault", [{"status": 429, "retry_after": 1}, {"status": 500}, {"drop": True}])
 def test_writer_thread_backs_off_and_recovers(api, fault):
+    """Two refused tries, then the API heals: the writer waited between them (Retry-After's 1 s, else its backoff:
+    1 s, jitter down to 0.8 s) and wrote everything.  The outage ends after the tries it refused, not after 1.5 s
+    (which a loaded host's writer thread could start after: nothing refused)."""
     api.add_node("gpu-1")
     engine, sink, metrics, _ = make_sink(api, mode="enforce", max_backoff_seconds=1)
-    api.set_fault(seconds=1.5, **fault)
+    api.set_fault(times=2, **fault)
     observe(engine, sink, XID79)
     t0 = time.monotonic()
     sink.start()
@@ -495,8 +499,7 @@ def test_writer_thread_backs_off_and_recovers(api, fault):
         time.sleep(0.05)
     sink.close()
     assert api.taints("gpu-1") and api.conditions("gpu-1")["GPUUnhealthy"]["status"] == "True"
-    assert time.monotonic() - t0 >= 1.0 and api.rejected >= 1
-    assert api.rejected < 10  # backed off, did not hammer
+    assert api.rejected == 2 and time.monotonic() - t0 >= 2 * 0.8  # backed off after each, did not hammer
     assert metrics.registry.get_sample_value("gpu_npd_kube_api_up") == 1
 
 
@@ -635,35 +638,40 @@ def test_local_mode_without_any_cluster_config(monkeypatch, tmp_path):
 # ---- the whole agent ---------------------------------------------------------------------------------
 
 def test_agent_process_writes_condition_and_taint_within_a_second(api, tmp_path: Path):
+    """A fatal Xid reaches the API as the condition and the taint within 1 s (docs/kubernetes.md), measured by the
+    agent's own stamps: its JSON line of the problem (the pipeline's pass that hands the sinks the snapshot) to its
+    log line of the taint written (after the API's answer), so that the test process's own scheduling on a loaded
+    host does not count.  Measured from a settled agent: its start-up writes done and its client-side rate limit
+    (qps 5, burst 10) full again; an Xid right after them waits on its pacing by design (was measured so: 0.6 to
+    0.8 s on a loaded 2-CPU host against 0.3 to 0.5 s settled, and failed once under load)."""
     api.add_node("gpu-node-1", taints=[OTHER_TAINT])
     conf = tmp_path / "gpu-npd.yaml"
     conf.write_text(yaml.safe_dump({"mode": "enforce", "kubernetes": {"api_server": api.url}, "nvml": "off"}))
     a = AgentProc(tmp_path, "--config", str(conf))
-    deadline = time.monotonic() + 5
-    while "GPUUnhealthy" not in api.conditions("gpu-node-1") and time.monotonic() < deadline:
-        time.sleep(0.02)
-    t0 = time.monotonic()
+    a.wait_for(lambda: "GPUUnhealthy" in api.conditions("gpu-node-1"), timeout=30, what="the start-up's conditions")
+    api.quiet()
     a.write(f"3,1,1000,-;{XID79}\n")
-    while not api.taints("gpu-node-1")[1:] and time.monotonic() - t0 < 5:
-        time.sleep(0.01)
-    took = time.monotonic() - t0
+    a.wait_for(lambda: "taints on gpu-node-1: ['" in a.stderr(), timeout=30, what="the taint written")
     assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "True"
     assert [t["key"] for t in api.taints("gpu-node-1")] == [OTHER_TAINT["key"], TAINT]
-    if took >= 1.0:  # a loaded host may hold the process back once; a slow path is slow again: a second GPU's Xid
-        # (this re-measures the condition write only: the taint is on the node already)
-        n = api.status_patches
-        t0 = time.monotonic()
-        a.write(f"3,2,2000,-;{XID79.replace('0000:5d:00', '0000:9a:00')}\n")
-        while api.status_patches == n and time.monotonic() - t0 < 5:
-            time.sleep(0.01)
-        took = min(took, time.monotonic() - t0)
-    assert took < 1.0, took
+    (problem,) = [e["time"] for e in a.events() if e.get("event") == "problem"]
+    (written,) = [ln.split()[0] for ln in a.stderr().splitlines() if "taints on gpu-node-1: ['" in ln]
+    took = stamp(written) - stamp(problem)
+    assert 0 <= took < 1.0, (problem, written)
     assert a.stop()[0] == 0
+    n = len(api.requests)
     b = AgentProc(tmp_path, "--config", str(conf))  # restart: the taint stays, the condition does not flap
-    time.sleep(1.0)
+    b.wait_for(lambda: ("PATCH", "/api/v1/nodes/gpu-node-1/status") in [r[:2] for r in api.requests[n:]],
+               timeout=30, what="the restarted agent's conditions")
+    api.quiet()  # its start-up's writes done (was: 1 s, which a loaded host's start-up outlasts)
     assert [t["key"] for t in api.taints("gpu-node-1")] == [OTHER_TAINT["key"], TAINT]
     assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "True"
     assert b.stop()[0] == 0
+
+
+def stamp(text: str) -> float:
+    """One of the agent's stamps (agent/sinks/stdout.py utc_iso: RFC 3339, UTC, milliseconds) as epoch seconds."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
 def test_taint_rule_by_severity(api):
