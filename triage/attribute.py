@@ -1540,7 +1540,7 @@ def _ended_what(e: Evidence) -> str:
     if end is None:
         return f"job ended ({e.details.get('why') or 'cancelled'})"
     pod = _pod_name(e)
-    return f"pod {pod + ' ' if pod else ''}{end.ended} ({e.details.get('pod_reason') or e.details['pod_end']}: " \
+    return f"{'pod ' + pod if pod else 'a pod'} {end.ended} ({e.details.get('pod_reason') or e.details['pod_end']}: " \
            f"{end.said})"
 
 
