@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from gpunpd.cli import main
 from triage import CATEGORIES, SCHEMA
+from triage.attribute import file_names
 
 ROOT = Path(__file__).resolve().parents[2]
 GPU_NPD = [sys.executable, "-m", "gpunpd"] if not os.environ.get("GPU_NPD_BIN") else [os.environ["GPU_NPD_BIN"]]
@@ -67,6 +68,36 @@ def test_every_incident_documents_its_source():
             assert want["source_category"] in set(CATEGORIES) - {want["category"]}, incident.name
         assert any((incident / "logs").iterdir()), incident.name
 
+
+
+def test_a_reason_names_a_file_as_the_user_sees_it_the_evidence_by_its_path():
+    """specfem3d-1344 (one file, no rank or host): was "CUDA out of memory on tests/fixtures/incidents/specfem3d-1344-
+    mpi-abort-oom/logs/solver.log is the first ..", the whole path in the sentence.  Now the reason names the file as
+    the directory triaged holds it, its name alone where no other file has it; the evidence (text and JSON `file`)
+    keeps the path as given, to open.  A death no rank or host is named for is a process the file names (dlrover-1046:
+    was "<path>/agent.log died first")."""
+    logs = INCIDENTS / "specfem3d-1344-mpi-abort-oom" / "logs"
+    [first, *_] = json.loads(triage("--format", "json", str(logs)).stdout)["incidents"]
+    assert first["reason"].startswith("CUDA out of memory on solver.log is the first "), first["reason"]
+    assert str(INCIDENTS) not in first["reason"] + first["consequences"]
+    assert first["evidence"][0]["file"] == str(logs / "solver.log")
+    text = triage(str(logs)).stdout
+    assert "on solver.log is the first" in text and f"{logs / 'solver.log'}:" in text
+    dead = json.loads(triage("--format", "json", str(INCIDENTS / "dlrover-1046-sigbus" / "logs")).stdout)
+    assert dead["incidents"][0]["reason"].startswith("a process named in agent.log died first (signal 7")
+
+
+def test_file_names_short_where_unique_else_below_the_common_directory():
+    """`file_names`: a file's name alone where no other file has it; two of one name, each by its path below the
+    directory all files are in (the directory triaged), never the directory itself."""
+    assert file_names(["job/node-a/train.log", "job/node-b/train.log", "job/launcher.out", "job/node-a/dmesg"]) == {
+        "job/node-a/train.log": "node-a/train.log", "job/node-b/train.log": "node-b/train.log",
+        "job/launcher.out": "launcher.out", "job/node-a/dmesg": "dmesg"}
+    assert file_names(["/abs/a/x.log", "/abs/b/x.log"]) == {"/abs/a/x.log": "a/x.log", "/abs/b/x.log": "b/x.log"}
+    assert file_names(["a/x.log", "x.log"]) == {"a/x.log": "a/x.log", "x.log": "x.log"}
+    assert file_names(["logs.tar.gz:node-a/x.log", "<stdin>"]) == {"logs.tar.gz:node-a/x.log": "x.log",
+                                                                   "<stdin>": "<stdin>"}
+    assert file_names([]) == {}
 
 @pytest.mark.parametrize("incident,category", [("open-gpu-kernel-modules-1150-nvlink", "hardware"),
                                                ("nccl-1405-ib", "fabric")])
