@@ -32,6 +32,7 @@ import click
 
 from parsers import after_hole
 from triage import DEFAULT_WINDOW, Clock, Evidence, Incident, attribute, teardown, to_json
+from triage.attribute import file_names
 from triage.inventory import read_inventory
 from triage.ranks import Origin, from_path
 from triage.read import FileReader
@@ -408,7 +409,8 @@ def triage(fmt: str, year: int | None, window: float, evidence_limit: int, jobs_
     # teardown errors and ends after a success their file stated, and earlier Slurm steps' ends before one: said, never
     # failures (split once: attribute takes the split)
     split = teardown(evidence)
-    incidents = attribute(split, window=window)
+    # the reasons name a file short (its name alone where no other file has it), the evidence by its path as given
+    incidents = attribute(split, window=window, names=file_names(inputs.files))
     noise, earlier = split.noise, split.earlier
     for message in inputs.errors[:MAX_ERRORS_SHOWN]:
         click.echo(f"gpu-npd triage: {message}", err=True)

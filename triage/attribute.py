@@ -36,7 +36,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from parsers import xid_info
 from parsers.finding import SEVERITY_RANK
@@ -269,8 +269,9 @@ class Verdict:
 class Job:
     """Everything the rules look at, derived once from the evidence: times ordered, ranks and hosts filled in."""
 
-    def __init__(self, evidence: Iterable[Evidence], window: float):
+    def __init__(self, evidence: Iterable[Evidence], window: float, names: Mapping[str, str] | None = None):
         raw = _amended(list(evidence))
+        self.names = names or {}  # file -> how the reasons name it (`file_names`); a file not in it, as it is
         # address -> host: NCCL's own address lines, and the map of a cluster's pods and nodes (triage.inventory,
         # cluster/book.py: the same kind, nccl_address, its details naming the pod); the first to name one wins
         self.addresses: dict[str, str] = {}
@@ -388,6 +389,10 @@ class Job:
         ran)."""
         end = POD_ENDS.get(e.details.get("pod_end")) if e.kind == "job_ended" else None
         return end is not None and end.ended == NEVER_STARTED and _pod_key(e) in self.started
+
+    def file_name(self, e: Evidence) -> str | None:
+        """The line's file as the reasons name it (`names`, the caller's: `file_names`), else as it is."""
+        return self.names.get(e.file, e.file) if e.file is not None else None
 
     def in_window(self, e: Evidence) -> bool:
         """Whether a node fault is close enough to the job's failures to explain them (no times: yes)."""
@@ -649,7 +654,7 @@ def _node_fault(job: Job) -> Verdict | None:
     root = min(faults, key=lambda e: (_ts(e), -SEVERITY_RANK.get(e.severity, 0), e.rank is None, e.host is None))
     category = category_of(root) or "hardware"
     # the node said once: where the line names it (its rank's, or the host), else "a node of the job" alone
-    where, of = (_who(root), " of its node" if root.rank is not None else " of that node") \
+    where, of = (_who(root, job), " of its node" if root.rank is not None else " of that node") \
         if (root.rank is not None or root.host) else ("a node of the job", "")
     article = "an" if category[:1] in "aeiou" else "a"
     # the pods Kubernetes ended on the root's node whose end names a fault of it (triage.inventory pod_ended: the
@@ -679,12 +684,13 @@ def _with_unplaced(job: Job, verdict: Verdict, candidates: list[Evidence]) -> Ve
     unplaced = _unplaced(job, verdict, candidates)
     if not unplaced:
         return verdict
-    named = "; ".join(_what(e) + (f" on {_who(e)}" if _who(e) != e.file else "") + f" ({e.place})"
-                      for e in unplaced[:3])
-    more = f" and {len(unplaced) - 3} more" if len(unplaced) > 3 else ""
+    # each said after the list's colon, never in a bracket (its own words may hold brackets: a pod end's reason)
+    named = "; ".join(_what(e) + (f" on {who}" if (who := _who(e, job)) != (name := job.file_name(e)) else "")
+                      + f" in {name}{'' if e.line is None else f':{e.line}'}" for e in unplaced[:3])
+    more = f"; and {len(unplaced) - 3} more" if len(unplaced) > 3 else ""
     return replace(verdict, unplaced=tuple(unplaced),
                    reason=f"{verdict.reason}; {len(unplaced)} other failure(s) with no wall-clock time, in another "
-                          f"file, could not be placed before or after it ({named}{more}): they may have come first")
+                          f"file, could not be placed before or after it and may have come first: {named}{more}")
 
 
 def _candidates(job: Job) -> list[Evidence]:
@@ -745,7 +751,7 @@ def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
             root = first if first.rank is not None or death.rank is None or how == "host" else \
                 replace(first, rank=death.rank)
             return Verdict("hardware", root, "first_rank_death",
-                           f"{_dead(death)} died first (signal {death.signal}, {SIGNALS.get(death.signal)}) and "
+                           f"{_dead(death, job)} died first (signal {death.signal}, {SIGNALS.get(death.signal)}) and "
                            f"{said}: the node's memory killed it, not {MEMORY_NOT[death.signal]}", suspects=(death,))
         if first.kind == "process_crash":
             stack = first.details.get("stack")
@@ -755,7 +761,7 @@ def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
             where = f"in {library}, {CRASH_WHOSE.get(stack, 'the program' + chr(39) + 's own code')}" if library else \
                 "(the kernel's line names no library: the program's own code)"
             return Verdict(CRASH_CATEGORY.get(stack, "application"), root, "first_rank_death",
-                           f"{_dead(death)} died first (signal {death.signal}, {SIGNALS.get(death.signal)}) and "
+                           f"{_dead(death, job)} died first (signal {death.signal}, {SIGNALS.get(death.signal)}) and "
                            f"{first.host or 'its host'}'s kernel{_at(first)} says {victim} crashed {where}",
                            suspects=(death,))
     if first.kind in DEATH_KINDS:
@@ -764,7 +770,7 @@ def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
             if first.exit_code is not None else LOST_HOW.get(first.details.get("fact"), "the job's coordinator lost it") \
             if first.kind == "process_lost" else _abort_how(first) \
             if first.details.get("fact") in ABORT_FACTS else "its exit code not shown"
-        who = _dead(first) if first.kind in PROCESS_DEATHS else _who(first)
+        who = _dead(first, job) if first.kind in PROCESS_DEATHS else _process(first, job)
         if category == "undetermined":
             senders = SIGNAL_SENDERS.get(first.signal)
             said = f": {SIGNALS.get(first.signal, how)} comes from {senders}, and no line says which" if senders else ""
@@ -784,8 +790,8 @@ def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
         root = pressure if pressure.rank is not None or first.rank is None else replace(pressure, rank=first.rank)
         said = ", ".join(f"{k} {pressure.details[k]}" for k in ("available", "capacity") if pressure.details.get(k))
         return Verdict("infrastructure", root, "first_failure",
-                       f"{_what(first)} on {_who(first)}{_at(first)}, and {pressure.host or 'its host'}'s local disk "
-                       f"was over {pressure.details.get('threshold', '95')}% full before it{_at(pressure)}"
+                       f"{_what(first)} on {_who(first, job)}{_at(first)}, and {pressure.host or 'its host'}'s local "
+                       f"disk was over {pressure.details.get('threshold', '95')}% full before it{_at(pressure)}"
                        f"{' (' + said + ')' if said else ''}: the object store could not spill to it, the node's disk, "
                        "not the program", suspects=(first,))
     category = category_of(first) or "application"
@@ -795,7 +801,7 @@ def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
     if gang is not None:
         category, said = gang
     return Verdict(category, first, "first_failure",
-                   f"{_what(first)} on {_who(first)}{_at(first)} is the {order} failure that is not a "
+                   f"{_what(first)} on {_who(first, job)}{_at(first)} is the {order} failure that is not a "
                    f"consequence of another{said}", suspects=stated)
 
 
@@ -871,14 +877,14 @@ def _store_counts(job: Job, first: Evidence, death: Evidence | None) -> Verdict:
     same = tuple(e for e in job.failures if e.details.get("fact") == first.details.get("fact") and
                  store_counts(e) == (joined, expected) and e.details.get("store_key") == first.details.get("store_key"))
     waited = sorted({e.rank for e in same if e.rank is not None})
-    who = _ranks(waited) if waited else _who(first)
+    who = _ranks(waited) if waited else _who(first, job)
     key = f" ({first.details['store_key']})" if first.details.get("store_key") else ""
     t = str(first.details.get("store_timeout") or "")
     timeout = f" before its timeout ({t}{' s' if t.isdigit() else ''})" if t else ""
     # the waiting ranks' own deaths (the one that led here, else the first of theirs): no consequence, its cause said
     deaths = [death] if death is not None else \
         [e for e in job.failures if e.kind in DEATH_KINDS and e.rank is not None and e.rank in waited][:1]
-    died = f"; {_dead(deaths[0])} died right after" if deaths else ""
+    died = f"; {_dead(deaths[0], job)} died right after" if deaths else ""
     if joined > expected:
         return Verdict("infrastructure", None, "first_failure",
                        f"{who} waited at the store{key} for {expected} ranks and {joined} joined{died}: the store also "
@@ -1184,8 +1190,8 @@ def _undetermined(job: Job) -> Verdict | None:
     # from `ncclras` during the hang) is said as one that may have come first, as against a root (`_with_unplaced`)
     return _with_unplaced(job, Verdict(
         "undetermined", None, "undetermined",
-        f"only consequences were logged ({_what(first)} first, on {_who(first)}): no node fault, no rank that died or "
-        "failed first, no lagging rank the watchdog numbers single out", suspects=(first,)), _candidates(job))
+        f"only consequences were logged, the first {_what(first)} on {_who(first, job)}; no node fault, no rank that "
+        "died or failed first, no lagging rank the watchdog numbers single out", suspects=(first,)), _candidates(job))
 
 
 Rule = tuple[str, int, Callable[[Job], "Verdict | None"], str]
@@ -1203,11 +1209,14 @@ RULES: tuple[Rule, ...] = (
 
 # --- incidents ----------------------------------------------------------------------------------------------
 
-def attribute(evidence: Iterable[Evidence] | Teardown, window: float = DEFAULT_WINDOW) -> list[Incident]:
+def attribute(evidence: Iterable[Evidence] | Teardown, window: float = DEFAULT_WINDOW,
+              names: Mapping[str, str] | None = None) -> list[Incident]:
     """The job's incidents, most likely root cause first; [] when the evidence holds no failure at all.  A file's
     communicator errors after its own statement of the job's success are its teardown, no failure (triage.teardown):
-    `evidence` is split so here, or is that split already made (a caller that says the teardown too splits once)."""
-    job = Job((evidence if isinstance(evidence, Teardown) else teardown(evidence)).kept, window)
+    `evidence` is split so here, or is that split already made (a caller that says the teardown too splits once).
+    `names`: how the reasons name a file (`file_names`: the files a user gave, named short); the evidence keeps its
+    `file` as it is."""
+    job = Job((evidence if isinstance(evidence, Teardown) else teardown(evidence)).kept, window, names)
     if not job.failures:
         return []
     incidents = []
@@ -1219,7 +1228,8 @@ def attribute(evidence: Iterable[Evidence] | Teardown, window: float = DEFAULT_W
     if verdict is None:  # failures, none a consequence, none with a category: say so rather than guess
         first = job.failures[0]
         verdict = Verdict("undetermined", first, "undetermined",
-                          f"{_what(first)} on {_who(first)} is the only failure logged and says nothing of its cause")
+                          f"{_what(first)} on {_who(first, job)} is the only failure logged and says nothing of its "
+                          "cause")
     incidents.append(_incident(job, verdict))
     used = {id(e) for e in incidents[0].evidence}
     incidents[0] = replace(incidents[0], support=support(job, incidents[0], used))
@@ -1399,7 +1409,7 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
     # a node fault's: the job's other failures it outranks, those the sentence has not counted above
     others = [e for e in outranked if id(e) not in said]
     if others:
-        said = list(dict.fromkeys(f"{_what(e)} on {_who(e)}" for e in others))
+        said = list(dict.fromkeys(f"{_what(e)} on {_who(e, job)}" for e in others))
         more = f" and {len(said) - 3} more" if len(said) > 3 else ""
         parts.append(f"{len(others)} failure(s) of the job after it ({'; '.join(said[:3])}{more})")
     if not parts:
@@ -1482,7 +1492,9 @@ def _ranks(ranks: Sequence[int]) -> str:
     return f"{len(ranks)} ranks ({shown})"
 
 
-def _who(e: Evidence) -> str:
+def _who(e: Evidence, job: Job) -> str:
+    """Who wrote a line, as the reason names it: its rank and host, its local rank, its host; else its file, as the
+    job names it (`Job.file_name`)."""
     host = e.host
     if host and e.details.get("host_address"):  # the line named it by its address (Job._fill)
         pod, address = e.details.get("pod"), e.details["host_address"]
@@ -1494,16 +1506,38 @@ def _who(e: Evidence) -> str:
         return f"rank {e.rank}" + (f" on {host}" if host else "")
     if e.local_rank is not None:  # a launcher's name for it on its node (torchrun's "local_rank: 3", mp.spawn's
         return f"local rank {e.local_rank}" + (f" on {host}" if host else "")  # "process 0"): no global rank guessed
-    return host or (f"{e.file}" if e.file else "an unnamed process")
+    return host or job.file_name(e) or "an unnamed process"
 
 
-def _dead(e: Evidence) -> str:
+def file_names(files: Iterable[str]) -> dict[str, str]:
+    """How a job's reasons name its files (`attribute`'s `names`): a file's name alone where no other file has it, else
+    its path below the directory every file is in (the directory triaged: `job/node-a/train.log` and
+    `job/node-b/train.log` are `node-a/train.log` and `node-b/train.log`)."""
+    files = list(dict.fromkeys(files))
+    parts = {f: f.split("/") for f in files}
+    base = Counter(p[-1] for p in parts.values())
+    common = 0
+    if files:
+        first = parts[files[0]][:-1]
+        while common < len(first) and all(len(p) > common + 1 and p[common] == first[common] for p in parts.values()):
+            common += 1
+    return {f: p[-1] if base[p[-1]] == 1 else "/".join(p[common:]) for f, p in parts.items()}
+
+
+def _dead(e: Evidence, job: Job) -> str:
     """The process a death line is about: a rank (its pid), or a rank's DataLoader worker."""
     pid = f" (pid {e.pid})" if e.pid is not None else ""
     if e.kind == "worker_exit":
         named = e.rank is not None or e.local_rank is not None or e.host
-        return f"{_who(e) if named else 'a rank'}'s DataLoader worker{pid}"
-    return f"{_who(e)}{pid}"
+        return f"{_who(e, job) if named else 'a rank'}'s DataLoader worker{pid}"
+    return f"{_process(e, job)}{pid}"
+
+
+def _process(e: Evidence, job: Job) -> str:
+    """Who died, by a death line: `_who`, and where that is only the line's file, a process it names (never the file
+    itself dead)."""
+    who = _who(e, job)
+    return f"a process named in {who}" if e.file is not None and who == job.file_name(e) else who
 
 
 def _at(e: Evidence) -> str:
@@ -1566,7 +1600,7 @@ def _ended_what(e: Evidence) -> str:
     if end is None:
         return f"job ended ({e.details.get('why') or 'cancelled'})"
     pod = _pod_name(e)
-    return f"pod {pod + ' ' if pod else ''}{end.ended} ({e.details.get('pod_reason') or e.details['pod_end']}: " \
+    return f"{'pod ' + pod if pod else 'a pod'} {end.ended} ({e.details.get('pod_reason') or e.details['pod_end']}: " \
            f"{end.said})"
 
 

@@ -230,8 +230,9 @@ class PodEnd:
     # an image one node could not pull, a volume one node could not mount, is that node's; the image or volume every
     # pod failed on the job's spec; None: `category` wherever it happened
     gang: Gang | None = None
-    # what became of the pod, in the incident's reason ("pod X <ended> (<reason>: <said>)"): a pod the kubelet could
-    # not pull the image of, or admit, never started
+    # what became of the pod, in the incident's reason ("pod X <ended> (<reason>: <said>)", `said` holding no
+    # bracket of its own: the reason's one bracket is its whole): a pod the kubelet could not pull the image of, or
+    # admit, never started
     ended: str = "ended by Kubernetes"
     # only a Warning Event of this reason says it: the pod waits in ContainerCreating and its status says nothing more
     # (EVENT_ENDS, the Events the live cluster component watches)
@@ -239,8 +240,8 @@ class PodEnd:
 
 
 NEVER_STARTED = "never started"
-_NODE_SHUTDOWN = PodEnd("NODE SHUTDOWN", "infrastructure", "its node shut down (the kubelet's graceful node shutdown "
-                        "terminated it)", True)
+_NODE_SHUTDOWN = PodEnd("NODE SHUTDOWN", "infrastructure", "its node shut down, the kubelet's graceful node shutdown "
+                        "terminating it", True)
 _PREEMPTED = PodEnd("PREEMPTION", "infrastructure", "the scheduler preempted it for a pod of higher priority", False)
 _IMAGE_PULL = PodEnd("IMAGE PULL", "application", "the kubelet could not pull its container image", False,
                      gang=Gang("infrastructure", "registry reach, disk or credentials",
@@ -255,14 +256,14 @@ _VOLUME = PodEnd("VOLUME MOUNT", "application", "the kubelet could not mount a v
                  ended=NEVER_STARTED, event_only=True)
 POD_ENDS: dict[str, PodEnd] = {
     # status.reason
-    "Evicted": PodEnd("NODE PRESSURE", "infrastructure", "the kubelet evicted it: its node ran low on a resource "
-                      "(node-pressure eviction)", True),
-    "NodeLost": PodEnd("NODE LOST", "infrastructure", "the node controller lost its node (unresponsive)", True),
+    "Evicted": PodEnd("NODE PRESSURE", "infrastructure", "the kubelet evicted it, a node-pressure "
+                      "eviction: its node ran low on a resource", True),
+    "NodeLost": PodEnd("NODE LOST", "infrastructure", "the node controller lost its node, unresponsive", True),
     "Terminated": _NODE_SHUTDOWN, "Shutdown": _NODE_SHUTDOWN, "NodeShutdown": _NODE_SHUTDOWN,
     "UnexpectedAdmissionError": PodEnd("ADMISSION ERROR", "infrastructure", "the kubelet could not admit it on its "
-                                       "node: the device plugin refused its devices", True, ended=NEVER_STARTED),
-    "OutOfDevices": PodEnd("OUT OF DEVICES", "infrastructure", "the kubelet could not admit it on its node: the node "
-                           "had fewer devices than the scheduler counted (a device plugin lost some)", True,
+                                       "node, the device plugin refusing its devices", True, ended=NEVER_STARTED),
+    "OutOfDevices": PodEnd("OUT OF DEVICES", "infrastructure", "the kubelet could not admit it on its node, which had "
+                           "fewer devices than the scheduler counted: a device plugin lost some", True,
                            ended=NEVER_STARTED),
     "Preempted": _PREEMPTED,
     # the time limit its owner set, spent: the pod's own activeDeadlineSeconds (the kubelet: status.reason
@@ -270,8 +271,8 @@ POD_ENDS: dict[str, PodEnd] = {
     # or its Job's (the Job controller's condition and Event: "Job was active longer than specified deadline",
     # pkg/controller/job/job_controller.go).  As Slurm's DUE TO TIME LIMIT (triage.attribute SLURM_ENDS): the job ran
     # slower than planned, hung, or was given too little time; the application's, no node's fault
-    "DeadlineExceeded": PodEnd("DEADLINE EXCEEDED", "application", "its activeDeadlineSeconds ran out (the time limit its "
-                               "owner set, enforced by the kubelet or the Job controller)", False),
+    "DeadlineExceeded": PodEnd("DEADLINE EXCEEDED", "application", "its activeDeadlineSeconds ran out, the time limit its "
+                               "owner set, enforced by the kubelet or the Job controller", False),
     # the cloud reclaimed the spot / preemptible VM under the pod: AWS's two-minute spot interruption notice, as
     # aws-node-termination-handler ("Kind":"SPOT_ITN" .. "NodeName") and Karpenter (its interruption controller's
     # "messageKind": "SpotInterruptionKind" / "spot_interrupted" naming the node, its node Event SpotInterrupted
@@ -282,8 +283,8 @@ POD_ENDS: dict[str, PodEnd] = {
     # operations list`, its target "<zone>/instances/<name>", the GKE node's name, cloudpilot-ai/karpenter-provider-gcp
     # PR #37); GKE's graceful node shutdown of a preempted node is the kubelet's "Terminated" (above): the node named,
     # the pods on it gone with it
-    "SpotInterruption": PodEnd("SPOT INTERRUPTION", "infrastructure", "the cloud reclaimed its node (a spot / "
-                               "preemptible VM's interruption notice)", True),
+    "SpotInterruption": PodEnd("SPOT INTERRUPTION", "infrastructure", "the cloud reclaimed its node after a spot / "
+                               "preemptible VM's interruption notice", True),
     # the kubelet could not pull a container's image (a container's waiting reason, WAITING_REASONS; the pod never ran):
     # ErrImagePull, then ImagePullBackOff between retries; whose it is depends on the gang (`gang`)
     "ErrImagePull": _IMAGE_PULL, "ImagePullBackOff": _IMAGE_PULL,
@@ -304,12 +305,12 @@ POD_ENDS: dict[str, PodEnd] = {
     # alike (no gang: a driver missing everywhere is no fault of the job's spec); the kubelet retries, so a pod it then
     # started is no failure (NEVER_STARTED, triage.attribute Job.ran), and no cascading restart
     "FailedPrepareDynamicResources": PodEnd("DRA PREPARE", "infrastructure", "the kubelet could not prepare the "
-                                            "devices of its resource claims (the node's DRA driver)", False,
+                                            "devices of its resource claims: the node's DRA setup", False,
                                             ended=NEVER_STARTED, event_only=True),
     # DisruptionTarget condition reasons (PreemptionByKubeScheduler: 1.26's word)
     "PreemptionByScheduler": _PREEMPTED, "PreemptionByKubeScheduler": _PREEMPTED,
-    "EvictionByEvictionAPI": PodEnd("DRAIN", "infrastructure", "the Eviction API evicted it (a node drain, an "
-                                    "operator's or a controller's eviction)", False),
+    "EvictionByEvictionAPI": PodEnd("DRAIN", "infrastructure", "the Eviction API evicted it: a node drain, an "
+                                    "operator's or a controller's eviction", False),
     "DeletionByTaintManager": PodEnd("NOEXECUTE TAINT", "infrastructure", "the taint manager deleted it for a "
                                      "NoExecute taint on its node", True),
     # the device taint eviction controller (DRA device taints, KEP-5055: a DRA driver's taint on a device of its
@@ -318,16 +319,17 @@ POD_ENDS: dict[str, PodEnd] = {
     # (kubernetes/kubernetes pkg/controller/devicetainteviction/device_taint_eviction.go)
     "DeletionByDeviceTaintManager": PodEnd("DEVICE TAINT", "infrastructure", "the device taint manager deleted it "
                                            "for a NoExecute taint on a device it was allocated", True),
-    "DeletionByPodGC": PodEnd("POD GC", "infrastructure", "the pod garbage collector deleted it (its node gone or out "
-                              "of service)", False),
-    "TerminationByKubelet": PodEnd("KUBELET", "infrastructure", "the kubelet terminated it (node pressure, node "
-                                   "shutdown or a critical pod's admission)", True),
+    "DeletionByPodGC": PodEnd("POD GC", "infrastructure", "the pod garbage collector deleted it, its node gone or out "
+                              "of service", False),
+    "TerminationByKubelet": PodEnd("KUBELET", "infrastructure", "the kubelet terminated it for node pressure, node "
+                                   "shutdown or a critical pod's admission", True),
     # DeletionByTaintManager refined by the NoExecute taint its node had (live: the node's spec.taints)
     "taint:node.kubernetes.io/unreachable": PodEnd("NODE UNREACHABLE", "infrastructure", "the taint manager deleted "
-                                                   "it: its node was unreachable (node.kubernetes.io/unreachable)",
+                                                   "it: its node was unreachable, tainted "
+                                                   "node.kubernetes.io/unreachable",
                                                    True),
     "taint:node.kubernetes.io/not-ready": PodEnd("NODE NOT READY", "infrastructure", "the taint manager deleted it: "
-                                                 "its node was not ready (node.kubernetes.io/not-ready)", True),
+                                                 "its node was not ready, tainted node.kubernetes.io/not-ready", True),
     "taint:gpu-npd": PodEnd("GPU FAULT TAINT", "hardware", "the taint manager deleted it for gpu-npd's NoExecute "
                             "fault taint on its node", True),
 }

@@ -1367,7 +1367,7 @@ def test_a_jax_jobs_coordination_timeout_naming_no_rank_is_one_incident_naming_t
     (change,) = book.settle(now + 1)
     incident_ = change.incident
     assert (incident_.category, incident_.rule, incident_.root.rank) == ("undetermined", "undetermined", None)
-    assert f"({said} first, on node-" in incident_.reason
+    assert f"the first {said} on node-" in incident_.reason
     assert {e.host for e in incident_.evidence} == {"node-a", "node-b"}
 
 

@@ -72,6 +72,29 @@ def test_offline_reads_why_kubernetes_ended_the_pod(name, pod_end_key, why, host
     assert f"{POD_ENDS[pod_end_key].ended} (" in incident.reason  # (the row says: a pod never admitted never started)
 
 
+
+def _depth(text: str) -> int:
+    """How deep the text's brackets nest (0: none)."""
+    depth = deepest = 0
+    for c in text:
+        depth += (c == "(") - (c == ")")
+        deepest = max(deepest, depth)
+    return deepest
+
+
+@pytest.mark.parametrize("key", sorted(POD_ENDS))
+def test_a_pod_ends_reason_nests_no_bracket(key):
+    """Was: "pod X never started (OutOfnvidia.com/gpu: .. counted (a device plugin lost some))", "(FailedPrepare
+    DynamicResources: .. (the node's DRA driver))": a POD_ENDS row's words bracketed inside the reason's bracket.  Now
+    the reason's one bracket holds the pod's reason and the row's words, which hold none of their own; a pod no line
+    names is "a pod" (was "pod never started")."""
+    e = Evidence("job_ended", "error", "unknown", T0, "node-1", file="k.txt", line=1,
+                 details={"pod_end": key, "why": POD_ENDS[key].why})
+    [incident] = attribute([e])
+    what = incident.reason.split(" on node-1")[0]
+    assert what == f"a pod {POD_ENDS[key].ended} ({key}: {POD_ENDS[key].said})"
+    assert _depth(incident.reason) == 1, incident.reason
+
 def test_an_admission_the_device_plugin_refused_for_a_lost_gpu_is_that_nodes_lost_gpu():
     """The kubelet's UnexpectedAdmissionError quoting the device plugin's NVML_ERROR_GPU_IS_LOST ("error creating
     nvml.Device 5: nvml: GPU is lost, which is unexpected", kubernetes/kubernetes #97131): the node has a GPU fallen
@@ -824,7 +847,8 @@ def test_a_dra_claim_the_kubelet_could_not_prepare_is_the_nodes_whoever_else_fai
     assert (e.details["pod_end"], e.details["why"], e.host) == ("FailedPrepareDynamicResources", "DRA PREPARE", host)
     [alone] = attribute([e])
     assert alone.category == "infrastructure" and not fatal(alone)
-    assert alone.reason.startswith("pod never started (FailedPrepareDynamicResources: the kubelet could not prepare")
+    assert alone.reason.startswith("a pod never started (FailedPrepareDynamicResources: the kubelet could not "
+                                   "prepare")
     [gang] = attribute([e] + _others(["node-1", "node-2"]))
     assert gang.category == "infrastructure" and gang.root.kind == "job_ended"
 

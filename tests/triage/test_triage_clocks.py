@@ -65,7 +65,13 @@ def test_a_stamped_spot_notice_beside_relative_age_events_shows_both():
                      ("events-image-pull.txt", 6, True)}
     assert "2 other failure(s) with no wall-clock time, in another file, could not be placed before or after it" in \
         incident["reason"]
-    assert f"{IMAGE_PULL}:2" in incident["reason"] and "they may have come first" in incident["reason"]
+    # each named after the colon by its file as the reasons name files, none inside a bracket of the sentence's (was:
+    # ".. it (pod X never started (ErrImagePull: ..) (<path>/events-image-pull.txt:2); ..): they may have come first")
+    assert incident["reason"].endswith(
+        "could not be placed before or after it and may have come first: pod sample-domain1-introspector-jlxsj never "
+        "started (ErrImagePull: the kubelet could not pull its container image) in events-image-pull.txt:2; pod "
+        "sample-domain1-introspector-jlxsj never started (ImagePullBackOff: the kubelet could not pull its container "
+        "image) in events-image-pull.txt:6"), incident["reason"]
     # the text report shows them too, their time "--"
     text = _triage(IMAGE_PULL, NTH, fmt="text")
     assert "--  " + f"{IMAGE_PULL}:2" in text and "--  " + f"{IMAGE_PULL}:6" in text
