@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from .bounded import Derived
 from .wordscan import LazyPattern
 
 
@@ -602,17 +601,25 @@ _NO_JOURNAL: dict[str, Build] = {"dmesg": _dmesg_kernel}
 Row = tuple[str, LazyPattern, Build, "str | None", Build]  # (name, regex, builder, message, builder without a journal)
 
 
-def _rows_for(c: str) -> tuple[Row, ...]:
-    return tuple((name, pattern, build, message, _NO_JOURNAL.get(name, build))
-                 for name, starts, pattern, build, message in ENVELOPES if c in starts)
+def _rows_by_first() -> dict[str, tuple[Row, ...]]:
+    """First character -> the rows a line starting with it may be, in table order, for every character a row starts
+    with (~150; equal tuples shared: a few dozen)."""
+    shared: dict[tuple[Row, ...], tuple[Row, ...]] = {}
+    out = {}
+    for c in dict.fromkeys(c for _, starts, *_ in ENVELOPES for c in starts):
+        rows = tuple((name, pattern, build, message, _NO_JOURNAL.get(name, build))
+                     for name, starts, pattern, build, message in ENVELOPES if c in starts)
+        out[c] = shared.setdefault(rows, rows)
+    return out
 
 
-# first character -> the rows a line starting with it may be, in table order (derived from ENVELOPES when a line first
-# starts with that character; looked up by subscript, a line's lookup one operation); characters no row starts with
-# remembered up to a bound (input's choice).  Each row's regex is compiled when a line first reaches that row (its
-# LazyPattern's `match`, then the compiled one's own), not with its first character's rows: a dmesg line, which the
-# second "[" row takes, compiles none of the three after it (dmesg -x's the costliest: start-up)
-_BY_FIRST: dict[str, tuple[Row, ...]] = Derived(_rows_for, cap=256)
+# first character -> the rows a line starting with it may be (_rows_by_first): a plain dict built at import, looked up
+# by subscript (CPython's exact-dict path: a dict subclass deriving keys at their first lookup cost ~200 instructions a
+# line more, callgrind); a character no row starts with is no key (split: no rows, "plain"), so input grows nothing.
+# Each row's regex is compiled when a line first reaches that row (its LazyPattern's `match`, then the compiled one's
+# own), not with its first character's rows: a dmesg line, which the second "[" row takes, compiles none of the three
+# after it (dmesg -x's the costliest: start-up)
+_BY_FIRST: dict[str, tuple[Row, ...]] = _rows_by_first()
 
 # An envelope not built yet: its builder, the match it builds from and the year for stamps without one.
 Pending = tuple[Build, re.Match, "int | None"]
@@ -626,7 +633,11 @@ def detect(line: str, year: int | None = None) -> Envelope:
 def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pending]:
     """(the envelope's row in ENVELOPES, message, the envelope or what builds it): `detect` with the building
     of the envelope (its timestamp above all) left for `finish`, which gives exactly what `detect` does."""
-    for name, pattern, build, message, kernel in _BY_FIRST[line[:1]]:
+    try:
+        rows = _BY_FIRST[line[:1]]
+    except KeyError:  # (a try costs nothing in CPython 3.11+ until it raises: a first character no row starts with)
+        rows = ()
+    for name, pattern, build, message, kernel in rows:
         m = pattern.match(line)
         if m:
             if message is not None:
