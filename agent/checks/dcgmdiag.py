@@ -93,7 +93,7 @@ class Report:
     complete: bool = False  # the whole output was read (JSON parsed, or the table's closing border seen)
     runtime_error: str = ""
     version: str = ""
-    unread: list[str] = field(default_factory=list)  # table tests whose result cell said no known status
+    unread: list[str] = field(default_factory=list)  # tests whose result said no known status (table cell, JSON)
 
     def by_status(self, status: str) -> list[Result]:
         return [r for r in self.results if r.status == status]
@@ -124,9 +124,14 @@ def _warning_text(w: object, entity: str) -> str:
     return f"{entity}: {body}" if entity else body
 
 
-def _json_status(res: dict) -> str:
-    """A JSON result's status, a "Fail" that carries only DCGM's warn-only codes read as the Warn it is."""
-    status = STATUSES.get(str(res.get("status", "")).lower(), "pass")
+def _json_status(res: dict) -> str | None:
+    """A JSON result's status, a "Fail" that carries only DCGM's warn-only codes read as the Warn it is; None for a
+    status it states that is none known (never taken as a pass, as the table's cell: `Report.unread`); a result
+    stating none is a pass (its test's summary, where there is one, says more)."""
+    stated = str(res.get("status", "")).lower()
+    status = STATUSES.get(stated, "pass" if not stated else None)
+    if status is None:
+        return None
     codes = [w.get("error_id") if isinstance(w, dict) else None for w in res.get("warnings") or []]
     if status == "fail" and codes and all(c in WARN_ONLY_CODES for c in codes):
         return "warn"
@@ -160,7 +165,11 @@ def parse_json(text: str) -> Report | None:
                 if not isinstance(res, dict):
                     continue
                 entity = _entity(res)
-                r.add(_json_status(res), entity)
+                status = _json_status(res)
+                if status is None:
+                    rep.unread += [r.test] if r.test not in rep.unread else []
+                    continue
+                r.add(status, entity)
                 for w in res.get("warnings") or []:
                     t = _warning_text(w, entity)
                     if t and t not in seen:
@@ -171,7 +180,10 @@ def parse_json(text: str) -> Report | None:
                 status = _json_status(summary)
                 if status == "fail" and not summary.get("warnings") and r.status == "warn":
                     status = "warn"  # 4.2's summary restates its entities' Warn as "Fail", without their errors
-                r.add(status)
+                if status is None:
+                    rep.unread += [r.test] if r.test not in rep.unread else []
+                else:
+                    r.add(status)
                 for w in summary.get("warnings") or []:
                     t = _warning_text(w, "")
                     if t and t not in seen and not any(e.endswith(t) for e in seen):

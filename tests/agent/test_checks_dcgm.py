@@ -102,6 +102,17 @@ def test_a_json_fail_with_any_other_code_stays_a_failure():
     assert verdict == "fail" and msg.startswith("dcgmi diag -r 2 failed: software on GPU 0 (DCGM_FR_PENDING_ROW_REMAP")
 
 
+def test_a_json_status_of_no_known_word_is_never_a_pass():
+    # the real 4.5.2 document with its software result's status a word DCGM does not print (a later release's, a
+    # garbled byte): unknown, naming the test, as the table's unreadable cell is (was: read as a pass)
+    doc = text("dcgm4.5.2-r2-gb10-persistence-fail.json")
+    odd = doc.replace('"status" : "Fail"', '"status" : "Degraded"')
+    assert odd != doc
+    rep = parse(odd)
+    assert rep.unread == ["software"] and not rep.by_status("fail")
+    assert summary(rep, 2) == ("unknown", "dcgmi diag -r 2: unreadable result of software")
+
+
 def test_the_2x_3x_all_gpus_form_is_a_failure_on_all_gpus():
     # DCGM#49 (2.4.6): `PCIe | Fail - All` and its Warning rows, "GPU 0" glued onto each message; was read as a pass
     cut = text("dcgm2.4.6-r2-pcie-fail-all-nvlink-down-dcgm-49.txt")
