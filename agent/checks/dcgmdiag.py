@@ -98,6 +98,11 @@ class Report:
     def by_status(self, status: str) -> list[Result]:
         return [r for r in self.results if r.status == status]
 
+    def unreadable(self, test: str) -> None:
+        """`test` said no known status somewhere (a table's cell, a JSON result): never taken as a pass; named once."""
+        if test not in self.unread:
+            self.unread.append(test)
+
 
 # ---- JSON -----------------------------------------------------------------------------------------------
 
@@ -167,7 +172,7 @@ def parse_json(text: str) -> Report | None:
                 entity = _entity(res)
                 status = _json_status(res)
                 if status is None:
-                    rep.unread += [r.test] if r.test not in rep.unread else []
+                    rep.unreadable(r.test)
                     continue
                 r.add(status, entity)
                 for w in res.get("warnings") or []:
@@ -181,7 +186,7 @@ def parse_json(text: str) -> Report | None:
                 if status == "fail" and not summary.get("warnings") and r.status == "warn":
                     status = "warn"  # 4.2's summary restates its entities' Warn as "Fail", without their errors
                 if status is None:
-                    rep.unread += [r.test] if r.test not in rep.unread else []
+                    rep.unreadable(r.test)
                 else:
                     r.add(status)
                 for w in summary.get("warnings") or []:
@@ -281,7 +286,7 @@ def parse_table(text: str) -> Report:
         rep.results.append(current)
         s3, s4 = _STATUS_3X.match(value), _STATUS_4X.match(value)
         if not (s3 or s4):
-            rep.unread.append(name)  # never taken as a pass
+            rep.unreadable(name)
         _add_status(current, s3, s4)
     close_message()
     tail = [ln for ln in lines if ln.strip()]
