@@ -503,9 +503,13 @@ FACTS: tuple[Fact, ...] = (
     # vLLM's executor on a worker process that exited (V1): "ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker
     # proc VllmWorker-1 died unexpectedly, shutting down executor." (OpenPipe/ART #201), later with its exit code
     # "Worker proc VllmWorker-0 died unexpectedly (exit code: None), shutting down executor." (vllm-project/vllm #56180):
-    # the number is the worker's rank
+    # the number is the worker's rank.  RayExecutorV2 (2026, Ray multi-node: vllm/v1/executor/ray_executor_v2.py
+    # monitor_workers, "RayWorkerProc rank=%s died unexpectedly, shutting down executor." of the ranks whose actor's
+    # run() ended, a list): "ERROR ... RayWorkerProc rank=[3] died unexpectedly, shutting down executor." (vllm-project/
+    # vllm #43420); its one rank is the rank, as srun's one task is (`tasks`), several name no one rank.  Was: nothing
     _f("vllm_worker_died", "rank_exit", ["died unexpectedly"],
-       r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly(?: \(exit code: (?:(?P<exit_code>-?\d+)|None)\))?"),
+       r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly(?: \(exit code: (?:(?P<exit_code>-?\d+)|None)\))?|"
+       r"RayWorkerProc rank=\[(?P<tasks>\d{1,9}(?:, \d{1,9}){0,4095})\] died unexpectedly"),
     # pdsh (DeepSpeed multi-node): "pdsh@node-0: node-3: ssh exited with exit code 1"
     _f("pdsh_exit", "rank_exit", ["ssh exited with exit code"],
        r"pdsh@" + HOST_WORD + r": (?P<host>[^:\s]+): ssh exited with exit code (?P<exit_code>\d+)"),
@@ -1321,7 +1325,7 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             g.update(why=POD_ENDS[key].why, pod_end=key, **({"pod_reason": reason} if key != reason else {}))
     if reporter_only(fact, g) and "host" in g:  # the line's host reported it (REPORTER_ONLY)
         g["reporter_host"] = g.pop("host")
-    if fact.name in ("srun_task", "srun_task_state", "srun_task_launch"):
+    if fact.name in ("srun_task", "srun_task_state", "srun_task_launch", "vllm_worker_died"):
         tasks = g.get("tasks", "")
         if tasks.isdigit():
             g["rank"] = tasks

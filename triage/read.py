@@ -131,8 +131,12 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
     # an error that says its root cause was printed elsewhere: vLLM's API server re-raising its engine's failure
     # ("EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."), its engine
     # re-raising its workers' ("WorkerProc initialization failed due to an exception in a background process. See
-    # stack trace for root cause.", "Engine core initialization failed. See root cause above.")
-    r"EngineDeadError|see (?:the )?(?:stack trace|traceback|root cause)|for (?:the )?root cause", re.I)
+    # stack trace for root cause.", "Engine core initialization failed. See root cause above."), and its executor
+    # refusing work once its monitor saw a worker die ("RuntimeError: Executor failed.": multiproc_executor.py
+    # collective_rpc, raised only when is_failed, which only that monitor sets, after its "Worker proc VllmWorker-0 died
+    # unexpectedly" / RayExecutorV2's "RayWorkerProc rank=[1] died unexpectedly"; the death is the failure)
+    r"EngineDeadError|see (?:the )?(?:stack trace|traceback|root cause)|for (?:the )?root cause|"
+    r"^Executor failed\.$", re.I)
 # c10's internal assertion, failed in this process (TORCH_INTERNAL_ASSERT: "<condition> INTERNAL ASSERT FAILED at
 # "<file>":<line>, please report a bug to PyTorch. .."): the file it names is where the check is, so an assertion in
 # ProcessGroupNCCL.cpp ("ncclComm != nullptr INTERNAL ASSERT FAILED at "/pytorch/torch/csrc/distributed/c10d/

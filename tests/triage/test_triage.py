@@ -375,6 +375,12 @@ FACTS = [
      "executor.", "rank_exit", dict(rank="1")),
     ("(EngineCore pid=3677484) ERROR 09-10 09:37:41 [multiproc_executor.py:314] Worker proc VllmWorker-0 died "
      "unexpectedly (exit code: None), shutting down executor.", "rank_exit", dict(rank="0")),
+    # RayExecutorV2's monitor (Ray multi-node, 2026): vllm-project/vllm #43420 (the reporter's "ERROR ... "), and its
+    # list of several ranks (CONSTRUCTED from vllm/v1/executor/ray_executor_v2.py's "rank=%s" of a list), no one rank
+    ("ERROR ... RayWorkerProc rank=[3] died unexpectedly, shutting down executor.", "rank_exit",
+     dict(rank="3", tasks="3")),
+    ("(EngineCore_DP0 pid=610) ERROR 05-02 10:00:00 [ray_executor_v2.py:464] RayWorkerProc rank=[2, 3] died "
+     "unexpectedly, shutting down executor.", "rank_exit", dict(rank=None, tasks="2, 3")),
     # hiyouga/LlamaFactory #7396 and #8261 (the watchdog's two wordings)
     ("[PG 1 Rank 3] Exception (either an error or timeout) detected by watchdog at work: 1580, last enqueued NCCL "
      "work: 1582, last completed NCCL work: 1579.", "nccl_progress",
@@ -1544,6 +1550,29 @@ def test_vllms_logger_header_is_read_through_and_a_reraised_failure_is_a_consequ
     (exc,) = [e for e in read_lines(["Traceback (most recent call last):", message], "x.log", Clock())
               if e.kind == "exception"]
     assert is_consequence(exc)
+
+
+def test_vllms_executor_failed_after_a_worker_died_is_that_deaths_consequence():
+    """CONSTRUCTED from vLLM's MultiprocExecutor.collective_rpc (vllm/v1/executor/multiproc_executor.py: "raise
+    RuntimeError("Executor failed.")" only once its worker monitor set is_failed, after logging the death) with the
+    sequence a vLLM issue's timeline records (the worker's death at 11:48:45, "RuntimeError: Executor failed." at
+    11:48:46): the worker's death is the root, not the engine's RuntimeError a second later (was: APPLICATION, the
+    RuntimeError, "rank 0 exited after it")."""
+    prefix = "(EngineCore pid=143) ERROR 03-02 11:48:46 [core.py:1000] "
+    lines = ["(EngineCore pid=143) ERROR 03-02 11:48:45 [multiproc_executor.py:283] Worker proc VllmWorker-0 died "
+             "unexpectedly, shutting down executor.", prefix + "EngineCore encountered a fatal error.",
+             prefix + "Traceback (most recent call last):",
+             prefix + '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 900, in '
+             "run_engine_core", prefix + "RuntimeError: Executor failed."]
+    ev = list(read_lines(lines, "serve.log", Clock()))
+    (exc,) = [e for e in ev if e.kind == "exception"]
+    assert is_consequence(exc)
+    (incident,) = attribute(ev)
+    assert (incident.root.kind, incident.root.rank, incident.rule) == ("rank_exit", 0, "first_rank_death")
+    # a program's own "Executor failed" in other words stays its failure
+    (own,) = [e for e in read_lines(["Traceback (most recent call last):", "RuntimeError: ThreadPoolExecutor failed "
+                                     "to start"], "x.log", Clock()) if e.kind == "exception"]
+    assert not is_consequence(own)
 
 
 TORCH_LOGGED = [  # REAL: pytorch/helion #1396 (a CUDA CI job's rank 1, torch._logging's header on every line)
