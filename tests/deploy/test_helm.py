@@ -459,6 +459,54 @@ def test_tolerations_of_gpu_npds_own_taints_render(tolerations):
             "taints": [{"condition": "GPUUnhealthy", "effect": "PreferNoSchedule"}]})
 
 
+_COOL = {"ok_reason": "Cool", "ok_message": "ok"}
+
+
+@pytest.mark.parametrize("mode", ["enforce", "observe"])
+@pytest.mark.parametrize("kube, conditions, taints", [
+    # two conditions, one key: example.com/GPUHot is tainted by its name (agent/kube/desired.py taint_key)
+    ({}, {"example.com/GPUHot": _COOL, "GPUHot": _COOL}, [{"condition": "example.com/GPUHot"}, {"condition": "GPUHot"}]),
+    # a prefix the schema's pattern admits but a qualified name does not: 255 characters before its '/'; the
+    # built-in taints (taints null) are checked too
+    ({"taint_prefix": ".".join(["a" * 63] * 4) + "/"}, None, None),
+    # a condition of 64 characters after its domain: no taint key's name
+    ({}, {f"example.com/{'G' * 64}": _COOL}, [{"condition": f"example.com/{'G' * 64}"}]),
+])
+def test_taint_keys_the_agent_refuses_fail_the_render_with_its_message(mode, kube, conditions, taints, tmp_path):
+    """The agent refuses at start, in every mode, a taint key that is no qualified name or one two conditions share
+    (agent/kube/settings.py check): the chart rendered them, a DaemonSet crash-looping on every node. Its render
+    fails with the agent's own line instead, for the global values and a pool's."""
+    from agent.config import ConfigError
+
+    config = {"kubernetes": kube, **({"conditions": conditions} if conditions else {})}
+    agent_config = {"mode": mode, **config, "kubernetes": {**kube, **({"taints": taints} if taints else {})}}
+    conf = tmp_path / "c.yaml"
+    conf.write_text(yaml.safe_dump(agent_config))
+    with pytest.raises(ConfigError) as refused:
+        load(str(conf), env={})
+    said = str(refused.value).split(": kubernetes.", 1)[1]  # "taints[i].condition: ..."
+    tolerations = [{"operator": "Exists"}]
+    with pytest.raises(helm.HelmError) as err:
+        render({"mode": mode, "config": config, "taints": taints, "tolerations": tolerations})
+    assert said in str(err.value)
+    with pytest.raises(helm.HelmError) as err:
+        render({"nodePools": [{"name": "a", "nodeSelector": {"p": "x"}, "mode": mode, "config": config,
+                               "taints": taints, "tolerations": tolerations}]})
+    assert f"nodePools[a]: {said}" in str(err.value)
+
+
+def test_a_condition_tainted_twice_and_a_prefix_of_253_render(tmp_path):
+    """Only what the agent refuses fails: one condition under two taint rules (one key, one condition), and a
+    prefix of exactly 253 characters; the agent accepts both."""
+    for values in ({"mode": "enforce", "tolerations": [{"operator": "Exists"}],
+                    "taints": [{"condition": "GPUUnhealthy"}, {"condition": "GPUUnhealthy", "effect": "NoExecute"}]},
+                   {"config": {"kubernetes": {"taint_prefix": ".".join(["a" * 63] * 4)[:253] + "/"}}}):
+        cm = next(d for d in render(values) if d["kind"] == "ConfigMap" and "config.yaml" in d["data"])
+        conf = tmp_path / "config.yaml"
+        conf.write_text(cm["data"]["config.yaml"])
+        load(str(conf), env={"GPU_NPD_METRICS_ADDRESS": "10.0.0.7:9810"})
+
+
 def test_extra_objects_and_monitoring_labels_and_relabelings():
     objs = by_key(render(values_of(CHART / "ci" / "everything-values.yaml")))
     assert ("NetworkPolicy", "gpu-npd-deny-ingress") in objs

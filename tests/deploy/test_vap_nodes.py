@@ -166,3 +166,38 @@ def test_an_overlay_lists_its_condition_types_in_extra():
     assert admitted(vap, AGENT, "gpu-node-1", "status", "gpu-node-1", OLD, _set(OLD, "SiteCheckFailed", "True"))
     assert admitted(vap, AGENT, "gpu-node-1", "status", "gpu-node-1", OLD, _set(OLD, "GPUUnhealthy", "True"))
     assert not admitted(vap, AGENT, "gpu-node-1", "status", "gpu-node-1", OLD, _set(OLD, "Ready", "False"))
+
+
+def test_the_checks_pages_npd_plugin_example_renders_a_policy_admitting_the_plugins_conditions(tmp_path):
+    """docs/checks.md's Helm values running node-problem-detector's own custom-plugin-monitor.json (the copy in
+    tests/fixtures/npd) in the agent: the volume delivers the config and its script where the rendered configuration
+    names them, the agent loads that configuration with the plugin's condition NTPProblem, and every condition type it
+    would write is one the rendered policy admits. Without the example's rbac.extraConditionTypes the policy refuses
+    NTPProblem: a plugin config is a file the chart never reads."""
+    import shutil
+
+    from agent.config import load
+
+    page = (DEPLOY.parent / "docs" / "checks.md").read_text()
+    (block,) = re.findall(r"```yaml\n(# Helm values: NPD plugin configs in the agent.*?)```", page, re.S)
+    values = yaml.safe_load(block)
+    objs = render(values)
+    ds = next(d for d in objs if d["kind"] == "DaemonSet")
+    mount = next(m for m in ds["spec"]["template"]["spec"]["containers"][0]["volumeMounts"] if m["name"] == "npd-plugins")
+    volume = next(v for v in ds["spec"]["template"]["spec"]["volumes"] if v["name"] == "npd-plugins")
+    npd = DEPLOY.parent / "tests" / "fixtures" / "npd" / "config"
+    files = {"custom-plugin-monitor.json": npd / "custom-plugin-monitor.json", "check_ntp.sh": npd / "plugin" / "check_ntp.sh"}
+    root = tmp_path / "mnt"
+    for item in volume["configMap"]["items"]:  # the ConfigMap's keys, laid out as the kubelet projects them
+        (root / item["path"]).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(files[item["key"]], root / item["path"])
+    text = next(d for d in objs if d["kind"] == "ConfigMap" and "config.yaml" in d["data"])["data"]["config.yaml"]
+    conf = tmp_path / "config.yaml"
+    conf.write_text(text.replace(mount["mountPath"], str(root)))
+    cfg = load(str(conf), env={"GPU_NPD_METRICS_ADDRESS": "10.0.0.7:9810"})
+    assert "NTPProblem" in cfg.conditions
+    vap = chart_vap(values)
+    for ctype in cfg.conditions:
+        assert admitted(vap, AGENT, "gpu-node-1", "status", "gpu-node-1", OLD, _set(OLD, ctype, "True")), ctype
+    without = chart_vap({**values, "rbac": {"extraConditionTypes": []}})
+    assert not admitted(without, AGENT, "gpu-node-1", "status", "gpu-node-1", OLD, _set(OLD, "NTPProblem", "True"))

@@ -426,6 +426,47 @@ def test_jobset_recipe_restarts_the_gang_without_spending_max_restarts():
     assert jobset_outcome(own, pod) == "RestartJobSetAndIgnoreMaxRestarts"
 
 
+def _gang_restarts(jobset: dict, failed_pod: dict, faults: int) -> str:
+    """JobSet's restart accounting (api/jobset/v1alpha2/jobset_types.go): RestartJobSet restarts the gang while
+    restartsCountTowardsMax < maxRestarts, else fails the JobSet; RestartJobSetAndIgnoreMaxRestarts never counts.
+    `faults` times the restarted gang lands on the GPU that stays bad and its pod is marked again."""
+    counted = 0
+    for _ in range(faults):
+        action = jobset_outcome(jobset, failed_pod)
+        if action == "RestartJobSet":
+            if counted >= jobset["spec"]["failurePolicy"].get("maxRestarts", 0):
+                return "Failed"
+            counted += 1
+    return f"running, {counted} restarts counted"
+
+
+def test_the_jobset_recipes_uncounted_restart_is_bounded_only_by_the_taint_and_says_so():
+    """RestartJobSetAndIgnoreMaxRestarts restarts the gang "an unlimited number of times" (JobSet's docs,
+    site/content/en/docs/tasks/failure_policy.md), and the agent marks a pod that starts on a GPU whose fault stands:
+    a gang that lands on a GPU that stays bad restarts forever. gpu-npd's NoSchedule taint is what keeps it off, so
+    the recipe's pods tolerate no gpu-npd taint, and the recipe and docs/pod-faults.md name the bounded
+    alternative, RestartJobSet, which fails the JobSet after maxRestarts."""
+    from parsers.kinds import TAINT_PREFIX
+
+    (js,) = [d for d in yaml.safe_load_all((EXAMPLES / "jobset.yaml").read_text()) if d]
+    pod = {"metadata": {"namespace": "train", "name": "llama-train-workers-0-0-x"},
+           "status": {"phase": "Failed", "conditions": [
+               {"type": CONDITION_TYPE, "status": "True", "reason": "Xid79FallenOffBus"}]}}
+    assert _gang_restarts(js, pod, 1000) == "running, 0 restarts counted"
+    counted = yaml.safe_load(yaml.safe_dump(js))
+    counted["spec"]["failurePolicy"]["rules"][0]["action"] = "RestartJobSet"
+    assert _gang_restarts(counted, pod, 1000) == "Failed"
+    for job in js["spec"]["replicatedJobs"]:
+        for tol in job["template"]["spec"]["template"]["spec"].get("tolerations", []):
+            assert tol.get("key") and not tol["key"].startswith(TAINT_PREFIX), tol
+    page = " ".join((ROOT / "docs" / "pod-faults.md").read_text().split())
+    header = " ".join(line.lstrip("# ") for line in (EXAMPLES / "jobset.yaml").read_text().splitlines()
+                      if line.startswith("#"))
+    for text in (page, header):
+        assert "unlimited number of times" in text and "use action RestartJobSet" in text.replace("`", "").replace(
+            "action: RestartJobSet", "action RestartJobSet"), text[:200]
+
+
 def test_volcano_recipe_restarts_the_job_on_pod_failed_and_evicted():
     (vj,) = [d for d in yaml.safe_load_all((EXAMPLES / "volcano.yaml").read_text()) if d]
     assert {(p["event"], p["action"]) for p in vj["spec"]["policies"]} == {("PodEvicted", "RestartJob"),

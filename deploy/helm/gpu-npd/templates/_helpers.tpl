@@ -128,17 +128,39 @@ kmsgAccess, tolerations, affinity, resources, runtimeClassName. Checks what Helm
 {{- end -}}
 {{- $mode := $p.mode | default $v.mode -}}
 {{- if not (has $mode (list "enforce" "observe" "off")) -}}{{- fail (printf "mode %q: expected enforce, observe or off" $mode) -}}{{- end -}}
+{{- $where := ternary (printf "nodePools[%s]: " $p.name) "" (ne ($p.name | default "") "") -}}
+{{- /* Each taint's key, in every mode (the agent checks them at start whatever its mode, agent/kube/settings.py
+check): the prefix + its condition's name after the condition's own domain, as agent/kube/desired.py taint_key
+makes it. The prefix's default is parsers/kinds.py TAINT_PREFIX (a test holds them equal). A key that is no
+qualified name (a prefix of at most 253 characters, a name of at most 63: kubeapi/reserved.py unqualified; the
+schema holds the prefix's pattern, templates/_helpers.tpl gpu-npd.extraConditionTypes a configured condition's), or
+one two conditions share, fails the render with the agent's message: else the DaemonSet crash-loops on every node. */ -}}
+{{- $prefix := $kube.taint_prefix | default "gpu-npd.io/" -}}
+{{- $keys := list -}}  {{- /* [key, effect] pairs */}}
+{{- $seenKeys := dict -}}
+{{- range $i, $t := $taints -}}
+{{- $name := last (splitList "/" (toString $t.condition)) -}}
+{{- $key := printf "%s%s" $prefix $name -}}
+{{- if gt (len (trimSuffix "/" $prefix)) 253 -}}
+{{- fail (printf "%staints[%d].condition: taint key '%s' is no qualified name: its prefix '%s' is no DNS subdomain of at most 253 characters (config.kubernetes.taint_prefix)" $where $i $key (trimSuffix "/" $prefix)) -}}
+{{- end -}}
+{{- if gt (len $name) 63 -}}
+{{- fail (printf "%staints[%d].condition: taint key '%s' is no qualified name: its name '%s' is not 1 to 63 of [A-Za-z0-9._-], alphanumeric at both ends" $where $i $key $name) -}}
+{{- end -}}
+{{- if and (hasKey $seenKeys $key) (ne (get $seenKeys $key) (toString $t.condition)) -}}
+{{- fail (printf "%staints[%d].condition: '%s' and '%s' would share the taint key '%s'; rename one" $where $i (toString $t.condition) (get $seenKeys $key) $key) -}}
+{{- end -}}
+{{- $_ := set $seenKeys $key (toString $t.condition) -}}
+{{- $keys = append $keys (list $key ($t.effect | default "NoSchedule")) -}}
+{{- end -}}
 {{- $tolerations := ternary $p.tolerations $v.tolerations (hasKey $p "tolerations") -}}
 {{- if eq $mode "enforce" -}}
 {{- /* Each of gpu-npd's own taints tolerated (its value is the reason: only operator Exists tolerates every one),
 or the DaemonSet controller never puts the agent back on a node it tainted (an upgrade, an eviction; NoExecute
-evicts it at once) and nothing clears the taint. A taint's key is the prefix + its condition's name after the
-condition's own domain, as agent/kube/desired.py taint_key makes it. The prefix's default is parsers/kinds.py
-TAINT_PREFIX (a test holds them equal). */ -}}
-{{- $prefix := $kube.taint_prefix | default "gpu-npd.io/" -}}
-{{- range $t := $taints -}}
-{{- $key := printf "%s%s" $prefix (last (splitList "/" $t.condition)) -}}  {{- /* agent/kube/desired.py taint_key */}}
-{{- $effect := $t.effect | default "NoSchedule" -}}
+evicts it at once) and nothing clears the taint. */ -}}
+{{- range $keys -}}
+{{- $key := index . 0 -}}
+{{- $effect := index . 1 -}}
 {{- $tolerated := false -}}
 {{- range $tol := ($tolerations | default list) -}}
 {{- if and (eq ($tol.operator | default "Equal") "Exists") (or (not $tol.key) (eq $tol.key $key)) (or (not $tol.effect) (eq $tol.effect $effect)) -}}
@@ -146,7 +168,7 @@ TAINT_PREFIX (a test holds them equal). */ -}}
 {{- end -}}
 {{- end -}}
 {{- if and (not $tolerated) (ne $effect "PreferNoSchedule") -}}  {{- /* that one keeps no pod off a node */}}
-{{- fail (printf "%stolerations do not tolerate gpu-npd's taint %s:%s: the agent would not come back to a node it tainted; add {key: %s, operator: Exists} (or {operator: Exists})" (ternary (printf "nodePools[%s]: " $p.name) "" (ne ($p.name | default "") "")) $key $effect $key) -}}
+{{- fail (printf "%stolerations do not tolerate gpu-npd's taint %s:%s: the agent would not come back to a node it tainted; add {key: %s, operator: Exists} (or {operator: Exists})" $where $key $effect $key) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
