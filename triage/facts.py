@@ -600,6 +600,16 @@ FACTS: tuple[Fact, ...] = (
        r"The actor is dead because its owner has died\. Owner Id: [0-9a-f]{16,} Owner Ip address: "
        r"(?P<host>[\w.:\-]+) Owner worker exit type: (?P<exit_type>SYSTEM_ERROR) Worker exit detail: "
        r"(?P<exit_detail>[^\n]{1,160}?)(?:\.(?: |$)|$)"),
+    # torch.distributed.elastic's RunResult.failures as DLRover's elastic agent logs it (dlrover/python/elastic_agent/
+    # torch/training.py `_invoke_run`: logger.error(f"The worker fails with {run_result.failures}"), every era):
+    # "The worker fails with {0: ProcessFailure(local_rank=0, pid=54, exitcode=-7, error_file='<N/A>', .., message=
+    # 'Signal 7 (SIGBUS) received by PID 54', timestamp=1711419181)}" (intelligent-machine-learning/dlrover #1046).
+    # The dict's key is the failed worker's global rank (torch's LocalElasticAgent._monitor_workers: "map local rank
+    # failure to global rank", worker_failures[worker.global_rank] = failure), `local_rank` its index on the node;
+    # the first failure the dict lists is read.  Before signal_received, which reads the quoted message alone (no rank)
+    _f("elastic_process_failure", "rank_exit", [": ProcessFailure(local_rank="],
+       r"[{,] ?(?P<rank>\d{1,6}): ProcessFailure\(local_rank=(?P<local_rank>\d{1,6}), pid=(?P<pid>\d+), "
+       r"exitcode=(?P<exit_code>-?\d+)\b"),
     # A signal a process printed on its way down (torch's, glog's, Python's faulthandler; TensorFlow's stack trace
     # handler, before its "*** BEGIN MANGLED STACK TRACE ***": "*** Received signal 6 ***", horovod/horovod #2015,
     # "*** Received signal 7 ***", horovod #3952)

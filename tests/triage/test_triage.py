@@ -1676,6 +1676,26 @@ def test_lightnings_child_observer_names_the_child_that_died_and_a_c10_assert_is
     assert aborted.kind == "exception" and aborted.details["consequence"]
 
 
+DLROVER = Path(__file__).parents[1] / "fixtures" / "incidents" / "dlrover-1046-sigbus" / "logs" / "agent.log"
+
+
+def test_dlrovers_process_failure_names_the_global_rank_its_dict_key_and_the_local_rank():
+    """REAL (intelligent-machine-learning/dlrover #1046, tests/fixtures/incidents/dlrover-1046-sigbus): DLRover's
+    agent logs torch elastic's RunResult.failures, "The worker fails with {0: ProcessFailure(local_rank=0, pid=54,
+    exitcode=-7, .., message='Signal 7 (SIGBUS) received by PID 54', ..)}": the key is the global rank (torch's
+    LocalElasticAgent._monitor_workers maps each local rank's failure to its worker's global rank), local_rank its
+    index on the node.  Was: the quoted message alone (signal_received), no rank, "no single rank or node"."""
+    (ev,) = read_lines(DLROVER.read_text().splitlines(), "agent.log", Clock())
+    assert (ev.kind, ev.rank, ev.local_rank, ev.pid, ev.exit_code, ev.signal, ev.details["fact"]) == (
+        "rank_exit", 0, 0, 54, -7, 7, "elastic_process_failure")
+    (incident,) = attribute([ev])
+    assert (incident.category, incident.root.rank) == ("infrastructure", 0)
+    # SYNTHETIC: a worker of the second node of 8 GPUs (global rank 9, local rank 1), an exit code and no signal
+    (two,) = read_lines(["The worker fails with {9: ProcessFailure(local_rank=1, pid=7, exitcode=1, error_file='', "
+                         "error_file_data={'message': '<NONE>'}, message='<NONE>', timestamp=1)}"], "a.log", Clock())
+    assert (two.rank, two.local_rank, two.exit_code, two.signal) == (9, 1, 1, None)
+
+
 def test_vllms_header_without_seconds():
     """REAL: vllm-project/vllm #28028 (a date format without seconds)."""
     assert app_stamp("ERROR 11-03 23:14 [serving_chat.py:1145]     async for res in result_generator:") == (
