@@ -100,10 +100,12 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("nccl_rank", "NCCL's communicator line: which rank a host:pid is, and the job's size", context=True,
             maps=True),
     # named by what its rows' groups say: PyTorch's two ranks and the first one's op, the flight recorder's error type,
-    # NCCL's rank it points at; else "collective mismatch"
+    # NCCL's rank it points at; else "collective mismatch".  PyTorch's two calls differ in any aspect, often the same op
+    # with other shapes (both real cases: SPA-VL-RLHF #2's BROADCASTs, ms-swift #9443's ALLREDUCEs): "unlike", never
+    # "another collective"
     JobKind("collective_mismatch", "ranks called different collectives (op, size, order): the program's own bug",
-            "application", named=("collective mismatch (rank {details.first_rank} running {details.op}, rank "
-                                  "{details.other_rank} another collective)",
+            "application", named=("collective mismatch (rank {details.first_rank}'s {details.op} unlike rank "
+                                  "{details.other_rank}'s)",
                                   "collective mismatch (rank {details.first_rank} running {details.op})",
                                   "collective mismatch ({details.error_type})",
                                   "collective mismatch (NCCL: at or around rank {details.around_rank})")),
