@@ -1164,7 +1164,7 @@ _RAS_DEAD = _f("ras_dead_process", "process_lost", [],
 # count (the most ranks'), a rank ahead of it none (NVIDIA/nccl #1911: "rank 12 and rank 13 are not stragglers").
 RAS_COUNTS = re.compile(r"^\s*Communicator ranks have different (?P<op>\w{1,40}) operation counts\s*$")
 RAS_COUNTS_END = " operation counts"
-_RAS_GROUP = re.compile(r"^\s*\d+ ranks have (?:launched up to operation (?P<operation>\d{1,19})|not launched any "
+_RAS_GROUP = re.compile(r"^\s*(?P<ranks>\d{1,9}) ranks have (?:launched up to operation (?P<operation>\d{1,19})|not launched any "
                         r"operations)\s*$")
 _RAS_RANK = re.compile(r"^\s*Rank (?P<lagging>\d{1,9})(?: has (?:launched up to operation (?P<operation>\d{1,19})|(?P<none>"
                        r"not launched any operations)))? -- (?:GPU (?P<device>\S+) managed by process (?P<pid>\d+) on "
@@ -1174,11 +1174,13 @@ RAS_BEHIND = _f("ras_behind", "ras_behind", [], _RAS_RANK.pattern)
 
 def ras_count(line: str, counts: list) -> dict | None:
     """A line of a RAS MISMATCH block of operation counts (`counts`: [the first count, the count its lines are
-    at, the operation], updated): the groups of a rank behind the first count, {} for a line of the block that names
+    at, the operation, the communicator's ranks its counts named so far], updated): the groups of a rank behind the
+    first count (`ranks`: the communicator's size as far as the block said it), {} for a line of the block that names
     none, None for a line past the block."""
     m = _RAS_GROUP.match(line)
     if m is not None:
         counts[1] = int(m.group("operation") or 0)
+        counts[3] += int(m.group("ranks"))
         if counts[0] is None:
             counts[0] = counts[1]
         return {}
@@ -1187,12 +1189,14 @@ def ras_count(line: str, counts: list) -> dict | None:
         return None
     own = m.group("operation")
     count = int(own) if own is not None else 0 if m.group("none") else counts[1]
+    if own is not None or m.group("none"):  # a count only this rank launched: a rank of the communicator's size
+        counts[3] += 1
     if counts[0] is None:  # a lone rank's count first: no count most ranks launched was said before it
         counts[0] = count
     if count is None or count >= counts[0]:
         return {}
     said = {k: v for k, v in m.groupdict().items() if v is not None and k not in ("operation", "none")}
-    return {**said, "operation": str(count), "majority": str(counts[0]), "op": counts[2]}
+    return {**said, "operation": str(count), "majority": str(counts[0]), "op": counts[2], "ranks": str(counts[3])}
 
 
 TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbeats):": _f(

@@ -2227,11 +2227,18 @@ def test_nccl_ras_mismatch_names_the_ranks_behind_in_a_job_that_hung():
     timeout = ["[rank1]:[E626 06:24:44.903881913 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective "
                "operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, NumelOut=9801523, "
                "Timeout(ms)=600000) ran for 600020 milliseconds before timing out."]
+    # the job's world unknown: RAS's ranks are its communicator's numbers, no job rank named, the node RAS names kept
     [first] = job({"rank1.log": timeout, "ras.txt": ras})
     assert (first.category, first.rule, first.root.rank, first.root.host) == (
-        "undetermined", "lagging_rank", 0, "172.16.64.210"), first.reason
-    assert first.reason.startswith("6 ranks (0,2,3,4,5,7) had launched operations only up to 6649 while most ranks"), \
-        first.reason
+        "undetermined", "lagging_rank", None, "172.16.64.210"), first.reason
+    assert first.reason.startswith("6 communicator ranks (0,2,3,4,5,7) had launched operations only up to 6649 while "
+                                   "most ranks"), first.reason
+    # CONSTRUCTED (NCCL's "comm .. rank N nranks M" init line): a world of 32, as many ranks as the report counts
+    # (26 + 6): the communicator is the job's world, its ranks the job's
+    world = ["node-1:178:828 [0] NCCL INFO comm 0x55555da97ba0 rank 1 nranks 32 cudaDev 1 busId 1b000 - Init COMPLETE"]
+    [whole] = job({"rank1.log": world + timeout, "ras.txt": ras})
+    assert (whole.rule, whole.root.rank, whole.root.host) == ("lagging_rank", 0, "172.16.64.210"), whole.reason
+    assert whole.reason.startswith("6 ranks (0,2,3,4,5,7) had launched operations only up to 6649"), whole.reason
     assert job({"ras.txt": ras}) == []
     ahead = ["#0-0 (fa93daea854b060b) MISMATCH", "  Communicator ranks have different AllGather operation counts",
              "  30 ranks have launched up to operation 640", "  2 ranks have launched up to operation 641",
@@ -2244,11 +2251,12 @@ def test_nccl_ras_mismatch_names_the_ranks_behind_in_a_job_that_hung():
              "  Communicator ranks have different Broadcast operation counts", "  7 ranks have launched up to operation 2",
              "  Rank 3 has not launched any operations -- [process information not found]"]
     [lone] = job({"rank1.log": timeout, "ras.txt": built[:3]})
-    assert (lone.rule, lone.root.rank, lone.root.host) == ("lagging_rank", 7, "node1"), lone.reason
-    assert "AllReduce operations only up to 60 while most ranks of its communicator had launched up to 64" in \
-        lone.reason
+    assert (lone.rule, lone.root.rank, lone.root.host) == ("lagging_rank", None, "node1"), lone.reason
+    assert "communicator rank 7 had launched AllReduce operations only up to 60 while most ranks of its communicator " \
+        "had launched up to 64" in lone.reason
     [latest] = job({"rank1.log": timeout, "ras.txt": built})
-    assert (latest.root.rank, latest.root.host) == (3, None), latest.reason
+    assert (latest.root.rank, latest.root.host) == (None, None) and latest.reason.startswith(
+        "communicator rank 3 had launched Broadcast operations only up to 0"), latest.reason
 
 
 def test_nccl_ras_mismatch_ranks_are_the_communicators_its_node_is_the_one_ras_names():
@@ -2264,6 +2272,8 @@ def test_nccl_ras_mismatch_ranks_are_the_communicators_its_node_is_the_one_ras_n
            "  Rank 2 -- GPU 2 managed by process 483074 on node 172.16.64.210"]
     [first] = job({"node-a/train.log": [timeout(0), timeout(1)], "ras.txt": ras})
     assert (first.rule, first.root.host) == ("lagging_rank", "172.16.64.210"), (first.root, first.reason)
+    # its numbers are the communicator's: said so, and no job rank named (was "2 ranks (0,2)", root rank 0)
+    assert first.root.rank is None and first.reason.startswith("2 communicator ranks (0,2) had launched"), first.reason
 
 
 def test_nccl_ras_monitor_names_the_process_it_declared_dead():
