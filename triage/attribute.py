@@ -1143,12 +1143,17 @@ def _ras_behind(job: Job) -> Verdict:
     host = (job.host_of(node) or node) if node else None
     op = last.details.get("op")
     what = "operations" if op in (None, "collective") else f"{op} operations"
+    # the job's ranks only where the communicator is the job's world: as many ranks as NCCL's world communicator has
+    # (Job.world); else its own numbers, said as such and no job rank named (the host RAS names stays)
+    size = max(_int(e.details.get("ranks")) or 0 for e in report)
+    world = job.world is not None and size == job.world
+    ranks = _ranks(behind) if world else _ranks(behind).replace("rank", "communicator rank", 1)
     return Verdict("undetermined", None, "lagging_rank",
-                   f"{_ranks(behind)} had launched {what} only up to {min(int(e.details['operation']) for e in report)}"
+                   f"{ranks} had launched {what} only up to {min(int(e.details['operation']) for e in report)}"
                    f" while most ranks of {'its' if len(behind) == 1 else 'their'} communicator had launched up to "
                    f"{last.details['majority']} (NCCL RAS's MISMATCH report): "
                    f"{_lagging(job, behind, host)}",
-                   suspects=tuple(report), rank=behind[0], host=host)
+                   suspects=tuple(report), rank=behind[0] if world else None, host=host)
 
 
 def _why_stalled(job: Job, host: str | None, several: bool = False) -> str:

@@ -100,10 +100,12 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("nccl_rank", "NCCL's communicator line: which rank a host:pid is, and the job's size", context=True,
             maps=True),
     # named by what its rows' groups say: PyTorch's two ranks and the first one's op, the flight recorder's error type,
-    # NCCL's rank it points at; else "collective mismatch"
+    # NCCL's rank it points at; else "collective mismatch".  PyTorch's two calls differ in any aspect, often the same op
+    # with other shapes (both real cases: SPA-VL-RLHF #2's BROADCASTs, ms-swift #9443's ALLREDUCEs): "unlike", never
+    # "another collective"
     JobKind("collective_mismatch", "ranks called different collectives (op, size, order): the program's own bug",
-            "application", named=("collective mismatch (rank {details.first_rank} running {details.op}, rank "
-                                  "{details.other_rank} another collective)",
+            "application", named=("collective mismatch (rank {details.first_rank}'s {details.op} unlike rank "
+                                  "{details.other_rank}'s)",
                                   "collective mismatch (rank {details.first_rank} running {details.op})",
                                   "collective mismatch ({details.error_type})",
                                   "collective mismatch (NCCL: at or around rank {details.around_rank})")),
@@ -604,6 +606,16 @@ FACTS: tuple[Fact, ...] = (
        r"The actor is dead because its owner has died\. Owner Id: [0-9a-f]{16,} Owner Ip address: "
        r"(?P<host>[\w.:\-]+) Owner worker exit type: (?P<exit_type>SYSTEM_ERROR) Worker exit detail: "
        r"(?P<exit_detail>[^\n]{1,160}?)(?:\.(?: |$)|$)"),
+    # torch.distributed.elastic's RunResult.failures as DLRover's elastic agent logs it (dlrover/python/elastic_agent/
+    # torch/training.py `_invoke_run`: logger.error(f"The worker fails with {run_result.failures}"), every era):
+    # "The worker fails with {0: ProcessFailure(local_rank=0, pid=54, exitcode=-7, error_file='<N/A>', .., message=
+    # 'Signal 7 (SIGBUS) received by PID 54', timestamp=1711419181)}" (intelligent-machine-learning/dlrover #1046).
+    # The dict's key is the failed worker's global rank (torch's LocalElasticAgent._monitor_workers: "map local rank
+    # failure to global rank", worker_failures[worker.global_rank] = failure), `local_rank` its index on the node;
+    # the first failure the dict lists is read.  Before signal_received, which reads the quoted message alone (no rank)
+    _f("elastic_process_failure", "rank_exit", [": ProcessFailure(local_rank="],
+       r"[{,] ?(?P<rank>\d{1,6}): ProcessFailure\(local_rank=(?P<local_rank>\d{1,6}), pid=(?P<pid>\d+), "
+       r"exitcode=(?P<exit_code>-?\d+)\b"),
     # A signal a process printed on its way down (torch's, glog's, Python's faulthandler; TensorFlow's stack trace
     # handler, before its "*** BEGIN MANGLED STACK TRACE ***": "*** Received signal 6 ***", horovod/horovod #2015,
     # "*** Received signal 7 ***", horovod #3952)
@@ -1156,7 +1168,7 @@ _RAS_DEAD = _f("ras_dead_process", "process_lost", [],
 # count (the most ranks'), a rank ahead of it none (NVIDIA/nccl #1911: "rank 12 and rank 13 are not stragglers").
 RAS_COUNTS = re.compile(r"^\s*Communicator ranks have different (?P<op>\w{1,40}) operation counts\s*$")
 RAS_COUNTS_END = " operation counts"
-_RAS_GROUP = re.compile(r"^\s*\d+ ranks have (?:launched up to operation (?P<operation>\d{1,19})|not launched any "
+_RAS_GROUP = re.compile(r"^\s*(?P<ranks>\d{1,9}) ranks have (?:launched up to operation (?P<operation>\d{1,19})|not launched any "
                         r"operations)\s*$")
 _RAS_RANK = re.compile(r"^\s*Rank (?P<lagging>\d{1,9})(?: has (?:launched up to operation (?P<operation>\d{1,19})|(?P<none>"
                        r"not launched any operations)))? -- (?:GPU (?P<device>\S+) managed by process (?P<pid>\d+) on "
@@ -1166,11 +1178,13 @@ RAS_BEHIND = _f("ras_behind", "ras_behind", [], _RAS_RANK.pattern)
 
 def ras_count(line: str, counts: list) -> dict | None:
     """A line of a RAS MISMATCH block of operation counts (`counts`: [the first count, the count its lines are
-    at, the operation], updated): the groups of a rank behind the first count, {} for a line of the block that names
+    at, the operation, the communicator's ranks its counts named so far], updated): the groups of a rank behind the
+    first count (`ranks`: the communicator's size as far as the block said it), {} for a line of the block that names
     none, None for a line past the block."""
     m = _RAS_GROUP.match(line)
     if m is not None:
         counts[1] = int(m.group("operation") or 0)
+        counts[3] += int(m.group("ranks"))
         if counts[0] is None:
             counts[0] = counts[1]
         return {}
@@ -1179,12 +1193,14 @@ def ras_count(line: str, counts: list) -> dict | None:
         return None
     own = m.group("operation")
     count = int(own) if own is not None else 0 if m.group("none") else counts[1]
+    if own is not None or m.group("none"):  # a count only this rank launched: a rank of the communicator's size
+        counts[3] += 1
     if counts[0] is None:  # a lone rank's count first: no count most ranks launched was said before it
         counts[0] = count
     if count is None or count >= counts[0]:
         return {}
     said = {k: v for k, v in m.groupdict().items() if v is not None and k not in ("operation", "none")}
-    return {**said, "operation": str(count), "majority": str(counts[0]), "op": counts[2]}
+    return {**said, "operation": str(count), "majority": str(counts[0]), "op": counts[2], "ranks": str(counts[3])}
 
 
 TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbeats):": _f(

@@ -813,7 +813,7 @@ class FileReader:
         if rest.endswith(facts.RAS_COUNTS_END) and len(self._ras) < MAX_KEYS:
             m = facts.RAS_COUNTS.match(rest)
             if m is not None:
-                self._ras[key] = [None, None, m.group("op")]
+                self._ras[key] = [None, None, m.group("op"), 0]
                 return
         if key in self._tasks:  # a coordinator's list of the tasks it lost, one a line (facts.TASK_LIST_OPENERS)
             row = self._tasks[key]

@@ -106,7 +106,7 @@ def test_a_kind_without_a_template_is_named_by_its_wording():
      "collective')"),
     (Evidence(kind="nonfinite_result", details={"result": "nan"}), "non-finite result (nan)"),
     (Evidence(kind="collective_mismatch", details={"first_rank": "1", "op": "ALLREDUCE", "other_rank": "0"}),
-     "collective mismatch (rank 1 running ALLREDUCE, rank 0 another collective)"),
+     "collective mismatch (rank 1's ALLREDUCE unlike rank 0's)"),
     (Evidence(kind="collective_mismatch", details={"error_type": "SIZE_OR_SYNTAX_MISMATCH"}),
      "collective mismatch (SIZE_OR_SYNTAX_MISMATCH)"),
     (Evidence(kind="collective_mismatch", details={"around_rank": "39"}),

@@ -1705,6 +1705,26 @@ def test_lightnings_child_observer_names_the_child_that_died_and_a_c10_assert_is
     assert aborted.kind == "exception" and aborted.details["consequence"]
 
 
+DLROVER = Path(__file__).parents[1] / "fixtures" / "incidents" / "dlrover-1046-sigbus" / "logs" / "agent.log"
+
+
+def test_dlrovers_process_failure_names_the_global_rank_its_dict_key_and_the_local_rank():
+    """REAL (intelligent-machine-learning/dlrover #1046, tests/fixtures/incidents/dlrover-1046-sigbus): DLRover's
+    agent logs torch elastic's RunResult.failures, "The worker fails with {0: ProcessFailure(local_rank=0, pid=54,
+    exitcode=-7, .., message='Signal 7 (SIGBUS) received by PID 54', ..)}": the key is the global rank (torch's
+    LocalElasticAgent._monitor_workers maps each local rank's failure to its worker's global rank), local_rank its
+    index on the node.  Was: the quoted message alone (signal_received), no rank, "no single rank or node"."""
+    (ev,) = read_lines(DLROVER.read_text().splitlines(), "agent.log", Clock())
+    assert (ev.kind, ev.rank, ev.local_rank, ev.pid, ev.exit_code, ev.signal, ev.details["fact"]) == (
+        "rank_exit", 0, 0, 54, -7, 7, "elastic_process_failure")
+    (incident,) = attribute([ev])
+    assert (incident.category, incident.root.rank) == ("infrastructure", 0)
+    # SYNTHETIC: a worker of the second node of 8 GPUs (global rank 9, local rank 1), an exit code and no signal
+    (two,) = read_lines(["The worker fails with {9: ProcessFailure(local_rank=1, pid=7, exitcode=1, error_file='', "
+                         "error_file_data={'message': '<NONE>'}, message='<NONE>', timestamp=1)}"], "a.log", Clock())
+    assert (two.rank, two.local_rank, two.exit_code, two.signal) == (9, 1, 1, None)
+
+
 def test_vllms_header_without_seconds():
     """REAL: vllm-project/vllm #28028 (a date format without seconds)."""
     assert app_stamp("ERROR 11-03 23:14 [serving_chat.py:1145]     async for res in result_generator:") == (
@@ -2236,11 +2256,18 @@ def test_nccl_ras_mismatch_names_the_ranks_behind_in_a_job_that_hung():
     timeout = ["[rank1]:[E626 06:24:44.903881913 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective "
                "operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, NumelOut=9801523, "
                "Timeout(ms)=600000) ran for 600020 milliseconds before timing out."]
+    # the job's world unknown: RAS's ranks are its communicator's numbers, no job rank named, the node RAS names kept
     [first] = job({"rank1.log": timeout, "ras.txt": ras})
     assert (first.category, first.rule, first.root.rank, first.root.host) == (
-        "undetermined", "lagging_rank", 0, "172.16.64.210"), first.reason
-    assert first.reason.startswith("6 ranks (0,2,3,4,5,7) had launched operations only up to 6649 while most ranks"), \
-        first.reason
+        "undetermined", "lagging_rank", None, "172.16.64.210"), first.reason
+    assert first.reason.startswith("6 communicator ranks (0,2,3,4,5,7) had launched operations only up to 6649 while "
+                                   "most ranks"), first.reason
+    # CONSTRUCTED (NCCL's "comm .. rank N nranks M" init line): a world of 32, as many ranks as the report counts
+    # (26 + 6): the communicator is the job's world, its ranks the job's
+    world = ["node-1:178:828 [0] NCCL INFO comm 0x55555da97ba0 rank 1 nranks 32 cudaDev 1 busId 1b000 - Init COMPLETE"]
+    [whole] = job({"rank1.log": world + timeout, "ras.txt": ras})
+    assert (whole.rule, whole.root.rank, whole.root.host) == ("lagging_rank", 0, "172.16.64.210"), whole.reason
+    assert whole.reason.startswith("6 ranks (0,2,3,4,5,7) had launched operations only up to 6649"), whole.reason
     assert job({"ras.txt": ras}) == []
     ahead = ["#0-0 (fa93daea854b060b) MISMATCH", "  Communicator ranks have different AllGather operation counts",
              "  30 ranks have launched up to operation 640", "  2 ranks have launched up to operation 641",
@@ -2253,11 +2280,12 @@ def test_nccl_ras_mismatch_names_the_ranks_behind_in_a_job_that_hung():
              "  Communicator ranks have different Broadcast operation counts", "  7 ranks have launched up to operation 2",
              "  Rank 3 has not launched any operations -- [process information not found]"]
     [lone] = job({"rank1.log": timeout, "ras.txt": built[:3]})
-    assert (lone.rule, lone.root.rank, lone.root.host) == ("lagging_rank", 7, "node1"), lone.reason
-    assert "AllReduce operations only up to 60 while most ranks of its communicator had launched up to 64" in \
-        lone.reason
+    assert (lone.rule, lone.root.rank, lone.root.host) == ("lagging_rank", None, "node1"), lone.reason
+    assert "communicator rank 7 had launched AllReduce operations only up to 60 while most ranks of its communicator " \
+        "had launched up to 64" in lone.reason
     [latest] = job({"rank1.log": timeout, "ras.txt": built})
-    assert (latest.root.rank, latest.root.host) == (3, None), latest.reason
+    assert (latest.root.rank, latest.root.host) == (None, None) and latest.reason.startswith(
+        "communicator rank 3 had launched Broadcast operations only up to 0"), latest.reason
 
 
 def test_nccl_ras_mismatch_ranks_are_the_communicators_its_node_is_the_one_ras_names():
@@ -2273,6 +2301,8 @@ def test_nccl_ras_mismatch_ranks_are_the_communicators_its_node_is_the_one_ras_n
            "  Rank 2 -- GPU 2 managed by process 483074 on node 172.16.64.210"]
     [first] = job({"node-a/train.log": [timeout(0), timeout(1)], "ras.txt": ras})
     assert (first.rule, first.root.host) == ("lagging_rank", "172.16.64.210"), (first.root, first.reason)
+    # its numbers are the communicator's: said so, and no job rank named (was "2 ranks (0,2)", root rank 0)
+    assert first.root.rank is None and first.reason.startswith("2 communicator ranks (0,2) had launched"), first.reason
 
 
 def test_nccl_ras_monitor_names_the_process_it_declared_dead():
