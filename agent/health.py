@@ -673,7 +673,7 @@ class HealthEngine:
         self._say()
         return {"problems": [asdict(p) for p in self.problems.values()],
                 "conditions": {n: asdict(c) for n, c in self.conditions.items()},
-                "policy": self.policy.to_state()}
+                "policy": self.policy.to_state(), "notices": dict(self._noticed)}
 
     def restore(self, state: dict[str, Any]) -> list[str]:
         """Bring back problems and conditions as they were: no flap, same transition times. A saved entry whose
@@ -694,5 +694,16 @@ class HealthEngine:
         for name, c in each(state.get("conditions", {}), dict[str, Condition], "conditions", faults):
             if name in self.conditions:
                 self.conditions[name] = c
+        self._restore_notices(state.get("notices", {}), faults)
         self.derive(Change())
         return faults
+
+    def _restore_notices(self, saved: Any, faults: list[str]) -> None:
+        """When each notice may be said again, as saved (`_noticed`): a restart (a crash loop, a DaemonSet rollout
+        over every node) says again only what a running agent would have said, not every reason's first line at once.
+        Kept: the newest NOTICE_KEYS whose time lies within a period from now (one past is due: not kept; one further
+        ahead, a clock set back or a hostile file, would silence a notice longer than a running agent does)."""
+        now = self.clock()
+        kept = [(key, due) for key, due in each(saved, dict[str, float], "notices", faults)
+                if now < due <= now + NOTICE_SECONDS]
+        self._noticed.update(kept[-NOTICE_KEYS:])
