@@ -673,7 +673,8 @@ class HealthEngine:
         self._say()
         return {"problems": [asdict(p) for p in self.problems.values()],
                 "conditions": {n: asdict(c) for n, c in self.conditions.items()},
-                "policy": self.policy.to_state()}
+                "policy": self.policy.to_state(), "notices": dict(self._noticed),
+                "condition_rules": self.cfg.condition_rules}
 
     def restore(self, state: dict[str, Any]) -> list[str]:
         """Bring back problems and conditions as they were: no flap, same transition times. A saved entry whose
@@ -685,14 +686,60 @@ class HealthEngine:
             faults += self.policy.restore(state["policy"])
         elif state.get("policy") is not None:
             faults.append(str(Invalid("policy", "expected a mapping")))
+        before = self._saved_rules(state.get("condition_rules"), faults)  # what the saved problems were judged by
         for i, p in each(state.get("problems", []), list[Problem], "problems", faults):
             p = _renamed(p)
             if p.severity not in SEVERITY_RANK:  # derive ranks problems by it
                 faults.append(str(Invalid(f"problems[{i}].severity", f"expected one of {', '.join(SEVERITY_RANK)}")))
-            elif p.condition in self.conditions:
+            elif p.condition in self.conditions and (p := self._rejudged(p, before)) is not None:
                 self._keep(p)
         for name, c in each(state.get("conditions", {}), dict[str, Condition], "conditions", faults):
             if name in self.conditions:
                 self.conditions[name] = c
+        self._restore_notices(state.get("notices", {}), faults)
         self.derive(Change())
         return faults
+
+    def _rejudged(self, p: Problem, before: tuple | None) -> Problem | None:
+        """A restored problem of a line (the kernel log's, a pod's) where the rules put it now, `before` the rules of
+        the run that saved it (with their tests): where the first rule its kind, action, severity, attribution and
+        code fit is another now (`condition_rules` changed between runs: a rule moved to another condition, or
+        removed), it takes that rule's condition and clear, or, no rule fitting now (or one whose condition is not
+        kept), is gone (a line of it now would raise nothing). Where the same rule fits (the same rules: always), it
+        stands as saved: a problem's fields are not its line's (one made worse by an amendment, one the policy
+        decided), so only a change of the rules moves it. Was: its old condition stood, a `boot`-cleared one's until
+        the node rebooted, its taint with it. (A telemetry one: `sync`.)"""
+        if before is None or p.kind not in KIND or p.source not in ("kernel", "pods"):
+            return p
+        code = (None, p.code) if p.kind == "sxid" else (p.code, None)
+        f = Finding(p.kind, p.severity, p.attribution, p.action, "", xid=code[0], sxid=code[1], details=p.details)
+        now, then = (next(((r["condition"], r.get("clear", "expire")) for r, tests in rules if _matches(tests, f)),
+                          None) for rules in (self._rules, before))
+        if now == then:
+            return p
+        if now is None or now[0] not in self.conditions:
+            return None
+        p.condition, p.clear = now[0], _clear_of(now[1], p.action)
+        return p
+
+    @staticmethod
+    def _saved_rules(saved: Any, faults: list[str]) -> tuple | None:
+        """The `condition_rules` the run that saved the state judged by (to_state), with their tests; None where it
+        saved none (a version before them) or not as saved (a fault added): its problems stand as saved."""
+        if saved is None:
+            return None
+        if not isinstance(saved, list) or not all(isinstance(r, dict) and isinstance(r.get("match"), dict)
+                                                  and isinstance(r.get("condition"), str) for r in saved):
+            faults.append(str(Invalid("condition_rules", "expected a list of rules, each a match and a condition")))
+            return None
+        return tuple((rule, _match(rule["match"])) for rule in saved)
+
+    def _restore_notices(self, saved: Any, faults: list[str]) -> None:
+        """When each notice may be said again, as saved (`_noticed`): a restart (a crash loop, a DaemonSet rollout
+        over every node) says again only what a running agent would have said, not every reason's first line at once.
+        Kept: the newest NOTICE_KEYS whose time lies within a period from now (one past is due: not kept; one further
+        ahead, a clock set back or a hostile file, would silence a notice longer than a running agent does)."""
+        now = self.clock()
+        kept = [(key, due) for key, due in each(saved, dict[str, float], "notices", faults)
+                if now < due <= now + NOTICE_SECONDS]
+        self._noticed.update(kept[-NOTICE_KEYS:])

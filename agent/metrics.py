@@ -94,7 +94,8 @@ class Metrics:
         self.kube_writes = Counter("gpu_npd_kube_writes", "Kubernetes API writes, by kind (conditions, taints, events, annotations, devicetaintrules).",
                                    ["kind"], registry=r)
         self.kube_errors = Counter("gpu_npd_kube_errors", "Kubernetes API failures, by HTTP status or "
-                                   "connection/timeout/conflict.", ["kind"], registry=r)
+                                   "connection/timeout/conflict (those three at 0 from the Kubernetes writer's "
+                                   "start).", ["kind"], registry=r)
         # registered only when the Kubernetes writer runs (enable_kube): no series in local mode or `mode: off`,
         # so "API writes failing" cannot pend on agents that never write
         self.kube_api_up = Gauge("gpu_npd_kube_api_up", "1 when the last Kubernetes sync succeeded.", registry=None)

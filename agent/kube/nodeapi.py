@@ -11,6 +11,7 @@ from typing import Any
 from kubeapi.client import call
 from kubeapi.events import EventRecorder
 from kubeapi.ratelimit import TokenBucket
+from kubeapi.retry import UNANSWERED
 
 from .settings import KubeSettings
 
@@ -18,6 +19,8 @@ from .settings import KubeSettings
 # there or in no namespace (kubernetes pkg/apis/core/validation/events.go; any other is refused, 422).  A Pod's go to
 # the pod's namespace (its reference's).
 NODE_EVENTS = "default"
+# gpu_npd_kube_errors_total's kind for a node write another writer's came before (409: read again, written again)
+CONFLICT = "conflict"
 
 
 class NodeApi:
@@ -27,6 +30,9 @@ class NodeApi:
         self.api, self.node, self.s, self.metrics = api, node, s, metrics
         self.stop = threading.Event()
         self.bucket = TokenBucket(s.qps, s.burst)
+        if metrics is not None:  # the kinds known at 0 from the writer's start: an alert's increase() sees the first
+            for kind in (*UNANSWERED, CONFLICT):
+                metrics.kube_errors.labels(kind)
 
     def wait(self) -> None:
         """Client-side QPS limit: blocks the writer thread, never the agent."""

@@ -44,7 +44,8 @@ class KubeSettings:
                                      pattern=f"^{DNS_SUBDOMAIN}/$")] = TAINT_PREFIX
     taints: Annotated[tuple[TaintRule, ...], doc(
         "enforce mode only: {condition, effect, min_severity} each; effect NoSchedule unless set (NoExecute "
-        "evicts); min_severity: taint only while the condition's worst problem is this severe")] = \
+        "evicts); min_severity: taint only while the condition's worst problem is this severe; one rule per "
+        "condition (its one taint key)")] = \
         field(default_factory=lambda: tuple(TaintRule(c) for c in DEFAULT_TAINTS))
     taint_hold_down_seconds: Annotated[float, num("a taint stays this long after its condition clears (no "
                                                   "flapping)", ge=0)] = 300.0
@@ -98,7 +99,7 @@ def check(s: KubeSettings, conditions: dict) -> None:
         why = reserved_key(getattr(s, key))
         if why is not None:
             raise ValueError(f"kubernetes.{key}: {why}; gpu-npd writes only keys of its own (e.g. gpu-npd.io/)")
-    keys: dict[str, str] = {}  # taint key -> the condition it is of
+    keys: dict[str, tuple[str, int]] = {}  # taint key -> the condition it is of, its rule's index
     for i, t in enumerate(s.taints):
         if t.condition not in conditions:
             raise ValueError(f"kubernetes.taints[{i}].condition: expected one of {', '.join(conditions)}, "
@@ -106,6 +107,11 @@ def check(s: KubeSettings, conditions: dict) -> None:
         key = taint_key(s.taint_prefix, t.condition)
         if (why := taint_key_problem(key)) is not None:
             raise ValueError(f"kubernetes.taints[{i}].condition: {why}")
-        if keys.setdefault(key, t.condition) != t.condition:
-            raise ValueError(f"kubernetes.taints[{i}].condition: {t.condition!r} and {keys[key]!r} would share the "
+        other, j = keys.setdefault(key, (t.condition, i))
+        if other != t.condition:
+            raise ValueError(f"kubernetes.taints[{i}].condition: {t.condition!r} and {other!r} would share the "
                              f"taint key {key!r}; rename one")
+        if j != i:  # one key, one taint: the last rule that held would be written over the other (wanted_taints)
+            raise ValueError(f"kubernetes.taints[{i}].condition: {t.condition!r} has a taint rule already "
+                             f"(kubernetes.taints[{j}]); one rule per condition: keep the one whose effect and "
+                             "min_severity you want")

@@ -44,7 +44,7 @@ from parsers.model import Condition, NodeInfo, Problem, Snapshot
 from .desired import budget_size, merge_taints, our_taint_keys, ours, taint_key, wanted_taints
 from .dra import DeviceFencer, faulty_gpus
 from .grants import BUDGET_RECHECK_CAP_SECONDS, GrantBook, Recheck, pool_tag
-from .nodeapi import NodeApi
+from .nodeapi import CONFLICT, NodeApi
 from .repair import profile_conditions, repair_annotation
 from .settings import KubeSettings
 
@@ -353,7 +353,7 @@ class TaintWriter:
                                       _request_timeout=s.request_timeout_seconds)
             except ApiException as exc:
                 if exc.status == 409:
-                    self.n.count_error("conflict")
+                    self.n.count_error(CONFLICT)
                     continue  # someone else wrote the node: read again, change only ours again
                 raise
             self.n.count("taints")

@@ -206,8 +206,14 @@ def test_a_condition_with_a_domain_of_its_own_is_tainted_by_its_name():
     (_tainted("example.com/GPUHot", "example.org/GPUHot"), "would share the taint key 'gpu-npd.io/GPUHot'"),
     (_tainted("example.com/GPUHot", "GPUHot"), "would share the taint key 'gpu-npd.io/GPUHot'"),
     (_tainted("GPUHot", taint_prefix="a" * 251 + ".io/"), "is no qualified name: its prefix 'aaa"),
+    # (h503) two rules of one condition: one taint key, so the last that held was written over the other (a fatal
+    # GPU's NoExecute lost under a NoSchedule rule after it); was accepted, silently
+    ({"kubernetes": {"taints": [{"condition": "GPUUnhealthy", "effect": "NoExecute", "min_severity": "fatal"},
+                                {"condition": "GPUUnhealthy"}]}},
+     "'GPUUnhealthy' has a taint rule already (kubernetes.taints[0])"),
+    (_tainted("GPUHot", "GPUHot"), "'GPUHot' has a taint rule already (kubernetes.taints[0])"),
 ])
-def test_a_taint_rule_whose_key_would_be_no_taint_key_is_refused_in_one_line(flags, words):
+def test_a_taint_rule_whose_key_is_no_taint_key_or_taken_is_refused_in_one_line(flags, words):
     with pytest.raises(ConfigError) as exc:
         load(env={}, flags=flags)
     err = str(exc.value)

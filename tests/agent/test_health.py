@@ -443,6 +443,74 @@ def test_restore_brings_back_conditions_without_flap(engine, clock):
     assert not again.observe(parse_line(XID79)).conditions  # same problem: count only
 
 
+def _moved_rules(action: str, condition: str | None) -> list[dict]:
+    """The default condition_rules with the rule of Xids asking `action` raising `condition` now (None: removed)."""
+    rules = load(env={}, flags={}).condition_rules
+    ours = [r for r in rules if action in r["match"].get("action", ())]
+    assert len(ours) == 1
+    if condition is None:
+        return [r for r in rules if r is not ours[0]]
+    return [{**r, "condition": condition, "clear": "expire"} if r is ours[0] else r for r in rules]
+
+
+@pytest.mark.parametrize("moved_to", ["GPUDegraded", None])
+def test_a_restored_kernel_problem_takes_the_condition_its_rules_give_now(engine, clock, moved_to):
+    """(h503) A node's `condition_rules` changed between runs (a rule moved to another condition, or removed): the
+    problem restored for it stands where the rules put it now, with the rule's clear (Xid 79, RESTART_BM, `boot`-cleared
+    under GPUUnhealthy: moved under GPUDegraded, `expire`), or, no rule raising it any longer, is gone (a line of it
+    now would raise nothing). Was: restored under the old condition, which stayed True (and its
+    taint) until the node rebooted. Another standing problem of the old condition keeps it, its transition time."""
+    engine.observe(parse_line(XID79))
+    engine.observe(parse_line(XID95))  # (Xid 95 stays a GPUUnhealthy one: its rules did not move)
+    t0 = engine.conditions["GPUUnhealthy"].last_transition
+    state = json.loads(json.dumps(engine.to_state()))
+    clock.t += 60
+    again = HealthEngine(load(env={}, flags={"warning_expire_seconds": 600,
+                                              "condition_rules": _moved_rules("RESTART_BM", moved_to)}), clock)
+    assert not again.restore(state)
+    xid79 = [p for p in again.problems.values() if p.code == 79]
+    if moved_to is None:
+        assert not xid79 and not again.conditions["GPUDegraded"].status
+    else:
+        assert [(p.condition, p.clear) for p in xid79] == [("GPUDegraded", "expire")]
+        assert cond(again, "GPUDegraded") == (True, "Xid79FallenOffBus")
+    assert cond(again, "GPUUnhealthy") == (True, "Xid95UncontainedECC") and \
+        again.conditions["GPUUnhealthy"].last_transition == t0
+    alone = HealthEngine(again.cfg, clock)  # Xid 79's problem alone: GPUUnhealthy clears, at the restore
+    alone.restore({**state, "problems": [p for p in state["problems"] if p["code"] == 79]})
+    assert not alone.conditions["GPUUnhealthy"].status and alone.conditions["GPUUnhealthy"].last_transition == clock.t
+
+
+def test_restored_kernel_problems_stay_as_they_were_under_the_same_rules(engine, clock):
+    """The same rules: every restored problem keeps its condition, clear and id, whatever its fields (an escalated
+    Xid 13 repeated by several processes, a problem made worse by an amendment)."""
+    for line in (XID79, XID95, XID63):
+        engine.observe(parse_line(line))
+    for pid in range(3):  # Xid 13 by three processes: the kind's `repeated` row's GPUDegraded
+        clock.t += 1
+        engine.observe(parse_line(f"NVRM: Xid (PCI:0000:3b:00): 13, pid={100 + pid}, name=python, Graphics "
+                                  "Exception: ESR 0x514648=0x1000f 0x514650=0x0 0x514644=0xd3eff2 0x51464c=0x17f"))
+    state = json.loads(json.dumps(engine.to_state()))
+    again = HealthEngine(engine.cfg, clock)
+    again.restore(state)
+    assert [(p.id, p.condition, p.clear) for p in again.problems.values()] == \
+        [(p.id, p.condition, p.clear) for p in engine.problems.values()]
+    assert len(engine.problems) >= 4
+
+
+@pytest.mark.parametrize("saved", [None, "x", [{"match": "kind", "condition": "GPUDegraded"}], [{"match": {}}]])
+def test_rules_saved_by_no_run_or_not_as_saved_leave_the_problems_as_saved(engine, clock, saved):
+    """A state of a version that saved no rules (or rules not as saved, said in one fault): its problems stand as
+    saved under rules that moved (nothing to compare with)."""
+    engine.observe(parse_line(XID79))
+    state = {**json.loads(json.dumps(engine.to_state())), "condition_rules": saved}
+    again = HealthEngine(load(env={}, flags={"condition_rules": _moved_rules("RESTART_BM", None)}), clock)
+    faults = again.restore(state)
+    assert faults == ([] if saved is None else
+                      ["condition_rules: expected a list of rules, each a match and a condition"]), faults
+    assert cond(again, "GPUUnhealthy") == (True, "Xid79FallenOffBus")
+
+
 def _rate(condition: str, reason: str = "NVLinkCRCErrorRate") -> Verdict:
     return Verdict(condition, reason, "warning", "hardware", "CHECK_MECHANICALS", f"{reason} holds", {})
 

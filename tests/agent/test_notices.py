@@ -12,11 +12,11 @@ import json
 from agent.app import build
 from agent.coalesce import Coalescer
 from agent.config import load
-from agent.health import NOTICE_SECONDS, HealthEngine
+from agent.health import NOTICE_KEYS, NOTICE_SECONDS, HealthEngine
 from agent.sources import Record
 from fakeclock import Clock
 from parsers import Classifier
-from parsers.model import Change
+from parsers.model import Boot, Change
 
 # kernel-tables-2026.yaml: kubernetes/kubernetes #71261
 CONNTRACK = "nf_conntrack: table full, dropping packet"
@@ -27,9 +27,10 @@ NVME_ABORT = "nvme nvme0: I/O 900 (I/O Cmd) QID 2 timeout, aborting"
 FLAGS = {"kmsg": "", "journald": False, "fallback_log_files": [], "fabricmanager_log": "", "imex_log": ""}
 
 
-def make_agent(tmp, **over):
+def make_agent(tmp, clock=None, boot=None, **over):
     out = io.StringIO()
-    agent = build(load(env={}, flags={**FLAGS, "state_dir": str(tmp), **over}), out=out)
+    agent = build(load(env={}, flags={**FLAGS, "state_dir": str(tmp), **over}), out=out, boot=boot,
+                  **({"clock": clock} if clock is not None else {}))
     return agent, out
 
 
@@ -130,3 +131,41 @@ def test_the_opt_out_says_no_notice(tmp_path):
     agent, out = make_agent(tmp_path, notice_events=False)
     agent.pipeline.process([kmsg(1, 1_000_000, CONNTRACK)])
     assert not said(out, "notice")
+
+
+def test_a_restart_does_not_say_again_a_notice_said_within_its_period(tmp_path):
+    """(h503) A notice's "said until" is saved with the state: an agent started again (a crash loop, a DaemonSet
+    rollout over every node) says a notice again only when it is due, as the running agent would have; before, every
+    node's first line of each reason was a new Event write at once. Through the state file, with real lines."""
+    clock = Clock()
+    boot = Boot("b", clock.t - 100.0)
+    agent, out = make_agent(tmp_path, clock=clock, boot=boot)
+    agent.pipeline.process([kmsg(1, 98_000_000, CONNTRACK)])  # seen: 2 s ago
+    assert len(said(out, "notice")) == 1
+    assert agent.shutdown()
+    clock.t += 60.0
+    again, out = make_agent(tmp_path, clock=clock, boot=boot)
+    again.pipeline.process([kmsg(2, 159_000_000, CONNTRACK), kmsg(3, 159_500_000, THROTTLE)])
+    assert [n["reason"] for n in said(out, "notice")] == ["CPUThermalThrottle"]  # (a reason not said before: said)
+    clock.t += NOTICE_SECONDS
+    again.pipeline.process([kmsg(4, int((clock.t - boot.epoch) * 1e6), CONNTRACK)])
+    assert [n["reason"] for n in said(out, "notice")] == ["CPUThermalThrottle", "KernelTableFull"]  # due: said
+    assert again.shutdown()
+
+
+def test_saved_notice_times_are_bounded_and_expire(tmp_path):
+    """What is restored of the notices' times: at most NOTICE_KEYS, the newest; none already due (an agent down
+    longer than the period says its next line); none due later than a period from now (a clock set back, a hostile
+    file: never a notice silenced for longer than a running agent would); an entry not a finite number dropped
+    alone, said."""
+    clock = Clock()
+    engine = HealthEngine(load(env={}, flags=FLAGS), clock)
+    now = clock.t
+    saved = {f"node|R{i}": now + 300.0 for i in range(NOTICE_KEYS + 50)}
+    saved |= {"node|Past": now - 1.0, "node|Far": now + 10 * NOTICE_SECONDS, "node|Bad": "soon", "node|NaN": "nan"}
+    faults = engine.restore({"notices": saved})
+    kept = engine.to_state()["notices"]
+    assert len(kept) == NOTICE_KEYS and "node|R50" in kept and f"node|R{NOTICE_KEYS + 49}" in kept
+    assert not {"node|R0", "node|Past", "node|Far", "node|Bad", "node|NaN"} & set(kept)
+    assert faults == ["notices['node|Bad']: expected a number", "notices['node|NaN']: expected a finite number"]
+    assert engine.restore({"notices": ["not", "a", "mapping"]}) and not engine.restore({})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -143,13 +144,15 @@ GOOD_CONDITION = {"type": "PCIeUnhealthy", "status": True, "reason": "PCIeAER", 
 GOOD_SAMPLE = "gpu:0000:5d:00|pcie_replay#0"
 GOOD_GUARD = "0000:08:00.1"
 GOOD_TOTAL = "pcie_aer|warning|hardware"
+GOOD_NOTICE = "node|KernelTableFull"
 # every section the agent saves (pipeline.to_state, Checkpoint) with every field it holds
 SECTIONS = {"problems": GOOD_PROBLEM, "conditions": GOOD_CONDITION,
             "policy": {"fatal_boots": {"gpu:0000:5d:00|79": ["b1"]}, "ports_up": ["mlx5_0/1"], "ports_boot": "b1",
                        "escalations": {"bursts": [[[79, "gpu:0000:5d:00"], [[1.0, 2.0]]]]}},
             "samples": {GOOD_SAMPLE: [[1.0, 2.0]], f"held|{GOOD_SAMPLE}": [1.0, 1.0]},
             "counter_guard": {"disabled": {GOOD_GUARD: "why"}, "devices": {GOOD_GUARD: ["mlx5_1"]}},
-            "totals": {"findings": {GOOD_TOTAL: 3.0}, "xid_errors": {"79|0000:5d:00|0|GPU-1": 1.0}}}
+            "totals": {"findings": {GOOD_TOTAL: 3.0}, "xid_errors": {"79|0000:5d:00|0|GPU-1": 1.0}},
+            "notices": {GOOD_NOTICE: 1.0}}
 json_leaf = st.none() | st.booleans() | st.integers() | st.integers(min_value=10**308, max_value=10**400) | \
     st.floats() | st.text(max_size=8)
 json_any = st.recursive(json_leaf, lambda kids: st.lists(kids, max_size=3) | st.dictionaries(
@@ -176,11 +179,12 @@ def _spoiled(good):
                                                              _spoiled([1.0, 1.0]), max_size=2),
        guard=_spoiled(SECTIONS["counter_guard"]),
        totals=st.dictionaries(st.sampled_from(["findings", "xid_errors", "unclassified", "xid_policy_held", "x"]),
-                              _spoiled({GOOD_TOTAL: 3.0}), max_size=3))
+                              _spoiled({GOOD_TOTAL: 3.0}), max_size=3),
+       notices=_spoiled(SECTIONS["notices"]))
 def test_fuzz_every_field_of_every_saved_section_is_dropped_alone(tmp_path_factory, problems, conditions, policy,
-                                                                  samples, guard, totals):
+                                                                  samples, guard, totals, notices):
     """A state file of the right top-level shape with arbitrary JSON in every field of every section (problems,
-    conditions, policy, samples, counter guard, totals): the agent's load + build never raises nor moves the state
+    conditions, policy, samples, counter guard, totals, notices): the agent's load + build never raises nor moves the state
     aside, the good entry beside them in each section is restored, and what was dropped is said in one warning."""
     import logging
 
@@ -195,7 +199,8 @@ def test_fuzz_every_field_of_every_saved_section_is_dropped_alone(tmp_path_facto
              "counter_guard": guard if not isinstance(guard, dict) else
              {**guard, "disabled": {**(guard.get("disabled") if isinstance(guard.get("disabled"), dict) else {}),
                                     GOOD_GUARD: "why"}},
-             "totals": {**totals, "xid_errors": {"79|0000:5d:00|0|GPU-1": 1.0}}}
+             "totals": {**totals, "xid_errors": {"79|0000:5d:00|0|GPU-1": 1.0}},
+             "notices": {**notices, GOOD_NOTICE: time.time() + 300.0} if isinstance(notices, dict) else notices}
     (tmp / "state.json").write_text(json.dumps(state))
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": [], "state_dir": str(tmp),
                               "nvml": "off", "pod_logs_root": ""})
@@ -214,6 +219,7 @@ def test_fuzz_every_field_of_every_saved_section_is_dropped_alone(tmp_path_facto
     assert ("gpu:0000:5d:00", "pcie_replay#0") in agent.pipeline.judge._hist
     assert agent.pipeline.guard.reading(GOOD_GUARD) is not isinstance(guard, dict)
     assert agent.metrics.totals()["xid_errors"]["79|0000:5d:00|0|GPU-1"] == 1.0
+    assert (GOOD_NOTICE in engine.to_state()["notices"]) is isinstance(notices, dict)
     dropped = [m for m in said if "cannot be restored" in m]
     assert len(dropped) <= 1, said
 

@@ -160,6 +160,18 @@ def test_concurrent_taint_writer_conflict_is_retried_and_both_survive(api):
     assert metrics.registry.get_sample_value("gpu_npd_kube_errors_total", {"kind": "conflict"}) == 1
 
 
+def test_the_api_error_counter_has_its_known_kinds_at_zero_from_the_writers_start(api):
+    """(h503) gpu_npd_kube_errors_total{kind} exists at 0 from the writer's start for each kind known then (no answer:
+    connection, timeout; a node write's conflict), so an alert's rate() or increase() sees the first failure (a
+    counter's first sample is its baseline: a series born at 1 never increases); as the cluster component's
+    gpu_npd_cluster_api_errors_total. A local agent (no writer) exports none."""
+    engine, sink, metrics, _ = make_sink(api)
+    for kind in ("connection", "timeout", "conflict"):
+        assert metrics.registry.get_sample_value("gpu_npd_kube_errors_total", {"kind": kind}) == 0, kind
+    assert Metrics().registry.get_sample_value("gpu_npd_kube_errors_total", {"kind": "connection"}) is None
+    sink.close()
+
+
 def test_someone_removing_our_taint_is_repaired_and_theirs_never_touched(api):
     api.add_node("gpu-1", taints=[OTHER_TAINT])
     engine, sink, _, clock = make_sink(api, heartbeat_seconds=60)
