@@ -134,7 +134,7 @@ check): the prefix + its condition's name after the condition's own domain, as a
 makes it. The prefix's default is parsers/kinds.py TAINT_PREFIX (a test holds them equal). A key that is no
 qualified name (a prefix of at most 253 characters, a name of at most 63: kubeapi/reserved.py unqualified; the
 schema holds the prefix's pattern, templates/_helpers.tpl gpu-npd.extraConditionTypes a configured condition's), or
-one two conditions share, fails the render with the agent's message: else the DaemonSet crash-loops on every node. */ -}}
+one two conditions or two rules share, fails the render with the agent's message: else the DaemonSet crash-loops on every node. */ -}}
 {{- $prefix := $kube.taint_prefix | default "gpu-npd.io/" -}}
 {{- $keys := list -}}  {{- /* [key, effect] pairs */}}
 {{- $seenKeys := dict -}}
@@ -147,10 +147,14 @@ one two conditions share, fails the render with the agent's message: else the Da
 {{- if gt (len $name) 63 -}}
 {{- fail (printf "%staints[%d].condition: taint key '%s' is no qualified name: its name '%s' is not 1 to 63 of [A-Za-z0-9._-], alphanumeric at both ends" $where $i $key $name) -}}
 {{- end -}}
-{{- if and (hasKey $seenKeys $key) (ne (get $seenKeys $key) (toString $t.condition)) -}}
-{{- fail (printf "%staints[%d].condition: '%s' and '%s' would share the taint key '%s'; rename one" $where $i (toString $t.condition) (get $seenKeys $key) $key) -}}
+{{- if hasKey $seenKeys $key -}}
+{{- $first := get $seenKeys $key -}}  {{- /* [its condition, its index] */}}
+{{- if ne (index $first 0) (toString $t.condition) -}}
+{{- fail (printf "%staints[%d].condition: '%s' and '%s' would share the taint key '%s'; rename one" $where $i (toString $t.condition) (index $first 0) $key) -}}
 {{- end -}}
-{{- $_ := set $seenKeys $key (toString $t.condition) -}}
+{{- fail (printf "%staints[%d].condition: '%s' has a taint rule already (kubernetes.taints[%d]); one rule per condition: keep the one whose effect and min_severity you want" $where $i (toString $t.condition) (index $first 1)) -}}
+{{- end -}}
+{{- $_ := set $seenKeys $key (list (toString $t.condition) $i) -}}
 {{- $keys = append $keys (list $key ($t.effect | default "NoSchedule")) -}}
 {{- end -}}
 {{- $tolerations := ternary $p.tolerations $v.tolerations (hasKey $p "tolerations") -}}
