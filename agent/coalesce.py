@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from parsers import Finding, line_time
+from parsers import Finding, seen_at
 
 from .health import HealthEngine, Outcome
 
@@ -55,7 +55,7 @@ class Coalescer:
             return None
         d.pending += 1
         self._pending[d.key] = d
-        t = line_time(f, 0.0)
+        t = seen_at(f, self.engine.clock())
         if t - d.cause_at < CAUSE_EVERY:
             return False
         d.cause_at = t
@@ -66,7 +66,7 @@ class Coalescer:
         if not self.size:
             return
         key = (source, f.message, f.pci, f.kind)
-        t = line_time(f, 0.0)
+        t = seen_at(f, self.engine.clock())
         self._table[key] = Decision(outcome, labels, t, 0, key)
         if len(self._table) > self.size:
             self._table.popitem(last=False)

@@ -34,10 +34,6 @@ Outcome = tuple
 
 REPEAT_PIDS = 16  # processes remembered per repeat (one GPU's application Xid, the node's driver crashes)
 _REPEATED: dict[tuple, dict] = {}  # (kind, reason) -> the rule its repeats from several processes raise (built once)
-# a notice (a node's finding raising no problem: a Node Event) is said again at most this often per subject and reason
-# while its lines come: the Event recorder's aggregation period (kubernetes.event_aggregate_seconds' default), so a
-# storm is one Event whose count rises every 10 minutes, its lines all counted in gpu_npd_findings_total
-NOTICE_SECONDS = 600.0
 NOTICE_KEYS = 1024  # subjects x reasons whose notice time is remembered (the oldest forgotten: its next line is said)
 # kind -> the least severity rank a notice of it has (its `node_event`, else warning; a workload kind's never one)
 _NOTICED_FROM = {name: len(SEVERITY_RANK) if row.workload else SEVERITY_RANK[row.node_event or "warning"]
@@ -317,7 +313,7 @@ class HealthEngine:
     def _notice(self, f: Finding, seen: float, change: Change) -> Outcome:
         """`f`, a node's finding, raised no problem: a Notice (a Node Event of its reason) where it is at least its
         kind's `node_event` severity (else warning) and not an application's (the pod's Event and triage say those), at most once per
-        subject and reason every NOTICE_SECONDS (a storm: one each period, its lines counted by the caller).  The
+        subject and reason every `notice_seconds` (a storm: one each period, its lines counted by the caller).  The
         outcome: a repeat skips the decision until the notice is due again."""
         if f.attribution == "application" or SEVERITY_RANK[f.severity] < _NOTICED_FROM.get(f.kind, len(SEVERITY_RANK)):
             return ("none", None)
@@ -325,7 +321,7 @@ class HealthEngine:
         key = f"{subject}|{reason}"
         due = self._noticed.get(key)
         if due is None or seen >= due:
-            due = seen + NOTICE_SECONDS
+            due = seen + self.cfg.notice_seconds
             keep_newest(self._noticed, key, due, NOTICE_KEYS)
             change.notices.append(Notice(key, subject, f.kind, reason, f.severity,
                                          sentence(f, f.action, f.details.get("policy", "")), seen))
@@ -741,5 +737,5 @@ class HealthEngine:
         ahead, a clock set back or a hostile file, would silence a notice longer than a running agent does)."""
         now = self.clock()
         kept = [(key, due) for key, due in each(saved, dict[str, float], "notices", faults)
-                if now < due <= now + NOTICE_SECONDS]
+                if now < due <= now + self.cfg.notice_seconds]
         self._noticed.update(kept[-NOTICE_KEYS:])

@@ -19,7 +19,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Callable
 
-from parsers import Classifier, Finding, Prefilter, amends, from_kernel, keyword_prefilter, line_time
+from parsers import Classifier, Finding, Prefilter, amends, from_kernel, keyword_prefilter, seen_at
 from parsers.gpus import is_mig
 from parsers.kinds import BY_NAME as KIND, taken_by
 from parsers.model import (Boot, Change, CheckBatch, NodeInfo, PodEvent, PodRef, Record, SampleBatch, Snapshot,
@@ -258,7 +258,7 @@ class Pipeline:
             change = Change()
             for ref, f in _pod_events(batch.items):
                 annotate(f, self.gpu.gpu_map, self.known_gpus)
-                at = line_time(f, self.clock())  # an unstamped line: when read
+                at = seen_at(f, self.clock())  # an unstamped line: when read
                 holds = self._holds_gpus(ref, f, at)
                 daemon = daemon_of(ref, f)  # once: the Event's and the node's count's
                 event = self.workloads.observe(ref, f, standing, daemon)

@@ -33,9 +33,8 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from parsers.kinds import BY_NAME as KINDS
 from parsers.model import Problem, Reading, Verdict
-from parsers.telemetry import DEFAULT_SEVERITY, kind_condition
+from parsers.telemetry import DEFAULT_SEVERITY, finding_kind, kind_condition
 
 from .keyspec import each
 
@@ -234,6 +233,11 @@ def validate_rules(rules: Any, conditions: dict) -> str | None:
         for key in ("field", "reason"):
             if not isinstance(rule.get(key), str):
                 return f"{where}.{key}: required"
+        if "kind" in rule:  # (first: a row raising its kind's condition or its own is told the same)
+            try:
+                finding_kind(rule["kind"])
+            except ValueError as exc:
+                return f"{where}.kind: {exc}"
         try:  # a row naming its kind and no condition raises its kind's (parsers/telemetry.py with_condition)
             condition = kind_condition(rule) if "condition" not in rule and "kind" in rule else rule.get("condition")
         except ValueError as exc:
@@ -248,8 +252,6 @@ def validate_rules(rules: Any, conditions: dict) -> str | None:
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v < least
                                   or (key in ("window", "per") and v == 0)):
                 return f"{where}.{key}: expected a number of at least {least}{' (not 0)' if least == 0 and key in ('window', 'per') else ''}, got {v!r}"
-        if "kind" in rule and (not isinstance(rule["kind"], str) or rule["kind"] not in KINDS):
-            return f"{where}.kind: {rule['kind']!r} is not a finding kind (parsers/kinds.py)"
         if "boot_grace" in rule and not isinstance(rule["boot_grace"], bool):
             return f"{where}.boot_grace: expected true or false, got {rule['boot_grace']!r}"
     return None

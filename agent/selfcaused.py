@@ -24,7 +24,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
-from parsers import Finding, line_time
+from parsers import Finding, seen_at
 from parsers.pci import normalize_pci
 
 from .keyspec import Invalid, each
@@ -90,7 +90,7 @@ class CounterGuard:
                       and str(f.details.get(c.detail, "")).startswith(c.value)), None)
         if cause is None:
             return False
-        t = line_time(f, self.clock())
+        t = seen_at(f, self.clock())
         with self._lock:
             read = self._reads.get(f.pci)
             if read is None or not read[0] - SLACK_SECONDS <= t <= read[1] + self.window:

@@ -83,8 +83,13 @@ class Config:
     notice_events: Annotated[bool, doc(
         "a node's finding of warning or worse that raises no condition (no rule for it: a CPU's thermal throttling, "
         "connection tracking full, an NVMe command aborted, an unclassified driver line) is a Node Event of its "
-        "kind's reason, at most one per reason and device every 10 minutes while it repeats (an application's "
+        "kind's reason, at most one per reason and device every notice_seconds while it repeats (an application's "
         "and a pod log's never: those have Pod Events); false: counted and logged only")] = True
+    notice_seconds: Annotated[float, _num(
+        "a notice (notice_events) is said again at most this often per device and reason while its lines come: a "
+        "storm of them is one Event each period. Default: kubernetes.event_aggregate_seconds' default (the storm's "
+        "Event then one whose count rises), whatever that key is set to (its 0, no aggregation, is no notice a line)",
+        ge=1)] = KubeSettings.event_aggregate_seconds
     app_xid_window_seconds: Annotated[float, _num("Xids 13 / 31 repeating on one GPU within this window ...",
                                                   gt=0)] = kinds.BY_NAME["xid"].repeated.window_seconds
     app_xid_distinct_processes: Annotated[int, _num("... from this many different processes escalate (NVIDIA: run "

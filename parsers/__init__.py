@@ -11,7 +11,7 @@ from .catalog import sxid_info, xid_info
 from .classify import Classifier, all_keywords, keyword_prefilter, parse_line
 from .correlate import WORKLOAD_KINDS, Cause, CauseIndex, cause_of, explain, likely_cause
 from .envelope import Envelope, detect, join_cri
-from .finding import (ATTRIBUTIONS, KINDS, SEVERITIES, Finding, amends, at_least, from_kernel, line_time,
+from .finding import (ATTRIBUTIONS, KINDS, SEVERITIES, Finding, amends, at_least, from_kernel, seen_at,
                       restated)
 from .pci import normalize_pci
 from .prefilter import Prefilter
@@ -19,6 +19,6 @@ from .scan import Scanner, after_hole, drop_holes, hold_back_cri_partials, scan_
 
 __all__ = [
     "ATTRIBUTIONS", "WORKLOAD_KINDS", "Cause", "CauseIndex", "Classifier", "cause_of", "explain", "likely_cause", "Envelope", "Finding", "KINDS", "Prefilter", "SEVERITIES", "Scanner",
-    "after_hole", "all_keywords", "keyword_prefilter", "amends", "at_least", "detect", "drop_holes", "from_kernel", "line_time", "restated", "hold_back_cri_partials", "join_cri", "normalize_pci", "parse_line", "scan_lines",
+    "after_hole", "all_keywords", "keyword_prefilter", "amends", "at_least", "detect", "drop_holes", "from_kernel", "seen_at", "restated", "hold_back_cri_partials", "join_cri", "normalize_pci", "parse_line", "scan_lines",
     "sxid_info", "xid_info",
 ]

@@ -77,9 +77,11 @@ def from_kernel(f: Finding) -> bool:
 
 
 def seen_at(f: Finding, now: float, since: float | None = None) -> float | None:
-    """When `f`'s line was written (Unix seconds), never after `now` (a line stamped ahead of the reader's clock: a
-    kernel's wall time drifted from its monotonic one, another host's stamp); `now` for a line without a time.  The
-    one reading of a line's time the agent's health engine (a problem's first_seen) and its Events' eventTime share.
+    """When `f`'s line was written (Unix seconds: its envelope's time, or the boot's start plus its kmsg stamp where the
+    agent dated it), never after `now` (a line stamped ahead of the reader's clock: a kernel's wall time drifted from
+    its monotonic one, another host's stamp); `now` for a line without a time.  The one reading of a line's time
+    against the agent's clock: the health engine's (a problem's first_seen), its Events' eventTime, the pipeline's
+    (a pod line during a GPU reset), the counter guard's and the coalescer's (a repeat's spacing).
     `since` (the health engine's: this boot's start), None for a stamped line before it, an earlier boot's (never None
     without it): the engine's one call a decided finding and a repeat pay (bench/inprocess.py --instructions)."""
     if f.timestamp is None:
@@ -97,13 +99,6 @@ def at_least(severity: str, minimum: str) -> bool:
 def above(action: str, other: str) -> bool:
     """Is `action` a step above `other` on the remediation ladder (kinds.ACTION_RANK; both on it)?"""
     return action in ACTION_RANK and other in ACTION_RANK and ACTION_RANK[action] > ACTION_RANK[other]
-
-
-def line_time(f: Finding, otherwise: float | None = None) -> float | None:
-    """When `f`'s line was written (Unix seconds: its envelope's time, or the boot's start plus its kmsg stamp where the
-    agent dated it), `otherwise` for a line without one (the clock where its reading is its time, 0.0 where a repeat's
-    spacing is all that is compared)."""
-    return f.timestamp.timestamp() if f.timestamp is not None else otherwise
 
 
 def restated(f: Finding) -> str | None:

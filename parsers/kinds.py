@@ -205,7 +205,7 @@ class Kind:
     # is off), and offline (no host NVML to ask), it stays the other kind's
     takes: tuple[tuple[str, str], ...] = ()
     # a node's finding of it, warning or worse, that raises no problem (no condition rule for it) is a Node Event of its
-    # reason (agent/health.py `_notice`: at most one per reason and device every NOTICE_SECONDS); a severity here: only
+    # reason (agent/health.py `_notice`: at most one per reason and device every `notice_seconds`); a severity here: only
     # from that one up, where its lesser findings are printed on healthy machines (counted and logged only)
     node_event: str = ""
 

@@ -8,7 +8,7 @@ import copy
 from functools import lru_cache
 from typing import Any, Mapping
 
-from .kinds import BY_NAME as KINDS
+from .kinds import BY_NAME as KINDS, Kind
 
 
 @lru_cache(maxsize=1)
@@ -40,16 +40,22 @@ def rows() -> tuple[dict[str, Any], ...]:
 DEFAULT_SEVERITY = "warning"
 
 
+def finding_kind(name: Any) -> Kind:
+    """The kind a row's `kind` names. ValueError, one line, where it names none: the one message for it (a row raising
+    its own condition or its kind's alike, agent/samples.py validate_rules and the shipped table's load)."""
+    kind = KINDS.get(name) if isinstance(name, str) else None
+    if kind is None:
+        raise ValueError(f"{name!r} is no finding kind (parsers/kinds.py)")
+    return kind
+
+
 def kind_condition(row: Mapping[str, Any]) -> str:
     """The condition a row that names its finding kind raises: what a finding of that kind at the row's severity
     raises (the kind table's rules, parsers/kinds.py `Kind.raised_at`), so that a reading and a log line saying one
     thing raise one condition (an NVLink CRC rate, a warning, GPUDegraded as Fabric Manager's Non Fatal NVL error
-    does). ValueError, one line, saying why where there is none."""
+    does). ValueError, one line, saying why where there is none (`finding_kind`'s where the kind is none)."""
     name, severity = row.get("kind"), row.get("severity", DEFAULT_SEVERITY)
-    kind = KINDS.get(name) if isinstance(name, str) else None
-    if kind is None:
-        raise ValueError(f"kind {name!r} is no finding kind (parsers/kinds.py)")
-    condition = kind.raised_at(severity)  # (a ValueError where the kind's rules ask more than a severity)
+    condition = finding_kind(name).raised_at(severity)  # (a ValueError where the kind's rules ask more than a severity)
     if condition is None:
         raise ValueError(f"kind {name!r} at severity {severity!r} raises none")
     return condition

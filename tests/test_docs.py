@@ -468,6 +468,15 @@ def test_the_fabric_check_exit_codes_the_docs_give_are_the_code():
     assert _flat("checks.md").count(f"at most {PAIRWISE_MAX} suspects") == 2
 
 
+def test_the_workloads_page_quotes_where_an_uncorrelated_failure_lies_as_the_events_say_it():
+    """(h501) The page said an application-attributed line's Event "says it is the application's own failure"; the
+    Event says it "reads as" one (an illegal memory access may still be a GPU's memory): the page quotes the code."""
+    from parsers.correlate import ELSEWHERE, OWN_FAILURE
+
+    text = _flat("workloads.md")
+    assert f'says "{OWN_FAILURE}"' in text and f'says "{ELSEWHERE}"' in text
+
+
 def test_the_restart_figures_the_docs_give_are_the_code():
     # today's runbook entries: pod logs read up across an agent restart, a container new meanwhile, NVML asked again
     from agent.gpu.collector import INIT_RETRY_SECONDS

@@ -26,6 +26,7 @@ pod-log path.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Iterable, NamedTuple, Sequence, TypeVar
 
 from parsers.finding import SEVERITY_RANK
@@ -160,12 +161,12 @@ def teardown(evidence: Iterable[Evidence]) -> Teardown:
     stated: dict[str, list[tuple[int, float | None, str, Evidence]]] = {}
     for e in evidence:
         if e.kind == "job_success" and e.file is not None and e.line is not None:
-            stated.setdefault(e.file, []).append((e.line, _at(e), e.details.get("fact", ""), e))
+            stated.setdefault(e.file, []).append((e.line, file_time(e.time), e.details.get("fact", ""), e))
     if not stated:
         return Teardown(evidence, [], [])
     kept, noise, earlier = [], [], []
     for e in evidence:
-        hit = (covering(stated[e.file], e.line, _at(e), e.kind)
+        hit = (covering(stated[e.file], e.line, file_time(e.time), e.kind)
                if tears_down(e.kind, e.details, e.signal) and e.file in stated else None)
         later = (_later(stated[e.file], e.line)
                  if hit is None and e.details.get("fact") in STEP_ENDS and e.file in stated else None)
@@ -180,7 +181,7 @@ def teardown(evidence: Iterable[Evidence]) -> Teardown:
     # success, then ranks 1-7's teardown barrier failing, "invalid usage", and srun's "tasks 1-7: Exited with exit code
     # 134": hidden, the incident was "only consequences", undetermined; kept, it names the NCCL error)
     died = {id(s[3]) for e in kept if e.file in stated and fails(e)
-            for s in [covering(stated[e.file], e.line, _at(e))] if s is not None}
+            for s in [covering(stated[e.file], e.line, file_time(e.time))] if s is not None}
     if died:
         kept += [e for e, s in noise if id(s) in died]
         noise = [(e, s) for e, s in noise if id(s) not in died]
@@ -199,5 +200,9 @@ def fails(e: Evidence) -> bool:
     return SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"] or e.kind in FAILURE_KINDS
 
 
-def _at(e: Evidence) -> float | None:
-    return e.time.timestamp() if e.time is not None else None
+def file_time(when: datetime | None) -> float | None:
+    """A line's time in its file's own clock (epoch seconds, None for a line without one): what a teardown's error and
+    its statement of success are compared in, offline (an evidence's time) and by the agent's pod-log source (a
+    finding's, an envelope's) alike; never capped at a reader's clock (parsers/finding.py `seen_at`), so both lines of
+    a file read ahead of it keep their spacing."""
+    return when.timestamp() if when is not None else None

@@ -46,14 +46,14 @@ from functools import partial
 from typing import Any, Callable
 
 from parsers import (Classifier, Finding, Prefilter, Scanner, all_keywords, drop_holes, hold_back_cri_partials,
-                     keyword_prefilter, line_time)
+                     keyword_prefilter)
 from parsers.decoded import GZIP, Decoded
 from parsers.envelope import cri, cri_split, finish
 from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
 from parsers.progress import Progress, recognise
 from triage import facts as job_facts
-from triage.teardown import covering, tears_down
+from triage.teardown import covering, file_time, tears_down
 from triage.read import (BLOCK_LINES, BLOCK_OPENERS, PROGRESS_KEYWORDS, TRACEBACK_LINES, TRACED_OPENERS, TRACED_WORDS,
                          block_fact, generic, job_fact, numel_in, progress_group, ray_task, record_line, record_writer,
                          strip_lead, TracebackReader)
@@ -739,7 +739,7 @@ class PodLogSource(Source):
         for _, f in found:
             if not tears_down(f.kind, f.details) or f.line is None:
                 continue
-            hit = covering(stated, f.line, line_time(f), f.kind)
+            hit = covering(stated, f.line, file_time(f.timestamp), f.kind)
             if hit is not None:
                 f.details["after_success"] = f"{hit[2]} (line {hit[0]})"
 
@@ -917,8 +917,7 @@ class PodLogSource(Source):
                     continue
             said = job_facts.success(strip_lead(message)[2])
             if said is not None:  # the job's statement of its success: its teardown's errors after it raise no Event
-                when = env.timestamp.timestamp() if env is not None and env.timestamp is not None else None
-                stated.append((number, when, said.name))
+                stated.append((number, file_time(env.timestamp if env is not None else None), said.name))
                 continue
             hit = job_fact(message)
             if hit is None:

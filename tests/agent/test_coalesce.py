@@ -253,3 +253,24 @@ def test_an_event_amended_to_fatal_is_one_finding_in_the_counters(tmp_path: Path
     counted = {k: v for k, v in summary(a)["findings"].items() if "pcie_aer" in k}
     assert sum(counted.values()) == 1, counted
     assert [p.severity for p in a.engine.problems.values() if p.kind == "pcie_aer"] == ["fatal"]
+
+
+def test_an_unstamped_repeat_is_a_possible_cause_once_a_second_of_the_clock():
+    """(h501) A repeat is noted as a possible cause of job failures at most once a second of its line's time; an
+    unstamped line's time is the clock's (parsers/finding.py `seen_at`, the engine's reading). Was 0.0 for every
+    unstamped line: after its first, never noted again, however long the storm."""
+    from fakeclock import Clock
+
+    from agent.health import HealthEngine
+    from parsers import parse_line
+    from parsers.model import Change
+
+    clock = Clock(1_900_000_000.0)
+    engine = HealthEngine(load(env={}, flags={"kmsg": ""}), clock)
+    co = Coalescer(engine)
+    f = parse_line(XID95)
+    assert f is not None and f.timestamp is None
+    co.remember("kmsg", f, engine.decide(f, "kernel", Change()), ())
+    assert co.repeat("kmsg", f) is False  # within the second
+    clock.t += 2.0
+    assert co.repeat("kmsg", f) is True and co.repeat("kmsg", f) is False

@@ -1,5 +1,5 @@
 """(h491) A node's finding of warning or worse that raises no condition (no rule for it) is a Node Event of its kind's
-reason: a notice (agent/health.py `_notice`), said at most once per subject and reason every NOTICE_SECONDS, its lines
+reason: a notice (agent/health.py `_notice`), said at most once per subject and reason every `notice_seconds`, its lines
 all counted.  Before, it was counted and logged only: no Event, nothing in `kubectl describe node` (peers write one:
 aws/eks-node-monitoring-agent docs/node-health-issues.adoc, `ConntrackExceededKernel`, `AppBlocked`, `KernelBug`,
 `NvidiaXID[Code]Warning` are Events). Every message below is a real line of the fixture named beside it."""
@@ -9,10 +9,13 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
 from agent.app import build
 from agent.coalesce import Coalescer
-from agent.config import load
-from agent.health import NOTICE_KEYS, NOTICE_SECONDS, HealthEngine
+from agent.config import ConfigError, load
+from agent.health import NOTICE_KEYS, HealthEngine
+from agent.kube.settings import KubeSettings
 from agent.sources import Record
 from fakeclock import Clock
 from parsers import Classifier
@@ -64,7 +67,7 @@ def test_an_imex_daemon_error_in_the_hosts_log_is_a_node_event(tmp_path):
 
 def test_a_storm_is_one_notice_a_period_and_every_line_counted(tmp_path):
     """10,000 lines within a minute: one notice (one Event), all 10,000 counted, the repeats coalesced (not decided
-    again); a line past NOTICE_SECONDS after the first is said again."""
+    again); a line past `notice_seconds` (the default: 600 s) after the first is said again."""
     agent, out = make_agent(tmp_path)
     for b in range(10):
         agent.pipeline.process([kmsg(b * 1000 + i, 1_000_000 + (b * 1000 + i) * 5000, CONNTRACK)
@@ -74,7 +77,8 @@ def test_a_storm_is_one_notice_a_period_and_every_line_counted(tmp_path):
     assert metrics.get_sample_value("gpu_npd_findings_total", {"kind": "kernel_table_full", "severity": "warning",
                                                                "attribution": "unknown"}) == 10_000
     assert metrics.get_sample_value("gpu_npd_coalesced_records_total", {"source": "kmsg"}) == 9_999
-    later = 1_000_000 + int(NOTICE_SECONDS * 1e6) + 1
+    assert agent.engine.cfg.notice_seconds == 600.0
+    later = 1_000_000 + int(agent.engine.cfg.notice_seconds * 1e6) + 1
     agent.pipeline.process([kmsg(10_000, later, CONNTRACK)])
     assert len(said(out, "notice")) == 2
 
@@ -147,7 +151,7 @@ def test_a_restart_does_not_say_again_a_notice_said_within_its_period(tmp_path):
     again, out = make_agent(tmp_path, clock=clock, boot=boot)
     again.pipeline.process([kmsg(2, 159_000_000, CONNTRACK), kmsg(3, 159_500_000, THROTTLE)])
     assert [n["reason"] for n in said(out, "notice")] == ["CPUThermalThrottle"]  # (a reason not said before: said)
-    clock.t += NOTICE_SECONDS
+    clock.t += KubeSettings.event_aggregate_seconds  # notice_seconds' default
     again.pipeline.process([kmsg(4, int((clock.t - boot.epoch) * 1e6), CONNTRACK)])
     assert [n["reason"] for n in said(out, "notice")] == ["CPUThermalThrottle", "KernelTableFull"]  # due: said
     assert again.shutdown()
@@ -162,10 +166,44 @@ def test_saved_notice_times_are_bounded_and_expire(tmp_path):
     engine = HealthEngine(load(env={}, flags=FLAGS), clock)
     now = clock.t
     saved = {f"node|R{i}": now + 300.0 for i in range(NOTICE_KEYS + 50)}
-    saved |= {"node|Past": now - 1.0, "node|Far": now + 10 * NOTICE_SECONDS, "node|Bad": "soon", "node|NaN": "nan"}
+    saved |= {"node|Past": now - 1.0, "node|Far": now + 10 * KubeSettings.event_aggregate_seconds, "node|Bad": "soon", "node|NaN": "nan"}
     faults = engine.restore({"notices": saved})
     kept = engine.to_state()["notices"]
     assert len(kept) == NOTICE_KEYS and "node|R50" in kept and f"node|R{NOTICE_KEYS + 49}" in kept
     assert not {"node|R0", "node|Past", "node|Far", "node|Bad", "node|NaN"} & set(kept)
     assert faults == ["notices['node|Bad']: expected a number", "notices['node|NaN']: expected a finite number"]
     assert engine.restore({"notices": ["not", "a", "mapping"]}) and not engine.restore({})
+
+
+def storm(engine: HealthEngine, clock: Clock, lines: int, every: float) -> list[float]:
+    """`lines` full-conntrack lines `every` seconds apart, each decided: when a notice was said."""
+    said_at = []
+    for _ in range(lines):
+        clock.t += every
+        change = Change()
+        f = Classifier().classify(CONNTRACK)
+        f.timestamp = None
+        engine.decide(f, "kernel", change)
+        said_at += [clock.t for _ in change.notices]
+    return said_at
+
+
+def test_the_notice_interval_is_its_own_key_defaulting_to_the_event_aggregation_period():
+    """(h501) The interval was a constant, NOTICE_SECONDS, repeating kubernetes.event_aggregate_seconds' default; it is
+    the key `notice_seconds`, whose default is that key's. Turning the recorder's aggregation off (0) leaves a storm
+    of 10,000 lines one notice each 10 minutes, not one a line."""
+    assert load(env={}, flags=FLAGS).notice_seconds == KubeSettings.event_aggregate_seconds == 600.0
+    cfg = load(env={}, flags={**FLAGS, "kubernetes": {"event_aggregate_seconds": 0}})
+    clock = Clock()
+    assert len(storm(HealthEngine(cfg, clock), clock, 10_000, 0.12)) == 2  # 1,200 s: at 0 s and at 600 s
+    cfg = load(env={}, flags={**FLAGS, "notice_seconds": 60})
+    clock = Clock()
+    assert len(storm(HealthEngine(cfg, clock), clock, 100, 6.0)) == 10  # 600 s: one a minute
+
+
+@pytest.mark.parametrize("value", [0, 0.5, -1])
+def test_a_notice_interval_under_a_second_is_refused_in_one_line(value):
+    """0 would be a notice (an Event write) per line: refused, one line naming the key."""
+    with pytest.raises(ConfigError, match="^notice_seconds: expected a number >= 1") as exc:
+        load(env={}, flags={**FLAGS, "notice_seconds": value})
+    assert "\n" not in str(exc.value)

@@ -122,10 +122,22 @@ def test_a_restart_in_the_same_boot_keeps_the_counters_unread_a_reboot_reads_the
 def test_a_failure_long_after_our_last_read_is_a_fault(tmp_path):
     agent, clock = make(tmp_path)
     agent.pipeline.process(agent.poller.poll_once())
-    agent.pipeline.process([kmsg(agent, clock, MLX5_1, 30.0, 1)])  # 30 s after our read: not ours
+    clock.t += 30.0
+    agent.pipeline.process([kmsg(agent, clock, MLX5_1, 0.0, 1)])  # 30 s after our read: not ours
     assert problems(agent) == [f"nic:{MLX5_1}"]
     assert value(agent, "gpu_npd_self_caused_lines_total", kind="nic_error", pci_bus_id=MLX5_1) is None
     assert value(agent, "gpu_npd_ib_counters_disabled", device="mlx5_1", pci_bus_id=MLX5_1) is None
+
+
+def test_a_line_stamped_ahead_of_the_clock_is_read_at_the_clock(tmp_path):
+    """(h501) A line the kernel's drifted wall time dates 30 s ahead of the clock, read right after our counter read,
+    was written by now: its time is the clock's (parsers/finding.py `seen_at`, the health engine's reading), so ours.
+    Was its stamp as it stood: 30 s after our read, a NIC fault raised for our own read."""
+    agent, clock = make(tmp_path)
+    agent.pipeline.process(agent.poller.poll_once())
+    agent.pipeline.process([kmsg(agent, clock, MLX5_1, 30.0, 1)])
+    assert problems(agent) == []
+    assert value(agent, "gpu_npd_self_caused_lines_total", kind="nic_error", pci_bus_id=MLX5_1) == 1
 
 
 def test_fewer_than_repeats_keep_reading(tmp_path):

@@ -1180,9 +1180,9 @@ def test_a_configured_row_naming_its_kind_and_no_condition_raises_its_kinds(tmp_
 
 
 @pytest.mark.parametrize("row, says", [
-    ({"kind": "nvlink", "severity": "info"}, "kind 'nvlink' at severity 'info' raises none"),
-    ({"kind": "xid", "severity": "fatal"}, "kind xid: its condition rules ask more than a severity"),
-    ({"kind": "nvlinks"}, "kind 'nvlinks' is no finding kind"),
+    ({"kind": "nvlink", "severity": "info"}, "condition: required: kind 'nvlink' at severity 'info' raises none"),
+    ({"kind": "xid", "severity": "fatal"}, "condition: required: kind xid: its condition rules ask more than a severity"),
+    ({"kind": "nvlinks"}, "kind: 'nvlinks' is no finding kind"),  # as a row naming its own condition is told
 ])
 def test_a_configured_row_whose_kind_raises_no_condition_is_a_one_line_error(tmp_path, row, says):
     from agent.config import ConfigError  # noqa: PLC0415
@@ -1193,4 +1193,4 @@ def test_a_configured_row_whose_kind_raises_no_condition_is_a_one_line_error(tmp
     with pytest.raises(ConfigError) as raised:
         load(str(conf), env={})
     text = str(raised.value)
-    assert "sample_rules[0].condition: required: " + says in text and "\n" not in text
+    assert "sample_rules[0]." + says in text and "\n" not in text

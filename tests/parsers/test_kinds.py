@@ -140,18 +140,20 @@ def test_a_rule_without_a_reason_takes_the_kinds():
     assert [p.reason for p in change.new_problems] == [BY_NAME["hung_task"].reason]
 
 
-def test_a_findings_line_time_is_its_stamp_else_what_the_caller_says():
-    """parsers/finding.py `line_time`: the one "a line's time, else the clock" the agent's pipeline, counter guard,
-    coalescer, workload Events and pod log source share."""
+def test_a_findings_time_is_its_stamp_capped_at_the_clock_else_the_clock():
+    """parsers/finding.py `seen_at`: the one reading of a line's time against the agent's clock (the health engine, its
+    Events, the pipeline, the counter guard, the coalescer); was two (`line_time` uncapped, h501)."""
     from datetime import datetime, timezone
 
-    from parsers.finding import line_time
+    from parsers.finding import seen_at
 
     f = parse_line("[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid=1, GPU has fallen off the bus.")
     assert f is not None and f.timestamp is None
-    assert line_time(f) is None and line_time(f, 0.0) == 0.0 and line_time(f, 1.5) == 1.5
+    assert seen_at(f, 1.5) == 1.5 and seen_at(f, 1.5, since=2.0) == 1.5  # unstamped: the clock's, whatever the boot
     f.timestamp = datetime(2025, 1, 2, 3, 4, 5, 250000, timezone.utc)
-    assert line_time(f, 0.0) == 1735787045.25
+    assert seen_at(f, 1735787046.0) == 1735787045.25
+    assert seen_at(f, 1735787000.0) == 1735787000.0  # stamped ahead of the clock: the clock's
+    assert seen_at(f, 1735787046.0, since=1735787046.0) is None  # before this boot
 
 
 def test_seen_at_caps_a_line_at_the_clock_and_since_refuses_an_earlier_boots():

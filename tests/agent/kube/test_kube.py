@@ -554,9 +554,7 @@ def test_repeats_update_one_event_and_distinct_problems_are_rate_limited(api):
 def test_a_storm_of_condition_less_findings_is_one_node_event(api):
     """(h491) A node's finding raising no condition (a full conntrack table: kubernetes/kubernetes #71261,
     kernel-tables-2026.yaml) is a Warning Event on the Node of its kind's reason; a storm of 10,000 of its lines is one
-    Event (one create), not 10,000 writes, said again once NOTICE_SECONDS have passed. Was no Event."""
-    from agent.health import NOTICE_SECONDS
-
+    Event (one create), not 10,000 writes, said again once `notice_seconds` have passed. Was no Event."""
     api.add_node("gpu-1")
     engine, sink, _, clock = make_sink(api, mode="observe")
     line = "nf_conntrack: table full, dropping packet"
@@ -570,7 +568,7 @@ def test_a_storm_of_condition_less_findings_is_one_node_event(api):
     assert not any(c.status for c in engine.conditions.values())
     writes = [r for r in api.requests if "/events" in r[1] and r[0] in ("POST", "PATCH")]
     assert len(writes) == 1
-    clock.t += NOTICE_SECONDS  # said again: past the recorder's aggregation period (as long), a second Event
+    clock.t += engine.cfg.notice_seconds  # said again: past the recorder's aggregation period (as long), a second Event
     observe(engine, sink, line)
     sink.sync()
     assert [e["reason"] for e in api.events()] == ["KernelTableFull"] * 2
