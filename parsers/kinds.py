@@ -399,7 +399,8 @@ TABLE: tuple[Kind, ...] = (
          doc="an NCCL call failed (system, internal, CUDA, usage errors)", category="by_attribution",
          consequence=True, restarts=True, teardown=True, generic=("warning",),
          named=("two ranks on one GPU (NCCL found rank {details.other_rank} on this rank's device)",
-                "ranks sharing one GPU (NCCL: '{details.shared_gpu}')", "NCCL error '{details.nccl_text}'", "NVSHMEM error '{details.nvshmem_error}'")),
+                "ranks sharing one GPU (NCCL: '{details.shared_gpu}')", "NCCL error '{details.nccl_text}'",
+                "NVSHMEM error '{details.nvshmem_error}'")),
     # NCCL's shared-memory transport out of room in /dev/shm (parsers/rules.py nccl_shm_full): the container's /dev/shm
     # too small (the runtime's 64 MB default, Docker's --shm-size, where the pod mounts no memory-backed emptyDir there)
     # or full of segments other processes left in it (a pod that shares the host's IPC namespace, a bare-metal node).
