@@ -619,6 +619,10 @@ NCCL_TEXTS = tuple(NCCL_TEXT)
 # (unbounded repeats: hyperscan refuses a pattern with a repeat of hundreds, "Pattern is too large", and the prefilter
 # would try that build at every start)
 NCCL_CALL_FAILED = r"(?:NCCL operation [^\n]+?|\bnccl[A-Z]\w+(?:\([^\n]*?\))?) failed: "
+# NCCL's WARN after the source file that printed it: the line number, since 2.30.7 the function in parentheses
+# (src/debug.cc: "[%d] %s:%d (%s) NCCL WARN %s"; "transport/nvls.cc:255 (ncclNvlsInit) NCCL WARN ..", NVIDIA/nccl
+# #1716), then the level; before 2.30.7 the level after the line ("misc/shmutils.cc:72 NCCL WARN ..")
+NCCL_WARN_AT = r":\d+ (?:\(\w+\) )?NCCL WARN "
 # NVSHMEM's source file before each of its messages, under its build tree (nvshmem/, nvshmem_src/, a CUDA toolkit
 # build's main_nvshmem/): "/sgl-workspace/nvshmem/src/host/init/init.cu:"
 NVSHMEM_SOURCE = r"nvshmem\S*\.(?:cpp|cu|cuh|cc|c|h):"
@@ -1381,8 +1385,8 @@ RULES: tuple[Rule, ...] = (
     # teardown) stays NCCL's error.
     _r("nccl_nvls_multicast", "driver_unusable", ["NVLink SHARP (NVLS) Multicast", "transport/nvls.cc"],
        r"(?:Failed to bind NVLink SHARP \(NVLS\) Multicast memory\b.*?: CUDA error (?P<cuda_code>\d+) '|"
-       r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure (?:(?:401|1|999) )?'(?=(?:the operation cannot be performed in "
-       r"the present state|invalid argument|unknown error)(?:'|\s*$)))(?P<driver_error>[^'\n]*[^'\s])'?",
+       r"transport/nvls\.cc" + NCCL_WARN_AT + r"Cuda failure (?:(?:401|1|999) )?'(?=(?:the operation cannot be "
+       r"performed in the present state|invalid argument|unknown error)(?:'|\s*$)))(?P<driver_error>[^'\n]*[^'\s])'?",
        attribution="fabric", action="CHECK_FABRIC_MANAGER"),
     # NVLink discovery / training failures the driver names by its knvlink* function, e.g. on Hopper/Blackwell
     # "NVRM: knvlinkDiscoverPostRxDetLinks_GH100: Getting peer0's postRxDetLinkMask failed!" (a word-bounded
@@ -3676,8 +3680,23 @@ RULES: tuple[Rule, ...] = (
     # nothing, the exception's "invalid usage" naming no rank). Read up to the ranks: the bus id (hex; digits alone
     # would read as a decimal detail) stays in the line, and a Pod Event's excerpt (160 characters) of a line behind
     # Ray's prefix and a stamp ends there ("..rank 15 and rank 7 both…"), the cluster component reading it back by it.
-    _r("nccl_duplicate_gpu", "nccl_error", ["Duplicate GPU detected : rank "],
-       r"Duplicate GPU detected : rank (?P<rank>\d{1,9}) and rank (?P<other_rank>\d{1,9})\b",
+    # NCCL 2.30 lets ranks share a GPU on request (NCCL_MULTI_RANK_GPU_ENABLE=1) and words the same refusal without
+    # ranks (`shared_gpu`, the writer's rank the finding's): 2.30.3-2.30.4's "Multiple ranks detected using the same GPU
+    # on this node. Set NCCL_MULTI_RANK_GPU_ENABLE=1 .." (src/graph/topo.cc ncclCheckMultiRank), 2.30.7+'s "init.cc:1141
+    # (initTransportsRank) NCCL WARN Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1
+    # to enable this configuration." (NVIDIA/nccl #1716, NCCL 2.31.2 on four MIG instances of one H200); and where the
+    # job shares a GPU and demands NVLS, which cannot span ranks of one GPU, 2.30.7+'s "transport/nvls.cc:255
+    # (ncclNvlsInit) NCCL WARN NCCL_NVLS_ENABLE has been set to "1" and communicator has multiple ranks using the same
+    # NVML device. .." (#1716: the pod spec exported NCCL_NVLS_ENABLE=1; 2.30.4's "Multiple ranks detected using the
+    # same GPU on this node and NCCL_NVLS_ENABLE has been set to "1"."): each ncclInvalidUsage, the job's
+    # configuration (were: the NCCL WARN row's warning, unknown, and triage found no failure).
+    _r("nccl_duplicate_gpu", "nccl_error", ["Duplicate GPU detected : rank ", "Multiple Ranks are using the same GPU",
+                                            "Multiple ranks detected using the same GPU",
+                                            "multiple ranks using the same NVML device"],
+       r"Duplicate GPU detected : rank (?P<rank>\d{1,9}) and rank (?P<other_rank>\d{1,9})\b|"
+       r"(?P<shared_gpu>Multiple Ranks are using the same GPU/Partition|Multiple ranks detected using the same GPU on "
+       r"this node|NCCL_NVLS_ENABLE has been set to \"1\" and communicator has multiple ranks using the same NVML "
+       r"device)",
        attribution="application", action="CHECK_APP", event=NCCL_EXC_JOIN),
     # NCCL's own allocation of GPU memory failing for want of it: its CUDACHECK of the runtime call, every era ("ng30903:
     # 3063028:3066152 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'", NVIDIA/nccl #1235; "enqueue.cc:43

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from parsers.classify import pg_name
 from parsers.kinds import TAINT_PREFIX
+from parsers.rules import NCCL_WARN_AT
 
 
 @dataclass(frozen=True, slots=True)
@@ -1251,7 +1252,7 @@ _UCX_QUIET = re.compile(r"\bUCX {1,2}(?:DIAG|INFO|DEBUG|TRACE|REQ|DATA|ASYNC|FUN
 # categorised as the parsers' kind shm_full (triage.attribute SHM_STORAGE), which the parsers give NCCL's own lines of
 # its failure (parsers/rules.py nccl_shm_full); this module's row nccl_shm_create reads the lines they leave to NCCL's
 # warning (a segment's line without an errno, the line torch quotes after "Last error:")
-SHM_LINE = re.compile(r"/dev/shm/|\bshm(?:utils)?\.(?:h|cc):\d+ NCCL WARN ")
+SHM_LINE = re.compile(r"/dev/shm/|\bshm(?:utils)?\.(?:h|cc)" + NCCL_WARN_AT)
 
 
 def match(message: str) -> tuple[Fact, dict] | None:
