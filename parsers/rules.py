@@ -3855,6 +3855,12 @@ def check_tables() -> None:
     fail("\"begin\" rows with a finding listing not one of EVENT_REPORTS",
          (r.name for r in RULES if r.event is not None and r.event[1] == "begin" and r.kind is not None
           and len(set(r.event[0].split("|")) & EVENT_REPORTS) != 1))
+    # An "inside" row's line is a finding only within an event a row of its own opens ("open", no kind: a section's
+    # header line), never the net's (Classifier._in_event)
+    opened = {r.event[0] for r in RULES if r.event is not None and r.event[1] == "open" and r.kind is None}
+    fail("\"inside\" rows without a kind or whose event no kind-less \"open\" row opens",
+         (r.name for r in RULES if r.event is not None and r.event[1] == "inside"
+          and (r.kind is None or r.event[0] not in opened)))
     # A row whose line's event a group's value chooses (`event_if`) makes a finding of every line, and has no `event` of
     # its own
     fail("event_if rows without a kind or with an event of their own",
