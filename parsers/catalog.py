@@ -265,6 +265,14 @@ NVSMI_RECOVERY_ACTION: dict[str, str] = {
 # "Drain and Reset Recommended : Yes", 570+ "Requested functionality has been deprecated"): the field whose value is Yes
 # -> the table's name.
 NVSMI_RESET_STATUS: dict[str, str] = {"reset required": "gpu reset required", "drain and reset recommended": "drain and reset"}
+# nvidia-smi -q's Fabric block (its "Health" sub-block's "Summary", 570+: NVML_GPU_FABRIC_HEALTH_SUMMARY_*) -> the
+# severity of kind nvlink_fabric and the telemetry row (parsers/sample_rules.yaml, by its reason) reading the same value
+# from NVML, whose severity it is (tests/parsers/test_nvsmi_fabric.py holds the two equal). "Healthy" and "N/A" (no
+# fabric, or no health reported) are silent. A registration completed with an error status ("Status : Insufficient
+# Resources") is the kind's own severity, the row FabricRegistrationFailed's (NVSMI_FABRIC_STATUS_REASON).
+NVSMI_FABRIC_HEALTH: dict[str, tuple[str, str]] = {"unhealthy": ("error", "FabricUnhealthy"),
+                                                   "limited capacity": ("warning", "FabricLimitedCapacity")}
+NVSMI_FABRIC_STATUS_REASON = "FabricRegistrationFailed"
 
 # Error containment's Xids (94 contained, 95 uncontained) end with the driver's decision: "RST: %s, D-RST: %s" (open
 # driver kern_gpu_ga100.c _gpuGenerateErrorLog_GA100: bGpuResetReqd, bGpuDrainAndResetReqd), "Contained: SM (0x1).

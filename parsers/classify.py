@@ -659,6 +659,11 @@ class Classifier:
                         return False, None, name, None
                     return True, None, None, name
                 role = "join"
+            if role == "inside":  # a finding within the open event (a section its header opened); else nothing
+                if inside:
+                    self._events[name] = position
+                    return _FREE
+                return _ABSORBED
             if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
                 if not inside:
                     self._bound()

@@ -343,6 +343,18 @@ TABLE: tuple[Kind, ...] = (
     ), doc="an NVLink failure the driver or Fabric Manager reports outside an Xid; a warning (Fabric Manager's Non "
            "Fatal GPU NVL error, a trunk port's failure) raises GPUDegraded until it stops repeating",
        category="hardware"),
+    # the NVLink fabric's word on a GPU (nvmlDeviceGetGpuFabricInfoV): its registration completed with an error status,
+    # or the fabric's health summary Unhealthy, takes its NVLinks out (NVLinkUnhealthy, an error) until a reset
+    # re-registers it; Limited Capacity and the health mask's degraded bandwidth or recoveries under way degrade the
+    # GPU (GPUDegraded, a warning). The telemetry rows reading it (parsers/sample_rules.yaml, `kind: nvlink_fabric`)
+    # take their condition from here, as nvidia-smi -q's Fabric block pasted beside a failed job does (parsers/rules.py
+    # "nvsmi_fabric_fault"): one place for what either raises
+    Kind("nvlink_fabric", "NVLink fabric fault", "gpu", "error", "fabric", "CHECK_FABRIC_MANAGER", "FabricUnhealthy", (
+        Raise("NVLinkUnhealthy", "reset", {"severity": ["error", "fatal"]}),
+        Raise("GPUDegraded", "expire", {"severity": "warning"}),
+    ), doc="the NVLink fabric's state of a GPU (NVML's fabric info, nvidia-smi -q's Fabric block): registration "
+           "completed with an error status or health Unhealthy an error (NVLinkUnhealthy), Limited Capacity a "
+           "warning (GPUDegraded); registration in progress is no fault", category="fabric"),
     # corrected AER (warnings) make no Node Event (`node_event`), as corrected memory errors (memory_error): routine on
     # many GPU and NIC links and DIMMs, a rate to watch in the metrics, not an Event per device every 10 minutes
     Kind("pcie_aer", "PCIe AER error", "pcie", "error", "hardware", "INVESTIGATE", "PCIeAERError", (

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, NVLINK5_DECODE_OUTCOME, NVLINK5_LINE,
-                      NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS,
+                      NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVSMI_FABRIC_HEALTH, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS,
                       XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, XID_EVENTS, XID_READS,
                       nvlink5_decode, sxid_info, xid_info)
 from .kinds import BY_NAME as KIND, IB_WC_STATUS, IB_WC_WORDS, SEVERITY_RANK
@@ -71,6 +71,9 @@ class Rule:
     # naming no device is part of the newest open one (IBM POWER's EEH report after a device's failure). A "join" row's name may list several
     # too ("gsp|reset"): part of an open event of the names after the first, else a "join" of the first; so may an
     # "open" row's ("mce|therm|cper": part of an open event of the names after the first, else an "open" of the first).
+    # "inside" (a row with a kind) is a finding only within an open event of its name, and leaves none open: with none
+    # open, nothing (a generic "key : value" line of a section its header line opened, nvidia-smi -q's Fabric block's
+    # "Status : .."; other sections and other tools print the same words).
     # "lead" (a kind-None row) is part of an open event of its name; with none open, it opens one and makes no finding:
     # the event's finding is its first "join" line's (a GPU's init attempt, its reasons before its "RmInitAdapter
     # failed!", EVENT_ADOPTS).
@@ -265,6 +268,9 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "nvme": 32, "lustre": 32, "gpfs": 32, "ceph": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "cuda_exception": 2, "cuda_assert": 64, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16, "ccrpc": 32,
+               # nvidia-smi -q's Fabric header to its Health block's Summary (State, Status, CliqueId, ClusterUUID,
+               # Health between): six lines
+               "nvsmi_fabric": 6,
                # Fabric Manager's GPU NVL error block: its header, twelve "key : value" lines (moduleId .. errorDebugData)
                "fm_nvl": 14,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
@@ -1122,6 +1128,23 @@ RULES: tuple[Rule, ...] = (
        + "|".join(re.escape(w) for w in sorted(NVSMI_RECOVERY_ACTION, key=len, reverse=True)) + r"))|"
        r"(?<![\w ])\s*(?P<reset_status>Reset Required|Drain and Reset Recommended)\s*: Yes)\s*$",
        refine="nvsmi_recovery", event=("reset", "join")),
+    # nvidia-smi -q's Fabric block (NVML's fabric info of the GPU, 550+: State, Status; 570+ CliqueId, ClusterUUID and
+    # a Health block, its Summary first), pasted into a bug report or an SRE's notes: a registration completed with an
+    # error status ("Status                            : Insufficient Resources" under "State : Completed", CliqueId 0:
+    # a GB200 node that passed its checks and "kept returning to production", Azure/azhpc-images #506) or the fabric's
+    # health "Summary                       : Unhealthy" (GB200, kubernetes-sigs/dra-driver-nvidia-gpu #626) is that
+    # GPU's nvlink_fabric finding, as the agent's NVML reading of it is (parsers/sample_rules.yaml's fabric rows, kind
+    # nvlink_fabric: one kind for both); "Limited Capacity" a warning (catalog.NVSMI_FABRIC_HEALTH). "Status" and
+    # "Summary" are words other sections and other tools print too, so these lines are read only within the block its
+    # "Fabric" header line opens (event "nvsmi_fabric", "inside": a finding there, nothing elsewhere). A registration
+    # still "In Progress" (its Status "N/A": a node starting, NVIDIA/gpu-operator #2511), "Success", "Healthy", "N/A"
+    # and "Not Supported" (a GPU on no NVLink fabric) are silent. The section's header names the GPU, not these lines:
+    # no address. Was nothing.
+    _r("nvsmi_fabric", None, ["Fabric"], r"^\s*Fabric\s*$", event=("nvsmi_fabric", "open")),
+    _r("nvsmi_fabric_fault", "nvlink_fabric", ["Status", "Summary"],
+       r"^\s*(?:Status\s*: (?P<fabric_status>(?!(?:Success|N/A|Not Supported)\s*$)\w[^\n]*?)|"
+       r"Summary\s*: (?P<fabric_health>(?i:" + "|".join(re.escape(w) for w in NVSMI_FABRIC_HEALTH) + r")))\s*$",
+       refine="nvsmi_fabric", event=("nvsmi_fabric", "inside")),
     # The driver as installed cannot drive the GPU (kind driver_mismatch: the fix is the driver, not a reset). A GPU
     # this release does not support, in every era's wording after its "NVRM: The NVIDIA GPU <pci> (PCI ID: ..)"
     # line (the address from that line): 2011 ".. (PCI ID: 10de:1050) installed / NVRM: in this system is not
@@ -3851,6 +3874,12 @@ def check_tables() -> None:
     fail("\"begin\" rows with a finding listing not one of EVENT_REPORTS",
          (r.name for r in RULES if r.event is not None and r.event[1] == "begin" and r.kind is not None
           and len(set(r.event[0].split("|")) & EVENT_REPORTS) != 1))
+    # An "inside" row's line is a finding only within an event a row of its own opens ("open", no kind: a section's
+    # header line), never the net's (Classifier._in_event)
+    opened = {r.event[0] for r in RULES if r.event is not None and r.event[1] == "open" and r.kind is None}
+    fail("\"inside\" rows without a kind or whose event no kind-less \"open\" row opens",
+         (r.name for r in RULES if r.event is not None and r.event[1] == "inside"
+          and (r.kind is None or r.event[0] not in opened)))
     # A row whose line's event a group's value chooses (`event_if`) makes a finding of every line, and has no `event` of
     # its own
     fail("event_if rows without a kind or with an event of their own",
@@ -4379,7 +4408,15 @@ def _refine_nvsmi_recovery(g: dict, out: dict) -> None:
     out["severity"], out["action"] = XID154_RECOVERY[key]
 
 
-REFINERS = {"nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "fm_nvl": _refine_fm_nvl, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
+def _refine_nvsmi_fabric(g: dict, out: dict) -> None:
+    """nvidia-smi's Fabric block (rule "nvsmi_fabric_fault"): a health summary's severity (catalog.NVSMI_FABRIC_HEALTH);
+    a registration's error status keeps the kind's."""
+    health = g.get("fabric_health")
+    if health is not None:
+        out["severity"] = NVSMI_FABRIC_HEALTH[health.lower()][0]
+
+
+REFINERS = {"nvsmi_fabric": _refine_nvsmi_fabric, "nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "fm_nvl": _refine_fm_nvl, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "mce_record": _refine_mce_record, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,

@@ -17,6 +17,14 @@ PINNED_NODE_REASONS = [
     ("UncorrectableECCError$", "xid", "hardware"), ("RowRemapFailure$", "xid", "hardware"),
     ("DriverRecoveryAction$", "xid", "hardware"),
     ("DriverRecoveryReboot$", "xid", "hardware"),  # (h227) recovery action 2, NODE_REBOOT: its own row (RESTART_BM)
+    # (h507) the NVLink fabric's telemetry rows name their kind (nvlink_fabric: their condition its, as nvidia-smi -q's
+    # Fabric block read by `parse` is): a fabric root for the jobs on the node, as IMEX's
+    ("FabricRegistrationFailed$", "nvlink_fabric", "fabric"), ("FabricNotRegistered$", "nvlink_fabric", "fabric"),
+    ("FabricUnhealthy$", "nvlink_fabric", "fabric"), ("FabricRouteUnhealthy$", "nvlink_fabric", "fabric"),
+    ("FabricIncorrectConfiguration$", "nvlink_fabric", "fabric"), ("FabricLimitedCapacity$", "nvlink_fabric", "fabric"),
+    ("FabricDegradedBandwidth$", "nvlink_fabric", "fabric"), ("FabricRouteRecovery$", "nvlink_fabric", "fabric"),
+    ("FabricAccessTimeoutRecovery$", "nvlink_fabric", "fabric"),
+    ("FabricManagerDisconnected$", "nvlink_fabric", "fabric"),
     ("NVLinkDown$", "nvlink", "hardware"),
     ("NVLinkCRCErrorRate$", "nvlink", "hardware"), ("NVLinkReplayRate$", "nvlink", "hardware"),
     ("NVLinkRecoveryRate$", "nvlink", "hardware"),
@@ -26,6 +34,7 @@ PINNED_NODE_REASONS = [
     ("LinkFlapping$", "ib_link", "fabric"),
     ("IBLinkDowned$", "ib_link", "fabric"),
     ("GPUFallenOffBus$", "fallen_off_bus", "hardware"), ("NVLinkError$", "nvlink", "hardware"),
+    ("FabricUnhealthy$", "nvlink_fabric", "fabric"),  # (h507) the kind's own reason
     ("PCIeAERError$", "pcie_aer", "hardware"), ("PCIeFatalError$", "pcie_aer", "hardware"),
     ("PCIeUncorrectedError$", "pcie_aer", "hardware"), ("IBPortDown$", "ib_link", "fabric"),
     ("NICError$", "nic_error", "hardware"), ("NICFirmwareError$", "nic_error", "hardware"),
@@ -92,7 +101,10 @@ def test_the_telemetry_rows_kinds_read_their_reasons_as_the_hand_patterns_did():
     assert checked == {"GPULost", "NVMLTimeout", "UncorrectableECCError", "RowRemapFailure", "DriverRecoveryAction",
                        "NVLinkDown", "NVLinkCRCErrorRate", "NVLinkReplayRate", "NVLinkRecoveryRate", "LinkFlapping",
                        "IBLinkDowned"}  # every shipped reason the hand patterns read was compared
-    assert first("FabricUnhealthy") is None and first("ThermalThrottling") is None  # not node faults there
+    assert first("ThermalThrottling") is None  # not a node fault there
+    # (h507) the fabric rows name kind nvlink_fabric (their condition its): a fabric fault of the node, as the same
+    # value in nvidia-smi -q's Fabric block is in `parse` and triage; was none
+    assert first("FabricUnhealthy") == ("nvlink_fabric", "fabric")
 
 
 @pytest.mark.parametrize("kind, ok", [("nvlink", True), ("nvlinks", False), (7, False), (["nvlink"], False)])
