@@ -521,7 +521,7 @@ class FileReader:
         self._groups: set[tuple] = set()  # origin keys inside an exception group's margin ("  | ")
         self._last_exc: dict[tuple, tuple[int, str]] = {}  # origin key -> (line, its chain's first exception)
         self._chained: dict[tuple, str] = {}  # origin key -> the chain's first exception, its next one to come
-        self._last_time: dict[tuple, datetime] = {}
+        self._last_time: dict[tuple, tuple[datetime, bool]] = {}  # writer -> its last stamp, and whether year-less
         self._counts: dict[str, int] = {}
         self._block: _Block | None = None
         self._root_next = False
@@ -967,10 +967,12 @@ class FileReader:
                 extra["yearless"] = True
             else:
                 self.clock.dated(when)
-            self._last_time[key] = when
+            self._last_time[key] = (when, yearless)
         elif env.uptime is None and key in self._last_time:
-            when = self._last_time[key]  # a line without a stamp: not before the last stamped line of its writer
-            extra["time_inferred"] = True
+            when, yearless = self._last_time[key]  # a line without a stamp: not before the last stamped line of its
+            extra["time_inferred"] = True          # writer, a year-less one's year given by Clock.align as its own
+            if yearless:
+                extra["yearless"] = True
         return when, extra, env_host
 
     # --- evidence ---------------------------------------------------------------------------------------------
