@@ -1195,8 +1195,9 @@ def _undetermined(job: Job) -> Verdict | None:
     # from `ncclras` during the hang) is said as one that may have come first, as against a root (`_with_unplaced`)
     return _with_unplaced(job, Verdict(
         "undetermined", None, "undetermined",
-        f"only consequences were logged, the first {_what(first)} on {_who(first, job)}; no node fault, no rank that "
-        "died or failed first, no lagging rank the watchdog numbers single out", suspects=(first,)), _candidates(job))
+        f"only consequences were logged, the first {_what(first)} on {_who(first, job)} (its reporter, not its root); no "
+        "node fault, no rank that died or failed first, no lagging rank the watchdog numbers single out: the cause is in "
+        "no log read here (another node's or process's)", suspects=(first,)), _candidates(job))
 
 
 Rule = tuple[str, int, Callable[[Job], "Verdict | None"], str]

@@ -120,7 +120,7 @@ _CAUSED_BY_XID = re.compile(r"caused by previous Xid (\d{1,4})\b")
 # exception type around it, and its elastic mode's HorovodInternalError when a peer is gone)
 CONSEQUENCE_EXCEPTIONS = re.compile(
     r"DistBackendError|DistNetworkError|DistStoreError|ChildFailedError|ProcessGroupNCCL|NCCL|Watchdog|"
-    r"timed? ?out|Timeout|KeyboardInterrupt|SystemExit|SignalException|CalledProcessError|BrokenPipe|"
+    r"timed? ?out|Timeout|CalledProcessError|BrokenPipe|"
     r"ConnectionReset|remote process exited|Connection closed|Horovod has been shut down|HorovodInternalError|"
     # an exception group: its sub-exceptions, printed after it, are the failures
     r"ExceptionGroup|"
@@ -137,6 +137,10 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
     # unexpectedly" / RayExecutorV2's "RayWorkerProc rank=[1] died unexpectedly"; the death is the failure)
     r"EngineDeadError|see (?:the )?(?:stack trace|traceback|root cause)|for (?:the )?root cause|"
     r"^Executor failed\.$", re.I)
+# exception types that stop a process without failing it (a user's Ctrl-C or a launcher's SIGINT, `sys.exit`, torchelastic's
+# SignalException for the SIGTERM / SIGINT / SIGHUP it was sent: a job told to stop), and any exception chained after
+# one: consequences like those above, but no failure at all, where those are a failure whose cause is elsewhere
+STOP_EXCEPTIONS = re.compile(r"KeyboardInterrupt|SystemExit|SignalException")
 # c10's internal assertion, failed in this process (TORCH_INTERNAL_ASSERT: "<condition> INTERNAL ASSERT FAILED at
 # "<file>":<line>, please report a bug to PyTorch. .."): the file it names is where the check is, so an assertion in
 # ProcessGroupNCCL.cpp ("ncclComm != nullptr INTERNAL ASSERT FAILED at "/pytorch/torch/csrc/distributed/c10d/
@@ -521,7 +525,7 @@ class FileReader:
         self._groups: set[tuple] = set()  # origin keys inside an exception group's margin ("  | ")
         self._last_exc: dict[tuple, tuple[int, str]] = {}  # origin key -> (line, its chain's first exception)
         self._chained: dict[tuple, str] = {}  # origin key -> the chain's first exception, its next one to come
-        self._last_time: dict[tuple, datetime] = {}
+        self._last_time: dict[tuple, tuple[datetime, bool]] = {}  # writer -> its last stamp, and whether year-less
         self._counts: dict[str, int] = {}
         self._block: _Block | None = None
         self._root_next = False
@@ -967,10 +971,12 @@ class FileReader:
                 extra["yearless"] = True
             else:
                 self.clock.dated(when)
-            self._last_time[key] = when
+            self._last_time[key] = (when, yearless)
         elif env.uptime is None and key in self._last_time:
-            when = self._last_time[key]  # a line without a stamp: not before the last stamped line of its writer
-            extra["time_inferred"] = True
+            when, yearless = self._last_time[key]  # a line without a stamp: not before the last stamped line of its
+            extra["time_inferred"] = True          # writer, a year-less one's year given by Clock.align as its own
+            if yearless:
+                extra["yearless"] = True
         return when, extra, env_host
 
     # --- evidence ---------------------------------------------------------------------------------------------
@@ -1034,13 +1040,16 @@ class FileReader:
                 ev = ev.with_context(details={**ev.details, "consequence": True, "chained_from": cause})
             return ev
         said = message[:300]
-        consequence = bool(cause or CONSEQUENCE_EXCEPTIONS.search(etype) or
+        stop = any(STOP_EXCEPTIONS.search(name) for name in (etype, cause or "") if name)
+        consequence = bool(stop or cause or CONSEQUENCE_EXCEPTIONS.search(etype) or
                            (OWN_ASSERT.search(said) is None and CONSEQUENCE_EXCEPTIONS.search(said)))
         base = self._base(at)
         base["details"].update(exception=etype or None, message=message[:200], consequence=consequence)
         if cause:
             base["details"]["chained_from"] = cause
-        return Evidence(kind="exception", severity="warning" if consequence else "error",
+        # a consequence is still a failure of the job, its cause elsewhere (attribute: undetermined where nothing else
+        # is logged); a stop is none
+        return Evidence(kind="exception", severity="warning" if stop else "error",
                         attribution="unknown" if consequence else "application", **base)
 
     # --- torchrun's ChildFailedError summary, Open MPI's non-zero exit -------------------------------------

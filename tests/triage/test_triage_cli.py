@@ -208,6 +208,44 @@ def test_nothing_found_exits_1(tmp_path: Path):
     assert "No failure found" in r.stdout
 
 
+@pytest.mark.parametrize("name", ["ray-53845-vllm-cgraph-timeout", "ray-59249-vllm-cgraph-timeout"])
+def test_a_log_of_consequences_alone_is_a_failure_whose_cause_is_elsewhere(name: str):
+    """REAL: vLLM engine cores whose only error is Ray's compiled graph timing out on its workers' output
+    (ray-project/ray #53845, #59249; the incidents' source.md).  The job failed; the exception says its cause is
+    elsewhere: `undetermined`, the report named as its reporter, not its root, and the cause said to be in no log read
+    (exit 0).  Was: "No failure found in these logs." (exit 1), the consequence recorded as a warning."""
+    r = triage(str(INCIDENTS / name / "logs"))
+    assert r.exit_code == 0, r.stdout
+    doc = json.loads(triage("--format", "json", str(INCIDENTS / name / "logs")).stdout)
+    first = doc["incidents"][0]
+    assert (first["category"], first["rule"], first["root"]["rank"], first["root"]["host"]) == (
+        "undetermined", "undetermined", None, None)
+    assert first["reason"].startswith("only consequences were logged, the first ray.exceptions.RayChannelTimeoutError "
+                                      "on engine.log (its reporter, not its root);")
+    assert first["reason"].endswith("the cause is in no log read here (another node's or process's)")
+
+
+# SYNTHETIC lines in Python's traceback shapes (tests/triage/test_triage_read.py's): stops, no failure
+_TB = ["Traceback (most recent call last):", '  File "train.py", line 10, in <module>']
+
+
+@pytest.mark.parametrize("tail", [
+    ["KeyboardInterrupt"],
+    ["SystemExit: 0"],
+    ["torch.distributed.elastic.multiprocessing.api.SignalException: Process 2920830 got signal: 1"],
+    # raised while handling a stop (a DataLoader's worker gone as the job was told to stop): the stop's
+    ["KeyboardInterrupt", "", "During handling of the above exception, another exception occurred:", "", *_TB,
+     "RuntimeError: DataLoader worker (pid 77) exited unexpectedly"],
+])
+def test_a_stop_alone_is_no_failure(tmp_path: Path, tail: list[str]):
+    """A process stopped by a user's Ctrl-C, `sys.exit`, or the signal its launcher was sent is no failure, unlike
+    the consequences that say a failure is elsewhere (the test above): still "No failure found" (exit 1)."""
+    (tmp_path / "train.log").write_text("\n".join([*_TB, *tail]) + "\n")
+    r = triage(str(tmp_path))
+    assert r.exit_code == 1, r.stdout
+    assert "No failure found" in r.stdout
+
+
 HEALTHY = sorted((ROOT / "tests" / "fixtures" / "realworld" / "healthy").glob("*"))
 
 

@@ -95,3 +95,19 @@ def test_no_stamps_at_all_every_files_failure_is_still_shown():
 def test_a_timed_root_alone_says_nothing_of_unplaced_failures():
     [incident] = attribute(read_lines(NTH.read_text().splitlines(True), str(NTH), Clock()))
     assert "could not be placed" not in incident.reason and len(incident.evidence) == 1
+
+
+def test_a_line_without_a_stamp_after_a_year_less_one_gets_the_jobs_year():
+    """A line with no stamp takes its writer's last one; where that one printed no year (torchrun's glog-style
+    `E0401 00:26:08.212000`), the line is year-less too, given the job's year by Clock.align.  Was: the placeholder
+    1900 kept, so torchrun's ChildFailedError after it (its traceback has no stamp) came 125 years before the job's
+    first line.  The lines: tests/fixtures/incidents/torchtitan-aicrosssim-abort-after-success (AICrossSim/
+    NewComputeBench's pretraining tutorial)."""
+    path = FIXTURES / "incidents" / "torchtitan-aicrosssim-abort-after-success" / "logs" / "train.log"
+    clock = Clock()
+    with path.open() as fp:
+        evidence = clock.align(list(read_lines(fp, str(path), clock)))
+    raised = [e for e in evidence if e.kind == "exception"]
+    assert [(e.line, e.details["exception"]) for e in raised] == [
+        (33, "torch.distributed.elastic.multiprocessing.errors.ChildFailedError")]
+    assert raised[0].time == datetime(2025, 4, 1, 0, 26, 8, 212000, tzinfo=timezone.utc)
