@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -76,6 +77,7 @@ class StateStore:
     def __init__(self, state_dir: str, name: str = "state.json"):
         self.dir = Path(state_dir)
         self.path = self.dir / name
+        self._written: tuple[int, bytes] | None = None  # the size and digest of the payload this store wrote last
 
     def load(self) -> dict[str, Any]:
         """The saved state, or {} to start fresh. What cannot be trusted (unreadable, not JSON, too large,
@@ -122,9 +124,15 @@ class StateStore:
         return {}
 
     def save(self, data: dict[str, Any]) -> None:
-        """Temp file in the same directory, fsync, rename, fsync the directory."""
-        self.dir.mkdir(parents=True, exist_ok=True)
+        """Temp file in the same directory, fsync, rename, fsync the directory; nothing when the file holds these
+        bytes already (this store wrote them last, and the file is still there at their size): an idle agent's
+        state, saved after each telemetry poll, is the same bytes every time, and was rewritten (two fsyncs) every
+        `poll_seconds`."""
         payload = json.dumps({"version": VERSION, **data}, separators=(",", ":"), default=str).encode()
+        written = len(payload), hashlib.blake2b(payload, digest_size=16).digest()  # (the payload itself: its RSS)
+        if written == self._written and self._holds(len(payload)):
+            return
+        self.dir.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".state-", dir=self.dir)
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -143,3 +151,12 @@ class StateStore:
             os.fsync(dfd)
         finally:
             os.close(dfd)
+        self._written = written
+
+    def _holds(self, size: int) -> bool:
+        """The state file is there at `size` bytes (not removed, nor replaced by another, since this store wrote
+        it)."""
+        try:
+            return self.path.stat().st_size == size
+        except OSError:
+            return False

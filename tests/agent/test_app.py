@@ -1104,3 +1104,25 @@ def test_mode_off_says_the_cluster_it_names_is_not_written_to(tmp_path, caplog):
     assert said == [f"Kubernetes: mode off: nothing written to {tmp_path / 'kubeconfig'} (mode observe or enforce "
                     "writes)", "Kubernetes: mode off: nothing written to http://127.0.0.1:1 (mode observe or enforce "
                     "writes)"]
+
+
+def test_an_idle_agent_does_not_rewrite_a_state_that_did_not_change(tmp_path: Path):
+    """Each telemetry poll marks the state for saving; on an idle node the state written is the same bytes, and it
+    was rewritten (temp file, two fsyncs, rename) every `poll_seconds`, forever. Now an unchanged state is not
+    written again; a changed one is, and a state file removed meanwhile is written again."""
+    agent = make_agent(tmp_path)
+    path = tmp_path / "state.json"
+    agent.pipeline.process(agent.poller.poll_once())
+    assert agent.save()
+    first = path.stat().st_ino, path.stat().st_mtime_ns
+    for _ in range(3):  # idle polls: each one saved, nothing changed
+        agent.pipeline.process(agent.poller.poll_once())
+        assert agent.pipeline.dirty
+        assert agent.save() and not agent.pipeline.dirty
+        assert (path.stat().st_ino, path.stat().st_mtime_ns) == first
+    agent.intake.emit([Record("kmsg", _xid31(1))])  # something new: written
+    agent.step(timeout=0.1)
+    assert agent.save() and path.stat().st_ino != first[0]
+    assert json.loads(path.read_text())["totals"]["findings"]
+    path.unlink()  # removed by hand: written again though nothing changed
+    assert agent.save() and json.loads(path.read_text())["totals"]["findings"]
