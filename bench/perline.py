@@ -46,7 +46,7 @@ CASES = {  # synthetic lines modelled on the bench mix (bench/gen_log.py)
 }
 
 
-WARM = 1_000  # lines of each case's shape (after its measured ones) read first by another classifier: past
+WARM = 5_000  # lines of each case's shape (after its measured ones) read first by another classifier: past
 # KeywordScan.FIRST_TEXTS, so the scan and what the lines reach of the rows are derived before the clock starts
 
 
