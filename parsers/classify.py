@@ -208,8 +208,7 @@ class Dispatch:
         keyword are the candidates before it, tried in table order (the keyword found is one they hold, for most:
         known to occur, no second test).  Each plan's match is what the candidates in order give, whichever plan
         gives it.  Inline, not a method: a new line of a flood pays no call for it."""
-        recent = self._recent
-        for plan in recent:
+        for plan in self._recent:
             last, rule, keywords, occurs, sharing, exact = plan
             if allowed is None or last in allowed or rule.kind is None:
                 for keyword in keywords:
@@ -226,8 +225,6 @@ class Dispatch:
                                         return before, m
                             m = rule.pattern.search(message)
                             if m is not None:
-                                if plan is not recent[0]:
-                                    self._recent = (plan,) + tuple(p for p in recent if p is not plan)
                                 return rule, m
                         break
         for rule, i, gate in self._tries(message, allowed):
