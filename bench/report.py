@@ -36,6 +36,10 @@ BENCHES: dict[str, tuple[str, list[str]]] = {
     "parse_instructions": ("Offline parse, instructions a line (bench/parse.py --instructions)",
                            ["parse.py", "--instructions", "100000"]),
     "perline": ("Cost per line (bench/perline.py)", ["perline.py"]),
+    # the same cases counted by callgrind (instructions a line, each case's reading alone, the same on a loaded host):
+    # compare trees at paths of equal length, as inprocess_instructions
+    "perline_instructions": ("Cost per line, instructions a line (bench/perline.py --instructions)",
+                             ["perline.py", "--instructions"]),
     "correlate": ("Correlation stays linear (bench/correlate.py)", ["correlate.py"]),
     "agent": ("The agent process: footprint, flood, latency, storms (bench/agent.py all)", ["agent.py", "all"]),
     "footprint": ("The idle agent's footprint, side by side (bench/agent.py footprint)",
@@ -82,6 +86,7 @@ TARGETS: dict[str, str] = {
 }
 # the option through which a benchmark times another checkout beside this one
 BASELINE_OPTION = {"parse": "--baseline", "parse_instructions": "--baseline", "perline": "--baseline",
+                   "perline_instructions": "--baseline",
                    "correlate": "--baseline", "agent": "--ref",
                    "inprocess": "--ref", "inprocess_instructions": "--ref", "triage_scale": "--baseline",
                    "triage_fleet": "--baseline", "triage_files": "--baseline", "podlogs_cpu": "--baseline",

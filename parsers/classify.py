@@ -87,6 +87,7 @@ def keyword_prefilter() -> Prefilter:
 
 
 MAX_BEFORE = 12  # Dispatch.first: a row with more keywords than this before it (its own aside) is never tried first
+RECENT = 4  # Dispatch.first: the plans of this many rows that matched last are tried before any keyword scan
 MIN_GATE = 4  # Dispatch.first: a row's required literal shorter than this is no gate (it occurs in most lines anyway)
 
 
@@ -186,27 +187,28 @@ class Dispatch:
         self.tables = _dispatch_tables(rules) if tables is None else tables
         self._scan, self._rows, self._before, self._gates = self.tables
         self._cache: dict[tuple, tuple[tuple[Rule, int, str | None], ...]] = {}
-        self._plan: tuple | None = None  # the plan of the row that matched last, when it may be tried first
+        # the plans of the rows that matched last, newest first (at most RECENT; a row without a plan, none)
+        self._recent: tuple[tuple, ...] = ()
         self._plans: dict[int, tuple | None] = {}  # row -> its plan (`_remember`), or None
 
     def for_stream(self) -> "Dispatch":
         """A Dispatch of the same table for another stream: its derived tables shared (they only grow by what the table
-        implies), its own cache and last row."""
+        implies), its own cache and recent rows."""
         return Dispatch(self.rules, self.tables)
 
     def first(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, re.Match] | None:
         """The first candidate row (in table order) whose regex matches `message`, with its match.  `allowed`: as
         for `candidates` (the row tried first must be a candidate too).
 
-        The row that matched last is tried before any keyword scan (its plan, `_dispatch_tables`' `before`): its own
-        keyword first (one test: a line of another kind ends it there), then none of the earlier rows' keywords but
-        its own (the parts they share, each tested once: _cover, in one expression: _any_in; where a part occurs, the
-        keywords themselves, so that a part alone, "ted " in "has been detected", costs no scan); the earlier rows
-        holding its keyword are the candidates before it, tried in table order (the keyword found is one they hold,
-        for most: known to occur, no second test).  Inline, not a method: a new line of a
-        flood pays no call for it."""
-        plan = self._plan
-        if plan is not None:
+        The rows that matched last (RECENT of them: lines of a few kinds in turn, each new to the memo) are tried
+        before any keyword scan, by their plans (`_dispatch_tables`' `before`), newest first: a plan's own keyword first
+        (one test: a line of another kind ends that plan there), then none of the earlier rows' keywords but its own
+        (the parts they share, each tested once: _cover, in one expression: _any_in; where a part occurs, the keywords
+        themselves, so that a part alone, "ted " in "has been detected", costs no scan); the earlier rows holding its
+        keyword are the candidates before it, tried in table order (the keyword found is one they hold, for most:
+        known to occur, no second test).  Each plan's match is what the candidates in order give, whichever plan
+        gives it.  Inline, not a method: a new line of a flood pays no call for it."""
+        for plan in self._recent:
             last, rule, keywords, occurs, sharing, exact = plan
             if allowed is None or last in allowed or rule.kind is None:
                 for keyword in keywords:
@@ -235,13 +237,16 @@ class Dispatch:
         return None
 
     def _remember(self, index: int) -> None:
-        """The row that matched, to be tried first next time where few keywords come before it (MAX_BEFORE): its
-        plan, this Dispatch's rows (an equal table's rows are other objects) with what the shared tables say of
-        them, made when the row first matches."""
+        """The row that matched, first of the rows tried before a scan where few keywords come before it
+        (MAX_BEFORE): its plan, this Dispatch's rows (an equal table's rows are other objects) with what the shared
+        tables say of them, made when the row first matches.  A row without one leaves the others."""
         plan = self._plans.get(index, self)  # (self: not made yet; a plain dict, no cycle through a bound method)
         if plan is self:
             plan = self._plans[index] = self._plan_of(index)
-        self._plan = plan
+        if plan is not None:
+            recent = self._recent
+            if not recent or plan is not recent[0]:
+                self._recent = (plan,) + tuple(p for p in recent if p is not plan)[:RECENT - 1]
 
     def _plan_of(self, index: int) -> tuple | None:
         before = self._before[index]

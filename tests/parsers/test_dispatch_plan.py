@@ -37,7 +37,7 @@ def test_the_row_tried_first_tests_the_earlier_keywords_in_one_expression():
     dispatch = Dispatch(RULES)
     for i in range(3):
         rule, _ = dispatch.first(_xid(i))
-    assert rule.name == "xid" and len(dispatch._plan[3].__code__.co_consts) >= 8
+    assert rule.name == "xid" and len(dispatch._recent[0][3].__code__.co_consts) >= 8
     message = _xid(7)
     assert _opcodes(lambda: dispatch.first(message)) <= 100  # (the lambda's own included: 105 before, 84 after)
 
@@ -110,7 +110,7 @@ def test_a_part_of_the_earlier_keywords_alone_costs_no_scan():
         fresh = Dispatch(RULES).first(message)
         assert rule is fresh[0] and m.span() == fresh[1].span() and rule.name == "xid"
     assert scans == [xid31]  # the first line only: no plan yet
-    assert "ted " in dispatch._plan[3].__code__.co_consts  # (the part the lines hold)
+    assert "ted " in dispatch._recent[0][3].__code__.co_consts  # (the part the lines hold)
 
 
 def test_an_earlier_keyword_itself_still_scans():
@@ -124,3 +124,38 @@ def test_an_earlier_keyword_itself_still_scans():
     for message in ("nvidia-fabricmanager.service: " + xid31, "NCCL INFO " + xid31):
         got, want = dispatch.first(message), Dispatch(RULES).first(message)
         assert (got and (got[0], got[1].span())) == (want and (want[0], want[1].span())), message
+
+
+def test_lines_of_kinds_in_turn_try_their_recent_rows_before_a_scan():
+    """Lines of a few kinds in turn, each new to the memo (bench/perline.py's mixed case): the rows that matched last
+    (RECENT of them) are tried by their plans before any scan, not the last row alone, which a line of another kind
+    passed over for a scan every time.  A row with too many keywords before it for a plan (the watchdog's timeout)
+    leaves the others' plans.  The rows found are a fresh Dispatch's.  Lines: the Xid 31 and 48 above; NCCL INFO
+    from https://github.com/gnosia93/training-on-eks/blob/2a65a75c676ec3b7fb890c7d35f6ed1d7190df85/appendix/
+    a1-karpenter-message.md (tests/fixtures/realworld/ib-transports.yaml), the watchdog's from NVIDIA/nccl #1730
+    (tests/fixtures/realworld/nccl-2026k.yaml), each with another number in turn."""
+    def xid31(i):
+        return ("NVRM: Xid (PCI:0000:00:06): 31, pid=%d, name=python3, channel 0x0000000a, intr 00000000. MMU Fault: "
+                "ENGINE GRAPHICS GPC1 GPCCLIENT_T1_8 faulted @ 0x0_00000000. Fault is of type FAULT_PDE "
+                "ACCESS_TYPE_VIRT_WRITE" % (472 + i))
+
+    def info(i):
+        return "llama-3-8b-node-0-0:194:%d [0] NCCL INFO transport/net.cc:753 -> 6" % (710 + i)
+
+    def watchdog(i):
+        return ("[rank118]:[E603 17:48:01.005271823 ProcessGroupNCCL.cpp:632] [Rank 118] Watchdog caught collective "
+                "operation timeout: WorkNCCL(SeqNum=%d, OpType=ALLREDUCE, NumelIn=8652160, NumelOut=8652160, "
+                "Timeout(ms)=1800000) ran for 1800068 milliseconds before timing out." % (2398459 + i))
+
+    dispatch = Dispatch(RULES)
+    scans = []
+    tries = dispatch._tries
+    dispatch._tries = lambda message, allowed=None: scans.append(message) or tries(message, allowed)
+    kinds = (xid31, info, watchdog)
+    for i in range(12):
+        message = kinds[i % 3](i)
+        got, want = dispatch.first(message), Dispatch(RULES).first(message)
+        assert got[0] is want[0] and got[1].span() == want[1].span(), message
+    # the first of each kind scans, and every watchdog line (no plan); the Xid and NCCL INFO lines after, none
+    assert [next(n for n, kind in enumerate(kinds) if m in map(kind, range(12))) for m in scans] == [0, 1, 2, 2, 2, 2]
+    assert [p[1].name for p in dispatch._recent] == ["nccl_info", "xid"]

@@ -784,6 +784,23 @@ def test_dispatch_candidates_are_the_rows_whose_keywords_occur(message, allowed)
     assert d.candidates(message, allowed) == first  # from its cache
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.one_of(rule_line, rule_line, KEYWORD_PART, st.text(max_size=6)), min_size=1,
+                                   max_size=3).map(" ".join),
+                          st.none() | st.frozensets(st.integers(0, 130))), min_size=2, max_size=12))
+def test_a_dispatch_reading_lines_in_turn_finds_what_a_fresh_one_does(lines):
+    """Dispatch.first on a stream of lines of kinds in turn (its recent rows' plans tried before a scan, RECENT) gives
+    each line the row and match a fresh Dispatch gives it (no plan: the candidates tried in order); a line holding
+    lines of several rows, one of them recent, too."""
+    from parsers.classify import Dispatch
+    from parsers.rules import RULES
+
+    d = Dispatch(RULES)
+    for message, allowed in lines:
+        got, want = d.first(message, allowed), Dispatch(RULES).first(message, allowed)
+        assert (got and (got[0], got[1].span())) == (want and (want[0], want[1].span())), message
+
+
 @lru_cache(maxsize=1)
 def _derived_rule_scan():
     from parsers.rules import RULES
