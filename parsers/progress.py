@@ -434,8 +434,9 @@ RULES: tuple[Rule, ...] = (
     # last batch of the interval within its epoch is the step (the count restarts every epoch, as the MetricLogger's); its
     # `train_time` is an optimizer step's, accum_grad batches (its source: "step refers to accum_grad * mini-batch"), not
     # the counted batch's (#2183: 1.816 s, its stamps 0.45 s a batch), so the step time comes from the spacing; its `1epoch
-    # results: [train] ... [valid] ...` summary is no step.  None before: an ESPnet job was never tracked
-    Rule("espnet", "epoch:train:", re.compile(r"\depoch:train:\d+-(?P<step>\d+)batch: ")),
+    # results: [train] ... [valid] ...` summary is no step.  Keyed on `loss=` (its stats name a loss: `loss=`,
+    # `generator_loss=`); the pattern opens with its literal.  None before: an ESPnet job was never tracked
+    Rule("espnet", "loss=", re.compile(r"epoch:train:(?<=\depoch:train:)\d+-(?P<step>\d+)batch: ")),
     # icefall (k2-fsa's recipes; ZipVoice on its loop): `2022-04-21 06:21:16,518 INFO [train.py:518] Epoch 0, batch 500,
     # loss[ctc_loss=0.7647, ..., over 2223 frames.], tot_loss[...], batch size: 8` (a rank's `(0/4) ` before `Epoch` on
     # several GPUs), the batch within the epoch (restarting every epoch); ZipVoice names the global one, `Epoch 1, batch 49,
