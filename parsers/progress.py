@@ -423,6 +423,27 @@ RULES: tuple[Rule, ...] = (
     Rule("lerobot", "step:", re.compile(r"step:(?<![\w/]step:)(?:(?P<step>\d+)|\d+[KMBTQ]) smpl:\S+ ep:\S+ epch:[0-9.]+ "
                                          r"(?:loss:.*?\bupdt_s:(?P<time>" + _NUM[1:-1] + r")(?: data_s:(?P<plus>"
                                          + _NUM[1:-1] + r"))?|.*?\b(?P<phase>eval)_s:)")),
+    # OpenNMT-py (0.4 on, and the forks of its Statistics.output): `[2019-03-21 18:31:43,773 INFO] Step 2250/200000; acc:
+    # 31.18; ppl: 57.53; xent: 4.05; lr: 0.00028; 5092/261 tok/s;   6641 sec` (the optimizer step, its total padded, `Step 50/
+    # 5000;`, or absent where no total is set); the seconds are the run's so far, no step's; its validation is said on
+    # lines of their own (`Validation perplexity: ...`).  Its 2017 era, `Epoch  1, 12900/37527; acc: ...`, counted batches
+    # within the epoch and is no row.  None before: an OpenNMT-py job was never tracked
+    Rule("opennmt", "; xent: ", re.compile(r"Step (?<!\wStep )(?P<step>\d+)(?:/\s*\d+)?; acc: ")),
+    # ESPnet2 (espnet2/train/trainer.py, every log_interval batches): `[gpu01:0/2] 2020-07-19 08:49:04,080 (trainer:464) INFO:
+    # 1epoch:train:1-682batch: iter_time=2.878e-04, forward_time=0.134, loss=123.963, ..., train_time=1.816` (2020 on): the
+    # last batch of the interval within its epoch is the step (the count restarts every epoch, as the MetricLogger's); its
+    # `train_time` is an optimizer step's, accum_grad batches (its source: "step refers to accum_grad * mini-batch"), not
+    # the counted batch's (#2183: 1.816 s, its stamps 0.45 s a batch), so the step time comes from the spacing; its `1epoch
+    # results: [train] ... [valid] ...` summary is no step.  Keyed on `loss=` (its stats name a loss: `loss=`,
+    # `generator_loss=`); the pattern opens with its literal.  None before: an ESPnet job was never tracked
+    Rule("espnet", "loss=", re.compile(r"epoch:train:(?<=\depoch:train:)\d+-(?P<step>\d+)batch: ")),
+    # icefall (k2-fsa's recipes; ZipVoice on its loop): `2022-04-21 06:21:16,518 INFO [train.py:518] Epoch 0, batch 500,
+    # loss[ctc_loss=0.7647, ..., over 2223 frames.], tot_loss[...], batch size: 8` (a rank's `(0/4) ` before `Epoch` on
+    # several GPUs), the batch within the epoch (restarting every epoch); ZipVoice names the global one, `Epoch 1, batch 49,
+    # global_batch_idx: 50, batch size: 25, loss[...]`, the step read where printed; `Epoch 23, validation: loss=...` is no
+    # step (and no row).  No step time on the line.  None before: an icefall job was never tracked
+    Rule("icefall", "tot_loss[", re.compile(r"Epoch (?<!\wEpoch )\d+, batch (?P<count>\d+), (?:global_batch_idx: "
+                                            r"(?P<step>\d+), batch size: \d+, )?loss\[")),
 )
 # a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
 # evaluation, which is a pause, not training progress
@@ -514,6 +535,7 @@ KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckp
             "= Step ",  # NeMo-RL's step header, `===== Step 2/2 =====`
             "| Time: ",  # prime-rl's `Step 0 | Time: 5.13s | ...`
             "|step: ",  # DeepSpeed-Chat's `epoch: 0|step: 3183|ppo_ep: 1|...` (its `step` keyword covers it: the row's own)
+            "; xent: ",  # OpenNMT-py's `Step 2250/200000; acc:  31.18; ppl: 57.53; xent: 4.05; ...` (no other keyword)
             _TIMEOUT_WORD,  # a collective timeout said (TIMEOUTS)
             "Loss")  # timm's `Train: 0 [ 50/73 ( 70%)]  Loss: ...`, pytorch/examples' ImageNet `Epoch: [0][ 741/1424] ... Loss`
 # (no keyword opens with a space: the search tries its alternatives at each position whose character one of them opens

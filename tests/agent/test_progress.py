@@ -207,6 +207,18 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # ...)`, Flax's Gemma example, 2026): None before, so a JAX job reporting through CLU was never tracked; the step time
     # its rate's inverse (the interval's: 0.3 steps/s over an evaluation)
     ("flax_gemma_clu_readme.log", "clu", [332, 1145, 1934, 2001, 2639, 3330, 4001], 1 / 5.5),
+    # (h511) OpenNMT-py (`[2019-03-21 18:31:43,773 INFO] Step 2250/200000; acc:  31.18; ppl: 57.53; xent: 4.05; ...; 6641
+    # sec`, its total padded `Step 50/ 5000;`), ESPnet2 (`... INFO: 1epoch:train:6376-6750batch: iter_time=0.001, ...,
+    # train_time=0.013`, the count restarting with the epoch; its `1epoch results: ...` summary none) and icefall (`Epoch 0,
+    # batch 500, loss[...], tot_loss[...], batch size: 8`, ZipVoice's `global_batch_idx: 50` the step where printed): each
+    # line None before, so none of these jobs was ever tracked; no step time read (OpenNMT-py's seconds are the run's,
+    # ESPnet2's `train_time` an optimizer step's of accum_grad batches, #2183: 1.816 s against 0.45 s a batch)
+    ("opennmt_1362.log", "opennmt", list(range(2250, 2651, 50)), None),
+    ("opennmt_1669_padded.log", "opennmt", [50], None),
+    ("espnet2_2674_epochs.log", "espnet", [6750, 7125, 7500, 375], None),
+    ("espnet2_2183_accum.log", "espnet", [682, 1364, 2046], None),
+    ("icefall_320.log", "icefall", list(range(500, 701, 50)), None),
+    ("icefall_zipvoice_3.log", "icefall", [50, 100, 150], None),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -418,6 +430,22 @@ def test_lines_that_are_not_progress_give_nothing():
     assert recognise("  Total optimization steps = 564") is None
     assert recognise("NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC") is None
     assert PREFILTER.search(b"NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC") is None
+
+
+def test_the_speech_and_translation_toolkits_summaries_and_validations_are_no_step():
+    """(h511) REAL lines of the OpenNMT-py, ESPnet2 and icefall threads that are no training step: ESPnet2's epoch summary
+    (its `[train]` and `[valid]` figures, espnet/espnet#2674) and its epoch's start, icefall's validation result
+    (k2-fsa/icefall#672: an evaluation said when done, read by the pause table as before), OpenNMT-py's 2017 line
+    (OpenNMT/OpenNMT-py#709: batches within the epoch, no row) and its `Loading dataset` line (#1362)."""
+    summary = lines("espnet2_2674_epochs.log")[3]
+    assert "1epoch results: [train]" in summary and recognise(summary) is None
+    assert recognise(lines("espnet2_2674_epochs.log")[5]) is None  # `2/20epoch started. Estimated time to finish: ...`
+    valid = recognise("2022-11-08 04:14:30,541 INFO [train.py:923] (0/4) Epoch 23, validation: loss=0.1505, "
+                      "simple_loss=0.2502, pruned_loss=0.02537, over 944034.00 frames.")
+    assert valid is not None and not valid.moved and valid.step is None and valid.pause == "evaluation"
+    assert recognise("Epoch  1, 12900/37527; acc:   4.48; ppl: 35173.75; xent:  10.47; 3599 src tok/s; 3678 tgt tok/s;"
+                     "   9861 s elapsed") is None
+    assert recognise(lines("opennmt_1362.log")[2]) is None
 
 
 def test_every_rule_is_reachable_past_the_keyword_prefilter():

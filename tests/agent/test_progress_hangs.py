@@ -120,7 +120,8 @@ def test_the_logs_of_the_new_trainers_are_replayed():
     with (h331) Meta Lingua's, at its two-digit-year stamps (`24-10-19 18:47:38.013589`, read by no form before), 61; with
     (h356) diffusion-pipe's #410 (DeepSpeed's pipeline engine), 62; with (h384) XTuner V1's two logs of rank 0, 64; with
     (h438) tqdm-loggable's first era (Levanter's bar logger), 65; with (h473) InternEvo's two eras, 67; with (h478) CLU's
-    report in Flax's Gemma example, at absl's stamps, 68."""
+    report in Flax's Gemma example, at absl's stamps, 68; with (h511) OpenNMT-py's #1362, ESPnet2's #2674 and #2183, icefall's
+    #320 and ZipVoice's #3, 73."""
     judged = {name for name in HEALTHY_LOGS if replay_log(name).replayed}
     assert {"timm_optimum_habana_hpu.log", "imagenet_progressmeter_rocm_1147.log", "imagenet_progressmeter_examples_267.log",
             "dschat_step3_examples_444.log", "detectron2_d2go_524.log", "detectron2_querydet_17.log", "libai_551.log",
@@ -132,8 +133,9 @@ def test_the_logs_of_the_new_trainers_are_replayed():
             "yolox_1548.log", "mindyolo_370.log", "mindyolo_279_epochs.log", "lingua_seunghyunseo_readme.log",
             "diffusionpipe_410_pipe.log", "xtuner_v1_installation_comma.log", "xtuner_v1_intern_s1_fsdp.log",
             "tqdm_loggable_first_era.log", "internevo_7b_demo.log", "internlm_usage_comma.log",
-            "flax_gemma_clu_readme.log"} <= judged
-    assert len(judged) == 68
+            "flax_gemma_clu_readme.log", "opennmt_1362.log", "espnet2_2674_epochs.log", "espnet2_2183_accum.log",
+            "icefall_320.log", "icefall_zipvoice_3.log"} <= judged
+    assert len(judged) == 73
     assert {replay_log(n).clock for n in ("mmf_870.log", "mmf_776.log")} == {"own"}
     assert {replay_log(n).clock for n in ("timm_optimum_habana_hpu.log", "nanogpt_110.log")} == {"printed"}
 
