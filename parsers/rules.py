@@ -1784,13 +1784,27 @@ RULES: tuple[Rule, ...] = (
     # eth0: transmit timed out" (a WARN_ONCE: once per boot); 6.8+ netdev_crit's "mlx5_core 0000:53:00.0 eth2: NETDEV
     # WATCHDOG: CPU: 59: transmit queue 0 timed out 10720 ms" (the driver's prefix names the device; printed again at
     # every timeout while the queue stays stuck: openwrt/openwrt #19765, every 5 s). One event per device (its PCI
-    # address, else its interface) while the lines come; was a finding per line.
+    # address, else its interface) while the lines come; was a finding per line. A device no driver is bound to names
+    # none (netdev_drivername's ""): an IPoIB child interface's "NETDEV WATCHDOG: ib0.beef (): transmit queue 26 timed
+    # out" (5.x, lore 20231121130316.126364-1-jinpu.wang@ionos.com; was no finding).
     _r("netdev_watchdog", "nic_error", ["NETDEV WATCHDOG"],
-       r"NETDEV WATCHDOG: (?P<netdev>[^\s:()]+)(?: \((?P<driver>[^)]+)\))?: transmit (?:queue (?P<queue>\d+) )?timed out",
+       r"NETDEV WATCHDOG: (?P<netdev>[^\s:()]+)(?: \((?P<driver>[^)]+)\)| \(\))?: transmit (?:queue (?P<queue>\d+) )?timed out",
        event=("netdev_watchdog", "join")),
     _r("netdev_watchdog_cpu", "nic_error", ["NETDEV WATCHDOG"],
        r"(?:\b(?P<driver>[\w-]+) (?:(?P<pci>" + PCI + r")|\S+) (?P<netdev>[^\s:]+): )?NETDEV WATCHDOG: CPU: \d+: "
        r"transmit queue (?P<queue>\d+) timed out", event=("netdev_watchdog", "join")),
+    # IPoIB's own TX timeout handler (drivers/infiniband/ulp/ipoib ipoib_timeout, every era: ipoib_warn's "<netdev>: "
+    # prefix): "ib0.beef: transmit timeout: latency 10 msecs", then "ib0.beef: queue stopped 0, tx_head 0, tx_tail 0,
+    # global_tx_head 0, global_tx_tail 0" (5.11+; before, "queue stopped 1, tx_head 167838, tx_tail 167710"). Before
+    # 6.8 the kernel's watchdog line is a WARN_ONCE (once per boot), so a queue that stays stuck leaves these two lines
+    # alone at every later timeout: "The last two message repeated for days" (lore
+    # 20231121130316.126364-1-jinpu.wang@ionos.com, mlx5 under IPoIB). The timeout line is the watchdog's event (the
+    # interface's, joined to its NETDEV WATCHDOG line where one names it), the queue's line part of it. Was: no
+    # finding, a stuck IPoIB interface (storage, the job's bootstrap) silent after its first timeout of the boot.
+    _r("ipoib_tx_timeout", "nic_error", ["transmit timeout: latency"],
+       r"(?P<netdev>[^\s:]+): transmit timeout: latency (?P<latency_ms>\d+) msecs", event=("netdev_watchdog", "join")),
+    _r("ipoib_tx_queue", None, ["queue stopped"],
+       r"(?P<netdev>[^\s:]+): queue stopped \d+, tx_head \d+, tx_tail \d+", event=("netdev_watchdog", "within")),
     # Broadcom NetXtreme-C/E (bnxt_en, and bnxt_re for RoCE: Thor2 400G NICs of AMD and some H100/H200 clouds). The
     # RoCE driver talks to the NIC's firmware through its command queue (qplib_rcfw.c, printed through the bnxt_en PCI
     # function with the "QPLIB: " prefix): the firmware answering no command for its max timeout is a stall, 6.x

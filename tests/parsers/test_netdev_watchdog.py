@@ -5,7 +5,9 @@ Real lines are tests/fixtures/realworld/nics-ena-2026n.yaml's and mlx5-more.yaml
 net/sched/sch_generic.c dev_watchdog's formats: before 2.6.27 "NETDEV WATCHDOG: %s: transmit timed out", 2.6.27-2.6.31
 "NETDEV WATCHDOG: %s (%s): transmit timed out", 2.6.32-6.7 "NETDEV WATCHDOG: %s (%s): transmit queue %u timed out"
 (6.x adding " %u ms"), 6.8+ netdev_crit's "<driver> <bus id> <interface>: NETDEV WATCHDOG: CPU: %d: transmit queue %u
-timed out %u ms"."""
+timed out %u ms"; IPoIB's handler's (drivers/infiniband/ulp/ipoib ipoib_timeout) "%s: transmit timeout: latency %d
+msecs" and "%s: queue stopped %d, tx_head %u, tx_tail %u, global_tx_head %u, global_tx_tail %u" (real lines:
+tests/fixtures/realworld/ipoib-tx-timeout-2026.yaml)."""
 
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ def _found(lines: list[str]) -> list[tuple]:
     ("NETDEV WATCHDOG: eth1 (mlx5_core): transmit queue 19 timed out", None, "eth1"),
     ("NETDEV WATCHDOG: eth1 (mlx5_core): transmit queue 19 timed out 10720 ms", None, "eth1"),
     ("mlx5_core 0000:53:00.0 eth2: NETDEV WATCHDOG: CPU: 59: transmit queue 0 timed out 10720 ms", "0000:53:00", "eth2"),
-], ids=["2.6.26", "2.6.27", "2.6.32-5.x", "6.0-6.7", "6.8+"])
+    ("NETDEV WATCHDOG: ib0.8001 (): transmit queue 3 timed out", None, "ib0.8001"),
+], ids=["2.6.26", "2.6.27", "2.6.32-5.x", "6.0-6.7", "6.8+", "no driver bound"])
 def test_every_era_is_a_nic_error_naming_its_device(line, pci, device):
     # the first two were: no finding
     assert _found([line]) == [("nic_error", pci, device)]
@@ -38,3 +41,24 @@ def test_a_stuck_queue_repeating_is_one_event_per_device():
     # was: a finding per line
     # (a function 0's address is printed without ".0", the others' with their function: parsers/pci.py)
     assert _found(lines) == [("nic_error", "0000:53:00", "eth2"), ("nic_error", "0000:53:00.1", "eth3")]
+
+
+IPOIB = ["ib0.8001: transmit timeout: latency {} msecs",
+         "ib0.8001: queue stopped 1, tx_head 1024, tx_tail 896, global_tx_head 1024, global_tx_tail 896"]
+
+
+def test_ipoibs_handler_alone_is_the_interfaces_tx_timeout_one_event_while_it_repeats():
+    # before 6.8 the watchdog's line is printed once per boot: a queue stuck later leaves IPoIB's two lines alone, at
+    # every timeout (was: no finding, however long they repeated)
+    lines = [line.format(ms) for ms in (5120, 10240, 15360) for line in IPOIB]
+    lines += ["ib1: transmit timeout: latency 5120 msecs"]
+    assert _found(lines) == [("nic_error", None, "ib0.8001"), ("nic_error", None, "ib1")]
+
+
+def test_ipoibs_handler_after_the_watchdog_is_its_event():
+    lines = ["NETDEV WATCHDOG: ib0.8001 (): transmit queue 3 timed out"] + [line.format(10) for line in IPOIB]
+    assert _found(lines) == [("nic_error", None, "ib0.8001")]
+
+
+def test_the_queue_line_alone_and_other_drivers_timeouts_are_no_ipoib_finding():
+    assert _found([IPOIB[1], "eth0: transmit timeout: latency unknown", "queue stopped 1, tx_head 3, tx_tail 2"]) == []
