@@ -1959,6 +1959,14 @@ RULES: tuple[Rule, ...] = (
     _r("cxi_error", "nic_error", ["cxi_core ", "cxi_ss1 "],
        r"\bcxi_(?:core|ss1) (?P<pci>" + PCI + r"): (?:cxi\d+\[[^\]\n]*\]: (?P<error_class>C_EC_[A-Z_]+): )?"
        r"(?P<block>[A-Z][A-Z0-9_]*) error: (?P<error>[a-z]\w*) \((?P<bit>\d+)\)", refine="cxi"),
+    # R535-R555's mitigation of N.4272659 prints "nvidia-peermem nv_get_p2p_free_callback:127 ERROR detected invalid
+    # context, skipping further processing" (at the kernel's info level: "6,3973,227996636,-;", leptonai/gpud
+    # pkg/kmsg/testdata/kmsg.2.peermem.log), and NVIDIA's maintainer calls it "harmless" (Mellanox/nv_peer_memory #120,
+    # drossetti 2024-11-15; gone from R560): a warning, not the module's error (users saw thousands before a CUDA
+    # failure, which its own lines report). Was: error.
+    _r("peermem_invalid_context", "peermem_error", ["nvidia-peermem"],
+       r"nvidia-peermem (?P<function>nv_get_p2p_free_callback):\d+ ERROR (?P<text>detected invalid context, skipping "
+       r"further processing)", severity="warning"),
     _r("peermem", "peermem_error", ["nvidia-peermem"],
        r"nvidia-peermem (?P<function>\w+):\d+ ERROR (?P<text>.+)"),
     # The GPU's peer-memory module (GPUDirect RDMA) could not load: built against another ib_core than the running
