@@ -489,6 +489,18 @@ def test_the_restart_figures_the_docs_give_are_the_code():
     assert "asked again every minute" in _flat("operations.md") and "NVML again every minute" in _flat("operations.md")
 
 
+def test_the_incident_counts_the_docs_give_are_the_corpus():
+    # bench/live_vs_offline.py's figures, quoted by the cluster and triage pages: offline names every incident, so the
+    # totals are the corpus's size (cluster.md said "On 115 incidents" with 159 in the corpus)
+    corpus = sum(1 for p in (ROOT / "tests" / "fixtures" / "incidents").iterdir() if (p / "expected.json").is_file())
+    live, total, offline = map(int, re.search(r"On (\d+) incidents: live (\d+) \(\d+%\), offline (\d+) \(100%\)",
+                                              _flat("cluster.md")).group(2, 1, 3))
+    assert total == offline == corpus and live <= total
+    live, total, offline = map(int, re.search(r"incidents so: live (\d+) of (\d+), offline (\d+)\.",
+                                              _flat("triage.md")).groups())
+    assert total == offline == corpus and live <= total
+
+
 def test_the_benchmark_runs_the_docs_cite_are_there_and_the_newest_is_the_newest():
     # a figure typed on a page names its results file; one said to be the newest run's must be (a run recorded since
     # makes it an older run's figure, and the page must say so)
