@@ -655,6 +655,15 @@ NCCL_HARMLESS_WARNS = ("failed to IPC register userbuff", "Failed to open libibv
 CUDA_BUSY = ("CUDA-capable device(s) is/are busy or unavailable", "cudaErrorDevicesUnavailable",
              "all CUDA-capable devices are busy or unavailable", "CUDA_ERROR_DEVICE_UNAVAILABLE")
 
+# CUDA 12.8+'s status 226 by its text, the runtime's and the driver API's names (PyTorch's "CUDA error: Invalid access
+# of peer GPU memory over nvlink or a hardware error", XLA's "CUDA_ERROR_CONTAINED: .."): the GPU's error containment
+# stopped a kernel, by the CUDA docs either an invalid access of peer memory over NVLink or a hardware error, so one
+# line's attribution stays unknown (CUDA_ERRORS, row cuda_nvlink).  Triage reads who else reported it at once
+# (triage/attribute.py `_contained`): several GPUs at once are the NVLink fabric they share (marin-community/marin
+# #8934: a GB200 NVL72 domain's eight nodes within 0.5 s).
+CUDA_CONTAINED = ("Invalid access of peer GPU memory over nvlink or a hardware error", "cudaErrorContained",
+                  "CUDA_ERROR_CONTAINED")
+
 # The CUDA driver API's names of the failures a kernel or the GPU caused (XLA, JAX, TensorFlow, CuPy and Triton print
 # them: "Failed to launch CUDA kernel: ..: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered") ->
 # (severity, attribution, action), as CUDA_ERRORS for the runtime's.  Only these: CUDA_ERROR_NO_DEVICE and the like are
@@ -671,7 +680,7 @@ CUDA_DRIVER_ERRORS = {
     "CUDA_ERROR_ECC_UNCORRECTABLE": ("fatal", "hardware", "RESET_GPU"),
     "CUDA_ERROR_NVLINK_UNCORRECTABLE": ("fatal", "hardware", "RESET_GPU"),
     # an invalid access of peer GPU memory over NVLink or a hardware error (CUDA 12.8+, cuda_nvlink): either
-    "CUDA_ERROR_CONTAINED": ("error", "unknown", "INVESTIGATE"),
+    **{name: ("error", "unknown", "INVESTIGATE") for name in CUDA_CONTAINED if name.startswith("CUDA_ERROR_")},
     # the runtime's cudaErrorDevicesUnavailable (46) by the driver API's name, as XLA/JAX print it ("failed call to
     # cuDevicePrimaryCtxRetain: CUDA_ERROR_DEVICE_UNAVAILABLE: CUDA-capable device(s) is/are busy or unavailable"):
     # read as its text is (CUDA_ERRORS; CUDA_BUSY names it)
@@ -740,8 +749,7 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action) | 
     "cudaErrorLaunchFailure": ("error", "unknown", "INVESTIGATE"),
     "uncorrectable NVLink error detected during the execution": ("fatal", "hardware", "RESET_GPU"),
     "cudaErrorNvlinkUncorrectable": ("fatal", "hardware", "RESET_GPU"),
-    "Invalid access of peer GPU memory over nvlink or a hardware error": ("error", "unknown", "INVESTIGATE"),
-    "cudaErrorContained": ("error", "unknown", "INVESTIGATE"),
+    **dict.fromkeys(CUDA_CONTAINED, ("error", "unknown", "INVESTIGATE")),
     # the enum names PyTorch 2.6+ prints beside the text ("Search for `cudaErrorAssert' ..")
     "cudaErrorAssert": ("error", "application", "RESTART_APP"),
     "cudaErrorMisalignedAddress": ("error", "application", "RESTART_APP"),

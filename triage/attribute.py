@@ -45,7 +45,7 @@ from parsers.kinds import BY_NAME as KIND
 from parsers.kinds import OOM_SCOPES, named_as
 from parsers.kinds import TABLE as KIND_TABLE
 from parsers.pci import PORT_DRIVERS, printed_by
-from parsers.rules import NVSMI_NO_GPU
+from parsers.rules import CUDA_CONTAINED, NVSMI_NO_GPU
 
 from .clock import SKEW
 from .facts import JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
@@ -668,6 +668,43 @@ def _node_fault(job: Job) -> Verdict | None:
                    "it outranks the failures the ranks reported after it", suspects=ended)
 
 
+def contained(e: Evidence) -> bool:
+    """A rank's own report of CUDA's contained error (parsers.rules.CUDA_CONTAINED), not one chained after another."""
+    return e.kind == "cuda_error" and e.details.get("cuda_error") in CUDA_CONTAINED and not e.details.get("chained_from")
+
+
+def _contained(job: Job) -> Verdict | None:
+    """CUDA's contained error (226), the job's first failure: the GPU's error containment stopped a kernel.  Reported by
+    several GPUs (ranks, or hosts) within SKEW of the first, it is one fault of the NVLink fabric they share, not of
+    each GPU (marin-community/marin #8934: a GB200 NVL72 domain's eight nodes within 0.5 s, the GPUs' own NVLink
+    counters unmoved); by one, that GPU or its NVLink.  Never the program's: the others' failures are its consequences
+    (`_outranked`).  None where a failure that is no consequence came before it."""
+    reports = [e for e in job.failures if contained(e)]
+    if not reports:
+        return None
+    first = reports[0]
+    t0 = _ts(first)
+    if any(_ts(e) < t0 - SKEW for e in _candidates(job) if not contained(e)):
+        return None  # another failure came first: the rules after this one weigh it
+    at_once = [e for e in reports if _ts(e) <= t0 + SKEW]
+    gpus = {(e.host, e.rank, e.gpu) for e in at_once}
+    hosts = sorted({e.host for e in at_once if e.host})
+    ranks = sorted({e.rank for e in at_once if e.rank is not None})
+    what = f"{_what(first)} on {_who(first, job)}{_at(first)}"
+    if len(gpus) > 1:
+        by = _ranks(ranks) if ranks else f"{len(gpus)} processes"
+        on = f" on {len(hosts)} nodes ({', '.join(hosts[:4])}{', ..' if len(hosts) > 4 else ''})" if len(hosts) > 1 \
+            else f" on {hosts[0]}" if hosts else ""
+        when = f"within {SKEW:g} s" if first.time is not None else "in logs with no time stamps"
+        return Verdict("fabric", first, "contained_fabric",
+                       f"{what}, one of {by}{on} that reported it {when}: the GPUs' error containment stopped each at "
+                       "once, one fault of the NVLink fabric they share (its NVSwitches), not of each GPU nor the "
+                       "program", suspects=tuple(e for e in at_once if e is not first))
+    return Verdict("hardware", first, "contained_fabric",
+                   f"{what}: the GPU's error containment stopped a kernel, a hardware error of that GPU or its NVLink "
+                   "(by the CUDA docs, or an invalid access of peer memory over NVLink); no other GPU reported it")
+
+
 def _first_failure(job: Job) -> Verdict | None:
     """The earliest failure's verdict (`_earliest`), and the failures no time places against its root said and kept
     (`_unplaced`)."""
@@ -1203,13 +1240,15 @@ def _undetermined(job: Job) -> Verdict | None:
 Rule = tuple[str, int, Callable[[Job], "Verdict | None"], str]
 RULES: tuple[Rule, ...] = (
     ("node_fault", 1, _node_fault, "a node fault within the window outranks any application's claim"),
-    ("first_failure", 2, _first_failure, "the earliest failure that is not a consequence of another"),
-    ("mismatched_collective", 3, _mismatched_collective,
+    ("contained_fabric", 2, _contained,
+     "CUDA's contained error first: several GPUs at once are their NVLink fabric, one GPU its own hardware"),
+    ("first_failure", 3, _first_failure, "the earliest failure that is not a consequence of another"),
+    ("mismatched_collective", 4, _mismatched_collective,
      "ranks time out in one collective with different sizes or operations: the program's bug"),
-    ("peer_error", 4, _peer_error, "network errors naming a peer point at it"),
-    ("fabric_error", 5, _fabric_error, "InfiniBand / RoCE errors naming no peer: the fabric"),
-    ("lagging_rank", 6, _lagging_rank, "NCCL watchdog numbers single out the rank that never reached the collective"),
-    ("undetermined", 7, _undetermined, "only consequences: no root is named"),
+    ("peer_error", 5, _peer_error, "network errors naming a peer point at it"),
+    ("fabric_error", 6, _fabric_error, "InfiniBand / RoCE errors naming no peer: the fabric"),
+    ("lagging_rank", 7, _lagging_rank, "NCCL watchdog numbers single out the rank that never reached the collective"),
+    ("undetermined", 8, _undetermined, "only consequences: no root is named"),
 )
 
 
@@ -1302,12 +1341,16 @@ def _related(job: Job, v: Verdict, outranked: list[Evidence]) -> list[Evidence]:
     return head + tail[:200]
 
 
+# the rules whose root is a fault under the job, which outranks the job's own failures (`_outranked`)
+OUTRANKING_RULES = frozenset({"node_fault", "contained_fabric"})
+
+
 def _outranked(job: Job, v: Verdict) -> list[Evidence]:
     """A node fault's verdict: the job's own failures it outranks (what its ranks and launcher reported: a CUDA error,
     a process refused its GPU, the scheduler's end), none of them a node fault, each the fault's consequence; [] for
     any other rule (their roots are among those failures).  Computed once a verdict (`_incident`); every line told
     apart by identity, as the failures are (two lines of the same words are two failures)."""
-    if v.rule != "node_fault":
+    if v.rule not in OUTRANKING_RULES:
         return []
     suspects = {id(e) for e in v.suspects}
     return [e for e in job.failures if e is not v.root and not is_node_fault(e) and id(e) not in suspects]
@@ -1402,7 +1445,7 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
     # first symptom of an undetermined job), whichever of its lines the verdict names. A node fault is no rank's own
     # failure: the exit of the rank on the faulted node (the rank its line names, a job's report of the fault) is its
     # consequence, said with the others'
-    own = set() if v.rule == "node_fault" else \
+    own = set() if v.rule in OUTRANKING_RULES else \
         {r for r in (v.rank, v.root.rank if v.root is not None else None, *(e.rank for e in v.suspects))
          if r is not None}
     explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}
