@@ -21,7 +21,7 @@ class SelfWatch:
         self._proc = psutil.Process()
         self._cpu: deque[float] = deque(maxlen=10)
         for gauge, read in ((metrics.self_rss, lambda p: p.memory_info().rss),
-                            (metrics.self_threads, psutil.Process.num_threads),
+                            (metrics.self_threads, lambda p: p.num_threads()),
                             (metrics.self_files, lambda p: len(p.open_files()))):
             gauge.set_function(self._reading(read))
 

@@ -175,9 +175,14 @@ CAUGHT = re.compile(r"^(?:(?:DEBUG|INFO):[\w.]+:)?Import of [\w.]+(?: from [\w.]
 # huggingface/modules/transformers_modules/modeling_baichuan.py line 674 ", the rest unprefixed (baichuan-inc/
 # Baichuan2 #84: the fine-tuning ran on; was: an application incident, the TypeError), 2.2+'s behind its W-level
 # record header on every line ("W0711 17:08:34.348000 76404 Lib\site-packages\torch\_dynamo\convert_frame.py:1280]
-# WON'T CONVERT ..", ChenDarYen/ComfyUI-NAG #33).  The writer's traceback opened within CAUGHT_AHEAD lines after it
-# is caught, whatever it ends with
-CAUGHT_BEFORE = "WON'T CONVERT "
+# WON'T CONVERT ..", ChenDarYen/ComfyUI-NAG #33).  And Python's own for an exception it could not raise (sys.
+# unraisablehook: in a `__del__`, a finalizer, a callback; "Exception ignored in: <obj>", 3.13's "Exception ignored
+# while ..."), the program going on: PyTorch's DataLoader iterator deleted at an epoch's end ("Exception ignored in:
+# <bound method _DataLoaderIter.__del__ of ..>", then a ConnectionResetError, yogeshbalaji/Generate_To_Adapt #7, "some
+# warning"; jihanyang/AFN #8, its training going on; was, since such an exception counts as a failure: undetermined).
+# The writer's traceback opened within CAUGHT_AHEAD lines after one is caught, whatever it ends with
+CAUGHT_BEFORE = ("WON'T CONVERT ", "Exception ignored ")
+_CAUGHT_BEFORE = re.compile("|".join(map(re.escape, CAUGHT_BEFORE)))
 CAUGHT_AHEAD = 3
 _TASK_LIST_ENDS = tuple(facts.TASK_LIST_OPENERS)
 
@@ -237,7 +242,7 @@ def _prefilter() -> Prefilter:
     own, and a describe Events table's Scheduled row's; a block's "[0]:" opener holds none and is matched apart."""
     words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, facts.FRAME_WORD, *facts.CHAINED,
              _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER,
-             facts.RAY_TASK_KEYWORD, facts.RAS_COUNTS_END, CAUGHT_BEFORE, _SCHEDULED_WORD)
+             facts.RAY_TASK_KEYWORD, facts.RAS_COUNTS_END, *CAUGHT_BEFORE, _SCHEDULED_WORD)
     return Prefilter(dict.fromkeys(words))
 
 
@@ -460,7 +465,7 @@ def _said(row: facts.LiveFact, ev: Evidence) -> dict:
 # `TracebackReader`): a traceback's header, or a frame line (a log whose header is cut, or never printed with a prefix
 # of its own), or the line announcing a handled one (CAUGHT_BEFORE: read, so that the traceback after it is caught
 # live as offline); a window stays open while such a line, or a chain's, came within TRACEBACK_LINES lines
-TRACED_OPENERS = (facts.TRACEBACK, facts.FRAME_WORD, CAUGHT_BEFORE)
+TRACED_OPENERS = (facts.TRACEBACK, facts.FRAME_WORD, *CAUGHT_BEFORE)
 TRACED_WORDS = (*TRACED_OPENERS, *facts.CHAINED)
 
 
@@ -839,7 +844,7 @@ class FileReader:
                     self._groups.add(key)
             else:
                 self._groups.discard(key)
-        if CAUGHT_BEFORE in tail and (key in self._announced or len(self._announced) < MAX_KEYS):
+        if _CAUGHT_BEFORE.search(tail) is not None and (key in self._announced or len(self._announced) < MAX_KEYS):
             self._announced[key] = n  # the line is read on: another writer's fact may share it (an interleaved write)
         if tail.startswith(_TRACEBACK_OPENERS):
             self._tracebacks[key] = n

@@ -36,10 +36,16 @@ def test_a_footprint_gauge_psutil_cannot_read_keeps_its_last_value(monkeypatch):
     metrics = Metrics()
     SelfWatch(metrics)
     value = metrics.registry.get_sample_value
-    threads = value("gpu_npd_self_threads")
+    threads, files = value("gpu_npd_self_threads"), value("gpu_npd_self_open_files")
+    tried = []
 
     def gone(self):
+        tried.append(self)
         raise psutil.AccessDenied(self.pid)
 
     monkeypatch.setattr(psutil.Process, "num_threads", gone)
-    assert value("gpu_npd_self_threads") == threads and value("gpu_npd_self_open_files") >= 0
+    monkeypatch.setattr(psutil.Process, "open_files", gone)
+    assert value("gpu_npd_self_threads") == threads and value("gpu_npd_self_open_files") == files
+    assert value("gpu_npd_self_resident_memory_bytes") > 1 << 20
+    assert tried  # (was: the gauge held num_threads as it was when built, the patch unseen: the
+    # test passed with psutil's error uncaught)

@@ -1661,6 +1661,44 @@ def test_a_traceback_dynamo_announces_it_wont_convert_is_handled():
         "TypeError"]
 
 
+DATALOADER_DEL_IGNORED = [  # REAL: yogeshbalaji/Generate_To_Adapt #7 ("some warning like following")
+    "Exception ignored in: <bound method _DataLoaderIter.__del__ of <torch.utils.data.dataloader._DataLoaderIter "
+    "object at 0x7fb92660e6a0>>",
+    "Traceback (most recent call last):",
+    '  File "/home/xing/miniconda3/lib/python3.5/site-packages/torch/utils/data/dataloader.py", line 349, in __del__',
+    "    self._shutdown_workers()",
+    '  File "/home/xing/miniconda3/lib/python3.5/site-packages/torch/utils/data/dataloader.py", line 328, in '
+    "_shutdown_workers",
+    "    self.worker_result_queue.get()",
+    '  File "/home/xing/miniconda3/lib/python3.5/multiprocessing/queues.py", line 337, in get',
+    "    return ForkingPickler.loads(res)",
+    '  File "/home/xing/miniconda3/lib/python3.5/site-packages/torch/multiprocessing/reductions.py", line 70, in '
+    "rebuild_storage_fd",
+    "    fd = df.detach()",
+    '  File "/home/xing/miniconda3/lib/python3.5/multiprocessing/resource_sharer.py", line 58, in detach',
+    "    return reduction.recv_handle(conn)",
+    '  File "/home/xing/miniconda3/lib/python3.5/multiprocessing/reduction.py", line 181, in recv_handle',
+    "    return recvfds(s, 1)[0]",
+    '  File "/home/xing/miniconda3/lib/python3.5/multiprocessing/reduction.py", line 152, in recvfds',
+    "    msg, ancdata, flags, addr = sock.recvmsg(1, socket.CMSG_LEN(bytes_size))",
+    "ConnectionResetError: [Errno 104] Connection reset by peer",
+]
+
+
+def test_a_traceback_python_says_it_ignored_is_no_failure():
+    """REAL (DATALOADER_DEL_IGNORED): Python's unraisable hook ("Exception ignored in: <obj>", then the traceback)
+    prints an exception raised where none can be raised (a `__del__`: PyTorch's DataLoader iterator deleted at an
+    epoch's end, its workers gone) and the program goes on. No failure, whatever it ends with (was, since a
+    consequence exception counts as a failure: `undetermined`, "only consequences were logged", for a healthy run;
+    jihanyang/AFN #8 and pytorchbearer/torchbearer #309 print it after every epoch of a training that goes on). The
+    writer's next traceback is read as ever."""
+    assert [e for e in read_lines(DATALOADER_DEL_IGNORED, "train.log", Clock()) if e.kind == "exception"] == []
+    assert attribute(list(read_lines(DATALOADER_DEL_IGNORED, "train.log", Clock()))) == []
+    later = ["Traceback (most recent call last):", '  File "train.py", line 9, in <module>', "ValueError: bad batch"]
+    ev = [e for e in read_lines([*DATALOADER_DEL_IGNORED, *later], "train.log", Clock()) if e.kind == "exception"]
+    assert [(e.details["exception"], e.line) for e in ev] == [("ValueError", len(DATALOADER_DEL_IGNORED) + 3)]
+
+
 def test_a_line_announcing_a_handled_traceback_is_read_on_for_another_fact():
     """CONSTRUCTED: DYNAMO_WONT_CONVERT's first line (REAL, baichuan-inc/Baichuan2 #84) with rank 0's watchdog line
     (SYNTHETIC, torchrun 2.x's format, as above) written into it, two processes' output interleaved on one line.  The
