@@ -88,6 +88,8 @@ RESTART_KINDS = frozenset(k.name for k in _ROWS if k.restarts)
 # recorder's dump lines (nccl_dump) are not: a rank told to dump may never have timed out itself (the rows' `timed_out`)
 TIMEOUT_KINDS = frozenset(k.name for k in _ROWS if k.timed_out)
 PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
+# the job's own report of its slow ranks (parsers/kinds.py): its ranks the suspects of a hang no watchdog number explains
+STRAGGLER_KIND = "straggler_report"
 # what makes a host slow rather than broken (parsers/kinds.py `slows`): named beside a lagging rank whose host logged it
 SLOW_HOST_KINDS = frozenset(k.name for k in KIND_TABLE if k.slows)
 # A process of a rank ended: the rank's own (a launcher's line), or its DataLoader worker's (the rank's exception
@@ -1128,7 +1130,7 @@ def _lagging_rank(job: Job) -> Verdict | None:
     if job.ras_behind and job.failures:
         return _ras_behind(job)
     if len({e.rank for e in reports}) < 2:
-        return None
+        return _reported_straggler(job, reports)
     reported = {e.rank for e in reports}
     # (a) a rank whose last enqueued work is behind the collective the others wait in, in the same process group
     # (where the lines name two groups or more: their SeqNums count different collectives)
@@ -1150,13 +1152,36 @@ def _lagging_rank(job: Job) -> Verdict | None:
     size = job.world or len(job.seen_ranks)
     quiet = size - len({r for r in reported if 0 <= r < size}) if job.world else len(job.seen_ranks - reported)
     if not (quiet and quiet <= min(max(1, size // 4), MAX_ABSENT_NAMED) and len(reported) >= 2):
-        return None
+        return _reported_straggler(job, reports)
     missing = [r for r in range(size) if r not in reported] if job.world else sorted(job.seen_ranks - reported)
     return Verdict("undetermined", None, "lagging_rank",
                    f"{_ranks(missing)} reported no timeout while {len(reported)} ranks did: "
                    f"{'it' if len(missing) == 1 else 'they'} never reached the collective; "
                    f"{_why_stalled(job, job.rank_host.get(missing[0]), len(missing) > 1)}",
                    rank=missing[0], host=job.rank_host.get(missing[0]))
+
+
+def _reported_straggler(job: Job, reports: list[Evidence]) -> Verdict | None:
+    """A hang (watchdog timeouts) whose watchdog numbers single out no rank, in a job whose own straggler report
+    (kind straggler_report, a warning: nvidia-resiliency-ext's verdict, Megatron-LM's slowest rank far behind its
+    fastest) named slow ranks within the window before it: those ranks are the suspects, the latest report's (a
+    measure of speed, weaker than a rank that never enqueued the collective, so tried after those rules)."""
+    said = [e for e in job.evidence if e.kind == STRAGGLER_KIND and e.severity == "warning" and job.in_window(e)
+            and e.details.get("straggler_ranks") and (e.time is None or job.first_symptom is None
+                                                       or _ts(e) <= job.first_symptom + SKEW)]
+    if not reports or not said:
+        return None
+    last = max(said, key=lambda e: (_ts(e), e.file or "", e.line or 0))
+    behind = [int(r) for r in str(last.details["straggler_ranks"]).split(",")]
+    nodes = str(last.details.get("nodes") or "").split(",")
+    host = nodes[0] if len(nodes) == 1 and nodes[0] else job.rank_host.get(behind[0])
+    host = job.host_of(host) or host if host else None
+    return Verdict("undetermined", None, "lagging_rank",
+                   f"{_ranks(behind)} {'is' if len(behind) == 1 else 'are'} the suspect{'s' if len(behind) > 1 else ''}"
+                   f", slow by the job's own report before the hang ({_what(last)}{_at(last)}), no watchdog number "
+                   f"singling out a rank (a slow GPU or node, not proven the root); "
+                   f"{_why_stalled(job, host, len(behind) > 1)}",
+                   suspects=(last,), rank=behind[0], host=host)
 
 
 def _lagging(job: Job, behind: Sequence[int], host: str | None) -> str:
@@ -1434,7 +1459,8 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
     waited = sorted({e.rank for e in waited_ev})
     if waited:  # JAX's tasks that reached the coordination service's barrier and timed out there
         parts.append(f"{_ranks(waited)} reached the barrier and timed out waiting")
-    if v.rule == "lagging_rank" and v.rank is not None:
+    # (a rank the job's own straggler report named slow is a suspect, not one known to have missed the collective)
+    if v.rule == "lagging_rank" and v.rank is not None and not any(e.kind == STRAGGLER_KIND for e in v.suspects):
         parts.append(f"rank {v.rank} never reached it")
     remote = [e for e in job.failures if e.kind in PEER_KINDS]
     said.update(map(id, remote))
