@@ -190,7 +190,7 @@ _STOPPING_ENDS = tuple(dict.fromkeys(s.ends for s in STOPPING))
 # run_until_complete; ogx-ai/ogx #1043).  A request's cancellation while the server runs (uvicorn's "Exception in ASGI
 # application", its chained exception after it) is no stop.
 STOP_SAID = ("Shutting down", "Finished server process [", "Worker exiting (pid: ")
-_STOP_SAID = re.compile(r"(?:\bINFO:\s+|\[INFO\] )(?:Shutting down|Finished server process \[\d{1,10}\]|"
+_STOP_SAID = re.compile(r"(?:INFO:\s+|\[INFO\] )(?:Shutting down|Finished server process \[\d{1,10}\]|"
                         r"Worker exiting \(pid: \d{1,10}\))\s*$")
 # c10's internal assertion, failed in this process (TORCH_INTERNAL_ASSERT: "<condition> INTERNAL ASSERT FAILED at
 # "<file>":<line>, please report a bug to PyTorch. .."): the file it names is where the check is, so an assertion in

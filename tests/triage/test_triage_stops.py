@@ -157,3 +157,14 @@ def test_a_stop_is_read_live_as_offline():
         assert TracebackReader().read(lines) == []
     assert [said["exception"] for _, said, _ in TracebackReader().read(VLLM_7173)] == [
         "asyncio.exceptions.CancelledError"]
+
+
+def test_what_a_server_says_when_told_to_stop():
+    """REAL lines: uvicorn's (fastmlx #14 above, and its "^C" echo before it), gunicorn's worker's (Kludex/uvicorn #464,
+    https://github.com/Kludex/uvicorn/issues/464) are a stop said; its startup's and a request's lines none."""
+    from triage.read import _STOP_SAID
+    said = [FASTMLX_14[0], FASTMLX_14[3], FASTMLX_14[5], OMLX_1575[1],
+            "[2019-10-31 09:59:00 -0400] [15903] [INFO] Worker exiting (pid: 15903)"]
+    assert all(_STOP_SAID.search(line) for line in said)
+    assert not any(_STOP_SAID.search(line) for line in (FASTMLX_14[1], FASTMLX_14[4], VLLM_7173[1],
+                                                          "[2022-07-10 23:49:12 +0900] [63820] [INFO] Booting worker with pid: 63820"))
