@@ -141,6 +141,57 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
 # SignalException for the SIGTERM / SIGINT / SIGHUP it was sent: a job told to stop), and any exception chained after
 # one: consequences like those above, but no failure at all, where those are a failure whose cause is elsewhere
 STOP_EXCEPTIONS = re.compile(r"KeyboardInterrupt|SystemExit|SignalException")
+# A healthy stop's exceptions: raised in code that runs only while a process stops, or after its server said it was
+# stopping.  Such an exception is a stop (as STOP_EXCEPTIONS: no failure; a warning, its cause elsewhere), never the
+# job's failure; a crash while stopping is still read (a CUDA error, a fact the message states: the parsers' and facts'
+# kinds come first, and a GPU's or node's fault is never hidden).  STOPPING: a traceback through a frame of teardown code
+# (its file and function, the frame's own line: `  File "<path>", line N, in <function>`), ending in one of the
+# exceptions that code raises when it is torn down:
+#  - uvicorn's lifespan task, cancelled by asyncio.run's cancelling of the tasks left at the event loop's close (after
+#    "Shutting down" / "Finished server process [N]"): starlette's `lifespan` awaiting uvicorn/lifespan/on.py `receive`,
+#    ending in a bare `asyncio.exceptions.CancelledError` (arcee-ai/fastmlx #14, a Ctrl-C'd MLX inference server;
+#    Kludex/uvicorn #2173, #1160 with Nuitka's Windows paths; Lightning-AI/LitServe #11; spyrae/kronos-agent-os #83
+#    measures it: the traceback appears only as asyncio.run cancels leftover tasks at loop close).  Every inference
+#    server on uvicorn (vLLM's, SGLang's OpenAI servers; FastAPI) prints it at a Ctrl-C or SIGTERM;
+#  - multiprocessing's queue feeder thread (queues.py `_feed`), whose pipe's reader is gone: `BrokenPipeError: [Errno
+#    32] Broken pipe` and kin.  The feeder prints its error and the process goes on (queues.py
+#    `_on_queue_feeder_error`); the reader's end is its cause, logged as that reader's (MLOPTPSU/FedTorch #4, "I still
+#    can get a result", the authors: "does not affect the training result"; tae-jun/resemul #4).  Any other exception
+#    there (a pickling error: the item lost, a program's bug) stays a failure;
+#  - multiprocessing's exit handler (util.py `_exit_function`, registered with atexit: it runs only once the program's
+#    own code has returned), whatever it raises (saga-project/BigJob #157, "Error in atexit._run_exitfuncs:" then its
+#    `TypeError: 'NoneType' object is not callable`, the install "successful anyways"; CDAT/cdat #28).
+CANCELLED = re.compile(r"^(?:asyncio\.(?:exceptions\.)?|concurrent\.futures\.(?:_base\.)?)?CancelledError$")
+PIPE_GONE = re.compile(r"^(?:BrokenPipeError|ConnectionResetError|ConnectionAbortedError|EOFError)$")
+
+
+class Stopping(NamedTuple):
+    """Teardown code a traceback passes through: its frame, and the exceptions (types) that end it as a stop (None:
+    any)."""
+    name: str
+    frame: re.Pattern  # the frame line's end: its file and function
+    ends: str  # the frame line's last words, its function (a cheap test before `frame`)
+    exceptions: re.Pattern | None
+
+
+STOPPING = (
+    Stopping("asgi_lifespan", re.compile(r'uvicorn[/\\]lifespan[/\\]on\.py", line \d+, in receive$'), ", in receive",
+             CANCELLED),
+    Stopping("queue_feeder", re.compile(r'multiprocessing[/\\]queues\.py", line \d+, in _feed$'), ", in _feed", PIPE_GONE),
+    Stopping("exit_function", re.compile(r'multiprocessing[/\\]util\.py", line \d+, in _exit_function$'),
+             ", in _exit_function", None),
+)
+_STOPPING_ENDS = tuple(dict.fromkeys(s.ends for s in STOPPING))
+# What a server says once told to stop (uvicorn's Server.shutdown "Shutting down" and its last line "Finished server
+# process [N]", logged on a SIGINT / SIGTERM or should_exit, never on a crash; gunicorn's worker's "Worker exiting (pid:
+# N)"), the logger's level prefix before it (uvicorn's "INFO:     ", gunicorn's "[INFO] "): the same writer's
+# cancellation (CANCELLED) within TRACEBACK_LINES lines after it is that stop's, wherever it was raised (jundot/omlx
+# #1575: "Finished server process [5029]", then asyncio.run's `asyncio.exceptions.CancelledError` from
+# run_until_complete; ogx-ai/ogx #1043).  A request's cancellation while the server runs (uvicorn's "Exception in ASGI
+# application", its chained exception after it) is no stop.
+STOP_SAID = ("Shutting down", "Finished server process [", "Worker exiting (pid: ")
+_STOP_SAID = re.compile(r"(?:INFO:\s+|\[INFO\] )(?:Shutting down|Finished server process \[\d{1,10}\]|"
+                        r"Worker exiting \(pid: \d{1,10}\))\s*$")
 # c10's internal assertion, failed in this process (TORCH_INTERNAL_ASSERT: "<condition> INTERNAL ASSERT FAILED at
 # "<file>":<line>, please report a bug to PyTorch. .."): the file it names is where the check is, so an assertion in
 # ProcessGroupNCCL.cpp ("ncclComm != nullptr INTERNAL ASSERT FAILED at "/pytorch/torch/csrc/distributed/c10d/
@@ -242,7 +293,7 @@ def _prefilter() -> Prefilter:
     own, and a describe Events table's Scheduled row's; a block's "[0]:" opener holds none and is matched apart."""
     words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, facts.FRAME_WORD, *facts.CHAINED,
              _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER,
-             facts.RAY_TASK_KEYWORD, facts.RAS_COUNTS_END, *CAUGHT_BEFORE, _SCHEDULED_WORD)
+             facts.RAY_TASK_KEYWORD, facts.RAS_COUNTS_END, *CAUGHT_BEFORE, *STOP_SAID, _SCHEDULED_WORD)
     return Prefilter(dict.fromkeys(words))
 
 
@@ -464,8 +515,9 @@ def _said(row: facts.LiveFact, ev: Evidence) -> dict:
 # what opens a window of a pod's lines read live for the exceptions they end (agent/sources/podlogs.py,
 # `TracebackReader`): a traceback's header, or a frame line (a log whose header is cut, or never printed with a prefix
 # of its own), or the line announcing a handled one (CAUGHT_BEFORE: read, so that the traceback after it is caught
-# live as offline); a window stays open while such a line, or a chain's, came within TRACEBACK_LINES lines
-TRACED_OPENERS = (facts.TRACEBACK, facts.FRAME_WORD, *CAUGHT_BEFORE)
+# live as offline), or a server's word that it is stopping (STOP_SAID: its cancellation after it a stop, live as
+# offline); a window stays open while such a line, or a chain's, came within TRACEBACK_LINES lines
+TRACED_OPENERS = (facts.TRACEBACK, facts.FRAME_WORD, *CAUGHT_BEFORE, *STOP_SAID)
 TRACED_WORDS = (*TRACED_OPENERS, *facts.CHAINED)
 
 
@@ -527,6 +579,8 @@ class FileReader:
         self._ray_tasks: dict[tuple, tuple[int, int, str]] = {}  # origin key -> (line, pid, ip) of Ray's task header
         self._caught: set[tuple] = set()  # origin keys whose open traceback a program logged as handled (CAUGHT)
         self._announced: dict[tuple, int] = {}  # origin key -> line announcing its next traceback handled (CAUGHT_BEFORE)
+        self._stopping: dict[tuple, Stopping] = {}  # origin key -> the teardown code its open traceback passed through
+        self._said_stop: dict[tuple, int] = {}  # origin key -> line of its server's word that it is stopping (STOP_SAID)
         self._groups: set[tuple] = set()  # origin keys inside an exception group's margin ("  | ")
         self._last_exc: dict[tuple, tuple[int, str]] = {}  # origin key -> (line, its chain's first exception)
         self._chained: dict[tuple, str] = {}  # origin key -> the chain's first exception, its next one to come
@@ -846,8 +900,11 @@ class FileReader:
                 self._groups.discard(key)
         if _CAUGHT_BEFORE.search(tail) is not None and (key in self._announced or len(self._announced) < MAX_KEYS):
             self._announced[key] = n  # the line is read on: another writer's fact may share it (an interleaved write)
+        if _STOP_SAID.search(tail) is not None and (key in self._said_stop or len(self._said_stop) < MAX_KEYS):
+            self._said_stop[key] = n
         if tail.startswith(_TRACEBACK_OPENERS):
             self._tracebacks[key] = n
+            self._stopping.pop(key, None)
             said = self._announced.pop(key, None)
             if said is not None and n - said <= CAUGHT_AHEAD and len(self._caught) < MAX_KEYS:
                 self._caught.add(key)  # the traceback the line before announced handled
@@ -874,10 +931,14 @@ class FileReader:
                 self._tracebacks[key] = n  # a traceback whose header the log lacks: its exception is read all the same
                 self._caught.discard(key)
                 self._dcp.pop(key, None)
+                self._stopping.pop(key, None)
+                self._teardown_frame(tail, key)
             # else a frame no exception line ends (faulthandler's `  File "x.py", line 10 in f`, a dump of every
             # thread): no fact or rule is in a frame, so it is not read further (the prefilter's FRAME_WORD routes
             # every frame line here: read on, each cost the rows' ~30 us)
             return
+        if open_tb is not None and tail.endswith(_STOPPING_ENDS):
+            self._teardown_frame(tail, key)
         if open_tb is not None and not tail[:1].isspace():
             m = facts.EXCEPTION.match(tail)
             if m is not None and key in self._caught:  # handled where it was raised: the program went on
@@ -888,7 +949,8 @@ class FileReader:
                 del self._tracebacks[key]
                 cause = self._chained.pop(key, None)
                 named = self._dcp.pop(key, None)
-                ev = self._exception(at, m.group("type"), m.group("message") or "", cause)
+                ev = self._exception(at, m.group("type"), m.group("message") or "", cause,
+                                     self._stopped(key, m.group("type"), n))
                 task = self._ray_tasks.pop(key, None)
                 if ev is not None and task is not None and task[0] == open_tb:  # a Ray task's: its process's
                     ev = of_ray_task(ev, task[1], task[2])
@@ -936,6 +998,28 @@ class FileReader:
             yield from self._keep(self._from_fact(at, *hit))
         if finding is not None and (hit is None or hit[0] in facts.ADDRESS_FACTS):
             yield from self._keep(self._from_finding(at, finding))
+
+    def _teardown_frame(self, tail: str, key: tuple) -> None:
+        """A frame line of `key`'s open traceback: the teardown code (STOPPING) it is in, if any, remembered."""
+        if not tail.endswith(_STOPPING_ENDS):
+            return
+        for row in STOPPING:
+            if tail.endswith(row.ends) and row.frame.search(tail) is not None and \
+                    (key in self._stopping or len(self._stopping) < MAX_KEYS):
+                self._stopping[key] = row
+                return
+
+    def _stopped(self, key: tuple, etype: str, n: int) -> str | None:
+        """The stop (a STOPPING row's name, or "stop_said") an exception of `etype` ending `key`'s traceback on line `n`
+        is: raised in teardown code it ends as such, or a cancellation within TRACEBACK_LINES after its server said it
+        was stopping (STOP_SAID); else None."""
+        row = self._stopping.pop(key, None)
+        if row is not None and (row.exceptions is None or row.exceptions.match(etype)):
+            return row.name
+        said = self._said_stop.get(key)
+        if said is not None and n - said <= TRACEBACK_LINES and CANCELLED.match(etype):
+            return "stop_said"
+        return None
 
     def _probe_year(self, rest: str) -> None:
         """The job's year from the first dated stamp of a file (any line: most lines are no evidence)."""
@@ -1025,10 +1109,12 @@ class FileReader:
             details.setdefault("pod", f"{self._pod[1]}/{self._pod[0]}")  # the described pod, as its object names it
         return Evidence(kind=fact.kind, severity=fact.severity, attribution="unknown", details=details, **base)
 
-    def _exception(self, at: _Line, etype: str, message: str, cause: str | None = None) -> Evidence | None:
+    def _exception(self, at: _Line, etype: str, message: str, cause: str | None = None,
+                   stopped: str | None = None) -> Evidence | None:
         """The exception a traceback ends with (its type, "" where only its message was printed, and message);
         `cause`: the first exception of the chain it ends (Python printed it above, "During handling of the above
-        exception" / "The above exception was the direct cause"), whose consequence it is."""
+        exception" / "The above exception was the direct cause"), whose consequence it is; `stopped`: the healthy stop
+        it was raised in (FileReader._stopped), a stop as STOP_EXCEPTIONS are."""
         # a fact the exception states (a DataLoader worker killed by a signal): the fact, its exception kept
         hit = facts.match(message) if message else None
         if hit is not None and hit[0].kind in facts.EXCEPTION_FACTS:
@@ -1045,13 +1131,15 @@ class FileReader:
                 ev = ev.with_context(details={**ev.details, "consequence": True, "chained_from": cause})
             return ev
         said = message[:300]
-        stop = any(STOP_EXCEPTIONS.search(name) for name in (etype, cause or "") if name)
+        stop = stopped is not None or any(STOP_EXCEPTIONS.search(name) for name in (etype, cause or "") if name)
         consequence = bool(stop or cause or CONSEQUENCE_EXCEPTIONS.search(etype) or
                            (OWN_ASSERT.search(said) is None and CONSEQUENCE_EXCEPTIONS.search(said)))
         base = self._base(at)
         base["details"].update(exception=etype or None, message=message[:200], consequence=consequence)
         if cause:
             base["details"]["chained_from"] = cause
+        if stopped is not None:
+            base["details"]["stopped"] = stopped
         # a consequence is still a failure of the job, its cause elsewhere (attribute: undetermined where nothing else
         # is logged); a stop is none
         return Evidence(kind="exception", severity="warning" if stop else "error",
