@@ -243,6 +243,11 @@ class WorkloadTracker:
         from triage.facts import words as fact_words  # noqa: PLC0415
 
         fact = JOB_FACTS.get(f.kind)
+        if fact is not None and f.details.get("consequence") and self._spoke(
+                (ref.namespace, job_of(ref.pod), fact.reason, ""), seen_at(f, self.clock())):
+            return None  # a consequence (Ray's RayChannelTimeoutError: a failure elsewhere made its rank raise it) is
+            # said once a job on the node, where nothing else of the job's failure was (counted only): a 1,000-rank
+            # job's one fault adds no Event where the node said it, and one at most where it said nothing
         cause = self._cause(f, standing) if fact is None else None
         reason = event_reason(f) if fact is None else fact.reason
         key = (ref.namespace, job_of(ref.pod), reason, cause.text if cause else "")
@@ -294,6 +299,15 @@ class WorkloadTracker:
             self._colls.pop(oldest, None)
             self.evictions += 1
         return event
+
+    def _spoke(self, key: tuple, at: float) -> bool:
+        """Whether an Event of the failure of `key`'s job was made on this node within the window of `at`: a job fact
+        said under `key` (a consequence's witness: its repeats ask this first), else any line quoted or fact said."""
+        said = self._said.get(key)
+        if said is not None and abs(at - said[0]) <= self.window:
+            return True
+        return any(k[0] == key[0] and k[1] == key[1] and abs(at - v[0]) <= self.window
+                   for table in (self._quote, self._said) for k, v in table.items())
 
     def _collectives(self, key: tuple, f: Finding) -> str:
         """The Event's words for the collectives the key's ranks timed out in (`f`'s added when its rank is new and

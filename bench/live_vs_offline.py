@@ -35,7 +35,8 @@ not watched live" (offline's root read from an Event's row, triage/facts.py EVEN
 reason the cluster component does not watch: it watches the kubelet's of EVENT_ENDS alone), "job fact not
 published" (no LIVE_FACTS row of offline's root's kind), "job fact names no culprit" (its line is its row's, but
 names no one the row publishes it for, and the row has no witness), "consequence not published" (offline's
-undetermined root an exception that says the failure is elsewhere: the agent publishes none), "summary opener not in
+undetermined root an exception that says the failure is elsewhere, not published: the agent says one only as its
+writer's witness, once a job and node where nothing else of the failure was said), "summary opener not in
 the lines", "job fact not
 read live" (a row of its kind exists, its line was not published), "root not in live evidence" (a parsers' kind),
 "excerpt cut" (a parsers' finding's Event; a job fact's is read back from its words), "no node log", "rank",
@@ -367,8 +368,9 @@ def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
                 "triage/facts.py LIVE_FACTS row names: read from the job's lines by triage only")
     if LIVE[kind].traced and rule == "undetermined":
         return ("consequence not published", f"offline's root is {kind} ({rule}: {text.strip()!r}), an exception "
-                "that says the failure is elsewhere, the only failure logged: the agent publishes a rank's exception "
-                "only when it is no consequence (LIVE_FACTS exception)")
+                "that says the failure is elsewhere, the only failure logged: the agent publishes one only as its "
+                "writer's witness (LiveFact.witness), once a job and node where nothing else of the failure was said "
+                "(agent/workloads.py)")
     # (by the row's words: offline's text may be cut, TEXT_MAX, before the end its pattern reads)
     row = next((f for f in FACTS if f.kind == kind and any(k in text for k in f.keywords)), None)
     if job_fact(text) is None and row is not None and not LIVE[kind].witness:

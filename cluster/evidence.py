@@ -338,7 +338,9 @@ def _job_fact(row, fields: dict, host: str | None, when: datetime | None, pod: s
     its writer: a coordinator's lost process, a launcher's relay of a task's launch error, LiveFact.relayed), how
     it ended; the other fields in details."""
     values = {name: fields[name] for name in fields if name in FACT_INT_FIELDS or name in FACT_TEXT_FIELDS}
-    details = {name: str(value) for name, value in fields.items() if name not in values}
+    # (a witness's `consequence` stays True, as offline's: triage.attribute is_consequence)
+    details = {name: value if isinstance(value, bool) else str(value) for name, value in fields.items()
+               if name not in values}
     if "host" not in values and row.kind not in ONLY_ANOTHER and not row.relayed:
         values["host"] = host
     return Evidence(row.kind, "error", "unknown", when, text=text, file=f"pod/{pod}" if pod else None,

@@ -1400,8 +1400,9 @@ CHAINED = ("During handling of the above exception, another exception occurred:"
 # relays it).  Consequences (a watchdog's progress) stay offline:
 # no Event per rank a failure elsewhere stopped; a barrier's healthy rank told to read rank 0's log, or a JAX task whose
 # coordination-service barrier or key-value wait timed out naming no task (nor, often, its own rank: the pod is known),
-# is said where the job's node says no more (LiveFact.witness): without it a job that failed only so made no incident
-# live.
+# is said by its witness (LiveFact.witness): without it a job that failed only so made no incident live.  A rank's
+# exception that is a consequence is said so only where the job's node said nothing else of the failure, once a job and
+# node (agent/workloads.py): a 1,000-rank job's one fault adds no Event on a node that already said it.
 
 
 @dataclass(frozen=True, slots=True)
@@ -1464,9 +1465,13 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
              ("store_joined", "store_expected")),
     # a rank's Python exception that is no consequence of another's failure (not chained after the chain's first, no
     # CONSEQUENCE_EXCEPTIONS type or words, no fact it states, no parsers' kind of its text): the application's; its
-    # writer is the culprit
+    # writer is the culprit.  One that is a consequence (a CONSEQUENCE_EXCEPTIONS type or words: Ray's
+    # RayChannelTimeoutError on vLLM's engine core, ray-project/ray #53845, #59249) names none: its writer is its
+    # witness (`told`), said only where the job's node said nothing else of the failure (agent/workloads.py), so that a
+    # job whose only line is such an exception makes an incident, `undetermined`, as offline
     LiveFact("exception", "RankException", "A rank raised an exception that is no consequence of another's failure",
-             ("rank", "local_rank", "host", "pid", "exception"), (), traced=True),
+             ("rank", "local_rank", "host", "pid", "exception"), (), traced=True, witness=True,
+             told="A rank raised an exception that says the failure is elsewhere"),
 )
 LIVE = {row.kind: row for row in LIVE_FACTS}
 LIVE_REASONS = {row.reason: row for row in LIVE_FACTS}
@@ -1497,7 +1502,10 @@ def _shape(name: str) -> re.Pattern:
 
 
 def names_culprit(row: LiveFact, fields: dict) -> bool:
-    """Whether a fact's `fields` name its culprit (LiveFact.culprit; a row of none: its writer is)."""
+    """Whether a fact's `fields` name its culprit (LiveFact.culprit; a row of none: its writer is, unless its fields
+    say it is a consequence: a failure elsewhere made its writer say it)."""
+    if fields.get("consequence"):
+        return False
     return not row.culprit or any(fields.get(name) is not None for name in row.culprit)
 
 
@@ -1525,12 +1533,15 @@ def words(row: LiveFact, fields: dict) -> str:
 
 def read_words(reason: str, message: str) -> tuple[LiveFact, dict] | None:
     """(the row, the fields) of a Pod Event `words` wrote (ints for INT_FIELDS, strings otherwise, as triage reads
-    the line), None for an Event of another reason; only the Event's words before the quoted line are read."""
+    the line), None for an Event of another reason; only the Event's words before the quoted line are read.  A
+    witness's words (`told`) say its writer saw a failure elsewhere: `consequence` True among the fields."""
     row = LIVE_REASONS.get(reason)
     if row is None:
         return None
     fields: dict = {}
     what = next((w for w in (row.what, *((row.told,) if row.told else ()), *row.was) if message.startswith(w)), None)
+    if what is not None and what == row.told:
+        fields["consequence"] = True
     if what is not None:
         m = _WORDS.match(message, len(what))
         for part in (m.group(1).split("; ") if m else ()):

@@ -531,16 +531,21 @@ class TracebackReader:
 
     def read(self, messages: list[str]) -> list[tuple[facts.LiveFact, dict, int]]:
         """`messages`, the window's lines after those read before: (the row, the fields its Event says, the index of
-        its line in the window) of each exception that is a failure (facts.LIVE "exception": no consequence, not
-        chained after its chain's first, no fact it states, no parsers' kind of its text), in order, as far as the
-        lines read say (`FileReader.read_on`).  Its writer (rank, local rank, host, pid as the line's prefixes name
-        them) is its culprit."""
+        its line in the window) of each exception that is a failure (facts.LIVE "exception": not chained after its
+        chain's first, no stop, no fact it states, no parsers' kind of its text), in order, as far as the lines read
+        say (`FileReader.read_on`).  Its writer (rank, local rank, host, pid as the line's prefixes name them) is its
+        culprit; of a consequence (a failure elsewhere made it: `consequence` True among the fields), its witness,
+        where the row has one (LiveFact.witness)."""
         row = facts.LIVE["exception"]
         out = []
         for ev in self._reader.read_on(messages):
-            if ev.kind != row.kind or ev.details.get("consequence") or ev.details.get("chained_from"):
+            if ev.kind != row.kind or ev.details.get("chained_from") or ev.severity != "error":
                 continue
             said = _said(row, ev)  # (the exception's type from its details)
+            if ev.details.get("consequence"):
+                if not row.witness:
+                    continue
+                said["consequence"] = True
             out.append((row, said, (ev.line or 1) - 1))
         self.lines += len(messages)
         return out

@@ -42,8 +42,15 @@ def _exceptions(found) -> list[tuple[int, int | None, str]]:
 
 
 def _offline(lines: list[str]) -> list[tuple[int, int | None, str]]:
+    """The exceptions `FileReader` reads as failures, and those it reads as consequences (their writers the
+    witnesses): not chained after their chain's first, no stop (a warning)."""
     return sorted((e.line, e.rank, e.details.get("exception")) for e in read_lines(lines, "train.log", Clock())
-                  if e.kind == "exception" and not e.details.get("consequence") and not e.details.get("chained_from"))
+                  if e.kind == "exception" and e.severity == "error" and not e.details.get("chained_from"))
+
+
+def _consequences(lines: list[str]) -> list[int]:
+    return sorted(e.line for e in read_lines(lines, "train.log", Clock()) if e.kind == "exception" and
+                  e.severity == "error" and not e.details.get("chained_from") and e.details.get("consequence"))
 
 
 def test_a_ranks_headerless_traceback_is_published_as_its_exception_and_read_back(tmp_path):
@@ -72,13 +79,86 @@ def test_every_incidents_failure_exceptions_are_read_live_as_offline(tmp_path, m
     for i, path in enumerate(sorted(p for p in INCIDENTS.glob("*/logs/**/*") if p.is_file())):
         lines = path.read_bytes().decode("utf-8", "replace").splitlines()
         src, _ = _source(tmp_path / f"pods-{i}", lines)
-        live = []
+        live, consequences = [], []
         while found := src.poll():
             live += _exceptions(found)
+            consequences += [f.line for _, f in found if f.kind == "exception" and f.details.get("consequence")]
         offline = _offline(lines)
         assert sorted(live) == offline, path
+        assert sorted(consequences) == _consequences(lines), path
         compared += bool(offline)
     assert compared >= 1
+
+
+# ray-project/ray #53845 and #59249 (REAL, tests/fixtures/incidents/ray-*-vllm-cgraph-timeout, verbatim): vLLM's engine
+# core's traceback ending in Ray's RayChannelTimeoutError, a consequence (the compiled graph's workers failed or stalled)
+CGRAPH = {name: (INCIDENTS / name / "logs" / "engine.log").read_text().splitlines()
+          for name in ("ray-53845-vllm-cgraph-timeout", "ray-59249-vllm-cgraph-timeout")}
+WITNESS = "A rank raised an exception that says the failure is elsewhere"
+
+
+def _found(root: Path, lines: list[str], kind: str):
+    src, _ = _source(root, lines)
+    found = []
+    while more := src.poll():
+        found += [(ref, f) for ref, f in more if f.kind == kind]
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(CGRAPH))
+def test_a_consequence_alone_is_published_as_its_writers_witness_and_read_back_as_one(tmp_path, name):
+    """The engine core's RayChannelTimeoutError is the only failure logged: offline `undetermined`, the engine core
+    its reporter.  The agent reads it as offline (a consequence) and says it in its witness's words (`told`), which
+    the cluster reads back as a consequence (triage.attribute is_consequence).  Was: not published (no incident
+    live)."""
+    from cluster.evidence import Reader
+    from triage import is_consequence
+
+    ((ref, f),) = _found(tmp_path / "pods", CGRAPH[name], "exception")
+    assert f.details["consequence"] is True and f.details["exception"] == "ray.exceptions.RayChannelTimeoutError"
+    ev = WorkloadTracker(Metrics()).observe(ref, f)
+    assert ev.reason == "RankException" and ev.message.startswith(WITNESS)
+    row, fields = read_words(ev.reason, ev.message)
+    assert row is LIVE["exception"] and fields["consequence"] is True
+    (e,) = Reader().pod_event({"reason": ev.reason, "message": ev.message, "source": {"host": "node-a"},
+                               "involvedObject": {"kind": "Pod", "name": ref.pod}})
+    assert e.kind == "exception" and is_consequence(e) and e.attribution == "unknown"
+
+
+def test_a_jobs_consequences_add_no_event_where_its_node_said_the_failure(tmp_path):
+    """A large job's one fault: every rank raises a consequence.  On a node, the job's first is said once, where
+    nothing else of the failure was (8 pods: one Event, no count raised by the others); a node that said the job's NCCL
+    timeout (XPixelGroup/BasicSR #737's watchdog line, REAL) says no consequence; the job's exception that is no
+    consequence (accelerate #3206's rank 1) takes the witness's place (one Event per job and reason); a later failure
+    (past the window) is said again, and another job's on the node is its own."""
+    from dataclasses import replace
+    from datetime import timedelta
+
+    from parsers.model import PodRef
+
+    ((ref, cons),) = _found(tmp_path / "cgraph", CGRAPH["ray-53845-vllm-cgraph-timeout"], "exception")
+    pods = [PodRef(ref.namespace, f"llm-w-{i}", f"uid-{i}", "main") for i in range(8)]
+    tracker = WorkloadTracker(Metrics())
+    events = [tracker.observe(p, replace(cons)) for p in pods]
+    assert events[0] is not None and events[0].message.startswith(WITNESS) and events[1:] == [None] * 7
+    # the node said the job's timeout first: its ranks' consequences add nothing
+    nccl = (INCIDENTS / "basicsr-737" / "logs" / "train.log").read_text().splitlines()[:1]
+    ((_, timeout),) = _found(tmp_path / "nccl", nccl, "nccl_timeout")
+    tracker = WorkloadTracker(Metrics())
+    assert tracker.observe(pods[0], replace(timeout, timestamp=cons.timestamp)) is not None
+    assert [tracker.observe(p, replace(cons)) for p in pods] == [None] * 8
+    # the witness gives way to the job's exception that names its culprit, on the same Event
+    ((_, named),) = _found(tmp_path / "rng", RNG, "exception")
+    tracker = WorkloadTracker(Metrics())
+    witness = tracker.observe(pods[0], replace(cons))
+    own = tracker.observe(pods[1], replace(named, timestamp=cons.timestamp))
+    assert own.key == witness.key and own.message.startswith("A rank raised an exception that is no consequence")
+    assert tracker.observe(pods[2], replace(cons)) is None
+    # a later failure of the job, and another job's
+    later = replace(cons, timestamp=cons.timestamp + timedelta(seconds=2 * tracker.window))
+    assert tracker.observe(pods[3], later).message.startswith(WITNESS)
+    other = PodRef(ref.namespace, "eval-w-0", "uid-e", "main")
+    assert tracker.observe(other, replace(cons)).message.startswith(WITNESS)
 
 
 def test_tracebacks_behind_torchs_header_and_after_dynamos_announcement_are_read_live_as_offline(tmp_path):

@@ -1343,6 +1343,38 @@ def test_a_barriers_healthy_ranks_make_the_jobs_incident_and_give_way_to_the_lag
             ) == want
 
 
+INCIDENT_LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "incidents"
+# REAL: ray-project/ray #53845 (https://github.com/ray-project/ray/issues/53845; ray-53845-vllm-cgraph-timeout): vLLM's
+# engine core's RayChannelTimeoutError, a consequence; huggingface/accelerate #3206 (accelerate-3206-rng-state): rank
+# 1's RuntimeError, no consequence
+CGRAPH_53845 = (INCIDENT_LOGS / "ray-53845-vllm-cgraph-timeout" / "logs" / "engine.log").read_text().splitlines()
+RNG_3206 = (INCIDENT_LOGS / "accelerate-3206-rng-state" / "logs" / "train.log").read_text().splitlines()
+
+
+@pytest.mark.parametrize("logs,want", [
+    # the consequence alone, said by its witness on each node: undetermined, as offline
+    ({"node-a": CGRAPH_53845, "node-b": CGRAPH_53845}, ("undetermined", "undetermined", "exception", None)),
+    # beside another node's exception that is no consequence: that one is the root, the witness its consequence
+    ({"node-a": CGRAPH_53845, "node-b": RNG_3206}, ("application", "first_failure", "exception", 1)),
+])
+def test_a_consequences_witness_makes_the_jobs_incident_and_gives_way_to_its_cause(logs, want):
+    """A rank's exception that says the failure is elsewhere (Ray's RayChannelTimeoutError on vLLM's engine core), the
+    job's only failure: its agent's RankException in a witness's words reads back as a consequence and the job has
+    one incident, undetermined (was: not published, no incident live; offline undetermined); beside a rank's own
+    exception on another node, that one is the job's root."""
+    book, now = Book(), time.time()
+    for i, (node, lines) in enumerate(logs.items()):
+        name = f"llm-w-{i}"
+        book.pod({**pod(name, labels={JOB_LABEL: "llm"}), "spec": {"nodeName": node}}, now)
+        for ev in agent_fact_events(node, name, lines):
+            if ev["reason"] == "RankException":
+                book.event({**ev, "metadata": {**ev["metadata"], "uid": f"{name}-{ev['metadata']['uid']}"}}, now)
+    (change,) = book.settle(now + 1)
+    i = change.incident
+    assert (i.category, i.rule, i.root.kind, i.root.rank) == want
+    assert any(e.details.get("consequence") is True for e in i.evidence)
+
+
 @pytest.mark.parametrize("incident,said", [
     # REAL: EnzymeAD/Enzyme-JAX #623's one line (https://github.com/EnzymeAD/Enzyme-JAX/issues/623)
     ("enzyme-jax-623-getkeyvalue-timeout", "key-value wait timeout (after 10m)"),
