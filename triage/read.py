@@ -137,6 +137,15 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
     # unexpectedly" / RayExecutorV2's "RayWorkerProc rank=[1] died unexpectedly"; the death is the failure)
     r"EngineDeadError|see (?:the )?(?:stack trace|traceback|root cause)|for (?:the )?root cause|"
     r"^Executor failed\.$", re.I)
+# the consequences a rank's witness says live (facts.LIVE "exception", its `told` words): those whose type says the
+# job's own processes failed (Ray's actor, worker, node or compiled-graph channel; vLLM's engine; torchelastic's child;
+# torch.distributed's backend, network or store; Horovod's).  Not a socket's error nor a timeout of any other kind,
+# which a healthy server logs for a client gone (a BrokenPipeError, ConnectionResetError or TimeoutError in a serving
+# pod would be an Event on every node that logs one and an incident for a job that did not fail); offline reads
+# every consequence (a log handed to triage is a failed job's)
+WITNESSED_CONSEQUENCES = re.compile(
+    r"(?:^|\.)(?:Ray\w*Error|ActorDiedError|ActorUnavailableError|WorkerCrashedError|NodeDiedError|OwnerDiedError|"
+    r"EngineDeadError|ChildFailedError|DistBackendError|DistNetworkError|DistStoreError|HorovodInternalError)$")
 # exception types that stop a process without failing it (a user's Ctrl-C or a launcher's SIGINT, `sys.exit`, torchelastic's
 # SignalException for the SIGTERM / SIGINT / SIGHUP it was sent: a job told to stop), and any exception chained after
 # one: consequences like those above, but no failure at all, where those are a failure whose cause is elsewhere
@@ -543,7 +552,7 @@ class TracebackReader:
                 continue
             said = _said(row, ev)  # (the exception's type from its details)
             if ev.details.get("consequence"):
-                if not row.witness:
+                if not row.witness or not WITNESSED_CONSEQUENCES.search(str(said.get("exception", ""))):
                     continue
                 said["consequence"] = True
             out.append((row, said, (ev.line or 1) - 1))

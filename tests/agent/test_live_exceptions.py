@@ -15,7 +15,7 @@ from agent.sources.podlogs import MAX_TRACED, PodLogSource
 from agent.workloads import WorkloadTracker
 from triage import Clock, read_lines
 from triage.facts import LIVE, LIVE_KEYWORDS, read_words
-from triage.read import FileReader, job_fact
+from triage.read import WITNESSED_CONSEQUENCES, FileReader, job_fact
 
 INCIDENTS = Path(__file__).parents[1] / "fixtures" / "incidents"
 POD = "train_llm-w-0_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
@@ -41,16 +41,22 @@ def _exceptions(found) -> list[tuple[int, int | None, str]]:
     return [(f.line, f.rank, f.details.get("exception")) for _, f in found if f.kind == "exception"]
 
 
+def _said_live(e) -> bool:
+    """An exception `FileReader` reads as a failure that the agent says live: not chained after its chain's first, no
+    stop (a warning), and of a consequence only one whose type says the job's processes failed (its writer the
+    witness: WITNESSED_CONSEQUENCES)."""
+    return (e.kind == "exception" and e.severity == "error" and not e.details.get("chained_from") and
+            (not e.details.get("consequence") or bool(WITNESSED_CONSEQUENCES.search(e.details.get("exception", "")))))
+
+
 def _offline(lines: list[str]) -> list[tuple[int, int | None, str]]:
-    """The exceptions `FileReader` reads as failures, and those it reads as consequences (their writers the
-    witnesses): not chained after their chain's first, no stop (a warning)."""
+    """The exceptions offline reads as failures that the agent says live (`_said_live`)."""
     return sorted((e.line, e.rank, e.details.get("exception")) for e in read_lines(lines, "train.log", Clock())
-                  if e.kind == "exception" and e.severity == "error" and not e.details.get("chained_from"))
+                  if _said_live(e))
 
 
 def _consequences(lines: list[str]) -> list[int]:
-    return sorted(e.line for e in read_lines(lines, "train.log", Clock()) if e.kind == "exception" and
-                  e.severity == "error" and not e.details.get("chained_from") and e.details.get("consequence"))
+    return sorted(e.line for e in read_lines(lines, "train.log", Clock()) if _said_live(e) and e.details.get("consequence"))
 
 
 def test_a_ranks_headerless_traceback_is_published_as_its_exception_and_read_back(tmp_path):
