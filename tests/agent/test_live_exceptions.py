@@ -253,3 +253,19 @@ def test_tracebacks_every_20_lines_read_4_lines_a_poll_cost_each_line_two_reads_
         live += _exceptions(src.poll())
     assert live == [(20 * k + 20, 1, "RuntimeError") for k in range(100)]
     assert read[0] <= 2 * len(lines), read[0]
+
+
+def test_a_socket_errors_consequence_is_not_said_live(tmp_path):
+    """A traceback ending in `ConnectionResetError` (REAL frames: yogeshbalaji/Generate_To_Adapt #7, the DataLoader's
+    worker gone; here without Python's "Exception ignored in" line before it, as a log cut there shows it) is a
+    consequence offline, where a failed job's log is read (`undetermined` alone).  Live, where a healthy inference
+    server logs one whenever a client goes away, it is no witness: no finding published, no Event, no incident
+    (WITNESSED_CONSEQUENCES).  Was (h516): a RankException Event on the node and an incident for a job that did not
+    fail."""
+    from tests.triage.test_triage import DATALOADER_DEL_IGNORED
+
+    lines = DATALOADER_DEL_IGNORED[1:]  # from "Traceback (most recent call last):"
+    offline = [e for e in read_lines(lines, "train.log", Clock()) if e.kind == "exception"]
+    assert [(e.details["exception"], e.severity, e.details.get("consequence")) for e in offline] == [
+        ("ConnectionResetError", "error", True)]
+    assert _found(tmp_path / "pods", lines, "exception") == []
