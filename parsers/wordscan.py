@@ -220,9 +220,12 @@ class KeywordScan:
 
     FIRST_TEXTS = 512  # texts looked up word by word before the scan is derived (20 ms / 35 us, rounded down)
 
-    def __init__(self, words: Iterable[str]):
-        """Derived when first used (a process start derives nothing)."""
+    def __init__(self, words: Iterable[str],
+                 engine: "Callable[[list[str]], Callable[[str], list[str]] | None] | None" = None):
+        """Derived when first used (a process start derives nothing).  `engine`: derives the scan on another engine
+        from the words (`prefilter.hyperscan_words_in`: each word occurring, once), or gives None (then `re`'s)."""
         self._words = sorted({w for w in words if w}, key=len, reverse=True)
+        self._engine = engine
         self._plain_left = self.FIRST_TEXTS
         self.words_in = self._plain_words_in
 
@@ -234,6 +237,10 @@ class KeywordScan:
         return self._derive().words_in(text)
 
     def _derive(self) -> "KeywordScan":
+        words_in = self._engine(self._words) if self._engine is not None and self._words else None
+        if words_in is not None:
+            self.words_in = words_in
+            return self
         at = entry_points(self._words)
         if not at:  # no words: none occurs
             self.words_in = lambda text: []
