@@ -325,8 +325,8 @@ def hyperscan_words_in(words: list[str]) -> "Callable[[str], list[str]] | None":
     pattern, three nested matches deep, at each of the ~22 characters a message holds that begin a word's tail).
     A scratch space per thread: hyperscan refuses one another thread's scan holds (ScratchInUseError), and the
     table's scan is shared by the streams of every thread (the pipeline's, the pod log source's)."""
-    if os.environ.get("GPU_NPD_MATCHER") not in (None, "", "hyperscan"):
-        return None
+    if os.environ.get("GPU_NPD_MATCHER") not in (None, "", "hyperscan") or any("\0" in w for w in words):
+        return None  # (a NUL would end the expression hyperscan reads: a C string)
     try:
         hs = _load("hyperscan")
     except ImportError:
