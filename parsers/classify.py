@@ -95,7 +95,8 @@ MIN_GATE = 4  # Dispatch.first: a row's required literal shorter than this is no
 def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, frozenset[int]], dict, dict]:
     """What a Dispatch derives from its table, once per table (a pod log source makes a classifier per file):
     - the keyword scan (wordscan.KeywordScan: every keyword occurring in a line, overlapping ones included, or a word
-      holding it: a word selects the rows of the keywords it holds);
+      holding it: a word selects the rows of the keywords it holds; on hyperscan where it is installed,
+      prefilter.hyperscan_words_in: each keyword occurring);
     - word -> the rows it selects (those with a keyword it contains);
     - per row, the keywords of the rows before it but its own (as the parts they share: _cover, _before), and the rows
       before it holding one of its own keywords (sxid_continuation before sxid: "SXid"). A flood of one kind of line with different numbers (an Xid from one

@@ -320,9 +320,10 @@ def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
 def hyperscan_words_in(words: list[str]) -> "Callable[[str], list[str]] | None":
     """`wordscan.KeywordScan`'s scan on hyperscan: the words occurring in a text, each once (in the order their first
     occurrences end), or None where hyperscan is not installed, another engine is forced (GPU_NPD_MATCHER) or it
-    refuses the words: then the scan is `re`'s.  One call a text, its loop in C: on bench/perline.py's mixed kinds
-    (some 134 characters a message) 11.8k instructions a message where `re`'s findall takes 31.4k (it enters its
-    pattern, three nested matches deep, at each of the ~22 characters a message holds that begin a word's tail).
+    refuses the words: then the scan is `re`'s.  One call a text, its loop in C: on bench/perline.py's mixed kinds'
+    messages (some 134 characters) 12.3k instructions a message (callgrind) where `re`'s scan takes 34.4k (its
+    findall 31.4k: it enters its pattern, three nested matches deep, at each of the ~22 characters a message holds
+    that begin a word's tail; 11.4k of it the search loop and those entries alone, whatever the pattern).
     A scratch space per thread: hyperscan refuses one another thread's scan holds (ScratchInUseError), and the
     table's scan is shared by the streams of every thread (the pipeline's, the pod log source's)."""
     if os.environ.get("GPU_NPD_MATCHER") not in (None, "", "hyperscan") or any("\0" in w for w in words):

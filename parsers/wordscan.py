@@ -216,7 +216,10 @@ class KeywordScan:
     held in those), and the scan is derived once they have cost about what deriving it does (both grow with the
     number of words, so the count holds as the table grows), so that a log whose lines rarely need the scan never
     derives it (the buffer engines name the rows a line matched: 123 texts in the hard log's first 200,000 lines)
-    and a log that needs it for most lines pays at most twice the least it could."""
+    and a log that needs it for most lines pays at most twice the least it could.
+
+    The rule table's scan (`classify._dispatch_tables`) is derived on hyperscan where it is installed (`engine`:
+    `prefilter.hyperscan_words_in`, a third of this scan's instructions a message); this one where it is not."""
 
     FIRST_TEXTS = 512  # texts looked up word by word before the scan is derived (20 ms / 35 us, rounded down)
 
