@@ -1539,6 +1539,15 @@ def test_logcli_labels_envelope(line, name, message, when, extra):
     assert split(line)[1] == message
 
 
+def test_logcli_kernel_line_behind_one_label_is_the_kernels():
+    """Constructed: logcli's stamp and a label before a verbatim Xid line (leptonai/gpud kmsg_test.go). Was read as
+    syslog from a host '{host=..}' and program "NVRM": a process's line, which `parse` does not report."""
+    from parsers import from_kernel  # noqa: PLC0415
+    f = Classifier().classify('2025-03-01T10:00:00Z {host="gpu-node-1"} NVRM: Xid (PCI:0000:05:00): 79, '
+                              "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
+    assert f is not None and from_kernel(f) and f.xid == 79 and f.timestamp.isoformat() == "2025-03-01T10:00:00+00:00"
+
+
 def test_logcli_labels_nested_once():
     """A line behind Loki's labels that is itself stamped and labelled is text (no recursion a hostile line deepens)."""
     line = "2025-03-01T10:00:00Z {} " * 5000 + "NVRM: hello"
