@@ -359,40 +359,34 @@ def _klog_extra(level: str, pid: str, source: str) -> dict[str, Any]:
 def _stamped(m: re.Match, year: int | None) -> Envelope:
     """A line behind the RFC 3339 time its collector read it at, no syslog after it: `kubectl logs --timestamps`
     (RFC3339Nano, the container's line as it wrote it), Loki's and most log exports' plain lines. A klog header
-    after the stamp (a Kubernetes component's: the device plugin, the GPU operator's) is read too (_klog); Loki's
-    label set (`logcli query`) is kept as the extra's `labels` where the line behind it is plain (_behind_labels)."""
-    ts, labels, level, _, _, _, pid, source, msg = m.groups()
-    extra = {} if level is None else _klog_extra(level, pid, source)
-    if labels is not None:
-        extra["labels"] = labels
-    return Envelope("stamped", msg, timestamp=_iso(ts), extra=extra)
+    after the stamp (a Kubernetes component's: the device plugin, the GPU operator's) is read too (_klog)."""
+    ts, level, _, _, _, pid, source, msg = m.groups()
+    return Envelope("stamped", msg, timestamp=_iso(ts), extra={} if level is None else _klog_extra(level, pid, source))
 
 
-# A Loki stream's label set as `logcli query` prints it: {name="value", ..}, a value's quotes and braces escaped
-_LOKI_LABELS = r'\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\}'
+# A Loki stream's label set as `logcli query` prints it: {name="value", ..} (a value's quotes escaped), "{}" where every
+# label is common to the streams printed; no JSON object ('{"level":..': a container's own line behind kubectl's stamp)
+_LOKI_LABELS = r'\{(?:[A-Za-z_]\w*="(?:[^"\\]|\\.)*"(?:, ?)?)*\}'
+_RFC3339 = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?"
 
 
-def _behind_labels(m: re.Match, year: int | None) -> tuple[str, str, Envelope | Pending]:
-    """split's result for a stamped line with Loki's label set after its stamp (`logcli query`): the line behind the
-    labels is split as a line of its own (a syslog line as promtail read it from /var/log/syslog, dmesg, a container's
-    CRI line), its own time kept where it has one (a year it lacks, Loki's), else Loki's; plain text behind them is
-    the stamped row's. Once: a line behind the labels that is itself stamped and labelled is the stamped row's text."""
-    rest = m[m.lastindex]
-    nested = _STAMPED.match(rest) if rest[:1].isdigit() else None
-    if nested is None or nested.group(2) is None:
-        name, text, env = split(rest, year or int(m.group(1)[:4]))  # (a BSD stamp behind them: Loki's year)
-        if name != "plain":
-            return name, text, (_labelled, (env, m), year)  # type: ignore[return-value]
-    return "stamped", rest, (_stamped, m, year)
-
-
-def _labelled(pair: tuple[Envelope | Pending, re.Match], year: int | None) -> Envelope:
-    """The envelope of the line behind Loki's labels (_behind_labels), with Loki's time where it has none and the
-    labels in its extra."""
-    env, m = finish(pair[0]), pair[1]
-    if env.timestamp is None:
-        env.timestamp = _iso(m.group(1))
-    env.extra = {**env.extra, "labels": m.group(2)}
+def _loki(m: re.Match, year: int | None) -> Envelope:
+    """Loki's `logcli query` output: the time, the stream's labels (kept as the extra's `labels`), then the line, split
+    as a line of its own (a syslog line promtail read from /var/log/syslog, dmesg, a container's CRI line): its own
+    time where it has one (a BSD stamp's year, Loki's), else Loki's. Plain text behind the labels, a line of its own
+    again behind Loki's (no recursion a hostile line deepens), or one whose message is decoded from JSON (docker's,
+    the journal's: not the text the line's keywords were found in) is the stamped row's text."""
+    ts, labels, rest = m.groups()
+    env: Envelope | None = None
+    if _LOKI.match(rest) is None:
+        name, _, pending = split(rest, year or int(ts[:4]))
+        if name not in ("plain", "docker", "journal_json"):
+            env = finish(pending)
+            if env.timestamp is None:
+                env.timestamp = _iso(ts)
+    if env is None:
+        env = Envelope("stamped", rest, timestamp=_iso(ts))
+    env.extra = {**env.extra, "labels": labels}
     return env
 
 
@@ -528,6 +522,7 @@ _KLOG = r"([IWEF])(\d\d)(\d\d) (\d\d:\d\d:\d\d\.\d+) +(\d{1,20}) ([^\s\]]+:\d+)\
 _KLOG_LEVELS = {"I": "info", "W": "warning", "E": "err", "F": "crit"}
 # kubelet's container log line: "<RFC3339Nano> <stdout|stderr> <P|F> <text>"
 _CRI = LazyPattern(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S)
+_LOKI = LazyPattern(r"^(" + _RFC3339 + r") (" + _LOKI_LABELS + r") (.*)$", re.S)  # (_loki)
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
 # (a stamp after another, as `dmesg --time-format` given twice prints them: read by the dmesg and dmesg_t rows as
 # optional groups, which cost a line without one less than a lookahead refusing it did)
@@ -536,8 +531,7 @@ _ISO_STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+[+-]\d\d:?\d\d"
 # envelope would hold is, so that `split` gives it without building the envelope (its timestamp is the costly part,
 # and a line the rules have seen before and found nothing in never needs it): "last", the last group; "inner", the
 # last group without a dmesg-style stamp inside it (syslog); "journal", the last group without the journal's host and
-# tag where it has them (_journal: journalctl -o short-monotonic / short-delta); "labels", the last group, or the line
-# behind Loki's label set split as its own (_behind_labels); None, the builder may refuse the match: it runs at once.
+# tag where it has them (_journal: journalctl -o short-monotonic / short-delta); None, the builder may refuse the match: it runs at once.
 ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("kmsg", "0123456789", LazyPattern(r"^(\d{1,20}),(\d{1,20}),(\d{1,20}),([^;,]*)[^;]*;(.*)$", re.S), _kmsg, "last"),
     ("cri", "0123456789", _CRI, _cri, "last"),
@@ -552,13 +546,11 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
         r"(?:([^\s\[{]\S*)(?<!:) |(?=kernel:|[^\s:\[]+\[\d+\]:))" + _TAG + r"(?!\S) ?(.*)$", re.S),
      _short_iso, "inner"),
     # `kubectl logs --timestamps` and other exports' "<RFC 3339 time> <line>" (_stamped), a klog header kept out of the
-    # message; Loki's `logcli query` puts the stream's labels after the time ("2018-06-25T12:52:09Z {instance="consul-..
-    # "} 2018/06/25 ..", "{}" where every label is common): the line behind them is split as a line of its own
-    # (_behind_labels, "labels"); after the syslog row (whose host is never a "{"), so its lines try no more rows
+    # message; after the syslog row, so that its lines try no more rows than before; not Loki's label set after the
+    # stamp (the loki row's)
     ("stamped", "0123456789", LazyPattern(
-        r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (?:(" + _LOKI_LABELS + r") |"
-        + _KLOG + r" )?(.*)$", re.S),
-     _stamped, "labels"),
+        r"^(" + _RFC3339 + r") (?!" + _LOKI_LABELS + r" )(?:" + _KLOG + r" )?(.*)$", re.S),
+     _stamped, "last"),
     ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\](?: " + _ISO_STAMP + ")?"
                                  + r" ?(.*)$", re.S), _dmesg_t, "last"),
     # (journalctl -o short-monotonic too: the journal's host and tag after the uptime, read from the message, _journal;
@@ -629,11 +621,12 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
         r"^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?) ([A-Za-z][A-Za-z0-9/_+-]{0,31}|"
         r"[+-]\d\d(?::?\d\d)?) " + _HOST + _TAG + r" ?(.*)$", re.S), _short_full, "inner"),
     ("journal_json", "{\x1e", LazyPattern(r"^\x1e?\{.*\"MESSAGE\" ?:", re.S), _journal_json, None),
+    # Loki's `logcli query`: "2018-06-25T12:52:09Z {instance="consul-.."} 2018/06/25 ..", the line behind the labels
+    # split as its own (_loki, built at once); last, so that the lines of the rows above try no more rows than before
+    ("loki", "0123456789", _LOKI, _loki, None),
 )
 
 
-# the stamped row's regex: _behind_labels asks whether the line behind Loki's labels is labelled again
-_STAMPED = next(pattern for name, _, pattern, *_ in ENVELOPES if name == "stamped")
 # a "journal" row -> its builder for a line split found no journal host and tag in (the row's own looks for them)
 _NO_JOURNAL: dict[str, Build] = {"dmesg": _dmesg_kernel}
 Row = tuple[str, LazyPattern, Build, "str | None", Build]  # (name, regex, builder, message, builder without a journal)
@@ -689,8 +682,6 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
                         if journal is not None:
                             return name, journal[1], (build, m, year)
                     return name, text, (kernel, m, year)
-                elif message == "labels" and m.group(2) is not None:  # (Loki's label set after the stamp)
-                    return _behind_labels(m, year)
                 return name, text, (build, m, year)
             env = build(m, year)  # a builder that may refuse the match (docker's: JSON) runs at once
             if env is not None:
