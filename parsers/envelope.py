@@ -364,6 +364,32 @@ def _stamped(m: re.Match, year: int | None) -> Envelope:
     return Envelope("stamped", msg, timestamp=_iso(ts), extra={} if level is None else _klog_extra(level, pid, source))
 
 
+# A Loki stream's label set as `logcli query` prints it: {name="value", ..} (a value's quotes escaped), "{}" where every
+# label is common to the streams printed; no JSON object ('{"level":..': a container's own line behind kubectl's stamp)
+_LOKI_LABELS = r'\{(?:[A-Za-z_]\w*="(?:[^"\\]|\\.)*"(?:, ?)?)*\}'
+_RFC3339 = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+
+
+def _loki(m: re.Match, year: int | None) -> Envelope:
+    """Loki's `logcli query` output: the time, the stream's labels (kept as the extra's `labels`), then the line, split
+    as a line of its own (a syslog line promtail read from /var/log/syslog, dmesg, a container's CRI line): its own
+    time where it has one (a BSD stamp's year, Loki's), else Loki's. Plain text behind the labels, a line of its own
+    again behind Loki's (no recursion a hostile line deepens), or one whose message is decoded from JSON (docker's,
+    the journal's: not the text the line's keywords were found in) is the stamped row's text."""
+    ts, labels, rest = m.groups()
+    env: Envelope | None = None
+    if _LOKI.match(rest) is None:
+        name, _, pending = split(rest, year or int(ts[:4]))
+        if name not in ("plain", "docker", "journal_json"):
+            env = finish(pending)
+            if env.timestamp is None:
+                env.timestamp = _iso(ts)
+    if env is None:
+        env = Envelope("stamped", rest, timestamp=_iso(ts))
+    env.extra = {**env.extra, "labels": labels}
+    return env
+
+
 def _klog(m: re.Match, year: int | None) -> Envelope:
     """klog's header (Kubernetes' components: the kubelet, the NVIDIA device plugin, the GPU operator's operands):
     "I0809 13:32:51.873532       1 health.go:185] ..", the severity letter, month and day, the clock (no year: the
@@ -496,6 +522,7 @@ _KLOG = r"([IWEF])(\d\d)(\d\d) (\d\d:\d\d:\d\d\.\d+) +(\d{1,20}) ([^\s\]]+:\d+)\
 _KLOG_LEVELS = {"I": "info", "W": "warning", "E": "err", "F": "crit"}
 # kubelet's container log line: "<RFC3339Nano> <stdout|stderr> <P|F> <text>"
 _CRI = LazyPattern(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S)
+_LOKI = LazyPattern(r"^(" + _RFC3339 + r") (" + _LOKI_LABELS + r") (.*)$", re.S)  # (_loki)
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
 # (a stamp after another, as `dmesg --time-format` given twice prints them: read by the dmesg and dmesg_t rows as
 # optional groups, which cost a line without one less than a lookahead refusing it did)
@@ -516,12 +543,13 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("short_iso", "0123456789", LazyPattern(
         r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (?![IWEF]\d{4} )"
         r"(?:(EMERG|ALERT|CRIT|ERR|ERROR|WARNING|WARN|NOTICE|INFO|DEBUG) )?"
-        r"(?:([^\s\[]\S*)(?<!:) |(?=kernel:|[^\s:\[]+\[\d+\]:))" + _TAG + r"(?!\S) ?(.*)$", re.S),
+        r"(?:([^\s\[{]\S*)(?<!:) |(?=kernel:|[^\s:\[]+\[\d+\]:))" + _TAG + r"(?!\S) ?(.*)$", re.S),
      _short_iso, "inner"),
     # `kubectl logs --timestamps` and other exports' "<RFC 3339 time> <line>" (_stamped), a klog header kept out of the
-    # message; after the syslog row, so that its lines try no more rows than before
+    # message; after the syslog row, so that its lines try no more rows than before; not Loki's label set after the
+    # stamp (the loki row's)
     ("stamped", "0123456789", LazyPattern(
-        r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (?:" + _KLOG + r" )?(.*)$", re.S),
+        r"^(" + _RFC3339 + r") (?!" + _LOKI_LABELS + r" )(?:" + _KLOG + r" )?(.*)$", re.S),
      _stamped, "last"),
     ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\](?: " + _ISO_STAMP + ")?"
                                  + r" ?(.*)$", re.S), _dmesg_t, "last"),
@@ -593,6 +621,9 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
         r"^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?) ([A-Za-z][A-Za-z0-9/_+-]{0,31}|"
         r"[+-]\d\d(?::?\d\d)?) " + _HOST + _TAG + r" ?(.*)$", re.S), _short_full, "inner"),
     ("journal_json", "{\x1e", LazyPattern(r"^\x1e?\{.*\"MESSAGE\" ?:", re.S), _journal_json, None),
+    # Loki's `logcli query`: "2018-06-25T12:52:09Z {instance="consul-.."} 2018/06/25 ..", the line behind the labels
+    # split as its own (_loki, built at once); last, so that the lines of the rows above try no more rows than before
+    ("loki", "0123456789", _LOKI, _loki, None),
 )
 
 

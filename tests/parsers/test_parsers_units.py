@@ -8,6 +8,7 @@ import pytest
 
 from parsers import Classifier, detect, join_cri, normalize_pci, parse_line, sxid_info, xid_info
 from parsers.catalog import xid_catalog
+from parsers.envelope import split
 
 
 @pytest.mark.parametrize("raw,key", [
@@ -1503,6 +1504,55 @@ def test_a_kernel_tag_of_a_daemons_facility_is_a_process():
 def test_kubectl_klog_and_chromeos_envelopes(line, name, message, when, extra):
     env = detect(line, year=2026)
     assert (env.name, env.message, env.timestamp.isoformat(), env.extra) == (name, message, when, extra)
+
+
+# Loki's `logcli query` (tests/fixtures/realworld/envelopes-loki-2026.yaml): the stream's labels after the time are
+# kept out of the message (the extra's "labels"), and the line behind them is split as a line of its own. Before: the
+# labels stayed in the message, and a kernel line behind one label set was read as syslog from a host '{host=..}' and
+# a program "NVRM" (a finding `parse` does not report: a process's line, not the kernel's).
+@pytest.mark.parametrize("line,name,message,when,extra", [
+    # grafana.com/docs/loki/v2.6.x/tools/logcli/, verbatim
+    ('2018-06-25T12:52:09Z {instance="consul-8576459955-pl75w"} 2018/06/25 12:52:09 [INFO] raft: Snapshot to 475409 '
+     'complete', "stamped", "2018/06/25 12:52:09 [INFO] raft: Snapshot to 475409 complete", "2018-06-25T12:52:09+00:00",
+     {"labels": '{instance="consul-8576459955-pl75w"}'}),
+    # grafana/loki#563, verbatim: two labels, a path in one
+    ('2019-05-08T22:32:40Z {__filename__="/var/log/pods/cf3f655c-6247-11e9-aa44-42010a800150/influxdb/0.log", '
+     'pod="influxdb-3"} here are the logs', "stamped", "here are the logs", "2019-05-08T22:32:40+00:00",
+     {"labels": '{__filename__="/var/log/pods/cf3f655c-6247-11e9-aa44-42010a800150/influxdb/0.log", pod="influxdb-3"}'}),
+    # constructed: logcli's stamp and one label before a verbatim kernel line (leptonai/gpud kmsg_test.go, xid.yaml);
+    # "{}" where every label is common (grafana/loki#5702)
+    ('2025-03-01T10:00:00Z {host="gpu-node-1"} NVRM: Xid (PCI:0000:05:00): 79, pid=\'<unknown>\', name=<unknown>, '
+     'GPU has fallen off the bus.', "stamped", "NVRM: Xid (PCI:0000:05:00): 79, pid='<unknown>', name=<unknown>, GPU "
+     "has fallen off the bus.", "2025-03-01T10:00:00+00:00", {"labels": '{host="gpu-node-1"}'}),
+    ('2025-03-01T10:00:00Z {} NVRM: Xid (PCI:0000:05:00): 79, pid=\'<unknown>\', name=<unknown>, GPU has fallen off '
+     'the bus.', "stamped", "NVRM: Xid (PCI:0000:05:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the "
+     "bus.", "2025-03-01T10:00:00+00:00", {"labels": "{}"}),
+    # constructed: promtail's raw /var/log/syslog line (leptonai/gpud#1209, verbatim) behind the labels: the syslog's
+    # own envelope, its host and program, the year its stamp lacks Loki's
+    ('2025-02-14T05:03:41Z {filename="/var/log/syslog"} Feb 14 05:03:41 000-000-00000-1-gpu-1 kernel: mlx5_core '
+     '0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE', "syslog", "mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE",
+     "2025-02-14T05:03:41", {"host": "000-000-00000-1-gpu-1", "app": "kernel", "labels": '{filename="/var/log/syslog"}'}),
+])
+def test_logcli_labels_envelope(line, name, message, when, extra):
+    env = detect(line)
+    assert (env.name, env.message, env.timestamp.isoformat(), env.extra) == (name, message, when, extra)
+    assert split(line)[1] == message
+
+
+def test_logcli_kernel_line_behind_one_label_is_the_kernels():
+    """Constructed: logcli's stamp and a label before a verbatim Xid line (leptonai/gpud kmsg_test.go). Was read as
+    syslog from a host '{host=..}' and program "NVRM": a process's line, which `parse` does not report."""
+    from parsers import from_kernel  # noqa: PLC0415
+    f = Classifier().classify('2025-03-01T10:00:00Z {host="gpu-node-1"} NVRM: Xid (PCI:0000:05:00): 79, '
+                              "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
+    assert f is not None and from_kernel(f) and f.xid == 79 and f.timestamp.isoformat() == "2025-03-01T10:00:00+00:00"
+
+
+def test_logcli_labels_nested_once():
+    """A line behind Loki's labels that is itself stamped and labelled is text (no recursion a hostile line deepens)."""
+    line = "2025-03-01T10:00:00Z {} " * 5000 + "NVRM: hello"
+    env = detect(line)
+    assert (env.name, env.extra) == ("stamped", {"labels": "{}"}) and env.message.endswith("NVRM: hello")
 
 
 @pytest.mark.parametrize("line", [
