@@ -325,7 +325,9 @@ def hyperscan_words_in(words: list[str]) -> "Callable[[str], list[str]] | None":
     findall 31.4k: it enters its pattern, three nested matches deep, at each of the ~22 characters a message holds
     that begin a word's tail; 11.4k of it the search loop and those entries alone, whatever the pattern).
     A scratch space per thread: hyperscan refuses one another thread's scan holds (ScratchInUseError), and the
-    table's scan is shared by the streams of every thread (the pipeline's, the pod log source's)."""
+    table's scan is shared by the streams of every thread (the pipeline's, the pod log source's).  A scan hyperscan
+    fails (a scratch it cannot allocate, one in use, any error of its own) gives the words tested one by one with
+    `in`, the same words: a line is never lost to the engine (raised, it would cost the agent its batch)."""
     if os.environ.get("GPU_NPD_MATCHER") not in (None, "", "hyperscan") or any("\0" in w for w in words):
         return None  # (a NUL would end the expression hyperscan reads: a C string)
     try:
@@ -344,12 +346,15 @@ def hyperscan_words_in(words: list[str]) -> "Callable[[str], list[str]] | None":
         found.append(words[id_])
 
     def words_in(text: str) -> list[str]:
-        try:
-            scratch = scratches.scratch
-        except AttributeError:  # this thread's first text
-            scratch = scratches.scratch = hs.Scratch(db)
         found: list[str] = []
-        db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match, context=found, scratch=scratch)
+        try:
+            try:
+                scratch = scratches.scratch
+            except AttributeError:  # this thread's first text
+                scratch = scratches.scratch = hs.Scratch(db)
+            db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match, context=found, scratch=scratch)
+        except hs.error:
+            return [w for w in words if w in text]
         return found
 
     return words_in

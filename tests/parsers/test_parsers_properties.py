@@ -725,6 +725,28 @@ def test_the_keyword_scan_on_hyperscan_finds_each_word_that_occurs_once():
     assert hyperscan_words_in(["ab", "a\0b"]) is None
 
 
+def test_a_keyword_scan_hyperscan_fails_gives_the_words_all_the_same(monkeypatch):
+    """A scan hyperscan refuses (a scratch in use, one it cannot allocate) gives the words tested one by one: the line
+    is read as ever, never raised to the agent's loop (which skips the rest of its batch)."""
+    hs = pytest.importorskip("hyperscan")
+    from parsers import prefilter
+
+    class Refusing:
+        def scan(self, *_args, **_kwargs):
+            raise hs.ScratchInUseError("scratch in use")
+
+    monkeypatch.setattr(prefilter, "_hyperscan_db", lambda *_args: Refusing())
+    monkeypatch.setattr(hs, "Scratch", lambda _db: object())
+    words_in = prefilter.hyperscan_words_in(["Xid", "NVRM", "fallen off"])
+    assert sorted(words_in("NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.")) == ["NVRM", "Xid", "fallen off"]
+
+    def no_scratch(_db):
+        raise hs.NoMemoryError("no memory")
+
+    monkeypatch.setattr(hs, "Scratch", no_scratch)
+    assert prefilter.hyperscan_words_in(["Xid", "NVRM"])("NVRM: Xid 79") == ["Xid", "NVRM"]
+
+
 def test_a_forced_engine_keeps_the_keyword_scan_on_re(monkeypatch):
     pytest.importorskip("hyperscan")
     from parsers.prefilter import hyperscan_words_in
