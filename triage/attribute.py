@@ -679,8 +679,9 @@ def _contained(job: Job) -> Verdict | None:
     """CUDA's contained error (226), the job's first failure: the GPU's error containment stopped a kernel.  Reported by
     several GPUs (ranks, or hosts) within SKEW of the first, it is one fault of the NVLink fabric they share, not of
     each GPU (marin-community/marin #8934: a GB200 NVL72 domain's eight nodes within 0.5 s, the GPUs' own NVLink
-    counters unmoved); by one, that GPU or its NVLink.  Never the program's: the others' failures are its consequences
-    (`_outranked`).  None where a failure that is no consequence came before it."""
+    counters unmoved); by one, that GPU or its NVLink.  Likely, not proven: CUDA documents a program's invalid access of
+    peer memory over NVLink as a cause too (a custom all-reduce's bug fails every rank at once), and the reason says
+    so.  The others' failures are its consequences (`_outranked`).  None where a failure that is no consequence came before it."""
     reports = [e for e in job.failures if contained(e)]
     if not reports:
         return None
@@ -700,8 +701,9 @@ def _contained(job: Job) -> Verdict | None:
         when = f"within {SKEW:g} s" if first.time is not None else "in logs with no time stamps"
         return Verdict("fabric", first, "contained_fabric",
                        f"{what}, one of {by}{on} that reported it {when}: the GPUs' error containment stopped each at "
-                       "once, one fault of the NVLink fabric they share (its NVSwitches), not of each GPU nor the "
-                       "program", suspects=tuple(e for e in at_once if e is not first))
+                       "once, likely one fault of the NVLink fabric they share (its NVSwitches), not of each GPU; not proven "
+                       "(by the CUDA docs a program's invalid access of peer memory over NVLink raises it too: check the "
+                       "fabric manager's and the NVSwitches' logs)", suspects=tuple(e for e in at_once if e is not first))
     return Verdict("hardware", first, "contained_fabric",
                    f"{what}: the GPU's error containment stopped a kernel, a hardware error of that GPU or its NVLink "
                    "(by the CUDA docs, or an invalid access of peer memory over NVLink); no other GPU reported it")

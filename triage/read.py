@@ -138,14 +138,16 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
     r"EngineDeadError|see (?:the )?(?:stack trace|traceback|root cause)|for (?:the )?root cause|"
     r"^Executor failed\.$", re.I)
 # the consequences a rank's witness says live (facts.LIVE "exception", its `told` words): those whose type says the
-# job's own processes failed (Ray's actor, worker, node or compiled-graph channel; vLLM's engine; torchelastic's child;
+# job's own processes failed (Ray's compiled-graph channel, a worker or node lost; vLLM's engine; torchelastic's child;
 # torch.distributed's backend, network or store; Horovod's).  Not a socket's error nor a timeout of any other kind,
 # which a healthy server logs for a client gone (a BrokenPipeError, ConnectionResetError or TimeoutError in a serving
-# pod would be an Event on every node that logs one and an incident for a job that did not fail); offline reads
-# every consequence (a log handed to triage is a failed job's)
+# pod would be an Event on every node that logs one and an incident for a job that did not fail), nor Ray's error of
+# an actor that died (RayActorError, ActorDiedError, ActorUnavailableError, OwnerDiedError), which Ray Serve's callers
+# log for a replica its autoscaler killed (`ray.kill`, ray-project/ray #24419); offline reads every consequence (a log
+# handed to triage is a failed job's)
 WITNESSED_CONSEQUENCES = re.compile(
-    r"(?:^|\.)(?:Ray\w*Error|ActorDiedError|ActorUnavailableError|WorkerCrashedError|NodeDiedError|OwnerDiedError|"
-    r"EngineDeadError|ChildFailedError|DistBackendError|DistNetworkError|DistStoreError|HorovodInternalError)$")
+    r"(?:^|\.)(?:RayChannel\w*Error|WorkerCrashedError|NodeDiedError|EngineDeadError|ChildFailedError|DistBackendError|"
+    r"DistNetworkError|DistStoreError|HorovodInternalError)$")
 # exception types that stop a process without failing it (a user's Ctrl-C or a launcher's SIGINT, `sys.exit`, torchelastic's
 # SignalException for the SIGTERM / SIGINT / SIGHUP it was sent: a job told to stop), and any exception chained after
 # one: consequences like those above, but no failure at all, where those are a failure whose cause is elsewhere
