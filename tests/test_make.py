@@ -93,3 +93,46 @@ def test_make_run_passes_sigterm_to_the_agent(tmp_path):
                 os.kill(int(pid_file.read_text()), signal.SIGKILL)  # a stand-in left behind (the failure)
             except (ProcessLookupError, ValueError):
                 pass
+
+
+def test_make_schema_writes_the_charts_schema_without_kubectl_and_a_failure_leaves_both_files_whole(tmp_path):
+    """docs/extending.md: a new sink or built-in check rewrites the chart's values.schema.json (a key or a key's doc
+    derives from its row); `make schema` writes it with no kubectl on PATH. `make manifests` wrote both files through
+    a shell redirect: a kubectl missing or an import failing left deploy/daemonset.yaml as two comment lines and the
+    schema empty. A copy of the Makefile, the repository's modules on PYTHONPATH, PATH holding only the shell's tools."""
+    shutil.copy(ROOT / "Makefile", tmp_path)
+    (tmp_path / "pyproject.toml").write_text("")
+    chart = tmp_path / "deploy" / "helm" / "gpu-npd"
+    chart.mkdir(parents=True)
+    bindir = tmp_path / ".venv" / "bin"
+    bindir.mkdir(parents=True)
+    (bindir / "python").symlink_to(sys.executable)
+    (tmp_path / ".venv" / ".installed").touch()
+    tools = tmp_path / "tools"  # the shell and the tools the Makefile calls (sed: its VERSION): no kubectl
+    tools.mkdir()
+    for tool in ("sh", "mv", "rm", "sed"):
+        (tools / tool).symlink_to(shutil.which(tool))
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    env.update(PATH=str(tools), PYTHONPATH=str(ROOT))
+
+    def make(target: str) -> subprocess.CompletedProcess:
+        return subprocess.run([shutil.which("make"), "--no-print-directory", target], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    from agent.config import values_schema  # noqa: PLC0415
+
+    done = make("schema")
+    assert done.returncode == 0, done.stderr
+    import json  # noqa: PLC0415
+
+    assert json.loads((chart / "values.schema.json").read_text()) == values_schema()
+    daemonset = tmp_path / "deploy" / "daemonset.yaml"
+    daemonset.write_text("kind: DaemonSet\n")
+    assert make("manifests").returncode != 0  # no kubectl
+    assert daemonset.read_text() == "kind: DaemonSet\n" and not list(tmp_path.glob("deploy/*.tmp"))
+    (bindir / "python").unlink()
+    (bindir / "python").write_text("#!/bin/sh\nexit 1\n")
+    (bindir / "python").chmod(0o755)
+    assert make("schema").returncode != 0
+    assert json.loads((chart / "values.schema.json").read_text()) == values_schema()
+    assert not list(chart.glob("*.tmp"))

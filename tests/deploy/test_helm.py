@@ -595,13 +595,14 @@ def test_the_budgets_configmaps_a_configuration_names_are_the_ones_granted():
 
 def test_the_charts_values_schema_is_the_declarations():
     """values.schema.json derives from agent/settings.py (agent/config.py values_schema()): a key added, renamed or
-    bounded there and not here fails this; `make manifests` writes it."""
+    bounded there and not here fails this, and so does a new sink's or built-in check's row (a key, or a key's doc,
+    derives from it); `make schema` writes it (no kubectl needed; `make manifests` runs it)."""
     import json
 
     from agent.config import values_schema
 
     assert json.loads((CHART / "values.schema.json").read_text()) == values_schema(), \
-        "run `make manifests`"
+        "run `make schema`"
 
 
 @pytest.mark.parametrize("config, where, error, key", [
