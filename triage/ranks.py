@@ -14,6 +14,7 @@ from pathlib import PurePath
 from typing import NamedTuple
 
 from parsers.classify import message_rank
+from parsers.envelope import KUBECTL_PREFIX
 from parsers.redacted import placeholder
 from parsers.workers import SGLANG_PREFIX, WORKER_PREFIX, worker_rank
 
@@ -145,8 +146,8 @@ PREFIXES: tuple[Prefix, ...] = tuple(
         # (geerlingguy/ansible-for-kubernetes #75).  The pod is the line's host (a pod is one node's, its lines one
         # writer's); its index in the pod's name is no rank: a pod runs a node's ranks (torchrun's nproc_per_node),
         # and even the node's rank is the rendezvous' order (NVIDIA-NeMo/Run PR #538), so the ranks are the
-        # prefixes' after it ("[rank3]:", NCCL's, torchrun's)
-        ("kubectl", r"\[pod/(?P<host>[^/\]\s]{1,253})/[^/\]\s]{0,253}\] ", {"host": "host"}, {"outermost": True}),
+        # prefixes' after it ("[rank3]:", NCCL's, torchrun's); the pattern is parsers.envelope's (`gpu-npd parse`'s)
+        ("kubectl", KUBECTL_PREFIX, {"host": "host"}, {"outermost": True}),
         # grep over several logs ("grep net_ib *.log"): the file each line came from, "name.log:" (and `grep -n`'s
         # line number after it), before everything its writer printed (llm-d/llm-d #191)
         ("grep", r"[\w.\-]{1,200}\.(?:log|txt|out|err)(?::\d{1,9})?:", {}, {"needle": ":", "outermost": True}),
