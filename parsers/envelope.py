@@ -394,11 +394,13 @@ def _kubectl(m: re.Match, year: int | None) -> Envelope:
     """`kubectl logs --prefix` (several pods, containers in one stream): "[pod/<pod>/<container>] " before each line
     (kubectl's logs.go addPrefixIfNeeded, every release since 1.17), the pod and container kept as the extra's `pod`
     and `container`; the line behind it split as a line of its own (--timestamps' stamp, a kernel or syslog line a
-    pod printed), as the loki row's: plain text, a line of its own behind another prefix (no recursion a hostile line
-    deepens) or a message decoded from JSON is this row's text."""
+    pod printed), as the loki row's: plain text, a line of its own behind another prefix or Loki's labels (no
+    recursion a hostile line deepens) or a message decoded from JSON is this row's text."""
     pod, container, rest = m.groups()
     env: Envelope | None = None
-    if _KUBECTL.match(rest) is None:
+    # (not Loki's line behind kubectl's: the loki row splits the line behind its labels at once, which may be
+    # kubectl's again, and the two rows in turn would recurse as deep as a hostile line is long)
+    if _KUBECTL.match(rest) is None and _LOKI.match(rest) is None:
         name, _, pending = split(rest, year)
         if name not in ("plain", "docker", "journal_json"):
             env = finish(pending)

@@ -76,3 +76,11 @@ def test_parse_reads_through_the_prefix():
     assert env.extra["pod"] == "train-worker-1" and env.extra["container"] == "pytorch"
     plain = detect("[pod/train-worker-1/pytorch] Traceback (most recent call last):")
     assert plain.message == "Traceback (most recent call last):" and plain.extra["pod"] == "train-worker-1"
+
+
+def test_parse_of_nested_prefixes_is_bounded():
+    # kubectl's prefix and Loki's labels in turn, as long as a hostile line is: read as text, no recursion that deep
+    line = "[pod/a/b] 2018-06-25T12:52:09Z {} " * 3000 + "x"
+    env = detect(line)
+    assert env.name == "kubectl" and env.extra["pod"] == "a" and env.message.endswith("x")
+    assert detect("[pod/a/b] [pod/c/d] x").message == "[pod/c/d] x"
