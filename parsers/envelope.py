@@ -390,6 +390,26 @@ def _loki(m: re.Match, year: int | None) -> Envelope:
     return env
 
 
+def _kubectl(m: re.Match, year: int | None) -> Envelope:
+    """`kubectl logs --prefix` (several pods, containers in one stream): "[pod/<pod>/<container>] " before each line
+    (kubectl's logs.go addPrefixIfNeeded, every release since 1.17), the pod and container kept as the extra's `pod`
+    and `container`; the line behind it split as a line of its own (--timestamps' stamp, a kernel or syslog line a
+    pod printed), as the loki row's: plain text, a line of its own behind another prefix or Loki's labels (no
+    recursion a hostile line deepens) or a message decoded from JSON is this row's text."""
+    pod, container, rest = m.groups()
+    env: Envelope | None = None
+    # (not Loki's line behind kubectl's: the loki row splits the line behind its labels at once, which may be
+    # kubectl's again, and the two rows in turn would recurse as deep as a hostile line is long)
+    if _KUBECTL.match(rest) is None and _LOKI.match(rest) is None:
+        name, _, pending = split(rest, year)
+        if name not in ("plain", "docker", "journal_json"):
+            env = finish(pending)
+    if env is None:
+        env = Envelope("kubectl", rest)
+    env.extra = {**env.extra, "pod": pod, "container": container}
+    return env
+
+
 def _klog(m: re.Match, year: int | None) -> Envelope:
     """klog's header (Kubernetes' components: the kubelet, the NVIDIA device plugin, the GPU operator's operands):
     "I0809 13:32:51.873532       1 health.go:185] ..", the severity letter, month and day, the clock (no year: the
@@ -523,6 +543,10 @@ _KLOG_LEVELS = {"I": "info", "W": "warning", "E": "err", "F": "crit"}
 # kubelet's container log line: "<RFC3339Nano> <stdout|stderr> <P|F> <text>"
 _CRI = LazyPattern(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S)
 _LOKI = LazyPattern(r"^(" + _RFC3339 + r") (" + _LOKI_LABELS + r") (.*)$", re.S)  # (_loki)
+# kubectl logs --prefix's "[pod/<pod>/<container>] " (_kubectl), the container empty where kubectl names none; triage's
+# launcher prefix of the same name reads it (triage/ranks.py: the pod the line's host)
+KUBECTL_PREFIX = r"\[pod/(?P<host>[^/\]\s]{1,253})/(?P<container>[^/\]\s]{0,253})\] "
+_KUBECTL = LazyPattern(r"^" + KUBECTL_PREFIX + r"(.*)$", re.S)
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
 # (a stamp after another, as `dmesg --time-format` given twice prints them: read by the dmesg and dmesg_t rows as
 # optional groups, which cost a line without one less than a lookahead refusing it did)
@@ -624,6 +648,9 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     # Loki's `logcli query`: "2018-06-25T12:52:09Z {instance="consul-.."} 2018/06/25 ..", the line behind the labels
     # split as its own (_loki, built at once); last, so that the lines of the rows above try no more rows than before
     ("loki", "0123456789", _LOKI, _loki, None),
+    # `kubectl logs --prefix`: "[pod/train-worker-1/pytorch] <the pod's line>", the line behind it split as its own
+    # (_kubectl, built at once); last, so that the lines of the "[" rows above try no more rows than before
+    ("kubectl", "[", _KUBECTL, _kubectl, None),
 )
 
 

@@ -14,6 +14,7 @@ from pathlib import PurePath
 from typing import NamedTuple
 
 from parsers.classify import message_rank
+from parsers.envelope import KUBECTL_PREFIX
 from parsers.redacted import placeholder
 from parsers.workers import SGLANG_PREFIX, WORKER_PREFIX, worker_rank
 
@@ -137,6 +138,16 @@ PREFIXES: tuple[Prefix, ...] = tuple(
         ("compose", r"[A-Za-z0-9][\w.\-]{0,200}-\d{1,4} +\| ?", {},
          {"first": "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "needle": " | ",
           "outermost": True}),
+        # `kubectl logs --prefix` (1.17+, kubernetes/kubernetes PR #76471; with -l, --all-containers, a job's pods in
+        # one stream): "[pod/<pod>/<container>] " before each line, the same text in every kubectl since
+        # (staging/src/k8s.io/kubectl/pkg/cmd/logs/logs.go addPrefixIfNeeded: fmt.Sprintf("[pod/%s/%s] ", ..); the
+        # container empty where kubectl could not name it), --timestamps' stamp after it (the stamp is the log's own
+        # text, the prefix kubectl's writer's): "[pod/echo-req-7cfd7bf68f-nk5kr/hello] 172.17.0.1 - - .."
+        # (geerlingguy/ansible-for-kubernetes #75).  The pod is the line's host (a pod is one node's, its lines one
+        # writer's); its index in the pod's name is no rank: a pod runs a node's ranks (torchrun's nproc_per_node),
+        # and even the node's rank is the rendezvous' order (NVIDIA-NeMo/Run PR #538), so the ranks are the
+        # prefixes' after it ("[rank3]:", NCCL's, torchrun's); the pattern is parsers.envelope's (`gpu-npd parse`'s)
+        ("kubectl", KUBECTL_PREFIX, {"host": "host"}, {"outermost": True}),
         # grep over several logs ("grep net_ib *.log"): the file each line came from, "name.log:" (and `grep -n`'s
         # line number after it), before everything its writer printed (llm-d/llm-d #191)
         ("grep", r"[\w.\-]{1,200}\.(?:log|txt|out|err)(?::\d{1,9})?:", {}, {"needle": ":", "outermost": True}),

@@ -1,0 +1,86 @@
+"""A job's pods in one file, as `kubectl logs --prefix` prints them (triage/ranks.py row `kubectl`): kubectl's
+"[pod/<pod>/<container>] " before each line names the pod, the line's host and writer, and the prefixes after it
+(--timestamps' stamp, Ray's, torch's "[rank3]:", NCCL's) are read as without it.  Before, the prefix hid every prefix
+after it: every pod's lines were one writer's, and a Ray worker's death read as no process's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from parsers.envelope import detect
+from triage import Clock, attribute, read_lines
+from triage.ranks import strip_lead
+
+INCIDENTS = Path(__file__).resolve().parents[1] / "fixtures" / "incidents"
+
+
+def kubectl_prefixed(pod: str, container: str, lines: list[str]) -> list[str]:
+    """The lines as `kubectl logs --prefix` prints them: its prefixingWriter writes fmt.Sprintf("[pod/%s/%s] ",
+    pod, container) before each line of the pod's stream (kubernetes/kubernetes staging/src/k8s.io/kubectl/pkg/cmd/
+    logs/logs.go addPrefixIfNeeded, the same text since --prefix came in 1.17, PR #76471)."""
+    return [f"[pod/{pod}/{container}] {line}" for line in lines]
+
+
+def test_prefix_names_the_pod_and_the_prefixes_after_it_are_read():
+    # REAL shape: geerlingguy/ansible-for-kubernetes #75, `kubectl logs -l app=echo-req --prefix=true`
+    fields, lead, rest = strip_lead('[pod/echo-req-7cfd7bf68f-nk5kr/hello] 172.17.0.1 - - [22/Nov/2020:17:19:05 +0000] '
+                                    '"GET /test HTTP/1.1" 200 7269 "-"')
+    assert dict(fields) == {"host": "echo-req-7cfd7bf68f-nk5kr"} and lead == ""
+    assert rest.startswith("172.17.0.1 - - [22/Nov/2020")
+    # --timestamps: the stamp is the log's text, after kubectl's prefix (guidebooks/store guidebooks/ml/torchx/run/
+    # logs.sh reads `kubectl logs --prefix --timestamps` output as $1 the prefix, $2 the stamp): the line's time
+    fields, lead, rest = strip_lead("[pod/train-worker-1/pytorch] 2024-07-25T07:00:00.123456789Z [rank11]: "
+                                    "torch.cuda.OutOfMemoryError: CUDA out of memory.")
+    assert dict(fields) == {"host": "train-worker-1", "rank": 11}
+    assert lead == "2024-07-25T07:00:00.123456789Z " and rest.startswith("torch.cuda.OutOfMemoryError")
+    # NCCL's host (the pod's hostname) is the inner prefix's, as any inner prefix wins; kubectl's container may be empty
+    fields, _, rest = strip_lead("[pod/train-worker-1/] train-worker-1:91:123 [2] NCCL WARN x")
+    assert dict(fields) == {"host": "train-worker-1", "pid": 91, "gpu": 2} and rest == "NCCL WARN x"
+    # the pod's index is no rank (a pod runs a node's ranks): torchrun's local rank only
+    assert dict(strip_lead("[pod/job-worker-3/pytorch] [default5]:Traceback (most recent call last):")[0]) == \
+        {"host": "job-worker-3", "local_rank": 5}
+    # two pods' tracebacks interleaved are two writers
+    assert strip_lead("[pod/a-0/c] Traceback (most recent call last):")[0] != \
+        strip_lead("[pod/a-1/c] Traceback (most recent call last):")[0]
+    # no kubectl prefix: a bracketed word that is no pod's, or kubectl's without its space
+    for line in ("[pods/a/b] x", "[pod/a] x", "[pod/a/b]x", "[pod//b] x"):
+        assert not any(name == "host" for name, _ in strip_lead(line)[0]), line
+
+
+def test_real_incident_through_kubectl_prefix_keeps_its_verdict():
+    # CONSTRUCTED: OpenRLHF/OpenRLHF #621's driver log (tests/fixtures/incidents/openrlhf-621-mlx5-cqe, its lines
+    # verbatim), as `kubectl logs --prefix` of the Ray head pod would print it: the prefix is kubectl's
+    # (logs.go's fmt.Sprintf("[pod/%s/%s] ", ..)), the pod's name a KubeRay head's shape (invented), the container
+    # KubeRay's default `ray-head`.  Before: `undetermined` (the prefix hid Ray's "(LLMRayActor pid=90738, ip=..)",
+    # the engine's RDMA error no process's); now the incident's expected verdict.
+    incident = INCIDENTS / "openrlhf-621-mlx5-cqe"
+    lines = [line for name in ("description-1.log", "description-2.log")
+             for line in (incident / "logs" / name).read_text().splitlines()]
+    clock = Clock()
+    evidence = list(read_lines(kubectl_prefixed("openrlhf-raycluster-head-x7k2p", "ray-head", lines),
+                               "job.log", clock))
+    incidents = attribute(clock.align(evidence))
+    expected = json.loads((incident / "expected.json").read_text())
+    assert incidents and incidents[0].category == expected["category"] == "fabric"
+    assert incidents[0].root.host == expected["host"]
+
+
+def test_parse_reads_through_the_prefix():
+    # `gpu-npd parse` of a --prefix'd --timestamps stream: the line behind kubectl's prefix read as its own (its time
+    # --timestamps' stamp), the pod and container kept in the envelope's extra
+    env = detect("[pod/train-worker-1/pytorch] 2024-07-25T07:00:00.123456789Z [rank11]: torch.cuda.OutOfMemoryError: "
+                 "CUDA out of memory.")
+    assert env.message == "[rank11]: torch.cuda.OutOfMemoryError: CUDA out of memory."
+    assert env.timestamp is not None and env.timestamp.isoformat().startswith("2024-07-25T07:00:00.123456")
+    assert env.extra["pod"] == "train-worker-1" and env.extra["container"] == "pytorch"
+    plain = detect("[pod/train-worker-1/pytorch] Traceback (most recent call last):")
+    assert plain.message == "Traceback (most recent call last):" and plain.extra["pod"] == "train-worker-1"
+
+
+def test_parse_of_nested_prefixes_is_bounded():
+    # kubectl's prefix and Loki's labels in turn, as long as a hostile line is: read as text, no recursion that deep
+    line = "[pod/a/b] 2018-06-25T12:52:09Z {} " * 3000 + "x"
+    env = detect(line)
+    assert env.name == "kubectl" and env.extra["pod"] == "a" and env.message.endswith("x")
+    assert detect("[pod/a/b] [pod/c/d] x").message == "[pod/c/d] x"
