@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -22,6 +23,22 @@ from hypothesis import HealthCheck, settings  # noqa: E402
 settings.register_profile("gpu-npd", deadline=None, derandomize=True, database=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.load_profile("gpu-npd")
+
+
+# A pytest-xdist worker that has sent its results ("workerfinished", at the end of its pytest_sessionfinish) still
+# unconfigures: pytest's unraisable-exception plugin runs two full garbage collections (its pytest_unconfigure and its
+# cleanup), 0.6-0.9 s each in a worker of tests/cluster and tests/offline on this loaded 2-CPU host.  The controller
+# stops each worker's gateway once every worker has finished, and execnet sends a worker that still runs 5 s later a
+# SIGINT (execnet/gateway_base.py WorkerGateway._terminate_execution: "sending ourselves a SIGINT", then os._exit(1)
+# after 10 s more).  Its KeyboardInterrupt landed in hypothesis's gc callback, the first Python code to run after a
+# long collection: "Exception ignored in: gc_callback .. KeyboardInterrupt" at the end of full runs that passed.
+# Nothing the worker does then changes the run's result, so from then on it ignores SIGINT: the collections finish
+# (and report what they find), and execnet's os._exit still ends a worker that hangs.
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_sessionfinish(session):
+    yield  # xdist's own wrapper, inside this one, sends "workerfinished" after the others ran
+    if hasattr(session.config, "workerinput"):  # an xdist worker
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 # A test module must not leave threads running: an agent, a source, a writer, the API double's server that a test
