@@ -98,9 +98,11 @@ manifests: schema
 
 # the chart's values.schema.json from agent/settings.py, no kubectl needed: after a change to a configuration key or
 # to a table a key derives from (a sink's row, a built-in check's: docs/extending.md); tests/deploy/test_helm.py
-# fails until it is rewritten
+# fails until it is rewritten. Its venv made first where missing (a fresh clone's CI job checking the schema is current:
+# `make schema && git diff --exit-code`), as every target that runs the tree's Python; a temporary file an interrupt
+# leaves behind is ignored by the chart (its .helmignore), never packaged
 SCHEMA := deploy/helm/gpu-npd/values.schema.json
-schema:
+schema: $(STAMP)
 	$(BIN)/python -m agent.config > $(SCHEMA).tmp || { rm -f $(SCHEMA).tmp; exit 1; }
 	mv $(SCHEMA).tmp $(SCHEMA)
 

@@ -136,3 +136,24 @@ def test_make_schema_writes_the_charts_schema_without_kubectl_and_a_failure_leav
     assert make("schema").returncode != 0
     assert json.loads((chart / "values.schema.json").read_text()) == values_schema()
     assert not list(chart.glob("*.tmp"))
+
+
+def test_make_schema_makes_the_venv_first_and_its_temporary_file_is_never_packaged(tmp_path):
+    """`make schema` ran `.venv/bin/python` with no venv made before it: on a fresh clone (a CI job checking that the
+    schema is current) it failed with ".venv/bin/python: not found".  It now depends on the venv, as `make test`
+    does: `make -n schema` in a copy of the Makefile with no venv prints the venv's making first.  An interrupt
+    between its write and its rename leaves `values.schema.json.tmp` in the chart's directory, which the chart's
+    .helmignore keeps out of `helm package` (was: packaged into the release's chart)."""
+    import fnmatch  # noqa: PLC0415
+
+    shutil.copy(ROOT / "Makefile", tmp_path)
+    (tmp_path / "pyproject.toml").write_text("")
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    printed = subprocess.run([shutil.which("make"), "--no-print-directory", "-n", "schema"], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=60, check=True).stdout.splitlines()
+    venv = next(i for i, line in enumerate(printed) if " -m venv " in line)
+    assert venv < next(i for i, line in enumerate(printed) if " -m agent.config " in line), printed
+    chart = ROOT / "deploy" / "helm" / "gpu-npd"
+    ignored = [line.strip() for line in (chart / ".helmignore").read_text().splitlines()
+               if line.strip() and not line.startswith("#")]
+    assert any(fnmatch.fnmatch("values.schema.json.tmp", pattern) for pattern in ignored), ignored

@@ -269,3 +269,35 @@ def test_a_socket_errors_consequence_is_not_said_live(tmp_path):
     assert [(e.details["exception"], e.severity, e.details.get("consequence")) for e in offline] == [
         ("ConnectionResetError", "error", True)]
     assert _found(tmp_path / "pods", lines, "exception") == []
+
+
+# ray-project/ray #24419 (REAL, verbatim): a Ray Serve caller's RayActorError for a replica Serve itself killed (its
+# cause line: "killed by `ray.kill`"), logged by a healthy serving app whenever a replica is stopped (a scale-down)
+RAY_SERVE_KILLED_REPLICA = [
+    "(Handler pid=97598) Traceback (most recent call last):",
+    '(Handler pid=97598)   File "/venv/lib/python3.7/asyncio/tasks.py", line 630, in _wrap_awaitable',
+    "(Handler pid=97598)     return (yield from awaitable.__await__())",
+    "(Handler pid=97598) ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.",
+    "(Handler pid=97598)     class_name: create_replica_wrapper.<locals>.RayServeWrappedReplica",
+    "(Handler pid=97598)     actor_id: ee5d03c2a30020098ef71ac001000000",
+    "(Handler pid=97598)     pid: 97633",
+    "(Handler pid=97598)     name: SERVE_REPLICA::LongCall#WCHiiv",
+    "(Handler pid=97598)     namespace: serve",
+    "(Handler pid=97598)     ip: 172.17.0.3",
+    "(Handler pid=97598) The actor is dead because it was killed by `ray.kill`.",
+]
+
+
+def test_rays_died_actor_error_is_no_witness_live(tmp_path):
+    """Ray's error of an actor that died (RayActorError; ActorDiedError since 2.10) is a consequence offline, where a
+    failed job's log is read.  Live it is no witness (WITNESSED_CONSEQUENCES): Ray Serve's callers log it for every
+    replica its autoscaler stops, so a serving pod's scale-down would be a RankException Event on its node and an
+    `undetermined` incident for an app that did not fail.  Was (before the lead's 90def623): said live, its writer
+    the witness."""
+    offline = [e for e in read_lines(RAY_SERVE_KILLED_REPLICA, "serve.log", Clock()) if e.kind == "exception"]
+    assert [(e.details["exception"], e.severity, e.details.get("consequence")) for e in offline] == [
+        ("ray.exceptions.RayActorError", "error", True)]
+    assert _found(tmp_path / "pods", RAY_SERVE_KILLED_REPLICA, "exception") == []
+    # the channel's timeout of a compiled graph (vLLM's engine core) still is one
+    assert WITNESSED_CONSEQUENCES.search("ray.exceptions.RayChannelTimeoutError")
+    assert not WITNESSED_CONSEQUENCES.search("ray.exceptions.ActorDiedError")

@@ -1,6 +1,7 @@
 """Triage of CUDA's contained error (status 226, h514): the GPU's error containment stopped a kernel.  Several GPUs at
-once are the NVLink fabric they share, one GPU its own hardware; never the program's, the other ranks' failures its
-consequences (triage/attribute.py `_contained`).
+once are likely the NVLink fabric they share, one GPU its own hardware; the other ranks' failures its consequences
+(triage/attribute.py `_contained`).  Likely, not proven: by the CUDA docs a program's invalid access of peer memory over
+NVLink raises it too, and the reason says so.
 
 Lines marked REAL are copied verbatim from the public thread beside them.  Jobs marked SYNTHETIC put real-format
 lines together into a job that did not happen as such; they test the rule, never the formats.
@@ -49,6 +50,10 @@ def test_contained_on_two_ranks_of_one_node_is_their_fabric_too():
     (incident,) = attribute(read_lines([TORCH.format(1), TORCH.format(5)], "train.log", Clock()))
     assert (incident.category, incident.rule, incident.root.rank) == ("fabric", "contained_fabric", 1)
     assert "2 ranks (1,5)" in incident.reason and "no time stamps" in incident.reason
+    # likely, not proven (h523's review, the lead's 90def623): was "one fault of the NVLink fabric .., not of each GPU
+    # nor the program", which a custom all-reduce's invalid peer access, every rank at once, would read as too
+    assert "likely one fault of the NVLink fabric" in incident.reason and "not proven" in incident.reason
+    assert "invalid access of peer memory over NVLink" in incident.reason and "nor the program" not in incident.reason
 
 
 def test_contained_on_one_rank_names_its_gpu_not_the_program():

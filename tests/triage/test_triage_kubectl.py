@@ -46,6 +46,13 @@ def test_prefix_names_the_pod_and_the_prefixes_after_it_are_read():
     # no kubectl prefix: a bracketed word that is no pod's, or kubectl's without its space
     for line in ("[pods/a/b] x", "[pod/a] x", "[pod/a/b]x", "[pod//b] x"):
         assert not any(name == "host" for name, _ in strip_lead(line)[0]), line
+    # nor the other lines that open with "[": dmesg's, dmesg -T's, a JSON array, an app's bracketed level, stamp or
+    # torch's rank (SYNTHETIC lines of their shapes): no host, and `gpu-npd parse` reads them as before the row came
+    for line in ("[   12.345678] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.",
+                 "[Thu Sep 19 02:29:46 2024] NVRM: Xid (PCI:0000:3b:00): 79", '["pod/a/b", 1]', "[INFO] pod/a/b ready",
+                 "[2025-01-01 12:00:00] pod/a/b ready", "[rank0]: [pod/a/b] x"):
+        assert not any(name == "host" for name, _ in strip_lead(line)[0]), line
+        assert detect(line).name != "kubectl" and "pod" not in detect(line).extra, line
 
 
 def test_real_incident_through_kubectl_prefix_keeps_its_verdict():
