@@ -193,7 +193,9 @@ class Prefilter:
 
     def _re2_spans(self, buf: bytes, size: int) -> Iterator[Span]:
         """Each group's alternation finds its next line; the first of those lines is yielded, with the ids its
-        groups' Sets name, and each group that matched on it searches on from the next line.  Should RE2 raise,
+        groups' Sets name, and each group that matched on it searches on from the next line.  Should RE2 raise, or a
+        Set name no pattern of a line its group's alternation matched (the same patterns: RE2::Set::Match gives none
+        where its DFA ran out of memory, google/re2 re2/set.cc; those ids would be a line with no row to try, lost),
         `re` scans on from the first line not yet yielded (line_spans)."""
         groups = self._re2
         done = 0  # where the lines not yet yielded begin
@@ -212,7 +214,10 @@ class Prefilter:
                     if m is not None and m.start() <= end:
                         search, match_set, numbers = groups[g]
                         if match_set is not None:
-                            ids.update(numbers[i] for i in match_set(buf[start:end]) or ())
+                            named = match_set(buf[start:end])
+                            if named is None:  # a Set whose DFA failed names none (re2/set.cc: "DFA out of memory")
+                                raise RuntimeError("an RE2 Set named no pattern of a line its alternation matched")
+                            ids.update(numbers[i] for i in named)
                         ahead[g] = search(buf, end + 1, size) if end < size else None
                 yield start, end, ids
                 done = end + 1

@@ -1244,3 +1244,23 @@ def test_hyperscan_refusing_every_expression_leaves_the_keyword_scan_to_re(monke
     pf = Prefilter(["Xid"], engine="hyperscan")
     assert pf.engine == "re" and not pf.by_pattern
     assert list(pf.line_spans(b"a\nNVRM: Xid 79\nb")) == [(2, 14, None)] and pf.scan_failures == 0
+
+
+def test_an_re2_set_that_names_no_pattern_of_a_matched_line_loses_no_line(fixtures):
+    """RE2::Set::Match gives no pattern where its DFA ran out of memory (google/re2 re2/set.cc: "DFA out of memory",
+    false): a line its group's alternation matched, named by no Set, had no row to try (ids empty) and was lost; now
+    `re` scans on from that line, the findings those of `re`'s scan."""
+    pytest.importorskip("re2")
+    data = _dmesg(fixtures)
+    ref = _findings(_scanner("re"), data)
+    scanner = _scanner("re2")
+    calls = [0]
+
+    def failing(match_set):
+        def wrapped(text):
+            calls[0] += 1
+            return None if calls[0] == 3 else match_set(text)
+        return wrapped
+
+    scanner.prefilter._re2 = [(s, failing(m), ids) for s, m, ids in scanner.prefilter._re2]
+    assert ref and _findings(scanner, data) == ref and calls[0] == 3 and scanner.prefilter.scan_failures == 1
