@@ -63,6 +63,10 @@ class Prefilter:
         # the same words as `re` finds them cheapest (whether one occurs, not which: each entered at its rarest
         # character), compiled when a record is first looked at
         self._text = LazyPattern(lambda: presence_regex(keywords))
+        # the same as bytes, for `re`'s scan of a buffer: the engine where `re` is it, and the scan of a buffer that
+        # hyperscan or RE2 failed (`scan_failures`); compiled when first needed (a match lies on its word's line)
+        self._bytes = LazyPattern(lambda: presence_regex(keywords).encode())
+        self.scan_failures = 0  # buffers an engine's scan raised on (each scanned by `re` instead; the first logged)
         self.find = self._find  # a match where a keyword occurs in a str (which: left open), or None
         wanted = engine or os.environ.get("GPU_NPD_MATCHER") or None
         candidates = (wanted,) if wanted else ENGINES
@@ -80,9 +84,6 @@ class Prefilter:
                 self._init_hyperscan(module)
             elif name == "re2":
                 self._init_re2(module)
-            else:
-                # compiled when a buffer is first scanned (a match lies on its word's line, as line_spans needs)
-                self._bytes = LazyPattern(lambda: presence_regex(keywords).encode())
             return
         raise ImportError(f"matcher engine {wanted!r} is not installed") from last_error
 
@@ -94,6 +95,7 @@ class Prefilter:
                 continue
             self.by_pattern = by_pattern
             return
+        self.engine = "re"  # hyperscan refused even the keywords: `re`'s scan, not an AttributeError at every buffer
 
     def _hyperscan_tries(self, hs) -> Iterator[tuple[list[bytes], list[int], bool]]:
         """(expressions, flags, by_pattern) for hyperscan, in order, until it takes one: the patterns' byte forms as
@@ -147,16 +149,27 @@ class Prefilter:
         """(start, end, ids) of each line of `buf[:limit]` (scanned in place) holding a keyword (or matching a
         pattern), once per line, in order; end excludes the newline.  ids: the indexes of the patterns that
         matched the line (a superset of those whose Python regex matches it), or None when the engine scanned
-        for keywords."""
+        for keywords.  A scan hyperscan or RE2 raises on (a scratch in use or not allocated, a database of another
+        platform, any error of the engine's or its binding's) goes on as `re`'s scan of the keywords from the first
+        line not yet given (ids None: the classifier tests the keywords and tries every row, as with `re`): the
+        lines it finds are the same, never an exception that costs a source its batch (`_scan_failed`)."""
         size = len(buf) if limit is None else min(limit, len(buf))
         if self.engine == "hyperscan":
-            yield from self._hyperscan_spans(buf, size)
+            try:
+                spans = self._hyperscan_spans(buf, size)
+            except Exception as exc:  # noqa: BLE001 - a bug on one input never stops detection
+                self._scan_failed(exc)
+                spans = self._re_spans(buf, 0, size)
+            yield from spans
             return
         if self.engine == "re2":
             yield from self._re2_spans(buf, size)
             return
+        yield from self._re_spans(buf, 0, size)
+
+    def _re_spans(self, buf: bytes, pos: int, size: int) -> Iterator[Span]:
+        """`re`'s scan of buf[pos:size] for the keywords: each line holding one, ids None."""
         search = self._bytes.search
-        pos = 0
         while pos < size:
             m = search(buf, pos, size)
             if m is None:
@@ -168,27 +181,49 @@ class Prefilter:
             yield start, end, None
             pos = end + 1
 
+    def _scan_failed(self, exc: Exception) -> None:
+        """Count a buffer an engine's scan raised on; the first said in one line (not one a line, nor a buffer)."""
+        self.scan_failures += 1
+        if self.scan_failures == 1:
+            import logging  # noqa: PLC0415 - a failure's path only: no start-up cost
+
+            logging.getLogger("gpu_npd.parsers").warning(
+                "the %s scan of a buffer raised %s: %s; scanned with re instead (counted; later ones are not logged)",
+                self.engine, type(exc).__name__, exc)
+
     def _re2_spans(self, buf: bytes, size: int) -> Iterator[Span]:
         """Each group's alternation finds its next line; the first of those lines is yielded, with the ids its
-        groups' Sets name, and each group that matched on it searches on from the next line."""
+        groups' Sets name, and each group that matched on it searches on from the next line.  Should RE2 raise, or a
+        Set name no pattern of a line its group's alternation matched (the same patterns: RE2::Set::Match gives none
+        where its DFA ran out of memory, google/re2 re2/set.cc; those ids would be a line with no row to try, lost),
+        `re` scans on from the first line not yet yielded (line_spans)."""
         groups = self._re2
-        ahead = [search(buf, 0, size) for search, _, _ in groups]  # each group's next match, or None
-        while True:
-            first = min((m.start() for m in ahead if m is not None), default=None)
-            if first is None:
-                return
-            start = buf.rfind(b"\n", 0, first) + 1
-            end = buf.find(b"\n", first, size)
-            if end == -1:
-                end = size
-            ids: set[int] | None = None if groups[0][1] is None else set()
-            for g, m in enumerate(ahead):
-                if m is not None and m.start() <= end:
-                    search, match_set, numbers = groups[g]
-                    if match_set is not None:
-                        ids.update(numbers[i] for i in match_set(buf[start:end]) or ())
-                    ahead[g] = search(buf, end + 1, size) if end < size else None
-            yield start, end, ids
+        done = 0  # where the lines not yet yielded begin
+        try:
+            ahead = [search(buf, 0, size) for search, _, _ in groups]  # each group's next match, or None
+            while True:
+                first = min((m.start() for m in ahead if m is not None), default=None)
+                if first is None:
+                    return
+                start = buf.rfind(b"\n", 0, first) + 1
+                end = buf.find(b"\n", first, size)
+                if end == -1:
+                    end = size
+                ids: set[int] | None = None if groups[0][1] is None else set()
+                for g, m in enumerate(ahead):
+                    if m is not None and m.start() <= end:
+                        search, match_set, numbers = groups[g]
+                        if match_set is not None:
+                            named = match_set(buf[start:end])
+                            if named is None:  # a Set whose DFA failed names none (re2/set.cc: "DFA out of memory")
+                                raise RuntimeError("an RE2 Set named no pattern of a line its alternation matched")
+                            ids.update(numbers[i] for i in named)
+                        ahead[g] = search(buf, end + 1, size) if end < size else None
+                yield start, end, ids
+                done = end + 1
+        except Exception as exc:  # noqa: BLE001 - a bug on one input never stops detection
+            self._scan_failed(exc)
+        yield from self._re_spans(buf, done, size)
 
     def _hyperscan_spans(self, buf: bytes, size: int) -> list[Span]:
         spans: list = []

@@ -76,6 +76,29 @@ def test_new_pods_are_read_from_the_start_and_tagged(pods):
     assert src.poll() == []  # nothing new
 
 
+def test_a_read_the_engine_fails_to_scan_loses_no_finding(pods):
+    """The pod log source's buffer scans (its keyword prefilter's and its job facts') on an engine that raises at every
+    scan (hyperscan's ScratchInUseError, say): the poll gives the findings it gives otherwise, scanned by `re` (was:
+    the exception out of poll, the source restarted and the read's lines, their offsets taken, never read)."""
+    hs = pytest.importorskip("hyperscan")
+    want = sorted(kinds(_polled(source(pods))))
+
+    class Refusing:
+        def scan(self, *_args, **_kwargs):
+            raise hs.ScratchInUseError("scratch in use")
+
+    src = source(pods)
+    assert src.prefilter.engine == src.facts.engine == "hyperscan"
+    src.prefilter._db = src.facts._db = Refusing()
+    assert want and sorted(kinds(_polled(src))) == want and src.prefilter.scan_failures and src.facts.scan_failures
+    assert src.internal_errors == 0
+
+
+def _polled(src: PodLogSource) -> list:
+    src.discover()
+    return src.poll()
+
+
 def test_existing_logs_at_agent_start_are_history(pods):
     src = PodLogSource(str(pods))
     src.discover()  # first scan: start at the end

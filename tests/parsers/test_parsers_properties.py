@@ -1156,3 +1156,111 @@ def test_every_split_row_ends_with_its_message_group():
             compiled = pattern.compiled()
             assert compiled.pattern.endswith("(.*)$") and not compiled.pattern.endswith(r"\(.*)$"), name
             assert _re.compile(compiled.pattern[:-len("(.*)$")], compiled.flags).groups == compiled.groups - 1, name
+
+
+# --- an engine's scan that raises: the buffer's lines scanned by `re` all the same ---------------------------------
+
+def _dmesg(fixtures) -> bytes:
+    """The real dmesg fixtures' lines (tests/fixtures/dmesg, each file's sources beside it), as one buffer."""
+    return b"".join(p.read_bytes() for p in sorted((fixtures / "dmesg").glob("*.*")) if p.suffix != ".md")
+
+
+def _scanner(engine: str) -> Scanner:
+    classifier = Classifier()
+    return Scanner(classifier, Prefilter(all_keywords(), engine=engine, patterns=line_patterns(classifier.rules)))
+
+
+def _findings(scanner: Scanner, data: bytes, chunk: int = 1 << 20) -> list:
+    return [(f.line, f.kind, f.message) for f in scanner.scan(io.BytesIO(data), chunk=chunk)]
+
+
+def test_a_buffer_hyperscan_fails_to_scan_is_scanned_by_re_nothing_lost(fixtures, monkeypatch, caplog):
+    """A buffer scan hyperscan raises on (its scratch in use by another thread's scan of the shared database, a
+    database of another platform, no memory: any hs.error) is `re`'s keyword scan of that buffer: the same findings,
+    never the exception, which cost `gpu-npd parse` its run and the pod log source its poll's batch (a restart, the
+    read's lines gone: their offset was taken); counted, the first said in one log line, not one a buffer."""
+    hs = pytest.importorskip("hyperscan")
+    data = _dmesg(fixtures)
+    ref = _findings(_scanner("re"), data)
+    scanner = _scanner("hyperscan")
+    assert scanner.prefilter.by_pattern and _findings(scanner, data) == ref
+
+    class Refusing:
+        def __init__(self, error):
+            self.error = error
+
+        def scan(self, *_args, **_kwargs):
+            raise self.error
+
+    for error in (hs.ScratchInUseError("scratch in use"), hs.DatabasePlatformError("platform"),
+                  hs.NoMemoryError("no memory")):
+        scanner = _scanner("hyperscan")
+        monkeypatch.setattr(scanner.prefilter, "_db", Refusing(error))
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="gpu_npd.parsers"):
+            assert ref and _findings(scanner, data, chunk=4096) == ref
+        assert scanner.prefilter.scan_failures > 1  # every buffer, each scanned again by `re`
+        assert [r.getMessage() for r in caplog.records if "scanned with re instead" in r.getMessage()] == [
+            f"the hyperscan scan of a buffer raised {type(error).__name__}: {error}; scanned with re instead (counted; "
+            "later ones are not logged)"]
+
+
+def test_a_buffer_re2_fails_to_scan_goes_on_by_re_from_the_first_line_not_given(fixtures, monkeypatch):
+    """RE2 raising within a buffer (its search, or a Set's match, on some input): the lines it gave stand and `re`
+    scans on from the next line, so each line is given once, none lost, the findings those of `re`'s scan."""
+    pytest.importorskip("re2")
+    data = _dmesg(fixtures)
+    ref = _findings(_scanner("re"), data)
+    for fail_at in (0, 1, 5, 40):
+        scanner = _scanner("re2")
+        assert scanner.prefilter.by_pattern
+        calls = [0]
+
+        def failing(search):
+            def wrapped(*args):
+                calls[0] += 1
+                if calls[0] > fail_at:
+                    raise RuntimeError("re2 raised")
+                return search(*args)
+            return wrapped
+
+        scanner.prefilter._re2 = [(failing(s), m, ids) for s, m, ids in scanner.prefilter._re2]
+        assert ref and _findings(scanner, data) == ref, fail_at
+        spans = [(s, e) for s, e, _ in scanner.prefilter.line_spans(data)]
+        assert len(spans) == len(set(spans)) and spans == sorted(spans)
+        assert scanner.prefilter.scan_failures >= 1
+
+
+def test_hyperscan_refusing_every_expression_leaves_the_keyword_scan_to_re(monkeypatch):
+    """A hyperscan that compiles none of the tries (the patterns, in prefilter mode, the keywords) makes a Prefilter of
+    the `re` engine, not one whose every buffer raised AttributeError (no database)."""
+    hs = pytest.importorskip("hyperscan")
+    from parsers import prefilter
+
+    def refuse(*_args):
+        raise hs.CompilerError("refused")
+
+    monkeypatch.setattr(prefilter, "_hyperscan_db", refuse)
+    pf = Prefilter(["Xid"], engine="hyperscan")
+    assert pf.engine == "re" and not pf.by_pattern
+    assert list(pf.line_spans(b"a\nNVRM: Xid 79\nb")) == [(2, 14, None)] and pf.scan_failures == 0
+
+
+def test_an_re2_set_that_names_no_pattern_of_a_matched_line_loses_no_line(fixtures):
+    """RE2::Set::Match gives no pattern where its DFA ran out of memory (google/re2 re2/set.cc: "DFA out of memory",
+    false): a line its group's alternation matched, named by no Set, had no row to try (ids empty) and was lost; now
+    `re` scans on from that line, the findings those of `re`'s scan."""
+    pytest.importorskip("re2")
+    data = _dmesg(fixtures)
+    ref = _findings(_scanner("re"), data)
+    scanner = _scanner("re2")
+    calls = [0]
+
+    def failing(match_set):
+        def wrapped(text):
+            calls[0] += 1
+            return None if calls[0] == 3 else match_set(text)
+        return wrapped
+
+    scanner.prefilter._re2 = [(s, failing(m), ids) for s, m, ids in scanner.prefilter._re2]
+    assert ref and _findings(scanner, data) == ref and calls[0] == 3 and scanner.prefilter.scan_failures == 1
