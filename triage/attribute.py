@@ -272,7 +272,7 @@ class Job:
     """Everything the rules look at, derived once from the evidence: times ordered, ranks and hosts filled in."""
 
     def __init__(self, evidence: Iterable[Evidence], window: float, names: Mapping[str, str] | None = None):
-        raw = _amended(list(evidence))
+        raw = _pod_hostnames(_amended(list(evidence)))
         self.names = names or {}  # file -> how the reasons name it (`file_names`); a file not in it, as it is
         # address -> host: NCCL's own address lines, and the map of a cluster's pods and nodes (triage.inventory,
         # cluster/book.py: the same kind, nccl_address, its details naming the pod); the first to name one wins
@@ -402,6 +402,15 @@ class Job:
             return True
         t = _ts(e)
         return self.first_failure - self.window <= t <= (self.last_failure or t) + SKEW
+
+
+def _pod_hostnames(raw: list[Evidence]) -> list[Evidence]:
+    """The evidence with each pod a pod_hostname line names (triage.read: kubectl's pod, its name its hostname and a
+    generated suffix) named by its hostname, as NCCL's prefix and the cluster's inventory name it: one host, not two."""
+    hostnames = {e.details["pod_name"]: e.host for e in raw if e.kind == "pod_hostname" and e.host}
+    if not hostnames:
+        return raw
+    return [replace(e, host=hostnames[e.host]) if e.host in hostnames else e for e in raw]
 
 
 def _amended(raw: list[Evidence]) -> list[Evidence]:

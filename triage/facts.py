@@ -140,6 +140,10 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "\"Training completed\", torch.distributed.elastic's \"Done waiting for other agents\" after every agent's "
             "group succeeded): the communicator "
             "errors its file prints after it are its teardown, not a failure (triage.teardown)", context=True),
+    JobKind("pod_hostname", "a pod `kubectl logs --prefix` named is the host a prefix inside its lines names (NCCL's, "
+            "torchrun's), the pod's name that hostname and a suffix Kubernetes generated (an Indexed Job's, a "
+            "JobSet's pod: triage.ranks hostname_of_pod): the job names the pod's lines by its hostname",
+            context=True),
     JobKind("pod_started", "the kubelet started a container of a pod (its Started Event): the pod ran, so a pod end "
             "that says it never started (a volume it could not mount, an image it could not pull, then retried) is no "
             "failure of it (triage.attribute Job.ran)", context=True),

@@ -30,6 +30,9 @@ class Origin:
     local_rank: int | None = None
     pid: int | None = None
     gpu: int | None = None  # NCCL's "[dev]": the CUDA device of the process
+    # the pod kubectl's prefix named (`kubectl logs --prefix`): the host too, unless a prefix inside names the pod's
+    # hostname (`hostname_of_pod`)
+    pod: str | None = None
 
     def merge(self, other: "Origin") -> "Origin":
         """This origin with the fields `other` knows and this one does not (the inner, more specific prefix is
@@ -146,12 +149,37 @@ PREFIXES: tuple[Prefix, ...] = tuple(
         # (geerlingguy/ansible-for-kubernetes #75).  The pod is the line's host (a pod is one node's, its lines one
         # writer's); its index in the pod's name is no rank: a pod runs a node's ranks (torchrun's nproc_per_node),
         # and even the node's rank is the rendezvous' order (NVIDIA-NeMo/Run PR #538), so the ranks are the
-        # prefixes' after it ("[rank3]:", NCCL's, torchrun's); the pattern is parsers.envelope's (`gpu-npd parse`'s)
-        ("kubectl", KUBECTL_PREFIX, {"host": "host"}, {"outermost": True}),
+        # prefixes' after it ("[rank3]:", NCCL's, torchrun's); the pattern is parsers.envelope's (`gpu-npd parse`'s).
+        # The pod is kept as the origin's `pod`: an Indexed Job's or JobSet's pod is its hostname and a generated
+        # suffix (`hostname_of_pod`), and the job's reader names its lines by that hostname (triage.read, kind
+        # pod_hostname), as NCCL's prefix inside them does
+        ("kubectl", KUBECTL_PREFIX, {"host": "host", "pod": "host"}, {"outermost": True}),
         # grep over several logs ("grep net_ib *.log"): the file each line came from, "name.log:" (and `grep -n`'s
         # line number after it), before everything its writer printed (llm-d/llm-d #191)
         ("grep", r"[\w.\-]{1,200}\.(?:log|txt|out|err)(?::\d{1,9})?:", {}, {"needle": ":", "outermost": True}),
     ))
+_NAMES = frozenset({"host", "pod"})  # the Origin fields a prefix names by a word (the others are numbers)
+# The suffixes Kubernetes generates after a name its controller chose (a pod's metadata.generateName: the API server
+# appends 5 random characters of apimachinery's alphabet, no vowels, no 0 1 3: k8s.io/apimachinery pkg/util/rand
+# rand.go `alphanums`, apiserver pkg/storage/names SimpleNameGenerator), one row per shape.  An Indexed Job's pod is
+# named `<job>-<index>-<5>` and its hostname set to `<job>-<index>` (KEP-2214 "Pod detail"; the Job controller), so a
+# JobSet's (its Indexed Jobs') `<jobset>-<job>-<jobindex>-<podindex>-<5>` has hostname `<jobset>-<job>-<jobindex>-
+# <podindex>` ("network-jobset-workers-0-0-g5n2t", kubernetes-sigs/jobset PR #550; the hostname
+# "network-jobset-leader-0-0", its jobset-with-network.yaml): NCCL's "host:pid:tid [dev]", torchrun's and Python's
+# hostname name the pod by it.  A pod whose hostname is its name (a Deployment's, a non-indexed Job's, a StatefulSet's,
+# PyTorchJob's `<job>-worker-<n>`, LeaderWorkerSet's `<lws>-<group>-<worker>`) needs none of this.
+GENERATED_SUFFIXES: tuple[str, ...] = (
+    r"-[bcdfghjklmnpqrstvwxz2456789]{5}",  # generateName's random characters
+)
+_GENERATED = re.compile("|".join(f"(?:{shape})" for shape in GENERATED_SUFFIXES))
+
+
+def hostname_of_pod(pod: str, host: str) -> bool:
+    """Whether `host` is the hostname of pod `pod`, the pod named by its hostname and a suffix Kubernetes generated
+    (GENERATED_SUFFIXES): an Indexed Job's, a JobSet's pod."""
+    return len(pod) > len(host) and pod.startswith(host) and _GENERATED.fullmatch(pod, len(host)) is not None
+
+
 # Prefixes inside a message that name the rank without being a launcher prefix: PyTorch's "[Rank 3]" and
 # "[PG 0 Rank 3]", "[PG ID 0 PG GUID 0(default_pg) Rank 3]"; DeepSpeed's "[Rank 3]" too.  A process group other
 # than the default one ("[PG 134 Rank 1]") names the rank in that group, not the global one (parsers.classify's
@@ -264,8 +292,8 @@ def strip_lead(line: str) -> tuple[tuple, str, str]:
         m, row = hit
         for field_name, group in row.fields.items():
             value = m.group(group)
-            if value is not None and not (field_name == "host" and placeholder(value)):
-                found[field_name] = value if field_name == "host" else int(value)
+            if value is not None and not (field_name in _NAMES and placeholder(value)):
+                found[field_name] = value if field_name in _NAMES else int(value)
         if row.workers is not None and (m.groupdict().get("rank") is None):  # its worker tag's rank, if it names one
             rank = worker_rank(row.workers, m.group("workers"))
             if rank is not None:

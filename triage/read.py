@@ -24,7 +24,7 @@ from parsers.scan import _Lines
 from . import facts
 from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
-from .ranks import Origin, from_path, in_message, origin_of, strip_lead
+from .ranks import Origin, from_path, hostname_of_pod, in_message, origin_of, strip_lead
 
 log = logging.getLogger("gpu_npd.triage")
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
@@ -605,6 +605,10 @@ class FileReader:
         self._block: _Block | None = None
         self._root_next = False
         self._ranks: dict[tuple, int] = {}  # (host, rank) -> first line a launcher prefix named it on
+        # kubectl's pod -> (its hostname, the first line naming both: the pod's prefix, the hostname inside), where the
+        # pod is its hostname and a generated suffix (ranks.hostname_of_pod); told once each (`_pod_hostnames`)
+        self._pod_hosts: dict[str, tuple[str, int]] = {}
+        self._pod_hosts_told = 0
         self._pid_ranks: dict[tuple, int | None] = {}  # (host, pid) -> the rank its prefixes named (None: several)
         self._pending: list[Evidence] = []  # evidence of a pid whose rank a later line may name
         self._year_seen = False
@@ -653,6 +657,7 @@ class FileReader:
             log.warning("triage: %d lines of %s raised while read and were skipped", self.errors, self.name)
         for (host, rank), first in sorted(self._ranks.items(), key=lambda kv: kv[1]):
             yield Evidence(kind="rank_seen", severity="info", host=host, rank=rank, file=self.name, line=first)
+        yield from self._pod_hostnames()
 
     def read_on(self, lines: list[str]) -> Iterator[Evidence]:
         """`lines` read after those of the calls before, numbered on from them (a file read in parts as it is
@@ -667,6 +672,7 @@ class FileReader:
                 self._dcp_open[key] = (start, None)
                 yield from self._routed((wrapper,))
         yield from self._pid_filled()
+        yield from self._pod_hostnames()
 
     def _batch(self, n: int, batch: list[str]) -> Iterator[Evidence]:
         lines = [raw[:MAX_LINE].rstrip("\r\n") for raw in batch]
@@ -796,7 +802,19 @@ class FileReader:
                 self._pid_ranks[pid_key] = origin.rank if known == origin.rank else None
         if origin.rank is not None and (origin.host, origin.rank) not in self._ranks and len(self._ranks) < 65536:
             self._ranks[(origin.host, origin.rank)] = n
+        if origin.pod is not None and origin.host is not None and origin.pod not in self._pod_hosts and \
+                len(self._pod_hosts) < 65536 and hostname_of_pod(origin.pod, origin.host):
+            self._pod_hosts[origin.pod] = (origin.host, n)
         return origin, (origin.host, origin.rank, origin.local_rank, origin.pid)
+
+    def _pod_hostnames(self) -> Iterator[Evidence]:
+        """The pods whose hostname their lines named (`_pod_hosts`) not told yet: kind pod_hostname, the hostname as
+        its host, the pod in details `pod_name` (the job names the pod's every line by its hostname)."""
+        told = list(self._pod_hosts.items())[self._pod_hosts_told:]
+        self._pod_hosts_told += len(told)
+        for pod, (host, first) in told:
+            yield Evidence(kind="pod_hostname", severity="info", host=host, file=self.name, line=first,
+                           details={"pod_name": pod})
 
     def _classify(self, text: str, n: int) -> Finding | None:
         """Line `n`'s own finding; the findings of earlier lines it amended (Classifier.read's second output) wait in

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from parsers.envelope import detect
 from triage import Clock, attribute, read_lines
-from triage.ranks import strip_lead
+from triage.ranks import hostname_of_pod, strip_lead
 
 INCIDENTS = Path(__file__).resolve().parents[1] / "fixtures" / "incidents"
 
@@ -26,20 +26,21 @@ def test_prefix_names_the_pod_and_the_prefixes_after_it_are_read():
     # REAL shape: geerlingguy/ansible-for-kubernetes #75, `kubectl logs -l app=echo-req --prefix=true`
     fields, lead, rest = strip_lead('[pod/echo-req-7cfd7bf68f-nk5kr/hello] 172.17.0.1 - - [22/Nov/2020:17:19:05 +0000] '
                                     '"GET /test HTTP/1.1" 200 7269 "-"')
-    assert dict(fields) == {"host": "echo-req-7cfd7bf68f-nk5kr"} and lead == ""
+    assert dict(fields) == {"host": "echo-req-7cfd7bf68f-nk5kr", "pod": "echo-req-7cfd7bf68f-nk5kr"} and lead == ""
     assert rest.startswith("172.17.0.1 - - [22/Nov/2020")
     # --timestamps: the stamp is the log's text, after kubectl's prefix (guidebooks/store guidebooks/ml/torchx/run/
     # logs.sh reads `kubectl logs --prefix --timestamps` output as $1 the prefix, $2 the stamp): the line's time
     fields, lead, rest = strip_lead("[pod/train-worker-1/pytorch] 2024-07-25T07:00:00.123456789Z [rank11]: "
                                     "torch.cuda.OutOfMemoryError: CUDA out of memory.")
-    assert dict(fields) == {"host": "train-worker-1", "rank": 11}
+    assert dict(fields) == {"host": "train-worker-1", "pod": "train-worker-1", "rank": 11}
     assert lead == "2024-07-25T07:00:00.123456789Z " and rest.startswith("torch.cuda.OutOfMemoryError")
     # NCCL's host (the pod's hostname) is the inner prefix's, as any inner prefix wins; kubectl's container may be empty
     fields, _, rest = strip_lead("[pod/train-worker-1/] train-worker-1:91:123 [2] NCCL WARN x")
-    assert dict(fields) == {"host": "train-worker-1", "pid": 91, "gpu": 2} and rest == "NCCL WARN x"
+    assert dict(fields) == {"host": "train-worker-1", "pod": "train-worker-1", "pid": 91, "gpu": 2} and \
+        rest == "NCCL WARN x"
     # the pod's index is no rank (a pod runs a node's ranks): torchrun's local rank only
     assert dict(strip_lead("[pod/job-worker-3/pytorch] [default5]:Traceback (most recent call last):")[0]) == \
-        {"host": "job-worker-3", "local_rank": 5}
+        {"host": "job-worker-3", "pod": "job-worker-3", "local_rank": 5}
     # two pods' tracebacks interleaved are two writers
     assert strip_lead("[pod/a-0/c] Traceback (most recent call last):")[0] != \
         strip_lead("[pod/a-1/c] Traceback (most recent call last):")[0]
@@ -91,3 +92,70 @@ def test_parse_of_nested_prefixes_is_bounded():
     env = detect(line)
     assert env.name == "kubectl" and env.extra["pod"] == "a" and env.message.endswith("x")
     assert detect("[pod/a/b] [pod/c/d] x").message == "[pod/c/d] x"
+
+
+def _triage(incident: str, pod: str) -> list:
+    """The incident's logs, every file's lines in turn, as `kubectl logs --prefix` of one pod `pod` prints them."""
+    logs = INCIDENTS / incident / "logs"
+    lines = [line for path in sorted(logs.iterdir()) for line in path.read_text().splitlines()]
+    clock = Clock()
+    evidence = list(read_lines(kubectl_prefixed(pod, "pytorch", lines), "job.log", clock))
+    return attribute(clock.align(evidence))
+
+
+def test_generated_suffix_after_a_hostname():
+    # an Indexed Job's pod `<job>-<index>-<5>`, hostname `<job>-<index>` (KEP-2214); a JobSet's (kubernetes-sigs/jobset
+    # PR #550's `kubectl get pods`: "network-jobset-workers-0-0-g5n2t", hostname "network-jobset-workers-0-0")
+    assert hostname_of_pod("network-jobset-workers-0-0-g5n2t", "network-jobset-workers-0-0")
+    assert hostname_of_pod("failure-policy-workers-0-1-98htc", "failure-policy-workers-0-1")
+    # a pod whose hostname is its name, another index's, a suffix no generateName makes (vowels, 0 1 3: not its
+    # alphabet; not 5 characters), no dash before it, a ReplicaSet's hash and suffix after a name
+    for pod, host in (("kp-ddp-worker-0", "kp-ddp-worker-0"), ("job-10-g5n2t", "job-1"), ("job-1-abcde", "job-1"),
+                      ("job-1-g5n2", "job-1"), ("job-1-g5n2tt", "job-1"), ("job-1g5n2t", "job-1"),
+                      ("vllm-7cfd7bf68f-nk5kr", "vllm"), ("job-1-g5n2t", ""), ("job-1-g5n2t", "10.0.0.1")):
+        assert not hostname_of_pod(pod, host), (pod, host)
+
+
+def test_a_pod_and_its_hostname_are_one_reporter():
+    # CONSTRUCTED: deepspeedai/DeepSpeed #6875's log (tests/fixtures/incidents/deepspeed-6875-ib-retry, its lines
+    # verbatim: NCCL's "50428e4af543:34610:36821 [4] .. NET/IB: Got completion from peer 10.0.1.23" and rank 4's own
+    # "[rank4]:[E1229 ..] .. NET/IB: Got completion .." of the same process) behind kubectl's prefix of an Indexed
+    # Job's pod named by that hostname and a generated suffix (the suffix invented).  Before: the pod's name and the
+    # hostname NCCL prints were two hosts, "from 2 reporter(s)", the root the pod's; now one, the hostname.
+    host, pod = "50428e4af543", "50428e4af543-g5n2t"
+    incidents = _triage("deepspeed-6875-ib-retry", pod)
+    assert incidents and incidents[0].category == "fabric"
+    first = incidents[0]
+    assert "from 1 reporter(s)" in first.reason and first.root.host == host
+    assert {e.host for i in incidents for e in i.evidence} == {host}
+    assert pod not in first.reason
+
+
+def test_a_hostname_only_nccl_info_lines_print_names_the_pod():
+    # CONSTRUCTED: modelscope/FunASR #2006's log (tests/fixtures/incidents/funasr-2006-oom, verbatim): rank 2's
+    # out-of-memory error under torch's "[rank2]:" alone, the node's hostname only in NCCL's INFO lines (no finding)
+    # after it; an Indexed Job's pod `<hostname>-<5>`.  Before: the verdict named the pod; now the hostname NCCL knows.
+    host = "liangxianchen-funasr-15wh-train-lxc0-w-0"
+    incidents = _triage("funasr-2006-oom", host + "-x7k2p")
+    assert incidents[0].category == "application" and incidents[0].root.rank == 2
+    assert incidents[0].root.host == host and f"on {host} " in incidents[0].reason
+    # sgl-project/sglang #10216 (tests/fixtures/incidents/sglang-10216-two-node-pg-status): `distributed-sglang-0`, an
+    # Indexed Job's hostname's shape; its watchdog lines under "[rank1]:", NCCL's under the hostname: one host
+    incidents = _triage("sglang-10216-two-node-pg-status", "distributed-sglang-0-9wq4z")
+    assert {e.host for i in incidents for e in i.evidence} == {"distributed-sglang-0"}
+    assert "rank 1 on distributed-sglang-0 " in incidents[0].reason
+
+
+def test_a_pod_named_as_its_hostname_or_not_after_it_keeps_its_name():
+    # the pod's hostname its name (PyTorchJob's `<job>-worker-<n>`: nccl-1405-ib's kp-ddp-worker-0), or a pod whose name
+    # is no hostname and suffix (a Deployment's): the pod is the host as before, no pod_hostname
+    for pod, host in (("kp-ddp-worker-0", "kp-ddp-worker-0"), ("trainer-7cfd7bf68f-nk5kr", "trainer-7cfd7bf68f-nk5kr")):
+        lines = (INCIDENTS / "nccl-1405-ib" / "logs" / "kp-ddp-worker-0.log").read_text().splitlines()
+        lines = [line.replace("kp-ddp-worker-0:", host + ":") for line in lines]
+        evidence = list(read_lines(kubectl_prefixed(pod, "pytorch", lines), "job.log", Clock()))
+        assert not any(e.kind == "pod_hostname" for e in evidence)
+        assert {e.host for e in evidence if e.host} == {host}
+    # a pod of another hostname (Ray's worker prefix names a node by its address): no pod_hostname
+    evidence = list(read_lines(["[pod/head-0-x7k2p/ray-head] (RayWorkerWrapper pid=4009, ip=10.0.0.1) RuntimeError: x"],
+                               "job.log", Clock()))
+    assert not any(e.kind == "pod_hostname" for e in evidence)
