@@ -13,7 +13,7 @@ import re
 from typing import BinaryIO, Iterator
 
 from .classify import Classifier, all_keywords, line_patterns
-from .envelope import is_cri_partial, join_cri
+from .envelope import is_cri_partial, join_cri, journal_text_record
 from .finding import Finding
 from .ports import LINK_KINDS, UnusedPorts, port_key
 from .prefilter import Prefilter
@@ -131,6 +131,8 @@ class Scanner:
             done_to = end
             finding, amended = read(line, file=name, lineno=lines.at(buf, start), matched=matched)
             if finding is not None:
+                if finding.envelope == "journal_text":  # journalctl -o export / verbose: the record about the line
+                    _journal_record(finding, buf, start, end, limit)
                 if finding.kind in LINK_KINDS:
                     self._unused_port(finding)
                 yield finding
@@ -167,6 +169,39 @@ class _Lines:
         self.offset = pos
         return self.number
 
+
+
+# How far around a `MESSAGE=` line a finding's journal record is looked for (journal_text_record): a record is a few
+# dozen short fields; a file of such lines with no record about them costs no more than this per finding
+JOURNAL_RECORD_SPAN = 64 << 10
+
+
+def _journal_record(f: Finding, buf: bytes, start: int, end: int, limit: int) -> None:
+    """The time, uptime, host's program and envelope of a finding on a `journalctl -o export` / `-o verbose` line,
+    from the record about it in the buffer: export's between the blank lines before and after it, verbose's from the
+    header line before it (the first line not indented) to the next. Only for a finding (the line's own read takes
+    none of it); a record a read split, or none about the line, leaves the finding as the line alone made it."""
+    low, high = max(0, start - JOURNAL_RECORD_SPAN), min(limit, end + JOURNAL_RECORD_SPAN)
+    if buf[start:start + 1] == b" ":  # verbose: the header is the last line before it that is not indented
+        first = start
+        while first > low and buf[first - 1:first] == b"\n":
+            first = buf.rfind(b"\n", low, first - 1) + 1
+            if buf[first:first + 1] != b" ":
+                break
+        else:
+            return
+        last = end
+        while last < high and buf[last + 1:last + 2] == b" ":
+            nxt = buf.find(b"\n", last + 1, high)
+            last = high if nxt == -1 else nxt
+    else:  # export: between blank lines
+        first = buf.rfind(b"\n\n", low, start)
+        first = low if first == -1 else first + 2
+        last = buf.find(b"\n\n", end, high)
+        last = high if last == -1 else last
+    env = journal_text_record(decode(buf[first:last]).split("\n"))
+    if env is not None:
+        f.timestamp, f.uptime, f.envelope, f.program = env.timestamp, env.uptime, "journal", env.extra.get("app")
 
 
 def hold_back_cri_partials(buf: bytes, cut: int) -> int:
