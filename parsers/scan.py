@@ -172,8 +172,10 @@ class _Lines:
 
 
 # How far around a `MESSAGE=` line a finding's journal record is looked for (journal_text_record): a record is a few
-# dozen short fields; a file of such lines with no record about them costs no more than this per finding
-JOURNAL_RECORD_SPAN = 64 << 10
+# dozen short fields (a kernel record's message one printk line); a file of such lines with no record about them
+# costs each finding a few C-speed searches over this much, and is decoded only about a record's time
+JOURNAL_RECORD_SPAN = 16 << 10
+_UNINDENTED = re.compile(rb"\n[^ ]")  # a line that is no verbose record's field (its header, the next record's)
 
 
 def _journal_record(f: Finding, buf: bytes, start: int, end: int, limit: int) -> None:
@@ -183,19 +185,23 @@ def _journal_record(f: Finding, buf: bytes, start: int, end: int, limit: int) ->
     none of it); a record a read split, or none about the line, leaves the finding as the line alone made it."""
     low, high = max(0, start - JOURNAL_RECORD_SPAN), min(limit, end + JOURNAL_RECORD_SPAN)
     if buf[start:start + 1] == b" ":  # verbose: the header is the last line before it that is not indented
-        first = start
-        while first > low and buf[first - 1:first] == b"\n":
-            first = buf.rfind(b"\n", low, first - 1) + 1
-            if buf[first:first + 1] != b" ":
-                break
-        else:
+        # (C-speed searches over the span, no walk line by line: a file of indented lines and no header costs each
+        # finding a few memchr-like scans)
+        header = buf.rfind(b" [s=", low, start)
+        if header == -1:
             return
-        last = end
-        while last < high and buf[last + 1:last + 2] == b" ":
-            nxt = buf.find(b"\n", last + 1, high)
-            last = high if nxt == -1 else nxt
+        first = buf.rfind(b"\n", low, header) + 1
+        if first == 0 and low > 0 or buf[first:first + 1] == b" " or _UNINDENTED.search(buf, header, start):
+            return
+        nxt = _UNINDENTED.search(buf, end, high)
+        last = high if nxt is None else nxt.start()
     else:  # export: between blank lines
-        first = buf.rfind(b"\n\n", low, start)
+        # (its __REALTIME_TIMESTAMP= first, before the line in the same record: one scan of the span for a file of
+        # such lines with none, and for a record the searches stop a line or two from where they begin)
+        stamp = buf.rfind(b"__REALTIME_TIMESTAMP=", low, start)
+        if stamp == -1 or buf.find(b"\n\n", stamp, start) != -1:  # none, or an earlier record's
+            return
+        first = buf.rfind(b"\n\n", low, stamp)
         first = low if first == -1 else first + 2
         last = buf.find(b"\n\n", end, high)
         last = high if last == -1 else last

@@ -109,6 +109,15 @@ def test_a_finding_on_an_export_message_line_has_the_records_time_and_a_process_
 
 def test_a_message_line_with_no_record_about_it_is_the_line_alone():
     (f,) = _scan("MESSAGE=" + XID + "\n")
-    assert (f.message, f.timestamp, f.uptime, f.program) == (XID, None, None, None)  # a record of that field alone
+    assert (f.message, f.timestamp, f.uptime, f.program) == (XID, None, None, None)  # no record about it: the line alone
     (f,) = _scan("    MESSAGE=" + XID + "\n")  # no verbose header before it: the line alone
     assert (f.message, f.timestamp, f.envelope, f.program) == (XID, None, "journal_text", None)
+
+
+def test_an_earlier_records_time_is_not_a_later_records():
+    """A record without __REALTIME_TIMESTAMP (systemd: only records serialized from a journal file carry it) after
+    one with it: its finding has no time rather than the record before it's."""
+    earlier = EXPORT_RECORD
+    later = "_TRANSPORT=kernel\nMESSAGE=" + XID + "\n"
+    (f,) = _scan(earlier + "\n" + later)
+    assert (f.message, f.timestamp, f.envelope) == (XID, None, "journal_text")
