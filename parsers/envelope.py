@@ -474,15 +474,20 @@ JOURNAL_BYTES_LINE = r'^\x1e?\{.*"MESSAGE" ?: ?\['
 
 
 def _journal_json(m: re.Match, year: int | None) -> Envelope | None:
-    """`journalctl -o json` / `json-seq` (an RS before each record): one record a line, its fields by name. The
-    kernel's own records come through journald's kernel transport with the kernel's facility (0); a process that wrote
-    to /dev/kmsg comes through it too but with its own facility and identifier (journald-kmsg.c), and every other
-    transport (journal, syslog, stdout, audit) is a process's: KMSG_USERSPACE where the identifier says "kernel".
-    The time is the record's (__REALTIME_TIMESTAMP, microseconds), the uptime the kernel's own stamp where kept
-    (_SOURCE_MONOTONIC_TIMESTAMP), else journald's. Refused (plain text) unless it is an object with a MESSAGE."""
+    """`journalctl -o json` / `json-seq` (an RS before each record): one record a line, its fields by name
+    (journal_record). Refused (plain text) unless it is an object with a MESSAGE."""
     obj = json_value(m.string.lstrip("\x1e"))
-    if not isinstance(obj, dict):
-        return None
+    return journal_record(obj) if isinstance(obj, dict) else None
+
+
+def journal_record(obj: dict[str, Any]) -> Envelope | None:
+    """A journal record's envelope from its fields by name (`-o json`'s object, `-o export` / `-o verbose`'s
+    FIELD=value lines: journal_text_record). The kernel's own records come through journald's kernel transport with
+    the kernel's facility (0); a process that wrote to /dev/kmsg comes through it too but with its own facility and
+    identifier (journald-kmsg.c), and every other transport (journal, syslog, stdout, audit) is a process's:
+    KMSG_USERSPACE where the identifier says "kernel". The time is the record's (__REALTIME_TIMESTAMP, microseconds),
+    the uptime the kernel's own stamp where kept (_SOURCE_MONOTONIC_TIMESTAMP), else journald's. None without a
+    MESSAGE."""
     msg = journal_field(obj.get("MESSAGE"))
     if msg is None:
         return None
@@ -517,6 +522,37 @@ def _journal_json(m: re.Match, year: int | None) -> Envelope | None:
             uptime = int(usec) / 1e6
             break
     return Envelope("journal", msg.rstrip("\n"), when, uptime, extra)
+
+
+def _journal_text(m: re.Match, year: int | None) -> Envelope:
+    """A `MESSAGE=` line of `journalctl -o export` (flush left) or `-o verbose` (indented four spaces), read alone: the
+    message, nothing else (the record's time, host and transport are on the lines about it: journal_text_record,
+    which the stream's reader calls for a finding, parsers/scan.py)."""
+    return Envelope("journal_text", m.group(1))
+
+
+# `journalctl -o verbose`'s record header (systemd's logs-show.c output_verbose): the time in the host's zone, then the
+# cursor, whose t= and m= are __REALTIME_TIMESTAMP and __MONOTONIC_TIMESTAMP in hex ("Tue 2017-10-24 10:37:50.315725
+# UTC [s=6bff..;i=524715a;b=0a16..;m=914ed6facb5;t=55c4887dc4ccd;x=98df..]"): the time read from t=, no zone's name
+_VERBOSE_HEADER = re.compile(r"^[A-Z][a-z]{2} \d{4}-\d\d-\d\d \S+ \S+ \[s=[0-9a-f]+;i=[0-9a-f]+;b=[0-9a-f]+;"
+                             r"m=([0-9a-f]{1,16});t=([0-9a-f]{1,16});")
+
+
+def journal_text_record(lines: list[str]) -> Envelope | None:
+    """The envelope of a `journalctl -o export` or `-o verbose` record from its lines (the verbose header first, its
+    fields indented; export's FIELD=value lines, a binary field's name alone on its line and skipped), as
+    journal_record reads `-o json`'s: None without a MESSAGE. A field the record holds twice: the first."""
+    fields: dict[str, str] = {}
+    if lines:
+        m = _VERBOSE_HEADER.match(lines[0])
+        if m:
+            fields["__MONOTONIC_TIMESTAMP"] = str(int(m.group(1), 16))
+            fields["__REALTIME_TIMESTAMP"] = str(int(m.group(2), 16))
+    for line in lines:
+        name, eq, value = line.lstrip(" ").partition("=")
+        if eq and name not in fields:
+            fields[name] = value
+    return journal_record(fields)
 
 
 _TAG = r"([^\s:\[]+)(?:\[(\d+)\])?:"
@@ -645,6 +681,10 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
         r"^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?) ([A-Za-z][A-Za-z0-9/_+-]{0,31}|"
         r"[+-]\d\d(?::?\d\d)?) " + _HOST + _TAG + r" ?(.*)$", re.S), _short_full, "inner"),
     ("journal_json", "{\x1e", LazyPattern(r"^\x1e?\{.*\"MESSAGE\" ?:", re.S), _journal_json, None),
+    # `journalctl -o export`'s "MESSAGE=<text>" (flush left, records apart by a blank line) and `-o verbose`'s
+    # "    MESSAGE=<text>" (under the record's header): the message alone (_journal_text; the record's time is on the lines
+    # about it, read for a finding: parsers/scan.py); last for "M" and " ", so that their lines try no more rows than before
+    ("journal_text", "M ", LazyPattern(r"^(?:    )?MESSAGE=(.*)$", re.S), _journal_text, "last"),
     # Loki's `logcli query`: "2018-06-25T12:52:09Z {instance="consul-.."} 2018/06/25 ..", the line behind the labels
     # split as its own (_loki, built at once); last, so that the lines of the rows above try no more rows than before
     ("loki", "0123456789", _LOKI, _loki, None),

@@ -13,7 +13,7 @@ import re
 from typing import BinaryIO, Iterator
 
 from .classify import Classifier, all_keywords, line_patterns
-from .envelope import is_cri_partial, join_cri
+from .envelope import is_cri_partial, join_cri, journal_text_record
 from .finding import Finding
 from .ports import LINK_KINDS, UnusedPorts, port_key
 from .prefilter import Prefilter
@@ -131,6 +131,8 @@ class Scanner:
             done_to = end
             finding, amended = read(line, file=name, lineno=lines.at(buf, start), matched=matched)
             if finding is not None:
+                if finding.envelope == "journal_text":  # journalctl -o export / verbose: the record about the line
+                    _journal_record(finding, buf, start, end, limit)
                 if finding.kind in LINK_KINDS:
                     self._unused_port(finding)
                 yield finding
@@ -167,6 +169,45 @@ class _Lines:
         self.offset = pos
         return self.number
 
+
+
+# How far around a `MESSAGE=` line a finding's journal record is looked for (journal_text_record): a record is a few
+# dozen short fields (a kernel record's message one printk line); a file of such lines with no record about them
+# costs each finding a few C-speed searches over this much, and is decoded only about a record's time
+JOURNAL_RECORD_SPAN = 16 << 10
+_UNINDENTED = re.compile(rb"\n[^ ]")  # a line that is no verbose record's field (its header, the next record's)
+
+
+def _journal_record(f: Finding, buf: bytes, start: int, end: int, limit: int) -> None:
+    """The time, uptime, host's program and envelope of a finding on a `journalctl -o export` / `-o verbose` line,
+    from the record about it in the buffer: export's between the blank lines before and after it, verbose's from the
+    header line before it (the first line not indented) to the next. Only for a finding (the line's own read takes
+    none of it); a record a read split, or none about the line, leaves the finding as the line alone made it."""
+    low, high = max(0, start - JOURNAL_RECORD_SPAN), min(limit, end + JOURNAL_RECORD_SPAN)
+    if buf[start:start + 1] == b" ":  # verbose: the header is the last line before it that is not indented
+        # (C-speed searches over the span, no walk line by line: a file of indented lines and no header costs each
+        # finding a few memchr-like scans)
+        header = buf.rfind(b" [s=", low, start)
+        if header == -1:
+            return
+        first = buf.rfind(b"\n", low, header) + 1
+        if first == 0 and low > 0 or buf[first:first + 1] == b" " or _UNINDENTED.search(buf, header, start):
+            return
+        nxt = _UNINDENTED.search(buf, end, high)
+        last = high if nxt is None else nxt.start()
+    else:  # export: between blank lines
+        # (its __REALTIME_TIMESTAMP= first, before the line in the same record: one scan of the span for a file of
+        # such lines with none, and for a record the searches stop a line or two from where they begin)
+        stamp = buf.rfind(b"__REALTIME_TIMESTAMP=", low, start)
+        if stamp == -1 or buf.find(b"\n\n", stamp, start) != -1:  # none, or an earlier record's
+            return
+        first = buf.rfind(b"\n\n", low, stamp)
+        first = low if first == -1 else first + 2
+        last = buf.find(b"\n\n", end, high)
+        last = high if last == -1 else last
+    env = journal_text_record(decode(buf[first:last]).split("\n"))
+    if env is not None:
+        f.timestamp, f.uptime, f.envelope, f.program = env.timestamp, env.uptime, "journal", env.extra.get("app")
 
 
 def hold_back_cri_partials(buf: bytes, cut: int) -> int:
