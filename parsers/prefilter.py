@@ -28,7 +28,7 @@ try:
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover - not CPython
     from hashlib import blake2b
-from typing import Callable, Collection, Iterable, Iterator
+from typing import Collection, Iterable, Iterator
 
 from .wordscan import LazyPattern, presence_regex
 
@@ -350,49 +350,6 @@ def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
         _write_cache(cache, hs.dumpb(db))
     _COMPILED[key] = db
     return db
-
-
-def hyperscan_words_in(words: list[str]) -> "Callable[[str], list[str]] | None":
-    """`wordscan.KeywordScan`'s scan on hyperscan: the words occurring in a text, each once (in the order their first
-    occurrences end), or None where hyperscan is not installed, another engine is forced (GPU_NPD_MATCHER) or it
-    refuses the words: then the scan is `re`'s.  One call a text, its loop in C: on bench/perline.py's mixed kinds'
-    messages (some 134 characters) 12.3k instructions a message (callgrind) where `re`'s scan takes 34.4k (its
-    findall 31.4k: it enters its pattern, three nested matches deep, at each of the ~22 characters a message holds
-    that begin a word's tail; 11.4k of it the search loop and those entries alone, whatever the pattern).
-    A scratch space per thread: hyperscan refuses one another thread's scan holds (ScratchInUseError), and the
-    table's scan is shared by the streams of every thread (the pipeline's, the pod log source's).  A scan hyperscan
-    fails (a scratch it cannot allocate, one in use, any error of its own) gives the words tested one by one with
-    `in`, the same words: a line is never lost to the engine (raised, it would cost the agent its batch)."""
-    if os.environ.get("GPU_NPD_MATCHER") not in (None, "", "hyperscan") or any("\0" in w for w in words):
-        return None  # (a NUL would end the expression hyperscan reads: a C string)
-    try:
-        hs = _load("hyperscan")
-    except ImportError:
-        return None
-    try:
-        db = _hyperscan_db(hs, [re.escape(w).encode() for w in words], [hs.HS_FLAG_SINGLEMATCH] * len(words))
-    except hs.error:
-        return None
-    import threading  # noqa: PLC0415 - here alone: `gpu-npd parse` of a small log never derives the scan
-
-    scratches = threading.local()
-
-    def on_match(id_: int, _from: int, _to: int, _flags: int, found: list[str]) -> None:
-        found.append(words[id_])
-
-    def words_in(text: str) -> list[str]:
-        found: list[str] = []
-        try:
-            try:
-                scratch = scratches.scratch
-            except AttributeError:  # this thread's first text
-                scratch = scratches.scratch = hs.Scratch(db)
-            db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match, context=found, scratch=scratch)
-        except hs.error:
-            return [w for w in words if w in text]
-        return found
-
-    return words_in
 
 
 # --- the rules' regexes as byte regexes hyperscan and RE2 take ---------------------------------------------------
