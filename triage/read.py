@@ -200,9 +200,12 @@ _STOPPING_ENDS = tuple(dict.fromkeys(s.ends for s in STOPPING))
 # #1575: "Finished server process [5029]", then asyncio.run's `asyncio.exceptions.CancelledError` from
 # run_until_complete; ogx-ai/ogx #1043).  A request's cancellation while the server runs (uvicorn's "Exception in ASGI
 # application", its chained exception after it) is no stop.
-STOP_SAID = ("Shutting down", "Finished server process [", "Worker exiting (pid: ")
-_STOP_SAID = re.compile(r"(?:INFO:\s+|\[INFO\] )(?:Shutting down|Finished server process \[\d{1,10}\]|"
-                        r"Worker exiting \(pid: \d{1,10}\))\s*$")
+# One row a wording: (its words, a keyword of the prefilter and of TRACED_OPENERS; the regex of what ends the line).
+STOP_SAID_ROWS = (("Shutting down", ""), ("Finished server process [", r"\d{1,10}\]"),
+                  ("Worker exiting (pid: ", r"\d{1,10}\)"))
+STOP_SAID = tuple(words for words, _ in STOP_SAID_ROWS)
+_STOP_SAID = re.compile(r"(?:INFO:\s+|\[INFO\] )(?:"
+                        + "|".join(re.escape(words) + end for words, end in STOP_SAID_ROWS) + r")\s*$")
 # c10's internal assertion, failed in this process (TORCH_INTERNAL_ASSERT: "<condition> INTERNAL ASSERT FAILED at
 # "<file>":<line>, please report a bug to PyTorch. .."): the file it names is where the check is, so an assertion in
 # ProcessGroupNCCL.cpp ("ncclComm != nullptr INTERNAL ASSERT FAILED at "/pytorch/torch/csrc/distributed/c10d/
