@@ -120,7 +120,8 @@ def test_a_pod_and_its_hostname_are_one_reporter():
     # CONSTRUCTED: deepspeedai/DeepSpeed #6875's log (tests/fixtures/incidents/deepspeed-6875-ib-retry, its lines
     # verbatim: NCCL's "50428e4af543:34610:36821 [4] .. NET/IB: Got completion from peer 10.0.1.23" and rank 4's own
     # "[rank4]:[E1229 ..] .. NET/IB: Got completion .." of the same process) behind kubectl's prefix of an Indexed
-    # Job's pod named by that hostname and a generated suffix (the suffix invented).  Before: the pod's name and the
+    # Job's pod named by that hostname and a generated suffix (the suffix invented; a real pod and hostname so related:
+    # test_real_trainjob_pods_are_the_hostname_nccl_prints_and_a_suffix).  Before: the pod's name and the
     # hostname NCCL prints were two hosts, "from 2 reporter(s)", the root the pod's; now one, the hostname.
     host, pod = "50428e4af543", "50428e4af543-g5n2t"
     incidents = _triage("deepspeed-6875-ib-retry", pod)
@@ -159,3 +160,54 @@ def test_a_pod_named_as_its_hostname_or_not_after_it_keeps_its_name():
     evidence = list(read_lines(["[pod/head-0-x7k2p/ray-head] (RayWorkerWrapper pid=4009, ip=10.0.0.1) RuntimeError: x"],
                                "job.log", Clock()))
     assert not any(e.kind == "pod_hostname" for e in evidence)
+
+
+KUBECTL = Path(__file__).resolve().parents[1] / "fixtures" / "kubectl"  # REAL kubectl output: its SOURCE.md
+
+
+def test_real_prefix_output_of_a_deployments_replicas():
+    # REAL: `kubectl logs -l app=vllm-simulator --prefix` (redhat-et/kuadrant-llm-integration, tests/fixtures/kubectl/
+    # deployment-prefix.log): each pod its own host and writer; the klog line behind the prefix read as its own, its
+    # time klog's; a ReplicaSet's pod names no hostname of another (no pod_hostname)
+    lines = (KUBECTL / "deployment-prefix.log").read_text().splitlines()
+    pods = {dict(strip_lead(line)[0])["pod"] for line in lines}
+    assert pods == {"vllm-simulator-646cb8db6c-tgwm6", "vllm-simulator-646cb8db6c-t9jvj",
+                    "vllm-simulator-646cb8db6c-5bfg9"}
+    for line in lines:
+        fields, lead, rest = strip_lead(line)
+        assert dict(fields)["host"] == dict(fields)["pod"] and rest.startswith("I0713 04:02:5")
+        env = detect(line)
+        assert (env.name, env.message) == ("klog", '"completion request received"')
+        assert env.extra["container"] == "vllm-simulator" and env.extra["pod"] == dict(fields)["pod"]
+        assert (env.timestamp.month, env.timestamp.day, env.timestamp.hour) == (7, 13, 4)
+    evidence = list(read_lines(lines, "job.log", Clock()))
+    assert not any(e.kind == "pod_hostname" for e in evidence)
+
+
+def test_real_trainjob_pods_are_the_hostname_nccl_prints_and_a_suffix():
+    # REAL: a TrainJob's `kubectl get pods` and its rank-0 pod's `kubectl logs` (gnosia93/training-on-eks
+    # c11-deepspeed.md, tests/fixtures/kubectl/trainjob-*): the pod `llama-3-8b-node-0-0-k9rb7`, NCCL's hostname
+    # `llama-3-8b-node-0-0`; each pod of the listing is its index's hostname and a generated suffix
+    listing = (KUBECTL / "trainjob-get-pods.txt").read_text().splitlines()[1:]
+    pods = [row.split()[0] for row in listing]
+    assert [hostname_of_pod(pod, f"llama-3-8b-node-0-{i}") for i, pod in enumerate(pods)] == [True] * 4
+    assert not hostname_of_pod(pods[1], "llama-3-8b-node-0-0")  # another index's
+    nccl = (KUBECTL / "trainjob-rank0-pod.log").read_text().splitlines()
+    assert {line.partition(":")[0] for line in nccl} == {"llama-3-8b-node-0-0"}
+    # the prefix is kubectl's (kubectl_prefixed), added here: the author ran `kubectl logs <pod>` without --prefix
+    evidence = list(read_lines(kubectl_prefixed(pods[0], "node", nccl), "job.log", Clock()))
+    assert [(e.kind, e.host) for e in evidence] == [("pod_hostname", "llama-3-8b-node-0-0")]
+
+
+def test_real_trainjob_efa_failure_behind_its_pods_prefix_is_one_host():
+    # REAL lines: the same author's TrainJob failing on EFA (aws-ofi-nccl's NET/OFI handshake error, then rank 0's
+    # DistBackendError: tests/fixtures/kubectl/trainjob-efa-handshake.log, verbatim); CONSTRUCTED: kubectl's prefix
+    # before them, of that TrainJob's rank-0 pod as another run of the author's listing names it (the page names no pod
+    # for this log).  NCCL's lines name the hostname, torch's "[rank0]:" lines the pod: one host, the hostname.
+    lines = (KUBECTL / "trainjob-efa-handshake.log").read_text().splitlines()
+    clock = Clock()
+    evidence = list(read_lines(kubectl_prefixed("llama-3-8b-node-0-0-k9rb7", "node", lines), "job.log", clock))
+    incidents = attribute(clock.align(evidence))
+    assert (incidents[0].category, incidents[0].root.host) == ("fabric", "llama-3-8b-node-0-0")
+    assert {e.host for i in incidents for e in i.evidence} == {"llama-3-8b-node-0-0"}
+    assert "k9rb7" not in incidents[0].reason
