@@ -1099,10 +1099,22 @@ def _fabric_error(job: Job) -> Verdict | None:
     # several ranks of one host report it: the host's adapter (or its link) failed, not one of those ranks
     host_level = len(hosts) == 1 and len(ranks) > 1
     on = f"{hosts[0]}, reported by its {_ranks(ranks)}" if host_level else (', '.join(hosts) or 'the job')
+    nets = {_net_of(e) for e in fabric}
+    errors, network = nets.pop() if len(nets) == 1 else ("network errors", "the network fabric")
     return Verdict("fabric", first, "fabric_error",
-                   f"{_what(first)} on {on}{_first_of(len(fabric), 'NET/IB errors')}; no peer named, no rank died "
-                   "and no node fault came before: the InfiniBand / RoCE fabric failed",
+                   f"{_what(first)} on {on}{_first_of(len(fabric), errors)}; no peer named, no rank died "
+                   f"and no node fault came before: {network} failed",
                    host=hosts[0] if len(hosts) == 1 else None, host_level=host_level)
+
+
+# NCCL's network plugin as its lines name it -> (the lines' noun, the network named in the verdict); NET/IB otherwise
+# (aws-ofi-nccl on EFA: "NCCL WARN NET/OFI ...", gnosia93/training-on-eks appendix/a1-karpenter-message.md)
+NETS = {"NET/OFI": ("NET/OFI errors", "the EFA / libfabric network")}
+NET_IB = ("NET/IB errors", "the InfiniBand / RoCE fabric")
+
+
+def _net_of(e: Evidence) -> tuple[str, str]:
+    return next((said for tag, said in NETS.items() if tag in e.text), NET_IB)
 
 
 def _lagging_rank(job: Job) -> Verdict | None:

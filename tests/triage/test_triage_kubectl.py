@@ -211,3 +211,14 @@ def test_real_trainjob_efa_failure_behind_its_pods_prefix_is_one_host():
     assert (incidents[0].category, incidents[0].root.host) == ("fabric", "llama-3-8b-node-0-0")
     assert {e.host for i in incidents for e in i.evidence} == {"llama-3-8b-node-0-0"}
     assert "k9rb7" not in incidents[0].reason
+
+
+def test_an_efa_failure_is_worded_as_efa_not_infiniband():
+    # the real EFA log above: aws-ofi-nccl's NET/OFI lines were called "the first of 2 NET/IB errors" and "the
+    # InfiniBand / RoCE fabric failed"; NCCL's plugin tag names the network
+    lines = (KUBECTL / "trainjob-efa-handshake.log").read_text().splitlines()
+    clock = Clock()
+    incidents = attribute(clock.align(list(read_lines(lines, "job.log", clock))))
+    reason = incidents[0].reason
+    assert "the first of 2 NET/OFI errors" in reason and "the EFA / libfabric network failed" in reason, reason
+    assert "NET/IB" not in reason and "InfiniBand" not in reason
