@@ -90,6 +90,7 @@ TIMEOUT_KINDS = frozenset(k.name for k in _ROWS if k.timed_out)
 PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
 # the job's own report of its slow ranks (parsers/kinds.py): its ranks the suspects of a hang no watchdog number explains
 STRAGGLER_KIND = "straggler_report"
+STRAGGLER_STOP = "straggler_stop"  # the job's straggler detection stopped it (facts.py straggler_stop)
 # what makes a host slow rather than broken (parsers/kinds.py `slows`): named beside a lagging rank whose host logged it
 SLOW_HOST_KINDS = frozenset(k.name for k in KIND_TABLE if k.slows)
 # A process of a rank ended: the rank's own (a launcher's line), or its DataLoader worker's (the rank's exception
@@ -746,7 +747,7 @@ def _with_unplaced(job: Job, verdict: Verdict, candidates: list[Evidence]) -> Ve
 def _candidates(job: Job) -> list[Evidence]:
     """The failures that may be the job's first: not a node fault, not a consequence, with a category or a death."""
     return [e for e in job.failures if not is_node_fault(e) and not is_consequence(e)
-            and (category_of(e) is not None or e.kind in DEATH_KINDS)]
+            and (category_of(e) is not None or e.kind in DEATH_KINDS or e.kind == STRAGGLER_STOP)]
 
 
 def _unplaced(job: Job, v: Verdict, candidates: list[Evidence]) -> list[Evidence]:
@@ -783,6 +784,8 @@ def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
     if earlier and first.time is not None:
         tied = sorted(earlier, key=lambda e: e.line)
     first = min(tied, key=lambda e: (e.kind in BARE_DEATHS, _ts(e), not e.details.get("root_cause")))
+    if first.kind == STRAGGLER_STOP:
+        return _straggler_stop(job, first)
     if first.kind in DEATH_KINDS:
         death = first
         explained = _explanation(job, first)
@@ -1189,22 +1192,46 @@ def _reported_straggler(job: Job, reports: list[Evidence]) -> Verdict | None:
     (kind straggler_report, a warning: nvidia-resiliency-ext's verdict, Megatron-LM's slowest rank far behind its
     fastest) named slow ranks within the window before it: those ranks are the suspects, the latest report's (a
     measure of speed, weaker than a rank that never enqueued the collective, so tried after those rules)."""
-    said = [e for e in job.evidence if e.kind == STRAGGLER_KIND and e.severity == "warning" and job.in_window(e)
-            and e.details.get("straggler_ranks") and (e.time is None or job.first_symptom is None
-                                                       or _ts(e) <= job.first_symptom + SKEW)]
-    if not reports or not said:
+    last = _straggler_said(job, job.first_symptom)
+    if not reports or last is None:
         return None
-    last = max(said, key=lambda e: (_ts(e), e.file or "", e.line or 0))
+    return _stragglers_suspected(job, last, "before the hang", "no watchdog number singling out a rank", (last,))
+
+
+def _straggler_said(job: Job, before: float | None) -> Evidence | None:
+    """The latest straggler report (a warning naming ranks) within the window and no later than `before` (None: any
+    time), or None."""
+    said = [e for e in job.evidence if e.kind == STRAGGLER_KIND and e.severity == "warning" and job.in_window(e)
+            and e.details.get("straggler_ranks") and (e.time is None or before is None or _ts(e) <= before + SKEW)]
+    return max(said, key=lambda e: (_ts(e), e.file or "", e.line or 0)) if said else None
+
+
+def _stragglers_suspected(job: Job, last: Evidence, when: str, besides: str,
+                          suspects: tuple[Evidence, ...]) -> Verdict:
+    """The ranks (and node, where one) straggler report `last` named as the job's suspects, rule lagging_rank."""
     behind = [int(r) for r in str(last.details["straggler_ranks"]).split(",")]
     nodes = str(last.details.get("nodes") or "").split(",")
     host = nodes[0] if len(nodes) == 1 and nodes[0] else job.rank_host.get(behind[0])
     host = job.host_of(host) or host if host else None
     return Verdict("undetermined", None, "lagging_rank",
                    f"{_ranks(behind)} {'is' if len(behind) == 1 else 'are'} the suspect{'s' if len(behind) > 1 else ''}"
-                   f", slow by the job's own report before the hang ({_what(last)}{_at(last)}), no watchdog number "
-                   f"singling out a rank (a slow GPU or node, not proven the root); "
-                   f"{_why_stalled(job, host, len(behind) > 1)}",
-                   suspects=(last,), rank=behind[0], host=host)
+                   f", slow by the job's own report {when} ({_what(last)}{_at(last)}), {besides} (a slow GPU or node, "
+                   f"not proven the root); {_why_stalled(job, host, len(behind) > 1)}",
+                   suspects=suspects, rank=behind[0], host=host)
+
+
+def _straggler_stop(job: Job, stop: Evidence) -> Verdict:
+    """The job stopped by its own straggler detection (kind straggler_stop, facts.py): the ranks its latest report
+    before the stop named are the suspects, the ranks' exits after it its consequences; the stop its root where no
+    report was read (the ranks not named)."""
+    last = _straggler_said(job, _ts(stop) if stop.time is not None else None)
+    if last is None:
+        return Verdict("undetermined", stop, "lagging_rank",
+                       f"the job's own straggler detection stopped it{_at(stop)} ({_what(stop)} on {_who(stop, job)}), "
+                       "and no report read here names the slow ranks: look for its STRAGGLER DETECTION WARNING on "
+                       "rank 0")
+    return _stragglers_suspected(job, last, f"before its straggler detection stopped the job{_at(stop)}",
+                                 "the ranks' exits after it its consequences", (last, stop))
 
 
 def _lagging(job: Job, behind: Sequence[int], host: str | None) -> str:

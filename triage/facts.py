@@ -121,6 +121,10 @@ JOB_TABLE: tuple[JobKind, ...] = (
             named=("non-finite result ('{details.check}')",
                    "non-finite result ('found {details.result} in local {details.where}')",
                    "non-finite result ({details.result})")),
+    JobKind("straggler_stop", "the job's own straggler detection stopped it (stop_if_detected: nvidia-resiliency-ext's "
+            "Lightning callback, Megatron-Bridge's manager): the ranks its report before it named are the suspects, the "
+            "ranks' exits after it its consequences (triage.attribute `_straggler_stop`)",
+            named="stop by the job's straggler detection"),
     JobKind("rank_seen", "a rank wrote to the logs read (one per rank and file): a rank that reported no timeout is "
             "seen", context=True),
     JobKind("process_lost", "the job's coordinator declared a process or node of it dead (JAX's coordination service: "
@@ -659,6 +663,15 @@ FACTS: tuple[Fact, ...] = (
     _f("megatron_unexpected_logged", "nonfinite_result", ["Unexpected result "],
        r"\bUnexpected result (?P<result>-?(?:nan|inf)) on rank (?P<rank>\d+) at iteration #(?P<iteration>-?\d+)"
        r"(?: invocation #\d+ \(message='(?P<check>[^'\n]*))?"),
+    # The job's own straggler detection stopping it (stop_if_detected), on every rank (rank 0's verdict broadcast):
+    # nvidia-resiliency-ext's Lightning StragglerDetectionCallback (src/nvidia_resiliency_ext/ptl_resiliency/
+    # straggler_det_callback.py `_stop_training`: logger.error("Detected stragglers. Terminating training..."), the last
+    # checkpoint saved, then sys.exit(1); its tests expect torchrun's "failed (exitcode: 1)" after it) and
+    # Megatron-Bridge's NVRxStragglerDetectionManager.check_stragglers ("Detected stragglers. Training should be
+    # stopped.", then its train loop exits).  The ranks the report before it named are the suspects (triage.attribute
+    # `_straggler_stop`), the ranks' exits after it its consequences.  Was: the first rank's exit, cause undetermined
+    _f("straggler_stop", "straggler_stop", ["Detected stragglers. "],
+       r"\bDetected stragglers\. (?P<stop>Terminating training|Training should be stopped)\b"),
     # PyTorch's watchdog, 2.2+: "[PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work:
     # 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579." and 2.1-2.3's "Timeout at NCCL work: ..."
     # and 2.6+'s "[PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459

@@ -69,3 +69,53 @@ def test_a_report_after_the_hang_began_names_none():
     early = f"[NeMo W 2022-06-26 06:10:00 straggler_det_callback:124] {VERDICT}"
     assert _job([*HANG, late])[0].rule == "undetermined"
     assert _job([early, *HANG])[0].rule == "lagging_rank"
+
+
+# A job its own straggler detection stopped (h532).  The stop, CONSTRUCTED from its sources (the format strings as
+# logged, no public output found): nvidia-resiliency-ext's Lightning callback (src/nvidia_resiliency_ext/ptl_resiliency/
+# straggler_det_callback.py `_stop_training`: logger.error, then sys.exit(1) on every rank) under NeMo's logger prefix
+# (SYNTHETIC), and Megatron-Bridge's NVRxStragglerDetectionManager.check_stragglers (src/megatron/bridge/training/
+# nvrx_straggler.py) under its logger's name as its PR #2114 prints the scores (tests/fixtures/realworld/
+# jobs-stragglers-2026.yaml).
+NVRX_STOP = "[NeMo E 2022-06-26 06:10:01 straggler_det_callback:150] Detected stragglers. Terminating training..."
+BRIDGE_STOP = "megatron.bridge.NVRxStragglerDetection: Detected stragglers. Training should be stopped."
+# REAL: torchrun's agent on the rank's exit 1 (https://github.com/OEvortex/unsloth/issues/10)
+EXIT_1 = ("E0801 13:23:20.000000 32974 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: 1) "
+          "local_rank: 3 (pid: 33054) of binary: /home/ubuntu/pythonn3.11/bin/python3")
+
+
+def test_a_job_its_straggler_detection_stopped_names_the_stragglers():
+    """SYNTHETIC: Megatron-Bridge's documented verdict, the callback's stop, torchrun's exit 1 after it.  Was
+    UNDETERMINED first_rank_death, local rank 3's exit "its cause undetermined", the report unused."""
+    early = f"[NeMo W 2022-06-26 06:10:00 straggler_det_callback:124] {VERDICT}"
+    (before,) = _job([early, EXIT_1])
+    assert before.rule == "first_rank_death"  # no stop said: the exit stays the first failure
+    (incident,) = _job([early, NVRX_STOP, EXIT_1])
+    assert (incident.category, incident.rule, incident.root.rank) == ("undetermined", "lagging_rank", 13)
+    assert incident.reason.startswith("3 ranks (13,45,76) are the suspects, slow by the job's own report before its "
+                                      "straggler detection stopped the job at 2022-06-26 06:10:01 UTC")
+    assert "1 process(es) exited after it" in incident.consequences
+    assert [e.kind for e in incident.evidence][:2] == ["straggler_report", "straggler_stop"]
+
+
+def test_megatron_bridges_stop_and_its_node():
+    """SYNTHETIC: Megatron-Bridge's stop after a verdict naming a rank and its node (the StragglerId repr); no exit
+    logged (its train loop returns): still the job's stop, the node the suspect's host."""
+    line = ("STRAGGLER DETECTION WARNING: Some GPUs performance dropped. Affected ranks: "
+            "{StragglerId(rank=2, node='h100-001-253-012')}")
+    (incident,) = _job([line, BRIDGE_STOP])
+    assert (incident.rule, incident.root.rank, incident.root.host) == ("lagging_rank", 2, "h100-001-253-012")
+
+
+def test_a_stop_with_no_report_read_is_its_own_root():
+    """SYNTHETIC: the stop alone (rank 0's report in a log not given): the stop is the root, no rank named."""
+    (incident,) = _job([BRIDGE_STOP, EXIT_1])
+    assert (incident.category, incident.rule, incident.root.kind) == ("undetermined", "lagging_rank", "straggler_stop")
+    assert "no report read here names the slow ranks" in incident.reason
+
+
+def test_a_report_after_the_stop_is_not_its_cause():
+    """SYNTHETIC: a verdict stamped after the stop names none of its suspects."""
+    late = f"[NeMo W 2022-06-26 06:30:00 straggler_det_callback:124] {VERDICT}"
+    (incident,) = _job([NVRX_STOP, late])
+    assert incident.root.kind == "straggler_stop"
