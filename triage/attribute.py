@@ -1216,7 +1216,7 @@ def _stragglers_suspected(job: Job, last: Evidence, when: str, besides: str,
     return Verdict("undetermined", None, "lagging_rank",
                    f"{_ranks(behind)} {'is' if len(behind) == 1 else 'are'} the suspect{'s' if len(behind) > 1 else ''}"
                    f", slow by the job's own report {when} ({_what(last)}{_at(last)}), {besides} (a slow GPU or node, "
-                   f"not proven the root); {_why_stalled(job, host, len(behind) > 1, slow=True)}",
+                   f"not proven the root); {_why_stalled(job, host, len(behind) > 1, running=True)}",
                    suspects=suspects, rank=behind[0], host=host)
 
 
@@ -1268,13 +1268,13 @@ def _ras_behind(job: Job) -> Verdict:
                    suspects=tuple(report), rank=behind[0] if world else None, host=host)
 
 
-def _why_stalled(job: Job, host: str | None, several: bool = False, slow: bool = False) -> str:
+def _why_stalled(job: Job, host: str | None, several: bool = False, running: bool = False) -> str:
     """What the lagging rank's host (None: unknown) logged that slows a rank (SLOW_HOST_KINDS: its CPUs throttled), in
-    the job's window, or that nothing logged says why it stalled (`slow`: why it was slow, a straggler still running)."""
+    the job's window, or that nothing logged says why it stalled (`running`: why it was slow, a straggler still running)."""
     slow = [e for e in job.evidence if e.kind in SLOW_HOST_KINDS and job.in_window(e)
             and (e.host == host if host is not None and e.host is not None else len(job.hosts) <= 1)]
     if not slow:
-        state = ("were slow" if several else "was slow") if slow else "stalled"
+        state = ("were slow" if several else "was slow") if running else "stalled"
         return f"nothing logged says why {'they' if several else 'it'} {state}"
     e = min(slow, key=_ts)
     return f"its host{' ' + host if host else ''} logged {_what(e)}{_at(e)}, which slows a rank"
