@@ -2399,7 +2399,7 @@ def test_open_mpi_lost_daemon_names_its_node_not_the_launchers():
     [first] = job({"launcher.log": orte})
     assert (first.category, first.root.kind, first.root.host, first.root.rank) == (
         "undetermined", "process_lost", "tf-bert-libnlp-token-lr-5e-6-fp32-1572827779-worker-19", None)
-    assert "Open MPI's launcher lost its daemon there" in first.reason
+    assert "Open MPI's launcher lost the connection to its daemon there" in first.reason
     old = ["error: commlib error: got read error (closing \"ip-10-15-20-17.ec2.internal/shepherd_ijs/1\")",
            " --------------------------------------------------------------------------",
            " ORTE has lost communication with its daemon located on node:", " ",
