@@ -499,7 +499,18 @@ FACTS: tuple[Fact, ...] = (
     # the multi-line "The first process to do so was:" summary is read as a block by triage.read
     _f("mpirun_noticed", "rank_exit", ["noticed that process rank", "has exited due to process rank"],
        r"(?:noticed that process rank (?P<rank>\d+) with PID (?P<pid>\d+|[xX*]+) on node (?P<host>\S+) exited on "
-       r"signal (?P<signal>\d+)|has exited due to process rank (?P<rank2>\d+) with PID (?P<pid2>\d+) on)"),
+       r"signal (?P<signal>\d+)|has exited due to process rank (?P<rank2>\d+) with PID (?P<pid2>\d+) on(?: node "
+       r"(?P<host2>\S+))?)"),
+    # Open MPI's launcher on a node whose daemon (ORTE's orted; PRRTE's prted, Open MPI 5) it lost, every process on
+    # that node with it: ORTE 2.x-4.x "ORTE has lost communication with a remote daemon." then "  HNP daemon   :
+    # [[43015,0],0] on node <mpirun's>" and "  Remote daemon: [[43015,0],20] on node <the lost one>" (kubeflow/
+    # mpi-operator #152, an MPIJob's launcher after a worker pod crashed; open-mpi/ompi #6618), PRRTE's "PRTE has lost
+    # .." with "[prterun-nid002944-1918870@0,1]" (openpmix/prrte #2694, 2026); 1.x's "ORTE has lost communication with
+    # its daemon located on node:" then "  hostname:  <node>" (help-errmgr-base.txt [node-died]; aws/aws-parallelcluster
+    # #301) is a list (TASK_LIST_OPENERS). The node the line names, not why (a crash, an OOM kill, a pod deleted, the
+    # network). Was: nothing ("No failure found"), or the rank PRTE then said exited on it
+    _f("mpi_daemon_lost", "process_lost", ["Remote daemon: "],
+       r"^\s*Remote daemon: (?P<daemon>\[\[\d+,\d+\],\d+\]|\[[\w.\-]+@\d+,\d+\]) on node (?P<host>\S+)\s*$"),
     # A rank that called MPI_Abort names itself: the program chose to end the job (most often after printing why, the
     # rank's own error before it), and the launcher then kills every other rank.  Open MPI, every era (help-mpi-api.txt
     # [mpi-abort], the error code on the next line: 1.x-4.0 "with errorcode 1.", 4.1+ "  Proc: [[45441,1],0]" and
@@ -1224,6 +1235,8 @@ def ras_count(line: str, counts: list) -> dict | None:
 TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbeats):": _f(
     "xla_unhealthy_task", "process_lost", [], r"^/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+)\s*$"),
     "Timed out task names:": _BARRIER_TASK, "Some timed out task names:": _BARRIER_TASK,
+    "has lost communication with its daemon located on node:": _f(
+        "mpi_daemon_lost_node", "process_lost", [], r"^\s*hostname: +(?P<host>\S+)\s*$"),
     "job process is considered dead (unreachable via the RAS network)": _RAS_DEAD,
     "job processes are considered dead (unreachable via the RAS network)": _RAS_DEAD}
 

@@ -921,6 +921,8 @@ class FileReader:
             if m is not None:
                 yield from self._keep(self._from_fact(at, row, facts._groups(row, m)))
                 return
+            if not rest.strip():  # a blank line of spaces (Open MPI's help text between its opener and its fields)
+                return
             del self._tasks[key]
         if rest.endswith(_TASK_LIST_ENDS):
             for opener, row in facts.TASK_LIST_OPENERS.items():

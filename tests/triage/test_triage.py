@@ -313,6 +313,14 @@ FACTS = [
     # Open MPI's users list, as quoted in its archive (a rank that ended without MPI_Finalize; the node is on the
     # next line): the wording of Open MPI's help-orterun.txt
     ("mpiexec has exited due to process rank 0 with PID 26254 on", "rank_exit", dict(rank="0", pid="26254")),
+    # Open MPI 5's launcher (PRRTE) names the node on the same line (openpmix/prrte #2694, 2026)
+    ("prterun has exited due to process rank 2 with PID 1705216 on node nid003032 exiting", "rank_exit",
+     dict(rank="2", pid="1705216", host="nid003032")),
+    # Open MPI's launcher lost its daemon on a node: ORTE 2.x-4.x (kubeflow/mpi-operator #152, an MPIJob's worker pod),
+    # PRRTE (openpmix/prrte #2694)
+    ("  Remote daemon: [[43015,0],20] on node tf-bert-libnlp-token-lr-5e-6-fp32-1572827779-worker-19", "process_lost",
+     dict(host="tf-bert-libnlp-token-lr-5e-6-fp32-1572827779-worker-19", daemon="[[43015,0],20]")),
+    ("  Remote daemon: [prterun-nid002944-1918870@0,1] on node nid003032", "process_lost", dict(host="nid003032")),
     # A rank that called MPI_Abort names itself (in MPI_COMM_WORLD; another communicator's rank is no global one):
     # Open MPI, every era's first line (Xilinx/ACCL #104, mpi4jax/mpi4jax #106), its error code on the next line
     ("MPI_ABORT was invoked on rank 1 in communicator MPI_COMM_WORLD", "rank_exit", dict(rank="1")),
@@ -2375,6 +2383,34 @@ def test_nccl_ras_monitor_names_the_process_it_declared_dead():
                   "  Missing communicator data from 1 rank",
                   "  Rank 1 -- GPU 0 managed by process 60004 on node 10.4.109.13"]
     assert job({"ras.txt": incomplete}) == []
+
+
+def test_open_mpi_lost_daemon_names_its_node_not_the_launchers():
+    """REAL lines: Open MPI's launcher on the daemon it lost, each era's help text.  ORTE 2.x-4.x (kubeflow/mpi-operator
+    #152: an MPIJob's launcher after a worker pod crashed) and PRRTE (openpmix/prrte #2694, 2026) name it on their
+    "Remote daemon:" line, the launcher's own ("HNP daemon") on the line before; ORTE 1.x (aws/aws-parallelcluster
+    #301, its lines indented one space) names it on a "hostname:" line after its opener, a line of spaces between
+    them.  The lost node is the suspect (process_lost), its cause undetermined; was: no failure found.  CONSTRUCTED:
+    other programs' "Remote daemon:" and a "hostname:" line with no opener before it are none."""
+    orte = ["ORTE has lost communication with a remote daemon.", "",
+            "  HNP daemon   : [[43015,0],0] on node tf-bert-libnlp-token-lr-5e-6-fp32-1572827779-launcher-gdqv7",
+            "  Remote daemon: [[43015,0],20] on node tf-bert-libnlp-token-lr-5e-6-fp32-1572827779-worker-19", "",
+            "This is usually due to either a failure of the TCP network"]
+    [first] = job({"launcher.log": orte})
+    assert (first.category, first.root.kind, first.root.host, first.root.rank) == (
+        "undetermined", "process_lost", "tf-bert-libnlp-token-lr-5e-6-fp32-1572827779-worker-19", None)
+    assert "Open MPI's launcher lost the connection to its daemon there" in first.reason
+    old = ["error: commlib error: got read error (closing \"ip-10-15-20-17.ec2.internal/shepherd_ijs/1\")",
+           " --------------------------------------------------------------------------",
+           " ORTE has lost communication with its daemon located on node:", " ",
+           "   hostname:  ip-10-15-20-17.ec2.internal", " ",
+           " This is usually due to either a failure of the TCP network"]
+    [first] = job({"job.log": old})
+    assert (first.root.kind, first.root.host) == ("process_lost", "ip-10-15-20-17.ec2.internal")
+    assert [e.line for e in first.evidence] == [5]
+    assert job({"a.log": ["   hostname:  ip-10-15-20-17.ec2.internal",
+                          "- Remote daemon: tcp://192.168.1.100:2375",
+                          "Remote daemon: [[1,0],1] on node"]}) == []
 
 
 def test_a_peer_address_the_cluster_maps_names_its_pod():
