@@ -299,7 +299,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe", "mlx5_temp", "mlx5_cmd_timeout", "mlx5_cmd_recovered",
-                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "netdev_watchdog", "retrain",
+                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "retrain",
                               "tcpx", "ecc", "ccrpc"})
 # "within" rows whose line is part of an open event of its device's other functions too, where its own function has
 # none open (the key's address up to its function: domain:bus:device): what a function prints of a resource its device
@@ -506,8 +506,11 @@ EVENT_PER_RANK = frozenset({"nccl_watchdog", "cuda_assert"})
 # Events kept per the text of a group of their lines (event -> the group): NCCL's WARN of a CUDA status and PyTorch's
 # quote of NCCL's last error after it are one failure only where the quote names the WARN's status; a quote of another
 # status in the WARN's window is another failure (another process's), its own finding; so for NET/IB's WARN of a failed
-# verbs registration and the quote of its error
-EVENT_PER_GROUP = {"nccl_cuda": "cuda_error", "nccl_ibv": "ibv_error"}
+# verbs registration and the quote of its error. The kernel's TX watchdog per network interface (its `netdev`), whether
+# or not the line names its PCI function too: 6.8+'s "mlx5_core 0000:53:00.0 ib0: NETDEV WATCHDOG: CPU: .." names both,
+# IPoIB's own "ib0: transmit timeout: latency .." after it the interface alone (an IPoIB netdev's parent is its HCA's
+# PCI function, ipoib_main.c SET_NETDEV_DEV): one event, as before 6.8 ("NETDEV WATCHDOG: ib1: transmit timed out")
+EVENT_PER_GROUP = {"nccl_cuda": "cuda_error", "nccl_ibv": "ibv_error", "netdev_watchdog": "netdev"}
 TORCH_PG_ONCE = ("nccl_watchdog", "once")
 MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
@@ -1791,10 +1794,10 @@ RULES: tuple[Rule, ...] = (
     # adds " 10720 ms"), 2.6.27-2.6.31 "NETDEV WATCHDOG: eth0 (e1000e): transmit timed out", before "NETDEV WATCHDOG:
     # eth0: transmit timed out" (a WARN_ONCE: once per boot); 6.8+ netdev_crit's "mlx5_core 0000:53:00.0 eth2: NETDEV
     # WATCHDOG: CPU: 59: transmit queue 0 timed out 10720 ms" (the driver's prefix names the device; printed again at
-    # every timeout while the queue stays stuck: openwrt/openwrt #19765, every 5 s). One event per device (its PCI
-    # address, else its interface) while the lines come; was a finding per line. A device no driver is bound to names
-    # none (netdev_drivername's ""): an IPoIB child interface's "NETDEV WATCHDOG: ib0.beef (): transmit queue 26 timed
-    # out" (5.x, lore 20231121130316.126364-1-jinpu.wang@ionos.com; was no finding).
+    # every timeout while the queue stays stuck: openwrt/openwrt #19765, every 5 s). One event per interface
+    # (EVENT_PER_GROUP: whether or not the line names its PCI address) while the lines come; was a finding per line. A
+    # device no driver is bound to names none (netdev_drivername's ""): an IPoIB child interface's "NETDEV WATCHDOG:
+    # ib0.beef (): transmit queue 26 timed out" (5.x, lore 20231121130316.126364-1-jinpu.wang@ionos.com; was no finding).
     _r("netdev_watchdog", "nic_error", ["NETDEV WATCHDOG"],
        r"NETDEV WATCHDOG: (?P<netdev>[^\s:()]+)(?: \((?P<driver>[^)]+)\)| \(\))?: transmit (?:queue (?P<queue>\d+) )?timed out",
        event=("netdev_watchdog", "join")),

@@ -1,5 +1,6 @@
-"""The kernel's TX watchdog (NETDEV WATCHDOG) in every era's wording: a nic_error, one event per device (its PCI
-address, else its interface) while its lines come (6.8+ prints it again at every timeout while the queue stays stuck).
+"""The kernel's TX watchdog (NETDEV WATCHDOG) in every era's wording: a nic_error, one event per network interface
+(rules.EVENT_PER_GROUP: 6.8+ names its PCI function too, IPoIB's handler the interface alone) while its lines come (6.8+
+prints it again at every timeout while the queue stays stuck).
 
 Real lines are tests/fixtures/realworld/nics-ena-2026n.yaml's and mlx5-more.yaml's. The lines here are CONSTRUCTED from
 net/sched/sch_generic.c dev_watchdog's formats: before 2.6.27 "NETDEV WATCHDOG: %s: transmit timed out", 2.6.27-2.6.31
@@ -58,6 +59,21 @@ def test_ipoibs_handler_alone_is_the_interfaces_tx_timeout_one_event_while_it_re
 def test_ipoibs_handler_after_the_watchdog_is_its_event():
     lines = ["NETDEV WATCHDOG: ib0.8001 (): transmit queue 3 timed out"] + [line.format(10) for line in IPOIB]
     assert _found(lines) == [("nic_error", None, "ib0.8001")]
+
+
+def test_ipoibs_handler_after_the_6_8_watchdog_naming_the_hcas_function_is_its_event():
+    # 6.8+ netdev_crit names the IPoIB interface's parent, its HCA's PCI function (ipoib_main.c: SET_NETDEV_DEV(priv->dev,
+    # priv->ca->dev.parent)), IPoIB's ipoib_warn the interface alone. CONSTRUCTED: 6.8+'s format as printed for other
+    # drivers (csrutil/OpenWrt-NIC-Drivers #11's "r8125 0000:22:04.0 eth4: NETDEV WATCHDOG: CPU: 3: ..") with an
+    # IPoIB interface and mlx5_core, IPoIB's lines as ipoib-tx-timeout-2026.yaml's. Was: two findings for one timeout
+    # (the watchdog's event keyed by the PCI address, IPoIB's by the interface)
+    lines = ["mlx5_core 0000:53:00.0 ib0: NETDEV WATCHDOG: CPU: 59: transmit queue 0 timed out 10720 ms",
+             "ib0: transmit timeout: latency 10720 msecs",
+             "ib0: queue stopped 1, tx_head 0, tx_tail 0, global_tx_head 0, global_tx_tail 0"]
+    assert _found(lines * 3) == [("nic_error", "0000:53:00", "ib0")]
+    # a child interface of the same HCA port (a P_Key's, "ib0.8001") has its own queues: its own event
+    child = [line.replace("ib0", "ib0.8001") for line in lines]
+    assert _found(lines + child) == [("nic_error", "0000:53:00", "ib0"), ("nic_error", "0000:53:00", "ib0.8001")]
 
 
 def test_the_queue_line_alone_and_other_drivers_timeouts_are_no_ipoib_finding():
