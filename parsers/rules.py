@@ -266,7 +266,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "nccl_ibv": 32,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "lustre": 32, "gpfs": 32, "ceph": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
-               "cuda_exception": 2, "cuda_assert": 64, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
+               "open_unsupported": 32, "cuda_exception": 2, "cuda_assert": 64, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16, "ccrpc": 32,
                # nvidia-smi -q's Fabric header to its Health block's Summary (State, Status, CliqueId, ClusterUUID,
                # Health between): six lines
@@ -1188,6 +1188,14 @@ RULES: tuple[Rule, ...] = (
     # init event, so the failed init after it is part of it (NVIDIA/open-gpu-kernel-modules #1332).
     _r("gpu_requires_open", "driver_mismatch", ["requires use of the NVIDIA open kernel modules"],
        r"in this system requires use of the NVIDIA (?P<open_required>open) kernel modules", event=("rminit", "open")),
+    # The reverse, R515-R555: the open module refusing each GPU it does not support by default (GeForce, workstation)
+    # unless NVreg_OpenRmEnableUnsupportedGpus=1 is set, at every init attempt (each GPU at load, again at each open):
+    # "NVRM: Open nvidia.ko is only ready for use on Data Center GPUs." (three lines naming the parameter after it,
+    # no GPU named), then "NVRM: GPU 0000:04:00.0: RmInitAdapter failed! (0x63:0x0:1905)" (open-gpu-kernel-modules
+    # #230). The node's driver flavour or its module option, not the GPUs: one event for the node while the refusals
+    # repeat, its failed inits part of it (rm_init_failed). Was a gpu_reset_required per GPU (RESET_GPU).
+    _r("gpu_open_unsupported", "driver_mismatch", ["Open nvidia.ko is only ready for use on Data Center GPUs"],
+       r"Open nvidia\.ko is only ready for use on Data Center GPUs", event=("open_unsupported", "join")),
     _r("gpu_legacy_branch", "driver_mismatch", ["Legacy drivers"],
        r"supported through the NVIDIA (?P<legacy_branch>\d+\.xx) Legacy drivers"),
     # Another driver holds the GPU, so the NVIDIA driver's probe is never called for it (nv-pci.c): "NVRM: GPU
@@ -1299,7 +1307,7 @@ RULES: tuple[Rule, ...] = (
     _r("rm_init_failed", "gpu_reset_required", ["RmInitAdapter failed", "rm_init_adapter failed"],
        r"(?:GPU (?P<pci>" + PCI_SHORT + r"): )?(?:RmInitAdapter failed! \((?P<rm_error>0x[0-9a-fA-F]+:0x[0-9a-fA-F]+:\d+)\)"
        r"|rm_init_adapter failed(?:,| for) device (?:bearing )?minor number (?P<minor>\d+))",
-       attribution="unknown", event=("rminit", "join")),
+       attribution="unknown", event=("rminit|open_unsupported", "join")),
     # Each failed attempt's reason when the driver could not map the GPU (a GPU gone from the bus): "NVRM:
     # osInitNvMapping: *** Cannot attach gpu", "NVRM: RmInitAdapter: osInitNvMapping failed, bailing out of
     # RmInitAdapter", then its "RmInitAdapter failed! (0x22:0x56:894)": part of that GPU's open event.
