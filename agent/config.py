@@ -159,8 +159,12 @@ def _log_level(cfg: Config) -> str | None:
 
 
 def _kubernetes(cfg: Config) -> str | None:
+    from .checks.settings import enabled_builtin_conditions  # noqa: PLC0415
+
+    # a taint rule may name an enabled built-in check's condition on a node without its tool (dcgmi): one
+    # configuration for a fleet, refused nowhere or everywhere
     try:
-        check_kube(cfg.kubernetes, cfg.conditions)
+        check_kube(cfg.kubernetes, {**dict.fromkeys(enabled_builtin_conditions(cfg.checks)), **cfg.conditions})
     except ValueError as exc:
         return str(exc)
     return None

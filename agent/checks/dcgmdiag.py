@@ -23,16 +23,17 @@ import json
 import re
 from dataclasses import dataclass, field
 
-# DCGM_FR_* by error_id, and the severities (NVIDIA/DCGM dcgmlib/dcgm_errors.h, enum dcgmError_t, dcgmErrorSeverity_t)
+# DCGM_FR_* by error_id, and the severities (NVIDIA/DCGM dcgmlib/dcgm_errors.h, enum dcgmError_t, dcgmErrorSeverity_t;
+# the names of 4.0 on)
 FR_CODES = (
     "OK UNKNOWN UNRECOGNIZED PCI_REPLAY_RATE VOLATILE_DBE_DETECTED VOLATILE_SBE_DETECTED PENDING_PAGE_RETIREMENTS "
-    "RETIRED_PAGES_LIMIT RETIRED_PAGES_DBE_LIMIT CORRUPT_INFOROM CLOCK_THROTTLE_THERMAL POWER_UNREADABLE "
-    "CLOCK_THROTTLE_POWER NVLINK_ERROR_THRESHOLD NVLINK_DOWN NVSWITCH_FATAL_ERROR NVSWITCH_NON_FATAL_ERROR "
+    "RETIRED_PAGES_LIMIT RETIRED_PAGES_DBE_LIMIT CORRUPT_INFOROM CLOCKS_EVENT_THERMAL POWER_UNREADABLE "
+    "CLOCKS_EVENT_POWER NVLINK_ERROR_THRESHOLD NVLINK_DOWN NVSWITCH_FATAL_ERROR NVSWITCH_NON_FATAL_ERROR "
     "NVSWITCH_DOWN NO_ACCESS_TO_FILE NVML_API DEVICE_COUNT_MISMATCH BAD_PARAMETER CANNOT_OPEN_LIB DENYLISTED_DRIVER "
     "NVML_LIB_BAD GRAPHICS_PROCESSES HOSTENGINE_CONN FIELD_QUERY BAD_CUDA_ENV PERSISTENCE_MODE LOW_BANDWIDTH "
     "HIGH_LATENCY CANNOT_GET_FIELD_TAG FIELD_VIOLATION FIELD_THRESHOLD FIELD_VIOLATION_DBL FIELD_THRESHOLD_DBL "
     "UNSUPPORTED_FIELD_TYPE FIELD_THRESHOLD_TS FIELD_THRESHOLD_TS_DBL THERMAL_VIOLATIONS THERMAL_VIOLATIONS_TS "
-    "TEMP_VIOLATION THROTTLING_VIOLATION INTERNAL PCIE_GENERATION PCIE_WIDTH ABORTED TEST_DISABLED CANNOT_GET_STAT "
+    "TEMP_VIOLATION CLOCKS_EVENT_VIOLATION INTERNAL PCIE_GENERATION PCIE_WIDTH ABORTED TEST_DISABLED CANNOT_GET_STAT "
     "STRESS_LEVEL CUDA_API FAULTY_MEMORY CANNOT_SET_WATCHES CUDA_UNBOUND ECC_DISABLED MEMORY_ALLOC CUDA_DBE "
     "MEMORY_MISMATCH CUDA_DEVICE ECC_UNSUPPORTED ECC_PENDING MEMORY_BANDWIDTH TARGET_POWER API_FAIL API_FAIL_GPU "
     "CUDA_CONTEXT DCGM_API CONCURRENT_GPUS TOO_MANY_ERRORS NVLINK_CRC_ERROR_THRESHOLD NVLINK_ERROR_CRITICAL "
@@ -50,6 +51,9 @@ FR_CODES = (
     "BINARY_PERMISSIONS GPU_RECOVERY_RESET GPU_RECOVERY_REBOOT GPU_RECOVERY_DRAIN_P2P GPU_RECOVERY_DRAIN_RESET "
     "NCCL_ERROR RETEST_REQUESTED CONTAINED_ERROR UNCORRECTABLE_ROW_REMAP_LIMIT"
 ).split()
+# DCGM 4.0 renamed three (its header keeps the old names as deprecated aliases of the same numbers); a 3.x document
+# ("DCGM GPU Diagnostic") is named as 3.x's header and docs name them
+NAMES_BEFORE_4 = {10: "CLOCK_THROTTLE_THERMAL", 12: "CLOCK_THROTTLE_POWER", 43: "THROTTLING_VIOLATION"}
 SEVERITIES = ("", "monitor", "isolate", "", "triage", "config", "reset")  # 0 NONE and 3 UNKNOWN say nothing
 
 STATUSES = {"pass": "pass", "fail": "fail", "warn": "warn", "warning": "warn", "skip": "skip", "not run": "skip"}
@@ -63,11 +67,14 @@ WARN_ONLY_CODES = frozenset(FR_CODES.index(n) for n in (
     "DEVICE_COUNT_MISMATCH", "GRAPHICS_PROCESSES", "BAD_CUDA_ENV", "PERSISTENCE_MODE", "SRAM_THRESHOLD"))
 
 
-def fr_code(error_id: object) -> str:
-    """DCGM_FR_* of an error_id ("" for 0/none; a number past the table stays a number)."""
+def fr_code(error_id: object, before_4: bool = False) -> str:
+    """DCGM_FR_* of an error_id ("" for 0/none; a number past the table stays a number), by the names of 4.0 on, or
+    of 3.x where `before_4`."""
     if isinstance(error_id, bool) or not isinstance(error_id, int) or error_id <= 0:
         return ""
-    return f"DCGM_FR_{FR_CODES[error_id]}" if error_id < len(FR_CODES) else f"DCGM error {error_id}"
+    if error_id >= len(FR_CODES):
+        return f"DCGM error {error_id}"
+    return f"DCGM_FR_{NAMES_BEFORE_4.get(error_id) if before_4 and error_id in NAMES_BEFORE_4 else FR_CODES[error_id]}"
 
 
 @dataclass
@@ -115,13 +122,13 @@ def _entity(res: dict) -> str:
     return f"GPU {ids}" if isinstance(ids, int) or "," not in str(ids) else f"GPUs {ids}"
 
 
-def _warning_text(w: object, entity: str) -> str:
+def _warning_text(w: object, entity: str, before_4: bool) -> str:
     if isinstance(w, str):
         return f"{entity}: {w}" if entity else w
     if not isinstance(w, dict):
         return ""
     text = " ".join(str(w.get("warning") or w.get("message") or "").split())
-    code = fr_code(w.get("error_id"))
+    code = fr_code(w.get("error_id"), before_4)
     sev = w.get("error_severity")
     sev = SEVERITIES[sev] if isinstance(sev, int) and 0 <= sev < len(SEVERITIES) else ""
     head = " ".join(x for x in (code, f"[{sev}]" if sev else "") if x)
@@ -156,6 +163,7 @@ def parse_json(text: str) -> Report | None:
     if not isinstance(doc, dict):
         return None
     root = doc.get("DCGM Diagnostic", doc.get("DCGM GPU Diagnostic"))
+    before_4 = "DCGM Diagnostic" not in doc  # 3.x's name of the document (NVIDIA/DCGM nvvs NvvsJsonStrings.h NVVS_NAME)
     if not isinstance(root, dict):
         return None
     rep = Report(form="json", complete=True, runtime_error=str(root.get("runtime_error") or ""),
@@ -176,7 +184,7 @@ def parse_json(text: str) -> Report | None:
                     continue
                 r.add(status, entity)
                 for w in res.get("warnings") or []:
-                    t = _warning_text(w, entity)
+                    t = _warning_text(w, entity, before_4)
                     if t and t not in seen:
                         seen.add(t)
                         r.errors.append(t)
@@ -190,7 +198,7 @@ def parse_json(text: str) -> Report | None:
                 else:
                     r.add(status)
                 for w in summary.get("warnings") or []:
-                    t = _warning_text(w, "")
+                    t = _warning_text(w, "", before_4)
                     if t and t not in seen and not any(e.endswith(t) for e in seen):
                         seen.add(t)
                         r.errors.append(t)

@@ -47,6 +47,14 @@ def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml:
     return parse_config(raw, Path("/"), f"checks.builtin.{name}")
 
 
+def enabled_builtin_conditions(checks: dict[str, Any]) -> list[str]:
+    """The conditions of the built-in checks the block enables, their tool present or not: what a taint rule may
+    name on every node of a fleet alike (plugin_configs leaves out a check whose tool this node lacks)."""
+    builtin = checks.get("builtin") if checks.get("enabled") else None
+    return [spec.get("condition") or BY_NAME[name].condition for name, spec in (builtin or {}).items()
+            if name in BY_NAME and isinstance(spec, dict) and spec.get("enabled")]
+
+
 def plugin_configs(checks: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto",
                    proc_root: str = "/") -> list[PluginConfig]:
     """Every plugin config the block enables (built-ins only where their tool is present)."""

@@ -102,7 +102,7 @@ def check(s: KubeSettings, conditions: dict) -> None:
     keys: dict[str, tuple[str, int]] = {}  # taint key -> the condition it is of, its rule's index
     for i, t in enumerate(s.taints):
         if t.condition not in conditions:
-            raise ValueError(f"kubernetes.taints[{i}].condition: expected one of {', '.join(conditions)}, "
+            raise ValueError(f"kubernetes.taints[{i}].condition: expected one of {', '.join(sorted(conditions))}, "
                              f"got {t.condition!r}")
         key = taint_key(s.taint_prefix, t.condition)
         if (why := taint_key_problem(key)) is not None:

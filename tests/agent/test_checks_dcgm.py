@@ -180,6 +180,24 @@ def test_fr_codes_follow_dcgm_errors_h():
     assert fr_code(0) == "" and fr_code(None) == "" and fr_code(500) == "DCGM error 500"
 
 
+def test_the_codes_dcgm_4_renamed_are_named_by_the_documents_era():
+    """DCGM 4.0 renamed 10, 12 and 43 (CLOCK_THROTTLE_* -> CLOCKS_EVENT_*, THROTTLING_VIOLATION ->
+    CLOCKS_EVENT_VIOLATION; its dcgm_errors.h keeps the old ones as deprecated aliases of the same numbers). Was: the
+    3.x names for every era; now a 4.x document ("DCGM Diagnostic") says 4.x's, a 3.x one ("DCGM GPU Diagnostic")
+    3.x's: NVIDIA/NVSentinel#1637 "In DCGM 4.x these names are the same error code (10). The 4.x name is
+    CLOCKS_EVENT_THERMAL; 3.x still uses CLOCK_THROTTLE_THERMAL"."""
+    assert [fr_code(c) for c in (10, 12, 43)] == [
+        "DCGM_FR_CLOCKS_EVENT_THERMAL", "DCGM_FR_CLOCKS_EVENT_POWER", "DCGM_FR_CLOCKS_EVENT_VIOLATION"]
+    assert [fr_code(c, before_4=True) for c in (10, 12, 43, 29)] == [
+        "DCGM_FR_CLOCK_THROTTLE_THERMAL", "DCGM_FR_CLOCK_THROTTLE_POWER", "DCGM_FR_THROTTLING_VIOLATION",
+        "DCGM_FR_PERSISTENCE_MODE"]
+    # the real 4.5.2 document with its software error's code turned into 43; then the same under 3.x's root name
+    doc = text("dcgm4.5.2-r2-gb10-persistence-fail.json").replace('"error_id" : 29', '"error_id" : 43')
+    assert "(DCGM_FR_CLOCKS_EVENT_VIOLATION [config]" in summary(parse(doc), 2)[1]
+    old = doc.replace('"DCGM Diagnostic"', '"DCGM GPU Diagnostic"')
+    assert old != doc and "(DCGM_FR_THROTTLING_VIOLATION [config]" in summary(parse(old), 2)[1]
+
+
 # ---- the check itself: how it calls dcgmi and its failure paths --------------------------------------------
 
 def test_the_check_asks_for_json_and_a_real_warning_raises_nothing(tmp_path, monkeypatch):

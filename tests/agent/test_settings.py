@@ -90,8 +90,26 @@ def test_a_nested_key_is_set_by_its_variable_and_bounds_are_checked():
         load(env={"GPU_NPD_KUBERNETES__MAX_TAINTED_FRACTION": "2"})
     with pytest.raises(ConfigError, match=r"^kubernetes\.taints\[0\]\.colour: unknown key"):
         load(env={}, flags={"kubernetes": {"taints": [{"condition": "GPUUnhealthy", "colour": "red"}]}})
-    with pytest.raises(ConfigError, match=r"^kubernetes\.taints\[0\]\.condition: expected one of GPUUnhealthy"):
+    with pytest.raises(ConfigError, match=r"^kubernetes\.taints\[0\]\.condition: expected one of GPUDegraded, "
+                                          r"GPUDriverDegraded, GPUUnhealthy, .*, got 'Nope'$"):  # sorted, as the chart's
         load(env={}, flags={"kubernetes": {"taints": [{"condition": "Nope"}]}})
+
+
+def test_a_taint_rule_names_an_enabled_builtin_checks_condition_on_a_node_without_its_tool(monkeypatch):
+    """One configuration for a fleet where dcgmi is on some nodes: a taint rule on the dcgm check's condition was
+    refused at start where dcgmi is missing (the check left out, its condition with it), the agent crash-looping
+    there; it is taken on every node, and still refused where the check is not enabled."""
+    from agent.checks import builtin
+
+    monkeypatch.setattr(builtin.shutil, "which", lambda _: None)
+    checks = {"enabled": True, "builtin": {"dcgm": {"enabled": True}}}
+    taints = {"taints": [{"condition": "DCGMDiagFailed"}]}
+    assert [t.condition for t in load(env={}, flags={"checks": checks, "kubernetes": taints}).kube.taints] == \
+        ["DCGMDiagFailed"]
+    for off in ({**checks, "enabled": False}, {"enabled": True, "builtin": {"dcgm": {"enabled": False}}}):
+        with pytest.raises(ConfigError, match=r"^kubernetes\.taints\[0\]\.condition: expected one of .*, got "
+                                              r"'DCGMDiagFailed'$"):
+            load(env={}, flags={"checks": off, "kubernetes": taints})
 
 
 @pytest.mark.parametrize("flags, said", [

@@ -473,11 +473,23 @@ _COOL = {"ok_reason": "Cool", "ok_message": "ok"}
     ({}, {f"example.com/{'G' * 64}": _COOL}, [{"condition": f"example.com/{'G' * 64}"}]),
     # one condition under two taint rules: one key, and the last rule that held would be written over the other
     ({}, None, [{"condition": "GPUUnhealthy"}, {"condition": "GPUUnhealthy", "effect": "NoExecute"}]),
+    # a taint rule naming a condition nothing raises (a typo): rendered before, the agent crash-looping
+    ({}, None, [{"condition": "GPUUnhealty"}]),
+    # conditions replace the kind table's whole: the built-in taints (taints null) name conditions no longer there
+    ({}, {"GPUHot": _COOL}, None),
+    # a prefix or annotation key in a domain Kubernetes reserves ("Kubernetes reserves all labels, annotations and
+    # taints in the kubernetes.io and k8s.io namespaces": kubernetes.io/docs/reference/labels-annotations-taints),
+    # a subdomain of it too, or in a vendor's (kubeapi/reserved.py RESERVED_DOMAINS)
+    ({"taint_prefix": "node.kubernetes.io/"}, None, None),
+    ({"taint_prefix": "k8s.io/"}, None, None),
+    ({"taint_prefix": "nvidia.com/"}, None, None),
+    ({"repair_annotation_key": "kubernetes.io/repair"}, None, None),
 ])
 def test_taint_keys_the_agent_refuses_fail_the_render_with_its_message(mode, kube, conditions, taints, tmp_path):
     """The agent refuses at start, in every mode, a taint key that is no qualified name or one two conditions or two
-    rules share (agent/kube/settings.py check): the chart rendered them, a DaemonSet crash-looping on every node. Its render
-    fails with the agent's own line instead, for the global values and a pool's."""
+    rules share, a taint rule whose condition it does not know, and a taint prefix or repair annotation key in
+    someone else's domain (agent/kube/settings.py check): the chart rendered them, a DaemonSet crash-looping on every
+    node. Its render fails with the agent's own line instead, for the global values and a pool's."""
     from agent.config import ConfigError
 
     config = {"kubernetes": kube, **({"conditions": conditions} if conditions else {})}
@@ -486,7 +498,7 @@ def test_taint_keys_the_agent_refuses_fail_the_render_with_its_message(mode, kub
     conf.write_text(yaml.safe_dump(agent_config))
     with pytest.raises(ConfigError) as refused:
         load(str(conf), env={})
-    said = str(refused.value).split(": kubernetes.", 1)[1]  # "taints[i].condition: ..."
+    said = str(refused.value).split("kubernetes.", 1)[1]  # "taints[i].condition: ...", "taint_prefix: ..."
     tolerations = [{"operator": "Exists"}]
     with pytest.raises(helm.HelmError) as err:
         render({"mode": mode, "config": config, "taints": taints, "tolerations": tolerations})
@@ -494,7 +506,34 @@ def test_taint_keys_the_agent_refuses_fail_the_render_with_its_message(mode, kub
     with pytest.raises(helm.HelmError) as err:
         render({"nodePools": [{"name": "a", "nodeSelector": {"p": "x"}, "mode": mode, "config": config,
                                "taints": taints, "tolerations": tolerations}]})
-    assert f"nodePools[a]: {said}" in str(err.value)
+    assert re.search(rf"nodePools\[a\]: (config\.kubernetes\.)?{re.escape(said)}", str(err.value)), err.value
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_taint_rule_on_an_enabled_builtin_checks_condition_renders_and_the_agent_takes_it(enabled, tmp_path,
+                                                                                         monkeypatch):
+    """A taint rule may name the condition of a built-in check the configuration enables, on a node without the
+    check's tool too (dcgmi: one configuration for a fleet where DCGM is on some nodes); where checks are off it
+    names nothing, and the render fails with the agent's line."""
+    from agent.checks import builtin
+    from agent.config import ConfigError
+
+    monkeypatch.setattr(builtin.shutil, "which", lambda _: None)  # this node has no dcgmi
+    config = {"checks": {"enabled": enabled, "builtin": {"dcgm": {"enabled": True, "condition": "DCGMLevel2"}}}}
+    values = {"config": config, "taints": [{"condition": "DCGMLevel2"}]}
+    conf = tmp_path / "config.yaml"
+    if enabled:
+        cm = next(d for d in render(values) if d["kind"] == "ConfigMap" and "config.yaml" in d["data"])
+        conf.write_text(cm["data"]["config.yaml"])
+        taints = load(str(conf), env={"GPU_NPD_METRICS_ADDRESS": "10.0.0.7:9810"}).kube.taints
+        assert [t.condition for t in taints] == ["DCGMLevel2"]
+        return
+    conf.write_text(yaml.safe_dump({**config, "kubernetes": {"taints": values["taints"]}}))
+    with pytest.raises(ConfigError) as refused:
+        load(str(conf), env={})
+    with pytest.raises(helm.HelmError) as err:
+        render(values)
+    assert str(refused.value).split("kubernetes.", 1)[1] in str(err.value)
 
 
 def test_a_prefix_of_253_renders(tmp_path):

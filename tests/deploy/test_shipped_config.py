@@ -143,3 +143,22 @@ def test_the_charts_copy_of_the_builtin_taints_is_the_agents():
     builtin = [{k: v for k, v in t.items() if k != "min_severity"} for t in asdict(load(env={}))["kubernetes"]["taints"]]
     assert yaml.safe_load(body.group(1)) == builtin
     assert [t["condition"] for t in builtin] == list(DEFAULT_TAINTS)
+
+
+def test_the_charts_copies_of_conditions_and_reserved_domains_are_the_agents():
+    """The chart refuses a taint rule on a condition the agent does not know and a taint prefix in someone else's
+    domain, with the agent's line: from its helpers' copies of the kind table's conditions (the default
+    `conditions`), each built-in check's condition and kubeapi/reserved.py's domains."""
+    from agent.checks.builtin import TABLE
+    from kubeapi.reserved import RESERVED_DOMAINS
+
+    helpers = (CHART / "templates" / "_helpers.tpl").read_text()
+
+    def helper(name: str):
+        body = re.search(rf'define "gpu-npd.{name}" -}}}}\n(.*?)\n{{{{- end', helpers, re.S)
+        assert body, f"gpu-npd.{name} not found in _helpers.tpl"
+        return yaml.safe_load(body.group(1))
+
+    assert helper("kindConditionTypes") == list(load(env={}).conditions)
+    assert helper("checkConditionTypes") == {c.name: c.condition for c in TABLE}
+    assert helper("reservedDomains") == list(RESERVED_DOMAINS)

@@ -100,6 +100,7 @@ def test_a_configuration_adding_condition_types_renders_a_policy_admitting_them(
     value shows); the built-in types are not said twice. Other types stay refused."""
     values = {"config": {"conditions": {"SiteCheckFailed": _ok("SiteCheckFailed"), "GPUUnhealthy": _ok("GPU")},
                          "checks": {"builtin": {"gpu": {"condition": "example.com/GPUBurnFailed"}}}},
+              "taints": [{"condition": "GPUUnhealthy"}],  # conditions replace the kind table's: no NVLinkUnhealthy
               "nodePools": [{"name": "a100", "nodeSelector": {"pool": "a100"},
                              "config": {"conditions": {"A100Fault": _ok("A100Fault")}}},
                             {"name": "h100", "nodeSelector": {"pool": "h100"}}],
@@ -117,9 +118,11 @@ def test_a_configuration_adding_condition_types_renders_a_policy_admitting_them(
 @pytest.mark.parametrize("values, error", [
     *[({"rbac": {"extraConditionTypes": [t]}}, f'rbac.extraConditionTypes: condition type "{t}" is the kubelet.s')
       for t in sorted(KUBELET_CONDITIONS)],
-    ({"nodePools": [{"name": "a", "nodeSelector": {"pool": "a"}, "config": {"conditions": {"Ready": _ok("R")}}}]},
+    # (taints: [], as the kind table's conditions the built-in taints name are replaced: that alone fails too)
+    ({"nodePools": [{"name": "a", "nodeSelector": {"pool": "a"}, "config": {"conditions": {"Ready": _ok("R")}},
+                     "taints": []}]},
      'conditions: condition type "Ready" is the kubelet.s'),
-    ({"config": {"conditions": {"X' || true || 'Y": _ok("X")}}}, "conditions: .* is no condition type"),
+    ({"config": {"conditions": {"X' || true || 'Y": _ok("X")}}, "taints": []}, "conditions: .* is no condition type"),
     ({"config": {"checks": {"builtin": {"ib": {"condition": "Bad Name"}}}}},
      "checks.builtin.ib.condition: .* is no condition type"),
     # the lengths Kubernetes' pattern does not say (kubeapi/reserved.py refuses them alike): metav1.Condition's

@@ -38,12 +38,54 @@ the enforce-mode check of the tolerations when the taints value is null; a test 
 - {condition: InfiniBandUnhealthy, effect: NoSchedule}
 {{- end -}}
 
+{{/* The agent's built-in `conditions` (parsers/kinds.py CONDITIONS: the kind table's), which a configuration's
+`conditions` replaces whole; tests/deploy/test_shipped_config.py holds them equal. */}}
+{{- define "gpu-npd.kindConditionTypes" -}}
+[GPUUnhealthy, GPUDegraded, NVLinkUnhealthy, InfiniBandUnhealthy, GPUDriverDegraded, PCIeUnhealthy, KernelDegraded,
+ HostMemoryUnhealthy, StorageUnhealthy]
+{{- end -}}
+
+{{/* Each built-in check's condition (agent/checks/builtin.py TABLE), which its block's `condition` replaces;
+tests/deploy/test_shipped_config.py holds them equal. */}}
+{{- define "gpu-npd.checkConditionTypes" -}}
+{nvml: GPUConfigMismatch, ib: InfiniBandCheckFailed, dcgm: DCGMDiagFailed, gpu: GPUComputeCheckFailed}
+{{- end -}}
+
 {{/* gpu-npd's built-in NodeCondition types (agent/kube/repair.py own_condition_types(): the kind table's, the
-built-in checks', the repair profiles'), which the own-node policy admits; a test holds them equal. */}}
+built-in checks', the repair profiles' AcceleratedHardwareReady), which the own-node policy admits, sorted; a test
+holds them equal. */}}
 {{- define "gpu-npd.builtinConditionTypes" -}}
-[AcceleratedHardwareReady, DCGMDiagFailed, GPUComputeCheckFailed, GPUConfigMismatch, GPUDegraded, GPUDriverDegraded,
- GPUUnhealthy, HostMemoryUnhealthy, InfiniBandCheckFailed, InfiniBandUnhealthy, KernelDegraded, NVLinkUnhealthy,
- PCIeUnhealthy, StorageUnhealthy]
+{{- $types := concat (include "gpu-npd.kindConditionTypes" . | fromYamlArray) (values (include "gpu-npd.checkConditionTypes" . | fromYaml)) (list "AcceleratedHardwareReady") -}}
+{{- $types | uniq | sortAlpha | toJson -}}
+{{- end -}}
+
+{{/* The domains whose keys are someone else's (kubeapi/reserved.py RESERVED_DOMAINS: Kubernetes reserves
+kubernetes.io and k8s.io, the vendors' operators and device plugins theirs): a taint_prefix or
+repair_annotation_key in one of them, or under it, fails the render with the agent's line; a test holds them equal. */}}
+{{- define "gpu-npd.reservedDomains" -}}
+[kubernetes.io, k8s.io, nvidia.com, amd.com, intel.com, mellanox.com, habana.ai]
+{{- end -}}
+
+{{/* The conditions a pool's taint rules may name, as a JSON list: what the agent's kubernetes.taints check takes
+(agent/config.py _kubernetes): the configuration's `conditions` (set whole; else the kind table's) and, with
+checks.enabled, each enabled built-in check's condition and, with plugin_configs, rbac.extraConditionTypes (the
+conditions of NPD plugin configs, files on the node the chart cannot read). The argument: (list $ $config). */}}
+{{- define "gpu-npd.taintableConditions" -}}
+{{- $root := index . 0 -}}
+{{- $config := index . 1 -}}
+{{- $known := include "gpu-npd.kindConditionTypes" $root | fromYamlArray -}}
+{{- if hasKey $config "conditions" -}}{{- $known = keys ($config.conditions | default dict) -}}{{- end -}}
+{{- $checks := $config.checks | default dict -}}
+{{- if $checks.enabled -}}
+{{- $rows := include "gpu-npd.checkConditionTypes" $root | fromYaml -}}
+{{- range $name, $spec := ($checks.builtin | default dict) -}}
+{{- if and (hasKey $rows $name) (kindIs "map" $spec) $spec.enabled -}}
+{{- $known = append $known ($spec.condition | default (get $rows $name)) -}}
+{{- end -}}
+{{- end -}}
+{{- if $checks.plugin_configs -}}{{- $known = concat $known ($root.Values.rbac.extraConditionTypes | default list) -}}{{- end -}}
+{{- end -}}
+{{- $known | uniq | sortAlpha | toJson -}}
 {{- end -}}
 
 {{/*
@@ -135,10 +177,23 @@ makes it. The prefix's default is parsers/kinds.py TAINT_PREFIX (a test holds th
 qualified name (a prefix of at most 253 characters, a name of at most 63: kubeapi/reserved.py unqualified; the
 schema holds the prefix's pattern, templates/_helpers.tpl gpu-npd.extraConditionTypes a configured condition's), or
 one two conditions or two rules share, fails the render with the agent's message: else the DaemonSet crash-loops on every node. */ -}}
+{{- range $k := list "taint_prefix" "repair_annotation_key" -}}
+{{- $val := toString (get $kube $k) -}}
+{{- $domain := ternary (lower (first (splitList "/" $val))) "" (contains "/" $val) -}}
+{{- range $owned := include "gpu-npd.reservedDomains" $ | fromYamlArray -}}
+{{- if and (hasKey $kube $k) (or (eq $domain $owned) (hasSuffix (printf ".%s" $owned) $domain)) -}}
+{{- fail (printf "%sconfig.kubernetes.%s: '%s' is in %s, which Kubernetes or a vendor's components own; gpu-npd writes only keys of its own (e.g. gpu-npd.io/)" $where $k $val $owned) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- $prefix := $kube.taint_prefix | default "gpu-npd.io/" -}}
 {{- $keys := list -}}  {{- /* [key, effect] pairs */}}
 {{- $seenKeys := dict -}}
+{{- $taintable := include "gpu-npd.taintableConditions" (list $ $config) | fromJsonArray -}}
 {{- range $i, $t := $taints -}}
+{{- if not (has (toString $t.condition) $taintable) -}}
+{{- fail (printf "%staints[%d].condition: expected one of %s, got '%s'" $where $i (join ", " $taintable) (toString $t.condition)) -}}
+{{- end -}}
 {{- $name := last (splitList "/" (toString $t.condition)) -}}
 {{- $key := printf "%s%s" $prefix $name -}}
 {{- if gt (len (trimSuffix "/" $prefix)) 253 -}}
