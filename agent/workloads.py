@@ -96,8 +96,21 @@ def daemon_of(ref: PodRef, f: Finding) -> str | None:
 
 
 def job_of(pod: str) -> str:
-    """Pods of one job (`train-worker-0`, `train-worker-1`) aggregate together."""
-    return _ORDINAL.sub("", pod)
+    """The job of pod `pod` by its name (the agent reads pod logs, never the pod's labels): pods of one job aggregate
+    together.  A name ending in its ordinal is the job's name and that ordinal (PyTorchJob's `train-worker-0`, a
+    StatefulSet's); else the name a generated suffix was appended to (triage.ranks `generated_from`), without its
+    ordinal: an Indexed Job's pod `<job>-<index>-<5>` is its Job's (KEP-2214), a JobSet's `<jobset>-<rjob>-<jobindex>-
+    <podindex>-<5>` its child Job's, the `batch.kubernetes.io/job-name` its pods carry (`network-jobset-leader-0-0-
+    2qphg` of Job `network-jobset-leader-0`: kubernetes-sigs/jobset #578); a non-indexed Job's pod, a ReplicaSet's,
+    the Job's, the ReplicaSet's.  Was: every such pod its own job (its Events, witnesses and workloads one per pod)."""
+    job = _ORDINAL.sub("", pod)
+    if job != pod:
+        return job
+    # imported here: pods' names are asked only of pod logs' findings, which bring the `triage` package anyway
+    # (agent/sources/podlogs.py); an agent without pod logs never holds it (issue 24's idle footprint)
+    from triage.ranks import generated_from  # noqa: PLC0415
+
+    return _ORDINAL.sub("", generated_from(pod))
 
 
 MAX_JOBS = 1024  # (namespace, job, reason, cause) keys remembered for Event aggregation; oldest forgotten first

@@ -301,6 +301,36 @@ def test_pod_dir_names():
     assert job_of("llama-70b-worker-3") == job_of("llama-70b-worker-12") == "llama-70b"
 
 
+# Real pod names: a JobSet's (kubernetes-sigs/jobset PR #550's `kubectl get pods`, one Indexed Job per replicated job
+# and index), and one with the Job name its pods are labelled with (jobset #578's `kubectl describe pods`:
+# batch.kubernetes.io/job-name=network-jobset-leader-0); an Indexed Job's pod is `$(job-name)-$(index)-$(random-string)`
+# (the Job API's completionMode, KEP-2214 "Pod detail")
+JOBSET_PODS = ("paralleljobs-workers-0-0-mfwtk", "paralleljobs-workers-0-1-5g6gp", "paralleljobs-workers-0-2-7n9j5",
+               "paralleljobs-workers-0-3-vp8jc")
+
+
+def test_an_indexed_jobs_and_a_jobsets_pods_are_their_jobs_by_name():
+    """job_of kept the generated suffix of an Indexed Job's (a JobSet's) pod: every pod its own job, so the job's one
+    failure made one Event per pod on the node.  Now a pod's job is the name its suffix was appended to (triage.ranks
+    GENERATED_SUFFIXES), without its index: its Job's, as the pod's batch.kubernetes.io/job-name label says."""
+    assert {job_of(p) for p in JOBSET_PODS} == {"paralleljobs-workers-0"}
+    assert job_of("network-jobset-leader-0-0-2qphg") == "network-jobset-leader-0"  # its job-name label (jobset #578)
+    assert job_of("network-jobset-workers-0-1-rghv6") == "network-jobset-workers-0"  # (jobset PR #550)
+    # unchanged: an ordinal last (PyTorchJob's, a StatefulSet's; an index whose digits are generateName's alphabet's
+    # too), a name no generated suffix ends (vowels, 0 1 3 are not of its alphabet; not 5 characters)
+    assert job_of("llama-70b-worker-24567") == job_of("llama-70b-worker-0") == "llama-70b"
+    for pod in ("nccl-tests", "bert-large", "train-g5n2", "train-g5n2tt"):
+        assert job_of(pod) == pod, pod
+    tracker = WorkloadTracker(Metrics())
+    from parsers import Classifier
+    c = Classifier()
+    events = [tracker.observe(PodRef("team-a", pod, f"uid-{i}", "main"),
+                              c.classify(TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=i).rstrip("\n")))
+              for i, pod in enumerate(JOBSET_PODS)]
+    assert len({e.key for e in events}) == 1 and events[0].ref.pod == JOBSET_PODS[0]
+    assert "NCCL watchdog timeout on 4 ranks (0,1,2,3)" in events[-1].message
+
+
 # ---- pid -> pod ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("cgroup, uid", [
