@@ -168,6 +168,9 @@ class WorkloadTracker:
         # a watchdog timeout's key -> (each rank's collective, in the order seen; the Event's words for them): said so
         # that the cluster compares the job's ranks' collectives across its nodes (triage.facts collectives_words)
         self._colls: dict[tuple, tuple[dict[int, object], str]] = {}
+        # (namespace, job) -> its keys (those of `_ranks`, in its order; forgotten with them): what a consequence asks
+        # of its job (`_spoke`) without a walk of every key remembered
+        self._jobs: dict[tuple, dict[tuple, None]] = {}
         self._rank_total = 0
         # who holds a busy pod's GPUs (`users_words`), asked of `gpu_users(ref)` (agent/app.py; None: not asked): the
         # Event key's last answer and when it was asked (USERS_ASK_SECONDS), the latest MAX_JOBS keys; the keys whose
@@ -267,6 +270,7 @@ class WorkloadTracker:
         ranks = self._ranks.get(key)
         if ranks is None:
             ranks = self._ranks[key] = Ranks(MAX_RANKS)
+            self._jobs.setdefault(key[:2], {})[key] = None
         if f.rank is not None and ranks.add(f.rank):
             self._rank_total += 1
         first = self._first.setdefault(key, ref)  # one Event per job and reason: on the first pod that said it
@@ -310,17 +314,20 @@ class WorkloadTracker:
             self._said.pop(oldest, None)
             self._quote.pop(oldest, None)
             self._colls.pop(oldest, None)
+            keys = self._jobs[oldest[:2]]
+            del keys[oldest]
+            if not keys:
+                del self._jobs[oldest[:2]]
             self.evictions += 1
         return event
 
     def _spoke(self, key: tuple, at: float) -> bool:
-        """Whether an Event of the failure of `key`'s job was made on this node within the window of `at`: a job fact
-        said under `key` (a consequence's witness: its repeats ask this first), else any line quoted or fact said."""
-        said = self._said.get(key)
-        if said is not None and abs(at - said[0]) <= self.window:
-            return True
-        return any(k[0] == key[0] and k[1] == key[1] and abs(at - v[0]) <= self.window
-                   for table in (self._quote, self._said) for k, v in table.items())
+        """Whether an Event of the failure of `key`'s job was made on this node within the window of `at`: any line
+        quoted or fact said under one of the job's keys (`_jobs`: its own, not every key remembered; the witness's
+        key, which its repeats find, among them)."""
+        window = self.window
+        return any(v is not None and abs(at - v[0]) <= window
+                   for k in self._jobs.get(key[:2], ()) for v in (self._quote.get(k), self._said.get(k)))
 
     def _collectives(self, key: tuple, f: Finding) -> str:
         """The Event's words for the collectives the key's ranks timed out in (`f`'s added when its rank is new and
