@@ -94,6 +94,35 @@ def test_a_read_the_engine_fails_to_scan_loses_no_finding(pods):
     assert src.internal_errors == 0
 
 
+def test_the_buffers_an_engine_failed_to_scan_are_a_metric_at_zero_from_the_start(pods):
+    """parsers' count of the buffers hyperscan or RE2 raised on (each scanned by `re` instead) was no Prometheus
+    series: an engine failing on every read of a node's pod logs (the scan slower, nothing lost) showed only in one
+    log line.  Now gpu_npd_scan_failures_total, 0 before any scan (and with no pod log source), the pod log source's
+    prefilters' count after."""
+    from prometheus_client import generate_latest
+    from prometheus_client.parser import text_string_to_metric_families
+
+    def total(m: Metrics) -> float:
+        families = text_string_to_metric_families(generate_latest(m.registry).decode())
+        (value,) = [s.value for f in families for s in f.samples if s.name == "gpu_npd_scan_failures_total"]
+        return value
+
+    m = Metrics()
+    assert total(m) == 0
+    hs = pytest.importorskip("hyperscan")
+
+    class Refusing:
+        def scan(self, *_args, **_kwargs):
+            raise hs.ScratchInUseError("scratch in use")
+
+    src = source(pods)
+    m.count_scan_failures(src.scan_failures)
+    assert total(m) == 0
+    src.prefilter._db = src.facts._db = Refusing()
+    _polled(src)
+    assert src.prefilter.scan_failures and total(m) == src.prefilter.scan_failures + src.facts.scan_failures
+
+
 def _polled(src: PodLogSource) -> list:
     src.discover()
     return src.poll()
@@ -631,6 +660,7 @@ def test_agent_process_turns_a_pod_log_line_into_a_pod_event(tmp_path, pods):
         assert ev["involvedObject"]["kind"] == "Pod" and ev["involvedObject"]["name"] == "llama-70b-worker-3"
         assert ev["metadata"]["namespace"] == "train" and "rank 21" in ev["message"]
         assert a.value("gpu_npd_workload_findings_total", namespace="train", kind="nccl_timeout") == 1
+        assert a.value("gpu_npd_scan_failures_total") == 0  # (exported from the start, the pod source's counted)
         a.wait_for(lambda: (a.value("gpu_npd_source_records_total", source="pods") or 0) >= 1, what="lines counted")
         assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "False"  # the node stays healthy
         assert a.stop()[0] == 0
