@@ -446,6 +446,7 @@ class Agent:
             sources.append(pods)
             self.metrics.count_evictions("pod_uuid", pods.uuid_evictions)
             self.metrics.count_evictions("pod_memo", pods.memo_evictions)
+            self.metrics.count_scan_failures(pods.scan_failures)
         self.supervisor.start(sources)
         self._threads = [
             threading.Thread(target=self.poller.run, args=(self.intake.emit, self.stop, cfg.poll_seconds),

@@ -117,12 +117,18 @@ class Metrics:
         self._readings: list[Reading] = []
         self._stats: dict = {}
         self._evictions: dict[str, Callable[[], int]] = {}  # cache name -> its eviction count, read at scrape
+        self._scan_failures: list[Callable[[], int]] = []  # each multi-pattern scanner's failures, read at scrape
         r.register(_StateCollector(self))
 
     def count_evictions(self, cache: str, read: Callable[[], int]) -> None:
         """Export a bounded cache's evictions (entries forgotten to stay within its size) as
         gpu_npd_cache_evictions_total{cache}."""
         self._evictions[cache] = read
+
+    def count_scan_failures(self, read: Callable[[], int]) -> None:
+        """Export the buffers a scanner's engine (hyperscan, RE2) raised on, each scanned by `re` instead
+        (parsers/prefilter.py `scan_failures`), in gpu_npd_scan_failures_total: 0 from the start."""
+        self._scan_failures.append(read)
 
     # Counter totals survive restarts through the state file: bounded label sets (kinds, Xid x GPU).
     PERSISTED = ("findings", "xid_errors", "unclassified", "xid_policy_held")
@@ -261,6 +267,10 @@ class _StateCollector:
         for cache, read in sorted(self.metrics._evictions.items()):
             ev.add_metric([cache], read())
         yield ev
+        yield CounterMetricFamily("gpu_npd_scan_failures", "Buffers of pod logs the multi-pattern scan engine "
+                                  "(hyperscan or RE2) raised on, each scanned again by Python's re: nothing lost, "
+                                  "the scan slower (the first error in the agent's log). Nonzero: report it.",
+                                  value=sum(read() for read in self.metrics._scan_failures))
         stats = self.metrics._stats
         if stats:
             up = GaugeMetricFamily("gpu_npd_nvml_status", "NVML state: 1 for the current status (ok, or the NVML "

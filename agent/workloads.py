@@ -96,8 +96,21 @@ def daemon_of(ref: PodRef, f: Finding) -> str | None:
 
 
 def job_of(pod: str) -> str:
-    """Pods of one job (`train-worker-0`, `train-worker-1`) aggregate together."""
-    return _ORDINAL.sub("", pod)
+    """The job of pod `pod` by its name (the agent reads pod logs, never the pod's labels): pods of one job aggregate
+    together.  A name ending in its ordinal is the job's name and that ordinal (PyTorchJob's `train-worker-0`, a
+    StatefulSet's); else the name a generated suffix was appended to (triage.ranks `generated_from`), without its
+    ordinal: an Indexed Job's pod `<job>-<index>-<5>` is its Job's (KEP-2214), a JobSet's `<jobset>-<rjob>-<jobindex>-
+    <podindex>-<5>` its child Job's, the `batch.kubernetes.io/job-name` its pods carry (`network-jobset-leader-0-0-
+    2qphg` of Job `network-jobset-leader-0`: kubernetes-sigs/jobset #578); a non-indexed Job's pod, a ReplicaSet's,
+    the Job's, the ReplicaSet's.  Was: every such pod its own job (its Events, witnesses and workloads one per pod)."""
+    job = _ORDINAL.sub("", pod)
+    if job != pod:
+        return job
+    # imported here: pods' names are asked only of pod logs' findings, which bring the `triage` package anyway
+    # (agent/sources/podlogs.py); an agent without pod logs never holds it (issue 24's idle footprint)
+    from triage.ranks import generated_from  # noqa: PLC0415
+
+    return _ORDINAL.sub("", generated_from(pod))
 
 
 MAX_JOBS = 1024  # (namespace, job, reason, cause) keys remembered for Event aggregation; oldest forgotten first
@@ -155,6 +168,9 @@ class WorkloadTracker:
         # a watchdog timeout's key -> (each rank's collective, in the order seen; the Event's words for them): said so
         # that the cluster compares the job's ranks' collectives across its nodes (triage.facts collectives_words)
         self._colls: dict[tuple, tuple[dict[int, object], str]] = {}
+        # (namespace, job) -> its keys (those of `_ranks`, in its order; forgotten with them): what a consequence asks
+        # of its job (`_spoke`) without a walk of every key remembered
+        self._jobs: dict[tuple, dict[tuple, None]] = {}
         self._rank_total = 0
         # who holds a busy pod's GPUs (`users_words`), asked of `gpu_users(ref)` (agent/app.py; None: not asked): the
         # Event key's last answer and when it was asked (USERS_ASK_SECONDS), the latest MAX_JOBS keys; the keys whose
@@ -254,6 +270,7 @@ class WorkloadTracker:
         ranks = self._ranks.get(key)
         if ranks is None:
             ranks = self._ranks[key] = Ranks(MAX_RANKS)
+            self._jobs.setdefault(key[:2], {})[key] = None
         if f.rank is not None and ranks.add(f.rank):
             self._rank_total += 1
         first = self._first.setdefault(key, ref)  # one Event per job and reason: on the first pod that said it
@@ -297,17 +314,20 @@ class WorkloadTracker:
             self._said.pop(oldest, None)
             self._quote.pop(oldest, None)
             self._colls.pop(oldest, None)
+            keys = self._jobs[oldest[:2]]
+            del keys[oldest]
+            if not keys:
+                del self._jobs[oldest[:2]]
             self.evictions += 1
         return event
 
     def _spoke(self, key: tuple, at: float) -> bool:
-        """Whether an Event of the failure of `key`'s job was made on this node within the window of `at`: a job fact
-        said under `key` (a consequence's witness: its repeats ask this first), else any line quoted or fact said."""
-        said = self._said.get(key)
-        if said is not None and abs(at - said[0]) <= self.window:
-            return True
-        return any(k[0] == key[0] and k[1] == key[1] and abs(at - v[0]) <= self.window
-                   for table in (self._quote, self._said) for k, v in table.items())
+        """Whether an Event of the failure of `key`'s job was made on this node within the window of `at`: any line
+        quoted or fact said under one of the job's keys (`_jobs`: its own, not every key remembered; the witness's
+        key, which its repeats find, among them)."""
+        window = self.window
+        return any(v is not None and abs(at - v[0]) <= window
+                   for k in self._jobs.get(key[:2], ()) for v in (self._quote.get(k), self._said.get(k)))
 
     def _collectives(self, key: tuple, f: Finding) -> str:
         """The Event's words for the collectives the key's ranks timed out in (`f`'s added when its rank is new and

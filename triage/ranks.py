@@ -171,13 +171,21 @@ _NAMES = frozenset({"host", "pod"})  # the Origin fields a prefix names by a wor
 GENERATED_SUFFIXES: tuple[str, ...] = (
     r"-[bcdfghjklmnpqrstvwxz2456789]{5}",  # generateName's random characters
 )
-_GENERATED = re.compile("|".join(f"(?:{shape})" for shape in GENERATED_SUFFIXES))
+_GENERATED = re.compile("|".join(f"(?:{shape})" for shape in GENERATED_SUFFIXES) + r"\Z")
+
+
+def generated_from(pod: str) -> str:
+    """The name pod `pod`'s generated suffix (GENERATED_SUFFIXES) was appended to, `pod` itself where it ends in none:
+    an Indexed Job's or a JobSet's pod's hostname, a non-indexed Job's or a ReplicaSet's name (the agent's job of a pod,
+    agent/workloads.py `job_of`, starts from it)."""
+    m = _GENERATED.search(pod)
+    return pod[:m.start()] if m is not None else pod
 
 
 def hostname_of_pod(pod: str, host: str) -> bool:
     """Whether `host` is the hostname of pod `pod`, the pod named by its hostname and a suffix Kubernetes generated
     (GENERATED_SUFFIXES): an Indexed Job's, a JobSet's pod."""
-    return len(pod) > len(host) and pod.startswith(host) and _GENERATED.fullmatch(pod, len(host)) is not None
+    return len(pod) > len(host) and generated_from(pod) == host
 
 
 # Prefixes inside a message that name the rank without being a launcher prefix: PyTorch's "[Rank 3]" and

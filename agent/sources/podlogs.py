@@ -1338,6 +1338,10 @@ class PodLogSource(Source):
         """Lines forgotten by the shared repeat memo (at most POD_MEMO_SIZE distinct lines remembered)."""
         return self._gone_memo_evictions + sum(t.scanner.classifier.memo_evictions for t in list(self.tails.values()))
 
+    def scan_failures(self) -> int:
+        """Buffers the scan engines raised on (parsers/prefilter.py `scan_failures`): the lines' and the job facts'."""
+        return self.prefilter.scan_failures + self.facts.scan_failures
+
     def uuid_evictions(self) -> int:
         """pci -> UUID entries forgotten by the per-file classifiers (each holds at most MAX_UUIDS)."""
         return self._gone_evictions + sum(t.scanner.classifier.uuid_evictions for t in list(self.tails.values()))

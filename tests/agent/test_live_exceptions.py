@@ -167,6 +167,41 @@ def test_a_jobs_consequences_add_no_event_where_its_node_said_the_failure(tmp_pa
     assert tracker.observe(other, replace(cons)).message.startswith(WITNESS)
 
 
+class _NoWalk(dict):
+    """A table a consequence's question must not walk (each of its keys compared): read by key only."""
+
+    def items(self):
+        raise AssertionError("walked every key remembered")
+
+    __iter__ = keys = values = items
+
+
+def test_a_consequence_asks_its_own_jobs_events_not_every_key_remembered(tmp_path):
+    """Whether a job spoke on the node (`_spoke`) compared the consequence with each of up to 2x1,024 keys remembered,
+    every consequence line of a 1,000-rank job; now with its job's keys alone (`_jobs`, forgotten with the keys, so
+    within MAX_JOBS, evictions counted), the answers the same: a job that said its timeout says no consequence, a job
+    that said nothing says its witness."""
+    from dataclasses import replace
+
+    from agent.workloads import MAX_JOBS
+    from parsers.model import PodRef
+
+    ((ref, cons),) = _found(tmp_path / "cgraph", CGRAPH["ray-53845-vllm-cgraph-timeout"], "exception")
+    nccl = (INCIDENTS / "basicsr-737" / "logs" / "train.log").read_text().splitlines()[:1]
+    ((_, timeout),) = _found(tmp_path / "nccl", nccl, "nccl_timeout")
+    tracker = WorkloadTracker(Metrics())
+    for j in range(MAX_JOBS + 50):  # more jobs than are remembered: the oldest forgotten, their index with them
+        tracker.observe(PodRef(ref.namespace, f"job{j}-w-0", f"uid-{j}", "main"), replace(timeout, timestamp=cons.timestamp))
+    assert tracker.evictions == 50 and len(tracker._ranks) == MAX_JOBS
+    assert sorted(k for keys in tracker._jobs.values() for k in keys) == sorted(tracker._ranks)
+    tracker._quote, tracker._said = _NoWalk(tracker._quote), _NoWalk(tracker._said)
+    spoke = PodRef(ref.namespace, f"job{MAX_JOBS}-w-3", "uid-x", "main")
+    assert tracker.observe(spoke, replace(cons)) is None
+    gone = PodRef(ref.namespace, "job0-w-3", "uid-y", "main")  # its timeout's key forgotten: nothing said, as it reads
+    assert tracker.observe(gone, replace(cons)).message.startswith(WITNESS)
+    assert tracker.observe(replace(gone, pod="job0-w-4"), replace(cons)) is None  # the witness said: its job spoke
+
+
 def test_tracebacks_behind_torchs_header_and_after_dynamos_announcement_are_read_live_as_offline(tmp_path):
     """tests/triage/test_triage.py's REAL lines: rank 1's traceback behind torch._logging's ERROR header (its exception
     line CONSTRUCTED) is published; TorchDynamo's "WON'T CONVERT" opens the window too, so the traceback it announces

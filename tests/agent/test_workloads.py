@@ -94,6 +94,35 @@ def test_a_read_the_engine_fails_to_scan_loses_no_finding(pods):
     assert src.internal_errors == 0
 
 
+def test_the_buffers_an_engine_failed_to_scan_are_a_metric_at_zero_from_the_start(pods):
+    """parsers' count of the buffers hyperscan or RE2 raised on (each scanned by `re` instead) was no Prometheus
+    series: an engine failing on every read of a node's pod logs (the scan slower, nothing lost) showed only in one
+    log line.  Now gpu_npd_scan_failures_total, 0 before any scan (and with no pod log source), the pod log source's
+    prefilters' count after."""
+    from prometheus_client import generate_latest
+    from prometheus_client.parser import text_string_to_metric_families
+
+    def total(m: Metrics) -> float:
+        families = text_string_to_metric_families(generate_latest(m.registry).decode())
+        (value,) = [s.value for f in families for s in f.samples if s.name == "gpu_npd_scan_failures_total"]
+        return value
+
+    m = Metrics()
+    assert total(m) == 0
+    hs = pytest.importorskip("hyperscan")
+
+    class Refusing:
+        def scan(self, *_args, **_kwargs):
+            raise hs.ScratchInUseError("scratch in use")
+
+    src = source(pods)
+    m.count_scan_failures(src.scan_failures)
+    assert total(m) == 0
+    src.prefilter._db = src.facts._db = Refusing()
+    _polled(src)
+    assert src.prefilter.scan_failures and total(m) == src.prefilter.scan_failures + src.facts.scan_failures
+
+
 def _polled(src: PodLogSource) -> list:
     src.discover()
     return src.poll()
@@ -299,6 +328,36 @@ def test_pod_dir_names():
     assert parse_pod_dir(W0) == ("train", "llama-70b-worker-2", "6f1e2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b")
     assert parse_pod_dir("junk") is None
     assert job_of("llama-70b-worker-3") == job_of("llama-70b-worker-12") == "llama-70b"
+
+
+# Real pod names: a JobSet's (kubernetes-sigs/jobset PR #550's `kubectl get pods`, one Indexed Job per replicated job
+# and index), and one with the Job name its pods are labelled with (jobset #578's `kubectl describe pods`:
+# batch.kubernetes.io/job-name=network-jobset-leader-0); an Indexed Job's pod is `$(job-name)-$(index)-$(random-string)`
+# (the Job API's completionMode, KEP-2214 "Pod detail")
+JOBSET_PODS = ("paralleljobs-workers-0-0-mfwtk", "paralleljobs-workers-0-1-5g6gp", "paralleljobs-workers-0-2-7n9j5",
+               "paralleljobs-workers-0-3-vp8jc")
+
+
+def test_an_indexed_jobs_and_a_jobsets_pods_are_their_jobs_by_name():
+    """job_of kept the generated suffix of an Indexed Job's (a JobSet's) pod: every pod its own job, so the job's one
+    failure made one Event per pod on the node.  Now a pod's job is the name its suffix was appended to (triage.ranks
+    GENERATED_SUFFIXES), without its index: its Job's, as the pod's batch.kubernetes.io/job-name label says."""
+    assert {job_of(p) for p in JOBSET_PODS} == {"paralleljobs-workers-0"}
+    assert job_of("network-jobset-leader-0-0-2qphg") == "network-jobset-leader-0"  # its job-name label (jobset #578)
+    assert job_of("network-jobset-workers-0-1-rghv6") == "network-jobset-workers-0"  # (jobset PR #550)
+    # unchanged: an ordinal last (PyTorchJob's, a StatefulSet's; an index whose digits are generateName's alphabet's
+    # too), a name no generated suffix ends (vowels, 0 1 3 are not of its alphabet; not 5 characters)
+    assert job_of("llama-70b-worker-24567") == job_of("llama-70b-worker-0") == "llama-70b"
+    for pod in ("nccl-tests", "bert-large", "train-g5n2", "train-g5n2tt"):
+        assert job_of(pod) == pod, pod
+    tracker = WorkloadTracker(Metrics())
+    from parsers import Classifier
+    c = Classifier()
+    events = [tracker.observe(PodRef("team-a", pod, f"uid-{i}", "main"),
+                              c.classify(TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=i).rstrip("\n")))
+              for i, pod in enumerate(JOBSET_PODS)]
+    assert len({e.key for e in events}) == 1 and events[0].ref.pod == JOBSET_PODS[0]
+    assert "NCCL watchdog timeout on 4 ranks (0,1,2,3)" in events[-1].message
 
 
 # ---- pid -> pod ---------------------------------------------------------------------------------------
@@ -601,6 +660,7 @@ def test_agent_process_turns_a_pod_log_line_into_a_pod_event(tmp_path, pods):
         assert ev["involvedObject"]["kind"] == "Pod" and ev["involvedObject"]["name"] == "llama-70b-worker-3"
         assert ev["metadata"]["namespace"] == "train" and "rank 21" in ev["message"]
         assert a.value("gpu_npd_workload_findings_total", namespace="train", kind="nccl_timeout") == 1
+        assert a.value("gpu_npd_scan_failures_total") == 0  # (exported from the start, the pod source's counted)
         a.wait_for(lambda: (a.value("gpu_npd_source_records_total", source="pods") or 0) >= 1, what="lines counted")
         assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "False"  # the node stays healthy
         assert a.stop()[0] == 0
