@@ -194,18 +194,21 @@ PREFIXES: tuple[Prefix, ...] = tuple(
         # or with --color always (fatih/color's SGR codes about it): coloured, any pod's name is read; plain, only a
         # name of a controller's shape (STERN_POD_SHAPES: two words too common a sentence's start), as
         # "vllm-gpu-tinyllama-gpu-deployment-vllm-6949f54975-qtwps vllm INFO 04-08 01:24:55 [loggers.py:111] .."
-        # (CloudThrill/vllm-production-stack-terraform, tests/fixtures/kubectl).  The pod is the line's host, as kubectl's
-        ("stern", r"(?:" + _SGR + _DNS_LABEL + _SGR + r" )?" + _SGR + r"(?P<host>" + _DNS_NAME + r")" + _SGR + r" "
-         + _SGR + _DNS_LABEL + _SGR + r" ", {"host": "host", "pod": "host"}, {"first": "\x1b", "outermost": True}),
-        ("stern_plain", r"(?:" + _DNS_LABEL + r" )?(?P<host>" + _pod_name(STERN_POD_SHAPES) + r") " + _DNS_LABEL + r" (?=\S)",
+        # (CloudThrill/vllm-production-stack-terraform, tests/fixtures/kubectl).  The pod is the line's host, as
+        # kubectl's
+        ("stern", r"(?:" + _SGR + _DNS_LABEL + _SGR + r" )?" + _SGR + r"(?P<host>" + _DNS_NAME + r")" + _SGR
+         + r" " + _SGR + _DNS_LABEL + _SGR + r" ", {"host": "host", "pod": "host"},
+         {"first": "\x1b", "outermost": True}),
+        ("stern_plain", r"(?:" + _DNS_LABEL + r" )?(?P<host>" + _pod_name(STERN_POD_SHAPES) + r") " + _DNS_LABEL
+         + r" (?=\S)",
          {"host": "host", "pod": "host"}, {"first": "abcdefghijklmnopqrstuvwxyz", "outermost": True}),
         # kubetail (johanhaleby/kubetail): "[<pod>] " before each line, "[<pod> <container>] " where the pod runs more
         # than one container, "[<colour index>:<pod>] " with -i, tput's colour codes about them on a terminal; a pod of
         # POD_SHAPES' shape only ("[INFO] ", "[rank0]:", "[2024-..]" are no pod's): "[cifar10-train-worker-0] INFO
         # 2022-06-06 21:38:22,775 Keep-alive key .." (aws-samples/aws-distributed-training-workshop-eks, a PyTorch
         # ElasticJob's two workers, tests/fixtures/kubectl)
-        ("kubetail", r"(?:" + _SGR + r")?\[(?:" + _SGR + r")*(?:\d{1,3}:)?(?:" + _SGR + r")*(?P<host>" + _pod_name(POD_SHAPES)
-         + r")(?: " + _DNS_LABEL + r")?\](?:" + _SGR + r")? ", {"host": "host", "pod": "host"},
+        ("kubetail", r"(?:" + _SGR + r")?\[(?:" + _SGR + r")*(?:\d{1,3}:)?(?:" + _SGR + r")*(?P<host>"
+         + _pod_name(POD_SHAPES) + r")(?: " + _DNS_LABEL + r")?\](?:" + _SGR + r")? ", {"host": "host", "pod": "host"},
          {"first": "[\x1b", "outermost": True}),
         # grep over several logs ("grep net_ib *.log"): the file each line came from, "name.log:" (and `grep -n`'s
         # line number after it), before everything its writer printed (llm-d/llm-d #191)
