@@ -71,6 +71,40 @@ class Prefix(NamedTuple):
     workers: str | None = None
 
 
+# The suffixes Kubernetes generates after a name its controller chose (a pod's metadata.generateName: the API server
+# appends 5 random characters of apimachinery's alphabet, no vowels, no 0 1 3: k8s.io/apimachinery pkg/util/rand
+# rand.go `alphanums`, apiserver pkg/storage/names SimpleNameGenerator), one row per shape.  An Indexed Job's pod is
+# named `<job>-<index>-<5>` and its hostname set to `<job>-<index>` (KEP-2214 "Pod detail"; the Job controller), so a
+# JobSet's (its Indexed Jobs') `<jobset>-<job>-<jobindex>-<podindex>-<5>` has hostname `<jobset>-<job>-<jobindex>-
+# <podindex>` ("network-jobset-workers-0-0-g5n2t", kubernetes-sigs/jobset PR #550; the hostname
+# "network-jobset-leader-0-0", its jobset-with-network.yaml): NCCL's "host:pid:tid [dev]", torchrun's and Python's
+# hostname name the pod by it.  A pod whose hostname is its name (a Deployment's, a non-indexed Job's, a StatefulSet's,
+# PyTorchJob's `<job>-worker-<n>`, LeaderWorkerSet's `<lws>-<group>-<worker>`) needs none of this.
+GENERATED_SUFFIXES: tuple[str, ...] = (
+    r"-[bcdfghjklmnpqrstvwxz2456789]{5}",  # generateName's random characters
+)
+
+# Kubernetes' names (apimachinery's validation): a DNS-1123 label (a container's, a namespace's) and subdomain (a
+# pod's); a colour code a log tailer puts about them (SGR, `tput sgr0`'s "\x1b(B\x1b[m" too)
+_DNS_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_DNS_NAME = r"[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?"
+_SGR = r"(?:\x1b\(B)?\x1b\[[0-9;]{0,16}m"
+# The shapes of a pod's name a controller makes, for a tailer's prefix that only a name tells (kubetail's "[<pod>] ",
+# stern's plain "<pod> <container> "): at least three words, the last the pod's index (a StatefulSet's, PyTorchJob's
+# "-worker-3", an Indexed Job's) or the suffix Kubernetes generated (GENERATED_SUFFIXES: a Deployment's, a Job's, a
+# JobSet's): "cifar10-train-worker-0", "metallb-speaker-2zj7t"; not "[pre-commit] ".  Stern's two bare words are a
+# sentence's start more often ("loss-scale-128 reduced to 64"): there, an index only after a training operator's
+# replica type (Kubeflow's PyTorchJob, MPIJob, TFJob: "<job>-worker-3"), a generated suffix only with a letter in it
+POD_SHAPES: tuple[str, ...] = (r"-[a-z][a-z0-9]{0,62}-\d{1,5}",) + GENERATED_SUFFIXES  # a word and an index; a suffix
+STERN_POD_SHAPES: tuple[str, ...] = (r"-(?:master|worker|launcher|chief|ps|evaluator)-\d{1,5}",) + tuple(
+    r"(?=-\d{0,4}[a-z])" + shape for shape in GENERATED_SUFFIXES)
+
+
+def _pod_name(shapes: tuple[str, ...]) -> str:
+    """A pod's name ending in one of `shapes`, nothing of a name after it."""
+    return r"[a-z][a-z0-9]{0,62}(?:-[a-z0-9]{1,63}){0,30}?(?:" + "|".join(shapes) + r")(?![\w.-])"
+
+
 # First match wins per step, so a rare launcher's row comes after the common ones.
 PREFIXES: tuple[Prefix, ...] = tuple(
     Prefix(name, re.compile(pattern), fields, **more)
@@ -154,23 +188,33 @@ PREFIXES: tuple[Prefix, ...] = tuple(
         # suffix (`hostname_of_pod`), and the job's reader names its lines by that hostname (triage.read, kind
         # pod_hostname), as NCCL's prefix inside them does
         ("kubectl", KUBECTL_PREFIX, {"host": "host", "pod": "host"}, {"outermost": True}),
+        # stern (stern/stern, wercker/stern before it): "<pod> <container> " before each line (its default template,
+        # cmd.go `{{color .PodColor .PodName}} {{color .ContainerColor .ContainerName}} `, the namespace first with -A
+        # or several -n; --timestamps' stamp after them, peeled as the line's time), each name in colour on a terminal
+        # or with --color always (fatih/color's SGR codes about it): coloured, any pod's name is read; plain, only a
+        # name of a controller's shape (STERN_POD_SHAPES: two words too common a sentence's start), as
+        # "vllm-gpu-tinyllama-gpu-deployment-vllm-6949f54975-qtwps vllm INFO 04-08 01:24:55 [loggers.py:111] .."
+        # (CloudThrill/vllm-production-stack-terraform, tests/fixtures/kubectl).  The pod is the line's host, as
+        # kubectl's
+        ("stern", r"(?:" + _SGR + _DNS_LABEL + _SGR + r" )?" + _SGR + r"(?P<host>" + _DNS_NAME + r")" + _SGR
+         + r" " + _SGR + _DNS_LABEL + _SGR + r" ", {"host": "host", "pod": "host"},
+         {"first": "\x1b", "outermost": True}),
+        ("stern_plain", r"(?:" + _DNS_LABEL + r" )?(?P<host>" + _pod_name(STERN_POD_SHAPES) + r") " + _DNS_LABEL
+         + r" (?=\S)",
+         {"host": "host", "pod": "host"}, {"first": "abcdefghijklmnopqrstuvwxyz", "outermost": True}),
+        # kubetail (johanhaleby/kubetail): "[<pod>] " before each line, "[<pod> <container>] " where the pod runs more
+        # than one container, "[<colour index>:<pod>] " with -i, tput's colour codes about them on a terminal; a pod of
+        # POD_SHAPES' shape only ("[INFO] ", "[rank0]:", "[2024-..]" are no pod's): "[cifar10-train-worker-0] INFO
+        # 2022-06-06 21:38:22,775 Keep-alive key .." (aws-samples/aws-distributed-training-workshop-eks, a PyTorch
+        # ElasticJob's two workers, tests/fixtures/kubectl)
+        ("kubetail", r"(?:" + _SGR + r")?\[(?:" + _SGR + r")*(?:\d{1,3}:)?(?:" + _SGR + r")*(?P<host>"
+         + _pod_name(POD_SHAPES) + r")(?: " + _DNS_LABEL + r")?\](?:" + _SGR + r")? ", {"host": "host", "pod": "host"},
+         {"first": "[\x1b", "outermost": True}),
         # grep over several logs ("grep net_ib *.log"): the file each line came from, "name.log:" (and `grep -n`'s
         # line number after it), before everything its writer printed (llm-d/llm-d #191)
         ("grep", r"[\w.\-]{1,200}\.(?:log|txt|out|err)(?::\d{1,9})?:", {}, {"needle": ":", "outermost": True}),
     ))
 _NAMES = frozenset({"host", "pod"})  # the Origin fields a prefix names by a word (the others are numbers)
-# The suffixes Kubernetes generates after a name its controller chose (a pod's metadata.generateName: the API server
-# appends 5 random characters of apimachinery's alphabet, no vowels, no 0 1 3: k8s.io/apimachinery pkg/util/rand
-# rand.go `alphanums`, apiserver pkg/storage/names SimpleNameGenerator), one row per shape.  An Indexed Job's pod is
-# named `<job>-<index>-<5>` and its hostname set to `<job>-<index>` (KEP-2214 "Pod detail"; the Job controller), so a
-# JobSet's (its Indexed Jobs') `<jobset>-<job>-<jobindex>-<podindex>-<5>` has hostname `<jobset>-<job>-<jobindex>-
-# <podindex>` ("network-jobset-workers-0-0-g5n2t", kubernetes-sigs/jobset PR #550; the hostname
-# "network-jobset-leader-0-0", its jobset-with-network.yaml): NCCL's "host:pid:tid [dev]", torchrun's and Python's
-# hostname name the pod by it.  A pod whose hostname is its name (a Deployment's, a non-indexed Job's, a StatefulSet's,
-# PyTorchJob's `<job>-worker-<n>`, LeaderWorkerSet's `<lws>-<group>-<worker>`) needs none of this.
-GENERATED_SUFFIXES: tuple[str, ...] = (
-    r"-[bcdfghjklmnpqrstvwxz2456789]{5}",  # generateName's random characters
-)
 _GENERATED = re.compile("|".join(f"(?:{shape})" for shape in GENERATED_SUFFIXES) + r"\Z")
 
 

@@ -191,7 +191,7 @@ def test_a_rows_host_check_and_place_are_declared_in_its_row():
     hit = ranks._prefix("worker-3: hello", table.get("w", anywhere))
     assert hit is not None and hit[0].group("host") == "worker-3"
     assert {r.name for r in ranks.PREFIXES if r.outermost} == {"srun_label", "pdsh", "compose", "grep", "torchx",
-                                                                    "kubectl"}
+                                                                    "kubectl", "stern", "stern_plain", "kubetail"}
 
 
 def test_rank_and_host_from_paths():

@@ -222,3 +222,41 @@ def test_an_efa_failure_is_worded_as_efa_not_infiniband():
     reason = incidents[0].reason
     assert "the first of 2 NET/OFI errors" in reason and "the EFA / libfabric network failed" in reason, reason
     assert "NET/IB" not in reason and "InfiniBand" not in reason
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "kubectl"
+
+
+def test_log_tailers_prefixes_name_the_pod():
+    # REAL: stern's plain "<pod> <container> " (CloudThrill/vllm-production-stack-terraform) and kubetail's "[<pod>] "
+    # (aws-samples/aws-distributed-training-workshop-eks, a PyTorch ElasticJob's two workers), tests/fixtures/kubectl.
+    # Before: no host (the tailer's prefix hid every prefix after it); now the pod, as kubectl's prefix names it
+    for name, pods in (("stern-vllm.log", {"vllm-gpu-tinyllama-gpu-deployment-vllm-6949f54975-qtwps",
+                                           "vllm-gpu-tinyllama-gpu-deployment-vllm-6949f54975-52hsz"}),
+                       ("kubetail-elasticjob.log", {"cifar10-train-worker-0", "cifar10-train-worker-1"})):
+        lines = (FIXTURES / name).read_text().splitlines()
+        named = {dict(strip_lead(line)[0]).get("host") for line in lines}
+        assert named - {None} == pods, name
+        # stern's "+ <pod> › <container>" and kubetail's "Will tail 2 logs..." and pod list name no writer
+        assert all(dict(strip_lead(line)[0]).get("host") is None
+                   for line in lines if line.startswith(("+ ", "Will ")) or " " not in line)
+        # healthy lines behind the prefix stay silent
+        clock = Clock()
+        assert not attribute(clock.align(list(read_lines(lines, name, clock))))
+    # SYNTHETIC lines of the tailers' shapes: the prefixes behind them read (--timestamps' stamp the line's time; the
+    # namespace before the pod with stern -A; stern's and kubetail's colour codes, tput sgr0's "\x1b(B\x1b[m")
+    fields, lead, rest = strip_lead("train-worker-1 pytorch 2024-07-25T07:00:00.123456789Z [rank11]: x")
+    assert dict(fields) == {"host": "train-worker-1", "pod": "train-worker-1", "rank": 11}
+    assert lead == "2024-07-25T07:00:00.123456789Z " and rest == "x"
+    assert dict(strip_lead("default train-worker-1 pytorch [rank3]: x")[0])["pod"] == "train-worker-1"
+    assert dict(strip_lead("\x1b[32mdefault\x1b[0m \x1b[32mtrain-w\x1b[0m \x1b[32mpytorch\x1b[0m "
+                           "train-w:91:123 [2] NCCL WARN x")[0]) == {"host": "train-w", "pod": "train-w", "pid": 91,
+                                                                      "gpu": 2}
+    assert dict(strip_lead("\x1b[31m[\x1b(B\x1b[m3:\x1b[31mjob-worker-1]\x1b(B\x1b[m [rank2]: x")[0]) == \
+        {"host": "job-worker-1", "pod": "job-worker-1", "rank": 2}
+    assert dict(strip_lead("[lodestar-validator-0 lodestar] warn: x")[0])["pod"] == "lodestar-validator-0"
+    # prefix-like lines that are no tailer's: no pod
+    for line in ("[rank0]: x", "[2024-01-01 10:00:00] x", "train-worker-0:91:123 [2] NCCL WARN x", "node-3 went down",
+                 "[INFO] x", "[pre-commit] x", "[gpu-0] x", "[default0]:x", "loss-scale-128 reduced to 64",
+                 "gpu-node-12 kernel: NVRM: Xid 79", "the model is fine", "step-22222 loss 0.3 done"):
+        assert "pod" not in dict(strip_lead(line)[0]), line
