@@ -164,6 +164,12 @@ STOP_EXCEPTIONS = re.compile(r"KeyboardInterrupt|SystemExit|SignalException")
 #    Kludex/uvicorn #2173, #1160 with Nuitka's Windows paths; Lightning-AI/LitServe #11; spyrae/kronos-agent-os #83
 #    measures it: the traceback appears only as asyncio.run cancels leftover tasks at loop close).  Every inference
 #    server on uvicorn (vLLM's, SGLang's OpenAI servers; FastAPI) prints it at a Ctrl-C or SIGTERM;
+#  - hypercorn's lifespan task (hypercorn/asyncio/lifespan.py `handle_lifespan`, the app's lifespan awaited in it),
+#    cancelled by its serve's teardown (run.py `worker_serve`: "lifespan_task.cancel()" then "await lifespan_task",
+#    only once the server stopped), ending in its bare `CancelledError` (pgjones/hypercorn #258, first in #240: a
+#    Ctrl-C of `serve` with its DispatcherMiddleware).  The task re-raises LifespanFailureError too (an app's
+#    startup / shutdown failed: apache/tooling-trusted-releases #320), and a startup that timed out is
+#    LifespanTimeoutError (#315): a failure each, as before;
 #  - multiprocessing's queue feeder thread (queues.py `_feed`), whose pipe's reader is gone: `BrokenPipeError: [Errno
 #    32] Broken pipe` and kin.  The feeder prints its error and the process goes on (queues.py
 #    `_on_queue_feeder_error`); the reader's end is its cause, logged as that reader's (MLOPTPSU/FedTorch #4, "I still
@@ -188,6 +194,9 @@ class Stopping(NamedTuple):
 STOPPING = (
     Stopping("asgi_lifespan", re.compile(r'uvicorn[/\\]lifespan[/\\]on\.py", line \d+, in receive$'), ", in receive",
              CANCELLED),
+    Stopping("hypercorn_lifespan",
+             re.compile(r'hypercorn[/\\]asyncio[/\\]lifespan\.py", line \d+, in handle_lifespan$'),
+             ", in handle_lifespan", CANCELLED),
     Stopping("queue_feeder", re.compile(r'multiprocessing[/\\]queues\.py", line \d+, in _feed$'), ", in _feed", PIPE_GONE),
     Stopping("exit_function", re.compile(r'multiprocessing[/\\]util\.py", line \d+, in _exit_function$'),
              ", in _exit_function", None),

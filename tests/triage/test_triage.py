@@ -2633,6 +2633,35 @@ def test_slurms_oom_kill_summary_is_read_in_every_era_and_said_as_out_of_memory(
     assert "job ended (OUT OF MEMORY)" in first.reason and "cancelled" not in first.reason
 
 
+# Slurm's OOM summary with no node in its prefix, then srun's line for the tasks it killed, naming their node: REAL,
+# each block verbatim (chrisknewman/tusas #149, 2023; hafs-community/HAFS #101, 2021; the incidents h539_*)
+TUSAS_149 = ["slurmstepd: error: Detected 1 oom_kill event in StepId=440575.0. Some of the step tasks have been OOM "
+             "Killed.",
+             "srun: error: nid001277: tasks 1-3: Out Of Memory",
+             "srun: Terminating StepId=440575.0",
+             "slurmstepd: error: *** STEP 440575.0 ON nid001277 CANCELLED AT 2023-12-05T07:16:01 ***"]
+HAFS_101 = ["slurmstepd: error: Detected 1 oom-kill event(s) in step 3495064.0 cgroup. Some of your processes may have "
+            "been killed by the cgroup out-of-memory handler.",
+            "srun: error: Orion-01-01: task 4: Out Of Memory",
+            "srun: Terminating job step 3495064.0",
+            "slurmstepd: error: *** STEP 3495064.0 ON orion-01-01 CANCELLED AT 2021-10-27T19:35:36 ***"]
+
+
+def test_slurms_oom_summary_names_the_node_sruns_out_of_memory_line_after_it_names():
+    """Was: the root no node ("APPLICATION: no single rank or node"), srun's line naming it read as a consequence only.
+    SYNTHETIC variants: srun's lines for two nodes after it (no one node said), srun's line far after it (another
+    step's), another way a task ended (not the OOM's): no node, as before."""
+    for lines, host in ((TUSAS_149, "nid001277"), (HAFS_101, "Orion-01-01")):
+        first = job({"slurm.out": lines})[0]
+        assert (first.category, first.root.kind, first.root.host) == ("application", "job_ended", host), first.reason
+        assert f"job ended (OUT OF MEMORY) on {host}" in first.reason
+    two = [TUSAS_149[0], TUSAS_149[1], "srun: error: nid001278: task 5: Out Of Memory"]
+    far = [TUSAS_149[0], *["step 440575.0 running"] * 8, TUSAS_149[1]]
+    other = [TUSAS_149[0], "srun: error: nid001277: tasks 1-3: Killed"]
+    for lines in (two, far, other):
+        first = job({"slurm.out": lines})[0]
+        assert (first.root.kind, first.root.host) == ("job_ended", None), first.reason
+
 def test_a_sigkill_after_another_ranks_failure_is_its_consequence():
     """SYNTHETIC: rank 0 raised first; rank 2's SIGKILL a minute later (the launcher tearing the job down) is not the
     root, and an OOM kill on another host explains no death of this one."""

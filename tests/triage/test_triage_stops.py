@@ -104,6 +104,100 @@ VLLM_7173 = [
     "asyncio.exceptions.CancelledError: Cancelled by cancel scope 757f107d7cd0",
 ]
 
+# pgjones/hypercorn #258 (https://github.com/pgjones/hypercorn/issues/258, copied from #240's comment
+# https://github.com/pgjones/hypercorn/issues/240#issuecomment-2197794614): a Ctrl-C of hypercorn's `serve` with its
+# DispatcherMiddleware, "when the server exits, it raises a `CancelledError`".  REAL: its traceback from the header to
+# the lifespan task's frame; the copy read cut the frames after it, and the exception line is CONSTRUCTED from the
+# issue's words (its title's `CancelledError`, as Python 3.12 prints asyncio's)
+HYPERCORN_258 = [
+    "Traceback (most recent call last):",
+    '  File "<frozen runpy>", line 198, in _run_module_as_main',
+    '  File "<frozen runpy>", line 88, in _run_code',
+    '  File ".../__main__.py", line 69, in <module>',
+    "    asyncio.run(serve(dispatcher, config))",
+    '  File "/usr/lib/python3.12/asyncio/runners.py", line 194, in run',
+    "    return runner.run(main)",
+    "           ^^^^^^^^^^^^^^^^",
+    '  File "/usr/lib/python3.12/asyncio/runners.py", line 118, in run',
+    "    return self._loop.run_until_complete(task)",
+    "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+    '  File "/usr/lib/python3.12/asyncio/base_events.py", line 664, in run_until_complete',
+    "    return future.result()",
+    "           ^^^^^^^^^^^^^^^",
+    '  File ".../.venv/lib/python3.12/site-packages/hypercorn/asyncio/__init__.py", line 44, in serve',
+    "    await worker_serve(",
+    '  File ".../.venv/lib/python3.12/site-packages/hypercorn/asyncio/run.py", line 181, in worker_serve',
+    "    await lifespan_task",
+    '  File ".../.venv/lib/python3.12/site-packages/hypercorn/asyncio/lifespan.py", line 55, in handle_lifespan',
+    "    await self.app(",
+    "asyncio.exceptions.CancelledError",
+]
+# REAL: apache/tooling-trusted-releases #320 (https://github.com/apache/tooling-trusted-releases/issues/320), a Quart
+# app on hypercorn whose lifespan shutdown failed: its traceback's end as the copy read has it (from hypercorn's
+# app wrapper, which handle_lifespan awaits, on)
+TOOLING_320_TAIL = [
+    '  File "/home/akm/a/src/org/apache/tooling-trusted-releases/.venv/lib/python3.13/site-packages/hypercorn/'
+    'app_wrappers.py", line 34, in __call__',
+    "    await self.app(scope, receive, send)",
+    '  File "/home/akm/a/src/org/apache/tooling-trusted-releases/.venv/lib/python3.13/site-packages/quart/app.py", '
+    "line 1735, in __call__",
+    "    await self.asgi_app(scope, receive, send)",
+    '  File "/home/akm/a/src/org/apache/tooling-trusted-releases/.venv/lib/python3.13/site-packages/quart/app.py", '
+    "line 1761, in asgi_app",
+    "    await asgi_handler(receive, send)",
+    '  File "/home/akm/a/src/org/apache/tooling-trusted-releases/.venv/lib/python3.13/site-packages/quart/asgi.py", '
+    "line 384, in __call__",
+    "    await send(",
+    "    ...<4 lines>...",
+    "    )",
+    '  File "/home/akm/a/src/org/apache/tooling-trusted-releases/.venv/lib/python3.13/site-packages/hypercorn/asyncio/'
+    'lifespan.py", line 122, in asgi_send',
+    '    raise LifespanFailureError("shutdown", message.get("message", ""))',
+    "hypercorn.utils.LifespanFailureError: Lifespan failure in shutdown. 'commit/svn'",
+]
+# REAL: danielniccoli/hypercornlitestarissue README.md (pgjones/hypercorn #315,
+# https://github.com/pgjones/hypercorn/issues/315): a startup that timed out behind the DispatcherMiddleware, its
+# CancelledError (in asyncio's wait_for, no lifespan frame) chained into hypercorn's LifespanTimeoutError; the first
+# two tracebacks, then the last's end
+HYPERCORN_315 = [
+    "Traceback (most recent call last):",
+    '  File "/root/.local/share/uv/python/cpython-3.13.6-linux-x86_64-gnu/lib/python3.13/asyncio/tasks.py", line 507, '
+    "in wait_for",
+    "    return await fut",
+    "           ^^^^^^^^^",
+    '  File "/root/.local/share/uv/python/cpython-3.13.6-linux-x86_64-gnu/lib/python3.13/asyncio/locks.py", line 213, '
+    "in wait",
+    "    await fut",
+    "asyncio.exceptions.CancelledError",
+    "",
+    "The above exception was the direct cause of the following exception:",
+    "",
+    "Traceback (most recent call last):",
+    '  File "/code/hypercornlitestarissue/.venv/lib/python3.13/site-packages/hypercorn/asyncio/lifespan.py", line 94, '
+    "in wait_for_startup",
+    "    await asyncio.wait_for(self.startup.wait(), timeout=self.config.startup_timeout)",
+    '  File "/root/.local/share/uv/python/cpython-3.13.6-linux-x86_64-gnu/lib/python3.13/asyncio/tasks.py", line 506, '
+    "in wait_for",
+    "    async with timeouts.timeout(timeout):",
+    "               ~~~~~~~~~~~~~~~~^^^^^^^^^",
+    '  File "/root/.local/share/uv/python/cpython-3.13.6-linux-x86_64-gnu/lib/python3.13/asyncio/timeouts.py", line '
+    "116, in __aexit__",
+    "    raise TimeoutError from exc_val",
+    "TimeoutError",
+    "",
+    "The above exception was the direct cause of the following exception:",
+    "",
+    "Traceback (most recent call last):",
+    '  File "/code/hypercornlitestarissue/.venv/lib/python3.13/site-packages/hypercorn/asyncio/run.py", line 84, in '
+    "worker_serve",
+    "    await lifespan.wait_for_startup()",
+    '  File "/code/hypercornlitestarissue/.venv/lib/python3.13/site-packages/hypercorn/asyncio/lifespan.py", line 96, '
+    "in wait_for_startup",
+    '    raise LifespanTimeoutError("startup") from error',
+    "hypercorn.utils.LifespanTimeoutError: Timeout whilst awaiting startup. Your application may not support the ASGI "
+    "Lifespan protocol correctly, alternatively the startup_timeout configuration is incorrect.",
+]
+
 
 def exceptions(lines: list[str]) -> list[tuple]:
     return [(e.details["exception"], e.severity, e.details.get("stopped"))
@@ -117,6 +211,20 @@ def test_a_servers_lifespan_cancelled_at_its_stop_is_no_failure():
     assert exceptions(UVICORN_1160) == [("asyncio.exceptions.CancelledError", "warning", "asgi_lifespan")]
     assert attribute(list(read_lines(UVICORN_1160, "server.log", Clock()))) == []
 
+
+def test_hypercorns_lifespan_cancelled_at_its_stop_is_no_failure():
+    """hypercorn #258 was an APPLICATION incident rooted at the CancelledError; its lifespan task's other failures
+    (tooling-trusted-releases #320's LifespanFailureError in that task, SYNTHETIC: #258's frames then #320's; #315's
+    startup timeout, REAL) stay failures."""
+    assert exceptions(HYPERCORN_258) == [("asyncio.exceptions.CancelledError", "warning", "hypercorn_lifespan")]
+    assert attribute(list(read_lines(HYPERCORN_258, "server.log", Clock()))) == []
+    assert TracebackReader().read(HYPERCORN_258) == []
+    failed = [*HYPERCORN_258[:20], *TOOLING_320_TAIL]
+    assert exceptions(failed) == [("hypercorn.utils.LifespanFailureError", "error", None)]
+    assert exceptions(HYPERCORN_315) == [("asyncio.exceptions.CancelledError", "error", None),
+                                         ("TimeoutError", "error", None),
+                                         ("hypercorn.utils.LifespanTimeoutError", "error", None)]
+    assert [i.category for i in attribute(list(read_lines(HYPERCORN_315, "server.log", Clock())))] == ["application"]
 
 def test_a_cancellation_after_the_server_said_it_stopped_is_no_failure():
     """omlx #1575: no teardown frame, but "Finished server process" before it (was APPLICATION)."""
