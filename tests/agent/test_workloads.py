@@ -351,11 +351,7 @@ def test_an_indexed_jobs_and_a_jobsets_pods_are_their_jobs_by_name():
     for pod in ("nccl-tests", "bert-large", "train-g5n2", "train-g5n2tt"):
         assert job_of(pod) == pod, pod
     tracker = WorkloadTracker(Metrics())
-    from parsers import Classifier
-    c = Classifier()
-    events = [tracker.observe(PodRef("team-a", pod, f"uid-{i}", "main"),
-                              c.classify(TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=i).rstrip("\n")))
-              for i, pod in enumerate(JOBSET_PODS)]
+    events = [tracker.observe(PodRef("team-a", pod, f"uid-{i}", "main"), _timeout(i)) for i, pod in enumerate(JOBSET_PODS)]
     assert len({e.key for e in events}) == 1 and events[0].ref.pod == JOBSET_PODS[0]
     assert "NCCL watchdog timeout on 4 ranks (0,1,2,3)" in events[-1].message
 
@@ -381,6 +377,7 @@ def test_a_cronjobs_runs_and_jobs_named_by_a_number_past_an_index_stay_their_own
 
 
 def _timeout(rank: int):
+    """A rank's NCCL watchdog timeout (TIMEOUT) as the classifier makes it."""
     from parsers import Classifier
     return Classifier().classify(TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=rank).rstrip("\n"))
 
