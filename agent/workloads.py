@@ -54,6 +54,12 @@ Users = list[tuple[int, str, int, list[tuple[int, PodRef | None]]]] | str
 Asked = Users | Callable[[], Users | None]
 STOPPED = "the agent stopped before NVML answered"  # a busy Event still waiting for its answer at shutdown
 _ORDINAL = re.compile(r"(-(worker|master|launcher|rank))?-\d+$")
+# An Indexed Job's completion index last in the name its pods' generated suffix follows (`<job>-<index>-<5>`, KEP-2214):
+# no leading zero, below 10^7 (the API caps an Indexed Job's parallelism at 10^5, kubernetes pkg/apis/batch/validation
+# maxParallelismForIndexedJob, completions past 10^5 only with parallelism at most 10^4). Not a CronJob's run's number:
+# its Job is `<cronjob>-<scheduled time since the epoch>` (pkg/controller/cronjob getJobName: minutes, 8 digits since
+# 1989; seconds before 1.21's controller), each run a Job of its own
+_INDEX = re.compile(r"-(?:0|[1-9]\d{0,6})\Z")
 
 
 def users_words(users: Users) -> str:
@@ -98,11 +104,14 @@ def daemon_of(ref: PodRef, f: Finding) -> str | None:
 def job_of(pod: str) -> str:
     """The job of pod `pod` by its name (the agent reads pod logs, never the pod's labels): pods of one job aggregate
     together.  A name ending in its ordinal is the job's name and that ordinal (PyTorchJob's `train-worker-0`, a
-    StatefulSet's); else the name a generated suffix was appended to (triage.ranks `generated_from`), without its
-    ordinal: an Indexed Job's pod `<job>-<index>-<5>` is its Job's (KEP-2214), a JobSet's `<jobset>-<rjob>-<jobindex>-
-    <podindex>-<5>` its child Job's, the `batch.kubernetes.io/job-name` its pods carry (`network-jobset-leader-0-0-
-    2qphg` of Job `network-jobset-leader-0`: kubernetes-sigs/jobset #578); a non-indexed Job's pod, a ReplicaSet's,
-    the Job's, the ReplicaSet's.  Was: every such pod its own job (its Events, witnesses and workloads one per pod)."""
+    StatefulSet's); else the name a generated suffix was appended to (triage.ranks `generated_from`), without an
+    index last (`_INDEX`): an Indexed Job's pod `<job>-<index>-<5>` is its Job's (KEP-2214), a JobSet's `<jobset>-
+    <rjob>-<jobindex>-<podindex>-<5>` its child Job's, the `batch.kubernetes.io/job-name` its pods carry (`network-
+    jobset-leader-0-0-2qphg` of Job `network-jobset-leader-0`: kubernetes-sigs/jobset #578); a non-indexed Job's pod,
+    a CronJob's run's (`hello-28290331-<5>`), a ReplicaSet's, the Job's, the ReplicaSet's.  Names alone cannot tell a
+    Job named `train-7` (its pods `train-7-<5>`) from index 7 of an Indexed Job `train`: read as the latter, two such
+    Jobs on one node are one job here (one Event per reason, one workload: fewer, never more).  Was: every such pod
+    its own job (its Events, witnesses and workloads one per pod)."""
     job = _ORDINAL.sub("", pod)
     if job != pod:
         return job
@@ -110,7 +119,7 @@ def job_of(pod: str) -> str:
     # (agent/sources/podlogs.py); an agent without pod logs never holds it (issue 24's idle footprint)
     from triage.ranks import generated_from  # noqa: PLC0415
 
-    return _ORDINAL.sub("", generated_from(pod))
+    return _INDEX.sub("", generated_from(pod))
 
 
 MAX_JOBS = 1024  # (namespace, job, reason, cause) keys remembered for Event aggregation; oldest forgotten first

@@ -351,13 +351,35 @@ def test_an_indexed_jobs_and_a_jobsets_pods_are_their_jobs_by_name():
     for pod in ("nccl-tests", "bert-large", "train-g5n2", "train-g5n2tt"):
         assert job_of(pod) == pod, pod
     tracker = WorkloadTracker(Metrics())
-    from parsers import Classifier
-    c = Classifier()
-    events = [tracker.observe(PodRef("team-a", pod, f"uid-{i}", "main"),
-                              c.classify(TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=i).rstrip("\n")))
-              for i, pod in enumerate(JOBSET_PODS)]
+    events = [tracker.observe(PodRef("team-a", pod, f"uid-{i}", "main"), _timeout(i)) for i, pod in enumerate(JOBSET_PODS)]
     assert len({e.key for e in events}) == 1 and events[0].ref.pod == JOBSET_PODS[0]
     assert "NCCL watchdog timeout on 4 ranks (0,1,2,3)" in events[-1].message
+
+
+# A CronJob's run is a Job of its own, named by its scheduled time since the epoch (kubernetes pkg/controller/cronjob
+# utils.go getJobName: `<cronjob>-<minutes>` from 1.21's controller, seconds before it), its pods that Job's generated
+# names: `cronjobhello-1588738020-znrtv` is real `kubectl get pods` output (deiveehan/xplore-kubernetes
+# samples/jobs/readme.md); the minute-suffixed names below are CONSTRUCTED in getJobName's shape
+def test_a_cronjobs_runs_and_jobs_named_by_a_number_past_an_index_stay_their_own_jobs():
+    """job_of stripped any number left after the generated suffix as an Indexed Job's index: every run of a CronJob
+    (its Job `hello-28290331`, the next `hello-28290332`) read as one job `hello`, one Event (on the first run's pod)
+    for two runs failing together, the second's consequences unsaid, neither the Job the cluster names.  Now only an
+    index's shape is stripped (below 10^7, no leading zero: the API caps an Indexed Job's parallelism at 10^5)."""
+    assert job_of("cronjobhello-1588738020-znrtv") == "cronjobhello-1588738020"
+    assert job_of("hello-28290331-jsx77") == "hello-28290331" != job_of("hello-28290332-j26z9")
+    assert job_of("nightly-train-28290331-2-x2x4z") == "nightly-train-28290331"  # an Indexed Job a CronJob made
+    assert job_of("sweep-07-x2x4z") == "sweep-07"  # (no index has a leading zero)
+    # an Indexed Job's index, as before (its largest: parallelism 10^5)
+    assert job_of("bench-99999-x2x4z") == job_of("bench-0-bcdfg") == "bench"
+    events = [WorkloadTracker(Metrics()).observe(PodRef("team-a", pod, f"uid-{i}", "main"), _timeout(i))
+              for i, pod in enumerate(("hello-28290331-jsx77", "hello-28290332-j26z9"))]
+    assert events[0].key != events[1].key and events[1].ref.pod == "hello-28290332-j26z9"
+
+
+def _timeout(rank: int):
+    """A rank's NCCL watchdog timeout (TIMEOUT) as the classifier makes it."""
+    from parsers import Classifier
+    return Classifier().classify(TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=rank).rstrip("\n"))
 
 
 # ---- pid -> pod ---------------------------------------------------------------------------------------
