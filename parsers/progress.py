@@ -444,6 +444,17 @@ RULES: tuple[Rule, ...] = (
     # step (and no row).  No step time on the line.  None before: an icefall job was never tracked
     Rule("icefall", "tot_loss[", re.compile(r"Epoch (?<!\wEpoch )\d+, batch (?P<count>\d+), (?:global_batch_idx: "
                                             r"(?P<step>\d+), batch size: \d+, )?loss\[")),
+    # nnU-Net (MIC-DKFZ; medical segmentation), rank 0's print_to_log_file, the time behind each line: one epoch (250
+    # iterations by default) a line of progress, its v2 `2024-04-26 09:41:39.493872: train_loss 0.7088` (then `val_loss
+    # ...`, `Pseudo dice [...]`, `Epoch time: 148.59 s`; its epoch said on a line of its own before, `...: Epoch 1`, which
+    # holds no keyword), its v1 `2022-02-11 09:34:49.625515: train loss : -0.6584` (then `validation loss: -0.7226`, said
+    # when done: a pause as any such line, `This epoch took 137.136132 s`).  Progress without a step (the epoch is on
+    # another line; only rank 0 prints); no step time on the line: the epoch's from the spacing.  The line's end is the
+    # loss (np.round's, `%.4f`'s: `nan` where it diverged), the timestamp's `\d: ` before it (`datetime.fromtimestamp`'s,
+    # without its fraction at a whole second).  None before: an nnU-Net job was never tracked
+    Rule("nnunet", "train_loss ", _NNUNET := re.compile(r"train(?:_loss (?<=\d: train_loss )| loss : (?<=\d: train loss : ))"
+                                                        r"-?(?:[0-9.]+(?:e[-+]?\d+)?|nan|inf)\s*$")),
+    Rule("nnunet", "train loss : ", _NNUNET),
 )
 # a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
 # evaluation, which is a pause, not training progress

@@ -219,6 +219,13 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("espnet2_2183_accum.log", "espnet", [682, 1364, 2046], None),
     ("icefall_320.log", "icefall", list(range(500, 701, 50)), None),
     ("icefall_zipvoice_3.log", "icefall", [50, 100, 150], None),
+    # (h540) nnU-Net, rank 0's line per epoch: v2 `2024-04-26 09:41:39.493872: train_loss 0.7088`, v1 `2022-02-11
+    # 09:34:49.625515: train loss : -0.6584` (its epoch on a line of its own, `...: Epoch 1` / `epoch:  7`, which holds no
+    # keyword: progress without a step; its epoch's time from the spacing).  None before, so an nnU-Net job was never
+    # tracked; v1's `validation loss: ...` after it stays a pause, its `Epoch time:` / `This epoch took` lines nothing
+    ("nnunet_v2_2140.log", "nnunet", [None] * 3, None),
+    ("nnunet_v1_938.log", "nnunet", [None] * 3, None),
+    ("nnunet_v1_640_slow.log", "nnunet", [None] * 3, None),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -394,6 +401,20 @@ def test_arctictrainings_eras_give_the_step_and_its_evaluation_is_a_pause():
         Progress(None, None, "arctictraining", "evaluation", moved=False)
     # a word ending in `iter` is no ArcticTraining line
     assert recognise("emitter:  130/3000   4% | loss: 16.5469 | epoch: 0") is None
+
+
+def test_nnunets_epoch_line_is_read_only_behind_its_own_stamp():
+    """nnU-Net's line per epoch (the real ones: nnunet_*.log) as its print_to_log_file writes it in its other forms:
+    CONSTRUCTED from its source (a stamp at a whole second has no fraction, `datetime.fromtimestamp`'s str; a diverged
+    run's loss `nan`).  Another trainer's `train_loss` (no stamp before it, more after it) is not nnU-Net's line."""
+    for line in ("2024-04-26 09:41:39: train_loss 0.7088", "2024-04-26 09:41:39.493872: train_loss nan",
+                 "2022-02-11 09:34:49.625515: train loss : -0.6584 ", "2024-04-26 09:41:39.493872: train_loss -1.2e-05"):
+        said = recognise(line)
+        assert (said.trainer, said.step, said.moved) == ("nnunet", None, True), line
+    for line in ("train_loss 0.7088", "epoch 3 train_loss 0.7088 val_loss 0.61", "2024-04-26 09:41:39: val_loss 0.4628",
+                 "2024-04-26 09:41:39: train_loss 0.7088 (best)"):
+        said = recognise(line)
+        assert said is None or said.trainer != "nnunet", line
 
 
 def test_areals_stats_logger_line_gives_its_global_step():
