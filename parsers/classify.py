@@ -26,7 +26,7 @@ from .kinds import BY_NAME as KIND
 from .kinds import FUNCTION_DEVICES, SEVERITY_RANK
 from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
-from .prefilter import Prefilter, groups_within, scan_source
+from .prefilter import Prefilter, groups_within, hyperscan_words_in, scan_source
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_DETAIL_FIRST,
                     EVENT_ECHOES, EVENT_ESCALATES, EVENT_ONE_PROCESS,
@@ -95,7 +95,8 @@ MIN_GATE = 4  # Dispatch.first: a row's required literal shorter than this is no
 def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, frozenset[int]], dict, dict]:
     """What a Dispatch derives from its table, once per table (a pod log source makes a classifier per file):
     - the keyword scan (wordscan.KeywordScan: every keyword occurring in a line, overlapping ones included, or a word
-      holding it: a word selects the rows of the keywords it holds);
+      holding it: a word selects the rows of the keywords it holds; on hyperscan where it is installed,
+      prefilter.hyperscan_words_in: each keyword occurring);
     - word -> the rows it selects (those with a keyword it contains);
     - per row, the keywords of the rows before it but its own (as the parts they share: _cover, _before), and the rows
       before it holding one of its own keywords (sxid_continuation before sxid: "SXid"). A flood of one kind of line with different numbers (an Xid from one
@@ -119,7 +120,7 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
     rows = Derived(lambda w: frozenset().union(*(ids for k, ids in by_keyword.items() if k in w)))
     gates = Derived(lambda i: _gate(rules[i]))
     before = Derived(lambda i: _before(rules, i, gates))
-    return KeywordScan(words), rows, before, gates
+    return KeywordScan(words, hyperscan_words_in), rows, before, gates
 
 
 def _before(rules: tuple[Rule, ...], i: int, gates: dict) -> tuple[tuple[str, ...], tuple[str, ...], tuple] | None:

@@ -28,7 +28,7 @@ try:
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover - not CPython
     from hashlib import blake2b
-from typing import Collection, Iterable, Iterator
+from typing import Callable, Collection, Iterable, Iterator
 
 from .wordscan import LazyPattern, presence_regex
 
@@ -184,12 +184,8 @@ class Prefilter:
     def _scan_failed(self, exc: Exception) -> None:
         """Count a buffer an engine's scan raised on; the first said in one line (not one a line, nor a buffer)."""
         self.scan_failures += 1
-        if self.scan_failures == 1:
-            import logging  # noqa: PLC0415 - a failure's path only: no start-up cost
-
-            logging.getLogger("gpu_npd.parsers").warning(
-                "the %s scan of a buffer raised %s: %s; scanned with re instead (counted; later ones are not logged)",
-                self.engine, type(exc).__name__, exc)
+        _say_first_failure(self.scan_failures, f"the {self.engine} scan of a buffer", exc,
+                           "scanned with re instead (counted; later ones are not logged)")
 
     def _re2_spans(self, buf: bytes, size: int) -> Iterator[Span]:
         """Each group's alternation finds its next line; the first of those lines is yielded, with the ids its
@@ -348,8 +344,79 @@ def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
         db = hs.Database(mode=hs.HS_MODE_BLOCK)
         db.compile(expressions=exprs, ids=list(range(len(exprs))), flags=flags)
         _write_cache(cache, hs.dumpb(db))
+        _return_freed_heap()
     _COMPILED[key] = db
     return db
+
+
+def _say_first_failure(failures: int, scan: str, exc: Exception, instead: str) -> None:
+    """A scan that raised, the first of its failures said in one line (not one a line, nor a buffer)."""
+    if failures == 1:
+        import logging  # noqa: PLC0415 - a failure's path only: no start-up cost
+
+        logging.getLogger("gpu_npd.parsers").warning("%s raised %s: %s; %s", scan, type(exc).__name__, exc, instead)
+
+
+def _return_freed_heap() -> None:
+    """Give the OS back the heap pages a hyperscan compile freed (glibc's malloc_trim; nothing where there is none).
+    glibc keeps them: the rule table's 591 keywords, compiled, left 3.1 MiB more anonymous RSS for a database of
+    149 KiB, 0.3 MiB once trimmed (2.8 MiB back); an agent whose read-only root keeps no cache compiles in every
+    process."""
+    try:
+        import ctypes  # noqa: PLC0415 - after a compile alone (a cached database costs no import)
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim): the pages stay
+        pass
+
+
+def hyperscan_words_in(words: list[str]) -> "Callable[[str], list[str]] | None":
+    """`wordscan.KeywordScan`'s scan on hyperscan: the words occurring in a text, each once (in the order their first
+    occurrences end), or None where hyperscan is not installed, another engine is forced (GPU_NPD_MATCHER) or it
+    refuses the words: then the scan is `re`'s.  One call a text, its loop in C: on bench/perline.py's mixed kinds'
+    messages (some 134 characters) 12.3k instructions a message (callgrind) where `re`'s scan takes 34.4k (its
+    findall 31.4k: it enters its pattern, three nested matches deep, at each of the ~22 characters a message holds
+    that begin a word's tail; 11.4k of it the search loop and those entries alone, whatever the pattern).
+    A scratch space per thread: hyperscan refuses one another thread's scan holds (ScratchInUseError), and the
+    table's scan is shared by the streams of every thread (the pipeline's, the pod log source's).  A scan hyperscan
+    fails (a scratch it cannot allocate, one in use, any error of its own) gives the words tested one by one with
+    `in`, the same words: a line is never lost to the engine (raised, it would cost the agent its batch)."""
+    if os.environ.get("GPU_NPD_MATCHER") not in (None, "", "hyperscan") or any("\0" in w for w in words):
+        return None  # (a NUL would end the expression hyperscan reads: a C string)
+    words = sorted(words)  # one order in every process (a set's follows the string hash): one cached database
+    try:
+        hs = _load("hyperscan")
+    except ImportError:
+        return None
+    try:
+        db = _hyperscan_db(hs, [re.escape(w).encode() for w in words], [hs.HS_FLAG_SINGLEMATCH] * len(words))
+    except hs.error:
+        return None
+    import threading  # noqa: PLC0415 - here alone: `gpu-npd parse` of a small log never derives the scan
+
+    scratches = threading.local()
+    failures = 0
+
+    def on_match(id_: int, _from: int, _to: int, _flags: int, found: list[str]) -> None:
+        found.append(words[id_])
+
+    def words_in(text: str) -> list[str]:
+        nonlocal failures
+        found: list[str] = []
+        try:
+            try:
+                scratch = scratches.scratch
+            except AttributeError:  # this thread's first text
+                scratch = scratches.scratch = hs.Scratch(db)
+            db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match, context=found, scratch=scratch)
+        except Exception as exc:  # noqa: BLE001 - a bug on one line never stops detection
+            failures += 1
+            _say_first_failure(failures, "the hyperscan keyword scan of a line", exc,
+                               "its words tested one by one instead (later ones are not logged)")
+            return [w for w in words if w in text]
+        return found
+
+    return words_in
 
 
 # --- the rules' regexes as byte regexes hyperscan and RE2 take ---------------------------------------------------

@@ -216,13 +216,19 @@ class KeywordScan:
     held in those), and the scan is derived once they have cost about what deriving it does (both grow with the
     number of words, so the count holds as the table grows), so that a log whose lines rarely need the scan never
     derives it (the buffer engines name the rows a line matched: 123 texts in the hard log's first 200,000 lines)
-    and a log that needs it for most lines pays at most twice the least it could."""
+    and a log that needs it for most lines pays at most twice the least it could.
+
+    The rule table's scan (`classify._dispatch_tables`) is derived on hyperscan where it is installed (`engine`:
+    `prefilter.hyperscan_words_in`, a third of this scan's instructions a message); this one where it is not."""
 
     FIRST_TEXTS = 512  # texts looked up word by word before the scan is derived (20 ms / 35 us, rounded down)
 
-    def __init__(self, words: Iterable[str]):
-        """Derived when first used (a process start derives nothing)."""
+    def __init__(self, words: Iterable[str],
+                 engine: "Callable[[list[str]], Callable[[str], list[str]] | None] | None" = None):
+        """Derived when first used (a process start derives nothing).  `engine`: derives the scan on another engine
+        from the words (`prefilter.hyperscan_words_in`: each word occurring, once), or gives None (then `re`'s)."""
         self._words = sorted({w for w in words if w}, key=len, reverse=True)
+        self._engine = engine
         self._plain_left = self.FIRST_TEXTS
         self.words_in = self._plain_words_in
 
@@ -234,6 +240,10 @@ class KeywordScan:
         return self._derive().words_in(text)
 
     def _derive(self) -> "KeywordScan":
+        words_in = self._engine(self._words) if self._engine is not None and self._words else None
+        if words_in is not None:
+            self.words_in = words_in
+            return self
         at = entry_points(self._words)
         if not at:  # no words: none occurs
             self.words_in = lambda text: []

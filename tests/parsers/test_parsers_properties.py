@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 import platform
 import re
 import string
@@ -709,6 +710,124 @@ def test_the_keyword_scan_where_occurrences_overlap():
                              "NCCL work: 7753, last enqueued NCCL work: 7755")) == {"] Timeout", "Timeout at NCCL work"}
 
 
+def test_the_keyword_scan_on_hyperscan_finds_each_word_that_occurs_once():
+    """prefilter.hyperscan_words_in (KeywordScan's engine where hyperscan is installed): each word occurring, once,
+    overlapping occurrences and words held in words included, on text hyperscan reads as UTF-8 (a lone surrogate,
+    which a line decoded with surrogateescape holds, too); a word with a NUL (the end of hyperscan's C string) and a
+    forced other engine leave the scan to `re`."""
+    pytest.importorskip("hyperscan")
+    from parsers.prefilter import hyperscan_words_in
+
+    words = ["ab", "bc", "abc", "a\\b", "x.y", "]\n", "é"]
+    words_in = hyperscan_words_in(words)
+    for text in ("abc", "xbc ab", "a\\b x.y ]\n", "xay é ab\udcff", "", "abcabc"):
+        found = words_in(text)
+        assert sorted(found) == sorted(w for w in words if w in text), text
+    assert hyperscan_words_in(["ab", "a\0b"]) is None
+
+
+def test_a_keyword_scan_hyperscan_fails_gives_the_words_all_the_same(monkeypatch, caplog):
+    """A scan hyperscan refuses (a scratch in use, one it cannot allocate) gives the words tested one by one: the line
+    is read as ever, never raised to the agent's loop (which skips the rest of its batch); the first failure of a
+    scan said in one line, not one a line."""
+    hs = pytest.importorskip("hyperscan")
+    from parsers import prefilter
+
+    class Refusing:
+        def scan(self, *_args, **_kwargs):
+            raise hs.ScratchInUseError("scratch in use")
+
+    monkeypatch.setattr(prefilter, "_hyperscan_db", lambda *_args: Refusing())
+    monkeypatch.setattr(hs, "Scratch", lambda _db: object())
+    words_in = prefilter.hyperscan_words_in(["Xid", "NVRM", "fallen off"])
+    with caplog.at_level(logging.WARNING, logger="gpu_npd.parsers"):
+        for _ in range(3):
+            assert sorted(words_in("NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.")) == [
+                "NVRM", "Xid", "fallen off"]
+    assert [r.getMessage() for r in caplog.records] == [
+        "the hyperscan keyword scan of a line raised ScratchInUseError: scratch in use; its words tested one by one "
+        "instead (later ones are not logged)"]
+
+    def no_scratch(_db):
+        raise hs.NoMemoryError("no memory")
+
+    monkeypatch.setattr(hs, "Scratch", no_scratch)
+    assert sorted(prefilter.hyperscan_words_in(["Xid", "NVRM"])("NVRM: Xid 79")) == ["NVRM", "Xid"]
+
+
+def test_the_keyword_database_is_one_whatever_order_the_words_come_in(monkeypatch):
+    """KeywordScan's words come in a set's order, which follows the string hash: a new one every process.  The
+    database's expressions are the words in one order, so every process finds the one cached database (loaded:
+    149 KiB, no compile heap).  Was: their order as given, a cache key per process, so each agent compiled the
+    database mid-burst (its heap kept: 5 MiB over the re scan's RSS) and left one more 149 KiB file in the cache."""
+    pytest.importorskip("hyperscan")
+    from parsers import prefilter
+
+    asked: list[list[bytes]] = []
+    real = prefilter._hyperscan_db
+    monkeypatch.setattr(prefilter, "_hyperscan_db", lambda hs, exprs, flags: asked.append(exprs) or real(hs, exprs, flags))
+    words = ["NVRM", "Xid", "fallen off", "NCCL WARN"]
+    found = [prefilter.hyperscan_words_in(w)("NVRM: Xid 79, GPU has fallen off the bus.") for w in (words, words[::-1])]
+    assert asked[0] == asked[1] and sorted(found[0]) == sorted(found[1]) == ["NVRM", "Xid", "fallen off"]
+
+
+def test_a_hyperscan_compile_gives_back_the_heap_it_freed(monkeypatch, tmp_path):
+    """A database compiled (no cached one: an agent on a read-only root compiles in every process) gives the OS back
+    the heap the compile freed (glibc keeps it: the keyword database's compile left 3.1 MiB of anonymous RSS, 0.3 MiB
+    trimmed; the agent's idle RSS with no cache 53 -> 41 MiB); one loaded from the cache compiles nothing."""
+    hs = pytest.importorskip("hyperscan")
+    from parsers import prefilter
+
+    trims: list[int] = []
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(prefilter, "_COMPILED", {})
+    monkeypatch.setattr(prefilter, "_return_freed_heap", lambda: trims.append(1))
+    exprs, flags = [b"NVRM", b"Xid"], [hs.HS_FLAG_SINGLEMATCH] * 2
+    prefilter._hyperscan_db(hs, exprs, flags)
+    assert trims == [1]
+    prefilter._COMPILED.clear()  # another process: the cached database
+    prefilter._hyperscan_db(hs, exprs, flags)
+    assert trims == [1]
+
+
+def test_a_forced_engine_keeps_the_keyword_scan_on_re(monkeypatch):
+    pytest.importorskip("hyperscan")
+    from parsers.prefilter import hyperscan_words_in
+
+    monkeypatch.setenv("GPU_NPD_MATCHER", "re")
+    assert hyperscan_words_in(["ab"]) is None
+    monkeypatch.setenv("GPU_NPD_MATCHER", "hyperscan")
+    assert hyperscan_words_in(["ab"])("xab") == ["ab"]
+
+
+def test_the_rule_tables_keyword_scan_is_hyperscans_where_installed():
+    """Dispatch's keyword scan, derived, is hyperscan's (bench/perline.py's mixed kinds: 12.3k instructions a message
+    where `re`'s takes 34.4k), and gives, on threads scanning at once (the pipeline's and the pod log source's
+    streams share the table's scan), what each does alone: a scratch space a thread (hyperscan refuses one another
+    thread's scan holds)."""
+    pytest.importorskip("hyperscan")
+    import threading
+
+    from parsers.classify import _dispatch_tables
+    from parsers.rules import RULES
+
+    scan = _dispatch_tables.__wrapped__(RULES)[0]._derive()
+    assert "_findall" not in vars(scan)  # (re's findall: not derived)
+    texts = [f"[{i}] NVRM: Xid (PCI:0000:{i % 256:02x}:00): 79, GPU has fallen off the bus. NCCL WARN x" for i in range(3000)]
+    want = [scan.words_in(t) for t in texts]
+    got: dict[int, list] = {}
+
+    def run(k: int) -> None:
+        got[k] = [scan.words_in(t) for t in texts]
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(got[k] == want for k in range(4)) and "Xid" in want[0] and "NCCL WARN" in want[0]
+
+
 def test_the_keyword_scan_is_derived_after_its_first_texts():
     """KeywordScan looks its first FIRST_TEXTS texts up word by word (a small log never pays for deriving the scan),
     then derives the scan, however many words a text holds."""
@@ -808,6 +927,18 @@ def _derived_rule_scan():
 
     words = sorted({k for r in RULES for k in r.keywords})
     return words, KeywordScan(words)._derive()
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.one_of(KEYWORD_PART, rule_line, st.text(max_size=6)), max_size=10).map("".join))
+def test_the_rule_tables_keyword_scan_on_hyperscan_finds_each_keyword_that_occurs(message):
+    """The rule table's keywords on hyperscan (Dispatch's scan where it is installed): each keyword occurring, once,
+    on text of the keywords, their halves, rule lines and any characters run together."""
+    pytest.importorskip("hyperscan")
+    from parsers.prefilter import hyperscan_words_in
+
+    words, _ = _derived_rule_scan()
+    assert sorted(hyperscan_words_in(words)(message)) == sorted(w for w in words if w in message), message
 
 
 @settings(max_examples=600, deadline=None)
