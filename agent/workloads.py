@@ -60,6 +60,10 @@ _ORDINAL = re.compile(r"(-(worker|master|launcher|rank))?-\d+$")
 # its Job is `<cronjob>-<scheduled time since the epoch>` (pkg/controller/cronjob getJobName: minutes, 8 digits since
 # 1989; seconds before 1.21's controller), each run a Job of its own
 _INDEX = re.compile(r"-(?:0|[1-9]\d{0,6})\Z")
+# An MPIJob's launcher: a Job `<mpijob>-launcher` (mpi-operator v2), its pod `<mpijob>-launcher-<5>`, its workers
+# `<mpijob>-worker-<n>` (_ORDINAL): the launcher's role last after the generated suffix, so the launcher and its
+# workers are one job (kubeflow/mpi-operator #152: `..-1572827779-launcher-gdqv7`, `..-1572827779-worker-19`)
+_LAUNCHER = re.compile(r"-launcher\Z")
 
 
 def users_words(users: Users) -> str:
@@ -108,7 +112,8 @@ def job_of(pod: str) -> str:
     index last (`_INDEX`): an Indexed Job's pod `<job>-<index>-<5>` is its Job's (KEP-2214), a JobSet's `<jobset>-
     <rjob>-<jobindex>-<podindex>-<5>` its child Job's, the `batch.kubernetes.io/job-name` its pods carry (`network-
     jobset-leader-0-0-2qphg` of Job `network-jobset-leader-0`: kubernetes-sigs/jobset #578); a non-indexed Job's pod,
-    a CronJob's run's (`hello-28290331-<5>`), a ReplicaSet's, the Job's, the ReplicaSet's.  Names alone cannot tell a
+    a CronJob's run's (`hello-28290331-<5>`), a ReplicaSet's, the Job's, the ReplicaSet's; an MPIJob's launcher
+    (`<mpijob>-launcher-<5>`) its workers' (`_LAUNCHER`).  Names alone cannot tell a
     Job named `train-7` (its pods `train-7-<5>`) from index 7 of an Indexed Job `train`: read as the latter, two such
     Jobs on one node are one job here (one Event per reason, one workload: fewer, never more).  Was: every such pod
     its own job (its Events, witnesses and workloads one per pod)."""
@@ -119,7 +124,7 @@ def job_of(pod: str) -> str:
     # (agent/sources/podlogs.py); an agent without pod logs never holds it (issue 24's idle footprint)
     from triage.ranks import generated_from  # noqa: PLC0415
 
-    return _INDEX.sub("", generated_from(pod))
+    return _LAUNCHER.sub("", _INDEX.sub("", generated_from(pod)))
 
 
 MAX_JOBS = 1024  # (namespace, job, reason, cause) keys remembered for Event aggregation; oldest forgotten first

@@ -376,6 +376,14 @@ def test_a_cronjobs_runs_and_jobs_named_by_a_number_past_an_index_stay_their_own
     assert events[0].key != events[1].key and events[1].ref.pod == "hello-28290332-j26z9"
 
 
+def test_an_mpijobs_launcher_and_its_workers_are_one_job():
+    """REAL pod names of one MPIJob (kubeflow/mpi-operator #152, tests/fixtures/incidents/h535_mpi-operator-152-orte-
+    daemon-lost): the launcher was job `<mpijob>-launcher`, its workers `<mpijob>`: two jobs, two Events for one
+    failure."""
+    mpijob = "tf-bert-libnlp-token-lr-5e-6-fp32-1572827779"
+    assert job_of(f"{mpijob}-launcher-gdqv7") == job_of(f"{mpijob}-worker-19") == mpijob
+
+
 def _timeout(rank: int):
     """A rank's NCCL watchdog timeout (TIMEOUT) as the classifier makes it."""
     from parsers import Classifier
