@@ -6,7 +6,8 @@ max(k x its median interval between progress lines, floor_seconds) is suspected 
 gauge `gpu_npd_workload_hang_suspected` = 1; progress again clears both (a `WorkloadProgressResumed` Event).
 A checkpoint save or an evaluation announced in the log stretches the allowance to `pause_seconds` from the
 announcement, capped at `timeout_fraction` x the longest collective timeout the pod's log said (PyTorch's NCCL
-watchdog ends the job at that timeout: a hang inside the pause is to be suspected before it).  An RL trainer's
+watchdog ends the job at that timeout: a hang inside the pause is to be suspected before it); a line said when the
+evaluation or save is done (its loss, `done, saving took ...`) ends the pause, the pace's allowance counted from it.  An RL trainer's
 rollout generation bar keeps the pod alive without setting the pace (it is no step and no interval of the median).
 Never a node condition: a hung job is the job's, until a node fault explains it.
 
@@ -120,7 +121,10 @@ class ProgressTracker:
                     if p.trainer == pod.trainer:  # advance; its trainer's printed step time
                         self._step_time(pod, p.seconds, True)
                     continue
-                pod.paused, pod.pause = now, p.pause
+                if p.ended:  # an evaluation's results or a save's end, said when done: alive now, back to training (the
+                    pod.last, pod.paused, pod.pause = now, None, ""  # silence after it is the pace's, no pause's)
+                else:
+                    pod.paused, pod.pause = now, p.pause
                 continue
             if p.heartbeat:  # alive (an RL rollout's generation bar), not the pace: no step, no interval
                 pod.last = now

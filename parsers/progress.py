@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,9 @@ class Progress:
     # the collective timeout (seconds) the line says the job runs under (TIMEOUTS): an announced pause's allowance is
     # capped below it, so that a hang inside the pause is suspected before PyTorch's watchdog ends the job
     timeout: float | None = None
+    # the line says the pause `pause` names is over (PAUSES' `ends`: an evaluation's results, a save's end): the job
+    # alive and back to training, no pause to allow
+    ended: bool = False
 
 
 @dataclass(frozen=True)
@@ -497,6 +501,14 @@ _ROLLOUT_BARS = ("processed prompts", "adding requests", "generating trajectorie
 # is no step either
 _RAY_ACTOR = re.compile(_SGR + r"\([\w.:-]+ pid=\d+(?:, ip=[0-9.]+)?\)" + _SGR + " ")
 _MULT = {"K": 1e3, "M": 1e6, "G": 1e9}
+class Pause(NamedTuple):
+    """A PAUSES row: the pause a line's words say (`name`), and whether they say it is over (`ends`: the line is
+    printed when the evaluation or save is done, the job back to training) rather than starting."""
+    name: str  # "checkpoint" / "evaluation"
+    pattern: re.Pattern[str]
+    ends: bool = False
+
+
 # announced pauses: a checkpoint save or an evaluation said in the log
 # verl's PPO trainer (ray_trainer.py, 2025-03 on, and its forks) says neither in words: a save opens with `(TaskRunner
 # pid=3165) local_global_step_folder: checkpoints/.../global_step_80` (its fully-async recipe `[FullyAsyncTrainer]
@@ -509,15 +521,26 @@ _MULT = {"K": 1e3, "M": 1e6, "G": 1e9}
 # name that ends with the evaluation (9 timestep quantiles over the eval set, minutes): not read before, so a pod
 # stepping every few seconds was suspected at the floor in a long evaluation.  `eval` a word of its own, `evaluation`
 # the start of one as before (`Running evaluations...`, Pixel2Mesh's evaluator), `evals` neither
-PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("checkpoint", re.compile(r"(?i)\bsav(e|ing)( the)?( model)? checkpoint|\bcheckpoint(ing)? (save|to)\b|"
-                              r"\bsaving (model|state|weights)\b|local_global_step_folder: ")),
-    ("evaluation", re.compile(r"(?i)running eval(uation|\b)|\bevaluat(ing|ion)\b|\bvalidat(ing|ion)\b|"
-                              r"\bval loss\b|\btest_gen_batch meta info: ")),
+PAUSES: tuple[Pause, ...] = (
+    # said when the work is done (`ends`), tried first: an evaluation's loss once computed (nnU-Net v1's `validation loss:
+    # -0.7226`, llm.c's `val loss nan`, nanoGPT's `step 3000: train loss 4.0390, val loss 4.0427`, Megatron-LM's
+    # ` validation loss at iteration 50 | lm loss value: ...`, NeMo-RL's `• Validation loss: 0.6645`: a figure after
+    # it, so that `Computing validation loss...` stays an announcement), a save's end (nnU-Net v1's `done, saving took
+    # 0.43 seconds`, Megatron-LM's `successfully saved checkpoint from iteration 100 to ...`).  The evaluation's were
+    # read as announcements before, and a save's end as nothing: the pod stayed "paused" (pause_seconds, 3600 s) until
+    # its next training line, so a hang right after a validation or a save was suspected an hour on instead of after
+    # k x the pace
+    Pause("evaluation", re.compile(r"(?i)\bval(?:idation)? loss\b(?:[ :=]+|.*?\bvalue: )(?:[-+]?[0-9]|nan\b|inf\b)"),
+          ends=True),
+    Pause("checkpoint", re.compile(r"(?i)\bdone, saving took\b|\bsuccessfully saved checkpoint\b"), ends=True),
+    Pause("checkpoint", re.compile(r"(?i)\bsav(e|ing)( the)?( model)? checkpoint|\bcheckpoint(ing)? (save|to)\b|"
+                                   r"\bsaving (model|state|weights)\b|local_global_step_folder: ")),
+    Pause("evaluation", re.compile(r"(?i)running eval(uation|\b)|\bevaluat(ing|ion)\b|\bvalidat(ing|ion)\b|"
+                                   r"\bval loss\b|\btest_gen_batch meta info: ")),
     # fairseq's validation (`| epoch 005 | valid on 'valid' subset ... loss=2.72`, `valid_loss 8.11`; past the
     # keyword list by its loss): a row of its own, as a case-sensitive
     # literal costs a tenth of another case-blind alternative in the row above on every keyword line
-    ("evaluation", re.compile(r"\| valid on '")),
+    Pause("evaluation", re.compile(r"\| valid on '")),
 )
 # the words every PAUSES row needs (a cheap look at what follows a progress line's match before the rows are tried);
 # a keyword line no rule reads meets the rows only when its lower case holds one (_may_hold), as the rows themselves
@@ -639,15 +662,20 @@ def _one(line: str) -> Progress | None:
         elif groups.get("rate"):
             rate = float(groups["rate"].replace(",", ""))
             seconds = 1.0 / rate if rate > 0 else None
-        # what the line says after its progress (a logger writing after a bar left without a newline): a pause
-        pause = _pause(line, m.end()) if _PAUSE_WORDS.search(line, m.end()) else ""
+        # what the line says after its progress (a logger writing after a bar left without a newline): a pause (one
+        # said over is nothing more than the advance itself, which ends any pause)
+        said = _pause(line, m.end()) if _PAUSE_WORDS.search(line, m.end()) else None
+        pause = said.name if said is not None and not said.ends else ""
         # or a collective timeout (the watchdog's line written after a bar left without a newline)
         timeout = _timeout(line, m.end()) if line.find(_TIMEOUT_WORD, m.end()) >= 0 else None
         return Progress(step, seconds, rule.trainer, pause, moved=not rule.timing, timeout=timeout)
     # (_may_hold over the whole line, inlined: a keyword line no row reads, the common one, comes here)
-    pause = _pause(line, 0) if not line.isascii() or _PAUSE_WORDS_ALONE.search(line.lower()) else ""
+    said = _pause(line, 0) if not line.isascii() or _PAUSE_WORDS_ALONE.search(line.lower()) else None
     timeout = _timeout(line, 0) if _TIMEOUT_WORD in line else None
-    return Progress(None, trainer="", pause=pause, moved=False, timeout=timeout) if pause or timeout else None
+    if said is None and timeout is None:
+        return None
+    return Progress(None, trainer="", pause=said.name if said else "", moved=False, timeout=timeout,
+                    ended=said is not None and said.ends)
 
 
 def _lowered(text: str) -> str | None:
@@ -663,12 +691,12 @@ def _may_hold(words: re.Pattern[str], low: str | None) -> bool:
     return low is None or words.search(low) is not None
 
 
-def _pause(line: str, start: int) -> str:
-    """The pause line[start:] announces (PAUSES), else ""."""
-    for name, pattern in PAUSES:
-        if pattern.search(line, start):
-            return name
-    return ""
+def _pause(line: str, start: int) -> Pause | None:
+    """The PAUSES row line[start:] says (the first that matches), else None."""
+    for row in PAUSES:
+        if row.pattern.search(line, start):
+            return row
+    return None
 
 
 def _timeout(line: str, start: int) -> float | None:

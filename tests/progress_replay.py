@@ -219,6 +219,7 @@ class Replayed:
     worst_at: str  # where: "line N: 45 s of 110 s"
     median: float
     step_seconds: float | None
+    hung_after: float | None = None  # replay_log's `until`: the silence after that line until the suspicion (None: none)
 
     @property
     def replayed(self) -> bool:
@@ -237,11 +238,16 @@ EXCERPTS: dict[str, tuple[int, ...]] = {
 }
 
 
-def replay_log(name: str, settings: HangSettings = HangSettings()) -> Replayed:
+def replay_log(name: str, settings: HangSettings = HangSettings(), until: int | None = None,
+               limit: float = 4 * 3600) -> Replayed:
     """A real log's recognised lines at the times `timeline` gives them, through the real tracker (each excerpt
     through a tracker of its own); before each line, the silence since the last advance over the allowance then (k x
-    the median or the floor, stretched by an announced pause): how close the healthy log came to being suspected."""
+    the median or the floor, stretched by an announced pause): how close the healthy log came to being suspected.
+    `until`: a hang injected right after that line (1-based): the log cut there, then silence, ticking until the
+    tracker suspects it (`hung_after`, measured from that line's time) or `limit` seconds pass."""
     said, kind = timeline(name)
+    if until is not None:
+        said = said[:until]
     breaks = set(EXCERPTS.get(name, ()))
     worst, worst_at, trainers, events, advances, ready = 0.0, "", set(), [], 0, False
     intervals, step_seconds = [], None
@@ -271,6 +277,13 @@ def replay_log(name: str, settings: HangSettings = HangSettings()) -> Replayed:
             if ratio > worst:
                 worst, worst_at = ratio, f"line {number}: {at - pod.last:.0f} s of {deadline - pod.last:.0f} s"
         events += t.observe(REF, [Mark(at, p)])
+    hung_after = None
+    if until is not None:
+        cut = next(at for at, _ in reversed(said) if at is not None)
+        while clock.t - cut < limit and hung_after is None:
+            clock.t += 1
+            if any(e.reason == HANG_REASON for e in t.tick()):
+                hung_after = clock.t - cut
     pod = t.pods.get(REF.uid)
     if pod is not None:
         ready = ready or pod.advances >= settings.min_steps
@@ -278,4 +291,4 @@ def replay_log(name: str, settings: HangSettings = HangSettings()) -> Replayed:
         intervals += list(pod.intervals)
         step_seconds = pod.step_seconds if pod.step_seconds is not None else step_seconds
     return Replayed(name, "/".join(sorted(trainers)), kind if ready else "", advances, events, worst, worst_at,
-                    statistics.median(intervals) if intervals else 0.0, step_seconds)
+                    statistics.median(intervals) if intervals else 0.0, step_seconds, hung_after)

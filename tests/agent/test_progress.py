@@ -518,7 +518,7 @@ def test_every_pause_a_row_reads_in_the_real_logs_passes_the_pause_word_gate():
     seen = 0
     for log in sorted(FIX.glob("*.log")):
         for line in lines(log.name):
-            if any(pattern.search(line) for _, pattern in PAUSES):
+            if any(row.pattern.search(line) for row in PAUSES):
                 seen += 1
                 assert _PAUSE_WORDS.search(line), (log.name, line)
     assert seen >= 10  # the fixtures do announce pauses
@@ -534,7 +534,7 @@ def test_a_keyword_line_no_rule_reads_meets_the_pause_rows_as_before():
                         ('{"step": 7, "loss": 2.1, "lr": 0.0001}', None), ("step 5 \u0412 no pause", None)]:
         said = recognise(line)
         assert (said.pause if said else None) == pause, line
-        assert any(p.search(line) for _, p in PAUSES) == (pause is not None), line
+        assert any(row.pattern.search(line) for row in PAUSES) == (pause is not None), line
         if said:
             assert not said.moved and said.step is None
 
@@ -543,7 +543,7 @@ def test_the_case_blind_tables_are_looked_for_first_in_an_ascii_lines_lower_case
     """_EVAL_BAR, _SETUP_BAR and PAUSES are tried only where _may_hold finds their words: each of their matches, in
     every real progress line and its case variants, holds one of them (an ASCII line in lower case; a line of other
     characters always may)."""
-    tables = [(_EVAL_BAR, _EVAL_GATE), (_SETUP_BAR, _SETUP_GATE), *((p, _PAUSE_WORDS) for _, p in PAUSES)]
+    tables = [(_EVAL_BAR, _EVAL_GATE), (_SETUP_BAR, _SETUP_GATE), *((row.pattern, _PAUSE_WORDS) for row in PAUSES)]
     seen = 0
     for log in sorted(FIX.glob("*.log")):
         for line in lines(log.name):
@@ -807,7 +807,8 @@ def test_the_karpathy_family_and_prime_rl_their_evaluations_and_eras():
     (`train_loss:`, `step_avg:nanms`: no time), prime-rl's orchestrator; nanoGPT's evaluation line stays a pause."""
     end = [recognise(x) for x in lines("moddednanogpt_h100_master.log")[-2:]]
     assert end == [Progress(None, None, "modded-nanogpt", "evaluation", False), None]
-    assert recognise(lines("llmc_anthonix_2_val.log")[-1]) == Progress(None, None, "", "evaluation", False)
+    # its `val loss nan`, printed once the val batches are done: an evaluation over, not one announced
+    assert recognise(lines("llmc_anthonix_2_val.log")[-1]) == Progress(None, None, "", "evaluation", False, ended=True)
     assert [recognise(x) for x in lines("primerl_999.log")[-2:]] == [None, None]
     assert recognise("step   10/74: train loss 4.367631 norm 1.2 lr 3.00e-04 (36.58 ms, 112241 tok/s)") == Progress(
         10, pytest.approx(0.03658), "llm.c")
@@ -930,6 +931,51 @@ def test_announced_pauses_are_recognised_and_not_progress():
     assert recognise("saving checkpoint at iteration    1000 to /ckpt").pause == "checkpoint"
     assert recognise("Saving model checkpoint to out/checkpoint-500").pause == "checkpoint"
     assert recognise("***** Running Evaluation *****").pause == "evaluation"
+
+
+def test_a_line_said_when_the_evaluation_or_save_is_done_ends_the_pause_and_an_announcement_still_starts_one():
+    """REAL lines (sources.md): nnU-Net v1 #938's `validation loss: -0.7226` and `done, saving took 0.43 seconds`,
+    nanoGPT #215's `step 3000: ... val loss 4.0427`, NeMo-RL's `• Validation loss: 0.6645` (nemo-platform #943), each
+    printed once the work is done; CONSTRUCTED from NVIDIA/Megatron-LM's megatron/training/training.py
+    (evaluate_and_print_results prints ` validation loss at {prefix} | {key} value: {:.6E} | ...` after evaluate(),
+    whose `Evaluating on N samples` / `Evaluating iter i/n` come first) and megatron/training/checkpointing.py
+    (`  successfully saved checkpoint from iteration N to ...` after `saving checkpoint at iteration N to ...`).  The
+    ending lines were read as announcements (or as nothing: a save's end), holding the pod paused until its next
+    training line."""
+    ended = [lines("nnunet_v1_938.log")[3], lines("nnunet_v1_938.log")[8], lines("nanogpt_215_checkpoint.log")[8],
+             lines("nemorl_platform_943_dpo.log")[6],
+             " validation loss at iteration 1000 | lm loss value: 3.326280E+00 | lm loss PPL: 2.783813E+01 | ",
+             "  successfully saved checkpoint from iteration    1000 to /ckpt [ t 1/1, p 1/1 ]"]
+    said = [recognise(x) for x in ended]
+    assert [(p.pause, p.ended, p.moved) for p in said] == [
+        ("evaluation", True, False), ("checkpoint", True, False), ("evaluation", True, False),
+        ("evaluation", True, False), ("evaluation", True, False), ("checkpoint", True, False)]
+    for start in ("Evaluating on 640 samples", "Evaluating iter 1/10", "saving checkpoint at iteration    1000 to /ckpt",
+                  "Computing validation loss...", "***** Running Evaluation *****", lines("nnunet_v1_938.log")[7]):
+        p = recognise(start)
+        assert p is not None and p.pause and not p.ended, start
+    # a progress line that says a pause is over after its progress is the advance alone (which ends any pause)
+    assert recognise("2023-03-22 09:30:39 iter 2920: loss 3.9883, time 1099.34ms, mfu 15.34% val loss 4.0427") == Progress(
+        2920, pytest.approx(1.09934), "nanogpt")
+    # through the tracker: the pause ends there, the pace's allowance counted from the line
+    events: list = []
+    clock = Clock(1000.0)
+    t = tracker(clock, events)
+    for step in range(5):
+        clock.t += 10
+        t.observe(REF, [Mark(clock.t, Progress(step, trainer="nanogpt"))])
+    t.observe(REF, [Mark(clock.t, recognise("***** Running Evaluation *****"))])
+    clock.t += 1000  # a long evaluation, announced: no suspicion in it
+    t.tick()
+    t.observe(REF, [Mark(clock.t, recognise(ended[2]))])
+    t.tick()
+    assert events == [] and t.pods[REF.uid].paused is None
+    clock.t += HangSettings().floor_seconds - 1
+    t.tick()
+    assert events == []
+    clock.t += 1  # then silence: suspected at the floor after the line, not pause_seconds on
+    t.tick()
+    assert [e[0] for e in events] == [HANG_REASON]
 
 
 def test_diffusion_pipes_running_eval_is_an_announced_evaluation():

@@ -177,3 +177,24 @@ def test_a_log_of_two_excerpts_is_replayed_excerpt_by_excerpt():
 def test_docs_hangs_healthy_table_is_the_benchs_output():
     doc = (ROOT / "docs" / "hangs.md").read_text(encoding="utf-8")
     assert hangs.healthy_table() in doc
+
+
+# ---- a hang right after an evaluation said when done ---------------------------------------------------------------
+
+@pytest.mark.parametrize("name, line, allowed", [
+    ("nnunet_v1_938.log", 24, 1400),  # `validation loss: -0.7191` (epochs of ~137 s: 10 x the median)
+    ("nanogpt_215_checkpoint.log", 9, 300),  # `step 3000: train loss 4.0390, val loss 4.0427` (a line every 11 s: the floor)
+    ("llmc_anthonix_2_val.log", 12, 300),  # `val loss nan` (a step every 37 ms: the floor)
+])
+def test_a_hang_right_after_an_evaluation_said_when_done_is_suspected_at_the_pace(name, line, allowed):
+    """REAL (nnU-Net v1 #938, nanoGPT #215, llm.c fork anthonix/llm.c #2; tests/fixtures/progress/sources.md): each
+    trainer prints its validation loss once the evaluation is over (nnU-Net v1's run_training after its validation
+    batches, nanoGPT's after estimate_loss(), llm.c's after its val batches), and training resumes at once.  The log
+    cut right after that line, the silence is suspected after the pace's allowance (k x the median, or the floor) from
+    it; it was read as an evaluation announced and suspected only pause_seconds (3600 s) on."""
+    assert "loss" in lines(name)[line - 1]
+    replayed = replay_log(name, until=line)
+    assert replayed.events == [] and replayed.hung_after is not None
+    assert replayed.hung_after <= allowed < HangSettings().pause_seconds
+    # the pace counted from the end of the evaluation, never from before it: no sooner than the allowance
+    assert replayed.hung_after >= HangSettings().floor_seconds
