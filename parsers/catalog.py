@@ -378,6 +378,12 @@ class SxidInfo:
     fatal: bool
     action: str
     effect: str
+    ignorable: bool = False  # the guide's "This SXid can be safely ignored": a non-fatal report of it is info
+
+    @property
+    def severity(self) -> str:
+        """A report's severity when its line gives no Fatal / Non-fatal word of its own."""
+        return "fatal" if self.fatal else "info" if self.ignorable else "warning"
 
 
 def _read(name: str) -> list[dict[str, str]]:
@@ -461,7 +467,8 @@ def sxid_catalog() -> dict[int, SxidInfo]:
         fatal = not effect.startswith("Non-fatal")
         m = _SXID_ACTION.search(effect)
         action = m.group(1) if m else ("RESET_FABRIC" if fatal else "IGNORE")
-        out[int(row["code"])] = SxidInfo(int(row["code"]), row["name"], fatal, action, effect)
+        out[int(row["code"])] = SxidInfo(int(row["code"]), row["name"], fatal, action, effect,
+                                         not fatal and "can be safely ignored" in effect)
     return out
 
 

@@ -4038,9 +4038,15 @@ def _refine_xid(g: dict, out: dict) -> None:
 
 
 def _refine_sxid(g: dict, out: dict) -> None:
+    """The line's own Fatal / Non-fatal word wins over the catalog. A non-fatal SXid the Fabric Manager guide says
+    "can be safely ignored" (22013, Minion Link DLREQ interrupt: a link's training request, logged per link as the
+    NVSwitch links come up at every HGX boot, Lambda's documented healthy output) is info, counted and no Warning
+    Event; any other non-fatal one a warning."""
     info = sxid_info(int(g["sxid"]))
-    fatal = info.fatal if not g.get("fatality") else g["fatality"].lower() == "fatal"
-    out.update(severity="fatal" if fatal else "warning", action=info.action)
+    fatality = (g.get("fatality") or "").lower()
+    severity = info.severity if not fatality else "fatal" if fatality == "fatal" else (
+        "info" if info.ignorable else "warning")
+    out.update(severity=severity, action=info.action)
     out["details"]["name"] = info.name
 
 

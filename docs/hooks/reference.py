@@ -384,9 +384,11 @@ def render_xid() -> str:
     out.append(table(["Xid", "mnemonic", "action", "investigatory", "severity", "attribution", "reason"], rows))
     out.append("\n## SXid (NVSwitch)\n\nFrom the Fabric Manager SXid tables (`parsers/data/sxid-catalog.csv`); a "
                "line's own `Fatal` / `Non-fatal` word wins over the table. Fatal ones raise `NVLinkUnhealthy` "
-               "(reason `SXid<code>`).\n\n")
-    out.append(table(["SXid", "name", "fatal", "action"],
-                     [[c, cell(i.name), "yes" if i.fatal else "no", code(i.action)] for c, i in sorted(sxid_catalog().items())]))
+               "(reason `SXid<code>`); a non-fatal one the guide says \"can be safely ignored\" is info (severity "
+               "`info`: counted, a Normal Event), any other non-fatal one a warning.\n\n")
+    out.append(table(["SXid", "name", "fatal", "severity", "action"],
+                     [[c, cell(i.name), "yes" if i.fatal else "no", i.severity, code(i.action)]
+                      for c, i in sorted(sxid_catalog().items())]))
     return "".join(out)
 
 

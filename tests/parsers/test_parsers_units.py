@@ -411,6 +411,25 @@ def test_sxid_catalog_and_line_fatality():
     assert f.severity == "warning"  # the line says non-fatal: the line wins
 
 
+def test_an_sxid_the_guide_says_to_ignore_is_info():
+    # 22013 (Minion Link DLREQ interrupt), "This SXid can be safely ignored.": logged per link as the NVSwitch links
+    # train at boot (healthy/lambda-hgx-nvswitch-link-training-sxid22013.log); counted, no Warning Event
+    assert sxid_info(22013).ignorable and sxid_info(22013).severity == "info"
+    assert not sxid_info(12028).ignorable and sxid_info(12028).severity == "warning"
+    assert sxid_info(24007).severity == "fatal"
+    line = "nvidia-nvswitch3: SXid (PCI:0000:0a:00.0): 22013, {}, Link 55 Minion Link DLREQ interrupt"
+    assert (parse_line(line.format("Non-fatal")).severity, parse_line(line.format("Non-fatal")).action) == (
+        "info", "IGNORE")
+    assert parse_line(line.format("Fatal")).severity == "fatal"  # the line's own word still wins
+    data = ("nvidia-nvswitch3: SXid (PCI:0000:0a:00.0): 22013, Data {0x00000037, 0x00000037, 0x00000000, "
+            "0x00000037, 0x80005302, 0x00000000, 0x00000000, 0x00000000, 0x00000000}")
+    assert parse_line(data).severity == "info"  # a report without its first line: the catalog's
+    fm = ("[Feb 27 2025 15:10:02] [ERROR] [tid 12727] detected NVSwitch non-fatal error 22013 on fid 0 on NVSwitch pci "
+          "bus id 00000000:86:00.0 physical id 3 port 61")
+    assert parse_line(fm).severity == "info"  # Fabric Manager's form (its real 12028 line, the code CONSTRUCTED)
+    assert parse_line(fm.replace("22013", "12028")).severity == "warning"
+
+
 @pytest.mark.parametrize("line,kind,fields", [
     ("NVRM: Xid (0000:01:00): 31, Ch 0000000b, engmask 00000101", "xid", {"xid": 31, "pci": "0000:01:00"}),
     ("NVRM: Xid (PCI:0000:b1:00): 31, pid=2573, name=python3, Ch 00000008", "xid",
