@@ -1232,13 +1232,16 @@ def _unique_id_root(job: Job, waited: list[Evidence]) -> Verdict:
     root = _int(waited[0].details["root_rank"]) or 0
     host = job.rank_host.get(root)
     ranks = sorted({e.rank for e in waited if e.rank is not None})
-    error = str(waited[0].details.get("store_error") or "")
-    how = ("never published it in time: it failed, hung or was slow before the setup" if "imeout" in error.lower() else
-           "went away, or the store with it, while they waited (PyTorch's \"a possible application crash on rank 0\")")
+    # the store's error, as the first line that says it says it ("": every line cut before it, an Event's excerpt)
+    error = next((str(e.details["store_error"]) for e in waited if e.details.get("store_error")), "")
+    said = f" (store->get got '{error}')" if error else ""
+    how = ("never published it in time: it failed, hung or was slow before the setup" if "timeout" in error.lower() else
+           "went away, or the store with it, while they waited (PyTorch's \"a possible application crash on rank 0\")"
+           if error else "failed, hung or went away before the setup")
     return Verdict("undetermined", None, "lagging_rank",
                    f"rank {root} never gave the NCCL unique id {_ranks(ranks) if ranks else 'another rank'} waited for "
-                   f"through the job's store to set up {'its' if len(ranks) == 1 else 'their'} communicator with it "
-                   f"(store->get got '{error}'): rank {root} {how}; no failure of its own was read here",
+                   f"through the job's store to set up {'its' if len(ranks) == 1 else 'their'} communicator with "
+                   f"it{said}: rank {root} {how}; no failure of its own was read here",
                    suspects=tuple(waited), rank=root, host=host)
 
 

@@ -73,3 +73,12 @@ def test_a_ranks_own_failure_read_still_comes_first():
     """SYNTHETIC: rank 2's CUDA out of memory before rank 1's wait: the failure, not the wait, is the root."""
     (incident,) = _job([OOM_2, RESET])
     assert (incident.category, incident.rule, incident.root.rank) == ("application", "first_failure", 2)
+
+
+def test_a_line_cut_before_the_store_error_still_names_rank_0():
+    """ArcticTraining #233's line cut at 160 characters, as the cluster component reads an agent's Event's excerpt of
+    it back: rank 0 named, no store error said."""
+    (incident,) = _job([RESET[:159] + "\u2026"])
+    assert (incident.rule, incident.root.rank) == ("lagging_rank", 0)
+    assert "store->get got" not in incident.reason
+    assert "rank 0 failed, hung or went away before the setup" in incident.reason
