@@ -23,7 +23,9 @@ first incident:
 5. fabric_error      InfiniBand / RoCE errors that name no peer (async port errors): the fabric.
 6. lagging_rank      NCCL watchdog reports: a rank that never enqueued the collective the others time out in (its
                      last enqueued work is behind, in its watchdog's line or in the flight recorder's dump line of the
-                     same process group, or it reported no timeout while the others did) is the suspect.
+                     same process group, or it reported no timeout while the others did) is the suspect; so is the
+                     rank 0 ranks waited for through the store for its NCCL unique id (it never published it, or it
+                     went away with the store).
 7. undetermined      only consequences (timeouts, aborts): the evidence is too thin to name a root.
 
 Consequences (watchdog timeouts, aborts after them, remote errors, SIGTERMs the launcher sent) never decide a
