@@ -23,7 +23,9 @@ first incident:
 5. fabric_error      InfiniBand / RoCE errors that name no peer (async port errors): the fabric.
 6. lagging_rank      NCCL watchdog reports: a rank that never enqueued the collective the others time out in (its
                      last enqueued work is behind, in its watchdog's line or in the flight recorder's dump line of the
-                     same process group, or it reported no timeout while the others did) is the suspect.
+                     same process group, or it reported no timeout while the others did) is the suspect; so is the
+                     rank 0 ranks waited for through the store for its NCCL unique id (it never published it, or it
+                     went away with the store).
 7. undetermined      only consequences (timeouts, aborts): the evidence is too thin to name a root.
 
 Consequences (watchdog timeouts, aborts after them, remote errors, SIGTERMs the launcher sent) never decide a
@@ -1165,6 +1167,9 @@ def _lagging_rank(job: Job) -> Verdict | None:
         return Verdict("undetermined", None, "lagging_rank",
                        f"{_ranks(behind)} {where}: {_lagging(job, behind, job.rank_host.get(behind[0]))}",
                        suspects=tuple(barrier), rank=behind[0], host=job.rank_host.get(behind[0]))
+    waited = _unique_id_waits(job)
+    if waited:
+        return _unique_id_root(job, waited)
     # the flight recorder's "preparing to dump debug info" is no timeout, but its rank's watchdog machinery was heard
     # from: it is not a rank that went silent
     reports = [e for e in job.evidence if (e.kind in TIMEOUT_KINDS or e.details.get("fact") == "dump_notice")
@@ -1210,6 +1215,36 @@ def _lagging_rank(job: Job) -> Verdict | None:
                    f"{'it' if len(missing) == 1 else 'they'} never reached the collective; "
                    f"{_why_stalled(job, job.rank_host.get(missing[0]), len(missing) > 1)}",
                    rank=missing[0], host=job.rank_host.get(missing[0]))
+
+
+def _unique_id_waits(job: Job) -> list[Evidence]:
+    """Ranks' reports that they waited through the store for the NCCL unique id their group's rank 0 publishes
+    (parsers/rules.py `torch_unique_id_store`: "[1] is setting up NCCL communicator and retrieving ncclUniqueId from [0]
+    .. got error: .."), where that group's rank 0 is the job's: the line's group rank is its writer's job rank (a
+    group whose rank N is job rank N holds job ranks 0 .. N, its rank 0 job rank 0), or its writer is unknown."""
+    return [e for e in job.evidence if e.details.get("root_rank") is not None and job.in_window(e)
+            and (e.rank is None or _int(e.details.get("waiting_rank")) == e.rank)]
+
+
+def _unique_id_root(job: Job, waited: list[Evidence]) -> Verdict:
+    """The group's rank 0 never gave the others the NCCL unique id they waited for through the store (the waits
+    `_unique_id_waits` found): it failed, hung or was slow before the communicator's setup (a store that closed the
+    connection, "Connection reset by peer", went away with it: PyTorch's own "This may indicate a possible
+    application crash on rank 0"); the suspect, though its own log says nothing read here."""
+    root = _int(waited[0].details["root_rank"]) or 0
+    host = job.rank_host.get(root)
+    ranks = sorted({e.rank for e in waited if e.rank is not None})
+    # the store's error, as the first line that says it says it ("": every line cut before it, an Event's excerpt)
+    error = next((str(e.details["store_error"]) for e in waited if e.details.get("store_error")), "")
+    said = f" (store->get got '{error}')" if error else ""
+    how = ("never published it in time: it failed, hung or was slow before the setup" if "timeout" in error.lower() else
+           "went away, or the store with it, while they waited (PyTorch's \"a possible application crash on rank 0\")"
+           if error else "failed, hung or went away before the setup")
+    return Verdict("undetermined", None, "lagging_rank",
+                   f"rank {root} never gave the NCCL unique id {_ranks(ranks) if ranks else 'another rank'} waited for "
+                   f"through the job's store to set up {'its' if len(ranks) == 1 else 'their'} communicator with "
+                   f"it{said}: rank {root} {how}; no failure of its own was read here",
+                   suspects=tuple(waited), rank=root, host=host)
 
 
 def _reported_straggler(job: Job, reports: list[Evidence]) -> Verdict | None:

@@ -1017,6 +1017,17 @@ def test_unique_id_store_failure():
     assert (f.kind, f.rank, f.details["store_error"]) == ("nccl_timeout", None, "Socket Timeout")
 
 
+def test_unique_id_store_failure_cut_after_its_ranks():
+    """REAL (snowflakedb/ArcticTraining #233), cut at 160 characters as an agent's Event quotes it: still the failure,
+    its ranks kept (the cluster component reads the excerpt back), the store's error unknown.  Was: no finding."""
+    line = ("[rank1]: torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving ncclUniqueId "
+            "from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer")
+    assert parse_line(line).details["store_error"] == "Connection reset by peer"
+    f = parse_line(line[:159] + "\u2026")
+    assert (f.kind, f.rank, f.details["root_rank"], f.details["waiting_rank"]) == ("nccl_timeout", 1, 0, 1)
+    assert f.details.get("store_error") is None
+
+
 def test_abort_timeout_is_part_of_the_ranks_watchdog_failure():
     """REAL (mit-han-lab/distrifuser #6): PyTorch 2.2-2.3's abort timeout, then the heartbeat monitor: one event."""
     c = Classifier()
