@@ -303,12 +303,15 @@ class WorkloadTracker:
             message = (f"{explain(quote[1], cause, self.window, ranks)}{'. ' + colls if colls else ''}"
                        f"{'. ' + task if task else ''} [container {first.container}]{quote[2]}")
         else:  # a job fact (triage.facts.LIVE_FACTS): the job's first on this node names the culprit, repeats count;
-            # a witness's (a rank a barrier failed, naming none) gives way to the job's first that names one
+            # a witness's (a rank a barrier failed, naming none) gives way to the job's first that names one, and a
+            # fact read after a later line's (held back for the lines after it: Slurm's OOM summary, for srun's node,
+            # agent/sources/podlogs.py `_block`) to the earlier
             at = seen_at(f, self.clock())
             said = self._said.get(key)
             named = names_culprit(fact, f.details)
             # (a fact of a later failure: the job restarted since)
-            if said is None or at - said[0] > self.window or (named and not said[2]):
+            if said is None or at - said[0] > self.window or (named and not said[2]) or \
+                    ((named or not said[2]) and 0 < said[0] - at <= self.window):
                 said = self._said[key] = (at, f"{fact_words(fact, f.details)} [container {ref.container}]"
                                               f"{quoted(f.message)}", named)
                 self._first[key] = first = ref

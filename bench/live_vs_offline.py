@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import sys
 import tempfile
@@ -241,12 +242,12 @@ def publish(sp: Split, now: float | None = None) -> Published:
                 pub.events += kubelet_events(lines, pod, node, now)
             source = PodLogSource(pods_root, from_start=True)
             source.discover()
-            while True:
-                items = source.poll()
-                if not items:
-                    break
-                pub.findings += items
-                agent.pipeline.process(WorkloadFindings(items))
+            # read as written, then with the files quiet since (a block their last lines cut short read as it stands:
+            # podlogs.BLOCK_WAIT)
+            for quiet in (None, math.inf):
+                while items := source.poll(quiet):
+                    pub.findings += items
+                    agent.pipeline.process(WorkloadFindings(items))
             for agg in sink.events._aggs.values():
                 body = sink.events._body(agg)
                 ns = agg.ref.namespace or sink.events.namespace
