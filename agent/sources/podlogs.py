@@ -1205,7 +1205,7 @@ class PodLogSource(Source):
         with self._ack_lock:
             if self._taken == self._sent:  # nothing in flight: what was read so far is safe
                 self._safe = self._snapshot()
-        found = self.poll(now)
+        found = self.poll()
         progress, restarted = self.take_progress(), self.take_restarted()
         if found or progress or restarted:
             with self._ack_lock:
