@@ -16,7 +16,8 @@ Each incident's lines are split the way a cluster would have seen them:
 
 Then, per node, the agent's own code, in process: `agent.app.build` (mode off, no NVML), its Pipeline fed the
 kernel lines as records and the pod lines as PodLogSource reads them (a real /var/log/pods tree in a temporary
-directory; polled to their end, then as files quiet since: a block their last lines cut short read as it stands), a KubernetesSink (no API: only its `apply`, which records the Events as the agent does) added to the
+directory; polled to their end, then as files quiet since: a block their last lines cut short read as it stands), a
+KubernetesSink (no API: only its `apply`, which records the Events as the agent does) added to the
 pipeline's sinks; the Events' bodies are the recorder's (`EventRecorder._body`) and the node's conditions the
 ConditionWriter's (`condition_patch`).  Those objects, with the pods, go to the cluster component's `Book`
 (cluster/book.py: cluster/evidence.py's Reader, then triage.attribute), and its first incident is compared with

@@ -1318,18 +1318,11 @@ def test_a_summary_a_read_cuts_short_is_read_on_with_the_next(tmp_path):
 
 # Slurm's OOM summary naming no node, then srun's line naming the node of the tasks it killed: REAL, verbatim
 # (chrisknewman/tusas #149, 2023; hafs-community/HAFS #101, 2021: tests/fixtures/incidents/h539_*)
-TUSAS_149 = ["slurmstepd: error: Detected 1 oom_kill event in StepId=440575.0. Some of the step tasks have been OOM "
-             "Killed.",
-             "srun: error: nid001277: tasks 1-3: Out Of Memory",
-             "srun: Terminating StepId=440575.0",
-             "slurmstepd: error: *** STEP 440575.0 ON nid001277 CANCELLED AT 2023-12-05T07:16:01 ***"]
-HAFS_101 = ["slurmstepd: error: Detected 1 oom-kill event(s) in step 3495064.0 cgroup. Some of your processes may have "
-            "been killed by the cgroup out-of-memory handler.",
-            "srun: error: Orion-01-01: task 4: Out Of Memory",
-            "srun: Terminating job step 3495064.0",
-            "slurmstepd: error: *** STEP 3495064.0 ON orion-01-01 CANCELLED AT 2021-10-27T19:35:36 ***"]
+TUSAS_149, HAFS_101 = ((FIXTURE.parents[3] / "incidents" / f"h539_{name}-slurm-oom-node" / "logs" / "srun.log")
+                       .read_text().splitlines() for name in ("tusas-149", "hafs-101"))
 # tractor-126-slurm-oom-kill (dstndstn/tractor #126, REAL): the summary, no srun line after it
-TRACTOR_126 = "slurmstepd: error: Detected 1 oom_kill event in StepId=43622791.67. Some of the step tasks have been OOM Killed."
+TRACTOR_126 = ("slurmstepd: error: Detected 1 oom_kill event in StepId=43622791.67. Some of the step tasks have been "
+               "OOM Killed.")
 
 
 @pytest.mark.parametrize("lines,said", [
@@ -1342,7 +1335,8 @@ def test_slurms_oom_summary_is_published_with_the_node_sruns_line_after_it_names
     root on the pod's node), live 161/163 against offline's 163/163."""
     root = tmp_path / "pods"
     found = _job_fact_pod(root, lines)
-    assert [(f.kind, f.details["fact"]) for _, f in found] == [("rank_exit", "srun_task"), ("job_ended", "slurm_cancelled")]
+    assert [(f.kind, f.details["fact"]) for _, f in found] == [("rank_exit", "srun_task"),
+                                                              ("job_ended", "slurm_cancelled")]
     src = source(root)
     src.discover()
     src.poll()

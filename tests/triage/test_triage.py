@@ -2668,8 +2668,10 @@ def test_slurms_oom_summary_carries_sruns_node_as_read_and_read_in_parts_waits_f
     the agent reads a pod's log), it is held until SRUN_OOM_LINES lines after it are read, then said once."""
     from triage.read import SRUN_OOM_LINES, FileReader
 
-    ended = sorted((e for e in read_lines(TUSAS_149, "slurm.out", Clock()) if e.kind == "job_ended"), key=lambda e: e.line)
-    assert [(e.details["fact"], e.host) for e in ended] == [("slurm_oom", "nid001277"), ("slurm_cancelled", "nid001277")]
+    ended = sorted((e for e in read_lines(TUSAS_149, "slurm.out", Clock()) if e.kind == "job_ended"),
+                   key=lambda e: e.line)
+    assert [(e.details["fact"], e.host) for e in ended] == [("slurm_oom", "nid001277"),
+                                                            ("slurm_cancelled", "nid001277")]
     reader = FileReader("pod", Clock())
     oom = lambda evidence: [(e.line, e.host) for e in evidence if e.details.get("fact") == "slurm_oom"]  # noqa: E731
     assert oom(reader.read_on(TUSAS_149[:2])) == []
