@@ -175,8 +175,9 @@ class WorkloadTracker:
         self._index: CauseIndex | None = None  # of `causes`, built when a failure needs it after they changed
         self._ranks: dict[tuple, Ranks] = {}
         self._first: dict[tuple, PodRef] = {}
-        # a job fact's key -> (when, the Event's message, whether it names the culprit): its first (that names one)
-        self._said: dict[tuple, tuple[float, str, bool]] = {}
+        # a job fact's key -> (when, the Event's message, whether it names the culprit, its line): its first (that
+        # names one)
+        self._said: dict[tuple, tuple[float, str, bool, int]] = {}
         # any other key -> (when, its first finding without its line, that line quoted): what its Event says and quotes
         self._quote: dict[tuple, tuple[float, Finding, str]] = {}
         # a watchdog timeout's key -> (each rank's collective, in the order seen; the Event's words for them): said so
@@ -308,14 +309,19 @@ class WorkloadTracker:
             message = (f"{explain(quote[1], cause, self.window, ranks)}{'. ' + colls if colls else ''}"
                        f"{'. ' + task if task else ''} [container {first.container}]{quote[2]}")
         else:  # a job fact (triage.facts.LIVE_FACTS): the job's first on this node names the culprit, repeats count;
-            # a witness's (a rank a barrier failed, naming none) gives way to the job's first that names one
+            # a witness's (a rank a barrier failed, naming none) gives way to the job's first that names one, and a
+            # fact its pod's log read after a later line's (held back for the lines after it: Slurm's OOM summary, for
+            # srun's node, agent/sources/podlogs.py `_block`) to the earlier line's (by time, then line; another pod's
+            # never: the Event stays on its pod)
             at = seen_at(f, self.clock())
             said = self._said.get(key)
             named = names_culprit(fact, f.details)
             # (a fact of a later failure: the job restarted since)
-            if said is None or at - said[0] > self.window or (named and not said[2]):
+            if said is None or at - said[0] > self.window or (named and not said[2]) or \
+                    (ref == first and (named or not said[2]) and said[0] - at <= self.window and
+                     (at, f.line or 0) < (said[0], said[3])):
                 said = self._said[key] = (at, f"{fact_words(fact, f.details)} [container {ref.container}]"
-                                              f"{quoted(f.message)}", named)
+                                              f"{quoted(f.message)}", named, f.line or 0)
                 self._first[key] = first = ref
             message, line_at = said[1], said[0]
         # the quoted line's own time travels with the Event (kubeapi.events: its eventTime), by which the cluster

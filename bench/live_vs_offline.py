@@ -16,7 +16,8 @@ Each incident's lines are split the way a cluster would have seen them:
 
 Then, per node, the agent's own code, in process: `agent.app.build` (mode off, no NVML), its Pipeline fed the
 kernel lines as records and the pod lines as PodLogSource reads them (a real /var/log/pods tree in a temporary
-directory), a KubernetesSink (no API: only its `apply`, which records the Events as the agent does) added to the
+directory; polled to their end, then as files quiet since: a block their last lines cut short read as it stands), a
+KubernetesSink (no API: only its `apply`, which records the Events as the agent does) added to the
 pipeline's sinks; the Events' bodies are the recorder's (`EventRecorder._body`) and the node's conditions the
 ConditionWriter's (`condition_patch`).  Those objects, with the pods, go to the cluster component's `Book`
 (cluster/book.py: cluster/evidence.py's Reader, then triage.attribute), and its first incident is compared with
@@ -47,6 +48,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import sys
 import tempfile
@@ -241,12 +243,12 @@ def publish(sp: Split, now: float | None = None) -> Published:
                 pub.events += kubelet_events(lines, pod, node, now)
             source = PodLogSource(pods_root, from_start=True)
             source.discover()
-            while True:
-                items = source.poll()
-                if not items:
-                    break
-                pub.findings += items
-                agent.pipeline.process(WorkloadFindings(items))
+            # read as written, then with the files quiet since (a block their last lines cut short read as it stands:
+            # podlogs.BLOCK_WAIT)
+            for quiet in (None, math.inf):
+                while items := source.poll(quiet):
+                    pub.findings += items
+                    agent.pipeline.process(WorkloadFindings(items))
             for agg in sink.events._aggs.values():
                 body = sink.events._body(agg)
                 ns = agg.ref.namespace or sink.events.namespace

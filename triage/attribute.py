@@ -277,7 +277,7 @@ class Job:
     """Everything the rules look at, derived once from the evidence: times ordered, ranks and hosts filled in."""
 
     def __init__(self, evidence: Iterable[Evidence], window: float, names: Mapping[str, str] | None = None):
-        raw = _slurm_oom_nodes(_pod_hostnames(_amended(list(evidence))))
+        raw = _pod_hostnames(_amended(list(evidence)))
         self.names = names or {}  # file -> how the reasons name it (`file_names`); a file not in it, as it is
         # address -> host: NCCL's own address lines, and the map of a cluster's pods and nodes (triage.inventory,
         # cluster/book.py: the same kind, nccl_address, its details naming the pod); the first to name one wins
@@ -416,29 +416,6 @@ def _pod_hostnames(raw: list[Evidence]) -> list[Evidence]:
     if not hostnames:
         return raw
     return [replace(e, host=hostnames[e.host]) if e.host in hostnames else e for e in raw]
-
-
-# Lines after Slurm's OOM summary (facts.py slurm_oom) srun's task lines of that kill may come (its "Terminating ..",
-# the step's cancellation after them)
-SRUN_OOM_LINES = 8
-
-
-def _slurm_oom_nodes(raw: list[Evidence]) -> list[Evidence]:
-    """The evidence with Slurm's OOM summary that names no node (slurmstepd's "Detected 1 oom-kill event(s) in
-    StepId=..", no host in its prefix) named by the node srun's "<node>: task N: Out Of Memory" lines after it in its
-    file name (facts.py srun_task: srun's summary of the tasks the step's OOM killed, on their node), where those lines
-    name one node (several: no one node said)."""
-    oom = [e for e in raw if e.details.get("fact") == "slurm_oom" and e.host is None and e.line is not None]
-    if not oom:
-        return raw
-    named: dict[int, str] = {}
-    for e in oom:
-        hosts = {t.host for t in raw if t.file == e.file and t.line is not None and e.line < t.line <= e.line
-                 + SRUN_OOM_LINES and t.details.get("fact") == "srun_task" and t.details.get("how") == "Out Of Memory"
-                 and t.host}
-        if len(hosts) == 1:
-            named[id(e)] = hosts.pop()
-    return [replace(e, host=named[id(e)]) if id(e) in named else e for e in raw]
 
 
 def _amended(raw: list[Evidence]) -> list[Evidence]:

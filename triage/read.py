@@ -88,7 +88,16 @@ _HYDRA_FIELD = re.compile(r"^=\s+(?:(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUN
 # (torchrun's first observed failure, MPI's first process, Hydra's killed one) is the rank that exited
 # what opens a block of lines read live together: the launchers' exit summaries, a coordinator's list of tasks, Ray's
 # error about an actor that died (its process and node on the lines before its cause's)
-BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER)
+# Slurm's summary of the OOM kills in a step's cgroup (facts.py slurm_oom) names no node where slurmstepd's prefix names
+# none ("slurmstepd: error: Detected 1 oom_kill event in StepId=440575.0. .."); srun's line for the tasks that kill
+# ended names theirs ("srun: error: nid001277: tasks 1-3: Out Of Memory", facts.py srun_task), within SRUN_OOM_LINES
+# lines after it in the same file (its "Terminating ..", the step's cancellation after them).  The summary is held
+# back until those lines are read, then carries the one node they name (several: none; none by the file's end: none),
+# offline (FileReader) and live (a block opener: `block_fact`): one fact, its node its own
+_SLURM_OOM = next(f for f in facts.FACTS if f.name == "slurm_oom")
+SRUN_OOM_LINES = 8
+BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER,
+                 *_SLURM_OOM.keywords)
 BLOCK_LINES = 12
 
 
@@ -488,15 +497,26 @@ _TASK_FACTS = frozenset(row.name for row in facts.TASK_LIST_OPENERS.values())
 _LIST_FACTS = _TASK_FACTS | facts.RAY_ACTOR_FACTS  # a block's facts of a lost process or a barrier's lagging ranks
 
 
-def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
+def block_fact(messages: list[str], ended: bool = False) -> tuple[facts.LiveFact, dict, int] | None:
     """A block of lines read live (`messages`: a line holding one of BLOCK_OPENERS, its CRI envelope off, then at
     most BLOCK_LINES lines after it) read as `FileReader` reads a file: (the row, the fields its Event says, the
     index in `messages` of the line it quotes) of the culprit it names, None when its lines name none yet.  A
     launcher's exit summary gives its root's rank_exit (torchrun's other failures are not its root); a coordinator's
     list of tasks (facts.TASK_LIST_OPENERS) gives, for a barrier, every task it names as the lagging ranks (and the
     barrier the opener names), for lost processes, the first task; Ray's actor-died error (facts.RAY_ACTOR_OPENER) the
-    actor's process and node its fields name, on its cause's line."""
-    evidence = list(FileReader("pod", Clock()).read(messages[:BLOCK_LINES + 1]))
+    actor's process and node its fields name, on its cause's line; Slurm's OOM summary (`_SLURM_OOM`) its job_ended,
+    with the node srun's lines after it name, once SRUN_OOM_LINES lines after it are read, or `ended` (no more lines
+    will come: without them)."""
+    window = messages[:BLOCK_LINES + 1]
+    if any(k in window[0] for k in _SLURM_OOM.keywords):
+        reader = FileReader("pod", Clock())
+        for ev in reader.read(window) if ended else reader.read_on(window):
+            if ev.line == 1 and ev.details.get("fact") == _SLURM_OOM.name:
+                row = facts.LIVE[ev.kind]
+                said = _said(row, ev)
+                return (row, {**said, "fact": _SLURM_OOM.name}, 0) if facts.published(row, said) else None
+        return None
+    evidence = list(FileReader("pod", Clock()).read(window))
     for ev in evidence:
         if ev.kind != "rank_exit" or ev.details.get("fact") not in _BLOCK_FACTS or \
                 ev.details.get("root_cause") is False:
@@ -646,6 +666,8 @@ class FileReader:
         self._pod_node: str | None = None
         self._pod: tuple[str, str | None] | None = None  # the described pod's name, its namespace once confirmed
         self._lines_on = 0  # lines read by `read_on`
+        # Slurm's OOM summary naming no node, held back, and the nodes srun's lines after it name (_SLURM_OOM)
+        self._oom: tuple[Evidence, set[str]] | None = None
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
@@ -661,6 +683,7 @@ class FileReader:
                 batch = []
         if batch:
             yield from self._batch(n, batch)
+        yield from self._oom_closed()
         for key in list(self._dcp_open):  # a CheckpointException no rank's failure followed: the failure
             yield from self._routed(self._dcp_close(key))
         yield from self._close_block()
@@ -729,6 +752,8 @@ class FileReader:
                     self._record = (fields, key, n + i + 1)  # its traceback's lines follow without its prefix
                 if hit or self._block is not None or self._root_next or key in self._tracebacks or \
                         key in self._tasks or key in self._actors or key in self._ras or key in self._dcp_open or _BLOCK_OPEN.match(rest):
+                    if self._oom is not None:
+                        yield from self._oom_closed(n + i)
                     yield from self._routed(self._line(_Line(n + i + 1, shown[i], lead, rest, origin, key)))
                     if self._amendments:  # (rare) the line amended an earlier line's finding
                         for ev in self._amended():
@@ -741,6 +766,8 @@ class FileReader:
                 if self.errors == 1:
                     log.exception("triage: reading %s line %d raised (a bug; the line is skipped, later ones are "
                                   "counted): %.200r", self.name, n + i + 1, line)
+        if self._oom is not None:
+            yield from self._oom_closed(n + len(batch))
 
     def _routed(self, evidence: Iterable[Evidence]) -> Iterator[Evidence]:
         for ev in evidence:
@@ -1043,9 +1070,30 @@ class FileReader:
         if hit is not None and actor and hit[0].name in facts.RAY_ACTOR_FACTS:  # the cause of the error above
             hit = (hit[0], {**actor, **hit[1]})
         if hit is not None:
-            yield from self._keep(self._from_fact(at, *hit))
+            yield from self._slurm_oom(self._from_fact(at, *hit))
         if finding is not None and (hit is None or hit[0] in facts.ADDRESS_FACTS):
             yield from self._keep(self._from_finding(at, finding))
+
+    def _slurm_oom(self, ev: Evidence) -> Iterator[Evidence]:
+        """A job fact's evidence, kept; Slurm's OOM summary that names no node held back instead (the one held before
+        it closed), and the node of srun's "Out Of Memory" line within SRUN_OOM_LINES after it noted (`_oom_closed`
+        checks the window before each line is read)."""
+        fact = ev.details.get("fact")
+        if fact == _SLURM_OOM.name and ev.host is None and ev.line is not None:
+            yield from self._oom_closed()
+            self._oom = (ev, set())
+            return
+        if self._oom is not None and fact == "srun_task" and ev.host and ev.details.get("how") == "Out Of Memory":
+            self._oom[1].add(ev.host)
+        yield from self._keep(ev)
+
+    def _oom_closed(self, read: int | None = None) -> Iterator[Evidence]:
+        """The OOM summary held back (`_slurm_oom`), once the lines read (`read`: the last one's number; None: the
+        file's end) reach SRUN_OOM_LINES after it: with the node srun's lines named, where they named one."""
+        if self._oom is None or read is not None and read < (self._oom[0].line or 0) + SRUN_OOM_LINES:
+            return
+        (ev, hosts), self._oom = self._oom, None
+        yield from self._keep(replace(ev, host=hosts.pop()) if len(hosts) == 1 else ev)
 
     def _teardown_frame(self, tail: str, key: tuple) -> None:
         """A frame line of `key`'s open traceback: the teardown code (STOPPING) it is in, if any, remembered."""

@@ -83,6 +83,9 @@ TRACED = tuple(o.encode() for o in TRACED_OPENERS)  # what opens a window of lin
 # last TRACEBACK_LINES lines
 MAX_TRACED = 2 * TRACEBACK_LINES
 TRACED_CHARS = 1024
+# seconds a block the file's last line cut short (`_Tail.block`) waits for the rest while the file writes nothing more:
+# then read as it stands (Slurm's OOM summary with no srun line after it: published without a node)
+BLOCK_WAIT = 10.0
 MAX_GROUPS = 64  # (rank, SeqNum) -> process group remembered per file from its watchdog progress lines (the latest)
 # a container started while the agent was down: its files are read from their start up to this size (several times
 # the kubelet's default containerLogMaxSize, 10 MiB, past which it rotates them); a larger one is history, never
@@ -246,6 +249,25 @@ def _to_opener(buf: bytes, opener: bytes, pos: int, end: int) -> tuple[int, int]
         return None
     start = buf.rfind(b"\n", 0, at) + 1
     return start, buf.count(b"\n", pos, start)
+
+
+def _of(tail: _Tail, f: Finding) -> tuple[PodRef, Finding]:
+    """A finding of `tail`'s lines, as the source hands it on: its file, and its pod in details."""
+    f.file = tail.path
+    f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
+    return tail.ref, f
+
+
+def _block_read(opener: int, window: list[str], out: list[Finding], ended: bool = False) -> bool:
+    """A block opened on line `opener` (`window` its lines so far, as written) read (triage.read.block_fact; `ended`:
+    no more of it will come): its root as a finding in `out`; whether it had one."""
+    read = [_unwrapped(text) for text in window]
+    hit = block_fact([message for _, message in read], ended)
+    if hit is None:
+        return False
+    row, fields, index = hit
+    out.append(_fact_finding(row, fields, *read[index], opener + index))
+    return True
 
 
 def _fact_finding(row, fields: dict, env, message: str, line: int) -> Finding:
@@ -603,8 +625,11 @@ class PodLogSource(Source):
             f.close()
         tail.reading = None
 
-    def poll(self) -> list[tuple[PodRef, Finding]]:
-        """Read what is new in every followed file, up to about MAX_BATCH_FINDINGS findings; returns them."""
+    def poll(self, now: float | None = None) -> list[tuple[PodRef, Finding]]:
+        """Read what is new in every followed file, up to about MAX_BATCH_FINDINGS findings; returns them.  A block a
+        file's last line cut short, that file quiet for BLOCK_WAIT seconds (`now`: time.monotonic() unless given),
+        is read as it stands (`_block_ended`)."""
+        now = time.monotonic() if now is None else now
         out, self._released = self._released, []
         tails = list(self.tails.values())
         start = self._next % len(tails) if tails else 0
@@ -629,6 +654,9 @@ class PodLogSource(Source):
                 else:
                     out += self._drain_rotated(tail)
                 tail.inode, tail.offset, tail.pending, tail.prints = st.st_ino, 0, b"", None
+            if tail.block is not None and (st is None or st.st_size <= tail.offset) and \
+                    now - tail.active >= BLOCK_WAIT:
+                out += self._block_ended(tail)
             if st is None or st.st_size <= tail.offset and tail.fd is None:
                 continue
             if self._open(tail):
@@ -677,9 +705,7 @@ class PodLogSource(Source):
         found = []
         first, tail.lines = tail.lines + 1, tail.lines + lines
         for f in tail.scanner.scan(io.BytesIO(buf[:cut + 1]), first_line=first):
-            f.file = tail.path
-            f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
-            found.append((tail.ref, f))
+            found.append(_of(tail, f))
         try:
             return self._job_level(tail, buf, cut, first, found)
         except Exception:  # noqa: BLE001 - a bug on one input never stops detection: the classifier's findings go on
@@ -697,10 +723,7 @@ class PodLogSource(Source):
             found = [(ref, f) for ref, f in found if not (f.line in said and generic(f))]
         if tail.traced is not None or any(buf.find(o, 0, cut + 1) != -1 for o in TRACED):
             facts += self._tracebacks(tail, buf, cut + 1, first)
-        for f in facts:
-            f.file = tail.path
-            f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
-            found.append((tail.ref, f))
+        found += [_of(tail, f) for f in facts]
         if tail.record is not None or buf.find(RECORD_OPENER, 0, cut + 1) != -1:
             self._records(tail, buf, cut + 1, first, found)
         if tail.task is not None or buf.find(TASK_OPENER, 0, cut + 1) != -1:
@@ -939,14 +962,19 @@ class PodLogSource(Source):
             nl = _line_end(buf, pos, end)
             window.append(buf[pos:nl].decode("utf-8", "replace").rstrip("\r"))  # (its envelope read below, once)
             pos = nl + 1
-        read = [_unwrapped(text) for text in window]
-        hit = block_fact([message for _, message in read])
-        if hit is None:
-            if len(window) <= BLOCK_LINES:
-                tail.block = (opener, window)
-            return
-        row, fields, index = hit
-        out.append(_fact_finding(row, fields, *read[index], opener + index))
+        if not _block_read(opener, window, out) and len(window) <= BLOCK_LINES:
+            tail.block = (opener, window)
+
+    @staticmethod
+    def _block_ended(tail: _Tail) -> list[tuple[PodRef, Finding]]:
+        """The block the file's last line cut short (`_Tail.block`), no more of it to come (the file quiet for
+        BLOCK_WAIT seconds, its pod deleted): read as it stands (triage.read.block_fact `ended`), its root if any."""
+        if tail.block is None:
+            return []
+        (opener, window), tail.block = tail.block, None
+        out: list[Finding] = []
+        _block_read(opener, window, out, ended=True)
+        return [_of(tail, f) for f in out]
 
     def _progress_lines(self, ref: PodRef, buf: bytes, end: int, run: int | None = None) -> None:
         """Progress lines among buf[:end] (one regex search over the bytes; only keyword lines are decoded), of the
@@ -1076,7 +1104,7 @@ class PodLogSource(Source):
             tail.backlog_at = 0  # (the file it was the offset in is gone)
         tail.backlog[first:] = there
         out = self._read_backlog(tail, math.inf) if owed else []
-        out += self._drain(tail) + self._flush(tail)
+        out += self._drain(tail) + self._flush(tail) + self._block_ended(tail)
         lost = [f"{gone} rotated files"] if gone else []
         if owed and tail.fd is None:  # (read from its start after its backlog, never opened)
             lost.append("the file itself")

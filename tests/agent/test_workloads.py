@@ -22,6 +22,7 @@ from kubeapi.events import EventRecorder, Ref
 from agent.metrics import Metrics
 from agent.pidmap import pod_of_pid
 from agent.sources import Record
+from agent.sources import podlogs
 from agent.sources.podlogs import PodLogSource, parse_pod_dir
 from agent.state import StateStore
 from parsers.model import Boot, PodRef, WorkloadFindings
@@ -1134,9 +1135,7 @@ JOB_FACT_LINES = [
     # exit) is the rank offline triage names; was: left out of the Event, the live root rankless
     ("0: slurmstepd: error: *** STEP 152.13 ON gpu-153 CANCELLED AT 2025-04-30T01:52:49 DUE TO TIME LIMIT ***",
      "JobEnded", "(host gpu-153; job 152.13; reason TIME LIMIT; read as slurm_cancelled; rank 0)"),
-    # Slurm's OOM kill in a step's cgroup names the step, the reason the state Slurm gives it (tractor-126-slurm-oom-kill)
-    ("slurmstepd: error: Detected 1 oom_kill event in StepId=43622791.67. Some of the step tasks have been OOM Killed.",
-     "JobEnded", "(job 43622791.67; reason OUT OF MEMORY; read as slurm_oom)"),
+    # (Slurm's OOM kill in a step's cgroup: read with the lines after it, test_slurms_oom_summary_*)
     # pyxis could not start the task's container on sp-0016 (pyxis-135-slurmstepd-node, NVIDIA/pyxis #135), and the
     # SPANK plugin's failure srun relays after it (pyxis-61-container-start, NVIDIA/pyxis #61)
     ("slurmstepd-sp-0016: error: pyxis: couldn't start container", "TaskNotStarted",
@@ -1323,6 +1322,72 @@ def test_a_summary_a_read_cuts_short_is_read_on_with_the_next(tmp_path):
     found = src.poll()
     assert [(f.kind, f.rank, f.line, f.details.get("exit_code")) for _, f in found] == [("rank_exit", 3, 15, 1)]
     assert src.poll() == []
+
+
+# Slurm's OOM summary naming no node, then srun's line naming the node of the tasks it killed: REAL, verbatim
+# (chrisknewman/tusas #149, 2023; hafs-community/HAFS #101, 2021: tests/fixtures/incidents/h539_*)
+TUSAS_149, HAFS_101 = ((FIXTURE.parents[3] / "incidents" / f"h539_{name}-slurm-oom-node" / "logs" / "srun.log")
+                       .read_text().splitlines() for name in ("tusas-149", "hafs-101"))
+# tractor-126-slurm-oom-kill (dstndstn/tractor #126, REAL): the summary, no srun line after it
+TRACTOR_126 = ("slurmstepd: error: Detected 1 oom_kill event in StepId=43622791.67. Some of the step tasks have been "
+               "OOM Killed.")
+
+
+@pytest.mark.parametrize("lines,said", [
+    (TUSAS_149, "(host nid001277; job 440575.0; reason OUT OF MEMORY; read as slurm_oom)"),
+    (HAFS_101, "(host Orion-01-01; job 3495064.0; reason OUT OF MEMORY; read as slurm_oom)")])
+def test_slurms_oom_summary_is_published_with_the_node_sruns_line_after_it_names(tmp_path, lines, said):
+    """The summary is read live with the lines after it as offline (triage.read: srun's "Out Of Memory" line within
+    SRUN_OOM_LINES names its node), once the file is quiet (its last line the step's cancellation): the JobEnded Event
+    names that node and quotes the summary, not the cancellation read before it.  Was: no node (the cluster put the
+    root on the pod's node), live 161/163 against offline's 163/163."""
+    root = tmp_path / "pods"
+    found = _job_fact_pod(root, lines)
+    assert [(f.kind, f.details["fact"]) for _, f in found] == [("rank_exit", "srun_task"),
+                                                              ("job_ended", "slurm_cancelled")]
+    src = source(root)
+    src.discover()
+    src.poll()
+    assert src.poll() == []  # quiet for less than BLOCK_WAIT: the summary waits for the lines after it
+    late = src.poll(time.monotonic() + podlogs.BLOCK_WAIT)
+    assert [(f.kind, f.line, f.details.get("host")) for _, f in late] == [("job_ended", 1, said.split(";")[0][6:])]
+    events = _events(found + late)
+    oom = [e for e in events if e.reason == "JobEnded"][-1]
+    assert said in oom.message and 'Container output: "slurmstepd: error: Detected 1 oom' in oom.message
+    assert src.poll(time.monotonic() + podlogs.BLOCK_WAIT) == []  # said once
+
+
+def test_slurms_oom_summary_without_sruns_line_is_published_without_a_node_after_its_window(tmp_path):
+    """Nothing lost: the summary with no srun line after it is published, with no node, once SRUN_OOM_LINES lines
+    after it are read (the same read, or the next), or its file was quiet for BLOCK_WAIT, or its pod deleted; srun's
+    lines for two nodes name none; its window across two reads names the node the second read's line names."""
+    said = "(job 43622791.67; reason OUT OF MEMORY; read as slurm_oom)"
+    oom = lambda found: [(f.line, f.details.get("host")) for _, f in found if f.kind == "job_ended"]  # noqa: E731
+    found = _job_fact_pod(tmp_path / "a", [TRACTOR_126, *[f"step {i} loss 2.3" for i in range(8)]])
+    assert oom(found) == [(1, None)] and said in _events(found)[0].message
+    found = _job_fact_pod(tmp_path / "b", [TRACTOR_126, "step 1 loss 2.3"])
+    assert found == []
+    src = source(tmp_path / "b")
+    src.discover()
+    src.poll()
+    assert oom(src.poll(time.monotonic() + podlogs.BLOCK_WAIT)) == [(1, None)]
+    _job_fact_pod(tmp_path / "c", [TRACTOR_126])
+    src = source(tmp_path / "c")
+    src.discover()
+    assert src.poll() == []
+    shutil.rmtree(next((tmp_path / "c").iterdir()))  # the pod deleted: its file's last words
+    src.discover()
+    assert oom(src.poll()) == [(1, None)]
+    two = [*TUSAS_149[:2], "srun: error: nid001278: task 5: Out Of Memory", *[f"step {i}" for i in range(6)]]
+    assert oom(_job_fact_pod(tmp_path / "d", two)) == [(1, None)]
+    root = tmp_path / "e"
+    assert oom(_job_fact_pod(root, TUSAS_149[:1])) == []
+    src = source(root)
+    src.discover()
+    src.poll()
+    append(next(root.rglob("0.log")), "".join(f"2025-06-11T01:51:10.{i:09d}Z stderr F {x}\n"
+                                               for i, x in enumerate([*TUSAS_149[1:], *["step"] * 5])))
+    assert oom(src.poll()) == [(1, "nid001277"), (4, "nid001277")]
 
 
 # ayaka14732/llama-2-jax #20 (REAL, tests/fixtures/incidents/llama2jax-20-barrier): JAX's coordination service gives up
