@@ -1087,6 +1087,32 @@ FACTS: tuple[Fact, ...] = (
     _f("srun_task_launch", "launch_error", ["Task launch for StepId=", "launch failed: "],
        r"Task launch for StepId=(?P<job>\d+\.\w+) failed on node (?P<host>[^:\s]+): (?P<what>[^\n]{1,80})|"
        r"(?<!\w)\w*run: error: tasks? (?P<tasks>[\d,\-\[\]]+) launch failed: (?P<what2>[^\n]{1,80})"),
+    # Open MPI's launcher that could not start its daemon (ORTE's orted, Open MPI 5's PRRTE prted) on a node of the job,
+    # every era (help-errmgr-base.txt [failed-daemon-launch], [failed-daemon]): ORTE 1.7-4.x "ORTE was unable to
+    # reliably start one or more daemons." (kubeflow/mpi-operator #152's second block, #481; horovod/horovod #951),
+    # PRRTE's "prterun was unable to .." (openpmix/prrte #1392); a daemon that started but never called back: "An ORTE
+    # daemon has unexpectedly failed after launch and before" (radical-cybertools/radical.pilot #2417), PRRTE's "An PRRTE
+    # daemon .." (openpmix/prrte #540).  The causes its help text lists are the launch's: the daemon's binary or
+    # libraries not found on a node (PATH, LD_LIBRARY_PATH), no authority to execute there, /tmp not writable, no route
+    # back to mpirun: the job's launch infrastructure, never the GPU nor the program, which never ran.  It names no node:
+    # the remote shell's line before it does (ssh_launch).  Was: nothing ("No failure found").
+    _f("mpi_daemon_launch", "launch_error", ["was unable to reliably start one or more daemons",
+                                             "daemon has unexpectedly failed after launch"],
+       r"^\s*(?:(?P<launcher>\w{1,40}) was unable to reliably start one or more daemons\.|An? (?P<launcher2>\w{1,40}) "
+       r"daemon has unexpectedly failed after launch and before\b)",
+       what="Open MPI's launcher could not start its daemons"),
+    # The remote shell Open MPI's launcher (plm rsh; pdsh, DeepSpeed's) starts a node's daemon with, failing on the node
+    # it names: OpenSSH's "ssh: Could not resolve hostname mpic-worker-0: Temporary failure in name resolution"
+    # (everpeace/kube-openmpi #26; an MPIJob's worker whose DNS name does not resolve yet: kubeflow/mpi-operator #481,
+    # volcano-sh/volcano #2226), "ssh: connect to host 192.168.43.57 port 22: Connection refused" (open-mpi/ompi #5639:
+    # no sshd accepting there); and the daemon not found on the node the shell reached, "bash: orted: command not found"
+    # (OMPI users list, 2016-06, open-mpi.org/community/lists/users/2016/06/29387.php: its PATH there, the help text's
+    # first cause).  Launch failures, infrastructure, printed before the help text above
+    _f("ssh_launch", "launch_error", ["ssh: Could not resolve hostname ", "ssh: connect to host ",
+                                      "orted: command not found", "prted: command not found"],
+       r"(?<![\w\-])ssh: (?P<what>Could not resolve hostname (?P<host>\S{1,253}?): [^\n]{1,80}|connect to host "
+       r"(?P<host2>\S{1,253}) port \d{1,5}: [^\n]{1,80})|(?<![\w\-])\w{0,8}sh: (?:line \d{1,9}: )?"
+       r"(?P<what2>(?:orted|prted): command not found)"),
     # NCCL's own address (peer address -> host): "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>" ("Bootstrap: Using" in
     # newer releases),
     # "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>", "NET/IB : Using [0]mlx5_0:1/IB ... ; OOB eth0:10.0.0.1<0>"

@@ -681,6 +681,26 @@ FACTS = [
     ("RuntimeError: received 0 items of ancdata", "resource_limit", dict(what="open file limit - ulimit -n")),
     ("(pid=raylet) F0904 14:25:50.808766  6518 319638976 worker_pool.cc:364] Failed to start worker with return value "
      "system:24: Too many open files", "resource_limit", dict(what="open file limit - ulimit -n")),
+    # Open MPI's launcher could not start its daemons, every era's wording (was no line read at all): ORTE's
+    # [failed-daemon-launch] (kubeflow/mpi-operator #152, tests/fixtures/incidents/h548_mpi-operator-152-orte-daemon-
+    # start), PRRTE's (openpmix/prrte #1392); ORTE's and PRRTE's [failed-daemon] (radical-cybertools/radical.pilot
+    # #2417, openpmix/prrte #540)
+    ("ORTE was unable to reliably start one or more daemons.", "launch_error",
+     dict(launcher="ORTE", what="Open MPI's launcher could not start its daemons", host=None)),
+    ("prterun was unable to reliably start one or more daemons.", "launch_error", dict(launcher="prterun")),
+    ("An ORTE daemon has unexpectedly failed after launch and before", "launch_error", dict(launcher="ORTE")),
+    ("An PRRTE daemon has unexpectedly failed after launch and before", "launch_error", dict(launcher="PRRTE")),
+    # the remote shell before it, on the node it names: everpeace/kube-openmpi #26, kubeflow/mpi-operator #481,
+    # horovod/horovod #951 (horovodrun's -H passed on as the name), open-mpi/ompi #5639 (sshd refusing); the
+    # daemon missing on the node reached (the Open MPI users' list, "bash: orted: command not found")
+    ("ssh: Could not resolve hostname mpic-worker-0: Temporary failure in name resolution", "launch_error",
+     dict(host="mpic-worker-0", what="Could not resolve hostname mpic-worker-0: Temporary failure in name resolution")),
+    ("ssh: Could not resolve hostname tensorflow-benchmarks-worker-0.tensorflow-benchmarks-worker: Name or service not "
+     "known", "launch_error", dict(host="tensorflow-benchmarks-worker-0.tensorflow-benchmarks-worker")),
+    ("ssh: Could not resolve hostname localhost:4: Name or service not known", "launch_error", dict(host="localhost:4")),
+    ("ssh: connect to host 192.168.43.57 port 22: Connection refused", "launch_error",
+     dict(host="192.168.43.57", what="connect to host 192.168.43.57 port 22: Connection refused")),
+    ("bash: orted: command not found", "launch_error", dict(what="orted: command not found", host=None)),
 ]
 
 
