@@ -961,23 +961,30 @@ def test_a_line_said_when_the_evaluation_or_save_is_done_ends_the_pause_and_an_a
     # a progress line that says a pause is over after its progress is the advance alone (which ends any pause)
     assert recognise("2023-03-22 09:30:39 iter 2920: loss 3.9883, time 1099.34ms, mfu 15.34% val loss 4.0427") == Progress(
         2920, pytest.approx(1.09934), "nanogpt")
-    # through the tracker: the pause ends there, the pace's allowance counted from the line
+    # through the tracker: the pause ends there, the pace's allowance counted from the line (after a long evaluation,
+    # announced: no suspicion in it)
+    _suspected_at_the_floor_after([recognise("***** Running Evaluation *****"), recognise(ended[2])], [0, 1000])
+
+
+def _suspected_at_the_floor_after(said: list, gaps: list) -> None:
+    """A pod stepping every 10 s, then the lines `said` (each `gaps` seconds after the one before), then silence: nothing
+    raised before the floor after the last line (nor while `said`), a hang suspected at it (not pause_seconds on)."""
     events: list = []
     clock = Clock(1000.0)
     t = tracker(clock, events)
     for step in range(5):
         clock.t += 10
         t.observe(REF, [Mark(clock.t, Progress(step, trainer="nanogpt"))])
-    t.observe(REF, [Mark(clock.t, recognise("***** Running Evaluation *****"))])
-    clock.t += 1000  # a long evaluation, announced: no suspicion in it
-    t.tick()
-    t.observe(REF, [Mark(clock.t, recognise(ended[2]))])
+    for gap, p in zip(gaps, said, strict=True):
+        clock.t += gap
+        t.tick()
+        t.observe(REF, [Mark(clock.t, p)])
     t.tick()
     assert events == [] and t.pods[REF.uid].paused is None
     clock.t += HangSettings().floor_seconds - 1
     t.tick()
     assert events == []
-    clock.t += 1  # then silence: suspected at the floor after the line, not pause_seconds on
+    clock.t += 1
     t.tick()
     assert [e[0] for e in events] == [HANG_REASON]
 
@@ -1020,26 +1027,11 @@ def test_a_hang_right_after_a_validations_results_is_suspected_at_the_pace(name,
     prints its results once done, then hangs.  Its results' lines after the first re-opened the pause (NeMo-RL's
     `• Validation sft_loss: 0.0000`, `• Total validation time: 3.17s`), the Trainer's dict was nothing: the pod stayed
     paused and was suspected pause_seconds (3600 s) on.  Now the results end the pause: suspected at the floor."""
-    events: list = []
-    clock = Clock(1000.0)
-    t = tracker(clock, events)
-    for step in range(5):
-        clock.t += 10
-        t.observe(REF, [Mark(clock.t, Progress(step, trainer="huggingface"))])
+    said = [recognise(text) for text in lines(name)[first - 1:last]]
     if name.startswith("st_"):
-        t.observe(REF, [Mark(clock.t, recognise("***** Running Evaluation *****"))])
-    for text in lines(name)[first - 1:last]:
-        clock.t += 1
-        said = recognise(text)
-        if said is not None:
-            t.observe(REF, [Mark(clock.t, said)])
-    assert t.pods[REF.uid].paused is None
-    clock.t += HangSettings().floor_seconds - 1
-    t.tick()
-    assert events == []
-    clock.t += 1
-    t.tick()
-    assert [e[0] for e in events] == [HANG_REASON]
+        said.insert(0, recognise("***** Running Evaluation *****"))
+    said = [p for p in said if p is not None]
+    _suspected_at_the_floor_after(said, [1] * len(said))
 
 
 def test_diffusion_pipes_running_eval_is_an_announced_evaluation():
