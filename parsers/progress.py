@@ -541,7 +541,7 @@ PAUSES: tuple[Pause, ...] = (
     # and, case-sensitive (a literal opening each alternative), an evaluation's results printed once it is done:
     # fairseq's summary after its validation batches (`| epoch 001 | valid on 'valid' subset | valid_loss 8.11425 | ...`,
     # the first era's `| valid loss 3.69`; its batches' `valid on 'valid' subset  1000 / 1311 loss=3.24` still announce),
-    # NeMo-RL's results block after validate() (`📊 Validation Results for `default` set:`, `• Validation accuracy:
+    # NeMo-RL's results block after its validation (`📊 Validation Results for `default` set:`, `• Validation accuracy:
     # 1.0000`, its `⏱️  Validation Timing ...` and `• Total validation time: 3.17s`, which no trainer prints before it
     # is done), the Hugging Face Trainer's evaluation dict (`{'eval_loss': 1.249..., ..., 'eval_runtime': 49.1914, ...}`,
     # Trainer.evaluate's log of its metrics after the evaluation loop; a dict's string values in transformers 5.x).

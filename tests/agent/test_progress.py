@@ -1001,7 +1001,7 @@ def _suspected_at_the_floor_after(said: list, gaps: list) -> None:
 def test_an_evaluation_line_printed_when_it_is_done_ends_the_pause(name, line):
     """REAL (sources.md): each trainer prints these lines once its evaluation is over (modded-nanogpt's val_loss after its
     val batches, verl's `val/` metrics after _validate / the SFT val loop, LeRobot's eval_s, fairseq's summary after its
-    valid batches, NeMo-RL's block after validate(), the Hugging Face Trainer's dict after evaluate()), then training
+    valid batches, NeMo-RL's block after its validation, the Hugging Face Trainer's dict after evaluate()), then training
     goes on.  Read as an evaluation announced before (the Trainer's dict as nothing), each held a pod 'paused' for
     pause_seconds: a hang right after it was suspected an hour on."""
     said = recognise(lines(name)[line - 1])
