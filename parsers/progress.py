@@ -51,6 +51,10 @@ class Rule:
     # a "unit" group names its own unit (UNITS); an "elapsed" group over a "total" group is a finished epoch's time; a
     # "plus" group is a second part of the same step's time, added (LeRobot's `data_s` beside its `updt_s`)
     timing: bool = False  # the line times the step its trainer reported on an earlier line: no progress of its own
+    # its evaluation lines (a `phase` other than train) are printed once the evaluation is done, its results (PAUSES'
+    # `ends`): such a line ends the pause, the pace's allowance counted from it, rather than announcing one (read as
+    # announcements, a hang right after a validation was suspected pause_seconds on, an hour, not at the pace)
+    ends: bool = False
 
 
 _NUM = r"([0-9]+(?:\.[0-9]*)?)"
@@ -161,7 +165,7 @@ RULES: tuple[Rule, ...] = (
     # `actor/...`, or `training/epoch` in its fork siiRL (`step:1 - training/epoch:1.000 - ... - perf/time_per_step:129.426
     # - ...`, 2026: None before, the row wanting `global_seqlen/` or `train/`): any `key/` opens a step line
     Rule("verl", "step:", re.compile(r"step:(?<![\w/]step:)(?P<step>\d+) - (?:(?P<phase>val)[-/]|[a-z_]+/)"
-                                     r"(?:.*?\b(?:timing_s/step|perf/time_per_step):(?P<time>" + _NUM[1:-1] + "))?")),
+                                     r"(?:.*?\b(?:timing_s/step|perf/time_per_step):(?P<time>" + _NUM[1:-1] + "))?"), ends=True),
     # slime (THUDM; its fork miles), its Megatron backend's line per training step (megatron_utils/model.py, 2025-06 on;
     # `print` at first, the logger's `model.py:660 - ` before it since): `step 1: {'train/loss': 0.0006256469641812146,
     # ..., 'train/lr-pg_0': 1e-06, 'train/step': 1}`, the step the rollout's steps accumulated (a critic's `critic-step 1:
@@ -280,7 +284,7 @@ RULES: tuple[Rule, ...] = (
     # the validation (said when done)
     Rule("modded-nanogpt", "step_avg:", re.compile(r"step:(?<![\w/]step:)(?P<step>\d+)/\d+ (?:(?P<phase>val)_loss:\S+ |"
                                                    r"train_loss:\S+ )?train_time:\d+ms step_avg:(?:(?P<time>"
-                                                   + _NUM[1:-1] + ")ms)?"), 1e-3),
+                                                   + _NUM[1:-1] + ")ms)?"), 1e-3, ends=True),
     # prime-rl (trainer and orchestrator): `02:40:52 SUCCESS Step 0 | Time: 5.13s | Loss: 12.2500 | Grad. Norm: ...`,
     # `Step 5 | Time: 41.20s | Reward: 0.5312 | ...`; its first era `[TRAIN] [Rank 0] step: 289, loss: 0.4310, ...`
     Rule("prime-rl", "| Time: ", re.compile(r"Step (?P<step>\d+) \| Time: (?P<time>" + _NUM[1:-1] + r")s \|")),
@@ -331,10 +335,11 @@ RULES: tuple[Rule, ...] = (
     # MMF (facebookresearch/mmf, its logistics callback): `2021-04-12T20:44:18 | mmf.trainers.callbacks.logistics: progress:
     # 1100/22000, train/hateful_memes/cross_entropy: 0.6094, ..., train/total_loss: 0.6094, ..., num_updates: 1100, ...,
     # ups: 0.76, time: 02m 12s 935ms, ...` (the updates so far; `ups` updates per second, `time` the whole log interval's);
-    # its validation reports under `val/` (`progress: 1000/22000, val/...`: evaluation).  None before: an MMF job was
+    # its validation reports under `val/` (`progress: 1000/22000, val/...`: evaluation, said when done: on_validation_end
+    # prints it, its `val_time` the evaluation's).  None before: an MMF job was
     # never tracked
     Rule("mmf", "total_loss: ", re.compile(r"\bprogress: (?P<step>\d+)/\d+, (?:(?P<phase>val|test)/|.*?\bups: (?P<rate>"
-                                           + _NUM[1:-1] + "),)?")),
+                                           + _NUM[1:-1] + "),)?"), ends=True),
     # SCEPTER (modelscope/scepter): `scepter [INFO] 2024-10-06 20:19:51,817 [File: log.py Function: _print_iter_log at line
     # 71]  Stage [train] iter: [10/500], data_time: 1.0402(1.0402), time: 1.4696(1.4696), loss: ...` (the global
     # iteration, printed by every rank; `time` the last iteration's, its mean in brackets); another stage is evaluation.
@@ -350,7 +355,7 @@ RULES: tuple[Rule, ...] = (
     # loss=2.5443 acc=0.3211 lr=2.01271e-05 grad_norm=0.1367 ...` (NVIDIA-NeMo/Automodel #3173)
     # (keyed on `| loss ` and `step=`; the pattern opens with its literal, the `[val] ` before it looked behind)
     Rule("automodel", "| loss ", re.compile(r"step (?:(?<=\[(?P<phase>val)\] step )|(?<!\wstep ))(?P<step>\d+) \| epoch \d+ \| "
-                                            r"loss ")),
+                                            r"loss "), ends=True),
     Rule("automodel", "step=", re.compile(r"epoch=(?<!\wepoch=)\d+ step=(?P<step>\d+) loss=")),
     # LeRobot (lerobot/scripts/train.py, its MetricsTracker): `INFO 2025-07-11 08:20:13 ts/train.py:232 step:9 smpl:576
     # ep:2 epch:0.00 loss:1.051 grdn:4.482 lr:1.8e-06 updt_s:0.302 data_s:13.330` (2024 on; `smp/s:` and `mem_gb:` after
@@ -426,7 +431,7 @@ RULES: tuple[Rule, ...] = (
     Rule("tqdm", " it/s elapsed:", _LOGGABLE),
     Rule("lerobot", "step:", re.compile(r"step:(?<![\w/]step:)(?:(?P<step>\d+)|\d+[KMBTQ]) smpl:\S+ ep:\S+ epch:[0-9.]+ "
                                          r"(?:loss:.*?\bupdt_s:(?P<time>" + _NUM[1:-1] + r")(?: data_s:(?P<plus>"
-                                         + _NUM[1:-1] + r"))?|.*?\b(?P<phase>eval)_s:)")),
+                                         + _NUM[1:-1] + r"))?|.*?\b(?P<phase>eval)_s:)"), ends=True),
     # OpenNMT-py (0.4 on, and the forks of its Statistics.output): `[2019-03-21 18:31:43,773 INFO] Step 2250/200000; acc:
     # 31.18; ppl: 57.53; xent: 4.05; lr: 0.00028; 5092/261 tok/s;   6641 sec` (the optimizer step, its total padded, `Step 50/
     # 5000;`, or absent where no total is set); the seconds are the run's so far, no step's; its validation is said on
@@ -533,6 +538,18 @@ PAUSES: tuple[Pause, ...] = (
     Pause("evaluation", re.compile(r"(?i)\bval(?:idation)? loss\b(?:[ :=]+|.*?\bvalue: )(?:[-+]?[0-9]|nan\b|inf\b)"),
           ends=True),
     Pause("checkpoint", re.compile(r"(?i)\bdone, saving took\b|\bsuccessfully saved checkpoint\b"), ends=True),
+    # and, case-sensitive (a literal opening each alternative), an evaluation's results printed once it is done:
+    # fairseq's summary after its validation batches (`| epoch 001 | valid on 'valid' subset | valid_loss 8.11425 | ...`,
+    # the first era's `| valid loss 3.69`; its batches' `valid on 'valid' subset  1000 / 1311 loss=3.24` still announce),
+    # NeMo-RL's results block after its validation (`📊 Validation Results for `default` set:`, `• Validation accuracy:
+    # 1.0000`, its `⏱️  Validation Timing ...` and `• Total validation time: 3.17s`, which no trainer prints before it
+    # is done), the Hugging Face Trainer's evaluation dict (`{'eval_loss': 1.249..., ..., 'eval_runtime': 49.1914, ...}`,
+    # Trainer.evaluate's log of its metrics after the evaluation loop; a dict's string values in transformers 5.x).
+    # Each line of NeMo-RL's block after its first read as an announcement before: the pause opened again under its
+    # `• Validation loss`, the pace's allowance never counted from the end of the validation
+    Pause("evaluation", re.compile(r"\| valid on '[^']*' subset \| |Validation (?:Results|Timing)\b|"
+                                   r"\u2022 Validation [^:]*: [-+]?[0-9]|Total validation time: [0-9]|"
+                                   r"""\{['"]eval_\w+['"]: """), ends=True),
     Pause("checkpoint", re.compile(r"(?i)\bsav(e|ing)( the)?( model)? checkpoint|\bcheckpoint(ing)? (save|to)\b|"
                                    r"\bsaving (model|state|weights)\b|local_global_step_folder: ")),
     Pause("evaluation", re.compile(r"(?i)running eval(uation|\b)|\bevaluat(ing|ion)\b|\bvalidat(ing|ion)\b|"
@@ -545,11 +562,12 @@ PAUSES: tuple[Pause, ...] = (
 # the words every PAUSES row needs (a cheap look at what follows a progress line's match before the rows are tried);
 # a keyword line no rule reads meets the rows only when its lower case holds one (_may_hold), as the rows themselves
 # cost ~6 us on every such line (a JSON metrics line naming its "step" and "loss")
-_PAUSE_WORDS = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on|unning eval")
+# (a Hugging Face evaluation dict's opening, `{'eval_`: a `{` is rare on a line, so the search tries it at few places)
+_PAUSE_WORDS = re.compile(r"""heckpoint|aving|valuat|alidat|val loss|valid on|unning eval|\{['"]eval_""")
 # and on a keyword line no row reads (lower-cased), verl's two announcements without those words (PAUSES): never after a
 # progress match (verl prints them on lines of their own), so the look after one does not pay for them (~5% of a
 # progress line's cost, '_' being in most of their keys)
-_PAUSE_WORDS_ALONE = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on|unning eval|_step_folder: |_gen_batch meta")
+_PAUSE_WORDS_ALONE = re.compile(_PAUSE_WORDS.pattern + "|_step_folder: |_gen_batch meta")
 # the collective timeout a job runs under, said in its own log by PyTorch's ProcessGroupNCCL (one row per line shape;
 # the figure in ms).  Its options line at a process group's creation (printed at TORCH_CPP_LOG_LEVEL=INFO): until
 # PyTorch 2.0 one option a line, `TIMEOUT(ms): 5000` a line of its own (pytorch/pytorch#88000), from 2.1 one line,
@@ -639,9 +657,9 @@ def _one(line: str) -> Progress | None:
             said = low if low is not None else line[name:start].lower()
             if any(bar in said for bar in _ROLLOUT_BARS) or (name and line.startswith("%|", name)):
                 return Progress(None, trainer=rule.trainer, heartbeat=True)  # a rollout's bar: alive, no step
-        if ((start and _may_hold(_EVAL_GATE, low) and _EVAL_BAR.search(line, name, start))
-                or groups.get("phase") not in (None, "train")):
-            return Progress(None, trainer=rule.trainer, pause="evaluation", moved=False)
+        evaluated = groups.get("phase") not in (None, "train")  # the row's own evaluation line (said when done: `ends`)
+        if evaluated or (start and _may_hold(_EVAL_GATE, low) and _EVAL_BAR.search(line, name, start)):
+            return Progress(None, trainer=rule.trainer, pause="evaluation", moved=False, ended=evaluated and rule.ends)
         count = groups.get("step") or groups.get("count")  # `count`: the step where the line names no better one
         step = int(count.replace(",", "")) if count else None
         if groups.get("of") and step == int(groups["of"]):

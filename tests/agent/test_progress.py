@@ -258,7 +258,8 @@ def test_automodels_validation_line_is_evaluation_and_its_first_era_a_step():
     | tps {:.2f}")`), no real line of either found in a public thread."""
     val = recognise("2026-08-10 15:58:02 | INFO | root | [val] step 100 | epoch 0 | loss 0.6011 | lr 1.00e-05 | "
                     "num_label_tokens 52210")
-    assert val == Progress(None, trainer="automodel", pause="evaluation", moved=False)
+    # (log_val_metrics prints it after the validation loop: an evaluation over, Rule.ends)
+    assert val == Progress(None, trainer="automodel", pause="evaluation", moved=False, ended=True)
     first = recognise("step 3 | epoch 0 | loss 1.2034 | grad_norm 0.5123 | mem: 12.31 GiB | tps 10354.12")
     assert first is not None and first.step == 3 and first.moved and first.trainer == "automodel"
     # its numbers, not its words: a script's own `step 3 | epoch 0 | acc 0.9` names no loss
@@ -286,6 +287,8 @@ def test_mmf_and_scepter_validation_stages_are_evaluation():
                  " [10/500], data_time: 1.0402(1.0402), time: 1.4696(1.4696), loss: 0.0978(0.0978)"]:
         said = recognise(line)
         assert said is not None and not said.moved and said.pause == "evaluation" and said.step is None, line
+        # MMF's is printed by on_validation_end, the evaluation over (its `val_time`); SCEPTER's eval stage iterates
+        assert said.ended == line.startswith("2021"), line
 
 
 def test_a_rollouts_generation_bar_is_progress_without_a_step():
@@ -806,7 +809,8 @@ def test_the_karpathy_family_and_prime_rl_their_evaluations_and_eras():
     `step 1: train loss ... (took 1234.567 ms)`), nanochat's midtraining without a total, modded-nanogpt's first era
     (`train_loss:`, `step_avg:nanms`: no time), prime-rl's orchestrator; nanoGPT's evaluation line stays a pause."""
     end = [recognise(x) for x in lines("moddednanogpt_h100_master.log")[-2:]]
-    assert end == [Progress(None, None, "modded-nanogpt", "evaluation", False), None]
+    # (its val_loss printed once the validation batches are done: an evaluation over, Rule.ends)
+    assert end == [Progress(None, None, "modded-nanogpt", "evaluation", False, ended=True), None]
     # its `val loss nan`, printed once the val batches are done: an evaluation over, not one announced
     assert recognise(lines("llmc_anthonix_2_val.log")[-1]) == Progress(None, None, "", "evaluation", False, ended=True)
     assert [recognise(x) for x in lines("primerl_999.log")[-2:]] == [None, None]
@@ -957,25 +961,77 @@ def test_a_line_said_when_the_evaluation_or_save_is_done_ends_the_pause_and_an_a
     # a progress line that says a pause is over after its progress is the advance alone (which ends any pause)
     assert recognise("2023-03-22 09:30:39 iter 2920: loss 3.9883, time 1099.34ms, mfu 15.34% val loss 4.0427") == Progress(
         2920, pytest.approx(1.09934), "nanogpt")
-    # through the tracker: the pause ends there, the pace's allowance counted from the line
+    # through the tracker: the pause ends there, the pace's allowance counted from the line (after a long evaluation,
+    # announced: no suspicion in it)
+    _suspected_at_the_floor_after([recognise("***** Running Evaluation *****"), recognise(ended[2])], [0, 1000])
+
+
+def _suspected_at_the_floor_after(said: list, gaps: list) -> None:
+    """A pod stepping every 10 s, then the lines `said` (each `gaps` seconds after the one before), then silence: nothing
+    raised before the floor after the last line (nor while `said`), a hang suspected at it (not pause_seconds on)."""
     events: list = []
     clock = Clock(1000.0)
     t = tracker(clock, events)
     for step in range(5):
         clock.t += 10
         t.observe(REF, [Mark(clock.t, Progress(step, trainer="nanogpt"))])
-    t.observe(REF, [Mark(clock.t, recognise("***** Running Evaluation *****"))])
-    clock.t += 1000  # a long evaluation, announced: no suspicion in it
-    t.tick()
-    t.observe(REF, [Mark(clock.t, recognise(ended[2]))])
+    for gap, p in zip(gaps, said, strict=True):
+        clock.t += gap
+        t.tick()
+        t.observe(REF, [Mark(clock.t, p)])
     t.tick()
     assert events == [] and t.pods[REF.uid].paused is None
     clock.t += HangSettings().floor_seconds - 1
     t.tick()
     assert events == []
-    clock.t += 1  # then silence: suspected at the floor after the line, not pause_seconds on
+    clock.t += 1
     t.tick()
     assert [e[0] for e in events] == [HANG_REASON]
+
+
+@pytest.mark.parametrize("name, line", [
+    ("moddednanogpt_h100_master.log", 21),  # `step:1480/1480 val_loss:3.2786 ...` (a progress row's, Rule.ends)
+    ("verl_rldecision_ppo.log", 2),  # `(TaskRunner pid=247607) step:0 - val-aux/...`
+    ("verl_rldecision_sft.log", 8),  # `step:105 - val/loss:0.0584...`
+    ("lerobot_examples_eval.log", 2),  # `... step:100 smpl:6K ... eval_s:120.266`
+    ("fairseq_940.log", 5), ("fairseq_514.log", 2), ("fairseq_301.log", 2),  # `| valid on 'valid' subset | valid_loss ...`
+    *(("nemorl_platform_943_dpo.log", n) for n in range(6, 18)),  # its results block, `📊 Validation Results` to the time
+    ("st_trainer_2449_eval.log", 11),  # `{'eval_loss': 1.249..., ..., 'eval_runtime': 49.1914, ..., 'epoch': 0.44}`
+])
+def test_an_evaluation_line_printed_when_it_is_done_ends_the_pause(name, line):
+    """REAL (sources.md): each trainer prints these lines once its evaluation is over (modded-nanogpt's val_loss after its
+    val batches, verl's `val/` metrics after _validate / the SFT val loop, LeRobot's eval_s, fairseq's summary after its
+    valid batches, NeMo-RL's block after its validation, the Hugging Face Trainer's dict after evaluate()), then training
+    goes on.  Read as an evaluation announced before (the Trainer's dict as nothing), each held a pod 'paused' for
+    pause_seconds: a hang right after it was suspected an hour on."""
+    said = recognise(lines(name)[line - 1])
+    assert said is not None and (said.pause, said.ended, said.moved, said.step) == ("evaluation", True, False, None)
+
+
+def test_an_evaluation_still_running_still_announces_one():
+    """REAL: fairseq's validation batches (`| epoch 004 | valid on 'valid' subset  1000 / 1311 loss=3.24`), NeMo-RL's
+    `▶ Starting validation at step 2 ...`; the Trainer's `***** Running Evaluation *****`; MMEngine's `Epoch(val)` batches:
+    the evaluation is under way, a pause starts (or goes on)."""
+    for start in (lines("fairseq_301.log")[0], lines("fairseq_301.log")[11], lines("nemorl_platform_943_dpo.log")[2],
+                  "***** Running Evaluation *****", "Epoch(val) [10][4000/4809]    eta: 0:00:46  time: 0.0436"):
+        said = recognise(start)
+        assert said is not None and said.pause == "evaluation" and not said.ended, start
+
+
+@pytest.mark.parametrize("name, first, last", [
+    ("nemorl_platform_943_dpo.log", 3, 17),  # `▶ Starting validation`, its results block, `• Total validation time: 3.17s`
+    ("st_trainer_2449_eval.log", 11, 11),  # after `***** Running Evaluation *****`, its `{'eval_loss': ...}` dict
+])
+def test_a_hang_right_after_a_validations_results_is_suspected_at_the_pace(name, first, last):
+    """REAL (NeMo-RL nemo-platform #943, sentence-transformers #2449): a pod stepping every 10 s announces a validation,
+    prints its results once done, then hangs.  Its results' lines after the first re-opened the pause (NeMo-RL's
+    `• Validation sft_loss: 0.0000`, `• Total validation time: 3.17s`), the Trainer's dict was nothing: the pod stayed
+    paused and was suspected pause_seconds (3600 s) on.  Now the results end the pause: suspected at the floor."""
+    said = [recognise(text) for text in lines(name)[first - 1:last]]
+    if name.startswith("st_"):
+        said.insert(0, recognise("***** Running Evaluation *****"))
+    said = [p for p in said if p is not None]
+    _suspected_at_the_floor_after(said, [1] * len(said))
 
 
 def test_diffusion_pipes_running_eval_is_an_announced_evaluation():

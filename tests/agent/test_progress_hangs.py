@@ -185,6 +185,10 @@ def test_docs_hangs_healthy_table_is_the_benchs_output():
     ("nnunet_v1_938.log", 24, 1400),  # `validation loss: -0.7191` (epochs of ~137 s: 10 x the median)
     ("nanogpt_215_checkpoint.log", 9, 300),  # `step 3000: train loss 4.0390, val loss 4.0427` (a line every 11 s: the floor)
     ("llmc_anthonix_2_val.log", 12, 300),  # `val loss nan` (a step every 37 ms: the floor)
+    # a progress row's evaluation line (Rule.ends), a summary (PAUSES): 3600 s before
+    ("fairseq_940.log", 5, 915),  # `| valid on 'valid' subset | valid_loss 8.11425 | ...` (91.5 s between lines)
+    ("moddednanogpt_h100_master.log", 21, 300),  # `step:1480/1480 val_loss:3.2786 train_time:...` (the floor)
+    ("verl_rldecision_sft.log", 8, 300),  # `step:105 - val/loss:0.0584...` (the floor)
 ])
 def test_a_hang_right_after_an_evaluation_said_when_done_is_suspected_at_the_pace(name, line, allowed):
     """REAL (nnU-Net v1 #938, nanoGPT #215, llm.c fork anthonix/llm.c #2; tests/fixtures/progress/sources.md): each
