@@ -645,9 +645,22 @@ NVSHMEM_SOURCE = r"nvshmem\S*\.(?:cpp|cu|cuh|cc|c|h):"
 # WARN NET/OFI Could not find ncclGetVersion symbol" in each process whose NCCL the plugin's dlsym(RTLD_DEFAULT) does
 # not see (a statically linked or locally loaded NCCL): the plugin skips its NVLS version check and goes on
 # (src/platform-aws.c configure_nvls_option returns 0); TRACE from 1.8.0 (aws/aws-ofi-nccl ce6f3418, "Skip NVLS version
-# check if NCCL *.so not found").
+# check if NCCL *.so not found").  NCCL 2.24.3-2.27.3 demoted more (a WARN in the release before, INFO since; the
+# code went on after each either way): 2.7-2.26's "graph/search.cc:1135 NCCL WARN Could not find a path for pattern 4,
+# falling back to simple order" (no channel of a pattern fits the topology: one ring in the GPUs' order instead), printed
+# by every rank of each communicator on hosts whose GPUs lack P2P (NVIDIA/nccl-tests #287, GeForce on Genoa; NVIDIA/nccl
+# #487; aws/aws-ofi-nccl #64, two p4d nodes that ran their all_reduce_perf) and 2.7-2.26's "No NVML device handle.
+# Skipping nvlink detection." (INFO from 2.27.3, NVIDIA/nccl 72d24320, with the NCCL_TOPO_FILE and NCCL_TOPO_DUMP_FILE
+# paths it could not open and the NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS it corrected); 2.19-2.25's failed NET and
+# NVLS user-buffer registrations, the IPC one's siblings (INFO from 2.26.2); NCCL_IB_ADDR_RANGE's address or mask it
+# ignores and a merged NIC whose peer has another device count (INFO from 2.24.3).  Their 2.25.1 siblings about a
+# communicator's CTA settings and 2.27.3's "Invalid <param> <n> (maximum <m>)." stay the WARN row's (no fixed words).
 NCCL_HARMLESS_WARNS = ("failed to IPC register userbuff", "Failed to open libibverbs.so",
-                       "Could not find ncclGetVersion symbol")
+                       "Could not find ncclGetVersion symbol", "Could not find a path for pattern",
+                       "No NVML device handle. Skipping nvlink detection", "failed to NET register userbuff",
+                       "failed to NVLS register sendbuff", "Could not open XML topology file",
+                       "not dumping topology", "User asked for a maximum of", "User asked for a minimum of",
+                       "is invalid for family AF_INET", "has a different number of devices=")
 
 # cudaErrorDevicesUnavailable (46) by each of its names: the runtime's texts (and the older runtimes' "all .. devices",
 # PyTorch 0.x-1.x, TensorFlow 1.x-2.4), its enum name, the driver API's CUDA_ERROR_DEVICE_UNAVAILABLE.  The process
