@@ -92,3 +92,13 @@ def test_a_ranks_own_failure_read_still_comes_first():
     """SYNTHETIC: rank 2's CUDA out of memory before the lost store: the failure is the root."""
     (incident,) = _job([OOM_2, RECV])
     assert (incident.category, incident.rule, incident.root.rank) == ("application", "first_failure", 2)
+
+
+def test_a_store_lost_after_another_symptom_is_no_root():
+    """SYNTHETIC: a watchdog's timeout (PyTorch 2.x's words) before the lost store: the store went away after the
+    hang (a rank's abort), so the lost store names no host: undetermined, as before."""
+    timeout = ("[rank8]:[E318 10:00:11.929037914 ProcessGroupNCCL.cpp:616] [Rank 8] Watchdog caught collective "
+               "operation timeout: WorkNCCL(SeqNum=5653, OpType=ALLREDUCE, NumelIn=58720256, NumelOut=58720256, "
+               "Timeout(ms)=600000) ran for 600028 milliseconds before timing out.")
+    (incident,) = _job([timeout, RECV])
+    assert incident.rule != "store_lost" and incident.root.host != "sglang-0.default.pod.transwarp.local"
