@@ -1400,8 +1400,8 @@ def _store_lost(job: Job) -> Verdict | None:
                                            if host and _bare(address.rsplit(':', 1)[0]) != host else "")
              ) if address else "the job's store"
     held = ("rank 0 on that host (whose process holds it for torchrun's static rendezvous) or that host's elastic "
-            "agent (the c10d rendezvous's)" if rank == 0 else "the process that held it (rank 0's for torchrun's static rendezvous, the elastic "
-            "agent's on the c10d rendezvous host)")
+            "agent (the c10d rendezvous's)" if rank == 0 else "the process that held it (rank 0's for torchrun's static "
+            "rendezvous, the elastic agent's on the c10d rendezvous host)")
     return Verdict("undetermined", None, "store_lost",
                    f"{_ranks(ranks) if ranks else 'a rank'} lost {where}" + (f" ('{error}')" if error else "")
                    + f"{_at(lost[0])}, the job's first failure: the store went away; {held} ended, crashed or "
@@ -1446,7 +1446,8 @@ RULES: tuple[Rule, ...] = (
     ("peer_error", 5, _peer_error, "network errors naming a peer point at it"),
     ("fabric_error", 6, _fabric_error, "InfiniBand / RoCE errors naming no peer: the fabric"),
     ("lagging_rank", 7, _lagging_rank, "NCCL watchdog numbers single out the rank that never reached the collective"),
-    ("store_lost", 8, _store_lost, "a TCPStore client lost the store first: the store's host (rank 0's) is the suspect"),
+    ("store_lost", 8, _store_lost,
+     "a TCPStore client lost the store first: the store's host (rank 0's) is the suspect"),
     ("undetermined", 9, _undetermined, "only consequences: no root is named"),
 )
 

@@ -12,6 +12,8 @@ lines together into a job that did not happen as such; they test the rule, never
 
 from __future__ import annotations
 
+from test_triage_unique_id import OOM_2  # REAL: modelscope/FunASR #2006
+
 from triage import Clock, attribute, read_lines
 
 # REAL: https://github.com/sgl-project/sglang/issues/20859 (tests/fixtures/incidents/h549_sglang-20859-store-reset)
@@ -33,13 +35,6 @@ RECV_28 = ("[rank82]:[W1104 01:29:53.257494110 TCPStore.cpp:125] [c10d] recvValu
            "addr=[lws-kimi-k2-instruct-decoder-0-10.lws-kimi-k2-instruct-decoder.ome.svc.cluster.local]:44516, "
            "remote=[10-24-8-26.kimi-k2-instruct-decoder.ome.svc.cluster.local]:5757): Failed to recv, got 0 bytes. "
            "Connection was likely closed. Did the remote server shutdown or crash?")
-# REAL: https://github.com/modelscope/FunASR/issues/2006 (tests/fixtures/incidents/funasr-2006-oom)
-OOM_2 = ("[rank2]: torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 336.00 MiB. GPU  has a total "
-         "capacity of 79.15 GiB of which 141.25 MiB is free. Process 2109115 has 78.99 GiB memory in use. Of the "
-         "allocated memory 77.21 GiB is allocated by PyTorch, and 283.51 MiB is reserved by PyTorch but unallocated. "
-         "If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to "
-         "avoid fragmentation.  See documentation for Memory Management  "
-         "(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)")
 # SYNTHETIC: NCCL's address line of rank 0 on host sglang-0 (its format: NCCL's "Bootstrap : Using" INFO line)
 RANK0_HOST = "[rank0]:sglang-0:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"
 
