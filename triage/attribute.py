@@ -1400,8 +1400,9 @@ def _store_lost(job: Job) -> Verdict | None:
                                            if host and _bare(address.rsplit(':', 1)[0]) != host else "")
              ) if address else "the job's store"
     held = ("rank 0 on that host (whose process holds it for torchrun's static rendezvous) or that host's elastic "
-            "agent (the c10d rendezvous's)" if rank == 0 else "the process that held it (rank 0's for torchrun's static "
-            "rendezvous, the elastic agent's on the c10d rendezvous host)")
+            "agent (the c10d rendezvous's)" if rank == 0 else
+            "the process that held it (rank 0's for torchrun's static rendezvous, the elastic agent's on the c10d "
+            "rendezvous host)")
     return Verdict("undetermined", None, "store_lost",
                    f"{_ranks(ranks) if ranks else 'a rank'} lost {where}" + (f" ('{error}')" if error else "")
                    + f"{_at(lost[0])}, the job's first failure: the store went away; {held} ended, crashed or "
