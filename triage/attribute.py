@@ -127,6 +127,10 @@ ABORT_FACTS = frozenset({"mpi_abort"})
 # pod that never started, or never reached the store); more, the store also held other processes' joins (another job
 # on the same store address, or an earlier attempt of this one). Store errors without counts stay consequences.
 STORE_COUNTS = frozenset({"store_join"})
+# Rows (facts.py) of a TCPStore client that lost the store it had reached (store_lost: "recvValue failed on
+# SocketImpl(.., remote=[host]:29500): Connection reset by peer", the watchdog's "maybe TCPStore server has shut down
+# too early"): where such a line is the job's first symptom, the store's host is the suspect (`_store_lost`)
+STORE_LOST = frozenset({"store_lost"})
 # The most ranks a verdict names one by one as never having joined a store (_store_counts) or reached a collective
 # (_lagging_rank): a count beyond any job's (a corrupt or hostile line's "0/99999999999 clients joined",
 # "nranks 99999999999") costs no more than this
@@ -1074,7 +1078,8 @@ def _peer_error(job: Job) -> Verdict | None:
                    "why it went away", host=host or (None if _loopback(first.peer) else _bare(first.peer)), pod=pod)
 
 
-LOOPBACK = re.compile(r"^(?:127(?:\.\d{1,3}){3}|::1|localhost)$", re.I)
+# a loopback address, IPv4-mapped too (c10d's "remote=[::ffff:127.0.0.1]:6006")
+LOOPBACK = re.compile(r"^(?:(?:::ffff:)?127(?:\.\d{1,3}){3}|::1|localhost)$", re.I)
 
 
 def _loopback(address: str | None) -> bool:
@@ -1082,10 +1087,11 @@ def _loopback(address: str | None) -> bool:
     return bool(address) and LOOPBACK.match(_bare(address)) is not None
 
 
-def _peer_host(job: Job, e: Evidence) -> str | None:
-    """The host of the peer a remote error names: the job's host its address is; a loopback address is the
-    reporter's own host (None where its line names none)."""
-    return job.host_of(e.peer) or (e.host if _loopback(e.peer) else None)
+def _peer_host(job: Job, e: Evidence, address: str | None = None) -> str | None:
+    """The host of the peer a remote error names (`address`, else its line's peer): the job's host its address is; a
+    loopback address is the reporter's own host (None where its line names none)."""
+    address = address or e.peer
+    return job.host_of(address) or (e.host if _loopback(address) else None)
 
 
 def _peer_name(job: Job, e: Evidence) -> str:
@@ -1214,7 +1220,7 @@ def _unique_id_root(job: Job, waited: list[Evidence]) -> Verdict:
     # the store's error, as the first line that says it says it ("": every line cut before it, an Event's excerpt)
     error = next((str(e.details["store_error"]) for e in waited if e.details.get("store_error")), "")
     said = f" (store->get got '{error}')" if error else ""
-    how = ("never published it in time: it failed, hung or was slow before the setup" if "timeout" in error.lower() else
+    how = ("never published it in time: it failed, hung or was slow before the setup" if _store_timed_out(error) else
            "went away, or the store with it, while they waited (PyTorch's \"a possible application crash on rank 0\")"
            if error else "failed, hung or went away before the setup")
     return Verdict("undetermined", None, "lagging_rank",
@@ -1222,6 +1228,18 @@ def _unique_id_root(job: Job, waited: list[Evidence]) -> Verdict:
                    f"through the job's store to set up {'its' if len(ranks) == 1 else 'their'} communicator with "
                    f"it{said}: rank {root} {how}; no failure of its own was read here",
                    suspects=tuple(waited), rank=root, host=host)
+
+
+def _store_reset(e: Evidence) -> bool:
+    """A wait for the NCCL unique id (`_unique_id_waits`) whose store error says no timeout: the store's connection
+    failed ("Connection reset by peer"), the rank did not time out."""
+    error = str(e.details.get("store_error") or "")
+    return bool(error) and not _store_timed_out(error)
+
+
+def _store_timed_out(error: str) -> bool:
+    """A store error that is a timeout ("Socket Timeout", "wait timeout after 600000ms", "timed out")."""
+    return "timeout" in error.lower() or "timed out" in error.lower()
 
 
 def _reported_straggler(job: Job, reports: list[Evidence]) -> Verdict | None:
@@ -1333,6 +1351,51 @@ def _dumped_behind(job: Job, reports: list[Evidence]) -> list[Evidence]:
             and (pg := job.group_of(e)) in tops and (e.rank, pg) not in timed_out and e.last_enqueued < tops[pg]]
 
 
+def _store_lost(job: Job) -> Verdict | None:
+    """The job's first symptom is a TCPStore client that lost the store it had reached (STORE_LOST): the store went
+    away with the process that held it, rank 0's (torchrun's static rendezvous, MASTER_ADDR) or the elastic agent's
+    on the c10d rendezvous host, so its host is the suspect, not the reporter. Its address (`remote=`) is the job's
+    host where the logs say so (NCCL's address lines, a fully qualified name's first label), the reporter's own where
+    it is loopback or the client's own address; rank 0 is named only where its host is the store's and it reported no
+    lost store itself (a client of the store cannot have held it). A failure of a rank's own outranks it
+    (`first_failure`)."""
+    symptoms = [e for e in job.failures if is_consequence(e)]
+    if not symptoms or symptoms[0].details.get("fact") not in STORE_LOST:
+        return None
+    lost = [e for e in symptoms if e.details.get("fact") in STORE_LOST]
+    addressed = [e for e in lost if e.details.get("store_host")]
+    # each line's store: its host where known, else its address as said (a line naming no address names none)
+    stores = {_peer_host(job, e, _client_store(e)) or _bare(str(e.details["store_host"])) for e in addressed}
+    first = addressed[0] if len(stores) == 1 else None
+    host = _peer_host(job, first, _client_store(first)) if first is not None else None
+    address = f"{first.details['store_host']}:{first.details['store_port']}" if first is not None else None
+    ranks = sorted({e.rank for e in lost if e.rank is not None})
+    rank = 0 if host is not None and job.rank_host.get(0) == host and 0 not in ranks else None
+    error = next((str(e.details["store_error"]) for e in lost if e.details.get("store_error")), "")
+    own = first is not None and _loopback(_client_store(first))
+    where = (f"the store at {address}" + (" (on its own host)" if own and not host else f" (host {host})"
+                                           if host and _bare(address.rsplit(':', 1)[0]) != host else "")
+             ) if address else "the job's store"
+    held = ("rank 0 on that host (whose process holds it for torchrun's static rendezvous) or that host's elastic "
+            "agent (the c10d rendezvous's)" if rank == 0 else
+            "the process that held it (rank 0's for torchrun's static rendezvous, the elastic agent's on the c10d "
+            "rendezvous host)")
+    return Verdict("undetermined", None, "store_lost",
+                   f"{_ranks(ranks) if ranks else 'a rank'} lost {where}" + (f" ('{error}')" if error else "")
+                   + f"{_at(lost[0])}, the job's first failure: the store went away; {held} ended, crashed or "
+                   "was killed, or the network to it failed; no failure of that process was read here",
+                   suspects=tuple(lost), rank=rank,
+                   host=host or (None if first is None or _loopback(_client_store(first))
+                                 else _bare(str(first.details["store_host"]))))
+
+
+def _client_store(e: Evidence) -> str:
+    """The store's address a lost store's line names, loopback where it is the client's own (the store on the
+    reporter's host: "addr=[pod-x]:50828, remote=[pod-x]:45903")."""
+    store = str(e.details["store_host"])
+    return "localhost" if store == e.details.get("store_client") else store
+
+
 def _undetermined(job: Job) -> Verdict | None:
     symptoms = [e for e in job.failures if is_consequence(e)]
     if not symptoms:
@@ -1361,7 +1424,9 @@ RULES: tuple[Rule, ...] = (
     ("peer_error", 5, _peer_error, "network errors naming a peer point at it"),
     ("fabric_error", 6, _fabric_error, "InfiniBand / RoCE errors naming no peer: the fabric"),
     ("lagging_rank", 7, _lagging_rank, "NCCL watchdog numbers single out the rank that never reached the collective"),
-    ("undetermined", 8, _undetermined, "only consequences: no root is named"),
+    ("store_lost", 8, _store_lost,
+     "a TCPStore client lost the store first: the store's host (rank 0's) is the suspect"),
+    ("undetermined", 9, _undetermined, "only consequences: no root is named"),
 )
 
 
@@ -1526,10 +1591,17 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
     # said at its end (one account, so no failure the incident lists goes unsaid)
     said: set[int] = set()
     watchdog = [e for e in job.failures if e.kind in TIMEOUT_KINDS]
-    timeouts = [e for e in watchdog if e.rank is not None]
+    # a wait for the NCCL unique id through the store whose store error is no timeout ("Connection reset by peer"):
+    # the store lost, said as the line says it, not as a timeout
+    reset = [e for e in watchdog if e.rank is not None and _store_reset(e)]
+    timeouts = [e for e in watchdog if e.rank is not None and not _store_reset(e)]
+    if reset:
+        errors = list(dict.fromkeys(str(e.details["store_error"]) for e in reset))
+        parts.append(f"{_ranks([e.rank for e in reset])} lost the store waiting for the NCCL unique id "
+                     f"('{errors[0]}'" + (f" and {len(errors) - 1} other error(s))" if len(errors) > 1 else ")"))
     if timeouts:
         parts.append(_timed_out(job, timeouts))
-    elif watchdog:
+    elif watchdog and not reset:
         parts.append("NCCL watchdog timeouts")
     said.update(map(id, watchdog))
     told_ev = [e for e in job.failures if e.kind == "barrier_timeout" and e.rank is not None

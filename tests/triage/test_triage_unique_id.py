@@ -82,3 +82,13 @@ def test_a_line_cut_before_the_store_error_still_names_rank_0():
     assert (incident.rule, incident.root.rank) == ("lagging_rank", 0)
     assert "store->get got" not in incident.reason
     assert "rank 0 failed, hung or went away before the setup" in incident.reason
+
+
+def test_the_consequences_word_a_reset_as_a_lost_store_and_a_timeout_as_one():
+    """h549: ArcticTraining #233's reset was said "rank 1 timed out"; NeMo Speech #14399's timeout still is."""
+    (reset,) = _job([RESET])
+    assert reset.consequences.startswith("rank 1 lost the store waiting for the NCCL unique id ('Connection reset by "
+                                         "peer')")
+    assert "timed out" not in reset.consequences
+    (timeout,) = _job([TIMEOUT])
+    assert timeout.consequences.startswith("rank 1 timed out")
