@@ -366,8 +366,8 @@ def _return_freed_heap() -> None:
         import ctypes  # noqa: PLC0415 - after a compile alone (a cached database costs no import)
 
         ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim): the pages stay
-        pass
+    except (ImportError, OSError, AttributeError, TypeError):  # no ctypes (a Python built without libffi), not glibc
+        pass  # (musl has no malloc_trim), no handle to the process (CDLL(None) off POSIX): the pages stay
 
 
 def hyperscan_words_in(words: list[str]) -> "Callable[[str], list[str]] | None":

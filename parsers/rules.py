@@ -2665,11 +2665,13 @@ RULES: tuple[Rule, ...] = (
     # ..", "Timeout waiting for key: default_pg/0/0 after .."). The numbers are ranks in the group, kept in details
     # (triage names the root rank: attribute.py `_unique_id_root`). PyTorch prints the words only in this exception,
     # so a line cut after the ranks (an Event's 160-character excerpt of it, read back by the cluster component) is
-    # still this failure, its store error unknown.
+    # still this failure, its store error unknown. The key (`store_key`) is a counter for a collective's communicator,
+    # published by the group's rank 0, and "<low>:<high>" for a single send / recv's (getKeySendRecv), published by the
+    # pair's low rank whatever "[0]" says (triage/attribute.py `_unique_id_publisher`).
     _r("torch_unique_id_store", "nccl_timeout", ["ncclUniqueId from ["],
        r"\[(?P<waiting_rank>\d+)\] is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from "
-       r"\[(?P<root_rank>\d+)\](?: via c10d key-value store by key '[^'\n]*', but store->get\('[^'\n]*'\) got "
-       r"(?:error|exception): (?P<store_error>[^\n]{1,120}))?"),
+       r"\[(?P<root_rank>\d+)\](?: via c10d key-value store by key '(?P<store_key>[^'\n]{1,64})'(?:, but store->get\("
+       r"'[^'\n]*'\) got (?:error|exception): (?P<store_error>[^\n]{1,120}))?)?"),
     # the rank's communicators aborted (after its own or another rank's failure: "Original reason for failure was");
     # details["consequence"] says the line reports a consequence (triage keeps such an exception a consequence)
     _r("torch_comm_aborted", "nccl_error", ["communicator was aborted on rank"],

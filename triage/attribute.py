@@ -1209,12 +1209,25 @@ def _unique_id_waits(job: Job) -> list[Evidence]:
             and (e.rank is None or _int(e.details.get("waiting_rank")) == e.rank)]
 
 
+_SEND_RECV_KEY = re.compile(r"(\d+):\d+")  # PyTorch's getKeySendRecv: "<low>:<high>", a send / recv pair's ranks
+
+
+def _unique_id_publisher(e: Evidence) -> int:
+    """The rank that publishes the NCCL unique id a wait (`_unique_id_waits`) waited for: the group's rank 0 for a
+    collective's communicator (the store key a counter), the pair's low rank for a single send / recv's (the key
+    "<low>:<high>": ProcessGroupNCCL's broadcastUniqueNCCLID, p2pRank 0; its words say "[0]" all the same)."""
+    m = _SEND_RECV_KEY.fullmatch(str(e.details.get("store_key") or ""))
+    return int(m.group(1)) if m else _int(e.details.get("root_rank")) or 0
+
+
 def _unique_id_root(job: Job, waited: list[Evidence]) -> Verdict:
-    """The group's rank 0 never gave the others the NCCL unique id they waited for through the store (the waits
-    `_unique_id_waits` found): it failed, hung or was slow before the communicator's setup (a store that closed the
+    """The rank that publishes the NCCL unique id (`_unique_id_publisher`: the group's rank 0, a send / recv pair's low
+    rank) never gave the others the id they waited for through the store (the waits `_unique_id_waits` found, the
+    first's publisher's): it failed, hung or was slow before the communicator's setup (a store that closed the
     connection, "Connection reset by peer", went away with it: PyTorch's own "This may indicate a possible
     application crash on rank 0"); the suspect, though its own log says nothing read here."""
-    root = _int(waited[0].details["root_rank"]) or 0
+    root = _unique_id_publisher(waited[0])
+    waited = [e for e in waited if _unique_id_publisher(e) == root]
     host = job.rank_host.get(root)
     ranks = sorted({e.rank for e in waited if e.rank is not None})
     # the store's error, as the first line that says it says it ("": every line cut before it, an Event's excerpt)

@@ -1307,3 +1307,15 @@ def test_an_re2_set_that_names_no_pattern_of_a_matched_line_loses_no_line(fixtur
 
     scanner.prefilter._re2 = [(s, failing(m), ids) for s, m, ids in scanner.prefilter._re2]
     assert ref and _findings(scanner, data) == ref and calls[0] == 3 and scanner.prefilter.scan_failures == 1
+
+
+def test_giving_the_heap_back_where_python_has_no_ctypes_costs_nothing(monkeypatch):
+    """A Python built without libffi has no `_ctypes`: `import ctypes` raises ImportError.  Giving the compile's heap
+    back is then skipped, as on musl (no malloc_trim): was raised out of every hyperscan compile (the buffer
+    Prefilter's at start-up, the keyword scan's mid-burst), the engine lost to a courtesy."""
+    import sys
+
+    from parsers import prefilter
+
+    monkeypatch.setitem(sys.modules, "ctypes", None)  # `import ctypes` raises ImportError
+    prefilter._return_freed_heap()

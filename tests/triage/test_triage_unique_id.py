@@ -92,3 +92,27 @@ def test_the_consequences_word_a_reset_as_a_lost_store_and_a_timeout_as_one():
     assert "timed out" not in reset.consequences
     (timeout,) = _job([TIMEOUT])
     assert timeout.consequences.startswith("rank 1 timed out")
+
+
+# CONSTRUCTED from ArcticTraining #233's line (RESET), its ranks and key changed as PyTorch writes them for a single
+# send / recv's communicator (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp: broadcastUniqueNCCLID keys the store by
+# getKeySendRecv's "<low>:<high>" pair, and the pair's low rank, p2pRank 0, publishes the id; the words still say
+# "from [0]"). No real line of a send / recv's wait was found.
+P2P_3 = RESET.replace("[rank1]:", "[rank3]:").replace("[1] is", "[3] is").replace("'0'", "'2:3'")
+P2P_1 = RESET.replace("'0'", "'0:1'")
+
+
+def test_a_send_recv_pairs_wait_names_the_pairs_low_rank_not_rank_0():
+    """A pipeline stage's send / recv communicator: rank 3 waited for the id rank 2 publishes (key '2:3'); was rank 0
+    named, a rank that took no part in the pair."""
+    (incident,) = _job([P2P_3])
+    assert (incident.rule, incident.root.rank) == ("lagging_rank", 2)
+    assert incident.reason.startswith("rank 2 never gave the NCCL unique id rank 3 waited for")
+
+
+def test_waits_for_two_publishers_name_the_first_and_only_its_waiters():
+    """SYNTHETIC: rank 1 waited for rank 0 (key '0:1'), rank 3 for rank 2 (key '2:3'): the first wait's publisher named,
+    the ranks said waiting for it only its own."""
+    (incident,) = _job([P2P_1, P2P_3])
+    assert incident.root.rank == 0
+    assert incident.reason.startswith("rank 0 never gave the NCCL unique id rank 1 waited for through")
