@@ -419,7 +419,7 @@ def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
     if hit is None or hit[0].kind not in facts.LIVE_WORDED:
         return None
     fact, groups = hit
-    row = facts.LIVE[fact.kind]
+    row = facts.live(fact.kind, fact.name)
     details: dict = {}
     base = writer(origin_of(fields_), rest, details)
     fact_fields(fact, groups, base, details)
