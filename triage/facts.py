@@ -1555,7 +1555,7 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
              ("rank", "host", "gpu", "result", "iteration"), ()),
     # a store's count of the ranks that joined, apart from those it waited for (attribute.STORE_COUNTS): the counts
     # are the culprit (the ranks that never joined, or another job's joins); a store error without them is a
-    # consequence and stays offline
+    # consequence and stays offline, but for a lost store's address (StoreLost, below)
     LiveFact("store_error", "StoreJoinTimeout", "The job's store timed out counting the ranks that joined",
              ("rank", "store_key", "store_joined", "store_expected", "store_timeout", "fact"),
              ("store_joined", "store_expected")),
