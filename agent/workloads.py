@@ -270,10 +270,10 @@ class WorkloadTracker:
             return self.gpu_access(ref, f) if f.details.get("workload") else None  # else counted only
         # imported here: the job facts (the `triage` package) matter only once pod logs are read, which brings them
         # anyway (agent/sources/podlogs.py); an agent without pod logs never holds them (issue 24's idle footprint)
-        from triage.facts import LIVE as JOB_FACTS, names_culprit, ray_task_words  # noqa: PLC0415
+        from triage.facts import live, names_culprit, ray_task_words  # noqa: PLC0415
         from triage.facts import words as fact_words  # noqa: PLC0415
 
-        fact = JOB_FACTS.get(f.kind)
+        fact = live(f.kind, f.details.get("fact"))
         if fact is not None and f.details.get("consequence") and self._spoke(
                 (ref.namespace, job_of(ref.pod), fact.reason, ""), seen_at(f, self.clock())):
             return None  # a consequence (Ray's RayChannelTimeoutError: a failure elsewhere made its rank raise it) is

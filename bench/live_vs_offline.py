@@ -353,7 +353,7 @@ def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
     not read its line (a summary's field, read live only within the lines after the summary's opener: triage/read.py
     BLOCK_OPENERS)."""
     from cluster.evidence import AGENT_COMPONENT
-    from triage.facts import EVENT_ROW, FACTS, EVENT_ENDS, LIVE
+    from triage.facts import EVENT_ROW, FACTS, EVENT_ENDS, LIVE, live
     from triage.read import BLOCK_OPENERS, job_fact
 
     root = off.get("root") or {}
@@ -375,9 +375,10 @@ def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
                 "(agent/workloads.py)")
     # (by the row's words: offline's text may be cut, TEXT_MAX, before the end its pattern reads)
     row = next((f for f in FACTS if f.kind == kind and any(k in text for k in f.keywords)), None)
-    if job_fact(text) is None and row is not None and not LIVE[kind].witness:
+    publisher = live(kind, row.name if row is not None else None)
+    if job_fact(text) is None and row is not None and not publisher.witness:
         return ("job fact names no culprit", f"offline's root is {kind} ({rule}: {text.strip()!r}), a line of a "
-                f"LIVE_FACTS row ({row.name}) that names none of its culprit's fields {list(LIVE[kind].culprit)} "
+                f"LIVE_FACTS row ({row.name}) that names none of its culprit's fields {list(publisher.culprit)} "
                 "and has no witness (LiveFact.witness): the agent does not publish it")
     opened = any(o in line for lines in sp.pods.values() for line in lines for o in BLOCK_OPENERS)
     if job_fact(text) is None and not opened:

@@ -51,6 +51,7 @@ from parsers.rules import CUDA_CONTAINED, NVSMI_NO_GPU
 
 from .clock import SKEW
 from .facts import JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
+from .facts import bare_address, loopback as _loopback, own_address
 from .model import Evidence, Incident, Root, _int
 from .teardown import ENDED_SIGNALS, Teardown, fails, teardown
 
@@ -440,10 +441,7 @@ def _amended(raw: list[Evidence]) -> list[Evidence]:
     return out
 
 
-def _bare(address: str) -> str:
-    return address.split("<", 1)[0].split("%", 1)[0].strip("[]")
-
-
+_bare = bare_address  # (triage.facts', whose loopback test the live side shares)
 bare_address = _bare  # an address as the job's address map keys it ("10.1.2.3<43123>" -> "10.1.2.3"): cluster/book.py
 
 
@@ -1078,15 +1076,6 @@ def _peer_error(job: Job) -> Verdict | None:
                    "why it went away", host=host or (None if _loopback(first.peer) else _bare(first.peer)), pod=pod)
 
 
-# a loopback address, IPv4-mapped too (c10d's "remote=[::ffff:127.0.0.1]:6006")
-LOOPBACK = re.compile(r"^(?:(?:::ffff:)?127(?:\.\d{1,3}){3}|::1|localhost)$", re.I)
-
-
-def _loopback(address: str | None) -> bool:
-    """A peer on the reporter's own host (Gloo's "Connection closed by peer [127.0.0.1]:10895" of a one-node job)."""
-    return bool(address) and LOOPBACK.match(_bare(address)) is not None
-
-
 def _peer_host(job: Job, e: Evidence, address: str | None = None) -> str | None:
     """The host of the peer a remote error names (`address`, else its line's peer): the job's host its address is; a
     loopback address is the reporter's own host (None where its line names none)."""
@@ -1385,7 +1374,7 @@ def _store_lost(job: Job) -> Verdict | None:
     ranks = sorted({e.rank for e in lost if e.rank is not None})
     rank = 0 if host is not None and job.rank_host.get(0) == host and 0 not in ranks else None
     error = next((str(e.details["store_error"]) for e in lost if e.details.get("store_error")), "")
-    own = first is not None and _loopback(_client_store(first))
+    own = first is not None and _own_store(first)
     where = (f"the store at {address}" + (" (on its own host)" if own and not host else f" (host {host})"
                                            if host and _bare(address.rsplit(':', 1)[0]) != host else "")
              ) if address else "the job's store"
@@ -1398,8 +1387,13 @@ def _store_lost(job: Job) -> Verdict | None:
                    + f"{_at(lost[0])}, the job's first failure: the store went away; {held} ended, crashed or "
                    "was killed, or the network to it failed; no failure of that process was read here",
                    suspects=tuple(lost), rank=rank,
-                   host=host or (None if first is None or _loopback(_client_store(first))
+                   host=host or (None if first is None or _own_store(first)
                                  else _bare(str(first.details["store_host"]))))
+
+
+def _own_store(e: Evidence) -> bool:
+    """A lost store's line whose store is on its writer's own host (triage.facts `own_address`)."""
+    return own_address(str(e.details["store_host"]), e.details.get("store_client"))
 
 
 def _client_store(e: Evidence) -> str:

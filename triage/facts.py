@@ -1302,6 +1302,26 @@ RAY_TASK_KEYWORD = " (pid="
 RAY_TASK_HEADER = re.compile(r"(?:^|: )(?:\x1b?\[\d{1,2}m)?ray::[\w.<>\-]{1,200}\(\)(?:\x1b?\[\d{1,2}m)? "
                              r"\(pid=(?P<pid>\d{1,9}), ip=(?P<host>[^,)\s]{1,200})[,)]")
 
+# a loopback address, IPv4-mapped too (c10d's "remote=[::ffff:127.0.0.1]:6006")
+LOOPBACK = re.compile(r"^(?:(?:::ffff:)?127(?:\.\d{1,3}){3}|::1|localhost)$", re.I)
+
+
+def bare_address(address: str) -> str:
+    """An address as the job's address map keys it ("10.1.2.3<43123>" -> "10.1.2.3", "[::1]" -> "::1")."""
+    return address.split("<", 1)[0].split("%", 1)[0].strip("[]")
+
+
+def loopback(address: str | None) -> bool:
+    """A peer on the reporter's own host (Gloo's "Connection closed by peer [127.0.0.1]:10895" of a one-node job)."""
+    return bool(address) and LOOPBACK.match(bare_address(address)) is not None
+
+
+def own_address(address: str, writer: object = None) -> bool:
+    """Whether an address a line names (a lost store's `store_host`) is its writer's own host's: loopback, or the
+    writer's own address the line names beside it (`writer`: c10d's "addr=[pod-x]:50828, remote=[pod-x]:45903")."""
+    return loopback(address) or (writer is not None and address == writer)
+
+
 # fields of Evidence the groups fill (ints unless named in TEXT_FIELDS); any other group goes to details
 INT_FIELDS = ("rank", "local_rank", "seq", "last_enqueued", "last_completed", "exit_code", "signal", "pid", "gpu")
 TEXT_FIELDS = ("host", "address")
@@ -1499,6 +1519,12 @@ class LiveFact:
     # exception is the failure or a consequence is what its traceback, its chain and its writer's lines before it
     # say; the rows of its kind (eagain_exception's libstdc++ "what():" line) stay offline
     traced: bool = False
+    # the rows (FACTS names) of its kind it publishes, its own words and reason for them; () every row of its kind no
+    # other LiveFact names (`live`)
+    rows: tuple[str, ...] = ()
+    # the field naming the writer's own address beside its culprit's (a c10d client's `store_client`): a culprit field
+    # that is loopback or that address (`own_address`) is its writer's own host, named already by the pod: no culprit
+    own: str = ""
 
 
 LIVE_FACTS: tuple[LiveFact, ...] = (
@@ -1529,10 +1555,18 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
              ("rank", "host", "gpu", "result", "iteration"), ()),
     # a store's count of the ranks that joined, apart from those it waited for (attribute.STORE_COUNTS): the counts
     # are the culprit (the ranks that never joined, or another job's joins); a store error without them is a
-    # consequence and stays offline
+    # consequence and stays offline, but for a lost store's address (StoreLost, below)
     LiveFact("store_error", "StoreJoinTimeout", "The job's store timed out counting the ranks that joined",
              ("rank", "store_key", "store_joined", "store_expected", "store_timeout", "fact"),
              ("store_joined", "store_expected")),
+    # a rank that lost the job's store it had reached on another host (row store_lost: c10d's "recvValue failed on
+    # SocketImpl(.., remote=[host]:20000): Connection reset by peer"): the store's host is the culprit, as offline
+    # (attribute `_store_lost`: the store went away with its process); a store on its writer's own host (`own`: a
+    # one-host job's localhost:29500, where its end's race prints it) and the watchdog's "shut down too early", which
+    # names no address, stay offline; after its file's statement of success it is the teardown (triage.teardown)
+    LiveFact("store_error", "StoreLost", "A rank lost the job's store on another host",
+             ("rank", "store_host", "store_port", "store_error", "fact"), ("store_host",), rows=("store_lost",),
+             own="store_client"),
     # a rank's Python exception that is no consequence of another's failure (not chained after the chain's first, no
     # CONSEQUENCE_EXCEPTIONS type or words, no fact it states, no parsers' kind of its text): the application's; its
     # writer is the culprit.  One that is a consequence (a CONSEQUENCE_EXCEPTIONS type or words: Ray's
@@ -1543,7 +1577,8 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
              ("rank", "local_rank", "host", "pid", "exception"), (), traced=True, witness=True,
              told="A rank raised an exception that says the failure is elsewhere"),
 )
-LIVE = {row.kind: row for row in LIVE_FACTS}
+LIVE = {row.kind: row for row in LIVE_FACTS if not row.rows}  # a kind's row for its rows no other names
+LIVE_ROWS = {name: row for row in LIVE_FACTS for name in row.rows}
 LIVE_REASONS = {row.reason: row for row in LIVE_FACTS}
 # the kinds read from a line's own words (triage.read.job_fact), and the words a line must hold to be one of them: the
 # rows' of those kinds (a line without one costs nothing more); a traced kind's rows are not among them
@@ -1557,10 +1592,13 @@ _LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "p
            "seq": "seq", "error_type": "error type", "barrier": "barrier", "tasks": "tasks", "plugin": "plugin",
            "callback": "callback", "rc": "rc", "store_key": "key", "store_joined": "joined",
            "store_expected": "expected", "store_timeout": "store timeout", "gpu": "gpu", "result": "result",
-           "iteration": "iteration", "exception": "exception", "duration": "duration"}
+           "iteration": "iteration", "exception": "exception", "duration": "duration", "store_host": "store",
+           "store_port": "port", "store_error": "store error"}
 _BY_LABEL = {label: name for name, label in _LABELS.items()}
 _VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./'\-]{0,79}"),
-          "why": re.compile(r"[A-Z][A-Z ]{0,79}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
+          "why": re.compile(r"[A-Z][A-Z ]{0,79}"),
+          # a store's error as c10d words it (no ';' nor parenthesis: the Event's own separators)
+          "store_error": re.compile(r"[A-Za-z][\w ,.'?\-]{0,119}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
           "int": re.compile(r"-?\d{1,18}")}
 _LABEL = "(" + "|".join(sorted(map(re.escape, _BY_LABEL), key=len, reverse=True)) + ")"
 _WORDS = re.compile(r" \(((?:" + _LABEL + r" [^;()]{1,400}?(?:; |(?=\))))+)\)")
@@ -1571,12 +1609,21 @@ def _shape(name: str) -> re.Pattern:
     return _VALUE.get(name) or (_VALUE["int"] if name in INT_FIELDS else _VALUE["text"])
 
 
+def live(kind: str, fact: str | None = None) -> LiveFact | None:
+    """The LIVE_FACTS row that publishes a job fact of `kind` read by FACTS row `fact` (LiveFact.rows), None: none."""
+    row = LIVE_ROWS.get(fact) if fact is not None else None
+    return row if row is not None and row.kind == kind else LIVE.get(kind)
+
+
 def names_culprit(row: LiveFact, fields: dict) -> bool:
     """Whether a fact's `fields` name its culprit (LiveFact.culprit; a row of none: its writer is, unless its fields
-    say it is a consequence: a failure elsewhere made its writer say it)."""
+    say it is a consequence: a failure elsewhere made its writer say it); one on its writer's own host
+    (LiveFact.own) names none."""
     if fields.get("consequence"):
         return False
-    return not row.culprit or any(fields.get(name) is not None for name in row.culprit)
+    return not row.culprit or any(fields.get(name) is not None and
+                                  not (row.own and own_address(str(fields[name]), fields.get(row.own)))
+                                  for name in row.culprit)
 
 
 def published(row: LiveFact, fields: dict) -> bool:

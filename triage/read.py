@@ -419,14 +419,16 @@ def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
     if hit is None or hit[0].kind not in facts.LIVE_WORDED:
         return None
     fact, groups = hit
-    row = facts.LIVE[fact.kind]
+    row = facts.live(fact.kind, fact.name)
     details: dict = {}
     base = writer(origin_of(fields_), rest, details)
     fact_fields(fact, groups, base, details)
-    said = {name: base[name] if name in base else details.get(name) for name in row.fields}
+    # (its writer's own address, LiveFact.own: asked, never said)
+    said = {name: base[name] if name in base else details.get(name) for name in (*row.fields, *filter(None, [row.own]))}
     said = {name: value for name, value in said.items() if value is not None}
     if not facts.published(row, said):
         return None
+    said.pop(row.own, None)
     said["fact"] = fact.name
     return row, said
 
