@@ -50,7 +50,7 @@ from parsers.pci import PORT_DRIVERS, printed_by
 from parsers.rules import CUDA_CONTAINED, NVSMI_NO_GPU
 
 from .clock import SKEW
-from .facts import JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
+from .facts import FACT_CATEGORY, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
 from .model import Evidence, Incident, Root, _int
 from .teardown import ENDED_SIGNALS, Teardown, fails, teardown
 
@@ -509,6 +509,8 @@ def category_of(e: Evidence) -> str | None:
     verbs = ibv_call_category(e)
     if verbs is not None:
         return verbs
+    if e.details.get("fact") in FACT_CATEGORY:  # a row whose lines are not its kind's (a launch on the job's program)
+        return FACT_CATEGORY[e.details["fact"]]
     c = KIND_CATEGORY.get(e.kind)
     if c == "by_attribution":
         return ATTRIBUTION_CATEGORY.get(attribution_of(e))
