@@ -1404,6 +1404,42 @@ def _store_lost(job: Job) -> Verdict | None:
                                  else _bare(str(first.details["store_host"]))))
 
 
+# JAX's task that lost the coordination service (parsers/rules.py jax_fatal_errors' status text, XLA's
+# TrimCoordinationErrorMessage for a gRPC error of its own: "UNAVAILABLE: Failed to send RPC to coordination service.
+# Either the leader task was preempted/died/restarted unexpectedly or this task is experiencing network issues."):
+# the service runs in the leader, task 0 (JAX's docs, docs/fault_tolerance.rst: "Process 0 is special")
+LEADER_LOST = "Failed to send RPC to coordination service"
+LEADER_RANK = 0
+
+
+def _leader_lost(job: Job) -> Verdict | None:
+    """The job's first symptom is a JAX task that lost the coordination service (LEADER_LOST): where two tasks or
+    more said so and the leader (task 0, the service's host) did not, the leader is the suspect (it died, was preempted
+    or restarted: JAX's docs kill process 0 and every other process says this); where one task alone said so while
+    others were seen, that task's own network or host is (marin-community/marin #7430: one task's RPC dropped, the
+    leader alive). Else None (the cause no log read here names)."""
+    symptoms = [e for e in job.failures if is_consequence(e)]
+    if not symptoms or not str(symptoms[0].details.get("status_text", "")).startswith(LEADER_LOST):
+        return None
+    lost = [e for e in symptoms if str(e.details.get("status_text", "")).startswith(LEADER_LOST)]
+    ranks = sorted({e.rank for e in lost if e.rank is not None})
+    said = f"{_ranks(ranks)} lost JAX's coordination service{_at(lost[0])} (gRPC UNAVAILABLE)"
+    if len(ranks) >= 2 and LEADER_RANK not in ranks:
+        host = job.rank_host.get(LEADER_RANK)
+        return Verdict("undetermined", None, "leader_lost",
+                       f"{said}: the service runs in the leader, task {LEADER_RANK}"
+                       + (f" on {host}" if host else "") + ", which died, was preempted or restarted, or whose "
+                       "network failed; no failure of its own was read here",
+                       suspects=tuple(lost), rank=LEADER_RANK, host=host)
+    if len(ranks) == 1 and job.seen_ranks - set(ranks):
+        host = job.rank_host.get(ranks[0])
+        return Verdict("undetermined", None, "leader_lost",
+                       f"{said} while the other tasks seen did not: its own network or host (the leader, task "
+                       f"{LEADER_RANK}, still served the others); no failure of its own was read here",
+                       suspects=tuple(lost), rank=ranks[0], host=host)
+    return None
+
+
 def _client_store(e: Evidence) -> str:
     """The store's address a lost store's line names, loopback where it is the client's own (the store on the
     reporter's host: "addr=[pod-x]:50828, remote=[pod-x]:45903")."""
@@ -1441,7 +1477,9 @@ RULES: tuple[Rule, ...] = (
     ("lagging_rank", 7, _lagging_rank, "NCCL watchdog numbers single out the rank that never reached the collective"),
     ("store_lost", 8, _store_lost,
      "a TCPStore client lost the store first: the store's host (rank 0's) is the suspect"),
-    ("undetermined", 9, _undetermined, "only consequences: no root is named"),
+    ("leader_lost", 9, _leader_lost,
+     "JAX tasks lost the coordination service first: several, its leader (task 0) is the suspect; one, its own"),
+    ("undetermined", 10, _undetermined, "only consequences: no root is named"),
 )
 
 
