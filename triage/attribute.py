@@ -131,6 +131,9 @@ STORE_COUNTS = frozenset({"store_join"})
 # SocketImpl(.., remote=[host]:29500): Connection reset by peer", the watchdog's "maybe TCPStore server has shut down
 # too early"): where such a line is the job's first symptom, the store's host is the suspect (`_store_lost`)
 STORE_LOST = frozenset({"store_lost"})
+# The rows of slurmstepd's exec of a task's program that failed ("execve(): <program>: <errno>", facts.py slurm_execve):
+# `what` the program and the error, said as an exec's
+EXEC_FACTS = frozenset({"slurm_script_execve", "slurm_execve"})
 # The most ranks a verdict names one by one as never having joined a store (_store_counts) or reached a collective
 # (_lagging_rank): a count beyond any job's (a corrupt or hostile line's "0/99999999999 clients joined",
 # "nranks 99999999999") costs no more than this
@@ -1841,6 +1844,7 @@ NAMED_WORDS: dict[str, Callable[[Evidence], str]] = {
     "host_memory": lambda e: _memory_what(e), "ended": lambda e: _ended_what(e), "storage": lambda e: _storage_what(e),
     "waited": lambda e: _waited(e),
     "launch": lambda e: f"pyxis: {e.details.get('what')}" if e.details.get("fact") == "pyxis_container" else
+                        f"exec of {e.details.get('what')}" if e.details.get("fact") in EXEC_FACTS else
                         e.details.get("what") or f"SPANK plugin {e.details.get('plugin')} failed"}
 # kind -> its `named` template, from the kind rows
 NAMED = {k.name: k.named for k in (*KIND_TABLE, *JOB_TABLE) if k.named}

@@ -1115,10 +1115,10 @@ FACTS: tuple[Fact, ...] = (
     # #259, its bug): the application's (`category`).  Was: nothing read (the batch script's: "No failure found"), or
     # srun's exit line, "undetermined".
     _f("slurm_script_execve", "launch_error", ["/slurm_script: "],
-       r"(?:slurmstepd(?:-(?P<host>" + HOST_NAME + r"))?: error: )?(?P<what>execve\(\): \S{0,400}/slurm_script: "
+       r"(?:slurmstepd(?:-(?P<host>" + HOST_NAME + r"))?: error: )?execve\(\): (?P<what>\S{0,400}/slurm_script: "
        r"(?:No such file or directory|Permission denied|Exec format error|Not a directory|Text file busy))$"),
     _f("slurm_execve", "launch_error", ["execve(): "],
-       r"(?:slurmstepd(?:-(?P<host>" + HOST_NAME + r"))?: error: )?(?P<what>execve\(\): [^\n]{1,400}?: "
+       r"(?:slurmstepd(?:-(?P<host>" + HOST_NAME + r"))?: error: )?execve\(\): (?P<what>[^\n]{1,400}?: "
        r"(?:No such file or directory|Permission denied|Exec format error|Not a directory|Text file busy|Argument list "
        r"too long))$", category="application"),
     # srun refused a step inside the job's allocation (src/srun's "Unable to create step for job %u: %m"), the task

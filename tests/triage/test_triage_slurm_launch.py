@@ -41,7 +41,7 @@ def test_a_program_that_could_not_be_executed_is_the_applications():
     """windninja #624: was rank 15 'undetermined' from srun's exit line; the execve is the job's own program."""
     (incident,) = _job([MKDIR] * 20 + [WINDNINJA_EXIT])
     assert (incident.category, incident.rule, incident.root.kind) == ("application", "first_failure", "launch_error")
-    assert "task not started (execve(): mkdir: No such file or directory)" in incident.reason
+    assert "task not started (exec of mkdir: No such file or directory)" in incident.reason
     (incident,) = _job(WANDB)
     assert (incident.category, incident.root.kind) == ("application", "launch_error")
     assert "start-agent.sh: Permission denied" in incident.reason
