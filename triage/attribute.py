@@ -50,7 +50,7 @@ from parsers.pci import PORT_DRIVERS, printed_by
 from parsers.rules import CUDA_CONTAINED, NVSMI_NO_GPU
 
 from .clock import SKEW
-from .facts import JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
+from .facts import FACT_CATEGORY, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
 from .facts import bare_address, loopback as _loopback, own_address
 from .model import Evidence, Incident, Root, _int
 from .teardown import ENDED_SIGNALS, Teardown, fails, teardown
@@ -132,6 +132,9 @@ STORE_COUNTS = frozenset({"store_join"})
 # SocketImpl(.., remote=[host]:29500): Connection reset by peer", the watchdog's "maybe TCPStore server has shut down
 # too early"): where such a line is the job's first symptom, the store's host is the suspect (`_store_lost`)
 STORE_LOST = frozenset({"store_lost"})
+# The rows of slurmstepd's exec of a task's program that failed ("execve(): <program>: <errno>", facts.py slurm_execve):
+# `what` the program and the error, said as an exec's
+EXEC_FACTS = frozenset({"slurm_script_execve", "slurm_execve"})
 # The most ranks a verdict names one by one as never having joined a store (_store_counts) or reached a collective
 # (_lagging_rank): a count beyond any job's (a corrupt or hostile line's "0/99999999999 clients joined",
 # "nranks 99999999999") costs no more than this
@@ -507,6 +510,8 @@ def category_of(e: Evidence) -> str | None:
     verbs = ibv_call_category(e)
     if verbs is not None:
         return verbs
+    if e.details.get("fact") in FACT_CATEGORY:  # a row whose lines are not its kind's (a launch on the job's program)
+        return FACT_CATEGORY[e.details["fact"]]
     c = KIND_CATEGORY.get(e.kind)
     if c == "by_attribution":
         return ATTRIBUTION_CATEGORY.get(attribution_of(e))
@@ -1396,6 +1401,42 @@ def _own_store(e: Evidence) -> bool:
     return own_address(str(e.details["store_host"]), e.details.get("store_client"))
 
 
+# JAX's task that lost the coordination service (parsers/rules.py jax_fatal_errors' status text, XLA's
+# TrimCoordinationErrorMessage for a gRPC error of its own: "UNAVAILABLE: Failed to send RPC to coordination service.
+# Either the leader task was preempted/died/restarted unexpectedly or this task is experiencing network issues."):
+# the service runs in the leader, task 0 (JAX's docs, docs/fault_tolerance.rst: "Process 0 is special")
+LEADER_LOST = "Failed to send RPC to coordination service"
+LEADER_RANK = 0
+
+
+def _leader_lost(job: Job) -> Verdict | None:
+    """The job's first symptom is a JAX task that lost the coordination service (LEADER_LOST): where two tasks or
+    more said so and the leader (task 0, the service's host) did not, the leader is the suspect (it died, was preempted
+    or restarted: JAX's docs kill process 0 and every other process says this); where one task alone said so while
+    others were seen, that task's own network or host is (marin-community/marin #7430: one task's RPC dropped, the
+    leader alive). Else None (the cause no log read here names)."""
+    symptoms = [e for e in job.failures if is_consequence(e)]
+    if not symptoms or not str(symptoms[0].details.get("status_text", "")).startswith(LEADER_LOST):
+        return None
+    lost = [e for e in symptoms if str(e.details.get("status_text", "")).startswith(LEADER_LOST)]
+    ranks = sorted({e.rank for e in lost if e.rank is not None})
+    said = f"{_ranks(ranks)} lost JAX's coordination service{_at(lost[0])} (gRPC UNAVAILABLE)"
+    if len(ranks) >= 2 and LEADER_RANK not in ranks:
+        host = job.rank_host.get(LEADER_RANK)
+        return Verdict("undetermined", None, "leader_lost",
+                       f"{said}: the service runs in the leader, task {LEADER_RANK}"
+                       + (f" on {host}" if host else "") + ", which died, was preempted or restarted, or whose "
+                       "network failed; no failure of its own was read here",
+                       suspects=tuple(lost), rank=LEADER_RANK, host=host)
+    if len(ranks) == 1 and job.seen_ranks - set(ranks):
+        host = job.rank_host.get(ranks[0])
+        return Verdict("undetermined", None, "leader_lost",
+                       f"{said} while the other tasks seen did not: its own network or host (the leader, task "
+                       f"{LEADER_RANK}, still served the others); no failure of its own was read here",
+                       suspects=tuple(lost), rank=ranks[0], host=host)
+    return None
+
+
 def _client_store(e: Evidence) -> str:
     """The store's address a lost store's line names, loopback where it is the client's own (the store on the
     reporter's host: "addr=[pod-x]:50828, remote=[pod-x]:45903")."""
@@ -1433,7 +1474,9 @@ RULES: tuple[Rule, ...] = (
     ("lagging_rank", 7, _lagging_rank, "NCCL watchdog numbers single out the rank that never reached the collective"),
     ("store_lost", 8, _store_lost,
      "a TCPStore client lost the store first: the store's host (rank 0's) is the suspect"),
-    ("undetermined", 9, _undetermined, "only consequences: no root is named"),
+    ("leader_lost", 9, _leader_lost,
+     "JAX tasks lost the coordination service first: several, its leader (task 0) is the suspect; one, its own"),
+    ("undetermined", 10, _undetermined, "only consequences: no root is named"),
 )
 
 
@@ -1795,6 +1838,7 @@ NAMED_WORDS: dict[str, Callable[[Evidence], str]] = {
     "host_memory": lambda e: _memory_what(e), "ended": lambda e: _ended_what(e), "storage": lambda e: _storage_what(e),
     "waited": lambda e: _waited(e),
     "launch": lambda e: f"pyxis: {e.details.get('what')}" if e.details.get("fact") == "pyxis_container" else
+                        f"exec of {e.details.get('what')}" if e.details.get("fact") in EXEC_FACTS else
                         e.details.get("what") or f"SPANK plugin {e.details.get('plugin')} failed"}
 # kind -> its `named` template, from the kind rows
 NAMED = {k.name: k.named for k in (*KIND_TABLE, *JOB_TABLE) if k.named}

@@ -195,10 +195,13 @@ class Fact:
     why: str | None = None
     # the one word a fact's line gives for its error whatever its wording (details "what"; the Event's "error")
     what: str | None = None
+    # the category its lines take where it is not their kind's (one of parsers.kinds.CATEGORIES): a launch that failed
+    # on the job's own program or request, not on its node (triage.attribute category_of)
+    category: str | None = None
 
 
-def _f(name, kind, keywords, pattern, severity="error", flags=0, why=None, what=None) -> Fact:
-    return Fact(name, kind, tuple(keywords), re.compile(pattern, flags), severity, why, what)
+def _f(name, kind, keywords, pattern, severity="error", flags=0, why=None, what=None, category=None) -> Fact:
+    return Fact(name, kind, tuple(keywords), re.compile(pattern, flags), severity, why, what, category)
 
 
 # The job's ends (details "why") that are an OOM kill, and whose memory it says ran out (parsers.kinds.OOM_SCOPES, whose
@@ -1101,6 +1104,38 @@ FACTS: tuple[Fact, ...] = (
     _f("srun_task_launch", "launch_error", ["Task launch for StepId=", "launch failed: "],
        r"Task launch for StepId=(?P<job>\d+\.\w+) failed on node (?P<host>[^:\s]+): (?P<what>[^\n]{1,80})|"
        r"(?<!\w)\w*run: error: tasks? (?P<tasks>[\d,\-\[\]]+) launch failed: (?P<what2>[^\n]{1,80})"),
+    # slurmstepd's exec of a task's program that failed (src/slurmd/slurmstepd/task.c, `error("execve(): %s: %m",
+    # argv[0])`), the task never ran and srun's "task N: Exited with exit code 2" (ENOENT's number; 13 for EACCES) after
+    # it is its end, not its cause.  The batch script's own copy in slurmd's spool on the node, "slurmstepd: error:
+    # execve(): /tmp/slurmd/job2997814/slurm_script: No such file or directory" (ArjunaCluster/ArjunaUsers #20, #21: the
+    # node's file system, "the nfs issue again"), is the node's (the kind's category); any other program is the job's
+    # own: a command its container or PATH lacks, "execve(): mkdir: No such file or directory" on each of 20 tasks
+    # (firelab/windninja #624), a script not executable, "execve(): start-agent.sh: Permission denied"
+    # (elyall/wandb_on_slurm #5), a wrapper's empty argument, "execve(): nil: No such file or directory" (RRZE-HPC/likwid
+    # #259, its bug): the application's (`category`).  Was: nothing read (the batch script's: "No failure found"), or
+    # srun's exit line, "undetermined".
+    _f("slurm_script_execve", "launch_error", ["/slurm_script: "],
+       r"(?:slurmstepd(?:-(?P<host>" + HOST_NAME + r"))?: error: )?execve\(\): (?P<what>\S{0,400}/slurm_script: "
+       r"(?:No such file or directory|Permission denied|Exec format error|Not a directory|Text file busy))$"),
+    _f("slurm_execve", "launch_error", ["execve(): "],
+       r"(?:slurmstepd(?:-(?P<host>" + HOST_NAME + r"))?: error: )?execve\(\): (?P<what>[^\n]{1,400}?: "
+       r"(?:No such file or directory|Permission denied|Exec format error|Not a directory|Text file busy|Argument list "
+       r"too long))$", category="application"),
+    # srun refused a step inside the job's allocation (src/srun's "Unable to create step for job %u: %m"), the task
+    # never started: asking more than the allocation holds, "More processors requested than permitted", "Requested node
+    # configuration is not available", "Memory required by task is not available" (slurm_errno.c's words; a job's
+    # inherited SLURM_MEM_PER_CPU / SLURM_MEM_PER_NODE, its --cpus-per-task), is the job's request (`category`); the
+    # controller not answering, "srun: error: Unable to create step for job xxxxxxxxxx: Zero Bytes were transmitted or
+    # received" (gafusion/gacode #449, after a Slurm update), "Socket timed out on send/recv operation", "Unable to
+    # contact slurm controller", the scheduler's.  "Job/step already completing or completed" is the job's end (srun
+    # cancelled, the allocation over), no cause: not read.
+    _f("srun_step_request", "launch_error", ["Unable to create step for job"],
+       r"(?<!\w)\w*run: error: Unable to create step for job (?P<job>\S{1,40}): (?P<what>More processors requested "
+       r"than permitted|Requested node configuration is not available|Memory required by task is not available)",
+       category="application"),
+    _f("srun_step_controller", "launch_error", ["Unable to create step for job"],
+       r"(?<!\w)\w*run: error: Unable to create step for job (?P<job>\S{1,40}): (?P<what>Zero Bytes were transmitted "
+       r"or received|Socket timed out on send/recv operation|Unable to contact slurm controller[^\n]{0,40})"),
     # Open MPI's launcher that could not start its daemon (ORTE's orted, Open MPI 5's PRRTE prted) on a node of the job,
     # every era (help-errmgr-base.txt [failed-daemon-launch], [failed-daemon]): ORTE 1.7-4.x "ORTE was unable to
     # reliably start one or more daemons." (kubeflow/mpi-operator #152's second block, #481; horovod/horovod #951),
@@ -1206,6 +1241,9 @@ FACTS: tuple[Fact, ...] = (
     _f("elastic_exit_barrier_done", "job_success", ["Done waiting for other agents"],
        r"Done waiting for other agents\. Elapsed: [\d.e\-]+ seconds", "info"),
 )
+
+# The rows whose lines take a category of their own, not their kind's (Fact.category): fact name -> category
+FACT_CATEGORY = {f.name: f.category for f in FACTS if f.category is not None}
 
 # A coordinator's report that names the tasks it lost on the lines after it, one a line: JAX's fate-sharing end on every
 # live task, "F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX distributed service

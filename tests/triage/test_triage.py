@@ -2949,7 +2949,7 @@ def test_json_document():
 def test_rules_are_a_table():
     assert [r[0] for r in sorted(RULES, key=lambda r: r[1])] == [
         "node_fault", "contained_fabric", "first_failure", "mismatched_collective", "peer_error", "fabric_error",
-        "lagging_rank", "store_lost", "undetermined"]
+        "lagging_rank", "store_lost", "leader_lost", "undetermined"]
 
 
 def test_node_faults_are_the_device_faults_and_the_driver_modules():

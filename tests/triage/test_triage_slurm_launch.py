@@ -1,0 +1,65 @@
+"""Triage of Slurm launches that failed before the task's program ran (h554): slurmstepd's "execve(): <prog>: <errno>"
+(triage/facts.py rows `slurm_script_execve`, `slurm_execve`) and srun's "Unable to create step for job N: <reason>"
+(`srun_step_request`, `srun_step_controller`), each a `launch_error` whose category is the line's: the batch script's
+copy in slurmd's spool the node's (infrastructure), any other program the job's own (application, the row's
+`category`), a step that asks more than the allocation holds the job's request, the controller not answering the
+scheduler's; "Job/step already completing or completed" the job's end, not read.  Was: srun's exit line alone
+("undetermined"), or nothing ("No failure found").
+
+Lines marked REAL are copied verbatim from the public source beside them; CONSTRUCTED lines are Slurm's own format
+(its source's format string and slurm_errno.c's words) with no public log of them found.
+"""
+
+from __future__ import annotations
+
+from triage import Clock, attribute, read_lines
+
+# REAL: https://github.com/firelab/windninja/issues/624 (20 such lines, then srun's; the incident
+# tests/fixtures/incidents/h554_windninja-624-execve)
+MKDIR = "slurmstepd: error: execve(): mkdir: No such file or directory"
+WINDNINJA_EXIT = "srun: error: bear-pg0104u25b: tasks 15-19: Exited with exit code 2"
+# REAL: https://github.com/elyall/wandb_on_slurm/issues/5
+WANDB = ["running script", "slurmstepd: error: execve(): start-agent.sh: Permission denied",
+         "srun: error: my-node01: task 0: Exited with exit code 13"]
+# REAL: https://github.com/RRZE-HPC/likwid/issues/259 (likwid-mpirun's own bug: an empty option became "nil")
+LIKWID = "slurmstepd: error: execve(): nil: No such file or directory"
+# REAL: https://github.com/ArjunaCluster/ArjunaUsers/issues/21 (#20 the same for job 2997813: "the nfs issue again")
+SLURM_SCRIPT = "slurmstepd: error: execve(): /tmp/slurmd/job2997814/slurm_script: No such file or directory"
+# REAL: https://github.com/gafusion/gacode/issues/449 (the job id redacted by its reporter; after a Slurm update)
+ZERO_BYTES = "srun: error: Unable to create step for job xxxxxxxxxx: Zero Bytes were transmitted or received"
+# CONSTRUCTED: srun's "Unable to create step for job %u: %m" with slurm_errno.c's ESLURM_TOO_MANY_REQUESTED_CPUS and
+# ESLURM_ALREADY_DONE words
+TOO_MANY = "srun: error: Unable to create step for job 4359715: More processors requested than permitted"
+COMPLETING = "srun: error: Unable to create step for job 63094233: Job/step already completing or completed"
+
+
+def _job(lines: list[str]):
+    return attribute(read_lines(lines, "/logs/job.log", Clock(), root="/logs", year=2026))
+
+
+def test_a_program_that_could_not_be_executed_is_the_applications():
+    """windninja #624: was rank 15 'undetermined' from srun's exit line; the execve is the job's own program."""
+    (incident,) = _job([MKDIR] * 20 + [WINDNINJA_EXIT])
+    assert (incident.category, incident.rule, incident.root.kind) == ("application", "first_failure", "launch_error")
+    assert "task not started (exec of mkdir: No such file or directory)" in incident.reason
+    (incident,) = _job(WANDB)
+    assert (incident.category, incident.root.kind) == ("application", "launch_error")
+    assert "start-agent.sh: Permission denied" in incident.reason
+    (incident,) = _job([LIKWID])
+    assert incident.category == "application"
+
+
+def test_the_batch_scripts_own_copy_missing_is_the_nodes():
+    """ArjunaUsers #21: was "No failure found"; slurmd's spool copy of the batch script is the node's."""
+    (incident,) = _job([SLURM_SCRIPT])
+    assert (incident.category, incident.root.kind) == ("infrastructure", "launch_error")
+
+
+def test_a_step_refused_is_the_request_or_the_controller():
+    """gacode #449: the controller not answering, infrastructure; a step asking more than the allocation, the
+    application's request; a step refused because the job is over is its end: no failure."""
+    (incident,) = _job([ZERO_BYTES])
+    assert (incident.category, incident.root.kind) == ("infrastructure", "launch_error")
+    (incident,) = _job([TOO_MANY])
+    assert (incident.category, incident.root.kind) == ("application", "launch_error")
+    assert _job([COMPLETING]) == []
