@@ -900,7 +900,7 @@ def test_composers_console_logger_and_bar():
     assert recognise("eval           Epoch  30:  100%|█████| 49/49 [01:43<00:00,  1.95s/ba, metrics/eval/Accuracy=0.7393]"
                      ).pause == "evaluation"
     assert recognise("train          Epoch  30:  100%|█████| 1251/1251 [1:16:18<00:00,  3.66s/ba, loss/train/total=2.9"
-                     ) == Progress(None, 3.66, "tqdm")
+                     ) == Progress(None, 3.66, "tqdm", total=1251)
     assert recognise("[epoch=2][batch=5/5]:") == Progress(None, None, "composer")
     assert recognise("[token=1048576/10000000]:") == Progress(None, None, "composer")
     assert recognise("micro_batch=4 global_batch=64") is None
