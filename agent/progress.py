@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict, deque
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from parsers import normalize_pci
@@ -75,6 +75,11 @@ class _Pod:
     # the program's order: which one a pause's ranks wait on is not known); kept across a restart of the container (the
     # next run is launched with the same timeout, and says it again only if it can)
     checked: float = 0.0  # when a suspected pod was last found running
+    # the tqdm bar its training counts on, known by its total (Progress.total; None: none seen yet), its last count (its
+    # total once finished) and when its last line came: a bar of another total shown while it runs is an inner one (_bar)
+    bar: int | None = None
+    bar_at: int | None = None
+    bar_seen: float | None = None
 
     def __post_init__(self) -> None:
         self.intervals = deque(self.intervals, maxlen=INTERVALS)
@@ -83,7 +88,7 @@ class _Pod:
         self.job: str = job_of(self.ref.pod)
 
 
-CLOCKED = ("last", "paused", "suspected", "checked")  # _Pod's times on the tracker's clock (the rest: the log's)
+CLOCKED = ("last", "paused", "suspected", "checked", "bar_seen")  # _Pod's times on the tracker's clock (the rest: the log's)
 
 
 class ProgressTracker:
@@ -116,6 +121,8 @@ class ProgressTracker:
                 if not p.moved or p.heartbeat:
                     continue  # a pause (or a rollout) of a pod never seen progressing says nothing
                 pod = self._track(ref, now)
+            if p.total is not None and p.moved and not p.heartbeat:
+                p = self._bar(pod, p, now)
             if not p.moved:
                 if p.seconds is not None:  # the last step timed at its end (NeMo-RL's `• Total step time:`): no
                     if p.trainer == pod.trainer:  # advance; its trainer's printed step time
@@ -151,6 +158,7 @@ class ProgressTracker:
         pod.intervals.clear()
         pod.advances, pod.step, pod.last_written, pod.trainer = 0, None, None, ""
         pod.paused, pod.pause, pod.printed = None, "", False
+        pod.bar, pod.bar_at, pod.bar_seen = None, None, None  # (its bars are the new process's, their totals its own)
 
     def _track(self, ref: PodRef, now: float) -> _Pod:
         while len(self.pods) >= self.cfg.max_pods:
@@ -160,6 +168,28 @@ class ProgressTracker:
         pod = self.pods[ref.uid] = _Pod(ref, now)
         self.devices(ref)  # a cache miss asks its thread to learn this pod's devices before any verdict needs them
         return pod
+
+    def _bar(self, pod: _Pod, p: Progress, now: float) -> Progress:
+        """What a tqdm bar's line says of the pod's training, its bar known by its total.  A bar of another total shown
+        while the training bar runs (its last line within the pause allowance) is an inner one: the Hugging Face
+        Trainer's evaluation bar, unnamed (`22% 2/9 [00:00<00:01, 4.08it/s]` among `17% 34/204 ...`), its count no step
+        and its rate no step time: an evaluation announced, said over when that bar finishes (`9/9`).  Read as the
+        training bar's before, its counts were steps back from 34 and its rate the step time.  The training bar is the
+        first bar seen, the same total again (the next epoch's bar), one whose total grew as its count went on (count and
+        total both up), after it finished a bar of a larger total (the training after an evaluation at the start; one of
+        a smaller total is still inner: the Trainer evaluates after its last step, its bar at `204/204`), or, once it has
+        been silent past the pause allowance, the bar shown since (a run resumed in the same container, another total)."""
+        if pod.bar is not None and p.total != pod.bar and pod.bar_seen is not None \
+                and now - pod.bar_seen < self.pause_allowance(pod):
+            if pod.bar_at == pod.bar:  # (it finished)
+                inner = p.total < pod.bar
+            else:
+                inner = p.step is None or pod.bar_at is None or p.step < pod.bar_at or p.total < pod.bar
+            if inner:
+                return replace(p, step=None, seconds=None, pause="evaluation", moved=False, ended=p.step is None,
+                               total=None)
+        pod.bar, pod.bar_at, pod.bar_seen = p.total, p.total if p.step is None else p.step, now
+        return p
 
     def _advance(self, pod: _Pod, mark: Mark, now: float) -> list[PodEvent]:
         p = mark.progress

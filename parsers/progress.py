@@ -40,6 +40,11 @@ class Progress:
     # the line says the pause `pause` names is over (PAUSES' `ends`: an evaluation's results, a save's end): the job
     # alive and back to training, no pause to allow
     ended: bool = False
+    # the total of the tqdm bar the line shows (`34/204`: 204; None: no bar, or one without a known total): which bar
+    # counts (the tracker's: a bar of another total shown while the training bar runs is an evaluation's, the Hugging
+    # Face Trainer's unnamed `22% 2/9 [00:00<00:01, 4.08it/s]` among its `17% 34/204 ...`); with `step` None, the bar
+    # is finished (its count is its total)
+    total: int | None = None
 
 
 @dataclass(frozen=True)
@@ -662,7 +667,9 @@ def _one(line: str) -> Progress | None:
             return Progress(None, trainer=rule.trainer, pause="evaluation", moved=False, ended=evaluated and rule.ends)
         count = groups.get("step") or groups.get("count")  # `count`: the step where the line names no better one
         step = int(count.replace(",", "")) if count else None
-        if groups.get("of") and step == int(groups["of"]):
+        of = groups.get("of")
+        total = int(of) if of and rule.trainer == "tqdm" else None  # which bar (the tracker tells them apart)
+        if of and step == int(of):
             step = None  # a finished bar: its count restarts with the next epoch's, so each epoch's end repeats it
         elif groups.get("per") and step is not None:  # a count within the epoch, the epoch and its size printed beside it
             step += int(groups["epoch"]) * int(groups["per"])
@@ -686,7 +693,7 @@ def _one(line: str) -> Progress | None:
         pause = said.name if said is not None and not said.ends else ""
         # or a collective timeout (the watchdog's line written after a bar left without a newline)
         timeout = _timeout(line, m.end()) if line.find(_TIMEOUT_WORD, m.end()) >= 0 else None
-        return Progress(step, seconds, rule.trainer, pause, moved=not rule.timing, timeout=timeout)
+        return Progress(step, seconds, rule.trainer, pause, moved=not rule.timing, timeout=timeout, total=total)
     # (_may_hold over the whole line, inlined: a keyword line no row reads, the common one, comes here)
     said = _pause(line, 0) if not line.isascii() or _PAUSE_WORDS_ALONE.search(line.lower()) else None
     timeout = _timeout(line, 0) if _TIMEOUT_WORD in line else None

@@ -28,8 +28,9 @@ REF = PodRef("train", "gpt-worker-0", "uid-0", "main")
 # `2024-04-06 02:59:36,338`, ISO 8601's `2021-04-12T20:44:18` (MMF)
 _STAMP = re.compile(r"(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:,(\d{3}))?")
 _CLOCK = re.compile(r"^\[(\d\d):(\d\d):(\d\d)\.(\d+)\]|\bwall=(\d+)")  # `[07:15:39.400163]`, fairseq's `wall=882`
-# a tqdm bar's elapsed time, `| 10/620 [00:52<50:17, ` or `[6:28:43<94:39:17, `: a clock from the bar's start
-_TQDM = re.compile(r"\b\d+/\d+ \[(?:(\d+):)?(\d+):(\d\d)<")
+# a tqdm bar's elapsed time, `| 10/620 [00:52<50:17, ` or `[6:28:43<94:39:17, `: a clock from the bar's start (its
+# total, the bar's: `times`)
+_TQDM = re.compile(r"\b\d+/(\d+) \[(?:(\d+):)?(\d+):(\d\d)<")
 # a date and time in another order: MMEngine's `2024/01/24 02:50:32 - mmengine`, nanotron's `01/17/2024 13:47:27 [INFO|`
 _DATED = re.compile(r"(\d{4})/(\d\d)/(\d\d) (\d\d):(\d\d):(\d\d)|(\d\d)/(\d\d)/(\d{4}) (\d\d):(\d\d):(\d\d)")
 # a two-digit year before the time and its microseconds: Meta Lingua's `1: INFO    24-10-19 18:47:38.013589 - 0:00:49 -`
@@ -113,13 +114,48 @@ def when(line: str, previous: float | None) -> float | None:
         return int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3)) + float("0." + m.group(4))
     m = _TQDM.search(line)
     if m:
-        return int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + int(m.group(3))
+        return _elapsed(m)
     m = _SPENT.search(line)
     if m:
         ms, seconds, epoch, interval, e2e = m.groups()
         spent = float(ms) / 1000 if ms else float(seconds or epoch or interval or e2e)
         return (previous or 1e6) + spent
     return previous
+
+
+def _elapsed(m: re.Match[str]) -> int:
+    """The seconds a _TQDM match's elapsed time says."""
+    return int(m.group(2) or 0) * 3600 + int(m.group(3)) * 60 + int(m.group(4))
+
+
+# logs whose lines without a clock of their own are not replayed (None), rather than at the time of the line before: a
+# notebook's output (Colab) shows a bar's state only when another line follows it, so its bar lines come at each
+# evaluation alone, and the Trainer's dicts between, which carry no time, would all stand at the evaluation's end
+# (mdrnid/AQG: three dicts 20 s apart read as one instant, the pace read from the evaluation's 4 s)
+UNTIMED = {"hf_trainer_eval_bar_aqg.log"}
+
+
+def times(text: list[str], untimed: bool = False) -> list[float | None]:
+    """When each line of a real log was written (`when`), a tqdm bar's elapsed time read as a clock from that bar's
+    start: a bar of another total than the bar line's before, its elapsed behind the time so far (the Hugging Face
+    Trainer's evaluation bar, `22% 2/9 [00:00<00:01, ...]` after `17% 34/204 [01:03<05:30, ...]`), started at the line
+    before's time (read as the log's clock, the clock went back 63 s at each evaluation, and the lines after it were
+    spaced from there).  A bar of the same total starting again (the next epoch's) is read as before.  `untimed`: a line
+    without a clock of its own is None (UNTIMED)."""
+    at, bar, offset, out = None, None, 0.0, []
+    for line in text:
+        t = when(line, at)
+        if untimed and when(line, None) is None:
+            out.append(None)
+            continue
+        m = _TQDM.search(line)
+        if m is not None and t is not None and t == _elapsed(m):  # (its time is its bar's elapsed)
+            if m.group(1) != bar:
+                bar, offset = m.group(1), (at - t if at is not None and t < at else 0.0)
+            t += offset
+        at = t
+        out.append(t)
+    return out
 
 
 @dataclass
@@ -149,9 +185,9 @@ def replay_hang(name: str, settings: HangSettings = HangSettings(), limit: float
     silence, ticking until the tracker suspects a hang (or `limit` seconds of silence)."""
     clock, events = Clock(), []
     t = ProgressTracker(Metrics(), settings, clock=clock, alive=lambda: None)
-    at, trainers, steps, watchdog = None, set(), [], None
-    for line in lines(name):
-        at = when(line, at)
+    trainers, steps, watchdog = set(), [], None
+    text = lines(name)
+    for line, at in zip(text, times(text, name in UNTIMED)):
         p = recognise(line)
         if p is not None and at is not None:
             clock.t = clock.t or at
@@ -189,10 +225,7 @@ def timeline(name: str) -> tuple[list[tuple[float | None, Progress | None]], str
     the printed clock by nothing known, so it stays (such a log shows no evaluation's or epoch end's length)."""
     text = lines(name)
     said = [recognise(x) for x in text]
-    at, own = None, []
-    for x in text:
-        at = when(x, at)
-        own.append(at)
+    own = times(text, name in UNTIMED)
     if any(t is not None for t in own):
         return list(zip(own, said)), "own"
     at, step, out = None, None, []

@@ -388,7 +388,7 @@ def test_trls_grpo_with_vllm_sleep_mode_reads_only_its_bar():
     (their `step:` and `step_microstep:` are timers, not steps); the Trainer's bar, `3/1562 [18:48<164:33:29,
     379.99s/it]`, is step 3 at 379.99 s."""
     found = [recognise(x) for x in lines("trl_grpo_4086_sleep.log")]
-    assert found == [None] * 10 + [Progress(3, pytest.approx(379.99), "tqdm")]
+    assert found == [None] * 10 + [Progress(3, pytest.approx(379.99), "tqdm", total=1562)]
 
 
 def test_arctictrainings_eras_give_the_step_and_its_evaluation_is_a_pause():
@@ -675,7 +675,7 @@ def test_a_progress_bar_and_a_pause_said_on_one_line_carry_both():
     bar then `***** Running Evaluation *****`.  The bar won before and the pause was lost (a long save after it read as
     silence); now the one Progress carries the bar's progress and the pause, each read from its own table."""
     bar, = [recognise(x) for x in lines("torchtune_1713_save.log")]
-    assert bar == Progress(None, 5.37, "tqdm", "checkpoint")  # a finished bar (15/15): progress without a step
+    assert bar == Progress(None, 5.37, "tqdm", "checkpoint", total=15)  # a finished bar (15/15): progress without a step
     said = [recognise(x) for x in lines("paddlenlp_1761_eval.log")]
     assert [p.step for p in said] == [150, 160, 170, 180, 190, 200, 200]  # `'global_step': 150` (None before)
     assert [p.trainer for p in said] == ["paddle"] * 6 + ["tqdm"]
@@ -719,7 +719,7 @@ def test_verls_step_lines():
     ppo = [recognise(x) for x in lines("verl_rldecision_ppo.log")]
     assert ppo[0] is None  # `0/140 [00:00<?, ?it/s]`: no step taken yet
     assert (ppo[1].pause, ppo[1].moved) == ("evaluation", False)
-    assert ppo[2] == Progress(1, 49.09, "tqdm") and ppo[3] == Progress(1, pytest.approx(48.7025266494602), "verl")
+    assert ppo[2] == Progress(1, 49.09, "tqdm", total=140) and ppo[3] == Progress(1, pytest.approx(48.7025266494602), "verl")
     sft = [recognise(x) for x in lines("verl_rldecision_sft.log")]
     assert [(p.step, p.pause) for p in sft[-2:]] == [(None, "evaluation"), (None, "checkpoint")]
     assert not any(p.moved for p in sft[-2:])
@@ -795,7 +795,7 @@ def test_lightning_rich_bar_and_its_evaluation():
     bar = "Epoch 0/-2 \u2501\u2501\u2501\u2501 5072/-- 2:40:43 \u2022 -:--:-- 0.57it/s v_num: xn3p train_loss: 10.416"
     assert recognise(bar) == Progress(5072, pytest.approx(1 / 0.57), "tqdm")
     assert recognise("Epoch 3/9  \u2501\u2501 910/910 1 day, 2:06:22 \u2022 0:00:00 2.41it/s v_num: mcyz") == Progress(
-        None, pytest.approx(1 / 2.41), "tqdm")  # the epoch's last state: no step
+        None, pytest.approx(1 / 2.41), "tqdm", total=910)  # the epoch's last state: no step
     for text in ("Validation    \u2501\u2501\u2501 12/50 0:00:01 \u2022 0:00:03 11.2it/s",
                  "Sanity Checking \u2501\u2501\u2501\u2501 2/2 0:00:00 \u2022 0:00:00 38.27it/s"):
         assert recognise(text) == Progress(None, None, "tqdm", "evaluation", False)
@@ -893,14 +893,14 @@ def test_composers_console_logger_and_bar():
     the batch (repeated per metric: one advance) and the bar its rate."""
     said = [recognise(x) for x in lines("composer_resnet_examples.log")]
     assert [p.step for p in said[:-1]] == [16] * 15 + [17] * 15 and {p.trainer for p in said[:-1]} == {"composer"}
-    assert said[-1] == Progress(17, pytest.approx(1 / 1.37), "tqdm")
+    assert said[-1] == Progress(17, pytest.approx(1 / 1.37), "tqdm", total=625)
     # (synthetic, the shapes composer/loggers/console_logger.py and its progress bar write): its evaluation is a pause,
     # a finished epoch's bar and a duration in tokens are progress without a step
     assert recognise("[Eval batch=3/10] Eval on eval data") == Progress(None, None, "composer", "evaluation", False)
     assert recognise("eval           Epoch  30:  100%|█████| 49/49 [01:43<00:00,  1.95s/ba, metrics/eval/Accuracy=0.7393]"
                      ).pause == "evaluation"
     assert recognise("train          Epoch  30:  100%|█████| 1251/1251 [1:16:18<00:00,  3.66s/ba, loss/train/total=2.9"
-                     ) == Progress(None, 3.66, "tqdm")
+                     ) == Progress(None, 3.66, "tqdm", total=1251)
     assert recognise("[epoch=2][batch=5/5]:") == Progress(None, None, "composer")
     assert recognise("[token=1048576/10000000]:") == Progress(None, None, "composer")
     assert recognise("micro_batch=4 global_batch=64") is None
