@@ -23,7 +23,9 @@ MAX_UNSEEN_BYTES (history, as every file at an agent's first start).  A file rea
 by the kubelet meanwhile, is read after its rotated files (`_backlog`: oldest first, back from the newest while they
 and it hold at most MAX_UNSEEN_BYTES, a .gz counted by the bytes it decodes to, and were written since that listing;
 read a batch at a time as any file, from where the last read stopped in the first, "backlog_at"; saved until read,
-"backlog").
+"backlog").  A block held for its later lines (`_Tail.block`: a launcher's exit summary) is saved as its lines
+("blocks", the offset past them) and read on with the lines after the offset; one of a file gone meanwhile is read as
+it stands, its last words.
 
 The pod-log directory itself missing for longer than `gone_grace_seconds` makes the source down
 (`Source.gone`); the files found once it is back (a new directory, new files) are read from their start.
