@@ -1316,7 +1316,8 @@ class PodLogSource(Source):
                 if t.backlog_at > len(t.pending):
                     owed_at[p] = t.backlog_at - len(t.pending)
         data: dict[str, Any] = {"offsets": offsets, **({"backlog": owed} if owed else {}),
-                                **({"backlog_at": owed_at} if owed_at else {}), **({"blocks": blocks} if blocks else {})}
+                                **({"backlog_at": owed_at} if owed_at else {}),
+                                **({"blocks": blocks} if blocks else {})}
         if self._containers is None or len(self._containers) > MAX_CONTAINERS:
             return data
         return {**data, "containers": self._listing, "listed_at": self._listed_at}

@@ -1061,6 +1061,24 @@ NO_INTERFACE = ("2026-01-20T10:{m:02d}:{s:02d}.{n:09d}Z stderr F No matching net
 DAEMON_DIR = "nvidia-dra-driver-gpu_imex-channel-cd-x7k2p_5e0b7c1d-2a3f-4b6c-9d8e-1f2a3b4c5d6e"
 
 
+def followed(tmp_path: Path, log: Path) -> Path:
+    """The configuration of a real agent following the pod logs above `log` (made, empty); its path."""
+    import yaml
+
+    log.parent.mkdir(parents=True)
+    log.touch()
+    conf = tmp_path / "gpu-npd.yaml"
+    conf.write_text(yaml.safe_dump({"nvml": "off", "pod_logs_root": str(log.parents[2])}))
+    return conf
+
+
+def killed(a) -> None:
+    """A real agent killed with SIGKILL: no drain, no save."""
+    a.proc.kill()
+    a.proc.wait(5)
+    os.close(a.writer)
+
+
 def _imex_findings(a) -> float | None:
     """The daemon's IMEX errors the agent counted (gpu_npd_findings_total, restored from the state's totals)."""
     return a.value("gpu_npd_findings_total", kind="imex_error", severity="error", attribution="fabric")
@@ -1075,18 +1093,11 @@ def test_kill_9_while_a_pod_log_batch_is_processed_counts_every_finding_once(tmp
     stood before the batch (acknowledged as a whole, saved every 2 s), so the next start read it again and counted it
     again; and offsets saved before the state that counted them lost those counts."""
     import random
-    import time
-
-    import yaml
 
     from harness import AgentProc
 
-    root = tmp_path / "pods"
-    log = root / DAEMON_DIR / "compute-domain-daemon" / "0.log"
-    log.parent.mkdir(parents=True)
-    log.touch()
-    conf = tmp_path / "gpu-npd.yaml"
-    conf.write_text(yaml.safe_dump({"nvml": "off", "pod_logs_root": str(root)}))
+    log = tmp_path / "pods" / DAEMON_DIR / "compute-domain-daemon" / "0.log"
+    conf = followed(tmp_path, log)
 
     rnd, written = random.Random(11), 0
 
@@ -1102,9 +1113,7 @@ def test_kill_9_while_a_pod_log_batch_is_processed_counts_every_finding_once(tmp
             for _ in range(3):
                 burst(rnd.randrange(500, 3000))
                 time.sleep(rnd.uniform(0.0, 0.5))
-            a.proc.kill()  # SIGKILL: no drain, no save
-            a.proc.wait(5)
-            os.close(a.writer)
+            killed(a)
             a = AgentProc(tmp_path, "--config", str(conf))
         a.wait_for(lambda: (_imex_findings(a) or 0) >= written, timeout=60,
                    what=f"{written} findings, not {_imex_findings(a)}")
@@ -1135,7 +1144,8 @@ def cri_lines(texts: list[str], minute: int = 3) -> str:
 
 def facts(found) -> list[tuple]:
     """The summaries' facts among a read's findings: (kind, rank, host, the line quoted)."""
-    return [(f.kind, f.rank, f.details.get("host"), f.message) for _, f in found if f.kind in ("rank_exit", "job_ended")]
+    return [(f.kind, f.rank, f.details.get("host"), f.message) for _, f in found
+            if f.kind in ("rank_exit", "job_ended")]
 
 
 def held_when_stopped(root: Path, cdir: Path, state: Path, lines: list[str]) -> None:
@@ -1221,7 +1231,7 @@ def test_a_summary_held_by_a_file_gone_while_the_agent_was_down_is_its_last_word
 
 
 @pytest.mark.parametrize("bad", ["x", {"a": "x"}, {"a": [1]}])
-def test_damaged_blocks_are_dropped_alone_and_saved_ones_bounded(tree, bad, caplog):
+def test_damaged_blocks_are_dropped_alone(tree, bad, caplog):
     root, cdir, state = tree
     held_when_stopped(root, cdir, state, SPECULATORS_1115[:HELD])
     data = saved_state(state)
@@ -1259,16 +1269,10 @@ def test_kill_9_while_a_summary_is_held_publishes_its_root_cause_once(tmp_path):
     """A real agent killed (SIGKILL: no drain, no save) while it holds torchrun's Root Cause block, its offset saved
     past the block's lines; started again, the rank's fields written then: the RankExited Event is said once across
     both runs, counted once.  Before, none (the block lost with the process)."""
-    import yaml
-
     from harness import AgentProc
 
-    root = tmp_path / "pods"
-    log = root / POD_DIR / "main" / "0.log"
-    log.parent.mkdir(parents=True)
-    log.touch()
-    conf = tmp_path / "gpu-npd.yaml"
-    conf.write_text(yaml.safe_dump({"nvml": "off", "pod_logs_root": str(root)}))
+    log = tmp_path / "pods" / POD_DIR / "main" / "0.log"
+    conf = followed(tmp_path, log)
 
     def offset() -> int | None:
         try:
@@ -1281,9 +1285,7 @@ def test_kill_9_while_a_summary_is_held_publishes_its_root_cause_once(tmp_path):
         a.wait_pods_listed()
         append(log, cri_lines(SPECULATORS_1115[:HELD]))
         a.wait_for(lambda: offset() == log.stat().st_size, timeout=20, what="the block's lines read and saved")
-        a.proc.kill()
-        a.proc.wait(5)
-        os.close(a.writer)
+        killed(a)
         a = AgentProc(tmp_path, "--config", str(conf))
         append(log, cri_lines(SPECULATORS_1115[HELD:]))
         a.wait_for(lambda: _said(tmp_path, "RankExited"), timeout=20, what="the RankExited Event")
