@@ -23,7 +23,9 @@ MAX_UNSEEN_BYTES (history, as every file at an agent's first start).  A file rea
 by the kubelet meanwhile, is read after its rotated files (`_backlog`: oldest first, back from the newest while they
 and it hold at most MAX_UNSEEN_BYTES, a .gz counted by the bytes it decodes to, and were written since that listing;
 read a batch at a time as any file, from where the last read stopped in the first, "backlog_at"; saved until read,
-"backlog").
+"backlog").  A block held for its later lines (`_Tail.block`: a launcher's exit summary) is saved as its lines
+("blocks", the offset past them) and read on with the lines after the offset; one of a file gone meanwhile is read as
+it stands, its last words.
 
 The pod-log directory itself missing for longer than `gone_grace_seconds` makes the source down
 (`Source.gone`); the files found once it is back (a new directory, new files) are read from their start.
@@ -86,6 +88,9 @@ TRACED_CHARS = 1024
 # seconds a block the file's last line cut short (`_Tail.block`) waits for the rest while the file writes nothing more:
 # then read as it stands (Slurm's OOM summary with no srun line after it: published without a node)
 BLOCK_WAIT = 10.0
+# characters of each line of a held block (`_Tail.block`) saved with the offsets ("blocks"): a summary's fields are
+# short lines; a pod's megabyte-long line in a window costs the state file no more than this
+BLOCK_CHARS = 4096
 MAX_GROUPS = 64  # (rank, SeqNum) -> process group remembered per file from its watchdog progress lines (the latest)
 # a container started while the agent was down: its files are read from their start up to this size (several times
 # the kubelet's default containerLogMaxSize, 10 MiB, past which it rotates them); a larger one is history, never
@@ -152,7 +157,8 @@ class _Tail:
     pending: bytes = b""
     lines: int = 0  # lines scanned (the stream's line numbers go on from poll to poll: Scanner.scan first_line)
     # a launcher's exit summary whose lines the last read cut short: (its opener's line number, its lines so far,
-    # at most 1 + triage.read.BLOCK_LINES), read on with the next read
+    # at most 1 + triage.read.BLOCK_LINES), read on with the next read; saved with the offset, which is past them
+    # ("blocks", `PodLogSource._snapshot`), and read on after a restart
     block: tuple[int, list[str]] | None = None
     # a record a prefixed line opened with a traceback whose lines carry no prefix (triage.read.record_line), its
     # writer naming a rank: (the writer's fields, the opener's line number, whether its traceback is open), read on
@@ -310,6 +316,9 @@ class PodLogSource(Source):
         # read first again, its saved offset being its start (loaded; taken by the first scan)
         self._owed: dict[str, list[str]] = {}
         self._owed_at: dict[str, int] = {}  # of those, where the read of the first stopped (`_Tail.backlog_at`)
+        # the lines of the block each file held (`_Tail.block`) when the agent last saved: read on with the lines after
+        # its saved offset (loaded; taken by the first scan)
+        self._blocks: dict[str, list[str]] = {}
         # the container directories (`<pod dir>/<container>`) the last listing found (a wanted one once it holds a
         # log file) and the wall time that listing began; loaded: the agent's before it stopped (None: not saved)
         self._containers: set[str] | None = None
@@ -450,8 +459,21 @@ class PodLogSource(Source):
         if self._first_scan:  # saved offsets of files gone meanwhile (a dead container's, a rotated name's) are dropped
             for path in [p for p in self._saved if p not in self.tails and not os.path.lexists(p)]:
                 del self._saved[path]
-            self._owed, self._owed_at = {}, {}  # (those of files no longer followed)
+                self._released += self._held_gone(path, self._blocks.pop(path, None))
+            self._owed, self._owed_at, self._blocks = {}, {}, {}  # (those of files no longer followed)
         self._first_scan = False
+
+    def _held_gone(self, path: str, window: list[str] | None) -> list[tuple[PodRef, Finding]]:
+        """The block the file `path`, gone while the agent was down (its pod deleted, a dead container's log removed),
+        held when the agent last saved (`window`: its lines), read as it stands: its last words, as those of a file
+        whose pod is deleted while followed (`_release`)."""
+        parts = os.path.relpath(path, self.root).split(os.sep)
+        ids = parse_pod_dir(parts[0]) if window and len(parts) == 3 else None
+        ref = PodRef(*ids, parts[1]) if ids is not None else None
+        if ref is None or not self.wanted(ref):
+            return []
+        return self._block_ended(_Tail(path, ref, Scanner(self._classifier.for_stream(), self.prefilter),
+                                       block=(1 - len(window), window)))
 
     def _under(self, directory: str) -> set[str]:
         """The files followed under `directory` (kept as they are when it cannot be listed for a moment)."""
@@ -484,6 +506,9 @@ class PodLogSource(Source):
             if len(saved) == 4:
                 tail.prints = (saved[1], saved[2], saved[3])
             tail.backlog, tail.backlog_at = self._still_owed(path)
+            window = self._blocks.pop(path, None)
+            if window:  # (its lines just before the offset: the next read's first line is line 1)
+                tail.block = (1 - len(window), window)
         else:
             history = self._first_scan and not before and not (unseen and self._new_while_down(path, st))
             tail.inode, tail.offset = st.st_ino, (st.st_size if history else 0)
@@ -1238,7 +1263,8 @@ class PodLogSource(Source):
         """The saved (inode, offset) of each file to `_saved`, with its fingerprint's CRCs when saved ("prints", apart
         from "offsets", which an earlier agent, rolled back to, reads as it did), the rotated files still owed before a
         file read from its start to `_owed` ("backlog") and where the read of the first stopped to `_owed_at`
-        ("backlog_at"), the container directories listed then
+        ("backlog_at"), the blocks held then to `_blocks` ("blocks": each file's lines of `_Tail.block`, at most
+        1 + BLOCK_LINES of BLOCK_CHARS), the container directories listed then
         and the time of that listing to `_containers` and `_listed_at` (a state saved before them has none:
         `_containers` stays None); an entry not of its type is dropped alone (keyspec.each) and said once, the rest
         kept."""
@@ -1249,6 +1275,8 @@ class PodLogSource(Source):
         prints = dict(each(state.get("prints", {}), dict[str, tuple[POSITION, POSITION]], "prints", faults))
         self._owed = dict(each(state.get("backlog", {}), dict[str, list[str]], "backlog", faults))
         self._owed_at = dict(each(state.get("backlog_at", {}), dict[str, POSITION], "backlog_at", faults))
+        self._blocks = {k: [x[:BLOCK_CHARS] for x in v[:1 + BLOCK_LINES]]
+                        for k, v in each(state.get("blocks", {}), dict[str, list[str]], "blocks", faults) if v}
         self._saved = {k: [*v, *prints.get(k, ())] for k, v in each(state.get("offsets", {}),
                                                                     dict[str, tuple[POSITION, POSITION]], "offsets",
                                                                     faults)}
@@ -1265,14 +1293,22 @@ class PodLogSource(Source):
         """What `save` writes but the fingerprints (`_fingerprinted` adds them as it writes): each followed file's
         (inode, offset), the rotated files still to be read before a file read from its start ("backlog": their names,
         `_Tail.backlog`; only while some are owed; "backlog_at": where the read of the first stopped, the lines read
-        whole), and the last listing's container directories (none past MAX_CONTAINERS) with its time, taken together
-        (a container saved as listed has its files' offsets), but not the files of restarts not yet handed on
-        (`_restart_files`).  Taken by the thread that reads (`run`, `save`) at every
-        turn of its loop: no file is read for it."""
-        offsets, owed, owed_at = {}, {}, {}
+        whole), the lines of each block held ("blocks", `_Tail.block`), and the last listing's container directories
+        (none past MAX_CONTAINERS) with its time, taken together (a container saved as listed has its files' offsets),
+        but not the files of restarts not yet handed on (`_restart_files`).  Taken by the thread that reads (`run`,
+        `save`) at every turn of its loop: no file is read for it."""
+        offsets, owed, owed_at, blocks = {}, {}, {}, {}
         for p, t in self.tails.items():
             if p in self._restart_files:  # (its restart not handed on yet: new again to the next start)
                 continue
+            # a block held (`_Tail.block`: a launcher's exit summary awaiting its later lines) is saved as its lines,
+            # the offset staying past them: at most 1 + BLOCK_LINES lines of BLOCK_CHARS, read on after a restart with
+            # the lines after the offset, its fact published once.  Rather than an offset held back to the block's
+            # opener and the lines after it read again: that needs the opener's byte in the file (a hole dropped, the
+            # block begun in a rotated file or a backlog's) and every finding of the lines read again told apart
+            # from those already published
+            if t.block is not None:
+                blocks[p] = [x[:BLOCK_CHARS] for x in t.block[1]]
             # (a partial line pending is the backlog's while one is owed: its read goes on before it)
             offsets[p] = [t.inode, t.offset - (0 if t.backlog else len(t.pending))]
             if t.backlog:
@@ -1280,7 +1316,8 @@ class PodLogSource(Source):
                 if t.backlog_at > len(t.pending):
                     owed_at[p] = t.backlog_at - len(t.pending)
         data: dict[str, Any] = {"offsets": offsets, **({"backlog": owed} if owed else {}),
-                                **({"backlog_at": owed_at} if owed_at else {})}
+                                **({"backlog_at": owed_at} if owed_at else {}),
+                                **({"blocks": blocks} if blocks else {})}
         if self._containers is None or len(self._containers) > MAX_CONTAINERS:
             return data
         return {**data, "containers": self._listing, "listed_at": self._listed_at}

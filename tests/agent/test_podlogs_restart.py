@@ -24,6 +24,7 @@ import io
 import os
 import shutil
 import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -1060,6 +1061,24 @@ NO_INTERFACE = ("2026-01-20T10:{m:02d}:{s:02d}.{n:09d}Z stderr F No matching net
 DAEMON_DIR = "nvidia-dra-driver-gpu_imex-channel-cd-x7k2p_5e0b7c1d-2a3f-4b6c-9d8e-1f2a3b4c5d6e"
 
 
+def followed(tmp_path: Path, log: Path) -> Path:
+    """The configuration of a real agent following the pod logs above `log` (made, empty); its path."""
+    import yaml
+
+    log.parent.mkdir(parents=True)
+    log.touch()
+    conf = tmp_path / "gpu-npd.yaml"
+    conf.write_text(yaml.safe_dump({"nvml": "off", "pod_logs_root": str(log.parents[2])}))
+    return conf
+
+
+def killed(a) -> None:
+    """A real agent killed with SIGKILL: no drain, no save."""
+    a.proc.kill()
+    a.proc.wait(5)
+    os.close(a.writer)
+
+
 def _imex_findings(a) -> float | None:
     """The daemon's IMEX errors the agent counted (gpu_npd_findings_total, restored from the state's totals)."""
     return a.value("gpu_npd_findings_total", kind="imex_error", severity="error", attribution="fabric")
@@ -1074,18 +1093,11 @@ def test_kill_9_while_a_pod_log_batch_is_processed_counts_every_finding_once(tmp
     stood before the batch (acknowledged as a whole, saved every 2 s), so the next start read it again and counted it
     again; and offsets saved before the state that counted them lost those counts."""
     import random
-    import time
-
-    import yaml
 
     from harness import AgentProc
 
-    root = tmp_path / "pods"
-    log = root / DAEMON_DIR / "compute-domain-daemon" / "0.log"
-    log.parent.mkdir(parents=True)
-    log.touch()
-    conf = tmp_path / "gpu-npd.yaml"
-    conf.write_text(yaml.safe_dump({"nvml": "off", "pod_logs_root": str(root)}))
+    log = tmp_path / "pods" / DAEMON_DIR / "compute-domain-daemon" / "0.log"
+    conf = followed(tmp_path, log)
 
     rnd, written = random.Random(11), 0
 
@@ -1101,14 +1113,186 @@ def test_kill_9_while_a_pod_log_batch_is_processed_counts_every_finding_once(tmp
             for _ in range(3):
                 burst(rnd.randrange(500, 3000))
                 time.sleep(rnd.uniform(0.0, 0.5))
-            a.proc.kill()  # SIGKILL: no drain, no save
-            a.proc.wait(5)
-            os.close(a.writer)
+            killed(a)
             a = AgentProc(tmp_path, "--config", str(conf))
         a.wait_for(lambda: (_imex_findings(a) or 0) >= written, timeout=60,
                    what=f"{written} findings, not {_imex_findings(a)}")
         time.sleep(2.5)  # a pod-log save's period: nothing more trickles in
         assert _imex_findings(a) == written
+        assert a.stop()[0] == 0
+    finally:
+        if a.proc.poll() is None:
+            a.proc.kill()
+            a.proc.wait(5)
+
+
+# ---- a launcher's exit summary held across a restart ------------------------------------------------------------
+# REAL lines, verbatim, in CRI envelopes whose times are constructed: torchrun's ChildFailedError summary of
+# vllm-project/speculators #1115 (tests/fixtures/incidents/speculators-1115-root-cause: its Root Cause names rank 1),
+# Slurm's OOM summary then srun's line naming its node of chrisknewman/tusas #149
+# (tests/fixtures/incidents/h539_tusas-149-slurm-oom-node)
+INCIDENTS = Path(__file__).parents[1] / "fixtures" / "incidents"
+SPECULATORS_1115 = (INCIDENTS / "speculators-1115-root-cause" / "logs" / "torchrun.log").read_text().splitlines()
+# up to the Root Cause's opener and its "[0]:": the rank's fields come later
+HELD = SPECULATORS_1115.index("Root Cause (first observed failure):") + 2
+TUSAS_149 = (INCIDENTS / "h539_tusas-149-slurm-oom-node" / "logs" / "srun.log").read_text().splitlines()
+
+
+def cri_lines(texts: list[str], minute: int = 3) -> str:
+    return "".join(f"2026-09-07T13:{minute:02d}:29.{i:09d}Z stderr F {x}\n" for i, x in enumerate(texts))
+
+
+def facts(found) -> list[tuple]:
+    """The summaries' facts among a read's findings: (kind, rank, host, the line quoted)."""
+    return [(f.kind, f.rank, f.details.get("host"), f.message) for _, f in found
+            if f.kind in ("rank_exit", "job_ended")]
+
+
+def held_when_stopped(root: Path, cdir: Path, state: Path, lines: list[str]) -> None:
+    """An agent that read `lines` (a summary's opener among its last: its block held, awaiting the lines after it),
+    saved, and stopped: the offset saved is past them."""
+    stopped(root, state)
+    append(cdir / "0.log", cri_lines(lines))
+    src = source(root, state)
+    src.discover()
+    assert facts(src.poll()) == []
+    assert src.tails[str(cdir / "0.log")].block is not None
+    src.save()
+    assert saved_state(state)["offsets"][str(cdir / "0.log")][1] == (cdir / "0.log").stat().st_size
+
+
+ROOT_CAUSE = ("rank_exit", 1, "localhost", "  rank      : 1 (local_rank: 1)")
+
+
+@pytest.mark.parametrize("rotated", [None, "in the rotated file", "in the new file"])
+def test_a_summary_held_when_the_agent_stopped_is_read_on_at_its_next_start(tree, rotated):
+    """The agent stopped (a rollout, a SIGKILL after its last save) while it held torchrun's Root Cause block for its
+    rank's fields: the block's lines, saved with the offset past them ("blocks"), are read on at the next start with
+    the lines after the offset (the same file grown, or the file rotated meanwhile, the rest in its rotated file or in
+    the new one): the root cause published once.  Before, the saved offset was past the block's lines and nothing held
+    them: its fields read alone named no one, the summary was lost."""
+    root, cdir, state = tree
+    held_when_stopped(root, cdir, state, SPECULATORS_1115[:HELD])
+    rest = cri_lines(SPECULATORS_1115[HELD:])
+    if rotated is None:
+        append(cdir / "0.log", rest)
+    else:
+        if rotated == "in the rotated file":
+            append(cdir / "0.log", rest)
+        rotate(cdir, "20260907-130400", rest if rotated == "in the new file" else "")
+    src = source(root, state)
+    src.discover()
+    assert facts(src.poll()) == [ROOT_CAUSE]
+    src.save()
+    assert "blocks" not in saved_state(state)
+    assert facts(src.poll(time.monotonic() + podlogs.BLOCK_WAIT)) == []
+    again = source(root, state)  # (started again after: nothing is said twice)
+    again.discover()
+    assert facts(again.poll(time.monotonic() + podlogs.BLOCK_WAIT)) == []
+
+
+def test_slurms_oom_summary_held_when_the_agent_stopped_names_sruns_node_read_at_its_next_start(tree):
+    """Slurm's OOM summary held for srun's line naming its node (up to SRUN_OOM_LINES lines, or BLOCK_WAIT): read on
+    at the next start with srun's line, the node named; with no line after it, published as it stands once its file
+    was quiet BLOCK_WAIT, once."""
+    root, cdir, state = tree
+    held_when_stopped(root, cdir, state, TUSAS_149[:1])
+    append(cdir / "0.log", cri_lines(TUSAS_149[1:]))
+    src = source(root, state)
+    src.discover()
+    src.poll()
+    said = [x for x in facts(src.poll(time.monotonic() + podlogs.BLOCK_WAIT)) if x[0] == "job_ended"]
+    assert said == [("job_ended", None, "nid001277", TUSAS_149[0])]
+
+
+def test_a_summary_held_alone_is_published_once_its_file_was_quiet_after_the_restart(tree):
+    root, cdir, state = tree
+    held_when_stopped(root, cdir, state, TUSAS_149[:1])
+    src = source(root, state)
+    src.discover()
+    assert facts(src.poll()) == []  # (the file quiet for less than BLOCK_WAIT since the start)
+    assert facts(src.poll(time.monotonic() + podlogs.BLOCK_WAIT)) == [("job_ended", None, None, TUSAS_149[0])]
+    assert facts(src.poll(time.monotonic() + 2 * podlogs.BLOCK_WAIT)) == []
+
+
+def test_a_summary_held_by_a_file_gone_while_the_agent_was_down_is_its_last_words(tree):
+    """The pod deleted while the agent was down (its file gone with it): the block saved is read as it stands at the
+    first scan, as a deleted pod's file's last words are while it is followed."""
+    root, cdir, state = tree
+    held_when_stopped(root, cdir, state, TUSAS_149[:1])
+    shutil.rmtree(cdir.parent)
+    src = source(root, state)
+    src.discover()
+    found = src.poll()
+    assert facts(found) == [("job_ended", None, None, TUSAS_149[0])]
+    assert found[0][0] == REF and found[0][1].file == str(cdir / "0.log")
+    src.save()
+    assert "blocks" not in saved_state(state)
+
+
+@pytest.mark.parametrize("bad", ["x", {"a": "x"}, {"a": [1]}])
+def test_damaged_blocks_are_dropped_alone(tree, bad, caplog):
+    root, cdir, state = tree
+    held_when_stopped(root, cdir, state, SPECULATORS_1115[:HELD])
+    data = saved_state(state)
+    data["blocks"] = bad if isinstance(bad, str) else {**data["blocks"], **bad}
+    (state / "podlogs.json").write_text(json.dumps(data))
+    append(cdir / "0.log", cri_lines(SPECULATORS_1115[HELD:]))
+    src = source(root, state)
+    src.discover()
+    assert facts(src.poll()) == ([] if bad == "x" else [ROOT_CAUSE])
+    assert "cannot be restored" in caplog.text
+
+
+def test_a_held_blocks_lines_are_saved_bounded(tree):
+    root, cdir, state = tree
+    held_when_stopped(root, cdir, state, [*SPECULATORS_1115[:HELD - 1], "x" * (2 * podlogs.BLOCK_CHARS)])
+    assert [len(x) for x in saved_state(state)["blocks"][str(cdir / "0.log")]][-1] == podlogs.BLOCK_CHARS
+
+
+def _said(tmp_path: Path, reason: str) -> list[dict]:
+    """The workload Events of `reason` every agent run in `tmp_path` wrote to its stdout (AgentProc's files)."""
+    out = []
+    for path in sorted(tmp_path.glob("stdout-*.log")):
+        for text in path.read_text().splitlines():
+            try:
+                line = json.loads(text)
+            except ValueError:
+                continue
+            if line.get("event") == "workload" and line.get("reason") == reason:
+                out.append(line)
+    return out
+
+
+@pytest.mark.slow
+def test_kill_9_while_a_summary_is_held_publishes_its_root_cause_once(tmp_path):
+    """A real agent killed (SIGKILL: no drain, no save) while it holds torchrun's Root Cause block, its offset saved
+    past the block's lines; started again, the rank's fields written then: the RankExited Event is said once across
+    both runs, counted once.  Before, none (the block lost with the process)."""
+    from harness import AgentProc
+
+    log = tmp_path / "pods" / POD_DIR / "main" / "0.log"
+    conf = followed(tmp_path, log)
+
+    def offset() -> int | None:
+        try:
+            return json.loads((tmp_path / "state" / "state.json").read_text())["pod_logs"]["offsets"][str(log)][1]
+        except (OSError, ValueError, KeyError):
+            return None
+
+    a = AgentProc(tmp_path, "--config", str(conf))
+    try:
+        a.wait_pods_listed()
+        append(log, cri_lines(SPECULATORS_1115[:HELD]))
+        a.wait_for(lambda: offset() == log.stat().st_size, timeout=20, what="the block's lines read and saved")
+        killed(a)
+        a = AgentProc(tmp_path, "--config", str(conf))
+        append(log, cri_lines(SPECULATORS_1115[HELD:]))
+        a.wait_for(lambda: _said(tmp_path, "RankExited"), timeout=20, what="the RankExited Event")
+        time.sleep(podlogs.BLOCK_WAIT / 4)  # (a save's period and more: nothing more comes)
+        said = _said(tmp_path, "RankExited")
+        assert len(said) == 1 and "(rank 1; local rank 1; host localhost" in said[0]["message"], said
+        assert a.value("gpu_npd_workload_findings_total", namespace="train", kind="rank_exit") == 1
         assert a.stop()[0] == 0
     finally:
         if a.proc.poll() is None:
