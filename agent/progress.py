@@ -80,6 +80,7 @@ class _Pod:
     bar: int | None = None
     bar_at: int | None = None
     bar_seen: float | None = None
+    bar_was: int | None = None  # the total of the training bar before it (a loop's own, back after another's: _bar)
 
     def __post_init__(self) -> None:
         self.intervals = deque(self.intervals, maxlen=INTERVALS)
@@ -158,7 +159,7 @@ class ProgressTracker:
         pod.intervals.clear()
         pod.advances, pod.step, pod.last_written, pod.trainer = 0, None, None, ""
         pod.paused, pod.pause, pod.printed = None, "", False
-        pod.bar, pod.bar_at, pod.bar_seen = None, None, None  # (its bars are the new process's, their totals its own)
+        pod.bar, pod.bar_at, pod.bar_seen, pod.bar_was = None, None, None, None  # (the new process's bars, totals)
 
     def _track(self, ref: PodRef, now: float) -> _Pod:
         while len(self.pods) >= self.cfg.max_pods:
@@ -177,17 +178,22 @@ class ProgressTracker:
         training bar's before, its counts were steps back from 34 and its rate the step time.  The training bar is the
         first bar seen, the same total again (the next epoch's bar), one whose total grew as its count went on (count and
         total both up), after it finished a bar of a larger total (the training after an evaluation at the start; one of
-        a smaller total is still inner: the Trainer evaluates after its last step, its bar at `204/204`), or, once it has
-        been silent past the pause allowance, the bar shown since (a run resumed in the same container, another total)."""
+        a smaller total is still inner: the Trainer evaluates after its last step, its bar at `204/204`, unless it is the
+        total of the training bar before: a loop's `tqdm(train_loader)` back after its larger unnamed `tqdm(val_loader)`,
+        which its finished bar made the training's; else the roles swapped for good, the training an evaluation), or,
+        once it has been silent past the pause allowance, the bar shown since (a run resumed in the same container,
+        another total)."""
         if pod.bar is not None and p.total != pod.bar and pod.bar_seen is not None \
                 and now - pod.bar_seen < self.pause_allowance(pod):
             if pod.bar_at == pod.bar:  # (it finished)
-                inner = p.total < pod.bar
+                inner = p.total < pod.bar and p.total != pod.bar_was
             else:
                 inner = p.step is None or pod.bar_at is None or p.step < pod.bar_at or p.total < pod.bar
             if inner:
                 return replace(p, step=None, seconds=None, pause="evaluation", moved=False, ended=p.step is None,
                                total=None)
+        if p.total != pod.bar:
+            pod.bar_was = pod.bar
         pod.bar, pod.bar_at, pod.bar_seen = p.total, p.total if p.step is None else p.step, now
         return p
 

@@ -1440,8 +1440,7 @@ def _leader_lost(job: Job) -> Verdict | None:
 def _client_store(e: Evidence) -> str:
     """The store's address a lost store's line names, loopback where it is the client's own (the store on the
     reporter's host: "addr=[pod-x]:50828, remote=[pod-x]:45903")."""
-    store = str(e.details["store_host"])
-    return "localhost" if store == e.details.get("store_client") else store
+    return "localhost" if _own_store(e) else str(e.details["store_host"])
 
 
 def _undetermined(job: Job) -> Verdict | None:

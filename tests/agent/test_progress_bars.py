@@ -111,3 +111,25 @@ def test_a_restarted_container_forgets_its_bar():
     clock.t += 1
     t.observe(REF, [Mark(clock.t, Progress(3, 1.0, "tqdm", total=80))])
     assert t.pods[REF.uid].step == 3
+
+
+def test_a_training_bar_again_after_a_larger_unnamed_bar_is_the_training():
+    """(SYNTHETIC bars in tqdm's shape) a loop's unnamed `tqdm(train_loader)`, 32 batches, then its unnamed
+    `tqdm(val_loader)`, 100 (evaluated one sample a batch), each epoch: the second bar, larger, shown after the first
+    finished, was taken for the training's; the next epoch's training bar, smaller than it, was then an inner one, an
+    evaluation, until the pause allowance (an hour by default) had passed since the validation's last line, and the
+    validation's next bar the training again: the roles swapped for good, a hang in the training suspected an hour
+    late.  A bar of the total the training bar had before is the training again (as before bars were told apart)."""
+    def bar(n: int, of: int) -> str:
+        return f"  {100 * n // of:2d}%|█         | {n}/{of} [00:{n % 60:02d}<00:10,  3.00it/s]"
+    epoch = [bar(n, 32) for n in range(1, 33)] + [bar(n, 100) for n in range(1, 101)]
+    t, clock, events, seen = feed(epoch + epoch[:10], HangSettings(pause_seconds=3600))
+    assert events == []
+    assert [s[2] for s in seen[-10:]] == [""] * 10  # the second epoch's training: no evaluation announced
+    assert [s[0] for s in seen[-10:]] == list(range(1, 11))  # its counts the steps
+    settings = HangSettings(floor_seconds=60, pause_seconds=3600, min_steps=2)
+    t, clock, events, _ = feed(epoch + epoch[:10], settings)  # then the training hangs
+    start = clock.t
+    while not any(e.reason == HANG_REASON for e in t.tick()):
+        clock.t += 1
+    assert clock.t - start <= 60  # at the pace's floor, not the pause allowance's hour
