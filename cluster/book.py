@@ -145,7 +145,7 @@ class JobState:
     open: Open | None = None
     dirty: bool = False
     last_change: float = 0.0
-    held: float | None = None  # since when (the controller's clock) an incident a healthy end may explain waits (_at_end)
+    held: float | None = None  # since when (controller clock) an incident a healthy end may explain waits (_at_end)
 
 
 @dataclass(frozen=True, slots=True)

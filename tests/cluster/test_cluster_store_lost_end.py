@@ -2,7 +2,7 @@
 failed on SocketImpl(.., remote=[host]:20000): Connection reset by peer") waits before its incident opens
 (cluster/book.py Book.hold): that line is also what a healthy end prints where the store is rank 0's own process and it
 exits first (SGLang's --dist-init-addr, a launcher starting each rank itself; not torchrun, whose node-0 agent holds
-the store until every agent's workers succeeded: torch/distributed/elastic/agent/server/api.py `_exit_barrier`).
+the store until every agent's workers succeeded: torch.distributed.elastic.agent.server.api `_exit_barrier`).
 Was: every such end and every rollout of such a serving group opened an `undetermined` incident on the job's owner.
 Now: none where the writers' pods ended well (Succeeded, or deleted by their controller); one where they still run
 after the hold, or where a pod of the job ended badly.
