@@ -15,6 +15,11 @@ Pure (no I/O, a clock handed in): the watches feed it objects, `settle()` hands 
   bounded, until reused), the nodes' status.addresses, the pods' status.hostIP (a hostNetwork
   pod's IP is its node's: the node, no pod).  It reaches triage as NCCL's own address lines do (kind nccl_address,
   context only: triage.attribute Job.addresses), one mechanism for both.
+- Held: a job whose only failure is a fact a healthy end also prints (triage.facts LiveFact.at_end: a rank that lost
+  the store on another host, the store's process having exited first) opens no incident while its writers' pods run,
+  for `hold` seconds (the controller's clock): none where they ended well first (phase Succeeded, or deleted: a
+  rollout's, a scale-down's; an end in failure is evidence of its own), its evidence then marked as a closed
+  incident's; one where they still run after it (the store's loss left them running) or another failure comes.
 - Bounded: pods of no known job are not kept; an Event for a pod not seen yet waits in a bounded map; a job
   without pods and without an open incident is forgotten; evidence per job is capped (newest kept); addresses are
   those of the pods and nodes kept, and of at most MAX_WAITING deleted pods and MAX_WAITING pods' host IPs.
@@ -32,6 +37,7 @@ from parsers.bounded import keep_newest
 from parsers.envelope import parse_time
 from triage import DEFAULT_WINDOW, Evidence, Incident, attribute, is_consequence
 from triage.attribute import CONTEXT_KINDS, bare_address
+from triage.facts import said_at_end
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
 
 from .evidence import AGENT_COMPONENT, Order, Reader, gang_warning, repair_gpus, watched, with_gpus
@@ -43,6 +49,9 @@ MAX_WAITING = 10_000  # Events for pods not seen yet
 MAX_EVENTS = 1024  # Events kept per job (the oldest forgotten first, counted): a storm cannot grow a job without end
 MAX_POD_WARNINGS = 16  # other components' Warning Events kept a pod (of triage.facts EVENT_ENDS: the kubelet's
 # FailedMount and FailedPrepareDynamicResources, the attach-detach controller's FailedAttachVolume); more are counted (Book.dropped)
+# how long a job whose only failure a healthy end also prints (Book._at_end) waits for its writers' pods to end before
+# its incident opens: a healthy end's ranks exit within seconds of the store's, a rollout deletes them at once
+HOLD = 120.0
 FAULT_SLACK = 60.0  # a node fault this long before a pod started on the node still counts for its job
 # Which incarnation of a restarted job a pod is of (Book._incarnation): one the restart chose (its evidence is the old
 # gang's), a member it did not delete (SURVIVOR: the next incarnation's, less what the teardown made it say: _own),
@@ -60,6 +69,7 @@ class PodInfo:
     labelled: bool = False  # the pod's own cascading-recovery label (its owner's: Book.owner_optin)
     hostname: str = ""  # its spec.hostname where set (an Indexed Job's, a JobSet's: not its name)
     order: Order = field(default_factory=Order)  # what the watch saw of it before its deletion (evidence.Order)
+    ended: bool = False  # its containers ended for good (_finished) or its deletion was asked (deletionTimestamp)
 
 
 @dataclass(slots=True)
@@ -135,6 +145,7 @@ class JobState:
     open: Open | None = None
     dirty: bool = False
     last_change: float = 0.0
+    held: float | None = None  # since when (controller clock) an incident a healthy end may explain waits (_at_end)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,8 +161,8 @@ class Change:
 
 
 class Book:
-    def __init__(self, window: float = DEFAULT_WINDOW, idle: float = 1800.0) -> None:
-        self.window, self.idle = window, idle
+    def __init__(self, window: float = DEFAULT_WINDOW, idle: float = 1800.0, hold: float = HOLD) -> None:
+        self.window, self.idle, self.hold = window, idle, hold
         self.reader = Reader()
         self.pods: dict[tuple[str, str], PodInfo] = {}
         self.jobs: dict[tuple, JobState] = {}
@@ -218,8 +229,9 @@ class Book:
         if hostname and hostname != key[1] and (
                 not _finished(obj) or self.hostnames.get((key[0], hostname), key) == key):
             self.hostnames[(key[0], hostname)] = key
+        ended = _finished(obj) or bool(meta.get("deletionTimestamp"))
         if old is not None:
-            old.uid, old.labelled, old.order = uid, labelled, order
+            old.uid, old.labelled, old.order, old.ended = uid, labelled, order, ended
             if old.hostname and old.hostname != hostname and self.hostnames.get((key[0], old.hostname)) == key:
                 del self.hostnames[(key[0], old.hostname)]
             old.hostname = hostname
@@ -229,7 +241,7 @@ class Book:
             if node:
                 self.node_jobs.setdefault(node, set()).add(job.key)
                 state.nodes[node] = state.nodes.get(node, 0) + 1
-            self.pods[key] = PodInfo(job.key, node, started, exits, uid, labelled, hostname, order)
+            self.pods[key] = PodInfo(job.key, node, started, exits, uid, labelled, hostname, order, ended)
             if (node and self.node_facts.get(node)) or state.restarted is not None:
                 self._touch(state, now)  # after a restart: the Events of a pod seen only now are its own
             waiting = self.waiting.pop(key, None)
@@ -525,12 +537,17 @@ class Book:
         state.mark = state.mark.after(self._held(state))
         if state.open.last_evidence > state.mark.since:  # it held newer evidence than what counts now (a node fault
             state.mark = Mark(state.open.last_evidence)  # its pods have left the node): that second's is its own
+        self._forget_events(state)
+        state.open = None
+        return change
+
+    @staticmethod
+    def _forget_events(state: JobState) -> None:
+        """The job's Events, once marked as held (Mark): a later failure is read from its own."""
         state.events.clear()
         state.versions.clear()
         state.sources.clear()
         state.warned.clear()  # (the uids of Events no longer held: a pod's cap counts what its job holds)
-        state.open = None
-        return change
 
     def _node_changed(self, node: str, now: float) -> None:
         for key in self.node_jobs.get(node, ()):
@@ -628,13 +645,17 @@ class Book:
             if state.open is not None and not state.dirty and now - state.last_change > self.idle:
                 changes.append(self._close(state))
                 continue
-            if not state.dirty:
+            if not state.dirty and not (state.held is not None and (
+                    now - state.held >= self.hold or self._writers_ended(state))):
                 if not state.pods and state.open is None and not state.events:
                     self._retire(key, state)
                 continue
             state.dirty = False
             evidence = self.evidence(state)
             incidents = attribute(evidence, self.window) if evidence else []
+            if incidents and state.open is None and self._at_end(state, evidence, now):
+                continue
+            state.held = None
             if not incidents:
                 if state.open is not None and state.open.incident is not None and _refuted(state.open.incident,
                                                                                          evidence):
@@ -662,6 +683,32 @@ class Book:
                 state.open.incident = incident
                 state.open.last_evidence = max(state.open.last_evidence, last)
         return changes
+
+    def _at_end(self, state: JobState, evidence: list[Evidence], now: float) -> bool:
+        """Whether the incident a job's evidence makes waits, or is none: its only failures are facts a healthy end
+        also prints (triage.facts said_at_end: a rank that lost the store on another host, whose process exited
+        first), read from its writers' Events.  Their pods ended well (Succeeded, or deleted: any bad end of theirs
+        or another pod's is a failure of its own, read from its status): none, what it held marked as a closed
+        incident's; they run: it waits `hold` seconds from the first such verdict, then opens."""
+        failures = [e for e in evidence if e.kind not in CONTEXT_KINDS]
+        if not failures or not all(said_at_end(e.kind, e.details.get("fact")) for e in failures):
+            return False
+        if self._writers_ended(state):
+            state.mark = state.mark.after(self._held(state))
+            self._forget_events(state)
+            state.held = None
+            return True
+        if state.held is None:
+            state.held = now
+        return now - state.held < self.hold
+
+    def _writers_ended(self, state: JobState) -> bool:
+        """Whether every pod whose Events say a fact a healthy end also prints ended (PodInfo.ended) or is gone (its
+        uid another pod's now, or deleted)."""
+        writers = {state.sources[uid] for uid, found in state.events.items()
+                   if uid in state.sources and any(said_at_end(e.kind, e.details.get("fact")) for e in found)}
+        return bool(writers) and all((info := self.pods.get(key)) is None or (uid and info.uid != uid) or info.ended
+                                     for key, uid in writers)
 
     def opted_in(self, job_key: tuple, mark: tuple[float, frozenset[str] | None] | None = None
                  ) -> list[tuple[str, str, str]]:
@@ -709,7 +756,8 @@ class Book:
                 "waiting_events": sum(len(w.events) for w in self.waiting.values()),
                 "addresses": len(self.pod_ips) + len(self.node_ips) + len(self.host_ips) + len(self.former_ips) +
                 len(self.hostnames),
-                "open_incidents": sum(1 for s in self.jobs.values() if s.open is not None)}
+                "open_incidents": sum(1 for s in self.jobs.values() if s.open is not None),
+                "held_incidents": sum(1 for s in self.jobs.values() if s.held is not None)}
 
 
 def _own(evidence: list[Evidence]) -> list[Evidence]:

@@ -1563,6 +1563,11 @@ class LiveFact:
     # the field naming the writer's own address beside its culprit's (a c10d client's `store_client`): a culprit field
     # that is loopback or that address (`own_address`) is its writer's own host, named already by the pod: no culprit
     own: str = ""
+    # its line is also what a healthy end of a multi-host job prints, where the process holding what it lost exits
+    # first (a store in rank 0's own process: no launcher holds it to the last rank's end, as torchrun's exit barrier
+    # does): a job whose only failure it is has an incident once its writers' pods outlive the cluster component's
+    # hold or end badly, none where they ended well (`said_at_end`; cluster/book.py Book.hold)
+    at_end: bool = False
 
 
 LIVE_FACTS: tuple[LiveFact, ...] = (
@@ -1601,10 +1606,14 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
     # SocketImpl(.., remote=[host]:20000): Connection reset by peer"): the store's host is the culprit, as offline
     # (attribute `_store_lost`: the store went away with its process); a store on its writer's own host (`own`: a
     # one-host job's localhost:29500, where its end's race prints it) and the watchdog's "shut down too early", which
-    # names no address, stay offline; after its file's statement of success it is the teardown (triage.teardown)
+    # names no address, stay offline; after its file's statement of success it is the teardown (triage.teardown).  A
+    # multi-host job that ends well without such a statement prints it too where the store is rank 0's own process,
+    # which may exit first (SGLang's --dist-init-addr, a launcher starting each rank itself): `at_end`.  torchrun's
+    # store is its node-0 agent's, which waits after its workers succeed until every agent's did (elastic
+    # SimpleElasticAgent._exit_barrier, exit_barrier_timeout 300 s): no rank of a healthy run loses it
     LiveFact("store_error", "StoreLost", "A rank lost the job's store on another host",
              ("rank", "store_host", "store_port", "store_error", "fact"), ("store_host",), rows=("store_lost",),
-             own="store_client"),
+             own="store_client", at_end=True),
     # a rank's Python exception that is no consequence of another's failure (not chained after the chain's first, no
     # CONSEQUENCE_EXCEPTIONS type or words, no fact it states, no parsers' kind of its text): the application's; its
     # writer is the culprit.  One that is a consequence (a CONSEQUENCE_EXCEPTIONS type or words: Ray's
@@ -1651,6 +1660,13 @@ def live(kind: str, fact: str | None = None) -> LiveFact | None:
     """The LIVE_FACTS row that publishes a job fact of `kind` read by FACTS row `fact` (LiveFact.rows), None: none."""
     row = LIVE_ROWS.get(fact) if fact is not None else None
     return row if row is not None and row.kind == kind else LIVE.get(kind)
+
+
+def said_at_end(kind: str, fact: object = None) -> bool:
+    """Whether a published job fact (its kind, the FACTS row it was read by) is one a healthy end also prints
+    (LiveFact.at_end)."""
+    row = live(kind, fact if isinstance(fact, str) else None)
+    return row is not None and row.at_end
 
 
 def names_culprit(row: LiveFact, fields: dict) -> bool:

@@ -1,0 +1,141 @@
+"""A multi-host job whose only failure is a rank that lost the store on another host (StoreLost: c10d's "recvValue
+failed on SocketImpl(.., remote=[host]:20000): Connection reset by peer") waits before its incident opens
+(cluster/book.py Book.hold): that line is also what a healthy end prints where the store is rank 0's own process and it
+exits first (SGLang's --dist-init-addr, a launcher starting each rank itself; not torchrun, whose node-0 agent holds
+the store until every agent's workers succeeded: torch.distributed.elastic.agent.server.api `_exit_barrier`).
+Was: every such end and every rollout of such a serving group opened an `undetermined` incident on the job's owner.
+Now: none where the writers' pods ended well (Succeeded, or deleted by their controller); one where they still run
+after the hold, or where a pod of the job ended badly.
+
+Lines marked REAL are copied verbatim from the public source beside them.  Jobs marked SYNTHETIC put real lines
+together into a job that did not happen as such (the pods' ends are the Kubernetes API's shapes).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.metrics import Metrics
+from agent.sources.podlogs import PodLogSource
+from agent.workloads import WorkloadTracker
+from cluster.book import HOLD, Book
+from kubeapi.events import EventRecorder, Ref
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+# REAL: sgl-project/sglang #20859 (tests/fixtures/incidents/h549_sglang-20859-store-reset, verbatim): the second
+# node's ranks (pod sglang-0-1) lost the store on the first (sglang-0:20000, the head's rank 0)
+SGLANG = (FIXTURES / "incidents" / "h549_sglang-20859-store-reset" / "logs" / "node1.log").read_text().splitlines()
+# REAL: a healthy vLLM 0.10 run's output before its end (tests/fixtures/realworld/healthy/, its source there): a
+# serving process's lines with no statement of a job's success
+HEALTHY = (FIXTURES / "realworld" / "healthy" / "vllm-0.10-tp2-a100-same-node-qwen2-7b.log").read_text().splitlines()
+STORE = "sglang-0.default.pod.transwarp.local"
+LWS = {"leaderworkerset.sigs.k8s.io/name": "sglang", "leaderworkerset.sigs.k8s.io/group-index": "0"}
+NODES = {"sglang-0": "node-a", "sglang-0-1": "node-b"}
+
+
+def _pod(name: str, phase: str = "Running", exit_code: int | None = None, deleting: bool = False) -> dict:
+    """A LeaderWorkerSet group's pod (SGLang's multi-node deployment: leader sglang-0, worker sglang-0-1)."""
+    meta = {"name": name, "namespace": "train", "uid": f"uid-{name}", "labels": LWS,
+            "creationTimestamp": "2026-03-18T09:00:00Z"}
+    if deleting:
+        meta["deletionTimestamp"] = "2026-03-18T10:00:45Z"
+    state = {"running": {"startedAt": "2026-03-18T09:00:05Z"}} if exit_code is None else {"terminated": {
+        "exitCode": exit_code, "reason": "Completed" if exit_code == 0 else "Error",
+        "startedAt": "2026-03-18T09:00:05Z", "finishedAt": "2026-03-18T10:00:43Z"}}
+    return {"metadata": meta, "spec": {"nodeName": NODES[name]},
+            "status": {"phase": phase, "containerStatuses": [{"name": "main", "restartCount": 0, "state": state}]}}
+
+
+def _store_lost_events(tmp_path: Path, lines: list[str]) -> list[dict]:
+    """The Pod Events sglang-0-1's agent writes for its lines: read by the pod log source, worded by
+    agent/workloads.py, recorded by kubeapi's recorder."""
+    log = tmp_path / "pods" / "train_sglang-0-1_uid-sglang-0-1" / "main" / "0.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("".join(f"2026-03-18T10:00:41.{i:09d}Z stderr F {line}\n" for i, line in enumerate(lines)))
+    src = PodLogSource(str(tmp_path / "pods"), from_start=True)
+    src.discover()
+    tracker, rec = WorkloadTracker(Metrics()), EventRecorder("default", "node-b")
+    while more := src.poll():
+        for ref, f in more:
+            if (e := tracker.observe(ref, f)) is not None:
+                rec.record(Ref("Pod", e.ref.pod, e.ref.namespace, e.ref.uid), e.reason, e.message, e.type, key=e.key)
+    events = [{**rec._body(agg), "metadata": {"name": f"sglang-0-1.{i}", "namespace": "train", "uid": f"ev-{i}"}}
+              for i, agg in enumerate(rec._aggs.values())]
+    assert [ev["reason"] for ev in events] == ["StoreLost"]
+    return events
+
+
+def _book(tmp_path: Path, lines: list[str] = SGLANG) -> Book:
+    book = Book()
+    for name in NODES:
+        book.pod(_pod(name), 100.0)
+    for ev in _store_lost_events(tmp_path, lines):
+        book.event(ev, 100.0)
+    return book
+
+
+def test_a_store_lost_alone_waits_while_its_writers_pods_run(tmp_path):
+    """SYNTHETIC (REAL lines: sglang #20859): the worker's StoreLost alone, its pods running: no incident within the
+    hold (was: one at once), held (counted); then one, as before the hold: `undetermined`, the store's host named."""
+    book = _book(tmp_path)
+    assert book.settle(101.0) == [] and book.counts()["held_incidents"] == 1
+    assert book.settle(100.0 + HOLD - 1) == []
+    (opened,) = book.settle(101.0 + HOLD)
+    assert opened.what == "opened" and book.counts()["held_incidents"] == 0
+    assert (opened.incident.category, opened.incident.rule, opened.incident.root.host) == (
+        "undetermined", "store_lost", STORE)
+
+
+def test_a_healthy_end_raises_no_incident(tmp_path):
+    """SYNTHETIC (REAL lines: a healthy vLLM run's output, then sglang #20859's): the group ends well, the leader
+    holding the store first, each pod Succeeded (every container exit 0): no incident, now or after the hold; what
+    it held is marked, so a relist of the same Event adds nothing. Was: an `undetermined` incident on the owner."""
+    book = _book(tmp_path, HEALTHY + SGLANG)
+    assert book.settle(101.0) == []
+    for name in NODES:
+        book.pod(_pod(name, "Succeeded", exit_code=0), 102.0)
+    assert book.settle(103.0) == [] and book.settle(103.0 + HOLD) == []
+    (state,) = book.jobs.values()
+    assert state.held is None and not state.events and state.seq == 0
+    for ev in _store_lost_events(tmp_path / "again", SGLANG):
+        book.event(ev, 200.0)
+    assert book.settle(201.0) == [] and book.settle(201.0 + HOLD) == []
+
+
+def test_a_rollout_deleting_the_group_raises_no_incident(tmp_path):
+    """SYNTHETIC (REAL lines): a rollout (or scale-down) deletes the group: its pods' deletion asked
+    (deletionTimestamp), then gone; the worker lost the leader's store as it went: no incident."""
+    book = _book(tmp_path)
+    assert book.settle(101.0) == []
+    book.pod(_pod("sglang-0-1", deleting=True), 102.0)
+    assert book.settle(103.0) == []
+    assert book.settle(103.0 + HOLD) == []
+    book = _book(tmp_path / "gone")
+    for name in NODES:
+        book.pod(_pod(name), 102.0, deleted=True)
+    assert book.settle(103.0) == [] and book.settle(103.0 + HOLD) == []
+    assert not book.jobs  # nothing left of it: forgotten
+
+
+def test_a_store_lost_with_its_stores_pod_ended_badly_opens_at_once(tmp_path):
+    """SYNTHETIC (REAL lines): the leader's container exited 1 (its process, holding the store, crashed): a failure
+    of its own, read from its status: the incident opens at once, as before; the worker's pod ending afterwards
+    changes nothing."""
+    book = _book(tmp_path)
+    book.pod(_pod("sglang-0", "Failed", exit_code=1), 100.5)
+    (opened,) = book.settle(101.0)
+    assert opened.what == "opened" and opened.incident.category != "no_failure"
+    book.pod(_pod("sglang-0-1", "Succeeded", exit_code=0), 102.0)
+    assert [c.what for c in book.settle(103.0)] in ([], ["updated"])
+    (state,) = book.jobs.values()
+    assert state.open is not None
+
+
+def test_another_failure_after_the_store_lost_opens_at_once(tmp_path):
+    """SYNTHETIC (REAL lines): a held StoreLost, then the worker's container exits 1: the incident opens at once,
+    before the hold is over, even though its pod has ended."""
+    book = _book(tmp_path)
+    assert book.settle(101.0) == []
+    book.pod(_pod("sglang-0-1", "Failed", exit_code=1), 102.0)
+    (opened,) = book.settle(103.0)
+    assert opened.what == "opened"
