@@ -1408,3 +1408,45 @@ def test_kill_9_while_a_summary_is_held_publishes_its_root_cause_once(tmp_path):
         if a.proc.poll() is None:
             a.proc.kill()
             a.proc.wait(5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, cut, reason, words", [
+    ("accelerate-3206-rng-state", 12, "RankException", "(rank 1; exception RuntimeError)"),
+    ("sglang-3713-tp0-illegal-access", 13, "CUDAIllegalAddress", "encountered' on rank 0:"),
+])
+def test_kill_9_inside_a_traceback_publishes_its_failure_once_with_its_writer(tmp_path, name, cut, reason, words):
+    """A real agent killed (SIGKILL: no drain, no save) inside a traceback, its offset saved past the lines read (rank
+    1's frames awaiting their exception; SGLang's TP0 record awaiting the exception its unprefixed lines end); started
+    again, the rest written then: the failure's Event is said once across both runs, naming its writer.  Before, rank
+    1's RuntimeError was not said at all (the window of its frames lost), SGLang's CUDA error named no rank."""
+    from harness import AgentProc
+
+    log = tmp_path / "pods" / POD_DIR / "main" / "0.log"
+    conf = followed(tmp_path, log)
+    lines = TRACEBACKS[name]
+
+    def saved() -> dict:
+        try:
+            return json.loads((tmp_path / "state" / "state.json").read_text())["pod_logs"]
+        except (OSError, ValueError, KeyError):
+            return {}
+
+    a = AgentProc(tmp_path, "--config", str(conf))
+    try:
+        a.wait_pods_listed()
+        append(log, cri_lines(lines[:cut]))
+        a.wait_for(lambda: saved().get("offsets", {}).get(str(log), [0, 0])[1] == log.stat().st_size, timeout=20,
+                   what="the traceback's lines read and saved")
+        killed(a)
+        a = AgentProc(tmp_path, "--config", str(conf))
+        append(log, cri_lines(lines[cut:], minute=4))
+        a.wait_for(lambda: _said(tmp_path, reason), timeout=20, what=f"the {reason} Event")
+        time.sleep(2.5)  # (a save's period and more: nothing more comes)
+        said = _said(tmp_path, reason)
+        assert len(said) == 1 and words in said[0]["message"], said
+        assert a.stop()[0] == 0
+    finally:
+        if a.proc.poll() is None:
+            a.proc.kill()
+            a.proc.wait(5)
