@@ -1312,6 +1312,18 @@ def test_a_traceback_cut_by_a_restart_anywhere_is_told_as_one_read_tells_it(tmp_
         assert told(read_across_a_restart(tmp_path / str(cut), lines, cut)) == whole, cut
 
 
+def test_a_ray_task_behind_its_drivers_prefix_cut_by_a_restart_is_the_tasks(tmp_path):
+    """The task's writer (its prefixes, "(Runner pid=104449)") is saved with it: after the restart the exception of
+    the same writer ends the task's traceback, another writer's line between them does not.  Lines: hiyouga/EasyR1
+    #9's header and frames (REAL), its exception line SYNTHETIC (tests/agent/test_workloads.py EASYR1_9)."""
+    from test_workloads import EASYR1_9
+
+    for cut in range(1, len(EASYR1_9)):
+        found = read_across_a_restart(tmp_path / str(cut), EASYR1_9, cut)
+        assert [(f.kind, f.pid, f.rank, f.details.get("task_host")) for _, f in found] == [
+            ("cuda_error", 118847, None, "10.130.71.7")], cut
+
+
 @pytest.mark.parametrize("bad", ["x", {"a": "x"}, {"a": {"record": [0, 5, True]}}, {"a": {"record": [-1, 0, True]}},
                                  {"a": {"task": [1, "h", [["rank", [1]]], 0]}}, {"a": {"traced": [0, "x"]}},
                                  {"a": {"traced": [0, ["x"]], "block": "x"}}])
