@@ -492,12 +492,15 @@ def test_the_slurm_oom_window_the_docs_give_is_the_code():
 def test_the_restart_figures_the_docs_give_are_the_code():
     # today's runbook entries: pod logs read up across an agent restart, a container new meanwhile, NVML asked again
     from agent.gpu.collector import INIT_RETRY_SECONDS
-    from agent.sources.podlogs import BLOCK_CHARS, MAX_UNSEEN_BYTES, READ_UP_POLLS
-    from triage.read import BLOCK_LINES
+    from agent.sources.podlogs import (BLOCK_CHARS, MAX_UNSEEN_BYTES, READ_UP_POLLS, TRACED_CHARS,
+                                       TRACED_SAVED_CHARS)
+    from triage.read import BLOCK_LINES, TRACEBACK_LINES
 
     assert f"or polled {READ_UP_POLLS} times" in _flat("hangs.md")
     assert f"larger than {MAX_UNSEEN_BYTES >> 20} MiB" in _flat("workloads.md")
-    assert f"(`blocks`: at most {1 + BLOCK_LINES} of {BLOCK_CHARS:,} characters each)" in _flat("workloads.md")
+    assert f"`block`: at most {1 + BLOCK_LINES} of {BLOCK_CHARS:,} characters each;" in _flat("workloads.md")
+    assert (f"`traced`: at most {TRACEBACK_LINES} of {TRACED_CHARS:,} characters, {TRACED_SAVED_CHARS:,} in all;"
+            in _flat("workloads.md"))
     assert f"on the init's schedule (every {INIT_RETRY_SECONDS:g} s;" in _flat("nvml.md")
     assert INIT_RETRY_SECONDS == 60 and "initialised again every minute" in _flat("nvml.md")
     assert "asked again every minute" in _flat("operations.md") and "NVML again every minute" in _flat("operations.md")

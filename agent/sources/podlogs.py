@@ -23,9 +23,9 @@ MAX_UNSEEN_BYTES (history, as every file at an agent's first start).  A file rea
 by the kubelet meanwhile, is read after its rotated files (`_backlog`: oldest first, back from the newest while they
 and it hold at most MAX_UNSEEN_BYTES, a .gz counted by the bytes it decodes to, and were written since that listing;
 read a batch at a time as any file, from where the last read stopped in the first, "backlog_at"; saved until read,
-"backlog").  A block held for its later lines (`_Tail.block`: a launcher's exit summary) is saved as its lines
-("blocks", the offset past them) and read on with the lines after the offset; one of a file gone meanwhile is read as
-it stands, its last words.
+"backlog").  What a file's read held for its later lines (a launcher's exit summary, an SGLang record's traceback, a
+window read for its exceptions, a Ray task's traceback: `_Held`) is saved with the offset past its lines ("held") and
+read on with the lines after the offset; a summary of a file gone meanwhile is read as it stands, its last words.
 
 The pod-log directory itself missing for longer than `gone_grace_seconds` makes the source down
 (`Source.gone`); the files found once it is back (a new directory, new files) are read from their start.
@@ -45,7 +45,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Callable
+from typing import Annotated, Any, Callable
 
 from parsers import (Classifier, Finding, Prefilter, Scanner, all_keywords, drop_holes, hold_back_cri_partials,
                      keyword_prefilter)
@@ -60,7 +60,7 @@ from triage.read import (BLOCK_LINES, BLOCK_OPENERS, PROGRESS_KEYWORDS, TRACEBAC
                          block_fact, generic, job_fact, numel_in, progress_group, ray_task, record_line, record_writer,
                          strip_lead, TracebackReader)
 
-from ..keyspec import Invalid, convert, dropped, each
+from ..keyspec import LIMIT, Invalid, convert, doc, dropped, each, num
 from . import POSITION, MissingInputs, Source
 
 log = logging.getLogger("gpu_npd.pods")
@@ -88,9 +88,13 @@ TRACED_CHARS = 1024
 # seconds a block the file's last line cut short (`_Tail.block`) waits for the rest while the file writes nothing more:
 # then read as it stands (Slurm's OOM summary with no srun line after it: published without a node)
 BLOCK_WAIT = 10.0
-# characters of each line of a held block (`_Tail.block`) saved with the offsets ("blocks"): a summary's fields are
-# short lines; a pod's megabyte-long line in a window costs the state file no more than this
+# characters of each line of a held block (`_Tail.block`) saved with the offsets ("held" "block"): a summary's fields
+# are short lines; a pod's megabyte-long line in a window costs the state file no more than this
 BLOCK_CHARS = 4096
+# characters of a traceback window's last lines (`_Tail.traced`) saved with the offsets ("held" "traced": at most
+# TRACEBACK_LINES, each of TRACED_CHARS at most): a traceback's frames, 30 deep, in CRI envelopes, are some 8 KiB; a pod
+# printing tracebacks without end costs the state file, rewritten every 2 s while it reads, no more than this
+TRACED_SAVED_CHARS = 1 << 16
 MAX_GROUPS = 64  # (rank, SeqNum) -> process group remembered per file from its watchdog progress lines (the latest)
 # a container started while the agent was down: its files are read from their start up to this size (several times
 # the kubelet's default containerLogMaxSize, 10 MiB, past which it rotates them); a larger one is history, never
@@ -138,10 +142,10 @@ class _Traced:
         self.done += len(new)
         return out
 
-    def renew(self) -> None:
-        """A full window, read: on with its last TRACEBACK_LINES lines, read by a new reader (their exceptions said
-        before; a traceback the cut left open is read whole with the lines after)."""
-        kept = self.lines[-TRACEBACK_LINES:]
+    def renew(self, kept: list[str]) -> None:
+        """The window read up to its last line: on with `kept`, its last lines (a full window's last TRACEBACK_LINES;
+        a saved window's, `_Held`), read by a new reader (their exceptions said before; a traceback the cut left open
+        is read whole with the lines after)."""
         self.opened, self.lines, self.reader = self.done + 1 - len(kept), kept, TracebackReader()
         self.reader.read([_unwrapped(text)[1] for text in kept])
 
@@ -157,19 +161,20 @@ class _Tail:
     pending: bytes = b""
     lines: int = 0  # lines scanned (the stream's line numbers go on from poll to poll: Scanner.scan first_line)
     # a launcher's exit summary whose lines the last read cut short: (its opener's line number, its lines so far,
-    # at most 1 + triage.read.BLOCK_LINES), read on with the next read; saved with the offset, which is past them
-    # ("blocks", `PodLogSource._snapshot`), and read on after a restart
+    # at most 1 + triage.read.BLOCK_LINES), read on with the next read
     block: tuple[int, list[str]] | None = None
     # a record a prefixed line opened with a traceback whose lines carry no prefix (triage.read.record_line), its
-    # writer naming a rank: (the writer's fields, the opener's line number, whether its traceback is open), read on
-    # with the next read
-    record: tuple[dict, int, bool] | None = None
+    # writer naming a rank: (that rank, the opener's line number, whether its traceback is open), read on with the
+    # next read
+    record: tuple[int, int, bool] | None = None
     # a window of lines read for the exceptions they end (`_Traced`), read on with the next read while a traceback
     # word came within TRACEBACK_LINES lines
     traced: _Traced | None = None
     # Ray's header of a task's error whose traceback is open (triage.read.ray_task): (its pid, its node's address, its
     # writer's prefixes, its line number), read on with the next read until the exception ending it
     task: tuple[int, str, tuple, int] | None = None
+    # (`block`, `record`, `traced` and `task`, the contexts held for the lines after the offset, are saved with it and
+    # read on after a restart: `_Held`)
     # the latest statement of the job's success this file made (triage.facts job_success): (its line number, its CRI
     # time or None, its row's name); the communicator errors after it are its teardown (triage.teardown), no Event.
     # One per file: a restarted container writes a new file, whose errors no earlier success covers
@@ -192,6 +197,78 @@ class _Tail:
     backlog_at: int = 0
     reading: tuple[Any, Any] | None = None
     active: float = field(default_factory=time.monotonic)
+
+
+# a line's number in a context saved with the offsets (`_Held`): the last line read before the offset is 0 (the next
+# read's first is 1)
+LINE = Annotated[int, doc("a line's number, the last line read before the saved offset being 0", ge=-LIMIT, le=0)]
+WHO = Annotated[int, num("a rank or a process id", ge=0)]
+
+
+@dataclass
+class _Held:
+    """The contexts a file's read holds for its later lines (`_Tail.block`, `record`, `traced`, `task`), saved with its
+    offset, which is past their lines (the state's pod_logs "held": path -> what it holds, `_held`), and read on after a
+    restart with the lines after the offset (`hold`), each fact published once: a launcher's exit summary (`block`: its
+    lines, at most 1 + BLOCK_LINES of BLOCK_CHARS), an SGLang record whose traceback lines carry no prefix (`record`:
+    its writer's rank, its opener's line, whether its traceback is open), a window read for its exceptions (`traced`:
+    the line of its last traceback word, its last lines, `_last_lines`, read again by a new reader, their exceptions
+    said before), Ray's header of a task's error (`task`: its pid, its node's address, its writer's prefixes, its
+    line).  Rather than an offset held back to a context's first line and the lines after it read again: that needs
+    that line's byte in the file (a hole dropped, the context begun in a rotated file or a backlog's) and every finding
+    of the lines read again told apart from those already published.  Loaded bounded as saved; an entry not of its
+    type is dropped alone (keyspec.each)."""
+
+    block: list[str] | None = None
+    record: tuple[WHO, LINE, bool] | None = None
+    traced: tuple[LINE, list[str]] | None = None
+    task: tuple[WHO, str, tuple[tuple[str, Any], ...], LINE] | None = None
+
+    def __post_init__(self) -> None:
+        if self.block is not None:
+            self.block = [x[:BLOCK_CHARS] for x in self.block[:1 + BLOCK_LINES]]
+        if self.traced is not None:
+            self.traced = (self.traced[0], _last_lines(self.traced[1]))
+        if self.task is not None and not all(type(v) in (str, int) for _, v in self.task[2]):
+            raise Invalid("task[2]", "expected a prefix's value to be a string or an integer")
+
+    def hold(self, tail: _Tail) -> None:
+        """Its contexts held by `tail`, a file whose saved offset it was saved with, not read since (`tail.lines` 0)."""
+        if self.block:
+            tail.block = (1 - len(self.block), self.block)
+        tail.record, tail.task = self.record, self.task
+        if self.traced is not None:
+            tail.traced = window = _Traced(1)
+            window.last = self.traced[0]
+            window.renew(self.traced[1])
+
+
+def _held(tail: _Tail) -> dict[str, Any] | None:
+    """What `tail` holds for its later lines as saved (`_Held`), its lines numbered from its last read (0); None when
+    nothing."""
+    at, out = tail.lines, {}
+    if tail.block is not None:
+        out["block"] = [x[:BLOCK_CHARS] for x in tail.block[1]]
+    if tail.record is not None:
+        out["record"] = [tail.record[0], tail.record[1] - at, tail.record[2]]
+    if tail.traced is not None:
+        out["traced"] = [tail.traced.last - at, _last_lines(tail.traced.lines)]
+    if tail.task is not None:
+        pid, host, prefixes, line = tail.task
+        out["task"] = [pid, host, [list(x) for x in prefixes], line - at]
+    return out or None
+
+
+def _last_lines(lines: list[str]) -> list[str]:
+    """A traceback window's last lines as saved (`_Held` traced): at most TRACEBACK_LINES, each cut to TRACED_CHARS,
+    within TRACED_SAVED_CHARS in all."""
+    out, left = [], TRACED_SAVED_CHARS
+    for text in reversed(lines[-TRACEBACK_LINES:]):
+        left -= len(text := text[:TRACED_CHARS])
+        if left < 0:
+            break
+        out.append(text)
+    return out[::-1]
 
 
 def run_of(name: str) -> int | None:
@@ -316,9 +393,9 @@ class PodLogSource(Source):
         # read first again, its saved offset being its start (loaded; taken by the first scan)
         self._owed: dict[str, list[str]] = {}
         self._owed_at: dict[str, int] = {}  # of those, where the read of the first stopped (`_Tail.backlog_at`)
-        # the lines of the block each file held (`_Tail.block`) when the agent last saved: read on with the lines after
+        # what each file held for its later lines when the agent last saved (`_Held`): read on with the lines after
         # its saved offset (loaded; taken by the first scan)
-        self._blocks: dict[str, list[str]] = {}
+        self._held: dict[str, _Held] = {}
         # the container directories (`<pod dir>/<container>`) the last listing found (a wanted one once it holds a
         # log file) and the wall time that listing began; loaded: the agent's before it stopped (None: not saved)
         self._containers: set[str] | None = None
@@ -459,8 +536,9 @@ class PodLogSource(Source):
         if self._first_scan:  # saved offsets of files gone meanwhile (a dead container's, a rotated name's) are dropped
             for path in [p for p in self._saved if p not in self.tails and not os.path.lexists(p)]:
                 del self._saved[path]
-                self._released += self._held_gone(path, self._blocks.pop(path, None))
-            self._owed, self._owed_at, self._blocks = {}, {}, {}  # (those of files no longer followed)
+                held = self._held.pop(path, None)
+                self._released += self._held_gone(path, held.block if held is not None else None)
+            self._owed, self._owed_at, self._held = {}, {}, {}  # (those of files no longer followed)
         self._first_scan = False
 
     def _held_gone(self, path: str, window: list[str] | None) -> list[tuple[PodRef, Finding]]:
@@ -506,9 +584,9 @@ class PodLogSource(Source):
             if len(saved) == 4:
                 tail.prints = (saved[1], saved[2], saved[3])
             tail.backlog, tail.backlog_at = self._still_owed(path)
-            window = self._blocks.pop(path, None)
-            if window:  # (its lines just before the offset: the next read's first line is line 1)
-                tail.block = (1 - len(window), window)
+            held = self._held.pop(path, None)
+            if held is not None:  # (its lines just before the offset: the next read's first line is line 1)
+                held.hold(tail)
         else:
             history = self._first_scan and not before and not (unseen and self._new_while_down(path, st))
             tail.inode, tail.offset = st.st_ino, (st.st_size if history else 0)
@@ -798,7 +876,7 @@ class PodLogSource(Source):
         opener on, while its record lasts (at most TRACEBACK_LINES), are looked at one by one (`_Tail.record`: a
         record the read cut short goes on with the next); between records, the next opener is found by a search of
         the bytes."""
-        covered: list[tuple[int, int, dict]] = []  # (first line, last line, the writer's fields)
+        covered: list[tuple[int, int, int]] = []  # (first line, last line, the writer's rank)
         record = tail.record
         number, pos = first, 0
         if record is None:  # the line holding the first opener
@@ -820,7 +898,7 @@ class PodLogSource(Source):
                 record = None
             said = record_writer(message) if message.endswith(job_facts.TRACEBACK) else None
             if said is not None:
-                record, start_covered = (said, number, True), number + 1
+                record, start_covered = (said["rank"], number, True), number + 1
                 number, pos = number + 1, nl + 1
                 continue
             nxt = _to_opener(buf, RECORD_OPENER, nl, end)  # no record open: on to the line of the next opener
@@ -834,11 +912,11 @@ class PodLogSource(Source):
         for _, f in found:
             if f.rank is not None or f.line is None:
                 continue
-            for lo, hi, said in covered:
+            for lo, hi, rank in covered:
                 if lo <= f.line <= hi:
-                    f.rank = said["rank"]
+                    f.rank = rank
                     if f.kind in job_facts.LIVE:  # a job fact's Event words say its fields
-                        f.details.setdefault("rank", said["rank"])
+                        f.details.setdefault("rank", rank)
                     break
 
     @staticmethod
@@ -873,7 +951,7 @@ class PodLogSource(Source):
                 window = None
             elif len(window.lines) >= MAX_TRACED:  # full: read, then on with its last TRACEBACK_LINES lines
                 out += window.read()
-                window.renew()
+                window.renew(window.lines[-TRACEBACK_LINES:])
         if window is not None:
             out += window.read()
         tail.traced = window
@@ -1263,8 +1341,8 @@ class PodLogSource(Source):
         """The saved (inode, offset) of each file to `_saved`, with its fingerprint's CRCs when saved ("prints", apart
         from "offsets", which an earlier agent, rolled back to, reads as it did), the rotated files still owed before a
         file read from its start to `_owed` ("backlog") and where the read of the first stopped to `_owed_at`
-        ("backlog_at"), the blocks held then to `_blocks` ("blocks": each file's lines of `_Tail.block`, at most
-        1 + BLOCK_LINES of BLOCK_CHARS), the container directories listed then
+        ("backlog_at"), what each file held for its later lines then to `_held` ("held", `_Held`, bounded), the
+        container directories listed then
         and the time of that listing to `_containers` and `_listed_at` (a state saved before them has none:
         `_containers` stays None); an entry not of its type is dropped alone (keyspec.each) and said once, the rest
         kept."""
@@ -1275,8 +1353,7 @@ class PodLogSource(Source):
         prints = dict(each(state.get("prints", {}), dict[str, tuple[POSITION, POSITION]], "prints", faults))
         self._owed = dict(each(state.get("backlog", {}), dict[str, list[str]], "backlog", faults))
         self._owed_at = dict(each(state.get("backlog_at", {}), dict[str, POSITION], "backlog_at", faults))
-        self._blocks = {k: [x[:BLOCK_CHARS] for x in v[:1 + BLOCK_LINES]]
-                        for k, v in each(state.get("blocks", {}), dict[str, list[str]], "blocks", faults) if v}
+        self._held = dict(each(state.get("held", {}), dict[str, _Held], "held", faults))
         self._saved = {k: [*v, *prints.get(k, ())] for k, v in each(state.get("offsets", {}),
                                                                     dict[str, tuple[POSITION, POSITION]], "offsets",
                                                                     faults)}
@@ -1293,22 +1370,16 @@ class PodLogSource(Source):
         """What `save` writes but the fingerprints (`_fingerprinted` adds them as it writes): each followed file's
         (inode, offset), the rotated files still to be read before a file read from its start ("backlog": their names,
         `_Tail.backlog`; only while some are owed; "backlog_at": where the read of the first stopped, the lines read
-        whole), the lines of each block held ("blocks", `_Tail.block`), and the last listing's container directories
+        whole), what each file holds for its later lines ("held", `_Held`), and the last listing's container directories
         (none past MAX_CONTAINERS) with its time, taken together (a container saved as listed has its files' offsets),
         but not the files of restarts not yet handed on (`_restart_files`).  Taken by the thread that reads (`run`,
         `save`) at every turn of its loop: no file is read for it."""
-        offsets, owed, owed_at, blocks = {}, {}, {}, {}
+        offsets, owed, owed_at, held = {}, {}, {}, {}
         for p, t in self.tails.items():
             if p in self._restart_files:  # (its restart not handed on yet: new again to the next start)
                 continue
-            # a block held (`_Tail.block`: a launcher's exit summary awaiting its later lines) is saved as its lines,
-            # the offset staying past them: at most 1 + BLOCK_LINES lines of BLOCK_CHARS, read on after a restart with
-            # the lines after the offset, its fact published once.  Rather than an offset held back to the block's
-            # opener and the lines after it read again: that needs the opener's byte in the file (a hole dropped, the
-            # block begun in a rotated file or a backlog's) and every finding of the lines read again told apart
-            # from those already published
-            if t.block is not None:
-                blocks[p] = [x[:BLOCK_CHARS] for x in t.block[1]]
+            if (h := _held(t)) is not None:  # (the offset staying past their lines)
+                held[p] = h
             # (a partial line pending is the backlog's while one is owed: its read goes on before it)
             offsets[p] = [t.inode, t.offset - (0 if t.backlog else len(t.pending))]
             if t.backlog:
@@ -1317,7 +1388,7 @@ class PodLogSource(Source):
                     owed_at[p] = t.backlog_at - len(t.pending)
         data: dict[str, Any] = {"offsets": offsets, **({"backlog": owed} if owed else {}),
                                 **({"backlog_at": owed_at} if owed_at else {}),
-                                **({"blocks": blocks} if blocks else {})}
+                                **({"held": held} if held else {})}
         if self._containers is None or len(self._containers) > MAX_CONTAINERS:
             return data
         return {**data, "containers": self._listing, "listed_at": self._listed_at}

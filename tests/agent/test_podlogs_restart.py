@@ -38,6 +38,7 @@ from agent.sources.podlogs import PodLogSource, PodRef, run_of
 from agent.state import StateStore
 from parsers.decoded import GZIP
 from parsers.model import Boot, WorkloadFindings
+from triage.read import TRACEBACK_LINES
 from progress_replay import Clock, lines
 
 UID = "0d4c8a2e-5b1f-4e7a-9c3d-2f6e8b1a7c40"
@@ -349,6 +350,11 @@ REF2 = PodRef("train", "gpt-worker-1", UID2, "main")
 
 def saved_state(state: Path) -> dict:
     return json.loads((state / "podlogs.json").read_text())
+
+
+def saved_held(state: Path, log: Path) -> dict:
+    """What the state saved that `log`'s read held for its later lines ("held"; {} when nothing)."""
+    return saved_state(state).get("held", {}).get(str(log), {})
 
 
 def new_pod(root: Path, text: str, pod_dir: str = POD_DIR2, mtime: float | None = None) -> Path:
@@ -1167,7 +1173,7 @@ ROOT_CAUSE = ("rank_exit", 1, "localhost", "  rank      : 1 (local_rank: 1)")
 @pytest.mark.parametrize("rotated", [None, "in the rotated file", "in the new file"])
 def test_a_summary_held_when_the_agent_stopped_is_read_on_at_its_next_start(tree, rotated):
     """The agent stopped (a rollout, a SIGKILL after its last save) while it held torchrun's Root Cause block for its
-    rank's fields: the block's lines, saved with the offset past them ("blocks"), are read on at the next start with
+    rank's fields: the block's lines, saved with the offset past them ("held"), are read on at the next start with
     the lines after the offset (the same file grown, or the file rotated meanwhile, the rest in its rotated file or in
     the new one): the root cause published once.  Before, the saved offset was past the block's lines and nothing held
     them: its fields read alone named no one, the summary was lost."""
@@ -1184,7 +1190,7 @@ def test_a_summary_held_when_the_agent_stopped_is_read_on_at_its_next_start(tree
     src.discover()
     assert facts(src.poll()) == [ROOT_CAUSE]
     src.save()
-    assert "blocks" not in saved_state(state)
+    assert "block" not in saved_held(state, cdir / "0.log")  # (a window read for exceptions may stay: tracebacks before)
     assert facts(src.poll(time.monotonic() + podlogs.BLOCK_WAIT)) == []
     again = source(root, state)  # (started again after: nothing is said twice)
     again.discover()
@@ -1227,15 +1233,15 @@ def test_a_summary_held_by_a_file_gone_while_the_agent_was_down_is_its_last_word
     assert facts(found) == [("job_ended", None, None, TUSAS_149[0])]
     assert found[0][0] == REF and found[0][1].file == str(cdir / "0.log")
     src.save()
-    assert "blocks" not in saved_state(state)
+    assert "held" not in saved_state(state)
 
 
-@pytest.mark.parametrize("bad", ["x", {"a": "x"}, {"a": [1]}])
+@pytest.mark.parametrize("bad", ["x", {"a": "x"}, {"a": {"block": [1]}}])
 def test_damaged_blocks_are_dropped_alone(tree, bad, caplog):
     root, cdir, state = tree
     held_when_stopped(root, cdir, state, SPECULATORS_1115[:HELD])
     data = saved_state(state)
-    data["blocks"] = bad if isinstance(bad, str) else {**data["blocks"], **bad}
+    data["held"] = bad if isinstance(bad, str) else {**data["held"], **bad}
     (state / "podlogs.json").write_text(json.dumps(data))
     append(cdir / "0.log", cri_lines(SPECULATORS_1115[HELD:]))
     src = source(root, state)
@@ -1247,7 +1253,123 @@ def test_damaged_blocks_are_dropped_alone(tree, bad, caplog):
 def test_a_held_blocks_lines_are_saved_bounded(tree):
     root, cdir, state = tree
     held_when_stopped(root, cdir, state, [*SPECULATORS_1115[:HELD - 1], "x" * (2 * podlogs.BLOCK_CHARS)])
-    assert [len(x) for x in saved_state(state)["blocks"][str(cdir / "0.log")]][-1] == podlogs.BLOCK_CHARS
+    assert [len(x) for x in saved_held(state, cdir / "0.log")["block"]][-1] == podlogs.BLOCK_CHARS
+
+
+# ---- a traceback held across a restart ------------------------------------------------------------------------
+# REAL lines, verbatim, in CRI envelopes whose times are constructed: SGLang's TP0 scheduler record of sgl-project/sglang
+# #3713 (tests/fixtures/incidents/sglang-3713-tp0-illegal-access: its traceback's lines carry no prefix, its CUDA error
+# rank 0's), Ray's header of a task's error and the task's traceback of PeterGriffinJin/Search-R1 #61
+# (tests/fixtures/incidents/search-r1-61-verl-ray-task-illegal-access: its CUDA error pid 838798's, on 10.138.0.27),
+# rank 1's traceback of huggingface/accelerate #3206 (tests/fixtures/incidents/accelerate-3206-rng-state: its
+# RuntimeError the job fact "exception", rank 1's)
+TRACEBACKS = {name: (INCIDENTS / name / "logs" / log).read_text().splitlines() for name, log in (
+    ("sglang-3713-tp0-illegal-access", "server.log"), ("search-r1-61-verl-ray-task-illegal-access", "driver.log"),
+    ("accelerate-3206-rng-state", "train.log"))}
+# each incident's failure as one uninterrupted read says it: (kind, rank, pid, the Ray task's pid and node, exception)
+FAILURES = {"sglang-3713-tp0-illegal-access": ("cuda_error", 0, None, None, None, None),
+            "search-r1-61-verl-ray-task-illegal-access": ("cuda_error", None, 838798, 838798, "10.138.0.27", None),
+            "accelerate-3206-rng-state": ("exception", 1, None, None, None, "RuntimeError")}
+
+
+def told(found) -> list[tuple]:
+    """A read's findings as they are told, their line numbers aside (a restarted agent numbers its lines anew): kind,
+    rank, pid, the Ray task's pid and node, the exception, the line."""
+    return sorted(((f.kind, f.rank, f.pid, f.details.get("task_pid"), f.details.get("task_host"),
+                    f.details.get("exception"), f.message) for _, f in found), key=repr)
+
+
+def read_across_a_restart(base: Path, lines: list[str], cut: int) -> list:
+    """An agent that read `lines[:cut]` (the file's lines before them history), saved and stopped; the rest written,
+    the agent started again: what both reads handed on."""
+    root, state = base / "pods", base / "state"
+    log = root / POD_DIR / "main" / "0.log"
+    log.parent.mkdir(parents=True)
+    log.write_text(timeout(1))
+    stopped(root, state)
+    append(log, cri_lines(lines[:cut]))
+    src = source(root, state)
+    src.discover()
+    found = src.poll()
+    src.save()
+    append(log, cri_lines(lines[cut:], minute=4))
+    again = source(root, state)
+    again.discover()
+    return found + again.poll()
+
+
+@pytest.mark.parametrize("name", sorted(TRACEBACKS))
+def test_a_traceback_cut_by_a_restart_anywhere_is_told_as_one_read_tells_it(tmp_path, name):
+    """The agent stopped after any line of a traceback it held for its later lines (an SGLang record whose lines carry
+    no prefix: `_Tail.record`; Ray's header of a task's error: `task`; a window read for its exceptions: `traced`):
+    what it held is saved with the offset past its lines ("held") and read on at the next start, the failure told as
+    one uninterrupted read tells it, once.  Before, all three were lost with the process: SGLang's CUDA error named no
+    rank, Ray's no task process and node, and rank 1's RuntimeError was not published at all."""
+    lines = TRACEBACKS[name]
+    whole = told(read_across_a_restart(tmp_path / "whole", lines, len(lines)))
+    assert [x[:6] for x in whole if x[0] in ("cuda_error", "exception")] == [FAILURES[name]]
+    for cut in range(1, len(lines)):
+        assert told(read_across_a_restart(tmp_path / str(cut), lines, cut)) == whole, cut
+
+
+def test_a_ray_task_behind_its_drivers_prefix_cut_by_a_restart_is_the_tasks(tmp_path):
+    """The task's writer (its prefixes, "(Runner pid=104449)") is saved with it: after the restart the exception of
+    the same writer ends the task's traceback, another writer's line between them does not.  Lines: hiyouga/EasyR1
+    #9's header and frames (REAL), its exception line SYNTHETIC (tests/agent/test_workloads.py EASYR1_9)."""
+    from test_workloads import EASYR1_9
+
+    for cut in range(1, len(EASYR1_9)):
+        found = read_across_a_restart(tmp_path / str(cut), EASYR1_9, cut)
+        assert [(f.kind, f.pid, f.rank, f.details.get("task_host")) for _, f in found] == [
+            ("cuda_error", 118847, None, "10.130.71.7")], cut
+
+
+@pytest.mark.parametrize("bad", ["x", {"a": "x"}, {"a": {"record": [0, 5, True]}}, {"a": {"record": [-1, 0, True]}},
+                                 {"a": {"task": [1, "h", [["rank", [1]]], 0]}}, {"a": {"traced": [0, "x"]}},
+                                 {"a": {"traced": [0, ["x"]], "block": "x"}}])
+def test_damaged_held_entries_are_dropped_alone_with_one_warning(tree, bad, caplog):
+    """A saved context not of its type (a line after the offset, a negative rank, a prefix's value not text nor a
+    number, lines not a list) is dropped with its file's entry alone, said in one warning; the others read on."""
+    root, cdir, state = tree
+    lines = TRACEBACKS["sglang-3713-tp0-illegal-access"]
+    stopped(root, state)
+    append(cdir / "0.log", cri_lines(lines[:13]))
+    src = source(root, state)
+    src.discover()
+    src.poll()
+    src.save()
+    data = saved_state(state)
+    data["held"] = bad if isinstance(bad, str) else {**data["held"], **bad}
+    (state / "podlogs.json").write_text(json.dumps(data))
+    append(cdir / "0.log", cri_lines(lines[13:], minute=4))
+    again = source(root, state)
+    again.discover()
+    assert [f.rank for _, f in again.poll() if f.kind == "cuda_error"] == [None if bad == "x" else 0]
+    assert len([r for r in caplog.records if "cannot be restored" in r.getMessage()]) == 1
+
+
+def test_a_held_traceback_window_is_saved_and_loaded_bounded(tree):
+    """A window read for exceptions is saved as its last lines, at most TRACEBACK_LINES, each cut to TRACED_CHARS,
+    within TRACED_SAVED_CHARS in all (a pod printing frames without end costs the state file no more); a saved one
+    past them is loaded as far as they reach."""
+    root, cdir, state = tree
+    frames = TRACEBACKS["accelerate-3206-rng-state"][:12]  # (SYNTHETIC: its frame lines repeated, made long)
+    lines = [*(f"{x} {'x' * 300}" for x in frames * 40), frames[0] + "x" * (2 * podlogs.TRACED_CHARS)]
+    stopped(root, state)
+    append(cdir / "0.log", cri_lines(lines))
+    src = source(root, state)
+    src.discover()
+    src.poll()
+    src.save()
+    last, saved = saved_held(state, cdir / "0.log")["traced"]
+    assert last == 0 and len(saved) <= TRACEBACK_LINES and max(map(len, saved)) == podlogs.TRACED_CHARS
+    assert podlogs.TRACED_SAVED_CHARS - podlogs.TRACED_CHARS < sum(map(len, saved)) <= podlogs.TRACED_SAVED_CHARS
+    assert saved[-1] == src.tails[str(cdir / "0.log")].traced.lines[-1]
+    data = saved_state(state)
+    data["held"][str(cdir / "0.log")]["traced"][1] = ["x" * 5000] * 1000
+    (state / "podlogs.json").write_text(json.dumps(data))
+    loaded = source(root, state)._held[str(cdir / "0.log")].traced[1]
+    assert len(loaded) == podlogs.TRACED_SAVED_CHARS // podlogs.TRACED_CHARS and {len(x) for x in loaded} == {1024}
 
 
 def _said(tmp_path: Path, reason: str) -> list[dict]:
@@ -1293,6 +1415,48 @@ def test_kill_9_while_a_summary_is_held_publishes_its_root_cause_once(tmp_path):
         said = _said(tmp_path, "RankExited")
         assert len(said) == 1 and "(rank 1; local rank 1; host localhost" in said[0]["message"], said
         assert a.value("gpu_npd_workload_findings_total", namespace="train", kind="rank_exit") == 1
+        assert a.stop()[0] == 0
+    finally:
+        if a.proc.poll() is None:
+            a.proc.kill()
+            a.proc.wait(5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, cut, reason, words", [
+    ("accelerate-3206-rng-state", 12, "RankException", "(rank 1; exception RuntimeError)"),
+    ("sglang-3713-tp0-illegal-access", 13, "CUDAIllegalAddress", "encountered' on rank 0:"),
+])
+def test_kill_9_inside_a_traceback_publishes_its_failure_once_with_its_writer(tmp_path, name, cut, reason, words):
+    """A real agent killed (SIGKILL: no drain, no save) inside a traceback, its offset saved past the lines read (rank
+    1's frames awaiting their exception; SGLang's TP0 record awaiting the exception its unprefixed lines end); started
+    again, the rest written then: the failure's Event is said once across both runs, naming its writer.  Before, rank
+    1's RuntimeError was not said at all (the window of its frames lost), SGLang's CUDA error named no rank."""
+    from harness import AgentProc
+
+    log = tmp_path / "pods" / POD_DIR / "main" / "0.log"
+    conf = followed(tmp_path, log)
+    lines = TRACEBACKS[name]
+
+    def saved() -> dict:
+        try:
+            return json.loads((tmp_path / "state" / "state.json").read_text())["pod_logs"]
+        except (OSError, ValueError, KeyError):
+            return {}
+
+    a = AgentProc(tmp_path, "--config", str(conf))
+    try:
+        a.wait_pods_listed()
+        append(log, cri_lines(lines[:cut]))
+        a.wait_for(lambda: saved().get("offsets", {}).get(str(log), [0, 0])[1] == log.stat().st_size, timeout=20,
+                   what="the traceback's lines read and saved")
+        killed(a)
+        a = AgentProc(tmp_path, "--config", str(conf))
+        append(log, cri_lines(lines[cut:], minute=4))
+        a.wait_for(lambda: _said(tmp_path, reason), timeout=20, what=f"the {reason} Event")
+        time.sleep(2.5)  # (a save's period and more: nothing more comes)
+        said = _said(tmp_path, reason)
+        assert len(said) == 1 and words in said[0]["message"], said
         assert a.stop()[0] == 0
     finally:
         if a.proc.poll() is None:
