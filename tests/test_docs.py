@@ -489,6 +489,17 @@ def test_the_slurm_oom_window_the_docs_give_is_the_code():
         _flat("cluster.md")
 
 
+def test_the_cluster_hold_the_docs_give_is_the_code():
+    # how long the cluster holds an incident whose only failure a healthy end also prints (StoreLost) while its pods
+    # run: cluster.md's two statements and workloads.md's StoreLost item
+    from cluster.book import HOLD  # noqa: PLC0415
+
+    cluster = _flat("cluster.md")
+    assert f"for {HOLD:g} s on the controller's clock (`cluster/book.py` `HOLD`)" in cluster
+    assert f"run {HOLD:g} s on or another failure of the job comes" in cluster
+    assert f"one where they run {HOLD:g} s on or the job fails otherwise" in _flat("workloads.md")
+
+
 def test_the_restart_figures_the_docs_give_are_the_code():
     # today's runbook entries: pod logs read up across an agent restart, a container new meanwhile, NVML asked again
     from agent.gpu.collector import INIT_RETRY_SECONDS
