@@ -78,8 +78,11 @@ JOB_TABLE: tuple[JobKind, ...] = (
     # form (facebookresearch/metaseq #52: such jobs "continue to stay alive")
     # named by what its rows' groups say: the counts the store waited for (store_join's), the store's address a
     # client never reached (store_connect_timeout's), the error's own words (`what`); else "store error"
+    # raised: the exception a traceback ends with states it, by its message or its type alone (torchelastic's bare
+    # "torch.distributed.elastic.rendezvous.api.RendezvousClosedError", pytorch/pytorch #116974; a DistStoreError's
+    # counts): the store's, not an exception of the application (was: pytorch/pytorch #116974's agents "APPLICATION")
     JobKind("store_error", "the rendezvous / TCPStore connection failed", "infrastructure", consequence=True, teardown=True,
-            restarts=True, named=("store timeout ({details.store_joined} of {details.store_expected} ranks joined)",
+            restarts=True, raised=True, named=("store timeout ({details.store_joined} of {details.store_expected} ranks joined)",
                                   "store error '{details.what}' (store {details.store_host}:{details.store_port})",
                                   "store error '{details.what}'")),
     JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure", raised=True,

@@ -1213,8 +1213,9 @@ class FileReader:
         `cause`: the first exception of the chain it ends (Python printed it above, "During handling of the above
         exception" / "The above exception was the direct cause"), whose consequence it is; `stopped`: the healthy stop
         it was raised in (FileReader._stopped), a stop as STOP_EXCEPTIONS are."""
-        # a fact the exception states (a DataLoader worker killed by a signal): the fact, its exception kept
-        hit = facts.match(message) if message else None
+        # a fact the exception states (a DataLoader worker killed by a signal): the fact, its exception kept; by its
+        # message, else by its type alone (torchelastic's bare RendezvousClosedError: the store row's own words)
+        hit = (facts.match(message) if message else None) or (facts.match(etype) if etype else None)
         if hit is not None and hit[0].kind in facts.EXCEPTION_FACTS:
             ev = self._from_fact(at, *hit)
             details = {**ev.details, **({"exception": etype} if etype else {})}

@@ -359,6 +359,40 @@ def test_a_traceback_ending_in_the_file_systems_refusal_is_a_storage_error(lines
     assert (e.kind, e.details["exception"]) == ("storage_error", etype)
 
 
+@pytest.mark.parametrize("lines, etype, what", [
+    # REAL (pytorch/pytorch #91943, an elastic job's agent after a worker was deleted): the bare exception, no message
+    (['  File "/usr/local/lib/python3.6/dist-packages/torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", '
+      'line 634, in run',
+      "    raise RendezvousClosedError()",
+      "torch.distributed.elastic.rendezvous.api.RendezvousClosedError"],
+     "torch.distributed.elastic.rendezvous.api.RendezvousClosedError", "RendezvousClosedError"),
+    # the exception line REAL (pytorch/pytorch #107021, c10d rendezvous on 3 nodes), its frame SYNTHETIC: the type
+    # names the store, the message does not
+    ([TB, '  File "/x/torch/distributed/elastic/rendezvous/c10d_rendezvous_backend.py", line 113, in _call_store',
+      "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d store has "
+      "failed. See inner exception for details."],
+     "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError", "RendezvousConnectionError"),
+    # the exception lines REAL (OpenRLHF/OpenRLHF #1040; facebookresearch/metaseq #52), their frames SYNTHETIC: the
+    # counts the store waited for are read, as on a lone line
+    ([TB, '  File "/x/torch/distributed/rendezvous.py", line 189, in _create_c10d_store',
+      "torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 1/3 clients joined."],
+     "torch.distributed.DistStoreError", "Timed out after 1801 seconds waiting for clients"),
+    ([TB, '  File "/x/torch/distributed/distributed_c10d.py", line 222, in _store_based_barrier',
+      "RuntimeError: Timed out initializing process group in store based barrier on rank: 4330, for key: "
+      "store_based_barrier_key:522 (world_size=2048, worker_count=1792, timeout=0:30:00)"],
+     "RuntimeError", "Timed out initializing process group in store based barrier"),
+])
+def test_a_traceback_ending_in_a_store_error_is_the_stores(lines, etype, what):
+    """The traceback's exception states a store fact (triage.facts store_error `raised`), by its message or its type
+    alone: read as the store's error, its exception type kept; was: an exception, the application's (a bare
+    RendezvousClosedError, RendezvousConnectionError) or a consequence without the store's counts (DistStoreError's,
+    the store based barrier's RuntimeError)."""
+    found = [e for e in read_lines(lines, "x.log", Clock()) if e.kind in ("exception", "store_error")]
+    assert {e.kind for e in found} == {"store_error"}  # the frame's `raise RendezvousClosedError()` is the row's too
+    e = found[-1]
+    assert (e.details["exception"], e.details["what"]) == (etype, what)
+
+
 def test_an_exception_groups_sub_exceptions_are_the_failures():
     """SYNTHETIC lines in Python 3.11+'s exception group shape (its margin, "  | ", peeled): the group is a wrapper,
     a consequence; each sub-exception is read as an exception of its own."""
