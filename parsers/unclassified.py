@@ -89,6 +89,12 @@ BENIGN: tuple[tuple[str, str], ...] = (
     # Only the fallback's wording: "Failed to enable MSI-X." (no fallback named) stays the net's.
     (r"NVRM: GPU \S+ Failed to enable MSI; falling back to PCIe virtual-wire interrupts",
      "the GPU driver falling back to INTx at start (CachyOS-PKGBUILDS #1038)"),
+    # The last of the five lines of the driver's warning at load that a framebuffer console (vesafb, efifb) drives
+    # the primary VGA device ("NVRM: Your system is not currently configured to drive a VGA console" .. "NVRM:
+    # corruption and stability problems, and is not supported."): the console's set-up, at each load on such a host,
+    # the GPU working (an nvidia-bug-report.log's journal and dmesg copies, maz906/caffe; OpenELEC.tv #2328).
+    (r"NVRM: corruption and stability problems, and is not supported\.",
+     "the GPU driver's warning at load about a framebuffer console on the primary VGA device"),
     # The RM's own word that a call is not implemented here, at a working GPU's start (an H100 in a TDX guest, 550,
     # NVIDIA/nvtrust #54: nvidia-smi saw the GPU after these lines): a generated HAL stub's assertion ("NVRM:
     # nvAssertFailed: Assertion failed: 0 @ g_kern_gmmu_nvoc.h:1967", NV_ASSERT_PRECOMP(0) in an inline the NVOC

@@ -164,6 +164,16 @@ def test_a_client_freeing_an_unknown_os_event_is_silent():
         assert f is None or not at_least(f.severity, "warning"), f
 
 
+def test_the_vga_console_warning_at_load_is_silent_and_other_corruption_is_kept():
+    # verbatim (an nvidia-bug-report.log's dmesg, maz906/caffe; realworld/nvrm-vga-console-2026.yaml): the last of the
+    # five lines, the only one with an error word (was an unclassified warning in each copy of the kernel log)
+    f = parse_line("[    3.622363] NVRM: corruption and stability problems, and is not supported.")
+    assert f is None or not at_least(f.severity, "warning"), f
+    # constructed: another NVRM line naming corruption stays the net's
+    f = parse_line("[    3.622363] NVRM: GPU 0000:3b:00.0: memory corruption detected")
+    assert f is not None and f.kind == "unclassified", f
+
+
 # lore.kernel.org/r/20250707103014.1279262-1-andy.xu@hj-micro.com (realworld/pcie-dpc-2.yaml), verbatim: mlx5's health
 # recovery on the second function of a ConnectX below a contained root port; alone (no health event open) the net's
 MLX5_FUNCTION_1 = ("[ 85.815016] mlx5_core 0004:01:00.1: mlx5_health_try_recover:335:(pid 2239): handling bad device "
