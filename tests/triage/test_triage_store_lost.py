@@ -3,8 +3,8 @@ SocketImpl(fd=.., addr=[..]:.., remote=[host]:20000): Connection reset by peer" 
 recvValueWithTimeout's) and the watchdog's "Failed to check the "should dump" flag on TCPStore, (maybe TCPStore server
 has shut down too early), with error: .." (triage/facts.py row `store_lost`) as the job's first symptom name the store's
 host the suspect (rule `store_lost`, triage/attribute.py `_store_lost`): the store went away with the process that held
-it (rank 0's for torchrun's static rendezvous, the elastic agent's for c10d's). Was: UNDETERMINED, no host, "the cause is
-in no log read here". Rank 0 is named only where its host is the store's; a rank's own failure still comes first.
+it (rank 0's for torchrun's static rendezvous, the elastic agent's for c10d's). Was: UNDETERMINED, no host, "the cause
+is in no log read here". Rank 0 is named only where its host is the store's; a rank's own failure still comes first.
 
 Lines marked REAL are copied verbatim from the public source beside them.  Jobs marked SYNTHETIC put real-format
 lines together into a job that did not happen as such; they test the rule, never the formats.
