@@ -88,6 +88,9 @@ def test_rank_0_is_named_where_its_host_holds_the_store():
     (incident,) = _job([RANK0_HOST, RECV])
     assert (incident.rule, incident.root.rank, incident.root.host) == ("store_lost", 0, "sglang-0")
     assert "rank 0 on that host" in incident.reason
+    # the rank that lost it is a witness, said (was "no other rank reported a failure")
+    assert incident.consequences == ("rank 12 reported store error 'recvValue failed' (store "
+                                     "sglang-0.default.pod.transwarp.local:20000)")
 
 
 def test_a_rank_0_that_lost_the_store_itself_is_not_named():
