@@ -481,11 +481,11 @@ def test_the_slurm_oom_window_the_docs_give_is_the_code():
     # (h542) Slurm's OOM summary read with the lines after it for srun's node, offline and live, and how long the agent
     # waits for them in a file that writes nothing more
     from agent.sources.podlogs import BLOCK_WAIT
-    from triage.read import SRUN_OOM_LINES
+    from triage.read import SRUN_LINES
 
     text = _flat("workloads.md")
-    assert f"read with the {SRUN_OOM_LINES} lines after it" in text and f"without one after {BLOCK_WAIT:g} s" in text
-    assert f"within {SRUN_OOM_LINES} lines after it" in _flat("cluster.md") and f"`BLOCK_WAIT`, {BLOCK_WAIT:g} s" in \
+    assert f"read with the {SRUN_LINES} lines after it" in text and f"without one after {BLOCK_WAIT:g} s" in text
+    assert f"within {SRUN_LINES} lines after it" in _flat("cluster.md") and f"`BLOCK_WAIT`, {BLOCK_WAIT:g} s" in \
         _flat("cluster.md")
 
 

@@ -1676,13 +1676,24 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
     if remote:
         peers = sorted({_peer_name(job, e) for e in remote if e.peer})
         parts.append(f"{len(remote)} remote/network error line(s)" + (f" naming {', '.join(peers[:4])}" if peers else ""))
-    # a rank is never a consequence of itself: not the root's rank, nor a suspect's (the death the root explains, the
-    # first symptom of an undetermined job), whichever of its lines the verdict names. A node fault is no rank's own
-    # failure: the exit of the rank on the faulted node (the rank its line names, a job's report of the fault) is its
-    # consequence, said with the others'
+    # the verdict's witnesses: lines of ranks other than the one it names, which it read to name it and no part above
+    # counts (JAX's tasks that lost the leader's coordination service, rank 0 named): said as read, never "no other
+    # rank reported a failure"
+    witnesses = [e for e in v.suspects if id(e) not in said and v.rank is not None and e.rank is not None
+                 and e.rank != v.rank]
+    said.update(map(id, witnesses))
+    if witnesses:
+        what = list(dict.fromkeys(map(_what, witnesses)))
+        parts.append(f"{_ranks([e.rank for e in witnesses])} reported {what[0]}"
+                     + (f" (and {len(what) - 1} other failure(s))" if len(what) > 1 else ""))
+    # a rank is never a consequence of itself: not the root's rank, nor a suspect's but a witness's (the death the
+    # root explains, the first symptom of an undetermined job), whichever of its lines the verdict names. A node fault
+    # is no rank's own failure: the exit of the rank on the faulted node (the rank its line names, a job's report of
+    # the fault) is its consequence, said with the others'
+    seen = set(map(id, witnesses))
     own = set() if v.rule in OUTRANKING_RULES else \
-        {r for r in (v.rank, v.root.rank if v.root is not None else None, *(e.rank for e in v.suspects))
-         if r is not None}
+        {r for r in (v.rank, v.root.rank if v.root is not None else None,
+                     *(e.rank for e in v.suspects if id(e) not in seen)) if r is not None}
     explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}
     ended = [e for e in job.failures if e.kind == "rank_exit"]
     said.update(map(id, ended))  # those of the root's or a suspect's rank unsaid on purpose

@@ -928,7 +928,10 @@ FACTS: tuple[Fact, ...] = (
     # A TCPStore client that lost the store it had reached (c10d's TCPStore.cpp TCPClient, the socket's own address then
     # the store's, `remote=`): "[c10d] recvValue failed on SocketImpl(fd=135, addr=[sglang-0-1.sglang.default.svc.
     # transwarp.local]:48750, remote=[sglang-0.default.pod.transwarp.local]:20000): Connection reset by peer"
-    # (sgl-project/sglang #20859), sendBytes's "Broken pipe" (MiniMax-AI/MiniMax-M1 #14), recvVector's; 2.6's "failed to
+    # (sgl-project/sglang #20859), sendBytes's "Broken pipe" (MiniMax-AI/MiniMax-M1 #14), recvVector's, and the wait's
+    # recvValueWithTimeout, "[c10d] recvValueWithTimeout failed on SocketImpl(fd=3, addr=[localhost]:34658,
+    # remote=[localhost]:1234): Failed to recv, .." (pytorch/pytorch #153586's test plan): every call TCPClient wraps
+    # (TCPStore.cpp's C10D_WARNING("<call> failed on {}: {}", socket_.repr(), ..), the four there are); 2.6's "failed to
     # recv, got 0 bytes" (Dere-Wah/AI-MarioKart64 #3), 2.8's "Failed to recv, got 0 bytes. Connection was likely
     # closed. Did the remote server shutdown or crash?" (ome-projects/ome #312); and the watchdog's check of it, "Failed
     # to check the "should dump" flag on TCPStore, (maybe TCPStore server has shut down too early), with error: Broken
@@ -936,8 +939,9 @@ FACTS: tuple[Fact, ...] = (
     # torchrun's static rendezvous, MASTER_ADDR; the elastic agent's on the c10d rendezvous host). Its address is
     # `store_host`, the client's own `store_client` (triage.attribute `_store_lost`); the store's error `store_error`.
     _f("store_lost", "store_error", ["failed on SocketImpl(", "TCPStore server has shut down too early"],
-       r"(?P<what>(?:sendBytes|recvValue|recvVector) failed) on SocketImpl\(fd=-?\d+, addr=\[(?P<store_client>[^\]\n]"
-       r"{1,255})\]:\d+, remote=\[(?P<store_host>[^\]\n]{1,255})\]:(?P<store_port>\d+)\): (?P<store_error>[^\n]{1,120})"
+       r"(?P<what>(?:sendBytes|recvValue(?:WithTimeout)?|recvVector) failed) on SocketImpl\(fd=-?\d+, addr=\["
+       r"(?P<store_client>[^\]\n]{1,255})\]:\d+, remote=\[(?P<store_host>[^\]\n]{1,255})\]:(?P<store_port>\d+)\): "
+       r"(?P<store_error>[^\n]{1,120})"
        r"|(?P<what2>TCPStore server has shut down too early)\), with error: (?P<store_error2>[^\n]{1,120})"),
     # The words after "TCPStore" up to its failure are read within 200 characters (61 in the longest real line here),
     # its own word's tail within 64: an unbounded gap rescanned the rest of the line from every "TCPStore" (2.7 s on

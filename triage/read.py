@@ -88,16 +88,24 @@ _HYDRA_FIELD = re.compile(r"^=\s+(?:(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUN
 # (torchrun's first observed failure, MPI's first process, Hydra's killed one) is the rank that exited
 # what opens a block of lines read live together: the launchers' exit summaries, a coordinator's list of tasks, Ray's
 # error about an actor that died (its process and node on the lines before its cause's)
-# Slurm's summary of the OOM kills in a step's cgroup (facts.py slurm_oom) names no node where slurmstepd's prefix names
-# none ("slurmstepd: error: Detected 1 oom_kill event in StepId=440575.0. .."); srun's line for the tasks that kill
-# ended names theirs ("srun: error: nid001277: tasks 1-3: Out Of Memory", facts.py srun_task), within SRUN_OOM_LINES
-# lines after it in the same file (its "Terminating ..", the step's cancellation after them).  The summary is held
-# back until those lines are read, then carries the one node they name (several: none; none by the file's end: none),
-# offline (FileReader) and live (a block opener: `block_fact`): one fact, its node its own
-_SLURM_OOM = next(f for f in facts.FACTS if f.name == "slurm_oom")
-SRUN_OOM_LINES = 8
+# Slurm's job facts that name no node where slurmstepd's prefix names none, paired with srun's line for the tasks they
+# ended, which names theirs (facts.py srun_task), within SRUN_LINES lines after the last of them in the same file: the
+# summary of the OOM kills in a step's cgroup (facts.py slurm_oom: "slurmstepd: error: Detected 1 oom_kill event in
+# StepId=440575.0. .."; "srun: error: nid001277: tasks 1-3: Out Of Memory", its "Terminating ..", the step's
+# cancellation after them) and the exec of a task's program that failed, a line per task (slurm_execve,
+# slurm_script_execve: "slurmstepd: error: execve(): mkdir: No such file or directory" twenty times, then "srun: error:
+# bear-pg0104u25b: tasks 15-19: Exited with exit code 2", firelab/windninja #624): the fact -> what srun's line says of
+# the tasks (its `how`).  Such lines, one after another of the same fact, are held back together (at most
+# SRUN_HELD_MAX; one past it is kept as it is) until those lines are read, then carry the one node they name (several:
+# none; none by the file's end: none), offline (FileReader) and live (a block opener: `block_fact`): one fact, its
+# node its own
+SRUN_NODE_HOW = {"slurm_oom": ("Out Of Memory",), "slurm_execve": ("Exited with exit code",),
+                 "slurm_script_execve": ("Exited with exit code",)}
+_SRUN_HELD = tuple(f for f in facts.FACTS if f.name in SRUN_NODE_HOW)
+SRUN_LINES = 8
+SRUN_HELD_MAX = 256
 BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER,
-                 *_SLURM_OOM.keywords)
+                 *dict.fromkeys(k for f in _SRUN_HELD for k in f.keywords))
 BLOCK_LINES = 12
 
 
@@ -506,17 +514,19 @@ def block_fact(messages: list[str], ended: bool = False) -> tuple[facts.LiveFact
     launcher's exit summary gives its root's rank_exit (torchrun's other failures are not its root); a coordinator's
     list of tasks (facts.TASK_LIST_OPENERS) gives, for a barrier, every task it names as the lagging ranks (and the
     barrier the opener names), for lost processes, the first task; Ray's actor-died error (facts.RAY_ACTOR_OPENER) the
-    actor's process and node its fields name, on its cause's line; Slurm's OOM summary (`_SLURM_OOM`) its job_ended,
-    with the node srun's lines after it name, once SRUN_OOM_LINES lines after it are read, or `ended` (no more lines
-    will come: without them)."""
+    actor's process and node its fields name, on its cause's line; Slurm's facts that name no node (`_SRUN_HELD`:
+    the OOM summary's job_ended, a task's failed exec's launch_error) with the node srun's lines after them name, once
+    SRUN_LINES lines after the last of the same fact are read, or `ended` (no more lines will come: without them);
+    one a later line of the window continues is said by the block of the last (its own window full before they are
+    read: None)."""
     window = messages[:BLOCK_LINES + 1]
-    if any(k in window[0] for k in _SLURM_OOM.keywords):
+    if any(k in window[0] for f in _SRUN_HELD for k in f.keywords):
         reader = FileReader("pod", Clock())
         for ev in reader.read(window) if ended else reader.read_on(window):
-            if ev.line == 1 and ev.details.get("fact") == _SLURM_OOM.name:
+            if ev.line == 1 and ev.details.get("fact") in SRUN_NODE_HOW:
                 row = facts.LIVE[ev.kind]
                 said = _said(row, ev)
-                return (row, {**said, "fact": _SLURM_OOM.name}, 0) if facts.published(row, said) else None
+                return (row, {**said, "fact": ev.details["fact"]}, 0) if facts.published(row, said) else None
         return None
     evidence = list(FileReader("pod", Clock()).read(window))
     for ev in evidence:
@@ -668,8 +678,8 @@ class FileReader:
         self._pod_node: str | None = None
         self._pod: tuple[str, str | None] | None = None  # the described pod's name, its namespace once confirmed
         self._lines_on = 0  # lines read by `read_on`
-        # Slurm's OOM summary naming no node, held back, and the nodes srun's lines after it name (_SLURM_OOM)
-        self._oom: tuple[Evidence, set[str]] | None = None
+        # Slurm's facts naming no node, held back, and the nodes srun's lines after them name (_SRUN_HELD)
+        self._held: tuple[list[Evidence], set[str]] | None = None
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
@@ -685,7 +695,7 @@ class FileReader:
                 batch = []
         if batch:
             yield from self._batch(n, batch)
-        yield from self._oom_closed()
+        yield from self._held_closed()
         for key in list(self._dcp_open):  # a CheckpointException no rank's failure followed: the failure
             yield from self._routed(self._dcp_close(key))
         yield from self._close_block()
@@ -754,8 +764,8 @@ class FileReader:
                     self._record = (fields, key, n + i + 1)  # its traceback's lines follow without its prefix
                 if hit or self._block is not None or self._root_next or key in self._tracebacks or \
                         key in self._tasks or key in self._actors or key in self._ras or key in self._dcp_open or _BLOCK_OPEN.match(rest):
-                    if self._oom is not None:
-                        yield from self._oom_closed(n + i)
+                    if self._held is not None:
+                        yield from self._held_closed(n + i)
                     yield from self._routed(self._line(_Line(n + i + 1, shown[i], lead, rest, origin, key)))
                     if self._amendments:  # (rare) the line amended an earlier line's finding
                         for ev in self._amended():
@@ -768,8 +778,8 @@ class FileReader:
                 if self.errors == 1:
                     log.exception("triage: reading %s line %d raised (a bug; the line is skipped, later ones are "
                                   "counted): %.200r", self.name, n + i + 1, line)
-        if self._oom is not None:
-            yield from self._oom_closed(n + len(batch))
+        if self._held is not None:
+            yield from self._held_closed(n + len(batch))
 
     def _routed(self, evidence: Iterable[Evidence]) -> Iterator[Evidence]:
         for ev in evidence:
@@ -1072,30 +1082,39 @@ class FileReader:
         if hit is not None and actor and hit[0].name in facts.RAY_ACTOR_FACTS:  # the cause of the error above
             hit = (hit[0], {**actor, **hit[1]})
         if hit is not None:
-            yield from self._slurm_oom(self._from_fact(at, *hit))
+            yield from self._srun_held(self._from_fact(at, *hit))
         if finding is not None and (hit is None or hit[0] in facts.ADDRESS_FACTS):
             yield from self._keep(self._from_finding(at, finding))
 
-    def _slurm_oom(self, ev: Evidence) -> Iterator[Evidence]:
-        """A job fact's evidence, kept; Slurm's OOM summary that names no node held back instead (the one held before
-        it closed), and the node of srun's "Out Of Memory" line within SRUN_OOM_LINES after it noted (`_oom_closed`
-        checks the window before each line is read)."""
+    def _srun_held(self, ev: Evidence) -> Iterator[Evidence]:
+        """A job fact's evidence, kept; one of Slurm's that names no node (`_SRUN_HELD`) held back instead, with those
+        of its fact just before it (another's held before closed first), and the node of srun's line for their tasks
+        (SRUN_NODE_HOW) within SRUN_LINES after the last noted (`_held_closed` checks the window before each line is
+        read)."""
         fact = ev.details.get("fact")
-        if fact == _SLURM_OOM.name and ev.host is None and ev.line is not None:
-            yield from self._oom_closed()
-            self._oom = (ev, set())
-            return
-        if self._oom is not None and fact == "srun_task" and ev.host and ev.details.get("how") == "Out Of Memory":
-            self._oom[1].add(ev.host)
+        if fact in SRUN_NODE_HOW and ev.host is None and ev.line is not None:
+            held = self._held
+            if held is not None and held[0][-1].details.get("fact") == fact and len(held[0]) < SRUN_HELD_MAX:
+                held[0].append(ev)
+                return
+            if held is None or held[0][-1].details.get("fact") != fact:
+                yield from self._held_closed()
+                self._held = ([ev], set())
+                return
+        held = self._held
+        if held is not None and fact == "srun_task" and ev.host and \
+                str(ev.details.get("how", "")).startswith(SRUN_NODE_HOW[held[0][-1].details["fact"]]):
+            held[1].add(ev.host)
         yield from self._keep(ev)
 
-    def _oom_closed(self, read: int | None = None) -> Iterator[Evidence]:
-        """The OOM summary held back (`_slurm_oom`), once the lines read (`read`: the last one's number; None: the
-        file's end) reach SRUN_OOM_LINES after it: with the node srun's lines named, where they named one."""
-        if self._oom is None or read is not None and read < (self._oom[0].line or 0) + SRUN_OOM_LINES:
+    def _held_closed(self, read: int | None = None) -> Iterator[Evidence]:
+        """The facts held back (`_srun_held`), once the lines read (`read`: the last one's number; None: the file's
+        end) reach SRUN_LINES after the last: with the node srun's lines named, where they named one."""
+        if self._held is None or read is not None and read < (self._held[0][-1].line or 0) + SRUN_LINES:
             return
-        (ev, hosts), self._oom = self._oom, None
-        yield from self._keep(replace(ev, host=hosts.pop()) if len(hosts) == 1 else ev)
+        (held, hosts), self._held = self._held, None
+        for ev in held:
+            yield from self._keep(replace(ev, host=next(iter(hosts))) if len(hosts) == 1 else ev)
 
     def _teardown_frame(self, tail: str, key: tuple) -> None:
         """A frame line of `key`'s open traceback: the teardown code (STOPPING) it is in, if any, remembered."""

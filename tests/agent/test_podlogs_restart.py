@@ -1198,7 +1198,7 @@ def test_a_summary_held_when_the_agent_stopped_is_read_on_at_its_next_start(tree
 
 
 def test_slurms_oom_summary_held_when_the_agent_stopped_names_sruns_node_read_at_its_next_start(tree):
-    """Slurm's OOM summary held for srun's line naming its node (up to SRUN_OOM_LINES lines, or BLOCK_WAIT): read on
+    """Slurm's OOM summary held for srun's line naming its node (up to SRUN_LINES lines, or BLOCK_WAIT): read on
     at the next start with srun's line, the node named; with no line after it, published as it stands once its file
     was quiet BLOCK_WAIT, once."""
     root, cdir, state = tree

@@ -1338,7 +1338,7 @@ TRACTOR_126 = ("slurmstepd: error: Detected 1 oom_kill event in StepId=43622791.
     (HAFS_101, "(host Orion-01-01; job 3495064.0; reason OUT OF MEMORY; read as slurm_oom)")])
 def test_slurms_oom_summary_is_published_with_the_node_sruns_line_after_it_names(tmp_path, lines, said):
     """The summary is read live with the lines after it as offline (triage.read: srun's "Out Of Memory" line within
-    SRUN_OOM_LINES names its node), once the file is quiet (its last line the step's cancellation): the JobEnded Event
+    SRUN_LINES names its node), once the file is quiet (its last line the step's cancellation): the JobEnded Event
     names that node and quotes the summary, not the cancellation read before it.  Was: no node (the cluster put the
     root on the pod's node), live 161/163 against offline's 163/163."""
     root = tmp_path / "pods"
@@ -1357,8 +1357,29 @@ def test_slurms_oom_summary_is_published_with_the_node_sruns_line_after_it_names
     assert src.poll(time.monotonic() + podlogs.BLOCK_WAIT) == []  # said once
 
 
+# firelab/windninja #624 (REAL, verbatim: tests/fixtures/incidents/h554_windninja-624-execve): slurmstepd's failed exec
+# of each task's program, naming no node, then srun's exit line naming the tasks' node
+WINDNINJA_624 = (FIXTURE.parents[3] / "incidents" / "h554_windninja-624-execve" / "logs" / "job.log").read_text() \
+    .splitlines()
+
+
+def test_a_failed_exec_is_published_with_the_node_sruns_exit_line_after_it_names(tmp_path):
+    """The exec's TaskNotStarted is held for srun's exit line as Slurm's OOM summary is (triage.read SRUN_NODE_HOW):
+    every one published names its node; a run of them is said by the blocks of its last lines.  Was: no node (the
+    cluster put the root on the pod's node)."""
+    root = tmp_path / "pods"
+    found = _job_fact_pod(root, WINDNINJA_624)
+    src = source(root)
+    src.discover()
+    src.poll()
+    late = src.poll(time.monotonic() + podlogs.BLOCK_WAIT)
+    said = [(f.line, f.details.get("host")) for _, f in found + late if f.kind == "launch_error"]
+    assert said and {host for _, host in said} == {"bear-pg0104u25b"}
+    assert max(line for line, _ in said) == 20  # the run's last exec line
+
+
 def test_slurms_oom_summary_without_sruns_line_is_published_without_a_node_after_its_window(tmp_path):
-    """Nothing lost: the summary with no srun line after it is published, with no node, once SRUN_OOM_LINES lines
+    """Nothing lost: the summary with no srun line after it is published, with no node, once SRUN_LINES lines
     after it are read (the same read, or the next), or its file was quiet for BLOCK_WAIT, or its pod deleted; srun's
     lines for two nodes name none; its window across two reads names the node the second read's line names."""
     said = "(job 43622791.67; reason OUT OF MEMORY; read as slurm_oom)"

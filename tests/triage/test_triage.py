@@ -2685,8 +2685,8 @@ def test_slurms_oom_summary_names_the_node_sruns_out_of_memory_line_after_it_nam
 def test_slurms_oom_summary_carries_sruns_node_as_read_and_read_in_parts_waits_for_its_window():
     """The fact itself carries the node (triage.read: the one pairing, offline and live; was triage.attribute's
     `_slurm_oom_nodes` over the job's evidence, which the agent's Events never reached); read in parts (`read_on`, as
-    the agent reads a pod's log), it is held until SRUN_OOM_LINES lines after it are read, then said once."""
-    from triage.read import SRUN_OOM_LINES, FileReader
+    the agent reads a pod's log), it is held until SRUN_LINES lines after it are read, then said once."""
+    from triage.read import SRUN_LINES, FileReader
 
     ended = sorted((e for e in read_lines(TUSAS_149, "slurm.out", Clock()) if e.kind == "job_ended"),
                    key=lambda e: e.line)
@@ -2695,9 +2695,9 @@ def test_slurms_oom_summary_carries_sruns_node_as_read_and_read_in_parts_waits_f
     reader = FileReader("pod", Clock())
     oom = lambda evidence: [(e.line, e.host) for e in evidence if e.details.get("fact") == "slurm_oom"]  # noqa: E731
     assert oom(reader.read_on(TUSAS_149[:2])) == []
-    assert oom(reader.read_on([*TUSAS_149[2:], *["step 1"] * (SRUN_OOM_LINES - 4)])) == []
+    assert oom(reader.read_on([*TUSAS_149[2:], *["step 1"] * (SRUN_LINES - 4)])) == []
     assert oom(reader.read_on(["step 2"])) == [(1, "nid001277")]
-    assert oom(reader.read_on(["step 3"] * SRUN_OOM_LINES)) == []
+    assert oom(reader.read_on(["step 3"] * SRUN_LINES)) == []
 
 
 def test_a_sigkill_after_another_ranks_failure_is_its_consequence():

@@ -46,6 +46,9 @@ def test_several_tasks_that_lost_the_service_name_the_leader():
     assert (incident.category, incident.rule, incident.root.rank) == ("undetermined", "leader_lost", 0)
     assert incident.reason.startswith("3 ranks (1,2,3) lost JAX's coordination service")
     assert "the leader, task 0" in incident.reason
+    # was "no other rank reported a failure", three having reported it: worded from what was read
+    assert incident.consequences == ("3 ranks (1,2,3) reported JAX coordination service error 'UNAVAILABLE: Failed "
+                                     "to send RPC to coordination service'")
 
 
 def test_one_task_alone_is_its_own_network():
@@ -54,6 +57,7 @@ def test_one_task_alone_is_its_own_network():
     (incident,) = _tasks({0: [SEEN], 1: [SEEN], 2: [SEEN, *LEADER_GONE]})
     assert (incident.rule, incident.root.rank) == ("leader_lost", 2)
     assert "its own network or host" in incident.reason
+    assert incident.consequences == "no other rank reported a failure"  # the suspect is the task that said it
 
 
 def test_the_leader_saying_it_names_no_one():

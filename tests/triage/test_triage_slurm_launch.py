@@ -42,11 +42,30 @@ def test_a_program_that_could_not_be_executed_is_the_applications():
     (incident,) = _job([MKDIR] * 20 + [WINDNINJA_EXIT])
     assert (incident.category, incident.rule, incident.root.kind) == ("application", "first_failure", "launch_error")
     assert "task not started (exec of mkdir: No such file or directory)" in incident.reason
+    # the node srun's exit line after them names (triage.read SRUN_NODE_HOW, as Slurm's OOM summary): was none
+    assert incident.root.host == "bear-pg0104u25b"
     (incident,) = _job(WANDB)
     assert (incident.category, incident.root.kind) == ("application", "launch_error")
     assert "start-agent.sh: Permission denied" in incident.reason
     (incident,) = _job([LIKWID])
     assert incident.category == "application"
+
+
+def test_a_failed_exec_takes_the_node_of_sruns_exit_line_for_it_alone():
+    """SYNTHETIC (windninja #624's and elyall/wandb_on_slurm #5's lines): srun's exit line names the node only within
+    SRUN_LINES after the last exec line, and only an exit (not its OOM words); lines for two nodes name none; read in
+    parts (`read_on`, as the agent reads a pod's log), the node is said once the window is read."""
+    from triage.read import SRUN_LINES, FileReader
+
+    hosts = lambda ev: [(e.line, e.host) for e in ev if e.kind == "launch_error"]  # noqa: E731
+    far = _job([MKDIR, *["step"] * SRUN_LINES, WINDNINJA_EXIT])
+    assert far[0].root.host is None
+    two = _job([MKDIR, WINDNINJA_EXIT, WANDB[2]])
+    assert two[0].root.host is None
+    reader = FileReader("/logs/job.log", Clock())
+    assert hosts(reader.read_on([MKDIR, MKDIR])) == []
+    assert hosts(reader.read_on([WINDNINJA_EXIT, *["step"] * SRUN_LINES])) == [(1, "bear-pg0104u25b"),
+                                                                                (2, "bear-pg0104u25b")]
 
 
 def test_the_batch_scripts_own_copy_missing_is_the_nodes():

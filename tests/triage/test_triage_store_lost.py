@@ -1,10 +1,10 @@
 """Triage of a TCPStore client that lost the store it had reached (h549): c10d's "[c10d] recvValue failed on
-SocketImpl(fd=.., addr=[..]:.., remote=[host]:20000): Connection reset by peer" (sendBytes's, recvVector's) and the
-watchdog's "Failed to check the "should dump" flag on TCPStore, (maybe TCPStore server has shut down too early), with
-error: .." (triage/facts.py row `store_lost`) as the job's first symptom name the store's host the suspect (rule
-`store_lost`, triage/attribute.py `_store_lost`): the store went away with the process that held it (rank 0's for
-torchrun's static rendezvous, the elastic agent's for c10d's). Was: UNDETERMINED, no host, "the cause is in no log
-read here". Rank 0 is named only where its host is the store's; a rank's own failure still comes first.
+SocketImpl(fd=.., addr=[..]:.., remote=[host]:20000): Connection reset by peer" (sendBytes's, recvVector's,
+recvValueWithTimeout's) and the watchdog's "Failed to check the "should dump" flag on TCPStore, (maybe TCPStore server
+has shut down too early), with error: .." (triage/facts.py row `store_lost`) as the job's first symptom name the store's
+host the suspect (rule `store_lost`, triage/attribute.py `_store_lost`): the store went away with the process that held
+it (rank 0's for torchrun's static rendezvous, the elastic agent's for c10d's). Was: UNDETERMINED, no host, "the cause
+is in no log read here". Rank 0 is named only where its host is the store's; a rank's own failure still comes first.
 
 Lines marked REAL are copied verbatim from the public source beside them.  Jobs marked SYNTHETIC put real-format
 lines together into a job that did not happen as such; they test the rule, never the formats.
@@ -35,6 +35,11 @@ RECV_28 = ("[rank82]:[W1104 01:29:53.257494110 TCPStore.cpp:125] [c10d] recvValu
            "addr=[lws-kimi-k2-instruct-decoder-0-10.lws-kimi-k2-instruct-decoder.ome.svc.cluster.local]:44516, "
            "remote=[10-24-8-26.kimi-k2-instruct-decoder.ome.svc.cluster.local]:5757): Failed to recv, got 0 bytes. "
            "Connection was likely closed. Did the remote server shutdown or crash?")
+# REAL: https://github.com/pytorch/pytorch/pull/153586 (its test plan: the wait's recvValueWithTimeout, a store on
+# localhost)
+RECV_WITH_TIMEOUT = ("[W514 18:33:36.536327028 TCPStore.cpp:138] [c10d] recvValueWithTimeout failed on "
+                     "SocketImpl(fd=3, addr=[localhost]:34658, remote=[localhost]:1234): Failed to recv, got 0 bytes. "
+                     "Connection was likely closed. Did the remote server shutdown or crash?")
 # SYNTHETIC: NCCL's address line of rank 0 on host sglang-0 (its format: NCCL's "Bootstrap : Using" INFO line)
 RANK0_HOST = "[rank0]:sglang-0:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"
 
@@ -70,11 +75,22 @@ def test_a_store_on_the_reporters_own_host_is_said_so():
         assert "(on its own host)" in incident.reason
 
 
+def test_the_waits_recv_value_with_timeout_is_a_lost_store():
+    """pytorch #153586: TCPClient's fourth wrapped call, the wait's recvValueWithTimeout (TCPStore.cpp's C10D_WARNING
+    "recvValueWithTimeout failed on {}: {}"), was no lost store: UNDETERMINED, 'the first store error'."""
+    (incident,) = _job([RECV_WITH_TIMEOUT])
+    assert (incident.rule, incident.root.host) == ("store_lost", None)
+    assert incident.reason.startswith("a rank lost the store at localhost:1234 (on its own host) ('Failed to recv")
+
+
 def test_rank_0_is_named_where_its_host_holds_the_store():
     """SYNTHETIC: rank 0's host is sglang-0, the store's address sglang-0.default.pod..: rank 0 the suspect."""
     (incident,) = _job([RANK0_HOST, RECV])
     assert (incident.rule, incident.root.rank, incident.root.host) == ("store_lost", 0, "sglang-0")
     assert "rank 0 on that host" in incident.reason
+    # the rank that lost it is a witness, said (was "no other rank reported a failure")
+    assert incident.consequences == ("rank 12 reported store error 'recvValue failed' (store "
+                                     "sglang-0.default.pod.transwarp.local:20000)")
 
 
 def test_a_rank_0_that_lost_the_store_itself_is_not_named():
