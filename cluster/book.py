@@ -318,7 +318,7 @@ class Book:
         state = self.jobs.get(info.job)
         if state is not None:
             state.pods.discard(key)
-            if info.exits:
+            if _counted(state, info.exits):
                 state.events[f"exit/{key[0]}/{key[1]}"] = info.exits
                 state.sources[f"exit/{key[0]}/{key[1]}"] = (key, info.uid)
         if state is None or not info.node:
@@ -393,9 +393,12 @@ class Book:
             if uid not in warned and (not found or len(warned) >= MAX_POD_WARNINGS):
                 self.dropped += bool(found)
                 return  # another Warning, or one past the pod's cap: not kept
-            state.warned[key] = warned | {uid}
         else:
             found = self.reader.pod_event(ev, info.node)
+        if not _counted(state, found):
+            return  # a closed incident's (or a healthy end's), read again: a relist, its count patched since
+        if theirs:
+            state.warned[key] = warned | {uid}
         state.versions[uid] = rv
         if state.events.get(uid) == found:
             return
@@ -766,6 +769,13 @@ def _own(evidence: list[Evidence]) -> list[Evidence]:
     the old gang's teardown; a fault of its own (an Xid or ECC error on its node, a CUDA error, an exception, a rank
     killed or crashed by a signal of its own) is the job's next incident."""
     return [e for e in evidence if not is_consequence(e)]
+
+
+def _counted(state: JobState, found: list[Evidence]) -> bool:
+    """Whether evidence read is worth keeping for the job: some of it counts (`Mark.counts`); what the mark says a
+    closed incident (or a healthy end, Book._at_end) held would hold its job (and its writers, Book._writers_ended) for
+    ever, counted never."""
+    return any(state.mark.counts(e) for e in found)
 
 
 def _refuted(incident: Incident, evidence: list[Evidence]) -> bool:

@@ -194,7 +194,10 @@ def test_a_pods_warnings_after_its_incident_closed_are_kept_again():
     book.pod({**pod_of("llm-w-0-1", "node-b"), "status": RUNNING}, 102.0)
     (closed,) = book.settle(103.0)
     assert closed.what == "closed"
-    book.event(kubelet_event("llm-w-0-1", "node-b", message=SYNC, n=99), 104.0)
+    later = kubelet_event("llm-w-0-1", "node-b", message=SYNC, n=99)  # (a minute later: one the close did not hold)
+    later["firstTimestamp"] = later["lastTimestamp"] = datetime.fromtimestamp(
+        time.time() - 60, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    book.event(later, 104.0)
     (state,) = book.jobs.values()
     assert "kev-llm-w-0-1-99" in state.events and book.dropped == 0
 

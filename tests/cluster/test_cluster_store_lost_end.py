@@ -139,3 +139,64 @@ def test_another_failure_after_the_store_lost_opens_at_once(tmp_path):
     book.pod(_pod("sglang-0-1", "Failed", exit_code=1), 102.0)
     (opened,) = book.settle(103.0)
     assert opened.what == "opened"
+
+
+
+def _book_and_events(tmp_path: Path) -> tuple[Book, list[dict]]:
+    """`_book`, and the Events it read (a relist hands the same objects again)."""
+    book = Book()
+    for name in NODES:
+        book.pod(_pod(name), 100.0)
+    events = _store_lost_events(tmp_path, SGLANG)
+    for ev in events:
+        book.event(ev, 100.0)
+    return book, events
+
+
+def test_a_job_whose_pods_are_gone_is_forgotten_after_its_marked_event_is_read_again(tmp_path):
+    """SYNTHETIC (REAL lines): a healthy end marked (no incident), then its StoreLost Event read again as it was (a
+    relist: the Book had forgotten it once marked), then the group's pods deleted: the job is forgotten, as one whose
+    Event was not read again is. Was: kept for ever (the marked Event, and the deleted pods' starts, older than the
+    mark, held though not counted): a job a healthy end, piling up over days of a fleet's scale-downs."""
+    book, events = _book_and_events(tmp_path)
+    assert book.settle(101.0) == []
+    for name in NODES:
+        book.pod(_pod(name, "Succeeded", exit_code=0), 102.0)
+    assert book.settle(103.0) == []
+    for ev in events:
+        book.event(ev, 200.0)
+    assert book.settle(201.0) == []
+    for name in NODES:
+        book.pod(_pod(name, "Succeeded", exit_code=0), 300.0, deleted=True)
+    assert book.settle(301.0) == [] and book.settle(301.0 + HOLD) == []
+    assert not book.jobs and book.counts()["jobs"] == 0
+
+
+def test_a_writer_whose_store_lost_is_a_closed_incidents_does_not_hold_a_later_one(tmp_path):
+    """SYNTHETIC (REAL lines): the worker's StoreLost opened an incident after the hold (its pod ran on), which closed
+    when quiet; its Event read again as it was (a relist: marked, the closed incident's). Another worker (sglang-0-2)
+    then loses the store and ends well (Succeeded): none, as for any writer that ended well. Was: the first worker,
+    still running, counted as a writer of the new StoreLost: held, then an incident on a healthy end."""
+    book, events = _book_and_events(tmp_path)
+    assert book.settle(101.0) == []
+    (opened,) = book.settle(101.0 + HOLD)
+    assert opened.what == "opened"
+    (closed,) = book.settle(102.0 + HOLD + book.idle)
+    assert closed.what == "closed"
+    for ev in events:
+        book.event(ev, 3000.0)
+    assert book.settle(3001.0) == []
+    other = _pod("sglang-0-1")
+    other["metadata"] = {**other["metadata"], "name": "sglang-0-2", "uid": "uid-sglang-0-2"}
+    other["spec"] = {"nodeName": "node-c"}
+    book.pod(other, 3000.0)
+    (ev,) = _store_lost_events(tmp_path / "later", SGLANG)  # (recorded now: newer than the closed incident's)
+    later = {**ev, "involvedObject": {**ev["involvedObject"], "name": "sglang-0-2", "uid": "uid-sglang-0-2"},
+             "metadata": {"name": "sglang-0-2.0", "namespace": "train", "uid": "ev-later"}}
+    book.event(later, 3002.0)
+    assert book.settle(3003.0) == []  # held: its writer runs
+    other["status"] = _pod("sglang-0-1", "Succeeded", exit_code=0)["status"]
+    book.pod(other, 3004.0)
+    assert book.settle(3005.0) == [] and book.settle(3005.0 + HOLD) == []
+    (state,) = book.jobs.values()
+    assert state.open is None and state.seq == 1
