@@ -434,6 +434,13 @@ HOST_NAME = r"[\w.\-]{1,253}"
 HOST_WORD = r"\S{1,253}"
 _PG_PREFIX = rf"(?:(?P<pg>\[PG )[^\]]{{0,{PG_TAG_WITHIN}}}? )?(?:Rank (?P<rank>\d+)\] +)?"
 
+# A socket's address as c10d's SocketImpl prints it (torch/csrc/distributed/c10d/socket.cpp `formatSockAddr`): an IPv4
+# socket's "host:port", an IPv6 one's (a dual-stack socket's "::ffff:10.0.0.1" too) "[host]:port"; the host a name
+# where getnameinfo resolved it.  `{name}`: the group the host is read into, its IPv4 form's `{name}2` (a row's second
+# wording fills the same field: `_groups`).
+SOCK_ADDR = r"(?:\[(?P<{name}>[^\]\n]{{1,255}})\]|(?P<{name}2>[^\s\[\],:()]{{1,255}}))"
+
+
 FACTS: tuple[Fact, ...] = (
     # torch.distributed.elastic (torchrun, accelerate, every era): "failed (exitcode: -9) local_rank: 5 (pid: 2630)
     # of binary: /root/miniconda3/bin/python" (the binary: the process the kernel names by its file's name)
@@ -939,8 +946,9 @@ FACTS: tuple[Fact, ...] = (
     # torchrun's static rendezvous, MASTER_ADDR; the elastic agent's on the c10d rendezvous host). Its address is
     # `store_host`, the client's own `store_client` (triage.attribute `_store_lost`); the store's error `store_error`.
     _f("store_lost", "store_error", ["failed on SocketImpl(", "TCPStore server has shut down too early"],
-       r"(?P<what>(?:sendBytes|recvValue(?:WithTimeout)?|recvVector) failed) on SocketImpl\(fd=-?\d+, addr=\["
-       r"(?P<store_client>[^\]\n]{1,255})\]:\d+, remote=\[(?P<store_host>[^\]\n]{1,255})\]:(?P<store_port>\d+)\): "
+       r"(?P<what>(?:sendBytes|recvValue(?:WithTimeout)?|recvVector) failed) on SocketImpl\(fd=-?\d+, addr="
+       rf"{SOCK_ADDR.format(name='store_client')}:\d+, remote={SOCK_ADDR.format(name='store_host')}"
+       r":(?P<store_port>\d+)\): "
        r"(?P<store_error>[^\n]{1,120})"
        r"|(?P<what2>TCPStore server has shut down too early)\), with error: (?P<store_error2>[^\n]{1,120})"),
     # The words after "TCPStore" up to its failure are read within 200 characters (61 in the longest real line here),

@@ -113,3 +113,17 @@ def test_a_store_lost_after_another_symptom_is_no_root():
                "Timeout(ms)=600000) ran for 600028 milliseconds before timing out.")
     (incident,) = _job([timeout, RECV])
     assert incident.rule != "store_lost" and incident.root.host != "sglang-0.default.pod.transwarp.local"
+
+
+# CONSTRUCTED from RECV (sglang #20859), its sockets IPv4 ones: c10d's formatSockAddr (torch/csrc/distributed/c10d/
+# socket.cpp) prints an AF_INET socket's address "host:port", unbracketed, and only an IPv6 one's "[host]:port"
+CLIENT = "sglang-0-1.sglang.default.svc.transwarp.local"
+RECV_V4 = RECV.replace(f"[{CLIENT}]", CLIENT).replace("[sglang-0.default.pod.transwarp.local]", "10.99.91.59")
+
+
+def test_an_ipv4_sockets_unbracketed_address_is_a_lost_store_too():
+    """The row read only the bracketed (IPv6, dual-stack) form: an IPv4 socket's "remote=10.99.91.59:5000" was no lost
+    store (UNDETERMINED, 'the first store error')."""
+    (incident,) = _job([RECV_V4])
+    assert (incident.rule, incident.root.host) == ("store_lost", "10.99.91.59")
+    assert incident.reason.startswith("rank 12 lost the store at 10.99.91.59:20000")
