@@ -21,7 +21,9 @@ Pure (no I/O, a clock handed in): the watches feed it objects, `settle()` hands 
   rollout's, a scale-down's; an end in failure is evidence of its own), its evidence then marked as a closed
   incident's; one where they still run after it (the store's loss left them running) or another failure comes.
 - Bounded: pods of no known job are not kept; an Event for a pod not seen yet waits in a bounded map; a job
-  without pods and without an open incident is forgotten; evidence per job is capped (newest kept); addresses are
+  without pods and without an open (or held) incident is forgotten: at once when it holds nothing, else (its deleted
+  pods' starts and exits, its Events) once quiet for `idle` seconds (the controller's clock: _done), so that an Event
+  read late of a deleted pod is still read with them; evidence per job is capped (newest kept); addresses are
   those of the pods and nodes kept, and of at most MAX_WAITING deleted pods and MAX_WAITING pods' host IPs.
 """
 
@@ -146,6 +148,7 @@ class JobState:
     dirty: bool = False
     last_change: float = 0.0
     held: float | None = None  # since when (controller clock) an incident a healthy end may explain waits (_at_end)
+    podless: float | None = None  # since when (controller clock) its pods are all gone, what they held kept (_done)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +241,7 @@ class Book:
         before: list[Evidence] = []
         if old is None:
             state.pods.add(key)
+            state.podless = None
             if node:
                 self.node_jobs.setdefault(node, set()).add(job.key)
                 state.nodes[node] = state.nodes.get(node, 0) + 1
@@ -650,7 +654,7 @@ class Book:
                 continue
             if not state.dirty and not (state.held is not None and (
                     now - state.held >= self.hold or self._writers_ended(state))):
-                if not state.pods and state.open is None and not state.events:
+                if self._done(state, now):
                     self._retire(key, state)
                 continue
             state.dirty = False
@@ -686,6 +690,21 @@ class Book:
                 state.open.incident = incident
                 state.open.last_evidence = max(state.open.last_evidence, last)
         return changes
+
+    def _done(self, state: JobState, now: float) -> bool:
+        """Whether a job can be forgotten: its pods are gone, it has no open or held incident, and nothing it holds can
+        still change a verdict.  What its deleted pods held (their starts: a FailedMount the kubelet's retry got past is
+        no failure; their exits) and its Events stay `idle` seconds (the controller's clock) after the last pod went or
+        the last evidence came, whichever is later, for the Events read late (the kubelet's Warning of a deleted pod,
+        an agent's written after it, a relist after a watch gap); then it is forgotten: a later Event of its pods waits
+        (bounded) for a pod of that name, as any Event of a pod not seen."""
+        if state.pods or state.open is not None or state.held is not None:
+            return False
+        if not state.events:
+            return True
+        if state.podless is None:
+            state.podless = now
+        return now - max(state.podless, state.last_change) >= self.idle
 
     def _at_end(self, state: JobState, evidence: list[Evidence], now: float) -> bool:
         """Whether the incident a job's evidence makes waits, or is none: its only failures are facts a healthy end
@@ -760,7 +779,8 @@ class Book:
                 "addresses": len(self.pod_ips) + len(self.node_ips) + len(self.host_ips) + len(self.former_ips) +
                 len(self.hostnames),
                 "open_incidents": sum(1 for s in self.jobs.values() if s.open is not None),
-                "held_incidents": sum(1 for s in self.jobs.values() if s.held is not None)}
+                "held_incidents": sum(1 for s in self.jobs.values() if s.held is not None),
+                "podless_jobs": sum(1 for s in self.jobs.values() if s.podless is not None)}
 
 
 def _own(evidence: list[Evidence]) -> list[Evidence]:

@@ -314,3 +314,61 @@ def test_a_dra_claim_the_kubelet_could_not_prepare_is_read_live_on_its_node():
     assert (e.kind, e.host, e.details["pod_end"], e.details["why"]) == (
         "job_ended", "node-b", "FailedPrepareDynamicResources", "DRA PREPARE")
     assert POD_ENDS[e.details["pod_end"]].category == "infrastructure"
+
+
+def _short_job(book: Book, job: str, now: float, started: tuple[int, ...] = (0, 1)) -> list[dict]:
+    """A job's two pods on node-a and node-b, those in `started` started (RUNNING), then all deleted without an
+    incident: a short job's end (a Job's TTL controller, a scale-down)."""
+    pods = [pod_of(f"{job}-w-0-{i}", node, job=job) for i, node in enumerate(NODES[:2])]
+    for i, p in enumerate(pods):
+        if i in started:
+            p["status"] = RUNNING
+        book.pod(p, now)
+    assert book.settle(now) == []
+    for p in pods:
+        book.pod(p, now + 1.0, deleted=True)
+    return pods
+
+
+def test_short_jobs_whose_pods_are_deleted_are_forgotten_after_the_idle_window():
+    """Jobs whose pods started and were deleted without an incident (thousands of short jobs a day, their owners'
+    deletion missed across a relist) are kept `idle` seconds after their last pod went (the controller's clock), then
+    forgotten: the Book stays bounded by what ended within the window (gpu_npd_cluster_tracked{what="podless_jobs"}).
+    Was: each kept for ever (the deleted pods' starts held), unless its owner's deletion was seen."""
+    book = Book(idle=600.0)
+    for n in range(50):
+        _short_job(book, f"j{n}", 60.0 * n)
+        book.settle(60.0 * n + 2.0)
+    assert len(book.jobs) <= 11 and book.counts()["podless_jobs"] == len(book.jobs)  # the last 600 s's
+    assert book.settle(60.0 * 49 + 2.0 + 600.0) == []
+    assert not book.jobs and book.counts()["podless_jobs"] == 0 and book.counts()["pods"] == 0
+
+
+def test_a_late_mount_warning_of_a_deleted_pod_that_started_is_no_incident_before_or_after_the_window():
+    """The kubelet's FailedMount its retry got past (real: kubebb/core PR #130) read after the pod's deletion: the
+    pod's start, kept with its job for the window, says it ran: no incident (not storing it would make it "never
+    started"); after the window the job is forgotten and the same Event read again (a relist) opens nothing, nor
+    brings the job back."""
+    book = Book(idle=600.0)
+    _short_job(book, "llm", 100.0)
+    assert book.settle(102.0) == []
+    book.event(kubelet_event("llm-w-0-1", "node-b", message=SYNC), 300.0)
+    assert book.settle(301.0) == [] and book.jobs
+    assert book.settle(300.0 + 599.0) == [] and book.jobs  # quiet since the late Event (read at 300): kept
+    assert book.settle(300.0 + 600.0) == [] and not book.jobs
+    again = kubelet_event("llm-w-0-1", "node-b", message=SYNC)
+    again["metadata"]["resourceVersion"] = "2"
+    book.event(again, 1000.0)
+    assert book.settle(1001.0) == [] and not book.jobs
+
+
+def test_a_late_mount_warning_of_a_deleted_pod_that_never_started_still_opens_within_the_window():
+    """A job's pod that never started (its FailedMount, real: ai-infra-cluster-provisioning #382, read after the job's
+    pods were deleted) while the other ran: the node's incident opens, as before, within the window."""
+    book = Book(idle=600.0)
+    _short_job(book, "llm", 100.0, started=(0,))
+    assert book.settle(102.0) == []
+    book.event(kubelet_event("llm-w-0-1", "node-b"), 400.0)
+    (opened,) = book.settle(401.0)
+    assert opened.what == "opened" and "never started (FailedMount" in opened.incident.reason
+    assert opened.incident.category == "infrastructure", opened.incident.reason
