@@ -182,6 +182,9 @@ class Book:
         self.retired: OrderedDict[tuple, tuple[int, Mark, tuple | None]] = OrderedDict()
         self.owner_uids: dict[tuple[str, str, str], str] = {}  # owners watched: Owner.where -> uid
         self.owner_optin: set[tuple[str, str, str]] = set()  # owners labelled for cascading recovery
+        # owners watched that an owner of the table owns (owners.owner_of: a TrainJob's JobSet): Owner.where -> that
+        # owner, on which their jobs' incidents are
+        self.parents: dict[tuple[str, str, str], Owner] = {}
         # address -> where it is: the job pods' IPs (node, pod), nodes' addresses, pods' host IPs, deleted pods' IPs
         self.pod_ips: dict[str, tuple[str, tuple[str, str]]] = {}
         self.pod_addr: dict[tuple[str, str], tuple[str, ...]] = {}  # pod -> its IPs in pod_ips
@@ -197,6 +200,8 @@ class Book:
         meta = obj.get("metadata") or {}
         key = (meta.get("namespace", ""), meta.get("name", ""))
         job = None if deleted else job_of(obj)
+        if job is not None and job.owner.where in self.parents:
+            job = Job(job.key, self.parents[job.owner.where], job.source)
         if job is not None and not job.owner.uid:
             o = job.owner
             uid = self.owner_uids.get(o.where)
@@ -215,8 +220,9 @@ class Book:
         if state is None:
             seq, mark, restarted = self.retired.pop(job.key, (0, Mark(), None))
             state = self.jobs[job.key] = JobState(job, mark=mark, restarted=restarted, seq=seq)
-        elif not state.job.owner.uid and job.owner.uid:
-            state.job = job
+        elif not state.job.owner.uid and job.owner.uid and (state.open is None or
+                                                            job.owner.where == state.job.owner.where):
+            state.job = job  # (an open incident's Event stays on the object it is on)
         node = (obj.get("spec") or {}).get("nodeName") or ""
         started = _epoch(parse_time(meta.get("creationTimestamp"))) or now
         labelled = (meta.get("labels") or {}).get(OPT_IN) == "true"
@@ -474,14 +480,16 @@ class Book:
             self.node_addr.pop(name, None)
 
     def owner_deleted(self, owner: Owner, now: float) -> list[Change]:
-        """The owner is gone: its jobs' incidents close, their state is forgotten."""
+        """The owner is gone: its jobs' incidents close, their state is forgotten (an owned one's, a TrainJob's JobSet:
+        the jobs it was the owner of, theirs on its owner)."""
         out = []
         where = owner.where
         self.owner_uids.pop(where, None)
         self.owner_optin.discard(where)
+        gone = [owner, *filter(None, [self.parents.pop(where, None)])]
         for key, state in list(self.jobs.items()):
             o = state.job.owner
-            if o.where == where and (not owner.uid or not o.uid or o.uid == owner.uid):
+            if any(o.where == g.where and (not g.uid or not o.uid or o.uid == g.uid) for g in gone):
                 if state.open is not None:
                     out.append(self._close(state))
                 for pod in list(state.pods):
@@ -500,20 +508,32 @@ class Book:
             out += self.owner_deleted(Owner(api_version, kind, ns, name, self.owner_uids[(ns, what, name)]), now)
         return out
 
-    def owner_seen(self, owner: Owner, opt_in: bool = False) -> None:
+    def owner_seen(self, owner: Owner, opt_in: bool = False, parent: Owner | None = None) -> None:
         """An owner object as watched: its uid completes jobs found by label (the Event names it); its
-        cascading-recovery label opts its pods in."""
+        cascading-recovery label opts its pods in; `parent` (owners.owner_of: a TrainJob, of its JobSet): the owner
+        its jobs are then (their next incident's Event on it: an open one's stays where it is)."""
         where = owner.where
         if opt_in:
             self.owner_optin.add(where)
         else:
             self.owner_optin.discard(where)
-        if not owner.uid:
+        was = self.parents.pop(where, None)
+        if parent is not None:
+            self.parents[where] = parent
+        if owner.uid:
+            self.owner_uids[where] = owner.uid
+        if not owner.uid and parent == was:
             return
-        self.owner_uids[where] = owner.uid
         for state in self.jobs.values():
-            if not state.job.owner.uid and state.job.owner.where == where:
-                state.job = Job(state.job.key, owner, state.job.source)
+            o = state.job.owner
+            if o.where == where:
+                now = parent or (owner if owner.uid and not o.uid else o)
+            elif was is not None and o == was and state.job.key == where:
+                now = parent or owner  # no longer owned (its owner deleted orphaning it): its own again
+            else:
+                continue
+            if now != o and (state.open is None or now.where == o.where):
+                state.job = Job(state.job.key, now, state.job.source)
 
     def restore(self, job: Job, open_: Open | None, seq: int, since: float, now: float) -> None:
         """What a previous run of the controller wrote (recovered from its Events); `since`: a closed incident's
@@ -541,6 +561,9 @@ class Book:
         """Close the job's open incident: mark what it held (its pods keep their exits: the mark, not a clock, tells
         them from later ones)."""
         change = Change("closed", state.job, state.open, state.open.incident)
+        parent = self.parents.get(state.job.owner.where)
+        if parent is not None:  # its owner was learnt while the incident was open: the next one's Event is on it
+            state.job = Job(state.job.key, parent, state.job.source)
         state.mark = state.mark.after(self._held(state))
         if state.open.last_evidence > state.mark.since:  # it held newer evidence than what counts now (a node fault
             state.mark = Mark(state.open.last_evidence)  # its pods have left the node): that second's is its own
@@ -745,8 +768,9 @@ class Book:
                       and (mark is None or chose(mark, p.started, p.uid)))
 
     def _opted(self, state: JobState, info: PodInfo) -> bool:
-        """Whether cascading recovery may delete the job's pod: labelled, or of a labelled owner."""
-        return info.labelled or state.job.owner.where in self.owner_optin
+        """Whether cascading recovery may delete the job's pod: labelled, or of a labelled owner (or of the labelled
+        object it was found as, its key: a TrainJob's JobSet, labelled by its runtime's template)."""
+        return info.labelled or state.job.owner.where in self.owner_optin or state.job.key in self.owner_optin
 
     def restarted(self, job_key: tuple, mark: tuple[float, frozenset[str] | None], incident: str | None = None
                   ) -> list[Change]:

@@ -29,7 +29,7 @@ from .book import Book, Change, Open
 from .evidence import AGENT_COMPONENT, KUBELET_SELECTORS
 from .leader import LeaseLock
 from .metrics import APPLY, ATTRIBUTION, Metrics
-from .owners import JOB_LABEL, OWNER_KINDS, Job, Owner, OwnerKind
+from .owners import JOB_LABEL, OWNER_KINDS, Job, Owner, OwnerKind, owner_of
 from .recovery import OPT_IN, Decision, Policy, Recovery
 from .watch import Watcher
 
@@ -349,7 +349,7 @@ class Controller:
             if deleted:
                 self.handle(self.book.owner_deleted(owner, now))
             else:
-                self.book.owner_seen(owner, (meta.get("labels") or {}).get(OPT_IN) == "true")
+                self.book.owner_seen(owner, (meta.get("labels") or {}).get(OPT_IN) == "true", owner_of(obj))
 
     def _synced(self, resource: str, keys: set, now: float) -> None:
         """After a (re)list: forget what was deleted while not watching (an owner's incident closes)."""

@@ -1,5 +1,6 @@
 """Which job a pod belongs to: its owner, from ownerReferences and the well-known labels each workload
-controller sets.  Pure: a pod's metadata in, a `Job` out (None: not a job gpu-npd knows).
+controller sets.  Pure: a pod's metadata in, a `Job` out (None: not a job gpu-npd knows); a watched owner object in,
+the owner that owns it out (`owner_of`: Kubeflow Trainer's TrainJob, of the JobSet it made).
 
 The kinds are data (OWNER_KINDS), declared once: the controller watches the ones the API serves, RBAC grants
 read on exactly these (tests/cluster/test_cluster_deploy.py checks the manifests against this table).
@@ -28,14 +29,21 @@ class OwnerKind:
     # more labels that must hold for `labels` to mean this kind (e.g. KubeRay's originated-from-crd)
     requires: tuple[tuple[str, str], ...] = ()
     group_label: str = ""  # a label splitting one owner into several jobs (LeaderWorkerSet's group index)
+    # kinds of the table ("Kind.group", as Owner.where names them) whose objects this kind's controller makes and owns
+    # (their controller ownerReference names it): a job found as such an object's is this kind's, its Event on it
+    owns: tuple[str, ...] = ()
 
     @property
     def group(self) -> str:
         return _group(self.api_version)
 
 
-# Highest first: a JobSet's pods also carry the labels of the batch Job it made; the JobSet is the job.
+# Highest first: a JobSet's pods also carry the labels of the batch Job it made; the JobSet is the job.  A TrainJob
+# (Kubeflow Trainer v2) puts no label of its own on the pods: it makes one JobSet of its own name, whose controller
+# ownerReference names it (kubeflow/trainer pkg/runtime/framework/plugins/jobset/jobset.go `Build`); the job is that
+# JobSet's, its owner the TrainJob.
 OWNER_KINDS: tuple[OwnerKind, ...] = (
+    OwnerKind("TrainJob", "trainer.kubeflow.org/v1alpha1", "trainjobs", owns=("JobSet.jobset.x-k8s.io",)),
     OwnerKind("JobSet", "jobset.x-k8s.io/v1alpha2", "jobsets", ("jobset.sigs.k8s.io/jobset-name",)),
     OwnerKind("LeaderWorkerSet", "leaderworkerset.x-k8s.io/v1", "leaderworkersets",
               ("leaderworkerset.sigs.k8s.io/name",), group_label="leaderworkerset.sigs.k8s.io/group-index"),
@@ -51,6 +59,7 @@ OWNER_KINDS: tuple[OwnerKind, ...] = (
 )
 _BY_REF = {(k.group, k.kind): k for k in reversed(OWNER_KINDS)}  # ownerReference (group, kind) -> kind
 _RANK = {k: i for i, k in enumerate(OWNER_KINDS)}
+_OWNED = frozenset(w for k in OWNER_KINDS for w in k.owns)  # the kinds some kind of the table owns
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,3 +144,21 @@ def _pod_owner(meta: Mapping[str, Any], refs: list, ns: str) -> Owner:
     if ref is not None and ref.get("name") and ref.get("kind"):
         return Owner(ref.get("apiVersion", "v1"), ref["kind"], ns, ref["name"], ref.get("uid", ""))
     return Owner("v1", "Pod", ns, meta.get("name", ""), meta.get("uid", ""))
+
+
+def owner_of(obj: Mapping[str, Any]) -> Owner | None:
+    """The owner of a watched owner object (a JobSet): its controller ownerReference, where that names a kind of the
+    table that owns objects of its kind (`OwnerKind.owns`: a TrainJob, its JobSet); None otherwise (a JobSet a user
+    made, or another controller's)."""
+    what = Owner(str(obj.get("apiVersion", "")), str(obj.get("kind", "")), "", "").where[1]
+    if what not in _OWNED:
+        return None
+    meta = obj.get("metadata") or {}
+    for ref in meta.get("ownerReferences") or ():
+        if not isinstance(ref, Mapping) or ref.get("controller") is not True or not ref.get("name"):
+            continue
+        api_version = str(ref.get("apiVersion", ""))
+        kind = _BY_REF.get((_group(api_version), ref.get("kind")))
+        if kind is not None and what in kind.owns:
+            return Owner(api_version, kind.kind, meta.get("namespace", ""), str(ref["name"]), str(ref.get("uid") or ""))
+    return None
