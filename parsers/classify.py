@@ -531,7 +531,8 @@ class Classifier:
                     rule, m = hit
                     net_template = self._unclassified(message) if net and rule.event[1] == "within" else None
                     fields = None if net_template is None else net_template[0]
-                    if fields is None and rule.event[1] == "within" and rule.event[0] in EVENT_FILL_ALONE:
+                    if fields is None and rule.event[1] == "within" and \
+                            any(one in EVENT_FILL_ALONE for one in rule.event[0].split("|")):
                         # the details its event's finding takes from it (_fill); kind None: never a finding of its own
                         fields = self._build(rule, m, message)[0]
                     template = (fields, False, _event_key(rule, m), self._row_plans[rule.name][5])

@@ -54,7 +54,7 @@ class Rule:
     # page (EVENT_PAGES, a "page" row's) is the line's `pfn` or unknown; of none, an "escalate" line of the first.
     # "page" (a kind-None row with a `page` group: a physical address) is part of an open event of its name and says
     # which page the event's error is in (EVENT_PAGES); with none open, nothing.
-    # "begin" (a kind-None row with a `stated` group: the first line of a report, "lockup|rcu_stall|oops|panic")
+    # "begin" (a kind-None row with a `stated` group: the first line of a report, "lockup|rcu_stall|hung|oops|panic")
     # states, for each event it lists that STATED rows read ("oops"), the word it stated (none where the group did not
     # match), and ends each of the others, as "close"; an event of EVENT_REPORTS only when the line starts another
     # report than the event's (its word and its `die` group, the die counter, tell: parsers/classify.py
@@ -194,6 +194,8 @@ WARN_AT = r"(?:CPU: \d+ PID: \d+ at |at (?=[\w/.-]+:\d+ |[\w.]+\+0x)|[\w/.-]+:\d
 # nvidia_modeset, nvidia_drm, nvidia-peermem), mlx5 and its compat layer, the RDMA core (ib_core, ib_uverbs), gdrcopy's
 # gdrdrv
 DRIVER_OOPS_MODULE = r"nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv"
+# The literals a call trace's frame in one of those modules holds (the driver_frame row's keywords): its bracket
+DRIVER_FRAME_KEYWORDS = ["[nvidia", "[mlx5_", "[mlx_compat", "[ib_", "[gdrdrv"]
 # The report a RIP line is in, as its first line said (the oops_header row, "begin"): a WARN's, its word; an oops's or
 # a BUG's none (the row's own severity, its kind's). A WARN in a storage client's module: its mount is to be checked.
 OOPS_STATED = {"warning": ("warning", "CHECK_STORAGE")}
@@ -245,7 +247,7 @@ def _warn_header(name: str, kind: str, modules: str, stated: dict, **kw) -> Rule
     return _r(name, kind, ["WARNING: "],
               r"(?P<stated>WARNING): " + WARN_AT + OOPS_SYMBOL + r" \[(?P<module>" + modules + r")" + OOPS_MODULE_END,
               severity=stated["warning"][0], action=stated["warning"][1],
-              event=("lockup|rcu_stall|oops|panic", "begin"), **kw)
+              event=("lockup|rcu_stall|hung|oops|panic", "begin"), **kw)
 
 
 # NCCL's MNNVL self-test failing (src/mnnvl.cc): the words before the cause's sentence (optional: a quote may wrap there)
@@ -289,6 +291,10 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                # a lockup's report (parsers/rules.py cpu_lockup rows): its modules, irq stamps, CPU and hardware lines,
                # then the stuck CPU's registers, its RIP line the one that says whose code spins (the trace after it)
                "lockup": 32,
+               # a hung task's report (the hung_task row): its taint and "echo 0 >" lines, the task's state line, then
+               # its call trace, innermost frame first (the frame in a driver's module a dozen lines in: __schedule,
+               # schedule, rwsem_down_read_slowpath, down_read, then "os_acquire_rwlock_read+0x35/0x50 [nvidia]")
+               "hung": 32,
                # an Xid 48 and the Xid 171 / 172 the driver logs on the next line for the same error (catalog.py
                # XID48_DETAIL): adjacent lines only
                "ecc": 1}
@@ -374,7 +380,7 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs", "ceph"})
 #   corrected, to their severity. The record's window is the longer (an ARM processor error's vendor bytes, ghes_edac's
 #   count line and the page's handling after them).
 EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "cuda_exception": 2, "mce": 16, "xla_rendezvous": 64,
-                "smmu": 64, "cper": 64, "lockup": 32, "rcu_stall": 64, "retrain": 16, "ofi": 4, "ecc": 1,
+                "smmu": 64, "cper": 64, "lockup": 32, "hung": 32, "rcu_stall": 64, "retrain": 16, "ofi": 4, "ecc": 1,
                 "oom": EVENT_LINES["oom"], "fm_nvl": EVENT_LINES["fm_nvl"]}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
@@ -421,6 +427,7 @@ EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what"), "nccl_exce
 # "fm_nvl": the GPU ("gpu_guid", its fabric GUID) and port ("port") Fabric Manager's GPU NVL error block names on its
 # "gpuGuid : 0x.." and "portNum : N" lines.
 EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function"),
+                    "hung": ("module", "function"),
                     "ecc": ("memory", "detail_xid"), "oom": ("oom",), "cuda_exception": ("gpu",),
                     "fm_nvl": ("gpu_guid", "port")}
 # Events whose opening line may come after a line that details it: an "open" line within the event's window (EVENT_LINES)
@@ -2064,6 +2071,16 @@ RULES: tuple[Rule, ...] = (
     # (STATED "oops", the header row below): a WARN trace's ("WARNING: CPU: 2 PID: 1 at fs/..", the kernel goes on) a
     # warning, an oops's or a BUG's (or none seen) the kind's error. A module only listed in "Modules linked in:" is
     # no RIP line's: nothing.
+    # A call trace's frame in a GPU or NIC driver's module (DRIVER_OOPS_MODULE), every era's form (5.x+ " os_acquire_rwlock_read
+    # +0x35/0x50 [nvidia]", the unwinder's guess " ? _nv012345rm+0x1e/0x40 [nvidia]", 2.6-4.x " [<ffffffffc0a1b2c3>]
+    # _nv012345rm+0x.. [nvidia]", 6.x's build id in the brackets): no finding, part of an open CPU lockup, RCU stall or
+    # hung task report, the module and function of its innermost such frame the report's finding's where its RIP line
+    # named none (EVENT_FILL_ALONE; a RIP in the kernel's spinlock or rwsem code, the lock taken by the driver: the
+    # frames say whose). With none open, what the unclassified net makes of it, as before. A line-start anchor: no RIP,
+    # pc or lr line (those are the rows above's).
+    _r("driver_frame", None, DRIVER_FRAME_KEYWORDS,
+       r"^\s*(?:\[<[0-9a-f]+>\] +)?(?:\? )?" + OOPS_SYMBOL + r" \[(?P<module>" + DRIVER_OOPS_MODULE + r")" + OOPS_MODULE_END,
+       event=("lockup|rcu_stall|hung", "within")),
     _r("storage_oops", "storage_oops", OOPS_KEYWORDS,
        OOPS_AT + r"(?P<module>" + STORAGE_CLIENT_MODULE + r")" + OOPS_MODULE_END, refine="storage_oops",
        event=("panic|lockup|rcu_stall", "join")),
@@ -2101,7 +2118,7 @@ RULES: tuple[Rule, ...] = (
        r"divide error)[^\n]{0,200}? \[#(?P<die>\d+)\]|"
        r"WARNING: " + WARN_AT + r"(?:" + OOPS_SYMBOL + r")?|"
        r"BUG: (?:unable to handle |kernel NULL pointer dereference))",
-       event=("lockup|rcu_stall|oops|panic", "begin")),
+       event=("lockup|rcu_stall|hung|oops|panic", "begin")),
     # A report's last line, every era ("---[ end trace 0000000000000000 ]---", 2.6-5.x a random id "---[ end trace
     # e9fbabfbe54ce83a ]---", Talos' console "---[end trace .. ]---"): the open panic event's report ended, the next
     # report's first line starts the next event (EVENT_REPORTS); the lines after it that are no report's first stay in
@@ -2173,7 +2190,7 @@ RULES: tuple[Rule, ...] = (
        r"ip:(?P<ip>[0-9a-f]+) sp:[0-9a-f]+ error:(?P<error>[0-9a-f]+)(?: in (?P<library>[^\s\[]{1,256})\[)?",
        refine="crash"),
     _r("hung_task", "hung_task", ["blocked for more than"],
-       r"task (?P<process>.+?):(?P<pid>\d+) blocked for more than (?P<seconds>\d+) seconds"),
+       r"task (?P<process>.+?):(?P<pid>\d+) blocked for more than (?P<seconds>\d+) seconds", event=("hung", "open")),
     # The pids controller refusing a fork or clone (kernel/cgroup/pids.c, 4.3+: "cgroup: fork rejected by pids
     # controller in <cgroup path>"): twosigma/nsncd #24 (a systemd unit's TasksMax), Icinga/icinga2 #4918 (dmesg -T,
     # again each hour while it lasts), Zilliqa/zq1 #151 (kern.log, a user's slice)

@@ -68,3 +68,75 @@ def test_a_module_with_its_build_id_is_read():
     here is COMPOSED from RIP above and PR #1031's frame bracket, not copied."""
     found, _ = _read([RIP.replace("[nvidia_modeset]", BUILD_ID_BRACKET)])
     assert [(f.kind, f.details["module"]) for f in found] == [("kernel_oops", "nvidia")]
+
+
+# --- a call trace's frames in a GPU driver's module (rules.py driver_frame): the report's module where no RIP named one
+
+# frames copied verbatim from the hung-task reports in tests/fixtures/realworld/hung-task.yaml (NVIDIA/
+# nvidia-persistenced #15: 5.15, a task blocked on the RM lock; NVIDIA/k8s-device-plugin #77: 4.4's "[<addr>]" form)
+RWLOCK_FRAME = "[ 7510.131288]  os_acquire_rwlock_read+0x35/0x50 [nvidia]"
+RM_FRAME = "[ 7510.132138]  _nv051482rm+0x10/0x40 [nvidia]"
+KERNEL_FRAME = "[ 7510.131280]  down_read+0x43/0xa0"
+UVM_FRAME = "[  721.028422]  [<ffffffffa09c376e>] uvm_gpu_retain_by_uuid+0x1e/0x40 [nvidia_uvm]"
+
+
+def _sample(source: str) -> list[str]:
+    import realworld
+
+    return next(i for i in realworld.samples() if i["source"] == source)["text"].splitlines()
+
+
+def test_a_task_hung_on_the_gpu_drivers_lock_names_the_module_and_its_innermost_function():
+    """nvidia-persistenced #15, REAL, whole: one hung_task finding, amended with the innermost frame in nvidia.ko (the
+    RM API lock's os_acquire_rwlock_read, not the _nv..rm frame under it). Was: nothing said the driver's lock."""
+    found, amended = _read(_sample("https://github.com/NVIDIA/nvidia-persistenced/issues/15"))
+    assert [f.kind for f in found] == ["hung_task"]
+    assert [(amends(a), a.details["module"], a.details["function"], a.process) for a in amended] == [
+        ("module", "nvidia", "os_acquire_rwlock_read", "gdscheck")]
+
+
+def test_a_4x_trace_frame_in_nvidia_uvm_is_read():
+    """k8s-device-plugin #77, REAL, whole (4.4: the task's hex stack words, "[<addr>] ? sym" frames)."""
+    found, amended = _read(_sample("https://github.com/NVIDIA/k8s-device-plugin/issues/77"))
+    assert [f.kind for f in found] == ["hung_task"]
+    assert [(a.details["module"], a.details["function"]) for a in amended] == [("nvidia_uvm", "uvm_gpu_retain_by_uuid")]
+
+
+def test_a_lockup_spinning_on_a_lock_the_driver_took_names_the_driver_from_its_frames():
+    """A soft lockup whose RIP line is the kernel's (no row reads it) and whose trace then names nvidia.ko. COMPOSED:
+    #1177's lockup line, then the frames above (real lines of another report)."""
+    found, amended = _read([LOCKUP, KERNEL_FRAME, RWLOCK_FRAME, RM_FRAME])
+    assert [f.kind for f in found] == ["cpu_lockup"]
+    assert [(a.details["module"], a.details["function"]) for a in amended] == [("nvidia", "os_acquire_rwlock_read")]
+
+
+def test_the_rip_lines_module_stays_the_reports():
+    """A RIP in the driver's code says whose code spins; the frames after it amend nothing more."""
+    found, amended = _read([LOCKUP, RIP, FRAME, RWLOCK_FRAME])
+    assert [f.kind for f in found] == ["cpu_lockup"]
+    assert [(a.details["module"], a.details["function"]) for a in amended] == [("nvidia_modeset", "nvWriteGpEntry")]
+
+
+def test_frames_outside_a_report_are_nothing():
+    """A frame line with no lockup, stall or hung task open (an oops's trace, a WARN's, a grep excerpt): no finding;
+    one after the hung task's window likewise amends nothing."""
+    assert _read([RWLOCK_FRAME, RM_FRAME, UVM_FRAME]) == ([], [])
+    hung = _sample("https://github.com/NVIDIA/k8s-device-plugin/issues/77")[:3]
+    found, amended = _read(hung + ["filler line"] * 40 + [UVM_FRAME])
+    assert [f.kind for f in found] == ["hung_task"] and amended == []
+
+
+def test_an_oops_after_a_hung_task_keeps_its_frames():
+    """The oops's first line ends the hung task's report: the frames after it are the oops's, not the task's."""
+    hung = _sample("https://github.com/NVIDIA/k8s-device-plugin/issues/77")[:3]
+    found, amended = _read(hung + [OOPS, RWLOCK_FRAME])
+    assert [f.kind for f in found] == ["hung_task"] and amended == []
+
+
+def test_each_hung_task_is_its_own_finding():
+    """Two tasks' reports, one after the other: two findings, each with its own frames."""
+    one = _sample("https://github.com/NVIDIA/nvidia-persistenced/issues/15")
+    two = _sample("https://github.com/NVIDIA/k8s-device-plugin/issues/77")
+    found, amended = _read(one + two)
+    assert [f.process for f in found] == ["gdscheck", "nvc:[driver]"]
+    assert [(a.process, a.details["module"]) for a in amended] == [("gdscheck", "nvidia"), ("nvc:[driver]", "nvidia_uvm")]

@@ -126,7 +126,8 @@ def test_the_agents_record_path_finds_the_events_parse_finds():
         amended |= {f.details["amends"] for f in raw if f.details.get("amends")}
         assert fields(realworld.events(raw)) == fields(realworld.findings(item["text"])), item["source"]
     # the corpus holds each kind: the comparison says something
-    assert amended == {"severity", "pci", "peer", "pid", "pfn", "consumed", "oom", "gpu", "gpu_guid", "port", "rank"}
+    assert amended == {"severity", "pci", "peer", "pid", "pfn", "consumed", "oom", "gpu", "gpu_guid", "port", "rank",
+                       "module"}
 
 
 WHOLE = realworld.whole_logs()
