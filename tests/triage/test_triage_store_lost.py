@@ -115,15 +115,22 @@ def test_a_store_lost_after_another_symptom_is_no_root():
     assert incident.rule != "store_lost" and incident.root.host != "sglang-0.default.pod.transwarp.local"
 
 
-# CONSTRUCTED from RECV (sglang #20859), its sockets IPv4 ones: c10d's formatSockAddr (torch/csrc/distributed/c10d/
-# socket.cpp) prints an AF_INET socket's address "host:port", unbracketed, and only an IPv6 one's "[host]:port"
-CLIENT = "sglang-0-1.sglang.default.svc.transwarp.local"
-RECV_V4 = RECV.replace(f"[{CLIENT}]", CLIENT).replace("[sglang-0.default.pod.transwarp.local]", "10.99.91.59")
+# REAL: https://github.com/devopsrustem/slurmv4/blob/93aac68b8787161d20c77d755fa9717cf036933f/3/14.sh#L205-L206
+# (SGLang 0.5.9 on two nodes, `--dist-init-addr 10.99.91.59:5000`): its sockets IPv4 ones, whose addresses c10d's
+# formatSockAddr (torch/csrc/distributed/c10d/socket.cpp) prints "host:port", unbracketed, the client's a resolved name;
+# only an IPv6 socket's is "[host]:port"
+SHOULD_DUMP_V4 = ('[rank10]:[W305 10:17:38.040221001 ProcessGroupNCCL.cpp:1771] [PG ID 0 PG GUID 0 Rank 10] Failed to '
+                  'check the "should dump" flag on TCPStore, (maybe TCPStore server has shut down too early), with '
+                  'error: Broken pipe')
+SEND_V4 = ("[rank15]:[W305 10:17:38.404745404 TCPStore.cpp:106] [c10d] sendBytes failed on SocketImpl(fd=102, "
+           "addr=tpgds-aihub0008.delta.sbrf.ru:33978, remote=10.99.91.59:5000): Broken pipe")
 
 
 def test_an_ipv4_sockets_unbracketed_address_is_a_lost_store_too():
-    """The row read only the bracketed (IPv6, dual-stack) form: an IPv4 socket's "remote=10.99.91.59:5000" was no lost
-    store (UNDETERMINED, 'the first store error')."""
-    (incident,) = _job([RECV_V4])
+    """The row read only the bracketed (IPv6, dual-stack) form: an IPv4 socket's "remote=10.99.91.59:5000" was no
+    store address (the store's host unnamed: "lost the job's store"), its client's name unread."""
+    (incident,) = _job([SHOULD_DUMP_V4, SEND_V4])
     assert (incident.rule, incident.root.host) == ("store_lost", "10.99.91.59")
-    assert incident.reason.startswith("rank 12 lost the store at 10.99.91.59:20000")
+    assert incident.reason.startswith("2 ranks (10,15) lost the store at 10.99.91.59:5000 ('Broken pipe')")
+    (send,) = [e for e in incident.evidence if e.rank == 15]
+    assert (send.details["store_client"], send.details["store_port"]) == ("tpgds-aihub0008.delta.sbrf.ru", "5000")
