@@ -29,10 +29,12 @@ run: $(STAMP)
 # (`import agent.app`: 0.31 s CPU against 0.20 s with bytecode); up-to-date files are skipped
 # the suite in JOBS processes (pytest-xdist): up to 4, one per CPU, since most tests wait on agent processes of their
 # own; on this 2-CPU host under load, two took a run from 14:19 to 7:06-7:46. JOBS=0: one process, in order.
+# --dist worksteal: a worker that runs out of tests takes half of another's queue, not idle while the other ends on
+# its tail of process tests (tests/cluster, -n 2, same host: 70-74 s against 84-88 s with the default `load`)
 JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); if [ $$n -gt 4 ]; then n=4; elif [ $$n -lt 2 ]; then n=0; fi; echo $$n)
 test: $(STAMP)
 	$(BIN)/python -m compileall -q -x '/(\.venv|\.git|build|dist)/' .
-	$(BIN)/python -m pytest -q -n $(JOBS) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal $(PYTEST_ARGS)
 
 fuzz: $(STAMP)
 	HOSTILE_FULL=1 FUZZ_EXAMPLES=200000 $(BIN)/python -m pytest -q tests/parsers/test_hostile_inputs.py \

@@ -536,6 +536,30 @@ def _fixture_lines() -> tuple[str, ...]:
     return tuple(lines)
 
 
+@lru_cache(maxsize=1)
+def _lines_holding_a_keyword() -> frozenset[int]:
+    """The indexes in _fixture_lines() of the lines where one of the rule table's keywords occurs (4,572 of 34,867),
+    found by str.find, each keyword over all the lines joined at once (a keyword holds no newline, so an occurrence
+    lies within one line): the oracle of the tests below that compare a regex of the keywords with plain substring
+    search.  Asked line by line (`any(w in line for w in words)`, or the flat alternation of the keywords on every
+    line) it cost those tests 2 s and 8 s of a run; on the lines where no keyword occurs the answer is known: none."""
+    import bisect
+
+    lines = _fixture_lines()
+    text = "\n".join(lines)
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    holding: set[int] = set()
+    for word in set(all_keywords()):
+        i = text.find(word)
+        while i != -1:
+            holding.add(bisect.bisect_right(starts, i) - 1)
+            i = text.find(word, i + 1)
+    return frozenset(holding)
+
+
 def test_the_rule_keywords_as_a_trie_on_the_fixtures():
     from parsers.classify import all_keywords
     from parsers.wordscan import word_regex
@@ -543,8 +567,10 @@ def test_the_rule_keywords_as_a_trie_on_the_fixtures():
     words = all_keywords()
     flat = re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)))
     trie = re.compile(word_regex(words))
-    for line in _fixture_lines():
-        assert [m.span() for m in trie.finditer(line)] == [m.span() for m in flat.finditer(line)], line
+    holding = _lines_holding_a_keyword()  # on the others the flat alternation finds nothing
+    for i, line in enumerate(_fixture_lines()):
+        want = [m.span() for m in flat.finditer(line)] if i in holding else []
+        assert [m.span() for m in trie.finditer(line)] == want, line
 
 
 
@@ -579,8 +605,9 @@ def test_the_presence_regex_of_the_keywords_on_the_fixtures():
     found = re.compile(presence_regex(words)).search
     assert found("") is None and presence_regex([]) == "(?!)"
     hits = 0
-    for line in _fixture_lines():
-        present = any(w in line for w in words)
+    holding = _lines_holding_a_keyword()
+    for i, line in enumerate(_fixture_lines()):
+        present = i in holding
         hits += present
         assert (found(line) is not None) == present, line
     assert hits > 1000
