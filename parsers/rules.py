@@ -219,12 +219,12 @@ STORAGE_CLIENT_MODULES = {
     "WekaFS": (r"wekafs\w*",),
 }
 STORAGE_CLIENT_MODULE = "|".join(m for modules in STORAGE_CLIENT_MODULES.values() for m in modules)
-# The literals a call trace's frame in one of the GPU / NIC driver's or the storage clients' modules holds (the
-# driver_frame row's keywords): its bracket, the module's name up to its regex's first non-word character ("[nfs" for
-# nfs, nfsv3, nfsv4 and nfs_layout_*; "[wekafs"), none that another keyword starts (a keyword line scans them all).
-_FRAME_WORDS = {"[" + re.match(r"\w+", m)[0] for modules in STORAGE_CLIENT_MODULES.values() for m in modules}
-FRAME_KEYWORDS = ["[nvidia", "[mlx5_", "[mlx_compat", "[ib_", "[gdrdrv"] + sorted(
-    w for w in _FRAME_WORDS if not any(o != w and w.startswith(o) for o in _FRAME_WORDS))
+# The literal every call trace's frame holds (the driver_frame row's keyword): its offset and length's "/0x"
+# ("nfs_wait_on_request.part.0+0x3f/0x50 [nfs]"). One literal, not one per module (the GPU and NIC drivers' and the
+# storage clients'): each module's "[name" was a word entered at a character of its own or at "[" (wordscan
+# presence_regex), tried at each such character of every line, a dmesg line's timestamp's "[" included (callgrind: a
+# fifth more of the keyword test's instructions); "/0x" is entered where others are, and its lines are a trace's.
+FRAME_KEYWORDS = ["/0x"]
 
 
 # The first "mlx5_core <pci>" of a line, committed to (atomic): the scan after it runs once, so a line of the
