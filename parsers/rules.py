@@ -194,11 +194,6 @@ WARN_AT = r"(?:CPU: \d+ PID: \d+ at |at (?=[\w/.-]+:\d+ |[\w.]+\+0x)|[\w/.-]+:\d
 # nvidia_modeset, nvidia_drm, nvidia-peermem), mlx5 and its compat layer, the RDMA core (ib_core, ib_uverbs), gdrcopy's
 # gdrdrv
 DRIVER_OOPS_MODULE = r"nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv"
-# The literals a call trace's frame in one of those modules holds (the driver_frame row's keywords): its bracket
-# A frame's "symbol+0x../0x..": the module's name after it, " [nvidia]", would make "[" a keyword's first character, and
-# every dmesg line begins with "[": the per-line keyword scan cost 660 instructions more on a line no rule reads
-# (bench/perline.py --instructions: 21,159 vs 20,506 with "+0x"); "+0x" is in frames and RIP lines only
-DRIVER_FRAME_KEYWORDS = ["+0x"]
 # The report a RIP line is in, as its first line said (the oops_header row, "begin"): a WARN's, its word; an oops's or
 # a BUG's none (the row's own severity, its kind's). A WARN in a storage client's module: its mount is to be checked.
 OOPS_STATED = {"warning": ("warning", "CHECK_STORAGE")}
@@ -224,6 +219,12 @@ STORAGE_CLIENT_MODULES = {
     "WekaFS": (r"wekafs\w*",),
 }
 STORAGE_CLIENT_MODULE = "|".join(m for modules in STORAGE_CLIENT_MODULES.values() for m in modules)
+# The literal every call trace's frame holds (the driver_frame row's keyword): its offset and length's "/0x"
+# ("nfs_wait_on_request.part.0+0x3f/0x50 [nfs]"). One literal, not one per module (the GPU and NIC drivers' and the
+# storage clients'): each module's "[name" was a word entered at a character of its own or at "[" (wordscan
+# presence_regex), tried at each such character of every line, a dmesg line's timestamp's "[" included (callgrind: a
+# fifth more of the keyword test's instructions); "/0x" is entered where others are, and its lines are a trace's.
+FRAME_KEYWORDS = ["/0x"]
 
 
 # The first "mlx5_core <pci>" of a line, committed to (atomic): the scan after it runs once, so a line of the
@@ -419,7 +420,10 @@ EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer", "rank"), "mce": ("p
 # amendment: "mce": hwpoison's "forcibly killing <comm>:<pid>" (details "forced": it sent SIGKILL, not SIGBUS).
 # "cper": the same, and what hwpoison did ("what": "recovery action for dirty LRU page: Recovered", "Killing .."). Each
 # only where the finding lacks it. "nccl_exception": the other rank NCCL's duplicate-GPU quote names ("other_rank").
-EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what"), "nccl_exception": ("other_rank",)}
+# "lockup", "rcu_stall", "hung": with the module a RIP line or a frame gives (EVENT_FILL_ALONE), its filesystem where it
+# is a storage client's (the storage_oops refiner's): only with it, so a later frame never names another module's.
+EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what"), "nccl_exception": ("other_rank",),
+                      "lockup": ("filesystem",), "rcu_stall": ("filesystem",), "hung": ("filesystem",)}
 # Event -> the details a joining line gives the event's finding when that finding lacks them, an amendment of their own
 # (details "amends": the first of them; EVENT_FILL_DETAILS carried with them) when the line fills no field: "cper":
 # hwpoison's page ("pfn") or the poison a process consumed ("consumed") after the record (the record's finding says what
@@ -2074,16 +2078,19 @@ RULES: tuple[Rule, ...] = (
     # (STATED "oops", the header row below): a WARN trace's ("WARNING: CPU: 2 PID: 1 at fs/..", the kernel goes on) a
     # warning, an oops's or a BUG's (or none seen) the kind's error. A module only listed in "Modules linked in:" is
     # no RIP line's: nothing.
-    # A call trace's frame in a GPU or NIC driver's module (DRIVER_OOPS_MODULE), every era's form (5.x+ " os_acquire_rwlock_read
-    # +0x35/0x50 [nvidia]", the unwinder's guess " ? _nv012345rm+0x1e/0x40 [nvidia]", 2.6-4.x " [<ffffffffc0a1b2c3>]
-    # _nv012345rm+0x.. [nvidia]", 6.x's build id in the brackets): no finding, part of an open CPU lockup, RCU stall or
-    # hung task report, the module and function of its innermost such frame the report's finding's where its RIP line
-    # named none (EVENT_FILL_ALONE; a RIP in the kernel's spinlock or rwsem code, the lock taken by the driver: the
-    # frames say whose). With none open, what the unclassified net makes of it, as before. A line-start anchor: no RIP,
-    # pc or lr line (those are the rows above's).
-    _r("driver_frame", None, DRIVER_FRAME_KEYWORDS,
-       r"^\s*(?:\[<[0-9a-f]+>\] +)?(?:\? )?" + OOPS_SYMBOL + r" \[(?P<module>" + DRIVER_OOPS_MODULE + r")" + OOPS_MODULE_END,
-       event=("lockup|rcu_stall|hung", "within")),
+    # A call trace's frame in a GPU or NIC driver's module (DRIVER_OOPS_MODULE) or a shared filesystem's client module
+    # (STORAGE_CLIENT_MODULES), every era's form (5.x+ " os_acquire_rwlock_read+0x35/0x50 [nvidia]", " nfs_wait_on_request
+    # .part.0+0x3f/0x50 [nfs]", the unwinder's guess " ? _nv012345rm+0x1e/0x40 [nvidia]", 2.6-4.x " [<ffffffffc05523b4>]
+    # llog_process_or_fork+0x244/0x450 [obdclass]", 6.x's build id in the brackets): no finding, part of an open CPU
+    # lockup, RCU stall or hung task report, the module and function of its innermost such frame the report's finding's
+    # where its RIP line named none (EVENT_FILL_ALONE; a RIP in the kernel's spinlock or rwsem code, the lock taken by the
+    # driver: the frames say whose), with a storage client's filesystem (details "filesystem", EVENT_FILL_DETAILS: a task
+    # blocked on an NFS server, a Lustre target, a checkpoint's write). With none open, what the unclassified net makes
+    # of it, as before. A line-start anchor: no RIP, pc or lr line (those are the rows above's). The server's modules
+    # (nfsd, a Lustre target's) are no client's: nothing.
+    _r("driver_frame", None, FRAME_KEYWORDS,
+       r"^\s*(?:\[<[0-9a-f]+>\] +)?(?:\? )?" + OOPS_SYMBOL + r" \[(?P<module>" + DRIVER_OOPS_MODULE + "|" +
+       STORAGE_CLIENT_MODULE + r")" + OOPS_MODULE_END, refine="storage_oops", event=("lockup|rcu_stall|hung", "within")),
     _r("storage_oops", "storage_oops", OOPS_KEYWORDS,
        OOPS_AT + r"(?P<module>" + STORAGE_CLIENT_MODULE + r")" + OOPS_MODULE_END, refine="storage_oops",
        event=("panic|lockup|rcu_stall", "join")),

@@ -140,3 +140,48 @@ def test_each_hung_task_is_its_own_finding():
     found, amended = _read(one + two)
     assert [f.process for f in found] == ["gdscheck", "nvc:[driver]"]
     assert [(a.process, a.details["module"]) for a in amended] == [("gdscheck", "nvidia"), ("nvc:[driver]", "nvidia_uvm")]
+
+
+# --- a call trace's frames in a shared filesystem's client module (rules.STORAGE_CLIENT_MODULES, the same row): the
+# hung task's module and its filesystem
+
+NFS = "https://github.com/filecoin-project/lotus/issues/6454"
+LUSTRE = "https://github.com/whamcloud/integrated-manager-for-lustre/pull/329"
+# lotus #6454's innermost NFS frame (verbatim); an NFS server's frame, zfs #2628's (verbatim, its syslog prefix cut)
+NFS_FRAME = "[44471.067330]  nfs_wait_on_request.part.0+0x3f/0x50 [nfs]"
+NFSD_FRAME = "[2442787.612148]  [<ffffffffa03650e3>] ? nfsd+0xe3/0x127 [nfsd]"
+
+
+def test_a_task_hung_in_the_nfs_client_names_the_module_and_the_filesystem():
+    """filecoin-project/lotus #6454, REAL, whole as posted (5.8): a task blocked on an NFS page request, its innermost
+    frame in nfs.ko. Was: the hung task alone, nothing said NFS."""
+    found, amended = _read(_sample(NFS))
+    assert [f.kind for f in found] == ["hung_task"]
+    assert [(amends(a), a.details["module"], a.details["function"], a.details["filesystem"], a.process)
+            for a in amended] == [("module", "nfs", "nfs_wait_on_request.part.0", "NFS", "lotus-miner")]
+
+
+def test_a_3x_lustre_task_names_lustres_module():
+    """whamcloud/integrated-manager-for-lustre PR #329, REAL (3.10's "[<addr>]" frames, the task's stack words before
+    them): Lustre's config log thread blocked in obdclass, under mgc."""
+    found, amended = _read(_sample(LUSTRE))
+    assert [f.kind for f in found] == ["hung_task"]
+    assert [(a.details["module"], a.details["function"], a.details["filesystem"]) for a in amended] == [
+        ("obdclass", "llog_process_or_fork", "Lustre")]
+
+
+def test_the_innermost_frames_module_keeps_its_own_filesystem():
+    """A GPU driver's frame, then an NFS client's (COMPOSED: #15's hung task and frame, then #6454's frame): the
+    driver's module, no filesystem of a later frame's; the other way round, NFS's with its filesystem."""
+    hung = _sample("https://github.com/NVIDIA/nvidia-persistenced/issues/15")[:3]
+    _, amended = _read(hung + [RWLOCK_FRAME, NFS_FRAME])
+    assert [(a.details["module"], a.details.get("filesystem")) for a in amended] == [("nvidia", None)]
+    _, amended = _read(hung + [NFS_FRAME, RWLOCK_FRAME])
+    assert [(a.details["module"], a.details.get("filesystem")) for a in amended] == [("nfs", "NFS")]
+
+
+def test_an_nfs_servers_frame_and_frames_outside_a_report_are_nothing():
+    """nfsd is the server, no client's module (COMPOSED: #6454's hung task, zfs #2628's nfsd frame); a client's frame
+    with no report open is no finding."""
+    assert _read(_sample(NFS)[:3] + [NFSD_FRAME])[1] == []
+    assert _read([NFS_FRAME]) == ([], [])
