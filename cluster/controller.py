@@ -100,6 +100,7 @@ class Controller:
         self.coordination = client.CoordinationV1Api(api.api_client)
         self.metrics = metrics or Metrics()
         self.book = Book(settings.window, settings.idle)
+        self._dropped = 0  # Book.dropped when gpu_npd_cluster_evidence_dropped_total last took it
         self.stop = threading.Event()
         self.lost = threading.Event()
         self.queue: queue.Queue = queue.Queue(settings.queue_size)
@@ -613,6 +614,9 @@ class Controller:
     def _gauges(self) -> None:
         for what, n in self.book.counts().items():
             self.metrics.tracked.labels(what).set(n)
+        # the Book counts what it dropped (it only ever grows: one Book a process); the counter takes what is new
+        self.metrics.evidence_dropped.inc(self.book.dropped - self._dropped)
+        self._dropped = self.book.dropped
         self.metrics.queue.set(self.queue.qsize())
 
 

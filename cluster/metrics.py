@@ -42,6 +42,9 @@ class Metrics:
         for kind in UNANSWERED:
             self.api_errors.labels(kind)  # 0 from the start: the write alert's increase() sees the first one
         self.tracked = Gauge("gpu_npd_cluster_tracked", "What the controller holds in memory", ["what"], registry=r)
+        self.evidence_dropped = Counter("gpu_npd_cluster_evidence_dropped", "Events the controller did not keep: "
+                                        "Warnings past a pod's cap, the oldest waiting Events and a job's oldest past "
+                                        "their caps (cluster/book.py Book.dropped)", registry=r)
         self.resource_version = Gauge("gpu_npd_cluster_resource_version", "The newest resourceVersion applied, "
                                       "by resource (how far behind the API the controller is)", ["resource"],
                                       registry=r)

@@ -2034,3 +2034,19 @@ def test_failed_event_writes_count_from_a_zero_series_of_each_unanswered_kind():
     c.writer.attempt(c.writer.flush)
     assert get("gpu_npd_cluster_api_errors_total", {"kind": "connection"}) == 1
     assert get("gpu_npd_cluster_event_writes_total") == 0
+
+
+def test_the_events_the_book_dropped_are_a_counter_from_zero():
+    """Book.dropped (a pod's Warnings past its cap, the oldest waiting Events, a job's oldest Events past their caps)
+    was counted and never exported: an operator could not see evidence lost to the caps.  Now
+    gpu_npd_cluster_evidence_dropped_total, 0 from the start, takes what the Book dropped at each loop's gauges."""
+    s = Settings(api_server="http://127.0.0.1:9", identity="c")
+    c = Controller(make_api(s), s, out=io.StringIO())
+    value = lambda: c.metrics.registry.get_sample_value("gpu_npd_cluster_evidence_dropped_total")  # noqa: E731
+    assert value() == 0
+    c._gauges()
+    assert value() == 0
+    c.book.dropped += 3  # as the Book's caps count a drop
+    c._gauges()
+    c._gauges()  # nothing new: counted once
+    assert value() == 3
