@@ -274,14 +274,15 @@ class WorkloadTracker:
         from triage.facts import words as fact_words  # noqa: PLC0415
 
         fact = live(f.kind, f.details.get("fact"))
+        job = job_of(ref.pod)
         if fact is not None and f.details.get("consequence") and self._spoke(
-                (ref.namespace, job_of(ref.pod), fact.reason, ""), seen_at(f, self.clock())):
+                (ref.namespace, job, fact.reason, ""), seen_at(f, self.clock())):
             return None  # a consequence (Ray's RayChannelTimeoutError: a failure elsewhere made its rank raise it) is
             # said once a job on the node, where nothing else of the job's failure was (counted only): a 1,000-rank
             # job's one fault adds no Event where the node said it, and one at most where it said nothing
         cause = self._cause(f, standing) if fact is None else None
         reason = event_reason(f) if fact is None else fact.reason
-        key = (ref.namespace, job_of(ref.pod), reason, cause.text if cause else "")
+        key = (ref.namespace, job, reason, cause.text if cause else "")
         ranks = self._ranks.get(key)
         if ranks is None:
             ranks = self._ranks[key] = Ranks(MAX_RANKS)

@@ -38,7 +38,8 @@ from typing import Any, Mapping
 from parsers.bounded import keep_newest
 from parsers.envelope import parse_time
 from triage import DEFAULT_WINDOW, Evidence, Incident, attribute, is_consequence
-from triage.attribute import CONTEXT_KINDS, bare_address
+from triage.attribute import CONTEXT_KINDS
+from triage.facts import bare_address
 from triage.facts import said_at_end
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
 

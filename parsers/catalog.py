@@ -380,10 +380,10 @@ class SxidInfo:
     effect: str
     ignorable: bool = False  # the guide's "This SXid can be safely ignored": a non-fatal report of it is info
 
-    @property
-    def severity(self) -> str:
-        """A report's severity when its line gives no Fatal / Non-fatal word of its own."""
-        return "fatal" if self.fatal else "info" if self.ignorable else "warning"
+    def severity(self, fatal: bool | None = None) -> str:
+        """A report's severity: fatal where the line says Fatal (`fatal`; None: no word of its own, the catalog's),
+        else info where the guide says it can be ignored, else warning."""
+        return "fatal" if (self.fatal if fatal is None else fatal) else "info" if self.ignorable else "warning"
 
 
 def _read(name: str) -> list[dict[str, str]]:

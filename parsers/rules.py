@@ -4089,9 +4089,7 @@ def _refine_sxid(g: dict, out: dict) -> None:
     Event; any other non-fatal one a warning."""
     info = sxid_info(int(g["sxid"]))
     fatality = (g.get("fatality") or "").lower()
-    severity = info.severity if not fatality else "fatal" if fatality == "fatal" else (
-        "info" if info.ignorable else "warning")
-    out.update(severity=severity, action=info.action)
+    out.update(severity=info.severity(fatality == "fatal" if fatality else None), action=info.action)
     out["details"]["name"] = info.name
 
 

@@ -444,8 +444,7 @@ def _amended(raw: list[Evidence]) -> list[Evidence]:
     return out
 
 
-_bare = bare_address  # (triage.facts', whose loopback test the live side shares)
-bare_address = _bare  # an address as the job's address map keys it ("10.1.2.3<43123>" -> "10.1.2.3"): cluster/book.py
+_bare = bare_address  # triage.facts' (an address as the job's address map keys it: "10.1.2.3<43123>" -> "10.1.2.3")
 
 
 def _ts(e: Evidence) -> float:

@@ -524,7 +524,7 @@ def block_fact(messages: list[str], ended: bool = False) -> tuple[facts.LiveFact
         reader = FileReader("pod", Clock())
         for ev in reader.read(window) if ended else reader.read_on(window):
             if ev.line == 1 and ev.details.get("fact") in SRUN_NODE_HOW:
-                row = facts.LIVE[ev.kind]
+                row = facts.live(ev.kind, ev.details["fact"])
                 said = _said(row, ev)
                 return (row, {**said, "fact": ev.details["fact"]}, 0) if facts.published(row, said) else None
         return None

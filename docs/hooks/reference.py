@@ -387,7 +387,7 @@ def render_xid() -> str:
                "(reason `SXid<code>`); a non-fatal one the guide says \"can be safely ignored\" is info (severity "
                "`info`: counted, a Normal Event), any other non-fatal one a warning.\n\n")
     out.append(table(["SXid", "name", "fatal", "severity", "action"],
-                     [[c, cell(i.name), "yes" if i.fatal else "no", i.severity, code(i.action)]
+                     [[c, cell(i.name), "yes" if i.fatal else "no", i.severity(), code(i.action)]
                       for c, i in sorted(sxid_catalog().items())]))
     return "".join(out)
 

@@ -2046,7 +2046,11 @@ def test_the_events_the_book_dropped_are_a_counter_from_zero():
     assert value() == 0
     c._gauges()
     assert value() == 0
-    c.book.dropped += 3  # as the Book's caps count a drop
+    from cluster.book import MAX_POD_WARNINGS
+    from test_cluster_kubelet_events import kubelet_event
+
+    for n in range(MAX_POD_WARNINGS + 3):  # a pod not seen yet: its Warnings wait, past the pod's cap dropped
+        c.book.event(kubelet_event("llm-w-0-1", "node-b", n=n), 100.0)
     c._gauges()
     c._gauges()  # nothing new: counted once
-    assert value() == 3
+    assert value() == 3 == c.book.dropped

@@ -414,9 +414,9 @@ def test_sxid_catalog_and_line_fatality():
 def test_an_sxid_the_guide_says_to_ignore_is_info():
     # 22013 (Minion Link DLREQ interrupt), "This SXid can be safely ignored.": logged per link as the NVSwitch links
     # train at boot (healthy/lambda-hgx-nvswitch-link-training-sxid22013.log); counted, no Warning Event
-    assert sxid_info(22013).ignorable and sxid_info(22013).severity == "info"
-    assert not sxid_info(12028).ignorable and sxid_info(12028).severity == "warning"
-    assert sxid_info(24007).severity == "fatal"
+    assert sxid_info(22013).ignorable and sxid_info(22013).severity() == "info"
+    assert not sxid_info(12028).ignorable and sxid_info(12028).severity() == "warning"
+    assert sxid_info(24007).severity() == "fatal"
     line = "nvidia-nvswitch3: SXid (PCI:0000:0a:00.0): 22013, {}, Link 55 Minion Link DLREQ interrupt"
     assert (parse_line(line.format("Non-fatal")).severity, parse_line(line.format("Non-fatal")).action) == (
         "info", "IGNORE")
