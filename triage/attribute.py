@@ -93,7 +93,9 @@ TIMEOUT_KINDS = frozenset(k.name for k in _ROWS if k.timed_out)
 PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
 # the job's own report of its slow ranks (parsers/kinds.py): its ranks the suspects of a hang no watchdog number explains
 STRAGGLER_KIND = "straggler_report"
-STRAGGLER_STOP = "straggler_stop"  # the job's straggler detection stopped it (facts.py straggler_stop)
+# the job's own decision to stop (the rows' `stop`: its straggler detection stopped it, facts.py straggler_stop): a
+# first failure by itself, decided by the straggler reports before it (`_straggler_stop`)
+STOP_KINDS = frozenset(k.name for k in JOB_TABLE if k.stop)
 # what makes a host slow rather than broken (parsers/kinds.py `slows`): named beside a lagging rank whose host logged it
 SLOW_HOST_KINDS = frozenset(k.name for k in KIND_TABLE if k.slows)
 # A process of a rank ended: the rank's own (a launcher's line), or its DataLoader worker's (the rank's exception
@@ -757,7 +759,7 @@ def _with_unplaced(job: Job, verdict: Verdict, candidates: list[Evidence]) -> Ve
 def _candidates(job: Job) -> list[Evidence]:
     """The failures that may be the job's first: not a node fault, not a consequence, with a category or a death."""
     return [e for e in job.failures if not is_node_fault(e) and not is_consequence(e)
-            and (category_of(e) is not None or e.kind in DEATH_KINDS or e.kind == STRAGGLER_STOP)]
+            and (category_of(e) is not None or e.kind in DEATH_KINDS or e.kind in STOP_KINDS)]
 
 
 def _unplaced(job: Job, v: Verdict, candidates: list[Evidence]) -> list[Evidence]:
@@ -794,7 +796,7 @@ def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
     if earlier and first.time is not None:
         tied = sorted(earlier, key=lambda e: e.line)
     first = min(tied, key=lambda e: (e.kind in BARE_DEATHS, _ts(e), not e.details.get("root_cause")))
-    if first.kind == STRAGGLER_STOP:
+    if first.kind in STOP_KINDS:
         return _straggler_stop(job, first)
     if first.kind in DEATH_KINDS:
         death = first
