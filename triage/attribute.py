@@ -1371,16 +1371,15 @@ def _store_lost(job: Job) -> Verdict | None:
     if not symptoms or symptoms[0].details.get("fact") not in STORE_LOST:
         return None
     lost = [e for e in symptoms if e.details.get("fact") in STORE_LOST]
-    addressed = [e for e in lost if e.details.get("store_host")]
+    # each line naming an address, with its store (`_store_of`, once a line)
+    addressed = [(e, *_store_of(job, e)) for e in lost if e.details.get("store_host")]
     # each line's store: its host where known, else its address as said (a line naming no address names none)
-    stores = {_peer_host(job, e, _client_store(e)) or _bare(str(e.details["store_host"])) for e in addressed}
-    first = addressed[0] if len(stores) == 1 else None
-    host = _peer_host(job, first, _client_store(first)) if first is not None else None
+    stores = {host or _bare(str(e.details["store_host"])) for e, _own, host in addressed}
+    first, own, host = addressed[0] if len(stores) == 1 else (None, False, None)
     address = f"{first.details['store_host']}:{first.details['store_port']}" if first is not None else None
     ranks = sorted({e.rank for e in lost if e.rank is not None})
     rank = 0 if host is not None and job.rank_host.get(0) == host and 0 not in ranks else None
     error = next((str(e.details["store_error"]) for e in lost if e.details.get("store_error")), "")
-    own = first is not None and _own_store(first)
     where = (f"the store at {address}" + (" (on its own host)" if own and not host else f" (host {host})"
                                            if host and _bare(address.rsplit(':', 1)[0]) != host else "")
              ) if address else "the job's store"
@@ -1393,13 +1392,15 @@ def _store_lost(job: Job) -> Verdict | None:
                    + f"{_at(lost[0])}, the job's first failure: the store went away; {held} ended, crashed or "
                    "was killed, or the network to it failed; no failure of that process was read here",
                    suspects=tuple(lost), rank=rank,
-                   host=host or (None if first is None or _own_store(first)
-                                 else _bare(str(first.details["store_host"]))))
+                   host=host or (None if first is None or own else _bare(str(first.details["store_host"]))))
 
 
-def _own_store(e: Evidence) -> bool:
-    """A lost store's line whose store is on its writer's own host (triage.facts `own_address`)."""
-    return own_address(str(e.details["store_host"]), e.details.get("store_client"))
+def _store_of(job: Job, e: Evidence) -> tuple[bool, str | None]:
+    """A lost store's line's store: whether it is on its writer's own host (triage.facts `own_address`: the client's
+    own address, "addr=[pod-x]:50828, remote=[pod-x]:45903"), and its host (`_peer_host` of its address, loopback
+    where it is the client's own: the reporter's host), None where the logs do not say."""
+    own = own_address(str(e.details["store_host"]), e.details.get("store_client"))
+    return own, _peer_host(job, e, "localhost" if own else str(e.details["store_host"]))
 
 
 # JAX's task that lost the coordination service (parsers/rules.py jax_fatal_errors' status text, XLA's
@@ -1436,12 +1437,6 @@ def _leader_lost(job: Job) -> Verdict | None:
                        f"{LEADER_RANK}, still served the others); no failure of its own was read here",
                        suspects=tuple(lost), rank=ranks[0], host=host)
     return None
-
-
-def _client_store(e: Evidence) -> str:
-    """The store's address a lost store's line names, loopback where it is the client's own (the store on the
-    reporter's host: "addr=[pod-x]:50828, remote=[pod-x]:45903")."""
-    return "localhost" if _own_store(e) else str(e.details["store_host"])
 
 
 def _undetermined(job: Job) -> Verdict | None:
