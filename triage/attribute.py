@@ -342,12 +342,13 @@ class Job:
         # the pod ends the kubelet's retry got past (`ran`), by id: no failure, nor one of a gang that failed alike
         self.got_past = {id(e) for e in self.evidence if self.ran(e)}
         self.failures = [e for e in self.evidence if fails(e) and id(e) not in self.got_past]
-        symptoms = [e for e in self.failures if is_consequence(e)]
-        self.first_symptom = min((_ts(e) for e in symptoms if e.time), default=None)
+        # the failures that are consequences (what a failure elsewhere makes a healthy rank print), in order
+        self.symptoms = [e for e in self.failures if is_consequence(e)]
+        self.first_symptom = min((_ts(e) for e in self.symptoms if e.time), default=None)
         # each file's first symptom of the job's first (within SKEW), by line: a line of that file with no stamp
         # printed before it was written before it (a file is written in order)
         self.symptom_line: dict[str, int] = {}
-        for e in symptoms:
+        for e in self.symptoms:
             if e.time and e.file and e.line is not None and _ts(e) <= self.first_symptom + SKEW:
                 self.symptom_line[e.file] = min(self.symptom_line.get(e.file, e.line), e.line)
         # the job's own failures (what its ranks and launcher reported), against which node faults are placed
@@ -1367,10 +1368,9 @@ def _store_lost(job: Job) -> Verdict | None:
     it is loopback or the client's own address; rank 0 is named only where its host is the store's and it reported no
     lost store itself (a client of the store cannot have held it). A failure of a rank's own outranks it
     (`first_failure`)."""
-    symptoms = [e for e in job.failures if is_consequence(e)]
-    if not symptoms or symptoms[0].details.get("fact") not in STORE_LOST:
+    if not job.symptoms or job.symptoms[0].details.get("fact") not in STORE_LOST:
         return None
-    lost = [e for e in symptoms if e.details.get("fact") in STORE_LOST]
+    lost = [e for e in job.symptoms if e.details.get("fact") in STORE_LOST]
     # each line naming an address, with its store (`_store_of`, once a line)
     addressed = [(e, *_store_of(job, e)) for e in lost if e.details.get("store_host")]
     # each line's store: its host where known, else its address as said (a line naming no address names none)
@@ -1417,10 +1417,9 @@ def _leader_lost(job: Job) -> Verdict | None:
     or restarted: JAX's docs kill process 0 and every other process says this); where one task alone said so while
     others were seen, that task's own network or host is (marin-community/marin #7430: one task's RPC dropped, the
     leader alive). Else None (the cause no log read here names)."""
-    symptoms = [e for e in job.failures if is_consequence(e)]
-    if not symptoms or not str(symptoms[0].details.get("status_text", "")).startswith(LEADER_LOST):
+    if not job.symptoms or not str(job.symptoms[0].details.get("status_text", "")).startswith(LEADER_LOST):
         return None
-    lost = [e for e in symptoms if str(e.details.get("status_text", "")).startswith(LEADER_LOST)]
+    lost = [e for e in job.symptoms if str(e.details.get("status_text", "")).startswith(LEADER_LOST)]
     ranks = sorted({e.rank for e in lost if e.rank is not None})
     said = f"{_ranks(ranks)} lost JAX's coordination service{_at(lost[0])} (gRPC UNAVAILABLE)"
     if len(ranks) >= 2 and LEADER_RANK not in ranks:
@@ -1440,13 +1439,13 @@ def _leader_lost(job: Job) -> Verdict | None:
 
 
 def _undetermined(job: Job) -> Verdict | None:
-    symptoms = [e for e in job.failures if is_consequence(e)]
-    if not symptoms:
+    if not job.symptoms:
         return None
     # of symptoms of the first's second, the one torchrun's summary names "Root Cause (first observed failure)", as
     # _first_failure picks; it is the verdict's suspect, so that the consequences never list it (nor its rank)
-    t0 = _ts(symptoms[0])
-    first = min((e for e in symptoms if _ts(e) <= t0 + SKEW), key=lambda e: (_ts(e), not e.details.get("root_cause")))
+    t0 = _ts(job.symptoms[0])
+    first = min((e for e in job.symptoms if _ts(e) <= t0 + SKEW),
+                key=lambda e: (_ts(e), not e.details.get("root_cause")))
     # a death no clock places against them (an undated report in another file: NCCL RAS's DEAD list an operator saved
     # from `ncclras` during the hang) is said as one that may have come first, as against a root (`_with_unplaced`)
     return _with_unplaced(job, Verdict(
