@@ -1637,8 +1637,11 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
     watchdog = [e for e in job.failures if e.kind in TIMEOUT_KINDS]
     # a wait for the NCCL unique id through the store whose store error is no timeout ("Connection reset by peer"):
     # the store lost, said as the line says it, not as a timeout
-    reset = [e for e in watchdog if e.rank is not None and _store_reset(e)]
-    timeouts = [e for e in watchdog if e.rank is not None and not _store_reset(e)]
+    reset: list[Evidence] = []
+    timeouts: list[Evidence] = []
+    for e in watchdog:
+        if e.rank is not None:
+            (reset if _store_reset(e) else timeouts).append(e)
     if reset:
         errors = list(dict.fromkeys(str(e.details["store_error"]) for e in reset))
         parts.append(f"{_ranks([e.rank for e in reset])} lost the store waiting for the NCCL unique id "
