@@ -93,7 +93,9 @@ TIMEOUT_KINDS = frozenset(k.name for k in _ROWS if k.timed_out)
 PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
 # the job's own report of its slow ranks (parsers/kinds.py): its ranks the suspects of a hang no watchdog number explains
 STRAGGLER_KIND = "straggler_report"
-STRAGGLER_STOP = "straggler_stop"  # the job's straggler detection stopped it (facts.py straggler_stop)
+# the job's own decision to stop (the rows' `stop`: its straggler detection stopped it, facts.py straggler_stop): a
+# first failure by itself, decided by the straggler reports before it (`_straggler_stop`)
+STOP_KINDS = frozenset(k.name for k in JOB_TABLE if k.stop)
 # what makes a host slow rather than broken (parsers/kinds.py `slows`): named beside a lagging rank whose host logged it
 SLOW_HOST_KINDS = frozenset(k.name for k in KIND_TABLE if k.slows)
 # A process of a rank ended: the rank's own (a launcher's line), or its DataLoader worker's (the rank's exception
@@ -340,12 +342,13 @@ class Job:
         # the pod ends the kubelet's retry got past (`ran`), by id: no failure, nor one of a gang that failed alike
         self.got_past = {id(e) for e in self.evidence if self.ran(e)}
         self.failures = [e for e in self.evidence if fails(e) and id(e) not in self.got_past]
-        symptoms = [e for e in self.failures if is_consequence(e)]
-        self.first_symptom = min((_ts(e) for e in symptoms if e.time), default=None)
+        # the failures that are consequences (what a failure elsewhere makes a healthy rank print), in order
+        self.symptoms = [e for e in self.failures if is_consequence(e)]
+        self.first_symptom = min((_ts(e) for e in self.symptoms if e.time), default=None)
         # each file's first symptom of the job's first (within SKEW), by line: a line of that file with no stamp
         # printed before it was written before it (a file is written in order)
         self.symptom_line: dict[str, int] = {}
-        for e in symptoms:
+        for e in self.symptoms:
             if e.time and e.file and e.line is not None and _ts(e) <= self.first_symptom + SKEW:
                 self.symptom_line[e.file] = min(self.symptom_line.get(e.file, e.line), e.line)
         # the job's own failures (what its ranks and launcher reported), against which node faults are placed
@@ -757,7 +760,7 @@ def _with_unplaced(job: Job, verdict: Verdict, candidates: list[Evidence]) -> Ve
 def _candidates(job: Job) -> list[Evidence]:
     """The failures that may be the job's first: not a node fault, not a consequence, with a category or a death."""
     return [e for e in job.failures if not is_node_fault(e) and not is_consequence(e)
-            and (category_of(e) is not None or e.kind in DEATH_KINDS or e.kind == STRAGGLER_STOP)]
+            and (category_of(e) is not None or e.kind in DEATH_KINDS or e.kind in STOP_KINDS)]
 
 
 def _unplaced(job: Job, v: Verdict, candidates: list[Evidence]) -> list[Evidence]:
@@ -794,7 +797,7 @@ def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
     if earlier and first.time is not None:
         tied = sorted(earlier, key=lambda e: e.line)
     first = min(tied, key=lambda e: (e.kind in BARE_DEATHS, _ts(e), not e.details.get("root_cause")))
-    if first.kind == STRAGGLER_STOP:
+    if first.kind in STOP_KINDS:
         return _straggler_stop(job, first)
     if first.kind in DEATH_KINDS:
         death = first
@@ -1365,20 +1368,18 @@ def _store_lost(job: Job) -> Verdict | None:
     it is loopback or the client's own address; rank 0 is named only where its host is the store's and it reported no
     lost store itself (a client of the store cannot have held it). A failure of a rank's own outranks it
     (`first_failure`)."""
-    symptoms = [e for e in job.failures if is_consequence(e)]
-    if not symptoms or symptoms[0].details.get("fact") not in STORE_LOST:
+    if not job.symptoms or job.symptoms[0].details.get("fact") not in STORE_LOST:
         return None
-    lost = [e for e in symptoms if e.details.get("fact") in STORE_LOST]
-    addressed = [e for e in lost if e.details.get("store_host")]
+    lost = [e for e in job.symptoms if e.details.get("fact") in STORE_LOST]
+    # each line naming an address, with its store (`_store_of`, once a line)
+    addressed = [(e, *_store_of(job, e)) for e in lost if e.details.get("store_host")]
     # each line's store: its host where known, else its address as said (a line naming no address names none)
-    stores = {_peer_host(job, e, _client_store(e)) or _bare(str(e.details["store_host"])) for e in addressed}
-    first = addressed[0] if len(stores) == 1 else None
-    host = _peer_host(job, first, _client_store(first)) if first is not None else None
+    stores = {host or _bare(str(e.details["store_host"])) for e, _own, host in addressed}
+    first, own, host = addressed[0] if len(stores) == 1 else (None, False, None)
     address = f"{first.details['store_host']}:{first.details['store_port']}" if first is not None else None
     ranks = sorted({e.rank for e in lost if e.rank is not None})
     rank = 0 if host is not None and job.rank_host.get(0) == host and 0 not in ranks else None
     error = next((str(e.details["store_error"]) for e in lost if e.details.get("store_error")), "")
-    own = first is not None and _own_store(first)
     where = (f"the store at {address}" + (" (on its own host)" if own and not host else f" (host {host})"
                                            if host and _bare(address.rsplit(':', 1)[0]) != host else "")
              ) if address else "the job's store"
@@ -1391,13 +1392,15 @@ def _store_lost(job: Job) -> Verdict | None:
                    + f"{_at(lost[0])}, the job's first failure: the store went away; {held} ended, crashed or "
                    "was killed, or the network to it failed; no failure of that process was read here",
                    suspects=tuple(lost), rank=rank,
-                   host=host or (None if first is None or _own_store(first)
-                                 else _bare(str(first.details["store_host"]))))
+                   host=host or (None if first is None or own else _bare(str(first.details["store_host"]))))
 
 
-def _own_store(e: Evidence) -> bool:
-    """A lost store's line whose store is on its writer's own host (triage.facts `own_address`)."""
-    return own_address(str(e.details["store_host"]), e.details.get("store_client"))
+def _store_of(job: Job, e: Evidence) -> tuple[bool, str | None]:
+    """A lost store's line's store: whether it is on its writer's own host (triage.facts `own_address`: the client's
+    own address, "addr=[pod-x]:50828, remote=[pod-x]:45903"), and its host (`_peer_host` of its address, loopback
+    where it is the client's own: the reporter's host), None where the logs do not say."""
+    own = own_address(str(e.details["store_host"]), e.details.get("store_client"))
+    return own, _peer_host(job, e, "localhost" if own else str(e.details["store_host"]))
 
 
 # JAX's task that lost the coordination service (parsers/rules.py jax_fatal_errors' status text, XLA's
@@ -1414,10 +1417,9 @@ def _leader_lost(job: Job) -> Verdict | None:
     or restarted: JAX's docs kill process 0 and every other process says this); where one task alone said so while
     others were seen, that task's own network or host is (marin-community/marin #7430: one task's RPC dropped, the
     leader alive). Else None (the cause no log read here names)."""
-    symptoms = [e for e in job.failures if is_consequence(e)]
-    if not symptoms or not str(symptoms[0].details.get("status_text", "")).startswith(LEADER_LOST):
+    if not job.symptoms or not str(job.symptoms[0].details.get("status_text", "")).startswith(LEADER_LOST):
         return None
-    lost = [e for e in symptoms if str(e.details.get("status_text", "")).startswith(LEADER_LOST)]
+    lost = [e for e in job.symptoms if str(e.details.get("status_text", "")).startswith(LEADER_LOST)]
     ranks = sorted({e.rank for e in lost if e.rank is not None})
     said = f"{_ranks(ranks)} lost JAX's coordination service{_at(lost[0])} (gRPC UNAVAILABLE)"
     if len(ranks) >= 2 and LEADER_RANK not in ranks:
@@ -1436,20 +1438,14 @@ def _leader_lost(job: Job) -> Verdict | None:
     return None
 
 
-def _client_store(e: Evidence) -> str:
-    """The store's address a lost store's line names, loopback where it is the client's own (the store on the
-    reporter's host: "addr=[pod-x]:50828, remote=[pod-x]:45903")."""
-    return "localhost" if _own_store(e) else str(e.details["store_host"])
-
-
 def _undetermined(job: Job) -> Verdict | None:
-    symptoms = [e for e in job.failures if is_consequence(e)]
-    if not symptoms:
+    if not job.symptoms:
         return None
     # of symptoms of the first's second, the one torchrun's summary names "Root Cause (first observed failure)", as
     # _first_failure picks; it is the verdict's suspect, so that the consequences never list it (nor its rank)
-    t0 = _ts(symptoms[0])
-    first = min((e for e in symptoms if _ts(e) <= t0 + SKEW), key=lambda e: (_ts(e), not e.details.get("root_cause")))
+    t0 = _ts(job.symptoms[0])
+    first = min((e for e in job.symptoms if _ts(e) <= t0 + SKEW),
+                key=lambda e: (_ts(e), not e.details.get("root_cause")))
     # a death no clock places against them (an undated report in another file: NCCL RAS's DEAD list an operator saved
     # from `ncclras` during the hang) is said as one that may have come first, as against a root (`_with_unplaced`)
     return _with_unplaced(job, Verdict(
@@ -1641,8 +1637,11 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
     watchdog = [e for e in job.failures if e.kind in TIMEOUT_KINDS]
     # a wait for the NCCL unique id through the store whose store error is no timeout ("Connection reset by peer"):
     # the store lost, said as the line says it, not as a timeout
-    reset = [e for e in watchdog if e.rank is not None and _store_reset(e)]
-    timeouts = [e for e in watchdog if e.rank is not None and not _store_reset(e)]
+    reset: list[Evidence] = []
+    timeouts: list[Evidence] = []
+    for e in watchdog:
+        if e.rank is not None:
+            (reset if _store_reset(e) else timeouts).append(e)
     if reset:
         errors = list(dict.fromkeys(str(e.details["store_error"]) for e in reset))
         parts.append(f"{_ranks([e.rank for e in reset])} lost the store waiting for the NCCL unique id "

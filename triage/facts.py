@@ -48,6 +48,9 @@ class JobKind:
     # a finished job's end by another's hand where a signal that asks a process to stop ended it (triage.teardown
     # ENDED_KINDS, ENDED_SIGNALS): after its file stated the job's success, no failure
     ended: bool = False
+    # the job's own decision to stop (its straggler detection: stop_if_detected): a first failure by itself, with no
+    # category or death, decided by the reports before it (triage.attribute STOP_KINDS, `_straggler_stop`)
+    stop: bool = False
 
 
 # What ended (JobKind.death): "rank": a rank's own process, named as the rank; "process": a process that is not a rank
@@ -127,7 +130,7 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("straggler_stop", "the job's own straggler detection stopped it (stop_if_detected: nvidia-resiliency-ext's "
             "Lightning callback, Megatron-Bridge's manager): the ranks its report before it named are the suspects, the "
             "ranks' exits after it its consequences (triage.attribute `_straggler_stop`)",
-            named="stop by the job's straggler detection"),
+            named="stop by the job's straggler detection", stop=True),
     JobKind("rank_seen", "a rank wrote to the logs read (one per rank and file): a rank that reported no timeout is "
             "seen", context=True),
     JobKind("process_lost", "the job's coordinator declared a process or node of it dead (JAX's coordination service: "

@@ -649,10 +649,11 @@ class FileReader:
         self._block: _Block | None = None
         self._root_next = False
         self._ranks: dict[tuple, int] = {}  # (host, rank) -> first line a launcher prefix named it on
-        # kubectl's pod -> (its hostname, the first line naming both: the pod's prefix, the hostname inside), where the
-        # pod is its hostname and a generated suffix (ranks.hostname_of_pod); told once each (`_pod_hostnames`)
-        self._pod_hosts: dict[str, tuple[str, int]] = {}
-        self._pod_hosts_told = 0
+        # kubectl's pods whose hostname their lines named, where the pod is its hostname and a generated suffix
+        # (ranks.hostname_of_pod), and those not told yet: (the pod, its hostname, the first line naming both: the
+        # pod's prefix, the hostname inside), told once each (`_pod_hostnames`)
+        self._pod_hosts: set[str] = set()
+        self._pod_hosts_untold: list[tuple[str, str, int]] = []
         self._pid_ranks: dict[tuple, int | None] = {}  # (host, pid) -> the rank its prefixes named (None: several)
         self._pending: list[Evidence] = []  # evidence of a pid whose rank a later line may name
         self._year_seen = False
@@ -855,15 +856,16 @@ class FileReader:
             self._ranks[(origin.host, origin.rank)] = n
         if origin.pod is not None and origin.host is not None and origin.pod not in self._pod_hosts and \
                 len(self._pod_hosts) < 65536 and hostname_of_pod(origin.pod, origin.host):
-            self._pod_hosts[origin.pod] = (origin.host, n)
+            self._pod_hosts.add(origin.pod)
+            self._pod_hosts_untold.append((origin.pod, origin.host, n))
         return origin, (origin.host, origin.rank, origin.local_rank, origin.pid)
 
     def _pod_hostnames(self) -> Iterator[Evidence]:
-        """The pods whose hostname their lines named (`_pod_hosts`) not told yet: kind pod_hostname, the hostname as
-        its host, the pod in details `pod_name` (the job names the pod's every line by its hostname)."""
-        told = list(self._pod_hosts.items())[self._pod_hosts_told:]
-        self._pod_hosts_told += len(told)
-        for pod, (host, first) in told:
+        """The pods whose hostname their lines named not told yet (`_pod_hosts_untold`, drained: a read in parts costs
+        its new pods only): kind pod_hostname, the hostname as its host, the pod in details `pod_name` (the job names
+        the pod's every line by its hostname)."""
+        told, self._pod_hosts_untold = self._pod_hosts_untold, []
+        for pod, host, first in told:
             yield Evidence(kind="pod_hostname", severity="info", host=host, file=self.name, line=first,
                            details={"pod_name": pod})
 

@@ -1,7 +1,8 @@
 """Per-kind facts triage uses are the kind rows' (parsers/kinds.py `Kind`, triage/facts.py `JobKind`), never a table
 beside them (issue 24): which findings a job fact says more than (`generic`), how a line is named in a job's reason
 (`named`), what a hang, a timeout, a death, an exception's fact, a finished job's end and a map line are, whom a fact's
-line is about, and which job lines report their node's fault; each derived set keeps the members it had as a literal."""
+line is about, which kinds are the job's own stop, and which job lines report their node's fault; each derived set
+keeps the members it had as a literal."""
 
 from __future__ import annotations
 
@@ -192,6 +193,14 @@ def test_the_exception_facts_the_ended_kinds_and_the_maps_are_the_rows():
     assert teardown.ENDED_KINDS == {k.name for k in JOB_TABLE if k.ended} == {"rank_exit", "agent_signal", "job_ended"}
     assert attribute.MAP_KINDS == {k.name for k in JOB_TABLE if k.maps} == {"nccl_rank", "nccl_address"}
     assert attribute.MAP_KINDS <= attribute.CONTEXT_KINDS
+
+
+def test_the_stop_kinds_are_the_rows():
+    # was a kind named in triage/attribute.py (STRAGGLER_STOP, compared in `_candidates` and `_earliest`): the rows'
+    # `stop`; a stop is a candidate by itself, neither a consequence nor a death
+    assert attribute.STOP_KINDS == {k.name for k in JOB_TABLE if k.stop} == {"straggler_stop"}
+    for k in JOB_TABLE:
+        assert not k.stop or not (k.consequence or k.death or k.context), k.name
 
 
 def test_the_job_seen_node_faults_are_the_rows():

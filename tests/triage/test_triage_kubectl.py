@@ -199,6 +199,25 @@ def test_real_trainjob_pods_are_the_hostname_nccl_prints_and_a_suffix():
     assert [(e.kind, e.host) for e in evidence] == [("pod_hostname", "llama-3-8b-node-0-0")]
 
 
+def test_a_log_read_in_parts_tells_each_pods_hostname_once_in_the_part_that_named_it():
+    # the real TrainJob lines above (tests/fixtures/kubectl/trainjob-*), read in parts as the agent reads a pod log
+    # (`read_on`); CONSTRUCTED: node-0-1's pod's lines, rank 0's with its index's hostname and that pod's prefix. Each
+    # pod's hostname is told once, in the part whose line first named it (a part tells its new pods only; was: each
+    # part copied every pod found so far to find those not yet told)
+    from triage.read import FileReader  # noqa: PLC0415
+
+    pods = [row.split()[0] for row in (KUBECTL / "trainjob-get-pods.txt").read_text().splitlines()[1:]]
+    nccl = (KUBECTL / "trainjob-rank0-pod.log").read_text().splitlines()
+    other = [line.replace("llama-3-8b-node-0-0:", "llama-3-8b-node-0-1:") for line in nccl]
+    reader = FileReader("job.log", Clock())
+    told = lambda part: [(e.host, e.details["pod_name"], e.line)  # noqa: E731
+                         for e in reader.read_on(part) if e.kind == "pod_hostname"]
+    assert told(kubectl_prefixed(pods[0], "node", nccl[:3])) == [("llama-3-8b-node-0-0", pods[0], 1)]
+    assert told([*kubectl_prefixed(pods[0], "node", nccl[3:]), *kubectl_prefixed(pods[1], "node", other)]) == [
+        ("llama-3-8b-node-0-1", pods[1], 7)]
+    assert told(kubectl_prefixed(pods[1], "node", other)) == []
+
+
 def test_real_trainjob_efa_failure_behind_its_pods_prefix_is_one_host():
     # REAL lines: the same author's TrainJob failing on EFA (aws-ofi-nccl's NET/OFI handshake error, then rank 0's
     # DistBackendError: tests/fixtures/kubectl/trainjob-efa-handshake.log, verbatim); CONSTRUCTED: kubectl's prefix
