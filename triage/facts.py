@@ -1142,14 +1142,18 @@ FACTS: tuple[Fact, ...] = (
     # srun refused a step inside the job's allocation (src/srun's "Unable to create step for job %u: %m"), the task
     # never started: asking more than the allocation holds, "More processors requested than permitted", "Requested node
     # configuration is not available", "Memory required by task is not available" (slurm_errno.c's words; a job's
-    # inherited SLURM_MEM_PER_CPU / SLURM_MEM_PER_NODE, its --cpus-per-task), is the job's request (`category`); the
+    # inherited SLURM_MEM_PER_CPU / SLURM_MEM_PER_NODE, its --cpus-per-task), a GPU request the partition's GRES do not
+    # match, "srun: error: Unable to create step for job 16413634: Invalid generic resource (gres) specification"
+    # (mehta-lab/waveorder #201, a step submitted from a GPU node inheriting its --gres; radical-cybertools/radical.pilot
+    # #2109, deephyper/deephyper #53: the step's --gres), is the job's request (`category`); the
     # controller not answering, "srun: error: Unable to create step for job xxxxxxxxxx: Zero Bytes were transmitted or
     # received" (gafusion/gacode #449, after a Slurm update), "Socket timed out on send/recv operation", "Unable to
     # contact slurm controller", the scheduler's.  "Job/step already completing or completed" is the job's end (srun
     # cancelled, the allocation over), no cause: not read.
     _f("srun_step_request", "launch_error", ["Unable to create step for job"],
        r"(?<!\w)\w*run: error: Unable to create step for job (?P<job>\S{1,40}): (?P<what>More processors requested "
-       r"than permitted|Requested node configuration is not available|Memory required by task is not available)",
+       r"than permitted|Requested node configuration is not available|Memory required by task is not available|"
+       r"Invalid generic resource \(gres\) specification)",
        category="application"),
     _f("srun_step_controller", "launch_error", ["Unable to create step for job"],
        r"(?<!\w)\w*run: error: Unable to create step for job (?P<job>\S{1,40}): (?P<what>Zero Bytes were transmitted "
