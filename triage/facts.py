@@ -1337,6 +1337,13 @@ TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbe
     "Timed out task names:": _BARRIER_TASK, "Some timed out task names:": _BARRIER_TASK,
     "has lost communication with its daemon located on node:": _f(
         "mpi_daemon_lost_node", "process_lost", [], r"^\s*hostname: +(?P<host>\S+)\s*$"),
+    # Open MPI's launcher (ORTE 2.x-4.x, help-errmgr-base.txt [no-path]) that has no route to a node's daemon: "ORTE does
+    # not know how to route a message to the specified daemon" / "located on the indicated node:" then "  my node:
+    # mgmt01" (its own, no culprit: read on) and "  target node:  cn21" (open-mpi/ompi #12359, "UNABLE TO SEND MESSAGE
+    # TO [[31261,0],1] TAG 15: No OOB path to target" before it; #12473, #8893): the daemon on that node unreachable
+    # (its network, a firewall, a name that resolves elsewhere), the job lost with it, as a lost daemon's.  Was: nothing
+    "located on the indicated node:": _f(
+        "mpi_daemon_no_route", "process_lost", [], r"^\s*(?:my node: +\S+|target node: +(?P<host>\S+))\s*$"),
     "job process is considered dead (unreachable via the RAS network)": _RAS_DEAD,
     "job processes are considered dead (unreachable via the RAS network)": _RAS_DEAD}
 
