@@ -118,6 +118,7 @@ LOST_HOW = {"xla_task_heartbeat": "XLA's coordination service stopped hearing it
             "ray_node_dead": "Ray declared its node dead",
             **dict.fromkeys(("mpi_daemon_lost", "mpi_daemon_lost_node"),
                             "Open MPI's launcher lost the connection to its daemon there"),
+            "mpi_daemon_no_route": "Open MPI's launcher had no route to its daemon there",
             "ray_worker_died": "Ray's raylet saw the worker process die, exit type SYSTEM_ERROR",
             "ray_actor_owner_died": "Ray's GCS saw the process that owned the job's actors die, exit type SYSTEM_ERROR"}
 # Rows (facts.py) of a rank that ended the job itself by calling MPI_Abort: a bare death (its own log says why, if

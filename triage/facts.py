@@ -1142,14 +1142,18 @@ FACTS: tuple[Fact, ...] = (
     # srun refused a step inside the job's allocation (src/srun's "Unable to create step for job %u: %m"), the task
     # never started: asking more than the allocation holds, "More processors requested than permitted", "Requested node
     # configuration is not available", "Memory required by task is not available" (slurm_errno.c's words; a job's
-    # inherited SLURM_MEM_PER_CPU / SLURM_MEM_PER_NODE, its --cpus-per-task), is the job's request (`category`); the
+    # inherited SLURM_MEM_PER_CPU / SLURM_MEM_PER_NODE, its --cpus-per-task), a GPU request the partition's GRES do not
+    # match, "srun: error: Unable to create step for job 16413634: Invalid generic resource (gres) specification"
+    # (mehta-lab/waveorder #201, a step submitted from a GPU node inheriting its --gres; radical-cybertools/radical.pilot
+    # #2109, deephyper/deephyper #53: the step's --gres), is the job's request (`category`); the
     # controller not answering, "srun: error: Unable to create step for job xxxxxxxxxx: Zero Bytes were transmitted or
     # received" (gafusion/gacode #449, after a Slurm update), "Socket timed out on send/recv operation", "Unable to
     # contact slurm controller", the scheduler's.  "Job/step already completing or completed" is the job's end (srun
     # cancelled, the allocation over), no cause: not read.
     _f("srun_step_request", "launch_error", ["Unable to create step for job"],
        r"(?<!\w)\w*run: error: Unable to create step for job (?P<job>\S{1,40}): (?P<what>More processors requested "
-       r"than permitted|Requested node configuration is not available|Memory required by task is not available)",
+       r"than permitted|Requested node configuration is not available|Memory required by task is not available|"
+       r"Invalid generic resource \(gres\) specification)",
        category="application"),
     _f("srun_step_controller", "launch_error", ["Unable to create step for job"],
        r"(?<!\w)\w*run: error: Unable to create step for job (?P<job>\S{1,40}): (?P<what>Zero Bytes were transmitted "
@@ -1333,6 +1337,13 @@ TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbe
     "Timed out task names:": _BARRIER_TASK, "Some timed out task names:": _BARRIER_TASK,
     "has lost communication with its daemon located on node:": _f(
         "mpi_daemon_lost_node", "process_lost", [], r"^\s*hostname: +(?P<host>\S+)\s*$"),
+    # Open MPI's launcher (ORTE 2.x-4.x, help-errmgr-base.txt [no-path]) that has no route to a node's daemon: "ORTE does
+    # not know how to route a message to the specified daemon" / "located on the indicated node:" then "  my node:
+    # mgmt01" (its own, no culprit: read on) and "  target node:  cn21" (open-mpi/ompi #12359, "UNABLE TO SEND MESSAGE
+    # TO [[31261,0],1] TAG 15: No OOB path to target" before it; #12473, #8893): the daemon on that node unreachable
+    # (its network, a firewall, a name that resolves elsewhere), the job lost with it, as a lost daemon's.  Was: nothing
+    "located on the indicated node:": _f(
+        "mpi_daemon_no_route", "process_lost", [], r"^\s*(?:my node: +\S+|target node: +(?P<host>\S+))\s*$"),
     "job process is considered dead (unreachable via the RAS network)": _RAS_DEAD,
     "job processes are considered dead (unreachable via the RAS network)": _RAS_DEAD}
 

@@ -968,8 +968,9 @@ class FileReader:
         if key in self._tasks:  # a coordinator's list of the tasks it lost, one a line (facts.TASK_LIST_OPENERS)
             row = self._tasks[key]
             m = row.pattern.match(rest)
-            if m is not None:
-                yield from self._keep(self._from_fact(at, row, facts._groups(row, m)))
+            if m is not None:  # a field naming none of the list's culprits (Open MPI's "my node:") is read on
+                if m.lastindex is not None:
+                    yield from self._keep(self._from_fact(at, row, facts._groups(row, m)))
                 return
             if not rest.strip():  # a blank line of spaces (Open MPI's help text between its opener and its fields)
                 return

@@ -2433,6 +2433,24 @@ def test_open_mpi_lost_daemon_names_its_node_not_the_launchers():
                           "Remote daemon: [[1,0],1] on node"]}) == []
 
 
+def test_open_mpi_with_no_route_to_a_daemon_names_its_node_not_the_launchers():
+    """REAL lines (open-mpi/ompi #12359, the incident tests/fixtures/incidents/h575_ompi-12359-orte-no-route): ORTE's
+    [no-path] help text names the launcher's node ("my node:", read on) and the node whose daemon it could not reach
+    ("target node:"), the suspect (process_lost), its cause undetermined; was: no failure found.  CONSTRUCTED: the
+    fields without the opener before them, or its own node alone, name none."""
+    block = ["--------------------------------------------------------------------------",
+             "ORTE does not know how to route a message to the specified daemon",
+             "located on the indicated node:", "", "  my node:   mgmt01", "  target node:  cn21", "",
+             "This is usually an internal programming error that should be"]
+    [first] = job({"mpirun.log": block})
+    assert (first.category, first.root.kind, first.root.host, first.root.rank) == (
+        "undetermined", "process_lost", "cn21", None)
+    assert "Open MPI's launcher had no route to its daemon there" in first.reason
+    assert [e.line for e in first.evidence] == [6]
+    assert job({"mpirun.log": block[4:]}) == []
+    assert job({"mpirun.log": block[:5]}) == []
+
+
 def test_a_peer_address_the_cluster_maps_names_its_pod():
     """The cluster's map of pod IPs reaches triage as an address line (kind nccl_address, the pod in details): the
     peer's node and pod are the root's (cluster/book.py; SYNTHETIC map, the real line of NVIDIA/nccl #733)."""

@@ -31,6 +31,10 @@ ZERO_BYTES = "srun: error: Unable to create step for job xxxxxxxxxx: Zero Bytes 
 # ESLURM_ALREADY_DONE words
 TOO_MANY = "srun: error: Unable to create step for job 4359715: More processors requested than permitted"
 COMPLETING = "srun: error: Unable to create step for job 63094233: Job/step already completing or completed"
+# REAL: https://github.com/mehta-lab/waveorder/issues/201 (and mehta-lab/recOrder #482: a step submitted from a GPU
+# node, its --gres inherited); https://github.com/deephyper/deephyper/issues/53 (the job id redacted "X")
+GRES = "srun: error: Unable to create step for job 16413634: Invalid generic resource (gres) specification"
+GRES_X = "srun: error: Unable to create step for job X: Invalid generic resource (gres) specification"
 
 
 def _job(lines: list[str]):
@@ -82,3 +86,12 @@ def test_a_step_refused_is_the_request_or_the_controller():
     (incident,) = _job([TOO_MANY])
     assert (incident.category, incident.root.kind) == ("application", "launch_error")
     assert _job([COMPLETING]) == []
+
+
+def test_a_step_whose_gres_the_partition_lacks_is_the_requests():
+    """waveorder #201, deephyper #53: was "No failure found"; a step's GPU request (--gres) the allocation's nodes do
+    not match is the job's request, as a step asking more processors is."""
+    for line in (GRES, GRES_X):
+        (incident,) = _job([line])
+        assert (incident.category, incident.root.kind) == ("application", "launch_error")
+        assert "task not started (Invalid generic resource (gres) specification)" in incident.reason
