@@ -1223,12 +1223,17 @@ def test_a_summary_held_alone_is_published_once_its_file_was_quiet_after_the_res
 
 def test_a_summary_held_by_a_file_gone_while_the_agent_was_down_is_its_last_words(tree):
     """The pod deleted while the agent was down (its file gone with it): the block saved is read as it stands at the
-    first scan, as a deleted pod's file's last words are while it is followed."""
+    first scan, as a deleted pod's file's last words are while it is followed; from its path, pod and lines alone (no
+    classifier stream built for a file never followed again: one was, to be thrown away)."""
     root, cdir, state = tree
     held_when_stopped(root, cdir, state, TUSAS_149[:1])
     shutil.rmtree(cdir.parent)
     src = source(root, state)
+    streams = []
+    for_stream = src._classifier.for_stream
+    src._classifier.for_stream = lambda *a, **k: streams.append(1) or for_stream(*a, **k)
     src.discover()
+    assert streams == []
     found = src.poll()
     assert facts(found) == [("job_ended", None, None, TUSAS_149[0])]
     assert found[0][0] == REF and found[0][1].file == str(cdir / "0.log")
