@@ -119,7 +119,8 @@ class _Pod:
         self.job: str = job_of(self.ref.pod)
 
 
-CLOCKED = ("last", "paused", "suspected", "checked")  # _Pod's times on the tracker's clock (the rest: the log's; and _Bar.seen)
+# _Pod's times on the tracker's clock (the rest: the log's), and its bar's `_Bar.seen`
+CLOCKED = ("last", "paused", "suspected", "checked")
 
 
 class ProgressTracker:

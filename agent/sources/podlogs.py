@@ -119,7 +119,7 @@ class _Traced:
     header or frame line on: its lines as written (at most MAX_TRACED held), the line of its last traceback word, the
     last line read, and the reader that read them, read on with the lines after (each line read once)."""
 
-    __slots__ = ("opened", "lines", "last", "done", "reader")
+    __slots__ = ("opened", "lines", "last", "done", "reader", "_saved")
 
     def __init__(self, opened: int) -> None:
         self.opened = opened  # its first held line's number
@@ -127,6 +127,15 @@ class _Traced:
         self.last = opened
         self.done = opened - 1  # the last line read (its exceptions said)
         self.reader = TracebackReader()
+        self._saved: tuple[int, list[str]] | None = None  # (`saved`: the lines held when it was taken, it)
+
+    def saved(self) -> list[str]:
+        """Its last lines as saved (`_last_lines`), taken again only once it held more: the source's state snapshot,
+        taken at every turn of its loop (`_held`), of a window no line was added to since is the same list, not up to
+        TRACEBACK_LINES lines cut again (a crashed pod's log ending in its traceback holds its window open for good)."""
+        if self._saved is None or self._saved[0] != len(self.lines):
+            self._saved = (len(self.lines), _last_lines(self.lines))
+        return self._saved[1]
 
     def read(self) -> list[Finding]:
         """The failures its lines after the last read end (TracebackReader.read), as findings on their lines."""
@@ -147,6 +156,7 @@ class _Traced:
         a saved window's, `_Held`), read by a new reader (their exceptions said before; a traceback the cut left open
         is read whole with the lines after)."""
         self.opened, self.lines, self.reader = self.done + 1 - len(kept), kept, TracebackReader()
+        self._saved = None
         self.reader.read([_unwrapped(text)[1] for text in kept])
 
 
@@ -256,7 +266,7 @@ def _held(tail: _Tail) -> dict[str, Any] | None:
     if tail.record is not None:
         out["record"] = [tail.record[0], tail.record[1] - at, tail.record[2]]
     if tail.traced is not None:
-        out["traced"] = [tail.traced.last - at, _last_lines(tail.traced.lines)]
+        out["traced"] = [tail.traced.last - at, tail.traced.saved()]
     if tail.task is not None:
         pid, host, prefixes, line = tail.task
         out["task"] = [pid, host, [list(x) for x in prefixes], line - at]
