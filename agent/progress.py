@@ -55,9 +55,42 @@ class Mark:
     progress: Progress
 
 
+@dataclass(frozen=True)
+class _Bar:
+    """The tqdm bar a pod's training counts on (`_Pod.bar`), set, cleared and restored as one value: its total
+    (Progress.total: the bar is known by it), its last count (its total once finished), when its last line came (the
+    tracker's clock) and the total of the training bar before it (a loop's own, back after another's); a bar restored
+    from a state file that lacks some of them (an older agent's, a damaged one) has None there (`_bar` reads it so)."""
+    total: int
+    at: int | None = None
+    seen: float | None = None
+    was: int | None = None
+
+
+# a bar's fields as the state file keeps them, apart, beside the pod's other fields (as an agent before `_Bar` saved
+# them, and reads them): the record's field -> its key
+BAR_KEYS = {"total": "bar", "at": "bar_at", "seen": "bar_seen", "was": "bar_was"}
+
+
+def _flat(bar: _Bar | None) -> dict[str, object]:
+    """A pod's bar as its entry in the state file keeps it (BAR_KEYS)."""
+    return {key: None if bar is None else getattr(bar, name) for name, key in BAR_KEYS.items()}
+
+
+def _joined(entry: object) -> object:
+    """A pod's entry in the state file with its bar's fields (BAR_KEYS) as one record, as keyspec reads `_Pod`: None
+    where no total was saved (no bar), a field not saved None; anything else as it is (keyspec says what is wrong)."""
+    if not isinstance(entry, dict):
+        return entry
+    rest = {k: v for k, v in entry.items() if k not in BAR_KEYS.values()}
+    total = entry.get(BAR_KEYS["total"])
+    return {**rest, "bar": None if total is None else {name: entry.get(key) for name, key in BAR_KEYS.items()}}
+
+
 @dataclass
 class _Pod:
-    """A tracked pod; its fields are its entry in the state file (ProgressTracker.to_state, read back by keyspec)."""
+    """A tracked pod; its fields are its entry in the state file (ProgressTracker.to_state, read back by keyspec), its
+    bar's apart (`_flat`, `_joined`)."""
     ref: PodRef
     last: float  # time of the last advance (agent clock)
     last_written: float | None = None  # its log timestamp, for intervals
@@ -75,12 +108,9 @@ class _Pod:
     # the program's order: which one a pause's ranks wait on is not known); kept across a restart of the container (the
     # next run is launched with the same timeout, and says it again only if it can)
     checked: float = 0.0  # when a suspected pod was last found running
-    # the tqdm bar its training counts on, known by its total (Progress.total; None: none seen yet), its last count (its
-    # total once finished) and when its last line came: a bar of another total shown while it runs is an inner one (_bar)
-    bar: int | None = None
-    bar_at: int | None = None
-    bar_seen: float | None = None
-    bar_was: int | None = None  # the total of the training bar before it (a loop's own, back after another's: _bar)
+    # the tqdm bar its training counts on (None: none seen yet): a bar of another total shown while it runs is an inner
+    # one (_bar)
+    bar: _Bar | None = None
 
     def __post_init__(self) -> None:
         self.intervals = deque(self.intervals, maxlen=INTERVALS)
@@ -89,7 +119,8 @@ class _Pod:
         self.job: str = job_of(self.ref.pod)
 
 
-CLOCKED = ("last", "paused", "suspected", "checked", "bar_seen")  # _Pod's times on the tracker's clock (the rest: the log's)
+# _Pod's times on the tracker's clock (the rest: the log's), and its bar's `_Bar.seen`
+CLOCKED = ("last", "paused", "suspected", "checked")
 
 
 class ProgressTracker:
@@ -159,7 +190,7 @@ class ProgressTracker:
         pod.intervals.clear()
         pod.advances, pod.step, pod.last_written, pod.trainer = 0, None, None, ""
         pod.paused, pod.pause, pod.printed = None, "", False
-        pod.bar, pod.bar_at, pod.bar_seen, pod.bar_was = None, None, None, None  # (the new process's bars, totals)
+        pod.bar = None  # (the new process's bars, totals)
 
     def _track(self, ref: PodRef, now: float) -> _Pod:
         while len(self.pods) >= self.cfg.max_pods:
@@ -183,18 +214,18 @@ class ProgressTracker:
         which its finished bar made the training's; else the roles swapped for good, the training an evaluation), or,
         once it has been silent past the pause allowance, the bar shown since (a run resumed in the same container,
         another total)."""
-        if pod.bar is not None and p.total != pod.bar and pod.bar_seen is not None \
-                and now - pod.bar_seen < self.pause_allowance(pod):
-            if pod.bar_at == pod.bar:  # (it finished)
-                inner = p.total < pod.bar and p.total != pod.bar_was
+        bar = pod.bar
+        if bar is not None and p.total != bar.total and bar.seen is not None \
+                and now - bar.seen < self.pause_allowance(pod):
+            if bar.at == bar.total:  # (it finished)
+                inner = p.total < bar.total and p.total != bar.was
             else:
-                inner = p.step is None or pod.bar_at is None or p.step < pod.bar_at or p.total < pod.bar
+                inner = p.step is None or bar.at is None or p.step < bar.at or p.total < bar.total
             if inner:
                 return replace(p, step=None, seconds=None, pause="evaluation", moved=False, ended=p.step is None,
                                total=None)
-        if p.total != pod.bar:
-            pod.bar_was = pod.bar
-        pod.bar, pod.bar_at, pod.bar_seen = p.total, p.total if p.step is None else p.step, now
+        was = None if bar is None else bar.was if p.total == bar.total else bar.total
+        pod.bar = _Bar(p.total, p.total if p.step is None else p.step, now, was)
         return p
 
     def _advance(self, pod: _Pod, mark: Mark, now: float) -> list[PodEvent]:
@@ -325,8 +356,8 @@ class ProgressTracker:
     def to_state(self) -> dict[str, dict]:
         """Every tracked pod as it stands, least recently advanced first (agent/checkpoint.py writes it); its times
         on the tracker's clock, the monotonic one: the same for an agent started again within this boot."""
-        return {uid: {**{f.name: getattr(p, f.name) for f in fields(p)}, "ref": asdict(p.ref),
-                      "intervals": list(p.intervals)} for uid, p in self.pods.items()}
+        return {uid: {**{f.name: getattr(p, f.name) for f in fields(p) if f.name != "bar"}, **_flat(p.bar),
+                      "ref": asdict(p.ref), "intervals": list(p.intervals)} for uid, p in self.pods.items()}
 
     def restore(self, state: object) -> list[str]:
         """What to_state saved, by an agent started again in the same boot (the caller's to check: a reboot ends
@@ -337,6 +368,8 @@ class ProgressTracker:
         next tick.  An entry not of its type is dropped alone and its fault returned (keyspec.each)."""
         faults: list[str] = []
         now = self.clock()
+        if isinstance(state, dict):
+            state = {uid: _joined(entry) for uid, entry in state.items()}
         saved = list(each(state, dict[str, _Pod], "progress", faults))
         for uid, pod in saved[max(0, len(saved) - self.cfg.max_pods):]:
             if pod.ref.uid != uid:  # (a time not finite keyspec refused already: a float is a finite number)
@@ -345,6 +378,8 @@ class ProgressTracker:
             for name in CLOCKED:
                 if getattr(pod, name) is not None:
                     setattr(pod, name, min(getattr(pod, name), now))
+            if pod.bar is not None and pod.bar.seen is not None:
+                pod.bar = replace(pod.bar, seen=min(pod.bar.seen, now))
             self.pods[uid] = pod
             if pod.step_seconds is not None:
                 self.metrics.workload_step_seconds.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(pod.step_seconds)

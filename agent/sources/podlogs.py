@@ -119,7 +119,7 @@ class _Traced:
     header or frame line on: its lines as written (at most MAX_TRACED held), the line of its last traceback word, the
     last line read, and the reader that read them, read on with the lines after (each line read once)."""
 
-    __slots__ = ("opened", "lines", "last", "done", "reader")
+    __slots__ = ("opened", "lines", "last", "done", "reader", "_saved")
 
     def __init__(self, opened: int) -> None:
         self.opened = opened  # its first held line's number
@@ -127,6 +127,15 @@ class _Traced:
         self.last = opened
         self.done = opened - 1  # the last line read (its exceptions said)
         self.reader = TracebackReader()
+        self._saved: tuple[int, list[str]] | None = None  # (`saved`: the lines held when it was taken, it)
+
+    def saved(self) -> list[str]:
+        """Its last lines as saved (`_last_lines`), taken again only once it held more: the source's state snapshot,
+        taken at every turn of its loop (`_held`), of a window no line was added to since is the same list, not up to
+        TRACEBACK_LINES lines cut again (a crashed pod's log ending in its traceback holds its window open for good)."""
+        if self._saved is None or self._saved[0] != len(self.lines):
+            self._saved = (len(self.lines), _last_lines(self.lines))
+        return self._saved[1]
 
     def read(self) -> list[Finding]:
         """The failures its lines after the last read end (TracebackReader.read), as findings on their lines."""
@@ -147,6 +156,7 @@ class _Traced:
         a saved window's, `_Held`), read by a new reader (their exceptions said before; a traceback the cut left open
         is read whole with the lines after)."""
         self.opened, self.lines, self.reader = self.done + 1 - len(kept), kept, TracebackReader()
+        self._saved = None
         self.reader.read([_unwrapped(text)[1] for text in kept])
 
 
@@ -232,10 +242,14 @@ class _Held:
         if self.task is not None and not all(type(v) in (str, int) for _, v in self.task[2]):
             raise Invalid("task[2]", "expected a prefix's value to be a string or an integer")
 
+    def numbered(self) -> tuple[int, list[str]] | None:
+        """Its block as a file's read holds it (`_Tail.block`): its opener's line number, its lines being the last read
+        before the offset (0), and its lines; None when it holds none."""
+        return (1 - len(self.block), self.block) if self.block else None
+
     def hold(self, tail: _Tail) -> None:
         """Its contexts held by `tail`, a file whose saved offset it was saved with, not read since (`tail.lines` 0)."""
-        if self.block:
-            tail.block = (1 - len(self.block), self.block)
+        tail.block = self.numbered()
         tail.record, tail.task = self.record, self.task
         if self.traced is not None:
             tail.traced = window = _Traced(1)
@@ -252,7 +266,7 @@ def _held(tail: _Tail) -> dict[str, Any] | None:
     if tail.record is not None:
         out["record"] = [tail.record[0], tail.record[1] - at, tail.record[2]]
     if tail.traced is not None:
-        out["traced"] = [tail.traced.last - at, _last_lines(tail.traced.lines)]
+        out["traced"] = [tail.traced.last - at, tail.traced.saved()]
     if tail.task is not None:
         pid, host, prefixes, line = tail.task
         out["task"] = [pid, host, [list(x) for x in prefixes], line - at]
@@ -334,11 +348,23 @@ def _to_opener(buf: bytes, opener: bytes, pos: int, end: int) -> tuple[int, int]
     return start, buf.count(b"\n", pos, start)
 
 
-def _of(tail: _Tail, f: Finding) -> tuple[PodRef, Finding]:
-    """A finding of `tail`'s lines, as the source hands it on: its file, and its pod in details."""
-    f.file = tail.path
-    f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
-    return tail.ref, f
+def _of(path: str, ref: PodRef, f: Finding) -> tuple[PodRef, Finding]:
+    """A finding of the lines of the file `path`, of the pod `ref`, as the source hands it on: its file, and its pod in
+    details."""
+    f.file = path
+    f.details.update(namespace=ref.namespace, pod=ref.pod, container=ref.container)
+    return ref, f
+
+
+def _block_ended(path: str, ref: PodRef, block: tuple[int, list[str]] | None) -> list[tuple[PodRef, Finding]]:
+    """A block the file `path` (of the pod `ref`) held (`_Tail.block`: its opener's line number, its lines), no more of
+    it to come (the file quiet for BLOCK_WAIT seconds, its pod deleted, the file gone while the agent was down): read
+    as it stands (triage.read.block_fact `ended`), its root if any."""
+    if block is None:
+        return []
+    out: list[Finding] = []
+    _block_read(*block, out, ended=True)
+    return [_of(path, ref, f) for f in out]
 
 
 def _block_read(opener: int, window: list[str], out: list[Finding], ended: bool = False) -> bool:
@@ -537,21 +563,20 @@ class PodLogSource(Source):
             for path in [p for p in self._saved if p not in self.tails and not os.path.lexists(p)]:
                 del self._saved[path]
                 held = self._held.pop(path, None)
-                self._released += self._held_gone(path, held.block if held is not None else None)
+                self._released += self._held_gone(path, held.numbered() if held is not None else None)
             self._owed, self._owed_at, self._held = {}, {}, {}  # (those of files no longer followed)
         self._first_scan = False
 
-    def _held_gone(self, path: str, window: list[str] | None) -> list[tuple[PodRef, Finding]]:
+    def _held_gone(self, path: str, block: tuple[int, list[str]] | None) -> list[tuple[PodRef, Finding]]:
         """The block the file `path`, gone while the agent was down (its pod deleted, a dead container's log removed),
-        held when the agent last saved (`window`: its lines), read as it stands: its last words, as those of a file
-        whose pod is deleted while followed (`_release`)."""
+        held when the agent last saved (`block`, `_Held.numbered`), read as it stands: its last words, as those of a
+        file whose pod is deleted while followed (`_release`)."""
         parts = os.path.relpath(path, self.root).split(os.sep)
-        ids = parse_pod_dir(parts[0]) if window and len(parts) == 3 else None
+        ids = parse_pod_dir(parts[0]) if block and len(parts) == 3 else None
         ref = PodRef(*ids, parts[1]) if ids is not None else None
         if ref is None or not self.wanted(ref):
             return []
-        return self._block_ended(_Tail(path, ref, Scanner(self._classifier.for_stream(), self.prefilter),
-                                       block=(1 - len(window), window)))
+        return _block_ended(path, ref, block)
 
     def _under(self, directory: str) -> set[str]:
         """The files followed under `directory` (kept as they are when it cannot be listed for a moment)."""
@@ -731,7 +756,7 @@ class PodLogSource(Source):
     def poll(self, now: float | None = None) -> list[tuple[PodRef, Finding]]:
         """Read what is new in every followed file, up to about MAX_BATCH_FINDINGS findings; returns them.  A block a
         file's last line cut short, that file quiet for BLOCK_WAIT seconds (`now`: time.monotonic() unless given),
-        is read as it stands (`_block_ended`)."""
+        is read as it stands (`_tail_ended`)."""
         now = time.monotonic() if now is None else now
         out, self._released = self._released, []
         tails = list(self.tails.values())
@@ -759,7 +784,7 @@ class PodLogSource(Source):
                 tail.inode, tail.offset, tail.pending, tail.prints = st.st_ino, 0, b"", None
             if tail.block is not None and (st is None or st.st_size <= tail.offset) and \
                     now - tail.active >= BLOCK_WAIT:
-                out += self._block_ended(tail)
+                out += self._tail_ended(tail)
             if st is None or st.st_size <= tail.offset and tail.fd is None:
                 continue
             if self._open(tail):
@@ -808,7 +833,7 @@ class PodLogSource(Source):
         found = []
         first, tail.lines = tail.lines + 1, tail.lines + lines
         for f in tail.scanner.scan(io.BytesIO(buf[:cut + 1]), first_line=first):
-            found.append(_of(tail, f))
+            found.append(_of(tail.path, tail.ref, f))
         try:
             return self._job_level(tail, buf, cut, first, found)
         except Exception:  # noqa: BLE001 - a bug on one input never stops detection: the classifier's findings go on
@@ -826,7 +851,7 @@ class PodLogSource(Source):
             found = [(ref, f) for ref, f in found if not (f.line in said and generic(f))]
         if tail.traced is not None or any(buf.find(o, 0, cut + 1) != -1 for o in TRACED):
             facts += self._tracebacks(tail, buf, cut + 1, first)
-        found += [_of(tail, f) for f in facts]
+        found += [_of(tail.path, tail.ref, f) for f in facts]
         if tail.record is not None or buf.find(RECORD_OPENER, 0, cut + 1) != -1:
             self._records(tail, buf, cut + 1, first, found)
         if tail.task is not None or buf.find(TASK_OPENER, 0, cut + 1) != -1:
@@ -1069,15 +1094,11 @@ class PodLogSource(Source):
             tail.block = (opener, window)
 
     @staticmethod
-    def _block_ended(tail: _Tail) -> list[tuple[PodRef, Finding]]:
-        """The block the file's last line cut short (`_Tail.block`), no more of it to come (the file quiet for
-        BLOCK_WAIT seconds, its pod deleted): read as it stands (triage.read.block_fact `ended`), its root if any."""
-        if tail.block is None:
-            return []
-        (opener, window), tail.block = tail.block, None
-        out: list[Finding] = []
-        _block_read(opener, window, out, ended=True)
-        return [_of(tail, f) for f in out]
+    def _tail_ended(tail: _Tail) -> list[tuple[PodRef, Finding]]:
+        """The block the file's last line cut short (`_Tail.block`), no more of it to come: read as it stands
+        (`_block_ended`), no longer held."""
+        block, tail.block = tail.block, None
+        return _block_ended(tail.path, tail.ref, block)
 
     def _progress_lines(self, ref: PodRef, buf: bytes, end: int, run: int | None = None) -> None:
         """Progress lines among buf[:end] (one regex search over the bytes; only keyword lines are decoded), of the
@@ -1207,7 +1228,7 @@ class PodLogSource(Source):
             tail.backlog_at = 0  # (the file it was the offset in is gone)
         tail.backlog[first:] = there
         out = self._read_backlog(tail, math.inf) if owed else []
-        out += self._drain(tail) + self._flush(tail) + self._block_ended(tail)
+        out += self._drain(tail) + self._flush(tail) + self._tail_ended(tail)
         lost = [f"{gone} rotated files"] if gone else []
         if owed and tail.fd is None:  # (read from its start after its backlog, never opened)
             lost.append("the file itself")

@@ -9,9 +9,13 @@ of its lines are SYNTHETIC (the log has none: a line every second)."""
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from agent.hangsettings import HangSettings
 from agent.metrics import Metrics
-from agent.progress import HANG_REASON, Mark, ProgressTracker
+from agent.progress import BAR_KEYS, HANG_REASON, Mark, ProgressTracker, _Bar
 from parsers.model import PodRef
 from parsers.progress import Progress, recognise
 from progress_replay import Clock, lines
@@ -133,3 +137,55 @@ def test_a_training_bar_again_after_a_larger_unnamed_bar_is_the_training():
     while not any(e.reason == HANG_REASON for e in t.tick()):
         clock.t += 1
     assert clock.t - start <= 60  # at the pace's floor, not the pause allowance's hour
+
+
+def restored(state: dict, clock: Clock) -> tuple[ProgressTracker, list[str]]:
+    """A tracker started again on the clock `clock` from `state` (to_state's, through JSON as the state file keeps it);
+    the faults its restore said."""
+    t = ProgressTracker(Metrics(), HangSettings(), clock=clock, alive=lambda: None)
+    return t, t.restore(json.loads(json.dumps(state)))
+
+
+def test_a_pods_bar_is_saved_as_its_fields_and_restored_as_one_record():
+    """The training bar (REAL: the Trainer's `17% 34/204`) is one record (`_Bar`), saved as its fields apart (the state
+    file as before), restored as that record: the evaluation's bar after the restart is still an inner one."""
+    text = lines(LOG)
+    t, clock, _, _ = feed(text[:text.index(" 17% 34/204 [01:03<05:30,  1.94s/it]") + 1])
+    bar = t.pods[REF.uid].bar
+    assert bar == _Bar(204, 34, clock.t, None)
+    state = t.to_state()
+    assert {k: state[REF.uid][k] for k in BAR_KEYS.values()} == {"bar": 204, "bar_at": 34, "bar_seen": clock.t,
+                                                                  "bar_was": None}
+    again, faults = restored(state, clock)
+    assert faults == [] and again.pods[REF.uid].bar == bar
+    clock.t += 1
+    again.observe(REF, [Mark(clock.t, recognise(" 22% 2/9 [00:00<00:01,  4.08it/s]"))])
+    assert (again.pods[REF.uid].step, again.pods[REF.uid].pause) == (34, "evaluation")
+
+
+@pytest.mark.parametrize("saved, bar", [
+    ({"bar": 204}, _Bar(204)),  # an older agent's: the total alone
+    ({"bar": 204, "bar_at": 34}, _Bar(204, 34)),  # no time of its last line
+    ({"bar": None, "bar_at": 34, "bar_seen": 1000.0, "bar_was": 9}, None),  # no total: no bar
+    ({}, None),  # none of them
+    ({"bar": 204, "bar_at": 34, "bar_seen": 1e12}, _Bar(204, 34, 1001.0)),  # its time ahead of the clock: now
+])
+def test_an_older_or_partial_bar_restores_without_raising(saved, bar):
+    """A state file whose pod's bar fields are partial (an older agent's, a damaged one) restores, the fields it lacks
+    None, a time ahead of the clock now; the pod reads its next bar without raising (one of another total, the bar's
+    last line's time not known, is the training's, as before)."""
+    t, clock, _, _ = feed(["  17%|█▋        | 34/204 [01:03<05:30,  1.94s/it]"])
+    entry = {k: v for k, v in t.to_state()[REF.uid].items() if k not in BAR_KEYS.values()}
+    again, faults = restored({REF.uid: {**entry, **saved}}, clock)
+    assert faults == [] and again.pods[REF.uid].bar == bar
+    clock.t += 1
+    again.observe(REF, [Mark(clock.t, recognise(" 22% 2/9 [00:00<00:01,  4.08it/s]"))])
+    assert again.pods[REF.uid].bar.total == (204 if bar is not None and bar.seen is not None else 9)
+
+
+def test_a_damaged_bar_drops_its_pod_alone():
+    t, clock, _, _ = feed(["  17%|█▋        | 34/204 [01:03<05:30,  1.94s/it]"])
+    entry = t.to_state()[REF.uid]
+    other = {**entry, "ref": {**entry["ref"], "uid": "uid-1"}}
+    again, faults = restored({REF.uid: {**entry, "bar_seen": "soon"}, "uid-1": other}, clock)
+    assert list(again.pods) == ["uid-1"] and len(faults) == 1 and "expected a number" in faults[0]
