@@ -580,12 +580,12 @@ def test_a_closed_incidents_evidence_read_again_opens_none_with_or_without_a_tim
     close, open nothing; another Event with no time is the next incident."""
     book = Book(idle=60)
     now = datetime(2024, 7, 25, 7, 0, tzinfo=timezone.utc).timestamp() - 120  # the controller, 2 min behind
-    dead = {"metadata": {"name": "w-0", "namespace": "train", "uid": "p0", "labels": {"job-name": "t"},
+    dead = {"metadata": {"name": "w-0", "namespace": "train", "uid": "uid-w-0", "labels": {"job-name": "t"},
                          "creationTimestamp": "2024-07-25T06:00:00Z"}, "spec": {"nodeName": "node-a"},
             "status": {"phase": "Failed", "containerStatuses": [{"name": "main", "state": {"terminated": {
                 "exitCode": 139, "reason": "Error", "finishedAt": "2024-07-25T07:00:00Z"}}}]}}
     book.pod(dead, now)
-    book.pod({**dead, "metadata": {**dead["metadata"], "name": "w-1", "uid": "p1"}, "status": {"phase": "Running"},
+    book.pod({**dead, "metadata": {**dead["metadata"], "name": "w-1", "uid": "uid-w-1"}, "status": {"phase": "Running"},
               "spec": {"nodeName": "node-b"}}, now)
     untimed = agent_pod_event("node-b", "w-1", [1])
     untimed["involvedObject"]["name"] = "w-1"

@@ -1038,8 +1038,8 @@ def test_after_a_restart_the_chosen_pods_add_nothing_and_a_survivors_own_fault_i
     """The Book after a restart (its decision's mark): the pods it chose add nothing; a member it did not delete (no
     opt-in) goes on into the next incarnation: what the teardown made it say (its watchdog timeout as its peers were
     deleted: a consequence) adds nothing, a fault of its own after the restart (its rank SIGKILLed) is the job's next
-    incident (was: its every later fault the old gang's for good, lost); an Event about a pod of a uid not seen yet is
-    taken for an old pod's until that pod is seen: the owner's new pod, whose rank's death then joins the incident;
+    incident (was: its every later fault the old gang's for good, lost); an Event about a pod of a uid not seen yet
+    waits for that pod (cluster/book.py Book._pod_of): the owner's new pod, whose rank's death then joins the incident;
     the member's own fault read after it is deleted still counts (its tombstone keeps its opt-in, none)."""
     from test_cluster import agent_fact_events
 
