@@ -3,6 +3,7 @@ a cluster-wide rate limit, idempotent across controller restarts, never a pod wi
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 import time
@@ -1315,11 +1316,14 @@ def test_a_pod_first_seen_deleted_is_read_by_its_exit_code_within_the_clocks_ske
                                            ("--recovery-budget", "-1"), ("--recoveries-per-minute", "0"),
                                            ("--idle", "0"), ("--window", "-1"), ("--events-per-minute", "0"),
                                            ("--recovery-namespace-budget", "-1"),
-                                           ("--recovery-namespace-budget", "3.5")])
+                                           ("--recovery-namespace-budget", "3.5"), ("--hold", "-1"),
+                                           ("--hold", "nan"), ("--hold", "inf"), ("--idle", "nan"),
+                                           ("--window", "inf"), ("--recovery-window", "nan")])
 def test_a_bound_that_would_not_bound_is_a_usage_error(tmp_path, option, value):
     """--recovery-window 0 let every restart out of the budget at once (each older than the window), a rate of 0 let
-    one restart through then held every other for good, --idle 0 closed each incident as it opened: refused at start
-    in one line, exit 2, before any cluster is looked for (was: taken)."""
+    one restart through then held every other for good, --idle 0 closed each incident as it opened, --idle nan closed
+    none (a NaN passes click's range: was taken), --hold inf held a StoreLost's incident for good: refused at start in
+    one line, exit 2, before any cluster is looked for (was: taken)."""
     from click.testing import CliRunner
 
     from cluster.cli import cluster
@@ -1328,3 +1332,27 @@ def test_a_bound_that_would_not_bound_is_a_usage_error(tmp_path, option, value):
                                 "KUBERNETES_SERVICE_HOST": ""})
     assert r.exit_code == 2
     assert f"Invalid value for '{option}'" in r.output and "no cluster" not in r.output
+
+
+def test_the_hold_is_an_option_that_reaches_the_book(tmp_path, monkeypatch):
+    """--hold (seconds a job whose only failure a healthy end also prints waits for its pods' end; cluster/book.py
+    HOLD by default) reaches the controller's Book; 0 opens such an incident at once.  Was: 120 s, not configurable."""
+    from click.testing import CliRunner
+
+    import kubeapi.client
+    from cluster.book import HOLD
+    from cluster.cli import cluster
+    from cluster.controller import Controller, Settings
+
+    s = Settings(api_server="http://127.0.0.1:9", identity="c", hold=30.0)
+    assert Controller(kubeapi.client.make_api(s), s, out=io.StringIO()).book.hold == 30.0
+    seen = []
+
+    def no_cluster(s, required=False):
+        seen.append(s)
+        raise kubeapi.client.NoCluster("none (the test)")
+
+    monkeypatch.setattr(kubeapi.client, "make_api", no_cluster)
+    for args, hold in (([], HOLD), (["--hold", "30"], 30.0), (["--hold", "0"], 0.0)):
+        r = CliRunner().invoke(cluster, ["--metrics-address", "", *args])
+        assert r.exit_code == 2 and seen.pop().hold == hold, r.output

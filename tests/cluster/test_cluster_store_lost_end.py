@@ -223,3 +223,15 @@ def test_a_held_job_is_decided_again_when_a_writers_pod_ends_not_at_every_settle
     (state,) = book.jobs.values()
     book.pod(_pod("sglang-0-1"), 102.0, deleted=True)
     assert state.dirty and book.settle(103.0) == [] and state.hold_since is None
+
+
+def test_a_hold_of_zero_opens_a_store_lost_at_once(tmp_path):
+    """SYNTHETIC (REAL lines): `--hold 0` (Book(hold=0)): the StoreLost's incident opens at the first settle, as it did
+    before the hold."""
+    book = Book(hold=0.0)
+    for name in NODES:
+        book.pod(_pod(name), 100.0)
+    for ev in _store_lost_events(tmp_path, SGLANG):
+        book.event(ev, 100.0)
+    (opened,) = book.settle(101.0)
+    assert opened.what == "opened" and book.counts()["held_incidents"] == 0
