@@ -772,13 +772,16 @@ def gang(api: ApiDouble, name: str = "llm", gpus: int = 8, again: str = "") -> N
         api.pods.touch(("train", p["metadata"]["name"]))
 
 
-def publish_timeouts(api: ApiDouble, name: str = "llm", nodes=NODES, tag: str = "", later: float = 0.0) -> None:
+def publish_timeouts(api: ApiDouble, name: str = "llm", nodes=NODES, tag: str = "", later: float = 0.0,
+                     again: str = "") -> None:
     """The agents' Events of every rank timing out, stamped now, or `later` seconds from now (`tag`: another Event
-    each, a later failure: its words the same as the first's, it is told from it by its time, a later second)."""
+    each, a later failure: its words the same as the first's, it is told from it by its time, a later second; `again`:
+    of the pods `gang(again=..)` recreated, their uids ending so)."""
     core = make_api(Settings(api_server=api.url))
     for i, node in enumerate(NODES):
         if node in nodes:
             ev = agent_pod_event(node, f"{name}-w-0-{i}", [i], lambda: time.time() + later)
+            ev["involvedObject"]["uid"] += again
             body = {k: v for k, v in ev.items() if k != "metadata"}
             body["metadata"] = {"name": f"{name}-w-0-{i}.{node}{tag}", "namespace": "train"}
             core.create_namespaced_event("train", body)
@@ -1133,7 +1136,7 @@ def test_a_job_recreated_under_the_same_name_opens_on_its_own_failure_not_on_the
             gang(api, again="-2")
             relist_events(api, c)
             assert len(incidents(api)) == 1
-            publish_timeouts(api, tag=".2", later=1.0)
+            publish_timeouts(api, tag=".2", later=1.0, again="-2")  # (the recreated pods' agents: their uids)
             ev = wait_until(lambda: next((e for e in incidents(api) if doc(e)["seq"] == 2), None), "the next incident")
             assert ev["involvedObject"]["uid"] == "uid-llm-2" and doc(ev)["state"] == "open"
 
