@@ -148,7 +148,8 @@ class JobState:
     open: Open | None = None
     dirty: bool = False
     last_change: float = 0.0
-    hold_since: float | None = None  # since when (controller clock) an incident a healthy end may explain waits (_at_end)
+    # since when (controller clock) an incident a healthy end may explain waits (_at_end)
+    hold_since: float | None = None
     podless: float | None = None  # since when (controller clock) its pods are all gone, what they held kept (_done)
     record: int = 0  # which record of the job this is (Book.records): a job forgotten and seen again is another
 
@@ -432,11 +433,11 @@ class Book:
 
     def _pod_of(self, key: tuple[str, str], uid: str, ev: Mapping[str, Any]) -> PodInfo | None | bool:
         """The pod an Event is about (its involvedObject's name, and uid where it names one): the pod of that name kept,
-        else the last one deleted (its tombstone) while its job is kept, when its uid is the Event's; None: a pod not
-        seen yet (the Event waits, bounded: a later pod of that name, the Event created at or after the one kept, or
-        when it says no time); False: an earlier pod of that name (a fixed name's: a JobSet's, a StatefulSet's), gone,
-        its job forgotten: the Event was created (metadata.creationTimestamp, the API server's clock, as the pod's)
-        before the pod kept was."""
+        or the last one deleted (its tombstone, _tombstone) when its uid is the Event's; None: a pod not seen yet (the
+        Event waits, bounded): a later pod of that name (the Event created at or after the one kept, or saying no
+        time); False: an earlier pod of that name no longer known (a fixed name's: a JobSet's, a StatefulSet's; a
+        forgotten job's), the Event created (metadata.creationTimestamp, the API server's clock, as the pod's) before
+        the pod kept was: not its."""
         info = self.pods.get(key)
         was = self._tombstone(key)
         if was is not None and (info is None or (uid and was.uid == uid != info.uid)):
