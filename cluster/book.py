@@ -148,8 +148,10 @@ class JobState:
     open: Open | None = None
     dirty: bool = False
     last_change: float = 0.0
-    held: float | None = None  # since when (controller clock) an incident a healthy end may explain waits (_at_end)
+    # since when (controller clock) an incident a healthy end may explain waits (_at_end)
+    hold_since: float | None = None
     podless: float | None = None  # since when (controller clock) its pods are all gone, what they held kept (_done)
+    record: int = 0  # which record of the job this is (Book.records): a job forgotten and seen again is another
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,8 +178,9 @@ class Book:
         self.node_jobs: dict[str, set] = {}
         self.waiting: OrderedDict[tuple[str, str], Waiting] = OrderedDict()  # (ns, pod) -> its Events
         self.other_pods: set[tuple[str, str]] = set()
-        # deleted pod -> (job, node, creation time, uid, its own opt-in)
-        self.gone: OrderedDict[tuple[str, str], tuple[tuple, str, float, str, bool]] = OrderedDict()
+        # deleted pod -> (job, node, creation time, uid, its own opt-in, its job's record: _tombstone)
+        self.gone: OrderedDict[tuple[str, str], tuple[tuple, str, float, str, bool, int]] = OrderedDict()
+        self.records = 0  # the jobs' records made so far (JobState.record)
         self.dropped = 0
         # forgotten jobs: (seq, mark, restarted)
         self.retired: OrderedDict[tuple, tuple[int, Mark, tuple | None]] = OrderedDict()
@@ -220,7 +223,7 @@ class Book:
         state = self.jobs.get(job.key)
         if state is None:
             seq, mark, restarted = self.retired.pop(job.key, (0, Mark(), None))
-            state = self.jobs[job.key] = JobState(job, mark=mark, restarted=restarted, seq=seq)
+            state = self._record(job, mark=mark, restarted=restarted, seq=seq)
         elif not state.job.owner.uid and job.owner.uid and (state.open is None or
                                                             job.owner.where == state.job.owner.where):
             state.job = job  # (an open incident's Event stays on the object it is on)
@@ -241,6 +244,8 @@ class Book:
             self.hostnames[(key[0], hostname)] = key
         ended = _finished(obj) or bool(meta.get("deletionTimestamp"))
         if old is not None:
+            if ended and not old.ended:
+                self._ended(state)
             old.uid, old.labelled, old.order, old.ended = uid, labelled, order, ended
             if old.hostname and old.hostname != hostname and self.hostnames.get((key[0], old.hostname)) == key:
                 del self.hostnames[(key[0], old.hostname)]
@@ -325,9 +330,11 @@ class Book:
         self._forget_addresses(key, keep=True)
         if info.hostname and self.hostnames.get((key[0], info.hostname)) == key:
             del self.hostnames[(key[0], info.hostname)]
-        keep_newest(self.gone, key, (info.job, info.node, info.started, info.uid, info.labelled), MAX_WAITING)
         state = self.jobs.get(info.job)
+        keep_newest(self.gone, key, (info.job, info.node, info.started, info.uid, info.labelled,
+                                     state.record if state is not None else 0), MAX_WAITING)
         if state is not None:
+            self._ended(state)
             state.pods.discard(key)
             if _counted(state, info.exits):
                 state.events[f"exit/{key[0]}/{key[1]}"] = info.exits
@@ -375,10 +382,9 @@ class Book:
         key = (obj.get("namespace") or (ev.get("metadata") or {}).get("namespace", ""), obj.get("name", ""))
         if deleted:
             return  # an expired Event: what it said stays the job's evidence until the incident closes
-        info = self.pods.get(key)
-        if info is None and key in self.gone and self.gone[key][0] in self.jobs:
-            job, node, started, pod_uid, labelled = self.gone[key]
-            info = PodInfo(job, node, started, uid=pod_uid, labelled=labelled)
+        info = self._pod_of(key, obj.get("uid") or "", ev)
+        if info is False:
+            return  # an earlier pod's of that name, not kept: not this pod's (a forgotten job's, read late)
         if info is None and key in self.other_pods:
             return
         if info is None:
@@ -424,6 +430,22 @@ class Book:
             del state.events[oldest]
             self.dropped += 1
         self._touch(state, now)
+
+    def _pod_of(self, key: tuple[str, str], uid: str, ev: Mapping[str, Any]) -> PodInfo | None | bool:
+        """The pod an Event is about (its involvedObject's name, and uid where it names one): the pod of that name kept,
+        or the last one deleted (its tombstone, _tombstone) when its uid is the Event's; None: a pod not seen yet (the
+        Event waits, bounded): a later pod of that name (the Event created at or after the one kept, or saying no
+        time); False: an earlier pod of that name no longer known (a fixed name's: a JobSet's, a StatefulSet's; a
+        forgotten job's), the Event created (metadata.creationTimestamp, the API server's clock, as the pod's) before
+        the pod kept was: not its."""
+        info = self.pods.get(key)
+        was = self._tombstone(key)
+        if was is not None and (info is None or (uid and was.uid == uid != info.uid)):
+            info = was
+        if info is None or not uid or not info.uid or info.uid == uid:
+            return info
+        created = parse_time((ev.get("metadata") or {}).get("creationTimestamp"))
+        return False if created is not None and _epoch(created) < info.started else None
 
     def node(self, obj: Mapping[str, Any], now: float, deleted: bool = False) -> None:
         """A Node: gpu-npd's conditions that stand, and the GPUs of its repair annotation."""
@@ -541,7 +563,7 @@ class Book:
         last_evidence (the nodes' clocks).  An open one is quiet from `now` (its idle time is this clock's)."""
         state = self.jobs.get(job.key)
         if state is None:
-            state = self.jobs[job.key] = JobState(job)
+            state = self._record(job)
         state.seq = max(state.seq, seq)
         if since > state.mark.since:
             state.mark = Mark(since)
@@ -549,6 +571,12 @@ class Book:
             state.open = open_
             state.dirty = True
             state.last_change = max(state.last_change, now)
+
+    def _record(self, job: Job, **kw: Any) -> JobState:
+        """A new record of the job (JobState.record: the deleted pods' tombstones of an earlier one are not its)."""
+        self.records += 1
+        state = self.jobs[job.key] = JobState(job, record=self.records, **kw)
+        return state
 
     def _retire(self, key: tuple, state: JobState) -> None:
         """Forget a job, but not how many incidents it had, its mark nor its last restart's (a job of the same name
@@ -565,16 +593,16 @@ class Book:
         parent = self.parents.get(state.job.owner.where)
         if parent is not None:  # its owner was learnt while the incident was open: the next one's Event is on it
             state.job = Job(state.job.key, parent, state.job.source)
-        state.mark = state.mark.after(self._held(state))
+        self._mark_held(state)
         if state.open.last_evidence > state.mark.since:  # it held newer evidence than what counts now (a node fault
             state.mark = Mark(state.open.last_evidence)  # its pods have left the node): that second's is its own
-        self._forget_events(state)
         state.open = None
         return change
 
-    @staticmethod
-    def _forget_events(state: JobState) -> None:
-        """The job's Events, once marked as held (Mark): a later failure is read from its own."""
+    def _mark_held(self, state: JobState) -> None:
+        """What the job's evidence that counts now holds is marked (Mark.after) as a closed incident's (_close) or a
+        healthy end's (_at_end), and its Events forgotten: a later failure is read from its own."""
+        state.mark = state.mark.after(self._counting(state))
         state.events.clear()
         state.versions.clear()
         state.sources.clear()
@@ -587,6 +615,13 @@ class Book:
                 self._touch(state, now)
 
     @staticmethod
+    def _ended(state: JobState) -> None:
+        """A pod of the job ended (PodInfo.ended) or went: a held job is decided again (_at_end: its writers may all
+        have ended now), at once rather than at the hold's end."""
+        if state.hold_since is not None:
+            state.dirty = True
+
+    @staticmethod
     def _touch(state: JobState, now: float) -> None:
         state.dirty = True
         state.last_change = now
@@ -594,10 +629,10 @@ class Book:
     # ---- decide ------------------------------------------------------------------------------------
 
     def evidence(self, state: JobState) -> list[Evidence]:
-        out = self._held(state)
+        out = self._counting(state)
         return out + self.addresses(out, state.job.key[0])
 
-    def _held(self, state: JobState) -> list[Evidence]:
+    def _counting(self, state: JobState) -> list[Evidence]:
         """The job's evidence that counts (not a closed incident's), the newest MAX_EVIDENCE."""
         out: list[Evidence] = []
         gone = state.restarted
@@ -648,10 +683,18 @@ class Book:
         info = self.pods.get(key)
         if info is not None and info.uid == uid:
             return self._incarnation(state, gone, info)
-        was = self.gone.get(key)
-        if was is not None and was[3] == uid:
-            return self._incarnation(state, gone, PodInfo(was[0], was[1], was[2], uid=uid, labelled=was[4]))
+        was = self._tombstone(key)
+        if was is not None and was.uid == uid:
+            return self._incarnation(state, gone, was)
         return CHOSEN
+
+    def _tombstone(self, key: tuple[str, str]) -> PodInfo | None:
+        """The last pod of that name deleted, while the record of its job it was deleted from is kept: not a forgotten
+        job's (its deleted pods' starts forgotten with it), though the job is seen again under its key."""
+        was = self.gone.get(key)
+        if was is None or (state := self.jobs.get(was[0])) is None or state.record != was[5]:
+            return None
+        return PodInfo(was[0], was[1], was[2], uid=was[3], labelled=was[4])
 
     def addresses(self, evidence: list[Evidence], namespace: str = "") -> list[Evidence]:
         """Where the addresses the evidence names (peers, hosts) are, as triage reads NCCL's own address lines
@@ -676,8 +719,7 @@ class Book:
             if state.open is not None and not state.dirty and now - state.last_change > self.idle:
                 changes.append(self._close(state))
                 continue
-            if not state.dirty and not (state.held is not None and (
-                    now - state.held >= self.hold or self._writers_ended(state))):
+            if not state.dirty and not (state.hold_since is not None and now - state.hold_since >= self.hold):
                 if self._done(state, now):
                     self._retire(key, state)
                 continue
@@ -686,7 +728,7 @@ class Book:
             incidents = attribute(evidence, self.window) if evidence else []
             if incidents and state.open is None and self._at_end(state, evidence, now):
                 continue
-            state.held = None
+            state.hold_since = None
             if not incidents:
                 if state.open is not None and state.open.incident is not None and _refuted(state.open.incident,
                                                                                          evidence):
@@ -722,7 +764,7 @@ class Book:
         the last evidence came, whichever is later, for the Events read late (the kubelet's Warning of a deleted pod,
         an agent's written after it, a relist after a watch gap); then it is forgotten: a later Event of its pods waits
         (bounded) for a pod of that name, as any Event of a pod not seen."""
-        if state.pods or state.open is not None or state.held is not None:
+        if state.pods or state.open is not None or state.hold_since is not None:
             return False
         if not state.events:
             return True
@@ -740,13 +782,12 @@ class Book:
         if not failures or not all(said_at_end(e.kind, e.details.get("fact")) for e in failures):
             return False
         if self._writers_ended(state):
-            state.mark = state.mark.after(self._held(state))
-            self._forget_events(state)
-            state.held = None
+            self._mark_held(state)
+            state.hold_since = None
             return True
-        if state.held is None:
-            state.held = now
-        return now - state.held < self.hold
+        if state.hold_since is None:
+            state.hold_since = now
+        return now - state.hold_since < self.hold
 
     def _writers_ended(self, state: JobState) -> bool:
         """Whether every pod whose Events say a fact a healthy end also prints ended (PodInfo.ended) or is gone (its
@@ -804,7 +845,7 @@ class Book:
                 "addresses": len(self.pod_ips) + len(self.node_ips) + len(self.host_ips) + len(self.former_ips) +
                 len(self.hostnames),
                 "open_incidents": sum(1 for s in self.jobs.values() if s.open is not None),
-                "held_incidents": sum(1 for s in self.jobs.values() if s.held is not None),
+                "held_incidents": sum(1 for s in self.jobs.values() if s.hold_since is not None),
                 "podless_jobs": sum(1 for s in self.jobs.values() if s.podless is not None)}
 
 

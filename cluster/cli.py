@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import os
 import signal
 import socket
@@ -13,12 +14,25 @@ import click
 from gpunpd.options import cluster_options
 from triage import DEFAULT_WINDOW
 
+from .book import HOLD
 from .controller import Controller, Settings
 from .recovery import Policy
 
+
+class Finite(click.FloatRange):
+    """A number within the range, finite: `nan` passes click's own range (it compares false with either bound) and
+    would bound nothing (--idle nan: no incident ever closes; --hold inf: a held one never opens)."""
+
+    def convert(self, value, param, ctx):
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return rv
+
+
 # a window, a rate, a time to idle of 0 or less would bound nothing (--recovery-window 0: every restart out of the
 # budget at once): a usage error
-POSITIVE = click.FloatRange(min=0, min_open=True)
+POSITIVE = Finite(min=0, min_open=True)
 
 
 @click.command("cluster")
@@ -29,10 +43,13 @@ POSITIVE = click.FloatRange(min=0, min_open=True)
 @click.option("--identity", envvar="POD_NAME", default="", help="this replica's name in the Lease (default: host)")
 @click.option("--metrics-address", envvar="GPU_NPD_CLUSTER_METRICS_ADDRESS", default="0.0.0.0:9811",
               show_default=True, help="host:port for /metrics ('' for none)")
-@click.option("--window", type=click.FloatRange(min=0), default=DEFAULT_WINDOW, show_default=True,
+@click.option("--window", type=Finite(min=0), default=DEFAULT_WINDOW, show_default=True,
               help="seconds a node fault may precede the job's failures it explains")
 @click.option("--idle", type=POSITIVE, default=1800.0, show_default=True,
               help="seconds without new evidence after which a job's incident closes")
+@click.option("--hold", type=Finite(min=0), default=HOLD, show_default=True,
+              help="seconds a job whose only failure a healthy end also prints (StoreLost) waits for the pods that "
+                   "said it to end before its incident opens (0: at once)")
 @click.option("--lease-duration", type=float, default=15.0, show_default=True)
 @click.option("--renew-deadline", type=float, default=10.0, show_default=True)
 @click.option("--retry-period", type=float, default=2.0, show_default=True)
@@ -49,9 +66,9 @@ POSITIVE = click.FloatRange(min=0, min_open=True)
               help="restarts of the jobs of one namespace within the window for faults of their own, not a "
               "node's (default: no bound)")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
-def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_address, window, idle, lease_duration,
-            renew_deadline, retry_period, events_per_minute, recovery, recovery_budget, recovery_window,
-            recoveries_per_minute, recovery_namespace_budget, log_level) -> None:
+def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_address, window, idle, hold,
+            lease_duration, renew_deadline, retry_period, events_per_minute, recovery, recovery_budget,
+            recovery_window, recoveries_per_minute, recovery_namespace_budget, log_level) -> None:
     """Job incidents across the cluster: groups pods into jobs by owner, reads what the node agents publish
     (Pod and Node Events, node conditions, the repair annotation), attributes each failing job's root cause
     and writes one Event on the job's owner per incident.  Leader-elected; prints incidents as JSON lines.
@@ -63,8 +80,9 @@ def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_add
     from kubeapi.client import NoCluster, make_api  # noqa: PLC0415
 
     s = Settings(api_server=api_server, kubeconfig=kubeconfig, namespace=namespace, lease_name=lease_name,
-                 identity=identity or socket.gethostname(), window=window, idle=idle, lease_duration=lease_duration,
-                 renew_deadline=renew_deadline, retry_period=retry_period, events_per_minute=events_per_minute,
+                 identity=identity or socket.gethostname(), window=window, idle=idle, hold=hold,
+                 lease_duration=lease_duration, renew_deadline=renew_deadline, retry_period=retry_period,
+                 events_per_minute=events_per_minute,
                  recovery=Policy(recovery, recovery_budget, recovery_window, recoveries_per_minute,
                                  recovery_namespace_budget))
     if not 0 < s.retry_period < s.renew_deadline < s.lease_duration:

@@ -25,7 +25,7 @@ from kubeapi.pager import items
 from kubeapi.retry import Backoff, WriterThread, describe, next_delay, refusal, retry_after
 from triage import DEFAULT_WINDOW, SCHEMA
 
-from .book import Book, Change, Open
+from .book import HOLD, Book, Change, Open
 from .evidence import AGENT_COMPONENT, KUBELET_SELECTORS
 from .leader import LeaseLock
 from .metrics import APPLY, ATTRIBUTION, Metrics
@@ -70,6 +70,7 @@ class Settings:
     retry_period: float = 2.0
     window: float = DEFAULT_WINDOW
     idle: float = 1800.0
+    hold: float = HOLD  # how long a job whose only failure a healthy end also prints waits (Book._at_end)
     settle_seconds: float = 0.5  # evidence arriving within this is attributed together
     events_per_minute: float = 60.0
     event_burst: int = 50
@@ -99,8 +100,7 @@ class Controller:
         self.custom = client.CustomObjectsApi(api.api_client)
         self.coordination = client.CoordinationV1Api(api.api_client)
         self.metrics = metrics or Metrics()
-        self.book = Book(settings.window, settings.idle)
-        self._dropped = 0  # Book.dropped when gpu_npd_cluster_evidence_dropped_total last took it
+        self.book = self.metrics.evidence_dropped.book = Book(settings.window, settings.idle, settings.hold)
         self.stop = threading.Event()
         self.lost = threading.Event()
         self.queue: queue.Queue = queue.Queue(settings.queue_size)
@@ -614,9 +614,6 @@ class Controller:
     def _gauges(self) -> None:
         for what, n in self.book.counts().items():
             self.metrics.tracked.labels(what).set(n)
-        # the Book counts what it dropped (it only ever grows: one Book a process); the counter takes what is new
-        self.metrics.evidence_dropped.inc(self.book.dropped - self._dropped)
-        self._dropped = self.book.dropped
         self.metrics.queue.set(self.queue.qsize())
 
 

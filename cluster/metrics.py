@@ -15,6 +15,26 @@ from .recovery import RESULTS
 INTERNAL_STAGES = APPLY, ATTRIBUTION = ("apply", "attribution")
 
 
+class EvidenceDropped:
+    """A Prometheus collector: gpu_npd_cluster_evidence_dropped_total, the Events the Book did not keep, read at scrape
+    time from its own count (`Book.dropped`, which only grows: one Book a process), 0 with no Book yet."""
+
+    def __init__(self) -> None:
+        self.book = None  # cluster/book.py Book
+
+    def describe(self):
+        return []
+
+    def collect(self):
+        from prometheus_client.core import CounterMetricFamily  # noqa: PLC0415
+
+        fam = CounterMetricFamily("gpu_npd_cluster_evidence_dropped", "Events the controller did not keep: Warnings "
+                                  "past a pod's cap, the oldest waiting Events and a job's oldest past their caps "
+                                  "(cluster/book.py Book.dropped)")
+        fam.add_metric([], self.book.dropped if self.book is not None else 0)
+        yield fam
+
+
 class Metrics:
     def __init__(self) -> None:
         self.registry = r = CollectorRegistry()
@@ -42,9 +62,8 @@ class Metrics:
         for kind in UNANSWERED:
             self.api_errors.labels(kind)  # 0 from the start: the write alert's increase() sees the first one
         self.tracked = Gauge("gpu_npd_cluster_tracked", "What the controller holds in memory", ["what"], registry=r)
-        self.evidence_dropped = Counter("gpu_npd_cluster_evidence_dropped", "Events the controller did not keep: "
-                                        "Warnings past a pod's cap, the oldest waiting Events and a job's oldest past "
-                                        "their caps (cluster/book.py Book.dropped)", registry=r)
+        self.evidence_dropped = EvidenceDropped()  # the controller's Book (cluster/controller.py)
+        r.register(self.evidence_dropped)
         self.resource_version = Gauge("gpu_npd_cluster_resource_version", "The newest resourceVersion applied, "
                                       "by resource (how far behind the API the controller is)", ["resource"],
                                       registry=r)

@@ -491,13 +491,16 @@ def test_the_slurm_oom_window_the_docs_give_is_the_code():
 
 def test_the_cluster_hold_the_docs_give_is_the_code():
     # how long the cluster holds an incident whose only failure a healthy end also prints (StoreLost) while its pods
-    # run: cluster.md's two statements and workloads.md's StoreLost item
+    # run (`gpu-npd cluster --hold`, its default HOLD): cluster.md's statements and workloads.md's StoreLost item
     from cluster.book import HOLD  # noqa: PLC0415
+    from cluster.cli import cluster as command  # noqa: PLC0415
 
+    assert next(p.default for p in command.params if p.name == "hold") == HOLD
     cluster = _flat("cluster.md")
-    assert f"for {HOLD:g} s on the controller's clock (`cluster/book.py` `HOLD`)" in cluster
-    assert f"run {HOLD:g} s on or another failure of the job comes" in cluster
-    assert f"one where they run {HOLD:g} s on or the job fails otherwise" in _flat("workloads.md")
+    assert f"for `--hold` seconds (default {HOLD:g}, `cluster/book.py` `HOLD`; 0: no hold)" in cluster
+    assert f"`--hold` ({HOLD:g} s;" in cluster
+    assert f"run {HOLD:g} s on (`--hold`) or another failure of the job comes" in cluster
+    assert f"one where they run {HOLD:g} s on (`--hold`) or the job fails otherwise" in _flat("workloads.md")
 
 
 def test_the_restart_figures_the_docs_give_are_the_code():

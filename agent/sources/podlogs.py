@@ -218,13 +218,13 @@ WHO = Annotated[int, num("a rank or a process id", ge=0)]
 @dataclass
 class _Held:
     """The contexts a file's read holds for its later lines (`_Tail.block`, `record`, `traced`, `task`), saved with its
-    offset, which is past their lines (the state's pod_logs "held": path -> what it holds, `_held`), and read on after a
-    restart with the lines after the offset (`hold`), each fact published once: a launcher's exit summary (`block`: its
-    lines, at most 1 + BLOCK_LINES of BLOCK_CHARS), an SGLang record whose traceback lines carry no prefix (`record`:
-    its writer's rank, its opener's line, whether its traceback is open), a window read for its exceptions (`traced`:
-    the line of its last traceback word, its last lines, `_last_lines`, read again by a new reader, their exceptions
-    said before), Ray's header of a task's error (`task`: its pid, its node's address, its writer's prefixes, its
-    line).  Rather than an offset held back to a context's first line and the lines after it read again: that needs
+    offset, which is past their lines (the state's pod_logs "held": path -> what it holds, `_saved_contexts`), and read
+    on after a restart with the lines after the offset (`hold`), each fact published once: a launcher's exit summary
+    (`block`: its lines, at most 1 + BLOCK_LINES of BLOCK_CHARS), an SGLang record whose traceback lines carry no
+    prefix (`record`: its writer's rank, its opener's line, whether its traceback is open), a window read for its
+    exceptions (`traced`: the line of its last traceback word, its last lines, `_last_lines`, read again by a new
+    reader, their exceptions said before), Ray's header of a task's error (`task`: its pid, its node's address, its
+    writer's prefixes, its line).  Rather than an offset held back to a context's first line and the lines after it read again: that needs
     that line's byte in the file (a hole dropped, the context begun in a rotated file or a backlog's) and every finding
     of the lines read again told apart from those already published.  Loaded bounded as saved; an entry not of its
     type is dropped alone (keyspec.each)."""
@@ -257,7 +257,7 @@ class _Held:
             window.renew(self.traced[1])
 
 
-def _held(tail: _Tail) -> dict[str, Any] | None:
+def _saved_contexts(tail: _Tail) -> dict[str, Any] | None:
     """What `tail` holds for its later lines as saved (`_Held`), its lines numbered from its last read (0); None when
     nothing."""
     at, out = tail.lines, {}
@@ -1399,7 +1399,7 @@ class PodLogSource(Source):
         for p, t in self.tails.items():
             if p in self._restart_files:  # (its restart not handed on yet: new again to the next start)
                 continue
-            if (h := _held(t)) is not None:  # (the offset staying past their lines)
+            if (h := _saved_contexts(t)) is not None:  # (the offset staying past their lines)
                 held[p] = h
             # (a partial line pending is the backlog's while one is owed: its read goes on before it)
             offsets[p] = [t.inode, t.offset - (0 if t.backlog else len(t.pending))]

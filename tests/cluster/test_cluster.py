@@ -580,12 +580,12 @@ def test_a_closed_incidents_evidence_read_again_opens_none_with_or_without_a_tim
     close, open nothing; another Event with no time is the next incident."""
     book = Book(idle=60)
     now = datetime(2024, 7, 25, 7, 0, tzinfo=timezone.utc).timestamp() - 120  # the controller, 2 min behind
-    dead = {"metadata": {"name": "w-0", "namespace": "train", "uid": "p0", "labels": {"job-name": "t"},
+    dead = {"metadata": {"name": "w-0", "namespace": "train", "uid": "uid-w-0", "labels": {"job-name": "t"},
                          "creationTimestamp": "2024-07-25T06:00:00Z"}, "spec": {"nodeName": "node-a"},
             "status": {"phase": "Failed", "containerStatuses": [{"name": "main", "state": {"terminated": {
                 "exitCode": 139, "reason": "Error", "finishedAt": "2024-07-25T07:00:00Z"}}}]}}
     book.pod(dead, now)
-    book.pod({**dead, "metadata": {**dead["metadata"], "name": "w-1", "uid": "p1"}, "status": {"phase": "Running"},
+    book.pod({**dead, "metadata": {**dead["metadata"], "name": "w-1", "uid": "uid-w-1"}, "status": {"phase": "Running"},
               "spec": {"nodeName": "node-b"}}, now)
     untimed = agent_pod_event("node-b", "w-1", [1])
     untimed["involvedObject"]["name"] = "w-1"
@@ -772,13 +772,16 @@ def gang(api: ApiDouble, name: str = "llm", gpus: int = 8, again: str = "") -> N
         api.pods.touch(("train", p["metadata"]["name"]))
 
 
-def publish_timeouts(api: ApiDouble, name: str = "llm", nodes=NODES, tag: str = "", later: float = 0.0) -> None:
+def publish_timeouts(api: ApiDouble, name: str = "llm", nodes=NODES, tag: str = "", later: float = 0.0,
+                     again: str = "") -> None:
     """The agents' Events of every rank timing out, stamped now, or `later` seconds from now (`tag`: another Event
-    each, a later failure: its words the same as the first's, it is told from it by its time, a later second)."""
+    each, a later failure: its words the same as the first's, it is told from it by its time, a later second; `again`:
+    of the pods `gang(again=..)` recreated, their uids ending so)."""
     core = make_api(Settings(api_server=api.url))
     for i, node in enumerate(NODES):
         if node in nodes:
             ev = agent_pod_event(node, f"{name}-w-0-{i}", [i], lambda: time.time() + later)
+            ev["involvedObject"]["uid"] += again
             body = {k: v for k, v in ev.items() if k != "metadata"}
             body["metadata"] = {"name": f"{name}-w-0-{i}.{node}{tag}", "namespace": "train"}
             core.create_namespaced_event("train", body)
@@ -1133,7 +1136,7 @@ def test_a_job_recreated_under_the_same_name_opens_on_its_own_failure_not_on_the
             gang(api, again="-2")
             relist_events(api, c)
             assert len(incidents(api)) == 1
-            publish_timeouts(api, tag=".2", later=1.0)
+            publish_timeouts(api, tag=".2", later=1.0, again="-2")  # (the recreated pods' agents: their uids)
             ev = wait_until(lambda: next((e for e in incidents(api) if doc(e)["seq"] == 2), None), "the next incident")
             assert ev["involvedObject"]["uid"] == "uid-llm-2" and doc(ev)["state"] == "open"
 
@@ -2036,21 +2039,20 @@ def test_failed_event_writes_count_from_a_zero_series_of_each_unanswered_kind():
     assert get("gpu_npd_cluster_event_writes_total") == 0
 
 
-def test_the_events_the_book_dropped_are_a_counter_from_zero():
+def test_the_events_the_book_dropped_are_a_counter_from_zero_read_at_scrape_time():
     """Book.dropped (a pod's Warnings past its cap, the oldest waiting Events, a job's oldest Events past their caps)
-    was counted and never exported: an operator could not see evidence lost to the caps.  Now
-    gpu_npd_cluster_evidence_dropped_total, 0 from the start, takes what the Book dropped at each loop's gauges."""
+    is gpu_npd_cluster_evidence_dropped_total, 0 from the start, read from the Book as /metrics is rendered (a
+    collector, as kubeapi/dropped.py's): what a scrape says is what the Book dropped by then, with no delta kept.
+    Was: a Counter that each loop's gauges increased by what was new since the last (the controller's `_dropped`)."""
     s = Settings(api_server="http://127.0.0.1:9", identity="c")
     c = Controller(make_api(s), s, out=io.StringIO())
     value = lambda: c.metrics.registry.get_sample_value("gpu_npd_cluster_evidence_dropped_total")  # noqa: E731
-    assert value() == 0
-    c._gauges()
     assert value() == 0
     from cluster.book import MAX_POD_WARNINGS
     from test_cluster_kubelet_events import kubelet_event
 
     for n in range(MAX_POD_WARNINGS + 3):  # a pod not seen yet: its Warnings wait, past the pod's cap dropped
         c.book.event(kubelet_event("llm-w-0-1", "node-b", n=n), 100.0)
+    assert value() == 3 == c.book.dropped  # (no round of the loop since)
     c._gauges()
-    c._gauges()  # nothing new: counted once
-    assert value() == 3 == c.book.dropped
+    assert value() == 3  # counted once

@@ -55,6 +55,10 @@ def metric(port: int, name: str) -> float | None:
 def test_xid79_on_node_b_while_every_rank_times_out_is_one_incident_naming_its_gpu(tmp_path):
     with ApiDouble() as api:
         gang(api, gpus=0)  # this machine has no GPU, and the nodes' capacity says so
+        uids = [f"{i:08d}-0000-4000-8000-000000000000" for i in range(len(NODES))]
+        for i, uid in enumerate(uids):  # the pods' uids, as their log directories name them (the agents' Events)
+            api.pods[("train", f"llm-w-0-{i}")]["metadata"]["uid"] = uid
+            api.pods.touch(("train", f"llm-w-0-{i}"))
         port = free_port()
         out = open(tmp_path / "cluster.log", "w+")
         ctl = subprocess.Popen([sys.executable, "-m", "gpunpd", "cluster", "--api-server", api.url, "--identity",
@@ -63,7 +67,7 @@ def test_xid79_on_node_b_while_every_rank_times_out_is_one_incident_naming_its_g
         agents: list[AgentProc] = []
         try:
             agents, by_pod = start_fleet(tmp_path, api.url, {
-                node: [f"train_llm-w-0-{i}_{i:08d}-0000-4000-8000-000000000000"] for i, node in enumerate(NODES)})
+                node: [f"train_llm-w-0-{i}_{uids[i]}"] for i, node in enumerate(NODES)})
             logs = [by_pod[f"llm-w-0-{i}"] for i in range(len(NODES))]
             wait_until(lambda: metric(port, "gpu_npd_cluster_leader") == 1, "controller leads", timeout=20)
             wait_until(lambda: (metric(port, "gpu_npd_cluster_objects_total") or 0) > 0, "controller lists")

@@ -372,3 +372,81 @@ def test_a_late_mount_warning_of_a_deleted_pod_that_never_started_still_opens_wi
     (opened,) = book.settle(401.0)
     assert opened.what == "opened" and "never started (FailedMount" in opened.incident.reason
     assert opened.incident.category == "infrastructure", opened.incident.reason
+
+
+def _recreated(name: str, node: str, job: str = "llm") -> dict:
+    """A pod recreated under its name (a JobSet's, a StatefulSet's fixed names): another uid, created later; not
+    started yet."""
+    p = pod_of(name, node, job=job)
+    p["metadata"].update(uid=f"uid-{name}-2", creationTimestamp="2024-07-25T07:00:00Z")
+    return p
+
+
+def test_a_late_event_of_a_forgotten_pod_is_not_read_as_its_recreated_namesakes():
+    """The kubelet's FailedMount of a deleted pod (real line: ai-infra-cluster-provisioning #382), its job forgotten
+    after the window, read late (a relist): it waits for a pod of that name; the owner recreates the pod under the
+    same name (another uid): the Event names the old pod's uid and was created before the new pod, so it is not the
+    new pod's: no incident (was: "pod .. never started" on the new pod, not started yet).  The new pod's own
+    FailedMount (its uid) is still its own: the incident opens."""
+    book = Book(idle=600.0)
+    _short_job(book, "llm", 100.0)
+    assert book.settle(102.0) == [] and book.settle(702.0) == [] and not book.jobs  # forgotten
+    late = kubelet_event("llm-w-0-1", "node-b")  # involvedObject.uid: the deleted pod's
+    late["metadata"]["creationTimestamp"] = "2024-07-25T06:00:30Z"
+    book.event(late, 800.0)
+    assert ("train", "llm-w-0-1") in book.waiting
+    for i, node in enumerate(NODES[:2]):
+        book.pod(_recreated(f"llm-w-0-{i}", node), 801.0)
+    assert book.settle(802.0) == [] and ("train", "llm-w-0-1") not in book.waiting
+    (state,) = book.jobs.values()
+    assert not state.events
+    book.event(late, 803.0)  # read again: still not the new pod's
+    assert book.settle(804.0) == [] and not state.events
+    own = kubelet_event("llm-w-0-1", "node-b", n=1)
+    own["involvedObject"]["uid"] = "uid-llm-w-0-1-2"
+    own["metadata"]["creationTimestamp"] = "2024-07-25T07:00:10Z"
+    book.event(own, 805.0)
+    (opened,) = book.settle(806.0)
+    assert opened.what == "opened" and "pod train/llm-w-0-1 never started" in opened.incident.reason
+
+
+def test_an_event_of_a_recreated_pod_before_the_pod_is_seen_waits_for_it():
+    """The pods' and Events' watches are separate streams: the recreated pod's own Event (its uid, created after the
+    pod kept of that name) read before the new pod: not the old pod's (was: read as the old pod's, on its node); it
+    waits, then counts for the new pod once seen."""
+    book = Book()
+    for i, node in enumerate(NODES[:2]):
+        book.pod(pod_of(f"llm-w-0-{i}", node), 100.0)
+    own = kubelet_event("llm-w-0-1", "node-c")
+    own["involvedObject"]["uid"] = "uid-llm-w-0-1-2"
+    own["metadata"]["creationTimestamp"] = "2024-07-25T07:00:10Z"
+    book.event(own, 101.0)
+    (state,) = book.jobs.values()
+    assert not state.events and ("train", "llm-w-0-1") in book.waiting
+    book.pod(_recreated("llm-w-0-1", "node-c"), 102.0)
+    assert [e.host for e in book.evidence(state) if e.details.get("pod_end") == "FailedMount"] == ["node-c"]
+
+
+def test_a_late_event_of_a_former_pod_is_not_a_recreated_pods_live():
+    """Against the API double: the kubelet's FailedMount of a pod of the gang's former incarnation (its uid, created
+    before the pod of that name now is) is in the API when the controller lists: the gang's pod of that name, not
+    started yet, did not fail to mount: no incident (was: "pod train/llm-w-0-1 never started").  The same Event about
+    the pod now (its uid) opens one."""
+    with ApiDouble() as api:
+        gang(api)
+        create(api, kubelet_event("llm-w-0-1", "node-b"))  # involvedObject.uid: uid-llm-w-0-1, the former pod's
+        later = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 2))  # (the Event's: this second's)
+        for i in range(len(NODES)):
+            meta = api.pods[("train", f"llm-w-0-{i}")]["metadata"]
+            meta.update(uid=f"uid-llm-w-0-{i}-2", creationTimestamp=later)
+            api.pods.touch(("train", f"llm-w-0-{i}"))
+        with controller(api) as c:
+            wait_until(lambda: c.ready.is_set(), "the controller synced")
+            settled(c, 3)
+            assert incidents(api) == []
+            own = kubelet_event("llm-w-0-1", "node-b", n=1)
+            own["involvedObject"]["uid"] = "uid-llm-w-0-1-2"
+            create(api, own)
+            ev = wait_until(lambda: next((e for e in incidents(api) if "FailedMount" in e["message"]), None),
+                            "an incident on the new pod's FailedMount")
+        assert "llm-w-0-1" in ev["message"], ev["message"]

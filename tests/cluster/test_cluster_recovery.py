@@ -3,6 +3,7 @@ a cluster-wide rate limit, idempotent across controller restarts, never a pod wi
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 import time
@@ -1038,8 +1039,8 @@ def test_after_a_restart_the_chosen_pods_add_nothing_and_a_survivors_own_fault_i
     """The Book after a restart (its decision's mark): the pods it chose add nothing; a member it did not delete (no
     opt-in) goes on into the next incarnation: what the teardown made it say (its watchdog timeout as its peers were
     deleted: a consequence) adds nothing, a fault of its own after the restart (its rank SIGKILLed) is the job's next
-    incident (was: its every later fault the old gang's for good, lost); an Event about a pod of a uid not seen yet is
-    taken for an old pod's until that pod is seen: the owner's new pod, whose rank's death then joins the incident;
+    incident (was: its every later fault the old gang's for good, lost); an Event about a pod of a uid not seen yet
+    waits for that pod (cluster/book.py Book._pod_of): the owner's new pod, whose rank's death then joins the incident;
     the member's own fault read after it is deleted still counts (its tombstone keeps its opt-in, none)."""
     from test_cluster import agent_fact_events
 
@@ -1315,11 +1316,14 @@ def test_a_pod_first_seen_deleted_is_read_by_its_exit_code_within_the_clocks_ske
                                            ("--recovery-budget", "-1"), ("--recoveries-per-minute", "0"),
                                            ("--idle", "0"), ("--window", "-1"), ("--events-per-minute", "0"),
                                            ("--recovery-namespace-budget", "-1"),
-                                           ("--recovery-namespace-budget", "3.5")])
+                                           ("--recovery-namespace-budget", "3.5"), ("--hold", "-1"),
+                                           ("--hold", "nan"), ("--hold", "inf"), ("--idle", "nan"),
+                                           ("--window", "inf"), ("--recovery-window", "nan")])
 def test_a_bound_that_would_not_bound_is_a_usage_error(tmp_path, option, value):
     """--recovery-window 0 let every restart out of the budget at once (each older than the window), a rate of 0 let
-    one restart through then held every other for good, --idle 0 closed each incident as it opened: refused at start
-    in one line, exit 2, before any cluster is looked for (was: taken)."""
+    one restart through then held every other for good, --idle 0 closed each incident as it opened, --idle nan closed
+    none (a NaN passes click's range: was taken), --hold inf held a StoreLost's incident for good: refused at start in
+    one line, exit 2, before any cluster is looked for (was: taken)."""
     from click.testing import CliRunner
 
     from cluster.cli import cluster
@@ -1328,3 +1332,27 @@ def test_a_bound_that_would_not_bound_is_a_usage_error(tmp_path, option, value):
                                 "KUBERNETES_SERVICE_HOST": ""})
     assert r.exit_code == 2
     assert f"Invalid value for '{option}'" in r.output and "no cluster" not in r.output
+
+
+def test_the_hold_is_an_option_that_reaches_the_book(tmp_path, monkeypatch):
+    """--hold (seconds a job whose only failure a healthy end also prints waits for its pods' end; cluster/book.py
+    HOLD by default) reaches the controller's Book; 0 opens such an incident at once.  Was: 120 s, not configurable."""
+    from click.testing import CliRunner
+
+    import kubeapi.client
+    from cluster.book import HOLD
+    from cluster.cli import cluster
+    from cluster.controller import Controller, Settings
+
+    s = Settings(api_server="http://127.0.0.1:9", identity="c", hold=30.0)
+    assert Controller(kubeapi.client.make_api(s), s, out=io.StringIO()).book.hold == 30.0
+    seen = []
+
+    def no_cluster(s, required=False):
+        seen.append(s)
+        raise kubeapi.client.NoCluster("none (the test)")
+
+    monkeypatch.setattr(kubeapi.client, "make_api", no_cluster)
+    for args, hold in (([], HOLD), (["--hold", "30"], 30.0), (["--hold", "0"], 0.0)):
+        r = CliRunner().invoke(cluster, ["--metrics-address", "", *args])
+        assert r.exit_code == 2 and seen.pop().hold == hold, r.output

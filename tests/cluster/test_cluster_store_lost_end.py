@@ -96,7 +96,7 @@ def test_a_healthy_end_raises_no_incident(tmp_path):
         book.pod(_pod(name, "Succeeded", exit_code=0), 102.0)
     assert book.settle(103.0) == [] and book.settle(103.0 + HOLD) == []
     (state,) = book.jobs.values()
-    assert state.held is None and not state.events and state.seq == 0
+    assert state.hold_since is None and not state.events and state.seq == 0
     for ev in _store_lost_events(tmp_path / "again", SGLANG):
         book.event(ev, 200.0)
     assert book.settle(201.0) == [] and book.settle(201.0 + HOLD) == []
@@ -200,3 +200,38 @@ def test_a_writer_whose_store_lost_is_a_closed_incidents_does_not_hold_a_later_o
     assert book.settle(3005.0) == [] and book.settle(3005.0 + HOLD) == []
     (state,) = book.jobs.values()
     assert state.open is None and state.seq == 1
+
+
+def test_a_held_job_is_decided_again_when_a_writers_pod_ends_not_at_every_settle(tmp_path, monkeypatch):
+    """SYNTHETIC (REAL lines): a held StoreLost is decided again when a pod of its job ends (its deletion asked) or
+    goes, which marks the job; settles with nothing new ask nothing of it.  Was: every settle of a held job scanned its
+    Events for their writers' pods (Book._writers_ended), a pod's end marking nothing."""
+    book = _book(tmp_path)
+    assert book.settle(101.0) == []
+    (state,) = book.jobs.values()
+    asked = []
+    writers_ended = book._writers_ended
+    monkeypatch.setattr(book, "_writers_ended", lambda s: asked.append(s) or writers_ended(s))
+    for t in range(102, 110):
+        assert book.settle(float(t)) == []
+    assert asked == [] and state.hold_since == 101.0
+    book.pod(_pod("sglang-0-1", deleting=True), 110.0)
+    assert state.dirty
+    assert book.settle(111.0) == [] and asked and state.hold_since is None and not state.events
+    book = _book(tmp_path / "gone")
+    assert book.settle(101.0) == []
+    (state,) = book.jobs.values()
+    book.pod(_pod("sglang-0-1"), 102.0, deleted=True)
+    assert state.dirty and book.settle(103.0) == [] and state.hold_since is None
+
+
+def test_a_hold_of_zero_opens_a_store_lost_at_once(tmp_path):
+    """SYNTHETIC (REAL lines): `--hold 0` (Book(hold=0)): the StoreLost's incident opens at the first settle, as it did
+    before the hold."""
+    book = Book(hold=0.0)
+    for name in NODES:
+        book.pod(_pod(name), 100.0)
+    for ev in _store_lost_events(tmp_path, SGLANG):
+        book.event(ev, 100.0)
+    (opened,) = book.settle(101.0)
+    assert opened.what == "opened" and book.counts()["held_incidents"] == 0

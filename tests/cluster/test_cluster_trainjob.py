@@ -125,7 +125,7 @@ def test_an_incident_open_on_the_jobset_when_its_trainjob_is_learnt_stays_there_
     js = Owner("jobset.x-k8s.io/v1alpha2", "JobSet", "train", "llm", "uid-llm")
     book.owner_seen(js)
     for i, node in enumerate(NODES):
-        book.pod({"metadata": {"name": f"llm-w-0-{i}", "namespace": "train", "uid": f"p{i}", "labels": {
+        book.pod({"metadata": {"name": f"llm-w-0-{i}", "namespace": "train", "uid": f"uid-llm-w-0-{i}", "labels": {
             "jobset.sigs.k8s.io/jobset-name": "llm"}, "creationTimestamp": "2024-07-25T06:00:00Z"},
             "spec": {"nodeName": node}}, t0)
     for i, node in enumerate(NODES):
