@@ -190,6 +190,24 @@ def _found(at: dict[str, int], tail: str) -> tuple[tuple[str, ...], tuple[str, .
     return ((sharing[0],), tuple(shorter)) if len(sharing) == 1 else ((), tuple(sharing + shorter))
 
 
+class ScanFailures:
+    """The scans an engine (hyperscan, RE2) raised on, each done again without it (nothing lost, the scan slower):
+    `count` (gpu_npd_scan_failures_total), the first said in one log line (not one a line, nor a buffer).  One a
+    scanner: a Prefilter's buffers (`prefilter.Prefilter.failures`), a KeywordScan's texts (`KeywordScan.failures`)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def add(self, scan: str, exc: Exception, instead: str) -> None:
+        self.count += 1
+        if self.count == 1:
+            import logging  # noqa: PLC0415 - a failure's path only: no start-up cost
+
+            logging.getLogger("gpu_npd.parsers").warning("%s raised %s: %s; %s", scan, type(exc).__name__, exc, instead)
+
+
 class KeywordScan:
     """The keywords that occur in a text, up to words held in those: `words_in` gives every keyword occurring in the
     text or a word that holds it (overlapping occurrences included: in `[PG 1 Rank 6] Timeout at NCCL work`, both
@@ -224,11 +242,13 @@ class KeywordScan:
     FIRST_TEXTS = 512  # texts looked up word by word before the scan is derived (20 ms / 35 us, rounded down)
 
     def __init__(self, words: Iterable[str],
-                 engine: "Callable[[list[str]], Callable[[str], list[str]] | None] | None" = None):
+                 engine: "Callable[[list[str], ScanFailures], Callable[[str], list[str]] | None] | None" = None):
         """Derived when first used (a process start derives nothing).  `engine`: derives the scan on another engine
-        from the words (`prefilter.hyperscan_words_in`: each word occurring, once), or gives None (then `re`'s)."""
+        from the words (`prefilter.hyperscan_words_in`: each word occurring, once; the texts it failed on counted in
+        `failures`), or gives None (then `re`'s)."""
         self._words = sorted({w for w in words if w}, key=len, reverse=True)
         self._engine = engine
+        self.failures = ScanFailures()  # texts the engine's scan raised on (each word tested with `in` instead)
         self._plain_left = self.FIRST_TEXTS
         self.words_in = self._plain_words_in
 
@@ -240,7 +260,7 @@ class KeywordScan:
         return self._derive().words_in(text)
 
     def _derive(self) -> "KeywordScan":
-        words_in = self._engine(self._words) if self._engine is not None and self._words else None
+        words_in = self._engine(self._words, self.failures) if self._engine is not None and self._words else None
         if words_in is not None:
             self.words_in = words_in
             return self
