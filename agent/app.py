@@ -182,6 +182,7 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
             metrics.count_evictions(cache, functools.partial(getattr, owner, "evictions"))
     metrics.count_evictions("kernel_uuid", functools.partial(pipeline.classifier_evictions, "uuid_evictions"))
     metrics.count_evictions("kernel_memo", functools.partial(pipeline.classifier_evictions, "memo_evictions"))
+    metrics.count_scan_failures(pipeline.scan_failures)
     poller = Poller(gpu, cfg.sysfs_root, guard=guard, expected_nics=cfg.expected_nics)
     sections = {POD_LOGS: Section(store.path, offsets)} if cfg.state_dir else {}
     legacy = os.path.join(cfg.state_dir, LEGACY_POD_LOGS) if cfg.state_dir else ""

@@ -126,8 +126,9 @@ class Metrics:
         self._evictions[cache] = read
 
     def count_scan_failures(self, read: Callable[[], int]) -> None:
-        """Export the buffers a scanner's engine (hyperscan, RE2) raised on, each scanned by `re` instead
-        (parsers/prefilter.py `scan_failures`), in gpu_npd_scan_failures_total: 0 from the start."""
+        """Export the scans a scanner's engine (hyperscan, RE2) raised on, each done without it instead (a buffer by
+        `re`: parsers/prefilter.py `scan_failures`; a message's keywords one by one: parsers/classify.py
+        `Dispatch.scan_failures`), in gpu_npd_scan_failures_total: 0 from the start."""
         self._scan_failures.append(read)
 
     # Counter totals survive restarts through the state file: bounded label sets (kinds, Xid x GPU).
@@ -267,9 +268,10 @@ class _StateCollector:
         for cache, read in sorted(self.metrics._evictions.items()):
             ev.add_metric([cache], read())
         yield ev
-        yield CounterMetricFamily("gpu_npd_scan_failures", "Buffers of pod logs the multi-pattern scan engine "
-                                  "(hyperscan or RE2) raised on, each scanned again by Python's re: nothing lost, "
-                                  "the scan slower (the first error in the agent's log). Nonzero: report it.",
+        yield CounterMetricFamily("gpu_npd_scan_failures", "Buffers of pod logs, and messages' keyword scans, the "
+                                  "multi-pattern scan engine (hyperscan or RE2) raised on, each scanned again by "
+                                  "Python: nothing lost, the scan slower (the first error in the agent's log). "
+                                  "Nonzero: report it.",
                                   value=sum(read() for read in self.metrics._scan_failures))
         stats = self.metrics._stats
         if stats:

@@ -374,6 +374,11 @@ class Pipeline:
                 "progress": self.progress.to_state() if self.progress is not None else self.kept.get("progress", {}),
                 **self.engine.to_state()}
 
+    def scan_failures(self) -> int:
+        """Messages the rule table's keyword scan failed on (parsers/classify.py `Dispatch.scan_failures`): the one scan
+        of every stream's classifier and of the pod log source's (one table)."""
+        return self._classifier.dispatch.scan_failures
+
     def classifier_evictions(self, which: str) -> int:
         """Evictions of one bounded cache (`uuid_evictions`, `memo_evictions`) summed over the classifiers."""
         return sum(getattr(c, which) for c in list(self.classifiers.values()))

@@ -197,6 +197,12 @@ class Dispatch:
         implies), its own cache and recent rows."""
         return Dispatch(self.rules, self.tables)
 
+    @property
+    def scan_failures(self) -> int:
+        """Messages the table's keyword scan failed on (its engine raised; the words tested one by one instead):
+        the table's, shared by every Dispatch of it (`wordscan.KeywordScan.failures`)."""
+        return self._scan.failures.count
+
     def first(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, re.Match] | None:
         """The first candidate row (in table order) whose regex matches `message`, with its match.  `allowed`: as
         for `candidates` (the row tried first must be a candidate too).

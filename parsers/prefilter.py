@@ -21,6 +21,7 @@ import json
 import os
 import re
 import sys
+from _thread import _local  # (threading.local itself; a built-in module, loaded at every start: no import cost)
 # BLAKE2 from its own module, not hashlib: hashlib loads OpenSSL's digests (libcrypto) at import, ~2% of the
 # start-up of `gpu-npd parse` of a small log, for a cache key (hashlib's, the same function, where an interpreter
 # lacks CPython's private module)
@@ -30,7 +31,7 @@ except ImportError:  # pragma: no cover - not CPython
     from hashlib import blake2b
 from typing import Callable, Collection, Iterable, Iterator
 
-from .wordscan import LazyPattern, presence_regex
+from .wordscan import LazyPattern, ScanFailures, presence_regex
 
 ENGINES = ("hyperscan", "re2", "re")
 
@@ -66,7 +67,7 @@ class Prefilter:
         # the same as bytes, for `re`'s scan of a buffer: the engine where `re` is it, and the scan of a buffer that
         # hyperscan or RE2 failed (`scan_failures`); compiled when first needed (a match lies on its word's line)
         self._bytes = LazyPattern(lambda: presence_regex(keywords).encode())
-        self.scan_failures = 0  # buffers an engine's scan raised on (each scanned by `re` instead; the first logged)
+        self.failures = ScanFailures()  # buffers an engine's scan raised on (each scanned by `re` instead)
         self.find = self._find  # a match where a keyword occurs in a str (which: left open), or None
         wanted = engine or os.environ.get("GPU_NPD_MATCHER") or None
         candidates = (wanted,) if wanted else ENGINES
@@ -90,7 +91,7 @@ class Prefilter:
     def _init_hyperscan(self, hs) -> None:
         for exprs, flags, by_pattern in self._hyperscan_tries(hs):
             try:
-                self._db = _hyperscan_db(hs, exprs, flags)
+                self._db, self._scratch = _hyperscan_db(hs, exprs, flags)
             except hs.error:
                 continue
             self.by_pattern = by_pattern
@@ -145,6 +146,11 @@ class Prefilter:
     def matches(self, text: str) -> bool:
         return self.find(text) is not None
 
+    @property
+    def scan_failures(self) -> int:
+        """Buffers an engine's scan raised on, each scanned by `re` instead (gpu_npd_scan_failures_total)."""
+        return self.failures.count
+
     def line_spans(self, buf: bytes, limit: int | None = None) -> Iterator[Span]:
         """(start, end, ids) of each line of `buf[:limit]` (scanned in place) holding a keyword (or matching a
         pattern), once per line, in order; end excludes the newline.  ids: the indexes of the patterns that
@@ -182,10 +188,9 @@ class Prefilter:
             pos = end + 1
 
     def _scan_failed(self, exc: Exception) -> None:
-        """Count a buffer an engine's scan raised on; the first said in one line (not one a line, nor a buffer)."""
-        self.scan_failures += 1
-        _say_first_failure(self.scan_failures, f"the {self.engine} scan of a buffer", exc,
-                           "scanned with re instead (counted; later ones are not logged)")
+        """Count a buffer an engine's scan raised on (`ScanFailures`: the first said in one line)."""
+        self.failures.add(f"the {self.engine} scan of a buffer", exc,
+                          "scanned with re instead (counted; later ones are not logged)")
 
     def _re2_spans(self, buf: bytes, size: int) -> Iterator[Span]:
         """Each group's alternation finds its next line; the first of those lines is yielded, with the ids its
@@ -236,7 +241,8 @@ class Prefilter:
             ids = {id_}
             spans.append([buf.rfind(b"\n", 0, to) + 1, line_end, ids])
 
-        self._db.scan(buf if size == len(buf) else memoryview(buf)[:size], match_event_handler=on_match)
+        self._db.scan(buf if size == len(buf) else memoryview(buf)[:size], match_event_handler=on_match,
+                      scratch=self._scratch.space)
         return spans if self.by_pattern else [(s, e, None) for s, e, _ in spans]
 
 
@@ -279,7 +285,7 @@ def groups_within(sizes: list[int], limit: int) -> list[list[int]]:
     return groups
 
 
-_COMPILED: dict[str, object] = {}
+_COMPILED: dict[str, tuple[object, "_Scratch"]] = {}
 
 
 @functools.cache
@@ -327,34 +333,36 @@ def byte_forms(patterns: tuple[tuple[str, bool], ...]) -> list[bytes]:
     return [f.encode() for f in forms]
 
 
-def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
-    """A block-mode database for `exprs`, compiled once per process and kept serialized in the user's cache
-    directory (compiling the rule regexes in prefilter mode takes a few hundred ms; loading takes ~1 ms).
-    A cache that cannot be read or written is simply not used."""
+class _Scratch(_local):
+    """A hyperscan database's scratch space for each thread (`space`: allocated at a thread's first use, and for the
+    thread that makes it, where a failure to allocate one is the database's, an hs.error).  Hyperscan refuses a scan
+    a scratch space another thread's scan holds (ScratchInUseError), and a database is shared by every scanner of its
+    expressions (`_COMPILED`) on every thread: the pod log source's and the pipeline's; a scan whose space cannot be
+    allocated raises as the scan would (the scanner's fallback).  64 KiB a thread for the rule table's database,
+    2 KiB for its keywords'; a thread's freed when it ends."""
+
+    def __init__(self, hs, db):
+        self.space = hs.Scratch(db)
+
+
+def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]) -> "tuple[object, _Scratch]":
+    """A block-mode database for `exprs` and its scratch spaces (`_Scratch`), compiled once per process and kept
+    serialized in the user's cache directory (compiling the rule regexes in prefilter mode takes a few hundred ms;
+    loading takes ~1 ms).  A cache that cannot be read or written is simply not used."""
     key = blake2b(repr((hs.__version__ if hasattr(hs, "__version__") else "", exprs, flags)).encode(),
                   digest_size=12).hexdigest()
     if key in _COMPILED:
         return _COMPILED[key]
     cache = _cache_file(f"hs-{key}.db")
-    db = None
     try:
         db = hs.loadb(_read_cache(cache), hs.HS_MODE_BLOCK)
-        db.scratch = hs.Scratch(db)
     except Exception:  # noqa: BLE001 - absent, unreadable, stale or from another hyperscan: compile
         db = hs.Database(mode=hs.HS_MODE_BLOCK)
         db.compile(expressions=exprs, ids=list(range(len(exprs))), flags=flags)
         _write_cache(cache, hs.dumpb(db))
         _return_freed_heap()
-    _COMPILED[key] = db
-    return db
-
-
-def _say_first_failure(failures: int, scan: str, exc: Exception, instead: str) -> None:
-    """A scan that raised, the first of its failures said in one line (not one a line, nor a buffer)."""
-    if failures == 1:
-        import logging  # noqa: PLC0415 - a failure's path only: no start-up cost
-
-        logging.getLogger("gpu_npd.parsers").warning("%s raised %s: %s; %s", scan, type(exc).__name__, exc, instead)
+    compiled = _COMPILED[key] = (db, _Scratch(hs, db))
+    return compiled
 
 
 def _return_freed_heap() -> None:
@@ -370,17 +378,17 @@ def _return_freed_heap() -> None:
         pass  # (musl has no malloc_trim), no handle to the process (CDLL(None) off POSIX): the pages stay
 
 
-def hyperscan_words_in(words: list[str]) -> "Callable[[str], list[str]] | None":
+def hyperscan_words_in(words: list[str], failures: ScanFailures | None = None) -> "Callable[[str], list[str]] | None":
     """`wordscan.KeywordScan`'s scan on hyperscan: the words occurring in a text, each once (in the order their first
     occurrences end), or None where hyperscan is not installed, another engine is forced (GPU_NPD_MATCHER) or it
     refuses the words: then the scan is `re`'s.  One call a text, its loop in C: on bench/perline.py's mixed kinds'
     messages (some 134 characters) 12.3k instructions a message (callgrind) where `re`'s scan takes 34.4k (its
     findall 31.4k: it enters its pattern, three nested matches deep, at each of the ~22 characters a message holds
     that begin a word's tail; 11.4k of it the search loop and those entries alone, whatever the pattern).
-    A scratch space per thread: hyperscan refuses one another thread's scan holds (ScratchInUseError), and the
-    table's scan is shared by the streams of every thread (the pipeline's, the pod log source's).  A scan hyperscan
-    fails (a scratch it cannot allocate, one in use, any error of its own) gives the words tested one by one with
-    `in`, the same words: a line is never lost to the engine (raised, it would cost the agent its batch)."""
+    A scratch space per thread (`_Scratch`): the table's scan is shared by the streams of every thread (the
+    pipeline's, the pod log source's).  A scan hyperscan fails (a scratch it cannot allocate, one in use, any error of
+    its own) gives the words tested one by one with `in`, the same words: a line is never lost to the engine (raised,
+    it would cost the agent its batch); counted in `failures` (the KeywordScan's: gpu_npd_scan_failures_total)."""
     if os.environ.get("GPU_NPD_MATCHER") not in (None, "", "hyperscan") or any("\0" in w for w in words):
         return None  # (a NUL would end the expression hyperscan reads: a C string)
     words = sorted(words)  # one order in every process (a set's follows the string hash): one cached database
@@ -389,30 +397,22 @@ def hyperscan_words_in(words: list[str]) -> "Callable[[str], list[str]] | None":
     except ImportError:
         return None
     try:
-        db = _hyperscan_db(hs, [re.escape(w).encode() for w in words], [hs.HS_FLAG_SINGLEMATCH] * len(words))
+        db, scratch = _hyperscan_db(hs, [re.escape(w).encode() for w in words], [hs.HS_FLAG_SINGLEMATCH] * len(words))
     except hs.error:
         return None
-    import threading  # noqa: PLC0415 - here alone: `gpu-npd parse` of a small log never derives the scan
-
-    scratches = threading.local()
-    failures = 0
+    failed = (failures or ScanFailures()).add
 
     def on_match(id_: int, _from: int, _to: int, _flags: int, found: list[str]) -> None:
         found.append(words[id_])
 
     def words_in(text: str) -> list[str]:
-        nonlocal failures
         found: list[str] = []
         try:
-            try:
-                scratch = scratches.scratch
-            except AttributeError:  # this thread's first text
-                scratch = scratches.scratch = hs.Scratch(db)
-            db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match, context=found, scratch=scratch)
+            db.scan(text.encode("utf-8", "surrogatepass"), match_event_handler=on_match, context=found,
+                    scratch=scratch.space)
         except Exception as exc:  # noqa: BLE001 - a bug on one line never stops detection
-            failures += 1
-            _say_first_failure(failures, "the hyperscan keyword scan of a line", exc,
-                               "its words tested one by one instead (later ones are not logged)")
+            failed("the hyperscan keyword scan of a line", exc,
+                   "its words tested one by one instead (counted; later ones are not logged)")
             return [w for w in words if w in text]
         return found
 

@@ -190,6 +190,24 @@ def _found(at: dict[str, int], tail: str) -> tuple[tuple[str, ...], tuple[str, .
     return ((sharing[0],), tuple(shorter)) if len(sharing) == 1 else ((), tuple(sharing + shorter))
 
 
+class ScanFailures:
+    """The scans an engine (hyperscan, RE2) raised on, each done again without it (nothing lost, the scan slower):
+    `count` (gpu_npd_scan_failures_total), the first said in one log line (not one a line, nor a buffer).  One a
+    scanner: a Prefilter's buffers (`prefilter.Prefilter.failures`), a KeywordScan's texts (`KeywordScan.failures`)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def add(self, scan: str, exc: Exception, instead: str) -> None:
+        self.count += 1
+        if self.count == 1:
+            import logging  # noqa: PLC0415 - a failure's path only: no start-up cost
+
+            logging.getLogger("gpu_npd.parsers").warning("%s raised %s: %s; %s", scan, type(exc).__name__, exc, instead)
+
+
 class KeywordScan:
     """The keywords that occur in a text, up to words held in those: `words_in` gives every keyword occurring in the
     text or a word that holds it (overlapping occurrences included: in `[PG 1 Rank 6] Timeout at NCCL work`, both
@@ -219,16 +237,22 @@ class KeywordScan:
     and a log that needs it for most lines pays at most twice the least it could.
 
     The rule table's scan (`classify._dispatch_tables`) is derived on hyperscan where it is installed (`engine`:
-    `prefilter.hyperscan_words_in`, a third of this scan's instructions a message); this one where it is not."""
+    `prefilter.hyperscan_words_in`, a third of this scan's instructions a message); this one where it is not.
+    There the derive is a cached database loaded (~0.8 ms, ~60 us a text word by word: 603 words), yet the count
+    stays: no real log in tests/fixtures reaches the scan in more than 72 texts (bench/parse.py's small log, 6), so
+    16 texts saved ~1 ms on that one, cost ~0.7 ms on one of 31 (both within the noise) and changed no bench row
+    (perline derives the scan before counting)."""
 
     FIRST_TEXTS = 512  # texts looked up word by word before the scan is derived (20 ms / 35 us, rounded down)
 
     def __init__(self, words: Iterable[str],
-                 engine: "Callable[[list[str]], Callable[[str], list[str]] | None] | None" = None):
+                 engine: "Callable[[list[str], ScanFailures], Callable[[str], list[str]] | None] | None" = None):
         """Derived when first used (a process start derives nothing).  `engine`: derives the scan on another engine
-        from the words (`prefilter.hyperscan_words_in`: each word occurring, once), or gives None (then `re`'s)."""
+        from the words (`prefilter.hyperscan_words_in`: each word occurring, once; the texts it failed on counted in
+        `failures`), or gives None (then `re`'s)."""
         self._words = sorted({w for w in words if w}, key=len, reverse=True)
         self._engine = engine
+        self.failures = ScanFailures()  # texts the engine's scan raised on (each word tested with `in` instead)
         self._plain_left = self.FIRST_TEXTS
         self.words_in = self._plain_words_in
 
@@ -240,7 +264,7 @@ class KeywordScan:
         return self._derive().words_in(text)
 
     def _derive(self) -> "KeywordScan":
-        words_in = self._engine(self._words) if self._engine is not None and self._words else None
+        words_in = self._engine(self._words, self.failures) if self._engine is not None and self._words else None
         if words_in is not None:
             self.words_in = words_in
             return self

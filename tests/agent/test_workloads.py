@@ -124,6 +124,40 @@ def test_the_buffers_an_engine_failed_to_scan_are_a_metric_at_zero_from_the_star
     assert src.prefilter.scan_failures and total(m) == src.prefilter.scan_failures + src.facts.scan_failures
 
 
+
+def test_a_message_the_keyword_scan_fails_on_is_classified_and_counted(tmp_path, pods, monkeypatch):
+    """The rule table's keyword scan on hyperscan (parsers/prefilter.py `hyperscan_words_in`, shared by every
+    classifier of the agent) raising on a message (here a thread whose scratch space hyperscan cannot allocate) tests
+    the words one by one: the finding as ever; and each such message is now counted in gpu_npd_scan_failures_total
+    beside the pod log buffers' (was: the first logged, none counted).  The line: tests/fixtures/dmesg (README: an
+    H100 falling off the bus, DaoCloud's KubeCon talk)."""
+    import threading
+
+    hs = pytest.importorskip("hyperscan")
+    line = (Path(__file__).parents[1] / "fixtures" / "dmesg" / "xid79-fallen-off-bus.dmesg").read_text().splitlines()[2]
+    assert "Xid (PCI:0000:5d:00): 79" in line
+    agent = make_agent(tmp_path, pods)
+    scan = agent.pipeline._classifier.dispatch._scan._derive()  # (else its first texts are looked up word by word)
+    assert "_findall" not in vars(scan)  # hyperscan's scan, not re's
+
+    def failures() -> float:
+        return agent.metrics.registry.get_sample_value("gpu_npd_scan_failures_total")
+
+    before = failures()  # (the table's scan is the process's: earlier tests' failures stand)
+
+    def no_scratch(_db):
+        raise hs.NoMemoryError("no memory")
+
+    monkeypatch.setattr(hs, "Scratch", no_scratch)
+    uptime_us = int(float(line[1:line.index("]")]) * 1e6)
+    worker = threading.Thread(target=agent.pipeline.process,
+                              args=([Record("kmsg", f"3,1,{uptime_us},-;{line.split('] ', 1)[1]}")],))
+    worker.start()
+    worker.join()
+    assert [p.reason for p in agent.engine.problems.values()] == ["Xid79FallenOffBus"]
+    assert failures() == before + 1 and before == agent.pipeline.scan_failures() - 1
+
+
 def _polled(src: PodLogSource) -> list:
     src.discover()
     return src.poll()

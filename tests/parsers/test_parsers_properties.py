@@ -756,30 +756,42 @@ def test_the_keyword_scan_on_hyperscan_finds_each_word_that_occurs_once():
 def test_a_keyword_scan_hyperscan_fails_gives_the_words_all_the_same(monkeypatch, caplog):
     """A scan hyperscan refuses (a scratch in use, one it cannot allocate) gives the words tested one by one: the line
     is read as ever, never raised to the agent's loop (which skips the rest of its batch); the first failure of a
-    scan said in one line, not one a line."""
+    scan said in one line, not one a line; each counted in the scan's `failures` (gpu_npd_scan_failures_total; was
+    logged alone, counted nowhere)."""
     hs = pytest.importorskip("hyperscan")
+    import threading
+
     from parsers import prefilter
+    from parsers.wordscan import ScanFailures
 
     class Refusing:
         def scan(self, *_args, **_kwargs):
             raise hs.ScratchInUseError("scratch in use")
 
-    monkeypatch.setattr(prefilter, "_hyperscan_db", lambda *_args: Refusing())
-    monkeypatch.setattr(hs, "Scratch", lambda _db: object())
-    words_in = prefilter.hyperscan_words_in(["Xid", "NVRM", "fallen off"])
-    with caplog.at_level(logging.WARNING, logger="gpu_npd.parsers"):
-        for _ in range(3):
-            assert sorted(words_in("NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.")) == [
-                "NVRM", "Xid", "fallen off"]
-    assert [r.getMessage() for r in caplog.records] == [
+    real = prefilter._hyperscan_db
+    with monkeypatch.context() as patched:
+        patched.setattr(prefilter, "_hyperscan_db", lambda *args: (Refusing(), real(*args)[1]))
+        failures = ScanFailures()
+        words_in = prefilter.hyperscan_words_in(["Xid", "NVRM", "fallen off"], failures)
+        with caplog.at_level(logging.WARNING, logger="gpu_npd.parsers"):
+            for _ in range(3):
+                assert sorted(words_in("NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.")) == [
+                    "NVRM", "Xid", "fallen off"]
+    assert failures.count == 3 and [r.getMessage() for r in caplog.records] == [
         "the hyperscan keyword scan of a line raised ScratchInUseError: scratch in use; its words tested one by one "
-        "instead (later ones are not logged)"]
+        "instead (counted; later ones are not logged)"]
 
     def no_scratch(_db):
         raise hs.NoMemoryError("no memory")
 
-    monkeypatch.setattr(hs, "Scratch", no_scratch)
-    assert sorted(prefilter.hyperscan_words_in(["Xid", "NVRM"])("NVRM: Xid 79")) == ["NVRM", "Xid"]
+    failures = ScanFailures()
+    words_in = prefilter.hyperscan_words_in(["Xid", "NVRM"], failures)
+    monkeypatch.setattr(hs, "Scratch", no_scratch)  # a thread whose scratch space cannot be allocated
+    got: list = []
+    thread = threading.Thread(target=lambda: got.append(sorted(words_in("NVRM: Xid 79"))))
+    thread.start()
+    thread.join()
+    assert got == [["NVRM", "Xid"]] and failures.count == 1
 
 
 def test_the_keyword_database_is_one_whatever_order_the_words_come_in(monkeypatch):
@@ -1273,6 +1285,39 @@ def test_a_buffer_hyperscan_fails_to_scan_is_scanned_by_re_nothing_lost(fixtures
         assert [r.getMessage() for r in caplog.records if "scanned with re instead" in r.getMessage()] == [
             f"the hyperscan scan of a buffer raised {type(error).__name__}: {error}; scanned with re instead (counted; "
             "later ones are not logged)"]
+
+
+def test_threads_scanning_one_prefilter_at_once_never_fall_back(fixtures):
+    """Prefilters of the same expressions share one database (`_COMPILED`); its buffer scan took the database's one
+    scratch space, which hyperscan refuses to a scan while another thread's holds it (ScratchInUseError: each such
+    buffer counted and scanned again by `re`, the scan slower).  Now a scratch space a thread, as the keyword scan's:
+    two threads scanning one Prefilter at once, many times, find what one finds alone and never fall back."""
+    pytest.importorskip("hyperscan")
+    import sys
+    import threading
+
+    data = _dmesg(fixtures)
+    pf = _scanner("hyperscan").prefilter
+    assert pf.engine == "hyperscan"
+    want = list(pf.line_spans(data))
+    got: dict[int, list] = {}
+    start = threading.Barrier(2)
+
+    def run(k: int) -> None:
+        start.wait()
+        got[k] = [list(pf.line_spans(data)) == want for _ in range(60)]
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the threads switch inside each other's scans (in its match callbacks)
+    try:
+        threads = [threading.Thread(target=run, args=(k,)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert want and pf.scan_failures == 0 and all(all(got[k]) for k in range(2))
 
 
 def test_a_buffer_re2_fails_to_scan_goes_on_by_re_from_the_first_line_not_given(fixtures, monkeypatch):
