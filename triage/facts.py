@@ -127,6 +127,15 @@ JOB_TABLE: tuple[JobKind, ...] = (
             named=("non-finite result ('{details.check}')",
                    "non-finite result ('found {details.result} in local {details.where}')",
                    "non-finite result ({details.result})")),
+    # the program's own check of its command line, before it did any work (Python's argparse: its usage, then
+    # "<prog>: error: <message>", exit code 2): the launcher and the script disagree on its arguments (torchrun and
+    # torch.distributed.launch 2.0+ pass `--local-rank=N` where the script declares `--local_rank`), or the job's command
+    # is wrong: the application's, never the node's
+    JobKind("argument_error", "a rank's program rejected its command line (Python's argparse: \"<prog>: error: "
+            "unrecognized arguments: ..\", \"the following arguments are required: ..\", \"argument X: invalid .. "
+            "value\", exit code 2): the launcher and the script disagree on its arguments (torchrun's `--local-rank` "
+            "where the script declares `--local_rank`), or the job's command is wrong; the program never ran",
+            "application", named="command line rejected by {details.prog} ('{details.rejected}')"),
     JobKind("straggler_stop", "the job's own straggler detection stopped it (stop_if_detected: nvidia-resiliency-ext's "
             "Lightning callback, Megatron-Bridge's manager): the ranks its report before it named are the suspects, the "
             "ranks' exits after it its consequences (triage.attribute `_straggler_stop`)",
@@ -697,6 +706,27 @@ FACTS: tuple[Fact, ...] = (
     # Megatron-Bridge's NVRxStragglerDetectionManager.check_stragglers ("Detected stragglers. Training should be
     # stopped.", then its train loop exits).  The ranks the report before it named are the suspects (triage.attribute
     # `_straggler_stop`), the ranks' exits after it its consequences.  Was: the first rank's exit, cause undetermined
+    # Python's argparse rejecting the process's command line (Lib/argparse.py ArgumentParser.error, every era: its
+    # usage, then "%(prog)s: error: %(message)s", exit code 2), its messages (`parse_known_args`, `_parse_known_args`,
+    # ArgumentError's "argument %s: %s"): "unrecognized arguments: ..", "the following arguments are required: ..",
+    # "argument X: invalid <type> value: ..", "argument X: invalid choice: ..", "argument X: expected one argument" (and
+    # at most / at least one, N), "argument X: not allowed with argument Y", "argument X: ignored explicit argument ..",
+    # "one of the arguments .. is required", "ambiguous option: ..".  The program's name a token at the line's start
+    # (sys.argv[0]'s base name: "main.py", "trainval_distributed.py"), then one of those messages: a line merely
+    # holding "error:" is none.  The usage line before it is not required: ranks' usage lines interleave and a report
+    # often quotes the error alone (skycrapers/TecoGAN-PyTorch #31).  The launcher's `--local-rank=N` (torchrun,
+    # torch.distributed.launch 2.0+; `--local_rank=N` before) in the rejected arguments is the writer's local rank
+    # (lmy98129/VLPD #6: "trainval_distributed.py: error: unrecognized arguments: --local-rank=0", then torchrun's
+    # "failed (exitcode: 2) local_rank: 0"; huggingface/pytorch-image-models #1724).  `rejected`: the message up to a
+    # parenthesis or semicolon (the Event's separators; "invalid choice: 'x' (choose from ..)" its choice)
+    _f("argparse_error", "argument_error",
+       [": error: unrecognized arguments: ", ": error: the following arguments are required: ", ": error: argument ",
+        ": error: one of the arguments ", ": error: ambiguous option: "],
+       r"^(?P<prog>[\w.\-]{1,200}): error: (?P<rejected>(?:unrecognized arguments: (?:[^\n;()]{0,400}?"
+       r"(?<![\w\-])--local[-_]rank=(?P<local_rank>\d{1,6})\b)?|the following arguments are required: |"
+       r"argument [^:\n]{1,200}: (?:invalid [\w.]{1,100} value: |invalid choice: |expected (?:one|at most one|"
+       r"at least one|\d{1,4}) arguments?|not allowed with argument |ignored explicit argument )|"
+       r"one of the arguments |ambiguous option: )[^\n;()]{0,400})"),
     _f("straggler_stop", "straggler_stop", ["Detected stragglers. "],
        r"\bDetected stragglers\. (?P<stop>Terminating training|Training should be stopped)\b"),
     # PyTorch's watchdog, 2.2+: "[PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work:
@@ -1618,6 +1648,10 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
              ("host", "job", "why", "fact", "rank"), ("host", "job")),
     LiveFact("launch_error", "TaskNotStarted", "A task could not be started on its node",
              ("host", "job", "tasks", "plugin", "callback", "rc", "what", "fact"), (), relayed=True),
+    # the rank whose program rejected its command line: its writer (the pod that said it, on its node), the local
+    # rank its launcher's `--local-rank` names
+    LiveFact("argument_error", "ArgumentsRejected", "A rank's program rejected its command line",
+             ("rank", "local_rank", "host", "prog", "rejected"), ()),
     LiveFact("collective_mismatch", "CollectiveMismatch", "Ranks called different collectives",
              ("rank", "first_rank", "other_rank", "around_rank", "op", "seq", "error_type"),
              ("rank", "first_rank", "other_rank", "around_rank")),
@@ -1669,12 +1703,14 @@ _LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "p
            "callback": "callback", "rc": "rc", "store_key": "key", "store_joined": "joined",
            "store_expected": "expected", "store_timeout": "store timeout", "gpu": "gpu", "result": "result",
            "iteration": "iteration", "exception": "exception", "duration": "duration", "store_host": "store",
-           "store_port": "port", "store_error": "store error"}
+           "store_port": "port", "store_error": "store error", "prog": "program", "rejected": "rejected"}
 _BY_LABEL = {label: name for name, label in _LABELS.items()}
 _VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./'\-]{0,79}"),
           "why": re.compile(r"[A-Z][A-Z ]{0,79}"),
           # a store's error as c10d words it (no ';' nor parenthesis: the Event's own separators)
-          "store_error": re.compile(r"[A-Za-z][\w ,.'?\-]{0,119}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
+          "store_error": re.compile(r"[A-Za-z][\w ,.'?\-]{0,119}"),
+          # argparse's message (facts argparse_error's `rejected`: no ';' nor parenthesis)
+          "rejected": re.compile(r"[a-z][^;()\n]{0,400}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
           "int": re.compile(r"-?\d{1,18}")}
 _LABEL = "(" + "|".join(sorted(map(re.escape, _BY_LABEL), key=len, reverse=True)) + ")"
 _WORDS = re.compile(r" \(((?:" + _LABEL + r" [^;()]{1,400}?(?:; |(?=\))))+)\)")

@@ -169,6 +169,20 @@ WITNESSED_CONSEQUENCES = re.compile(
 # SignalException for the SIGTERM / SIGINT / SIGHUP it was sent: a job told to stop), and any exception chained after
 # one: consequences like those above, but no failure at all, where those are a failure whose cause is elsewhere
 STOP_EXCEPTIONS = re.compile(r"KeyboardInterrupt|SystemExit|SignalException")
+# SystemExit is a stop only with a success status: `sys.exit()`, `sys.exit(0)` (printed "SystemExit", "SystemExit: 0",
+# "SystemExit: None"; Ray's exit_actor, "SystemExit: 0", ray-project/ray #15862).  A non-zero code, or a message (which
+# exits 1), is the program's own decision to fail, printed where something caught and logged it: argparse's
+# `self.exit(2, ..)`, "_sys.exit(status)" then "SystemExit: 2" after "train.py: error: the following arguments are
+# required: config" (kaylode/facemask-removal #5): a failure, as any exception
+CLEAN_EXITS = ("", "0", "None")
+
+
+def stops(etype: str, message: str) -> bool:
+    """Whether an exception of `etype` with `message` (its printed value) stops its process without failing it
+    (STOP_EXCEPTIONS; a SystemExit only with a success status, CLEAN_EXITS)."""
+    if STOP_EXCEPTIONS.search(etype) is None:
+        return False
+    return not etype.endswith("SystemExit") or message.strip() in CLEAN_EXITS
 # A healthy stop's exceptions: raised in code that runs only while a process stops, or after its server said it was
 # stopping.  Such an exception is a stop (as STOP_EXCEPTIONS: no failure; a warning, its cause elsewhere), never the
 # job's failure; a crash while stopping is still read (a CUDA error, a fact the message states: the parsers' and facts'
@@ -217,6 +231,12 @@ STOPPING = (
     Stopping("queue_feeder", re.compile(r'multiprocessing[/\\]queues\.py", line \d+, in _feed$'), ", in _feed", PIPE_GONE),
     Stopping("exit_function", re.compile(r'multiprocessing[/\\]util\.py", line \d+, in _exit_function$'),
              ", in _exit_function", None),
+    # a SIGTERM handler's `sys.exit(signum)`: the process told to stop, its non-zero SystemExit no failure (Ray's
+    # ray/_private/worker.py `sigterm_handler`, '  File "/usr/local/python3.10.17/lib/python3.10/site-packages/ray/_private/
+    # worker.py", line 1539, in sigterm_handler', "    sys.exit(signum)", "SystemExit: 15": vllm-project/vllm-ascend
+    # #901, the executor's shutdown)
+    Stopping("sigterm_handler", re.compile(r'", line \d+, in sigterm_handler$'), ", in sigterm_handler",
+             re.compile(r"^SystemExit$")),
 )
 _STOPPING_ENDS = tuple(dict.fromkeys(s.ends for s in STOPPING))
 # What a server says once told to stop (uvicorn's Server.shutdown "Shutting down" and its last line "Finished server
@@ -1252,7 +1272,8 @@ class FileReader:
                 ev = ev.with_context(details={**ev.details, "consequence": True, "chained_from": cause})
             return ev
         said = message[:300]
-        stop = stopped is not None or any(STOP_EXCEPTIONS.search(name) for name in (etype, cause or "") if name)
+        # a chain's first exception, `cause`, is known by its type alone: a SystemExit there was read on its own line
+        stop = stopped is not None or stops(etype, message) or bool(cause and STOP_EXCEPTIONS.search(cause))
         consequence = bool(stop or cause or CONSEQUENCE_EXCEPTIONS.search(etype) or
                            (OWN_ASSERT.search(said) is None and CONSEQUENCE_EXCEPTIONS.search(said)))
         base = self._base(at)
