@@ -433,9 +433,11 @@ class Controller:
                 if decided.act:
                     created, uids = self.book.mark(pods, MARK_UIDS)
                     c.open.recovery.update(created=created, **({"uids": uids} if uids is not None else {}))
+                # the decision, in the incident's Event, recorded first: the Events are written in the order
+                # recorded, so the incident is in the API before the recovery that names it
+                self.write(c)
                 self.recorder.record(ref, RECOVERY_REASON, decided.message, "Warning" if decided.act else "Normal",
                                      key=f"{incident_id}|recovery")
-                self.write(c)  # the decision, in the incident's Event
                 self.count_when_written(incident_id, decided.result, ref,
                                         self.metrics.recoveries.labels(decided.result))
                 self.writer.wake.set()
