@@ -279,13 +279,19 @@ NVSMI_FABRIC_STATUS_REASON = "FabricRegistrationFailed"
 # RST: No, D-RST: No" (xid.yaml). A Yes asks what Xid 154 naming that action asks (XID154_RECOVERY's key by (RST,
 # D-RST)); No and No keep the catalog's row (94 RESTART_APP, 95 RESET_GPU): the line only ever raises the finding.
 CONTAINMENT_XIDS = frozenset({94, 95})
-# "RST" at a word's start: its boundary is asserted after the literal (`(?<!\wRST)`, what `\bRST` says), so the regex
-# starts with a literal that `re` skips to; with `\b` first it was tried, boundary test and all, at every position
-# of the text (~4,000 instructions of each new Xid 94/95 line, ~0.25 us)
-CONTAINMENT_LINE = LazyPattern(r"RST(?<!\wRST): (?P<rst>Yes|No), D-RST: (?P<drst>Yes|No)")
 CONTAINMENT_RECOVERY: dict[tuple[str, str], str] = {
     ("Yes", "No"): "gpu reset required", ("Yes", "Yes"): "gpu reset required", ("No", "Yes"): "drain and reset",
 }
+# The decisions the driver prints, (RST, D-RST): CONTAINMENT_LINE's groups, one a decision, in this order
+CONTAINMENT_DECISIONS = (("Yes", "No"), ("Yes", "Yes"), ("No", "Yes"), ("No", "No"))
+# "RST" at a word's start: its boundary is asserted after the literal (`(?<!\wRST)`, what `\bRST` says), so the regex
+# starts with a literal that `re` skips to; with `\b` first it was tried, boundary test and all, at every position
+# of the text (~4,000 instructions of each new Xid 94/95 line, ~0.25 us). A group a decision: the match's `lastindex`
+# names it, and CONTAINMENT_ACTION[lastindex] is its action or None (no tuple of the groups made and hashed: ~1,500
+# instructions of each new Xid 94/95 line, callgrind)
+CONTAINMENT_LINE = LazyPattern("RST(?<!\\wRST): (?:" + "|".join(f"({rst}, D-RST: {drst})"
+                                                                for rst, drst in CONTAINMENT_DECISIONS) + ")")
+CONTAINMENT_ACTION = (None,) + tuple(CONTAINMENT_RECOVERY.get(decision) for decision in CONTAINMENT_DECISIONS)
 # The Xid whose line names the earlier Xid that caused it: 45 (ROBUST_CHANNEL_PREEMPTIVE_REMOVAL), the only code the
 # open driver appends " caused by previous Xid %d" to (kernel_rc.c krcReportXid: bPrintRootCause is its xid ==
 # ROBUST_CHANNEL_PREEMPTIVE_REMOVAL), "Ch 00000001 caused by previous Xid 149" (xid.yaml, open-gpu-kernel-modules #1150)
@@ -319,6 +325,8 @@ def check_tables() -> None:
                         ("NVSMI_RESET_STATUS", NVSMI_RESET_STATUS), ("CONTAINMENT_RECOVERY", CONTAINMENT_RECOVERY)):
         if unknown := sorted(set(table.values()) - set(XID154_RECOVERY)):
             raise ValueError(f"parsers/catalog.py: {name} names an action XID154_RECOVERY lacks: {', '.join(unknown)}")
+    if undecided := sorted(map(str, set(CONTAINMENT_RECOVERY) - set(CONTAINMENT_DECISIONS))):
+        raise ValueError(f"parsers/catalog.py: CONTAINMENT_RECOVERY keys not in CONTAINMENT_DECISIONS: {', '.join(undecided)}")
     # one read a code suffices
     others = set(CONTAINMENT_XIDS) | set(XID48_DETAIL) | {154}
     if twice := sorted((others | CAUSE_XIDS) & NVLINK_XIDS | CAUSE_XIDS & others):

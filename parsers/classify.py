@@ -327,9 +327,10 @@ def _row_plans(rules: tuple[Rule, ...]) -> dict[str, "RowPlan"]:
 
     def event_plan(name: str, event: str, role: str) -> EventPlan:
         single = None if "|" in event else event  # its keys' first word (an event's name has no space)
+        names = event.split("|")
         # (only the lines of an event kept per GPU by address or index go through Classifier._by_gpu)
-        return (role == BOOT_MARK[1], single in EVENT_PER_GPU,
-                any(one in EVENT_PER_GPU_INDEX for one in event.split("|")), STATED.get(name), single)
+        return (role == BOOT_MARK[1], single in EVENT_PER_GPU, any(one in EVENT_PER_GPU_INDEX for one in names),
+                STATED.get(name), single, role == "within" and any(one in EVENT_FILL_ALONE for one in names))
 
     def plan_of(name: str) -> RowPlan:
         rule = by_name[name]
@@ -367,8 +368,9 @@ Template = tuple[tuple | None, bool, tuple[str, str, str] | None, "EventPlan | N
 # What the event tables say of a row with an event: (its lines are kernel start-up marks (BOOT_MARK); its event is kept
 # per GPU (EVENT_PER_GPU: a key naming none takes the GPU the lines before it named); its lines may name the GPU by
 # index (Classifier._by_gpu); its stated-severity table (STATED) or None; its event's name in the tables (an event
-# key's first word; None for a row of several events))
-EventPlan = tuple[bool, bool, bool, "tuple[str, dict] | None", "str | None"]
+# key's first word; None for a row of several events); a "within" line of an event whose finding takes details from its
+# lines alone (EVENT_FILL_ALONE): a look-alike row's line makes those details, no finding of its own)
+EventPlan = tuple[bool, bool, bool, "tuple[str, dict] | None", "str | None", bool]
 # What the tables say of a row, derived once per row (Classifier._row_plans), not per line: (its refiner (REFINERS) or
 # None; the named groups that go into details as they are (_detail_groups); its kind is about a PCI device (PCI_KINDS);
 # its lines' rank is read from anywhere on them (a workload kind, an event kept per rank); rules.Rule.event_if with each
@@ -535,13 +537,13 @@ class Classifier:
                     template = None
                 else:  # a look-alike row's line of an event: outside it, a "within" row's line is the net's
                     rule, m = hit
+                    plan = self._row_plans[rule.name][5]
                     net_template = self._unclassified(message) if net and rule.event[1] == "within" else None
                     fields = None if net_template is None else net_template[0]
-                    if fields is None and rule.event[1] == "within" and \
-                            any(one in EVENT_FILL_ALONE for one in rule.event[0].split("|")):
+                    if fields is None and plan[5]:
                         # the details its event's finding takes from it (_fill); kind None: never a finding of its own
                         fields = self._build(rule, m, message)[0]
-                    template = (fields, False, _event_key(rule, m), self._row_plans[rule.name][5])
+                    template = (fields, False, _event_key(rule, m), plan)
                 if len(message) <= MEMO_MAX_KEY:
                     if len(memo) >= self.memo_size:
                         self._evict(memo)
@@ -941,7 +943,7 @@ class Classifier:
         if event is not None:  # a line of a multi-line event (most findings are none: this is skipped)
             # (a "state" row's key holds the word it stated where others hold the row: such a line is absorbed
             # before any of these but `prefix` is read)
-            boot, per_gpu, by_gpu, stated_by, prefix = plan
+            boot, per_gpu, by_gpu, stated_by, prefix, _ = plan
             if boot:  # a kernel start-up line: the stream's boot clock
                 self._boot_mark(event[2], env)
                 return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, NVLINK5_DECODE_OUTCOME, NVLINK5_LINE,
+from .catalog import (CONTAINMENT_ACTION, CONTAINMENT_LINE, NVLINK5_DECODE_OUTCOME, NVLINK5_LINE,
                       NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVSMI_FABRIC_HEALTH, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS,
                       XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, XID_EVENTS, XID_READS,
                       nvlink5_decode, sxid_info, xid_info)
@@ -4030,7 +4030,7 @@ def _refine_xid(g: dict, out: dict) -> None:
         pass
     elif read == "containment":
         m = CONTAINMENT_LINE.search(text)
-        key = CONTAINMENT_RECOVERY.get(m.groups()) if m else None  # (its groups: rst, drst)
+        key = CONTAINMENT_ACTION[m.lastindex] if m else None  # (its group: the decision's, CONTAINMENT_DECISIONS)
         if key is not None and SEVERITY_RANK[XID154_RECOVERY[key][0]] > SEVERITY_RANK[out["severity"]]:
             out["severity"], out["action"] = XID154_RECOVERY[key]
             out["details"]["recovery_action"] = key

@@ -1216,14 +1216,16 @@ def test_the_containment_decision_is_read_where_re_skips_to_its_literal(text):
     import re._compiler as sre_compile  # noqa: PLC0415 - re's own reading of a pattern's literal prefix
     import re._parser as sre_parse  # noqa: PLC0415
 
-    from parsers.catalog import CONTAINMENT_LINE
+    from parsers.catalog import CONTAINMENT_ACTION, CONTAINMENT_DECISIONS, CONTAINMENT_LINE, CONTAINMENT_RECOVERY
 
     prefix = sre_compile._get_literal_prefix(sre_parse.parse(CONTAINMENT_LINE.pattern, CONTAINMENT_LINE.flags), 0)[0]
     assert "".join(map(chr, prefix)).startswith("RST")
     boundary_first = re.compile(r"\bRST: (?P<rst>Yes|No), D-RST: (?P<drst>Yes|No)")
     for line in (text, "Contained: SM (0x1). " + text, "Uncontained: FBHUB. RST: No, D-RST: No" + text):
         want, got = boundary_first.search(line), CONTAINMENT_LINE.search(line)
-        assert (want and (want.span(), want.groupdict())) == (got and (got.span(), got.groupdict())), line
+        # the same decision where the same text: the group `lastindex` names is the decision's, its action the table's
+        assert (want and (want.span(), want.groups(), CONTAINMENT_RECOVERY.get(want.groups()))) == \
+            (got and (got.span(), CONTAINMENT_DECISIONS[got.lastindex - 1], CONTAINMENT_ACTION[got.lastindex])), line
 
 
 def test_every_split_row_ends_with_its_message_group():
