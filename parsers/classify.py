@@ -18,8 +18,8 @@ from itertools import islice
 from typing import Callable, Collection
 
 from .bounded import Derived
-from .envelope import (JOURNAL_BYTES_KEYWORDS, JOURNAL_BYTES_LINE, Envelope, Pending, finish, is_kmsg_continuation,
-                       split)
+from .envelope import (JOURNAL_BYTES_KEYWORDS, JOURNAL_BYTES_LINE, JSON_DECODED, JSON_MESSAGE_LINE, Envelope, Pending,
+                       finish, is_kmsg_continuation, split)
 
 from .finding import Finding, above, bounded_int
 from .kinds import BY_NAME as KIND
@@ -302,12 +302,12 @@ def _line_pattern_rows(rules: tuple[Rule, ...]) -> tuple[tuple[str, bool, int | 
            for i, r in enumerate(rules) if r.kind is not None or r.event is not None]
     out += [(p.pattern, False, CONTEXT_ROW) for _, p in CONTEXT]
     out += [(re.escape(k), False, None) for k in CRI_PARTIAL_KEYWORDS]
-    # a docker json-file line holding a keyword: its message is JSON-decoded (escapes) before the rows see it,
-    # so its raw bytes are not what they match; such a line is looked at whole (every row, as the keyword scan)
+    # a docker json-file or stern JSON line holding a keyword: its message is JSON-decoded (escapes) before the rows
+    # see it, so its raw bytes are not what they match; such a line is looked at whole (every row, as the keyword scan)
     # (in parts of at most PATTERN_BYTES: hyperscan refuses an expression past 16,000 bytes, and the keywords' one
     # alternation was 15,944 when two more keywords broke it)
     for part in _alternations([re.escape(k) for k in all_keywords()], PATTERN_BYTES):
-        out.append((r'^\{.*"log"\s*:.*(?:' + part + ")", False, ANY_ROW))
+        out.append((JSON_MESSAGE_LINE + ".*(?:" + part + ")", False, ANY_ROW))
     # a journal JSON record whose MESSAGE is an array of bytes (no UTF-8): its keywords are the decoded message's
     out.append((JOURNAL_BYTES_LINE, False, ANY_ROW))
     # the unclassified safety net (last): a driver keyword, then an error word after it (unclassified.unclassified).
@@ -502,9 +502,9 @@ class Classifier:
             self._remember(line[at:] if at > 0 else line, lineno if lineno is not None else self._count)
             return _NOTHING
         name, message, env = split(line, self.year)  # the envelope is built only for a finding (_instantiate)
-        if matched is not None and name == "docker" and not self.prefilter.find(line):
+        if matched is not None and name in JSON_DECODED and not self.prefilter.find(line):
             # an engine's match needs no keyword test: no row, context or net acts on a message without one,
-            # and the message is part of the line, except docker's, which is JSON-decoded
+            # and the message is part of the line, except docker's and stern's, which are JSON-decoded
             return _NOTHING
         if name == "journal_json":
             # the journal's JSON: the message decoded (escapes, a byte array) is not the line the engine matched,

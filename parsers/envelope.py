@@ -263,6 +263,33 @@ def _docker(m: re.Match, year: int | None) -> Envelope | None:
                     extra={"stream": obj.get("stream")})
 
 
+# stern's JSON outputs (stern/stern, wercker/stern before it): `-o json`, its Log struct marshalled, the message first
+# ('{"message":"..","nodeName":"node1","namespace":"ns1","podName":"pod1","containerName":"container1",..}': the
+# fields of stern/tail_utils.go `Log`, nodeName since 1.13, a "timestamp" after the message with --timestamps since
+# #372), and `-o extjson` ('{"pod": "pod1", "container": "container1", "message": ".."}', the namespace first with
+# --all-namespaces: cmd/cmd.go's template). The node, pod and container by those names in the envelope's extra.
+_STERN_FIELDS = {"host": ("nodeName",), "namespace": ("namespace",), "pod": ("podName", "pod"),
+                 "container": ("containerName", "container")}
+
+
+def _stern(m: re.Match, year: int | None) -> Envelope | None:
+    """stern's `-o json` / `-o extjson` line (_STERN_FIELDS): the container's line split as a line of its own (an older
+    stern's --timestamps stamp before it, a kernel line a pod printed), as the kubectl row's; refused (plain text)
+    unless it is an object with a message and a pod."""
+    obj = json_value(m.string)
+    if not isinstance(obj, dict) or not isinstance(obj.get("message"), str):
+        return None
+    extra = {name: value for name, keys in _STERN_FIELDS.items()
+             for value in [next((obj[k] for k in keys if isinstance(obj.get(k), str)), "")] if value}
+    if "pod" not in extra:
+        return None
+    env = _behind(obj["message"].rstrip("\n"), year, "stern")
+    if env.timestamp is None and isinstance(obj.get("timestamp"), str):
+        env.timestamp = _iso(obj["timestamp"])
+    env.extra = {**env.extra, **extra}
+    return env
+
+
 def _fabricmanager(m: re.Match, year: int | None) -> Envelope:
     mon, day, yr, clock, level, tid, msg = m.groups()
     return Envelope("fabricmanager", msg, timestamp=_at(_MONTHS[mon], day, clock, int(yr)),
@@ -380,7 +407,7 @@ def _loki(m: re.Match, year: int | None) -> Envelope:
     env: Envelope | None = None
     if _LOKI.match(rest) is None:
         name, _, pending = split(rest, year or int(ts[:4]))
-        if name not in ("plain", "docker", "journal_json"):
+        if name not in _NOT_BEHIND:
             env = finish(pending)
             if env.timestamp is None:
                 env.timestamp = _iso(ts)
@@ -397,17 +424,21 @@ def _kubectl(m: re.Match, year: int | None) -> Envelope:
     pod printed), as the loki row's: plain text, a line of its own behind another prefix or Loki's labels (no
     recursion a hostile line deepens) or a message decoded from JSON is this row's text."""
     pod, container, rest = m.groups()
-    env: Envelope | None = None
-    # (not Loki's line behind kubectl's: the loki row splits the line behind its labels at once, which may be
-    # kubectl's again, and the two rows in turn would recurse as deep as a hostile line is long)
-    if _KUBECTL.match(rest) is None and _LOKI.match(rest) is None:
-        name, _, pending = split(rest, year)
-        if name not in ("plain", "docker", "journal_json"):
-            env = finish(pending)
-    if env is None:
-        env = Envelope("kubectl", rest)
+    env = _behind(rest, year, "kubectl")
     env.extra = {**env.extra, "pod": pod, "container": container}
     return env
+
+
+def _behind(rest: str, year: int | None, name: str) -> Envelope:
+    """The line a pod's prefix or record holds (kubectl's `--prefix`, stern's JSON) split as a line of its own; plain
+    text, a line of its own again behind another such prefix, Loki's labels or a JSON record (no recursion a hostile
+    line deepens: the rows in turn would recurse as deep as the line is long) or a message decoded from JSON is the
+    envelope `name`'s text."""
+    if rest[:1] != "{" and _KUBECTL.match(rest) is None and _LOKI.match(rest) is None:
+        inner, _, pending = split(rest, year)
+        if inner not in _NOT_BEHIND:
+            return finish(pending)
+    return Envelope(name, rest)
 
 
 def _klog(m: re.Match, year: int | None) -> Envelope:
@@ -583,6 +614,17 @@ _LOKI = LazyPattern(r"^(" + _RFC3339 + r") (" + _LOKI_LABELS + r") (.*)$", re.S)
 # launcher prefix of the same name reads it (triage/ranks.py: the pod the line's host)
 KUBECTL_PREFIX = r"\[pod/(?P<host>[^/\]\s]{1,253})/(?P<container>[^/\]\s]{0,253})\] "
 _KUBECTL = LazyPattern(r"^" + KUBECTL_PREFIX + r"(.*)$", re.S)
+# what follows a JSON line's "{" in docker's json-file (its "log" key: _docker) and stern's JSON outputs (their first
+# key: _stern), their rows' patterns; JSON_MESSAGE_LINE, either: classify's engine pattern for a JSON line whose
+# message is decoded
+_DOCKER_HEAD = r'.*"log"\s*:'
+_STERN_HEAD = r'(?:"message":|"(?:namespace|pod)": ")'
+JSON_MESSAGE_LINE = r"^\{(?:" + _DOCKER_HEAD + "|" + _STERN_HEAD + ")"
+# the envelopes whose message is decoded from the JSON line (escapes): not the line's text as an engine matched it
+JSON_DECODED = frozenset({"docker", "stern"})
+# the rows whose line is no line of its own behind a prefix or labels (_loki, _behind): plain text, and a message decoded
+# from JSON (its keywords are not the line's as written)
+_NOT_BEHIND = frozenset({"plain", "journal_json"}) | JSON_DECODED
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
 # (a stamp after another, as `dmesg --time-format` given twice prints them: read by the dmesg and dmesg_t rows as
 # optional groups, which cost a line without one less than a lookahead refusing it did)
@@ -639,7 +681,9 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz[0123456789", LazyPattern(
         r"^(?:([a-z0-9]+) *:([a-z]+) *:(?: (" + _DMESG_STAMPS + r"))?|(" + _DMESG_STAMPS + r"))" + CALLER
         + r" ?(.*)$", re.S), _dmesg_decode, "journal"),
-    ("docker", "{", LazyPattern(r"^\{.*\"log\"\s*:", re.S), _docker, None),
+    ("docker", "{", LazyPattern(r"^\{" + _DOCKER_HEAD, re.S), _docker, None),
+    # stern's `-o json` and `-o extjson` (_stern): after docker's, so that its lines try no more rows than before
+    ("stern", "{", LazyPattern(r"^\{" + _STERN_HEAD, re.S), _stern, None),
     ("rfc5424", "<", LazyPattern(r"^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
     ("rfc3164", "<ADFJMNOS", LazyPattern(
         r"^(?:<(\d{1,3})>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) "

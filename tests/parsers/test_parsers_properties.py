@@ -153,6 +153,19 @@ ENGINE_NAMES = available_engines()
 PREFILTERS = {engine: Prefilter(all_keywords(), engine=engine, patterns=line_patterns()) for engine in ENGINE_NAMES}
 
 
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+def test_stern_json_kernel_line_is_read_decoded(engine):
+    """Constructed: stern's -o json record of a verbatim Xid line (leptonai/gpud kmsg_test.go) whose quotes are JSON
+    escapes: the finding's message is the kernel's line (was the whole JSON object), its uptime read, with the buffer
+    engine's line patterns (JSON_MESSAGE_LINE) as with the keyword scan."""
+    line = ('{"message":"[ 1234.567890] NVRM: Xid (PCI:0000:05:00): 79, pid=\\"1\\", GPU has fallen off the bus.",'
+            '"nodeName":"gpu-node-7","namespace":"ns1","podName":"dmesg-x","containerName":"c"}\n')
+    scanner = Scanner(Classifier(), PREFILTERS[engine])
+    got = [(f.kind, f.xid, f.message, f.uptime, f.envelope) for f in scanner.scan(io.BytesIO(line.encode()))]
+    assert got == [("xid", 79, 'NVRM: Xid (PCI:0000:05:00): 79, pid="1", GPU has fallen off the bus.', 1234.56789,
+                    "dmesg")]
+
+
 def _findings_by_engine(data: bytes, chunk: int = 1 << 20) -> dict[str, list[dict]]:
     out = {}
     for engine, pf in PREFILTERS.items():
@@ -498,11 +511,12 @@ def test_every_line_pattern_is_within_hyperscans_length_and_the_docker_keywords_
     within the limit, which together hold every keyword; a docker line whose keyword is in the last part is still
     looked at whole by every engine."""
     from parsers.classify import ANY_ROW, _line_pattern_rows
+    from parsers.envelope import JSON_MESSAGE_LINE
     from parsers.rules import RULES
 
     rows = _line_pattern_rows(RULES)
     assert max(len(p.encode()) for p, _, _ in rows) < 16_000
-    docker = [p for p, _, row in rows if row == ANY_ROW and p.startswith(r'^\{.*"log"')]
+    docker = [p for p, _, row in rows if row == ANY_ROW and p.startswith(JSON_MESSAGE_LINE)]
     assert len(docker) >= 2  # (the keywords outgrew one part)
     held = "|".join(p.split(".*(?:", 1)[1][:-1] for p in docker).split("|")
     assert held == [re.escape(k) for k in all_keywords()]

@@ -1600,6 +1600,51 @@ def test_logcli_labels_nested_once():
     assert (env.name, env.extra) == ("stamped", {"labels": "{}"}) and env.message.endswith("NVRM: hello")
 
 
+# stern's `-o json` and `-o extjson` (tests/fixtures/realworld/envelopes-stern-2026.yaml): the message decoded and split
+# as a line of its own, the node (the host), namespace, pod and container in the extra. Was: plain text, the whole object.
+_XID_79 = "NVRM: Xid (PCI:0000:05:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+
+
+@pytest.mark.parametrize("line,name,message,when,extra", [
+    # stern/stern cmd/cmd_test.go, verbatim: -o json
+    ('{"message":"json message","nodeName":"node1","namespace":"ns1","podName":"pod1","containerName":"container1",'
+     '"labels":{"app":"nginx","env":"prod"},"annotations":{"version":"1.23.4"}}', "stern", "json message", None,
+     {"host": "node1", "namespace": "ns1", "pod": "pod1", "container": "container1"}),
+    # the same file, verbatim: -o extjson with --all-namespaces, the message an object (no line of text): plain text
+    ('{"namespace": "ns1", "pod": "pod1", "container": "container1", "message": {"msg":"extjson message"}}', "plain",
+     '{"namespace": "ns1", "pod": "pod1", "container": "container1", "message": {"msg":"extjson message"}}', None, {}),
+    # constructed: -o extjson of a text line (its extjson function marshals it as a JSON string)
+    ('{"pod": "pod1", "container": "container1", "message": "NVRM: hello \\"quoted\\""}', "stern",
+     'NVRM: hello "quoted"', None, {"pod": "pod1", "container": "container1"}),
+    # constructed: -o json of a verbatim kernel line (leptonai/gpud kmsg_test.go, xid.yaml) with dmesg's uptime, and
+    # with an older stern's --timestamps stamp in the message (before stern #372 moved it to "timestamp")
+    ('{"message":"[ 1234.567890] ' + _XID_79 + '","nodeName":"gpu-node-7","namespace":"ns1","podName":"dmesg-x",'
+     '"containerName":"c"}', "dmesg", _XID_79, None,
+     {"host": "gpu-node-7", "namespace": "ns1", "pod": "dmesg-x", "container": "c"}),
+    ('{"message":"2025-03-01T10:00:00.123456789Z ' + _XID_79 + '","nodeName":"gpu-node-7","namespace":"ns1",'
+     '"podName":"dmesg-x","containerName":"c"}', "stamped", _XID_79, "2025-03-01T10:00:00.123456+00:00",
+     {"host": "gpu-node-7", "namespace": "ns1", "pod": "dmesg-x", "container": "c"}),
+    ('{"message":"' + _XID_79 + '","timestamp":"2025-03-01T10:00:00.123456789Z","nodeName":"","namespace":"ns1",'
+     '"podName":"dmesg-x","containerName":"c","labels":null,"annotations":null}', "stern", _XID_79,
+     "2025-03-01T10:00:00.123456+00:00", {"namespace": "ns1", "pod": "dmesg-x", "container": "c"}),
+    # an application's own JSON line with a "message" is no stern record (no pod): plain text, as before
+    ('{"message":"NVRM: hello","level":"info"}', "plain", '{"message":"NVRM: hello","level":"info"}', None, {}),
+])
+def test_stern_json_envelope(line, name, message, when, extra):
+    env = detect(line)
+    got = (env.name, env.message, env.timestamp.isoformat() if env.timestamp else None, env.extra)
+    assert got == (name, message, when, extra)
+
+
+def test_stern_record_nested_is_text():
+    """A stern record whose message is another (or kubectl's prefix before one) is its text: no recursion."""
+    inner = '{"message":"NVRM: hello","podName":"p"}'
+    env = detect('{"message":' + __import__("json").dumps(inner) + ',"podName":"q"}')
+    assert (env.name, env.message, env.extra) == ("stern", inner, {"pod": "q"})
+    env = detect("[pod/a/b] " + inner)
+    assert (env.name, env.message, env.extra) == ("kubectl", inner, {"pod": "a", "container": "b"})
+
+
 @pytest.mark.parametrize("line", [
     "I0809 13:32:51.873541 " + "1" * 5000 + " health.go:185] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=x, GPU has "
     "fallen off the bus.",
@@ -1765,7 +1810,7 @@ def test_a_journal_json_record_whose_message_is_bytes_is_decoded_before_the_keyw
             _load(engine)
         except ImportError:
             continue
-        scanner = Scanner(prefilter=Prefilter(all_keywords(), engine=engine, patterns=line_patterns()))
+        scanner = Scanner(Classifier(), Prefilter(all_keywords(), engine=engine, patterns=line_patterns()))
         assert [(f.kind, f.xid) for f in scanner.scan(io.BytesIO(data))] == [("xid", 79)], engine
 
 
