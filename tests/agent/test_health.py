@@ -687,6 +687,21 @@ def test_an_amended_event_is_one_problem_its_severity_and_gpu_the_amendments(eng
     assert gsp == [("gpu:0000:01:00", 119, 1), ("gpu:0000:01:00", 154, 1)]
 
 
+def test_an_amendment_naming_the_gpu_driver_is_its_problems_attribution(engine):
+    """A soft lockup (open-gpu-kernel-modules #1177's line) whose RIP line is in nvidia_modeset (#1246's; the two
+    JOINED, tests/parsers/test_lockup_events.py): one KernelDegraded problem, its attribution the amendment's (the
+    driver's), its count one. Was: unknown, the lockup line's, while its amendment named the driver."""
+    c = Classifier()
+    for line in ("Jun 03 10:40:15 pop-os kernel: watchdog: BUG: soft lockup - CPU#2 stuck for 104s! [nvidia-modeset/:1314]",
+                 "RIP: 0010:nvWriteGpEntry+0xf0/0x370 [nvidia_modeset]"):
+        own, amended = c.read(line)
+        for f in (own, *amended):
+            if f is not None:
+                engine.observe(f)
+    assert [(p.kind, p.condition, p.attribution, p.count) for p in engine.problems.values()] == [
+        ("cpu_lockup", "KernelDegraded", "driver", 1)]
+
+
 def test_a_joining_line_asking_a_reboot_is_its_event_problems_action(engine):
     """A GPU's NV_ERR_RESET_REQUIRED event (RESET_GPU), then UVM's global fatal error joining it: one problem, its
     action the reboot the driver asks for (the line's amendment of the event's finding, details "amends": "action"),
