@@ -598,10 +598,14 @@ class HealthEngine:
         """One more finding of a standing problem: counted; its message says the latest (rendered at derive).  An
         amendment (an event's finding, worse: parsers/rules.py EVENT_AMENDS) is no second sighting: its severity is the
         problem's when higher, its count unchanged unless its event's sighting was `moved` here from another
-        problem (_moved: a later event of a GPU already raised, its earlier finding having named no GPU)."""
+        problem (_moved: a later event of a GPU already raised, its earlier finding having named no GPU); its
+        attribution the problem's where that was unknown (a lockup's trace naming the GPU driver: parsers/rules.py
+        EVENT_FILL_ATTRIBUTION)."""
         if amendment:
             if SEVERITY_RANK[severity] > SEVERITY_RANK[p.severity]:
                 p.severity = severity
+            if p.attribution == "unknown":
+                p.attribution = f.attribution
         if not amendment or moved:
             p.count += 1
         if seen > p.last_seen:

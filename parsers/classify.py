@@ -29,7 +29,7 @@ from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter, groups_within, hyperscan_words_in, scan_source
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_DETAIL_FIRST,
-                    EVENT_ECHOES, EVENT_ESCALATES, EVENT_ONE_PROCESS,
+                    EVENT_ECHOES, EVENT_ESCALATES, EVENT_ONE_PROCESS, EVENT_FILL_ATTRIBUTION,
                     EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
                     EVENT_PER_FINDING_DEVICE, EVENT_REPORTS, EVENT_WITHIN_DEVICE,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_GROUP, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX,
@@ -1136,6 +1136,11 @@ class Classifier:
         if changes or alone:
             carried = {k: given[k] for k in EVENT_FILL_DETAILS.get(prefix, ()) if k in given and k not in made.details}
             what = ("pci" if "pci" in changes else next(iter(changes))) if changes else next(iter(alone))
+            # the attribution of the line that gave it (its row's: a GPU driver's frame, "driver"), with what it gave
+            if prefix in EVENT_FILL_ATTRIBUTION and made.attribution == "unknown":
+                attribution = fields[_TEMPLATE_INDEX["attribution"]]
+                if attribution != "unknown":
+                    changes["attribution"] = attribution
             self._amend(name, at, made, what, {**alone, **carried}, **changes)
 
     def _amend(self, name: str, at: int, made: Finding, what: str, carried: dict | None = None, **changes) -> None:

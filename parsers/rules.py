@@ -181,6 +181,9 @@ OOPS_SYMBOL = r"(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+"
 OOPS_AT = (r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[<[0-9a-f]+>\] |pc : |\bPC is at )"
            + OOPS_SYMBOL + r" \[")
 OOPS_MODULE_END = r"(?: [0-9a-f]{20,64})?\]"
+# A call trace's frame up to its module's name (the frame rows': driver_frame, storage_frame), every era's form: 5.x+
+# " sym+0x35/0x50 [", 2.6-4.x " [<ffffffffc05523b4>] sym+.. [", the unwinder's guess "? " before the symbol
+FRAME_AT = r"^\s*(?:\[<[0-9a-f]+>\] +)?(?:\? )?" + OOPS_SYMBOL + r" \["
 # A WARN's first line (kernel/panic.c __warn; 2.6-3.x warn_slowpath_common) after its "WARNING: ", up to the WARN site's
 # symbol (OOPS_SYMBOL), every era: 2.6 / 3.x "WARNING: at <file>:<line> <sym>()" (RHEL 6 " (Tainted: ..)" after it),
 # 3.x-6.18 "WARNING: CPU: <n> PID: <pid> at <file>:<line> <sym>" (3.x "()" after it; "at <sym>" where no file is
@@ -424,6 +427,13 @@ EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer", "rank"), "mce": ("p
 # is a storage client's (the storage_oops refiner's): only with it, so a later frame never names another module's.
 EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what"), "nccl_exception": ("other_rank",),
                       "lockup": ("filesystem",), "rcu_stall": ("filesystem",), "hung": ("filesystem",)}
+# Events whose finding, its attribution unknown, takes the attribution of the line that fills it (EVENT_FILLS,
+# EVENT_FILL_ALONE: with what that line gives, so the attribution goes with the module it is of), its row's (Rule
+# .attribution): "lockup", "rcu_stall", "hung": a RIP line in a GPU or NIC driver (kernel_oops's "driver") or a storage
+# client (storage_oops's "driver"), a trace's frame in a GPU or NIC driver (driver_frame's "driver"; a storage client's
+# frame, storage_frame, says unknown: nothing taken). The amendment carries it as it carries the severity a later line
+# states; a finding whose attribution its own line stated keeps it.
+EVENT_FILL_ATTRIBUTION = frozenset({"lockup", "rcu_stall", "hung"})
 # Event -> the details a joining line gives the event's finding when that finding lacks them, an amendment of their own
 # (details "amends": the first of them; EVENT_FILL_DETAILS carried with them) when the line fills no field: "cper":
 # hwpoison's page ("pfn") or the poison a process consumed ("consumed") after the record (the record's finding says what
@@ -2078,19 +2088,23 @@ RULES: tuple[Rule, ...] = (
     # (STATED "oops", the header row below): a WARN trace's ("WARNING: CPU: 2 PID: 1 at fs/..", the kernel goes on) a
     # warning, an oops's or a BUG's (or none seen) the kind's error. A module only listed in "Modules linked in:" is
     # no RIP line's: nothing.
-    # A call trace's frame in a GPU or NIC driver's module (DRIVER_OOPS_MODULE) or a shared filesystem's client module
-    # (STORAGE_CLIENT_MODULES), every era's form (5.x+ " os_acquire_rwlock_read+0x35/0x50 [nvidia]", " nfs_wait_on_request
-    # .part.0+0x3f/0x50 [nfs]", the unwinder's guess " ? _nv012345rm+0x1e/0x40 [nvidia]", 2.6-4.x " [<ffffffffc05523b4>]
-    # llog_process_or_fork+0x244/0x450 [obdclass]", 6.x's build id in the brackets): no finding, part of an open CPU
-    # lockup, RCU stall or hung task report, the module and function of its innermost such frame the report's finding's
-    # where its RIP line named none (EVENT_FILL_ALONE; a RIP in the kernel's spinlock or rwsem code, the lock taken by the
-    # driver: the frames say whose), with a storage client's filesystem (details "filesystem", EVENT_FILL_DETAILS: a task
-    # blocked on an NFS server, a Lustre target, a checkpoint's write). With none open, what the unclassified net makes
-    # of it, as before. A line-start anchor: no RIP, pc or lr line (those are the rows above's). The server's modules
-    # (nfsd, a Lustre target's) are no client's: nothing.
-    _r("driver_frame", None, FRAME_KEYWORDS,
-       r"^\s*(?:\[<[0-9a-f]+>\] +)?(?:\? )?" + OOPS_SYMBOL + r" \[(?P<module>" + DRIVER_OOPS_MODULE + "|" +
-       STORAGE_CLIENT_MODULE + r")" + OOPS_MODULE_END, refine="storage_oops", event=("lockup|rcu_stall|hung", "within")),
+    # A call trace's frame in a GPU or NIC driver's module (DRIVER_OOPS_MODULE; driver_frame) or a shared filesystem's
+    # client module (STORAGE_CLIENT_MODULES; storage_frame), every era's form (5.x+ " os_acquire_rwlock_read+0x35/0x50
+    # [nvidia]", " nfs_wait_on_request.part.0+0x3f/0x50 [nfs]", the unwinder's guess " ? _nv012345rm+0x1e/0x40
+    # [nvidia]", 2.6-4.x " [<ffffffffc05523b4>] llog_process_or_fork+0x244/0x450 [obdclass]", 6.x's build id in the
+    # brackets): no finding, part of an open CPU lockup, RCU stall or hung task report, the module and function of its
+    # innermost such frame the report's finding's where its RIP line named none (EVENT_FILL_ALONE; a RIP in the
+    # kernel's spinlock or rwsem code, the lock taken by the driver: the frames say whose), with a storage client's
+    # filesystem (details "filesystem", EVENT_FILL_DETAILS: a task blocked on an NFS server, a Lustre target, a
+    # checkpoint's write) and the row's attribution (EVENT_FILL_ATTRIBUTION): a GPU or NIC driver's frame "driver" (the
+    # task waits on the driver, as the oops rows' kinds say of its code); a storage client's the kind's unknown (the
+    # task waits on the server or the network behind the client, as nfs_error's). With none open, what the
+    # unclassified net makes of it, as before. A line-start anchor: no RIP, pc or lr line (those are the rows above's).
+    # The server's modules (nfsd, a Lustre target's) are no client's: nothing.
+    _r("driver_frame", None, FRAME_KEYWORDS, FRAME_AT + r"(?P<module>" + DRIVER_OOPS_MODULE + r")" + OOPS_MODULE_END,
+       attribution="driver", event=("lockup|rcu_stall|hung", "within")),
+    _r("storage_frame", None, FRAME_KEYWORDS, FRAME_AT + r"(?P<module>" + STORAGE_CLIENT_MODULE + r")" + OOPS_MODULE_END,
+       refine="storage_oops", event=("lockup|rcu_stall|hung", "within")),
     _r("storage_oops", "storage_oops", OOPS_KEYWORDS,
        OOPS_AT + r"(?P<module>" + STORAGE_CLIENT_MODULE + r")" + OOPS_MODULE_END, refine="storage_oops",
        event=("panic|lockup|rcu_stall", "join")),

@@ -393,10 +393,16 @@ def generic(f) -> bool:
 def writer(origin: Origin, rest: str, details: dict, host: str | None = None) -> dict:
     """Who wrote a line, as Evidence fields (host, rank, local_rank, pid, gpu): its launcher prefixes (`origin`; `host`
     where they name none), the global rank its PyTorch tags name; a subgroup's rank ("[PG 134 Rank 1]": rank 1 of
-    group 134, not global rank 1) goes into `details`.  Offline (FileReader) and live (`job_fact`)."""
+    group 134, not global rank 1) goes into `details`.  A line whose own envelope names its host (`host`: a syslog
+    line's, "Mar 28 01:59:54 rig2 kernel: ..") behind a prefix naming only the pod that printed it (kubectl's, stern's:
+    the pod stands for its hostname) is that host's, the pod said in `details` ("pod"): a node agent's pod (a
+    DaemonSet's, its name no node's) printing its node's log.  Offline (FileReader) and live (`job_fact`)."""
     rank, group = in_message(rest, origin.rank)
     if group is not None:
         details["pg"], details["group_rank"] = group
+    if host and origin.pod is not None and origin.host == origin.pod:
+        details["pod"] = origin.pod
+        return dict(host=host, rank=rank, local_rank=origin.local_rank, pid=origin.pid, gpu=origin.gpu)
     return dict(host=origin.host or host, rank=rank, local_rank=origin.local_rank, pid=origin.pid, gpu=origin.gpu)
 
 

@@ -662,6 +662,16 @@ def test_a_gsp_timeout_without_its_xid_line_raises_what_xid_119_raises(line):
     assert raised and {n: cond(got, n) for n in got.conditions if got.conditions[n].status} == raised
 
 
+def _observe_read(engine, lines) -> None:
+    """Each line read by one Classifier, its own finding then those it amended observed, as the pipeline does."""
+    c = Classifier()
+    for line in lines:
+        own, amended = c.read(line)
+        for f in (own, *amended):
+            if f is not None:
+                engine.observe(f)
+
+
 def test_an_amended_event_is_one_problem_its_severity_and_gpu_the_amendments(engine):
     """An event's finding amended by a later line (parsers/rules.py EVENT_AMENDS) is the event's one problem: a PCIe error
     whose recovery then failed (lines from geerlingguy/raspberry-pi-pcie-devices #116) is fatal, counted once; a GSP
@@ -676,15 +686,21 @@ def test_an_amended_event_is_one_problem_its_severity_and_gpu_the_amendments(eng
     aer = [p for p in engine.problems.values() if p.kind == "pcie_aer"]
     assert [(p.subject, p.severity, p.reason, p.count) for p in aer] == [
         ("pci:0000:00:00", "fatal", "PCIeFatalError", 1)]
-    c = Classifier()
-    for line in ("NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out",
-                 "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)"):
-        own, amended = c.read(line)
-        for f in (own, *amended):
-            if f is not None:
-                engine.observe(f)
+    _observe_read(engine, ("NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out",
+                           "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU "
+                           "Reset Required)"))
     gsp = sorted((p.subject, p.code, p.count) for p in engine.problems.values() if p.kind == "xid")
     assert gsp == [("gpu:0000:01:00", 119, 1), ("gpu:0000:01:00", 154, 1)]
+
+
+def test_an_amendment_naming_the_gpu_driver_is_its_problems_attribution(engine):
+    """A soft lockup (open-gpu-kernel-modules #1177's line) whose RIP line is in nvidia_modeset (#1246's; the two
+    JOINED, tests/parsers/test_lockup_events.py): one KernelDegraded problem, its attribution the amendment's (the
+    driver's), its count one. Was: unknown, the lockup line's, while its amendment named the driver."""
+    _observe_read(engine, ("Jun 03 10:40:15 pop-os kernel: watchdog: BUG: soft lockup - CPU#2 stuck for 104s! "
+                           "[nvidia-modeset/:1314]", "RIP: 0010:nvWriteGpEntry+0xf0/0x370 [nvidia_modeset]"))
+    assert [(p.kind, p.condition, p.attribution, p.count) for p in engine.problems.values()] == [
+        ("cpu_lockup", "KernelDegraded", "driver", 1)]
 
 
 def test_a_joining_line_asking_a_reboot_is_its_event_problems_action(engine):
@@ -843,12 +859,7 @@ def test_a_problem_asking_a_reboot_outlasts_a_gpu_reset_and_ends_at_a_boot(engin
     only at a boot: neither that GPU's reset nor a driver load ends it. The same kind asking a reset still ends
     at one. Was: the reset cleared both."""
     from parsers import Finding
-    c = Classifier()
-    for line in RESET_THEN_UVM_ON_0A:
-        own, amended = c.read(line)
-        for f in (own, *amended):
-            if f is not None:
-                engine.observe(f)
+    _observe_read(engine, RESET_THEN_UVM_ON_0A)
     # the same fault, its action the reboot from its first finding (a GPU named: uvm_global_fatal's row names none)
     engine.observe(Finding("gpu_reset_required", "fatal", "driver", "RESTART_BM", "m", pci="0000:9a:00"))
     engine.observe(parse_line("NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x40:2168)"))  # #1058: a reset's

@@ -185,3 +185,34 @@ def test_an_nfs_servers_frame_and_frames_outside_a_report_are_nothing():
     with no report open is no finding."""
     assert _read(_sample(NFS)[:3] + [NFSD_FRAME])[1] == []
     assert _read([NFS_FRAME]) == ([], [])
+
+
+# --- the attribution the amending line's row gives (rules.EVENT_FILL_ATTRIBUTION): with the module, as the severity a
+# later line states is carried
+
+def test_a_task_hung_in_the_gpu_driver_is_the_drivers():
+    """nvidia-persistenced #15 and k8s-device-plugin #77, REAL, whole: the amendment naming nvidia / nvidia_uvm says
+    attribution driver (driver_frame's). Was: unknown, the hung task line's, while its module named the driver."""
+    for source in ("https://github.com/NVIDIA/nvidia-persistenced/issues/15",
+                   "https://github.com/NVIDIA/k8s-device-plugin/issues/77"):
+        found, amended = _read(_sample(source))
+        assert [f.attribution for f in found] == ["unknown"]  # the line's own: said before its trace
+        assert [(a.attribution, a.severity, a.action) for a in amended] == [("driver", "warning", "INVESTIGATE")]
+
+
+def test_a_lockup_spinning_in_the_gpu_driver_is_the_drivers():
+    """The RIP line's row (kernel_oops: driver) and the frames' (driver_frame) alike (the COMPOSED sequences above)."""
+    for lines in ([LOCKUP, RIP, FRAME], [LOCKUP, KERNEL_FRAME, RWLOCK_FRAME, RM_FRAME], [RCU, RIP]):
+        _, amended = _read(lines)
+        assert [a.attribution for a in amended] == ["driver"]
+
+
+def test_a_task_hung_in_a_storage_client_stays_unknown():
+    """lotus #6454 and IML PR #329, REAL: the task waits on the NFS or Lustre server behind the client, not its code
+    (storage_frame says unknown, as nfs_error); the attribution goes with the module it is of, so a GPU driver's frame
+    after the NFS client's gives none (COMPOSED as above)."""
+    for source in (NFS, LUSTRE):
+        assert [a.attribution for a in _read(_sample(source))[1]] == ["unknown"]
+    hung = _sample("https://github.com/NVIDIA/nvidia-persistenced/issues/15")[:3]
+    assert [(a.details["module"], a.attribution) for a in _read(hung + [NFS_FRAME, RWLOCK_FRAME])[1]] == [
+        ("nfs", "unknown")]

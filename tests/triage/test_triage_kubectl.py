@@ -279,3 +279,21 @@ def test_log_tailers_prefixes_name_the_pod():
                  "[INFO] x", "[pre-commit] x", "[gpu-0] x", "[default0]:x", "loss-scale-128 reduced to 64",
                  "gpu-node-12 kernel: NVRM: Xid 79", "the model is fine", "step-22222 loss 0.3 done"):
         assert "pod" not in dict(strip_lead(line)[0]), line
+
+
+def test_a_node_agents_pod_printing_its_nodes_syslog_is_not_the_node():
+    """A DaemonSet's pod (a node agent: gpu-npd's, node-problem-detector's) printing its node's kernel log through
+    syslog: the syslog line names its host, which is the line's; the pod, whose name is no node's, is said in details.
+    COMPOSED: open-gpu-kernel-modules #829's line (tests/fixtures/realworld/gpu-kernel-3.yaml, verbatim) behind
+    kubectl's prefix of a pod (its name invented). Before: "Xid 120 on gpu-npd-x7k2q is a hardware fault of that
+    node", the pod named as the node. A line naming no host (a dmesg line) keeps the pod as its host, as before."""
+    xid = ("Apr 19 13:16:41 Kyrios kernel: NVRM: Xid (PCI:0000:02:00): 120, GSP task exception: load access page fault "
+           "(cause:0xd) @ pc:0x140ca4a, partition:4#0, task:3")
+    clock = Clock()
+    evidence = list(read_lines(kubectl_prefixed("gpu-npd-x7k2q", "agent", [xid]), "agents.log", clock))
+    assert [(e.kind, e.host, e.details.get("pod")) for e in evidence] == [("xid", "Kyrios", "gpu-npd-x7k2q")]
+    incidents = attribute(clock.align(evidence))
+    assert incidents[0].root.host == "Kyrios" and "gpu-npd-x7k2q" not in incidents[0].reason
+    dmesg = "[74889.644138] NVRM: Xid (PCI:0000:02:00): 79, GPU has fallen off the bus."  # (pcie-aer.yaml, verbatim)
+    evidence = list(read_lines(kubectl_prefixed("train-worker-1", "pytorch", [dmesg]), "job.log", Clock()))
+    assert [(e.kind, e.host) for e in evidence] == [("xid", "train-worker-1")]
