@@ -3914,6 +3914,25 @@ RULES: tuple[Rule, ...] = (
     # a Pod Event for each rank). "Cannot find empty socket for N." (the connection fails) stays the WARN row's.
     _r("nccl_fastsocket_placement", None, ["Cannot get incoming CPU", "Maximum retry reached for"],
        r"NCCL WARN (?:Cannot get incoming CPU|Maximum retry reached for (?:accept|connect) \d+)\."),
+    # CollNet (IB SHARP in-network reduction, NCCL_COLLNET_ENABLE=1) not set up at a communicator's init, NCCL going on
+    # without it: every era's "Cannot initialize CollNet, using point-to-point network instead" (2.9+, src/transport.cc
+    # ncclTransportCollNetCheck; 2.6-2.8 "using <net> instead", src/init.cc), after which the init frees the CollNet
+    # resources, clears collnetEnable and goes on to "Init COMPLETE" with rings and trees; 2.8-2.20's "CollNet is not
+    # supported or fails to initialize, ignoring NCCL_ALGO=COLLNET" (src/graph/tuning.cc: rings and trees enabled
+    # again). And the SHARP plugin's (Mellanox/nccl-rdma-sharp-plugins src/sharp_plugin.c ncclSharpConnect, its WARNs
+    # print as NCCL's) refusals that lead there: "NET/IB : SHARP coll init error: <text>(<n>)" ("NET/IB :SHARP" in its
+    # 2020 source, 0eb0d17), "SHARP group create: <text>(<n>)" ("SHARP group create failed: " then),
+    # "sharp_coll_caps_query failed : ..", each returning ncclInternalError to the CollNet connect that falls back.
+    # Printed by a rank of each node for each communicator of every job asking for CollNet where the fabric gives no
+    # SHARP job (no Aggregation Manager, no resources, a cloud fabric without it): NVIDIA/nccl-tests #311 (2.2x: "No
+    # resource", then Init COMPLETE and the test's results), NVIDIA/nccl #1050, Mellanox/nccl-rdma-sharp-plugins #151.
+    # A fallback of a performance option, no finding (was a warning per line, a Pod Event for each). A SHARP
+    # collective failing mid-run ("SHARP allreduce failed") stays the WARN row's.
+    _r("nccl_collnet_fallback", None, ["initialize CollNet", "ignoring NCCL_ALGO=COLLNET", "SHARP coll init error",
+                                       "SHARP group create", "sharp_coll_caps_query failed"],
+       r"NCCL WARN (?:Cannot initialize CollNet, using .+? instead|CollNet is not supported or fails to initialize, "
+       r"ignoring NCCL_ALGO=COLLNET|NET/IB ?: ?SHARP coll init error: |SHARP group create(?: failed)?: |"
+       r"sharp_coll_caps_query failed : )"),
     # NCCL WARNs NCCL itself later demoted to INFO as harmless (NCCL_HARMLESS_WARNS): no finding.
     _r("nccl_warn_harmless", None, list(NCCL_HARMLESS_WARNS),
        r"NCCL WARN .*?(?:" + "|".join(re.escape(w) for w in NCCL_HARMLESS_WARNS) + ")"),
