@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
-from datetime import datetime
 from typing import TYPE_CHECKING, Iterator
 
 import click
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from parsers.gpus import GpuMap
 
 from gpunpd.options import host_options
