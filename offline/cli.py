@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Iterator
 import click
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from parsers.gpus import GpuMap
 
 from gpunpd.options import host_options
@@ -63,6 +65,23 @@ class _Flushing:
     def read1(self, n: int = -1) -> bytes:
         self._flush()
         return self._read(n)
+
+
+def _read_stream(scanner, fp, name: str | None, year: int | None, flush) -> Iterator:
+    """The findings of one stream: an nvidia-bug-report.log's each occurrence once, its syslog stamps in its year
+    (offline/bugreport.py; `--year` given: that year, no stamp moved)."""
+    from .bugreport import Copies, Sections, is_report, year_of
+    from .inputs import SNIFF
+
+    head = fp.peek(SNIFF)[:SNIFF]
+    stream = scanner.for_stream()
+    if not is_report(head):
+        return stream.scan(_Flushing(fp, flush), name=name)
+    sections = Sections(fp)
+    reported: tuple[int | None, datetime | None] = (year, None) if year is not None else year_of(head)
+    if reported[0] is not None:
+        stream.classifier.year = reported[0]
+    return Copies(sections, reported[1], reported[0]).keep(stream.scan(_Flushing(sections, flush), name=name))
 
 
 @click.command()
@@ -150,7 +169,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
                 # each file (each archive member) its own stream: nothing open at the end of one reaches the next
                 for stream in read_input(path, bar.count if bar.shown else None, notes):
                     named = stream.name if path != "-" or stream.member is not None else None  # (stdin's member: -:M)
-                    for f in scanner.for_stream().scan(_Flushing(stream.fp, out.flush), name=named):
+                    for f in _read_stream(scanner, stream.fp, named, year, out.flush):
                         if not from_kernel(f) and f.kind not in WORKLOAD_KINDS:
                             # another program's line that reads like a kernel fault: not one, as in the agent
                             key = (str(f.program), f.kind)
