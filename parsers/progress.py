@@ -539,10 +539,14 @@ PAUSES: tuple[Pause, ...] = (
     # 0.43 seconds`, Megatron-LM's `successfully saved checkpoint from iteration 100 to ...`).  The evaluation's were
     # read as announcements before, and a save's end as nothing: the pod stayed "paused" (pause_seconds, 3600 s) until
     # its next training line, so a hang right after a validation or a save was suspected an hour on instead of after
-    # k x the pace
+    # k x the pace.  DeepSpeed's checkpoint engine says its save is over once every file is written
+    # (TorchCheckpointEngine.commit, the last step of save_checkpoint: `[Torch] Checkpoint global_step5000 is ready now!`,
+    # OneBit #8; its per-file `[Torch] Saved ...pt.` is no end, more files follow): read as nothing, a job hung right
+    # after it stayed paused by the Trainer's `Saving model checkpoint to` for an hour, past the 30-minute watchdog
     Pause("evaluation", re.compile(r"(?i)\bval(?:idation)? loss\b(?:[ :=]+|.*?\bvalue: )(?:[-+]?[0-9]|nan\b|inf\b)"),
           ends=True),
-    Pause("checkpoint", re.compile(r"(?i)\bdone, saving took\b|\bsuccessfully saved checkpoint\b"), ends=True),
+    Pause("checkpoint", re.compile(r"(?i)\bdone, saving took\b|\bsuccessfully saved checkpoint\b|"
+                                   r"\bcheckpoint \S+ is ready now\b"), ends=True),
     # and, case-sensitive (a literal opening each alternative), an evaluation's results printed once it is done:
     # fairseq's summary after its validation batches (`| epoch 001 | valid on 'valid' subset | valid_loss 8.11425 | ...`,
     # the first era's `| valid loss 3.69`; its batches' `valid on 'valid' subset  1000 / 1311 loss=3.24` still announce),

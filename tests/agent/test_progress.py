@@ -24,7 +24,7 @@ from parsers.envelope import cri, cri_split, finish
 from parsers.model import Problem, Reading
 from parsers.progress import (_EVAL_BAR, _EVAL_GATE, _PAUSE_WORDS, _PREFILTER_STR, _SETUP_BAR, _SETUP_GATE, KEYWORDS, PAUSES,
                               PREFILTER, RULES, Progress, _lowered, _may_hold, recognise)
-from progress_replay import _STAMP, FIX, Clock, lines, stamp_seconds, when
+from progress_replay import _STAMP, FIX, WATCHDOG, Clock, lines, stamp_seconds, when
 
 PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
 
@@ -964,6 +964,25 @@ def test_a_line_said_when_the_evaluation_or_save_is_done_ends_the_pause_and_an_a
     # through the tracker: the pause ends there, the pace's allowance counted from the line (after a long evaluation,
     # announced: no suspicion in it)
     _suspected_at_the_floor_after([recognise("***** Running Evaluation *****"), recognise(ended[2])], [0, 1000])
+
+
+def test_deepspeeds_checkpoint_commit_ends_the_save_and_a_hang_after_it_is_suspected_before_the_watchdog():
+    """REAL (OneBit #8, hang_onebit_8_saved.log): DeepSpeed's checkpoint engine says `[Torch] Checkpoint global_step5000
+    is ready now!` once save_checkpoint has written every file (TorchCheckpointEngine.commit, the last step of the save),
+    then the job hung and the NCCL watchdog ended it 1,808 s later (`Timeout(ms)=1800000`, said only then).  The line
+    was read as nothing: the pod stayed paused by the Trainer's `Saving model checkpoint to ...` for pause_seconds
+    (3600 s), after the watchdog.  Read as the save's end, the hang is suspected at the pace (here the floor, 300 s)."""
+    text = lines("hang_onebit_8_saved.log")
+    commit = recognise(text[0])
+    assert commit is not None and (commit.pause, commit.ended, commit.moved) == ("checkpoint", True, False)
+    assert WATCHDOG.search(text[1]).groups() == ("1800000", "1808499")
+    # its per-file lines are no end (more files follow: OneBit #6, `[Torch] Saved .../..._model_states.pt.`, then the
+    # optimizer's states) nor is the announcement one
+    for line in ("[2024-06-26 04:16:12,370] [INFO] [torch_checkpoint_engine.py:23:save] [Torch] Saved /ssd/name/code/"
+                 "OneBit/scripts/ckpt_Llama-2-7b-hf/checkpoint-5000/global_step5000/zero_pp_rank_0_mp_rank_00_model_states"
+                 ".pt.",):
+        assert recognise(line) is None or not recognise(line).ended
+    _suspected_at_the_floor_after([recognise("Saving model checkpoint to out/checkpoint-5000"), commit], [0, 60])
 
 
 def _suspected_at_the_floor_after(said: list, gaps: list) -> None:
