@@ -611,17 +611,20 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("stamped", "0123456789", LazyPattern(
         r"^(" + _RFC3339 + r") (?!" + _LOKI_LABELS + r" )(?:" + _KLOG + r" )?(.*)$", re.S),
      _stamped, "last"),
-    ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\](?: " + _ISO_STAMP + ")?"
-                                 + r" ?(.*)$", re.S), _dmesg_t, "last"),
-    # (journalctl -o short-monotonic too: the journal's host and tag after the uptime, read from the message, _journal;
-    # the space after the uptime is taken first, then the optional caller / ctime group opens with their "[", a literal
-    # sre's alternation tests before entering it, so a line without them enters only the empty alternative (the ctime's
-    # own space before it checked behind); callgrind, ~240 instructions less a dmesg line than a lookahead for " ?\["
-    # guarding the alternatives; and it is written "(?:..|)", not "(?:..)?", the same greedy choice: sre runs an
-    # alternation without the REPEAT state an optional group sets up, ~260 instructions less a dmesg line)
+    # (first of the "[" rows, ahead of dmesg_t's, whose stamp, a weekday where this one's uptime is, never matches it:
+    # the commonest dmesg form, `dmesg`'s own, tries no other row, callgrind ~1,450 instructions a line less, a
+    # `dmesg -T` line as much more. journalctl -o short-monotonic too: the journal's host and tag after the uptime,
+    # read from the message, _journal; the space after the uptime is taken first, then the optional caller / ctime
+    # group opens with their "[", a literal sre's alternation tests before entering it, so a line without them enters
+    # only the empty alternative (the ctime's own space before it checked behind): ~240 instructions less a dmesg line
+    # than a lookahead for " ?\[" guarding the alternatives; and it is written "(?:..|)", not "(?:..)?", the same
+    # greedy choice: sre runs an alternation without the REPEAT state an optional group sets up, ~260 instructions
+    # less a dmesg line)
     ("dmesg", "[", LazyPattern(r"^\[\s*(\d+\.\d+)\] ?(?:\[(?: *[TC]\d+\]|(?<=\] \[)([A-Z][a-z]{2} [A-Z][a-z]{2} "
                                r"[ \d]\d \d\d:\d\d:\d\d \d{4})\](?: " + _ISO_STAMP + ")?" + CALLER + r") ?|)(.*)$", re.S),
      _dmesg, "journal"),
+    ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\](?: " + _ISO_STAMP + ")?"
+                                 + r" ?(.*)$", re.S), _dmesg_t, "last"),
     # `dmesg -r` and pstore's saved dmesg: the record's priority before the uptime, "<6>[    2.962781] ..."
     ("dmesg_raw", "<", LazyPattern(r"^<(\d{1,3})>\[\s*(\d+\.\d+)\]" + CALLER + r" ?(.*)$", re.S), _dmesg_raw, "last"),
     # NVIDIA Fabric Manager's own log (fabricmanager.log): "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected ..."
@@ -716,7 +719,7 @@ def _rows_by_first() -> dict[str, tuple[Row, ...]]:
 # by subscript (CPython's exact-dict path: a dict subclass deriving keys at their first lookup cost ~200 instructions a
 # line more, callgrind); a character no row starts with is no key (split: no rows, "plain"), so input grows nothing.
 # Each row's regex is compiled when a line first reaches that row (its LazyPattern's `match`, then the compiled one's
-# own), not with its first character's rows: a dmesg line, which the second "[" row takes, compiles none of the three
+# own), not with its first character's rows: a dmesg line, which the first "[" row takes, compiles none of those
 # after it (dmesg -x's the costliest: start-up)
 _BY_FIRST: dict[str, tuple[Row, ...]] = _rows_by_first()
 
