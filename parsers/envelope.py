@@ -612,8 +612,8 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
         r"^(" + _RFC3339 + r") (?!" + _LOKI_LABELS + r" )(?:" + _KLOG + r" )?(.*)$", re.S),
      _stamped, "last"),
     # (first of the "[" rows, ahead of dmesg_t's, whose stamp, a weekday where this one's uptime is, never matches it:
-    # the commonest dmesg form, `dmesg`'s own, tries no other row, callgrind ~1,450 instructions a line less, a
-    # `dmesg -T` line as much more. journalctl -o short-monotonic too: the journal's host and tag after the uptime,
+    # the commonest dmesg form, `dmesg`'s own, tries no other row, callgrind ~1,800 instructions a line less, a
+    # `dmesg -T` line ~1,900 more. journalctl -o short-monotonic too: the journal's host and tag after the uptime,
     # read from the message, _journal; the space after the uptime is taken first, then the optional caller / ctime
     # group opens with their "[", a literal sre's alternation tests before entering it, so a line without them enters
     # only the empty alternative (the ctime's own space before it checked behind): ~240 instructions less a dmesg line
