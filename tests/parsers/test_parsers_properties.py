@@ -1242,6 +1242,20 @@ def test_the_containment_decision_is_read_where_re_skips_to_its_literal(text):
             (got and (got.span(), CONTAINMENT_DECISIONS[got.lastindex - 1], CONTAINMENT_ACTION[got.lastindex])), line
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(["[", "[ ", "[  ", "[1", "[Fri", "[Sun Nov 22 02:05:37 2026]", "[    1.000000]", "[123 456  1 12:00:00 2020]"]),
+       st.text(alphabet="0123456789. :[]TCFriSunNov", max_size=30))
+def test_the_dmesg_and_dmesg_t_rows_never_both_match(head, text):
+    """The dmesg row comes first of the "[" rows, before dmesg_t's (a `dmesg` line tries one row): their order is free
+    only while no line matches both, an uptime's digits and "." where dmesg_t's stamp has a weekday and a space."""
+    from parsers.envelope import ENVELOPES as ROWS
+
+    rows = {name: pattern for name, _starts, pattern, *_ in ROWS}
+    line = head + text
+    assert not (rows["dmesg"].match(line) and rows["dmesg_t"].match(line)), line
+    assert [name for name, starts, *_ in ROWS if "[" in starts][:2] == ["dmesg", "dmesg_t"]
+
+
 def test_every_split_row_ends_with_its_message_group():
     """`split` reads a row's message as the match's `lastindex` (the group closed last): every row whose message
     split reads ends with its message group, `(.*)$`, which closes last in every match, so the group closed last is
