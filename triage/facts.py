@@ -336,6 +336,17 @@ POD_ENDS: dict[str, PodEnd] = {
     "FailedPrepareDynamicResources": PodEnd("DRA PREPARE", "infrastructure", "the kubelet could not prepare the "
                                             "devices of its resource claims: the node's DRA setup", False,
                                             ended=NEVER_STARTED, event_only=True),
+    # FailedPrepareDynamicResources refined by its message (MESSAGE_ENDS): the DRA driver rejected the claim's own
+    # device configuration (its opaque parameters), which every retry and every node rejects alike: the job's spec.
+    # Confined to some of the job's nodes while its other pods ran, those nodes' driver (another version, other
+    # feature gates: a rolling upgrade), as the gang decides an image or a volume
+    "claim:config": PodEnd("DRA CLAIM CONFIG", "application", "its DRA driver rejected the device configuration of "
+                           "its resource claim", False,
+                           gang=Gang("infrastructure", "a DRA driver of another version or other feature gates than "
+                                     "the other nodes'",
+                                     "its ResourceClaim's device config: a sharing strategy, setting or field its "
+                                     "driver does not accept"),
+                           ended=NEVER_STARTED),
     # DisruptionTarget condition reasons (PreemptionByKubeScheduler: 1.26's word)
     "PreemptionByScheduler": _PREEMPTED, "PreemptionByKubeScheduler": _PREEMPTED,
     "EvictionByEvictionAPI": PodEnd("DRAIN", "infrastructure", "the Eviction API evicted it: a node drain, an "
@@ -362,6 +373,22 @@ POD_ENDS: dict[str, PodEnd] = {
     "taint:gpu-npd": PodEnd("GPU FAULT TAINT", "hardware", "the taint manager deleted it for gpu-npd's NoExecute "
                             "fault taint on its node", True),
 }
+# A reason refined by what its message says (pod_end): (pattern, POD_ENDS key), the first that matches wins.  The
+# kubelet's FailedPrepareDynamicResources whose DRA driver rejected the claim's device configuration, in the words its
+# NodePrepareResources returns (dra-driver-nvidia-gpu cmd/gpu-kubelet-plugin/device_state.go, its compute-domain
+# plugin's alike): the opaque parameters it could not decode ("error decoding config parameters: strict decoding error:
+# unknown field \"unexpectedField\"", the driver's tests/bats/test_cd_misc.bats; an unknown kind or apiVersion), a
+# config it could not normalize or validate ("error validating GPU config: unknown GPU sharing strategy: TimeSlicing",
+# the EKS user guide's device-management-nvidia-time-slicing page and dra-driver-nvidia-gpu #762: TimeSlicing or MPS
+# without its feature gate; an unknown time-slice interval, MPS limits out of range, "invalid MIG device sharing
+# settings"), a config of no kind it knows, a config not opaque.  Its "error applying config" (the MPS daemon, the
+# time-slice call on the GPU) and any other error stay the node's
+MESSAGE_ENDS: dict[str, tuple[tuple[re.Pattern, str], ...]] = {
+    "FailedPrepareDynamicResources": (
+        (re.compile(r"\berror (?:decoding config parameters|(?:validating|normalizing) (?:GPU )?config): |"
+                    r"\bruntime object is not a recognized configuration\b|"
+                    r"\bonly opaque parameters are supported by this driver\b"), "claim:config"),),
+}
 # The reasons whose pod end the gang decides (PodEnd.gang): an image the kubelet could not pull, a volume it could
 # not mount or attach
 GANG_REASONS = tuple(key for key, end in POD_ENDS.items() if end.gang is not None)
@@ -387,7 +414,7 @@ REASON_ANYWHERE = ("PreemptionByScheduler", "PreemptionByKubeScheduler", "Deleti
 REASON_BY_MESSAGE = ("OutOfDevices", "SpotInterruption", "FailedMount", "FailedAttachVolume",
                      "FailedPrepareDynamicResources")
 REASON_STATUS_ONLY = ("Terminated",)
-REASON_WORDS = tuple(k for k in POD_ENDS if not k.startswith("taint:")
+REASON_WORDS = tuple(k for k in POD_ENDS if ":" not in k  # a refinement's key ("taint:..", "claim:..") no word
                      and k not in REASON_ANYWHERE + REASON_BY_MESSAGE + REASON_STATUS_ONLY)
 # A Kubernetes Event as kubectl prints it (`kubectl describe`'s Events table, `kubectl get events`, and the rows
 # triage.inventory read_events makes of Event objects): its type (core/v1 EventTypeNormal, EventTypeWarning), then its
@@ -411,11 +438,15 @@ _NO_RACE = f"(?![^\\n]{{0,{VOLUME_RACE_WITHIN}}}?{VOLUME_RACE})"
 OUT_OF = re.compile(rf"^{OUT_OF_WORD}$")
 
 
-def pod_end(reason: str | None, taints: tuple[str, ...] = ()) -> str | None:
+def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "") -> str | None:
     """The POD_ENDS key of a pod-level reason (None: not Kubernetes ending the pod), a taint manager's deletion refined
-    by the NoExecute taint keys its node had (gpu-npd's first, then the node controller's)."""
+    by the NoExecute taint keys its node had (gpu-npd's first, then the node controller's), a reason MESSAGE_ENDS
+    refines by what its message (or the line saying it) says."""
     if not reason:
         return None
+    for pattern, key in MESSAGE_ENDS.get(reason, ()):
+        if message and pattern.search(message):
+            return key
     if reason == "DeletionByTaintManager":
         if any(t.startswith(TAINT_PREFIX) for t in taints):
             return "taint:gpu-npd"
@@ -1524,7 +1555,9 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             "Terminated" if g.pop("shutdown", None) else \
             "UnexpectedAdmissionError" if g.pop("admission", None) else \
             "DeadlineExceeded" if g.pop("deadline", None) else g.get("why", "")
-        key = pod_end(reason)  # "OutOfnvidia.com/gpu": the kubelet's admission short of a device (OutOfDevices)
+        # "OutOfnvidia.com/gpu": the kubelet's admission short of a device (OutOfDevices); a DRA claim's config its
+        # driver rejected, by the line's words (MESSAGE_ENDS)
+        key = pod_end(reason, message=m.string)
         if key is not None:
             g.update(why=POD_ENDS[key].why, pod_end=key, **({"pod_reason": reason} if key != reason else {}))
     if reporter_only(fact, g) and "host" in g:  # the line's host reported it (REPORTER_ONLY)

@@ -316,6 +316,23 @@ def test_a_dra_claim_the_kubelet_could_not_prepare_is_read_live_on_its_node():
     assert POD_ENDS[e.details["pod_end"]].category == "infrastructure"
 
 
+def test_a_dra_claim_whose_config_its_driver_rejected_is_read_live_as_the_jobs():
+    """The same Event whose driver rejected the claim's device config (the kubelet's words around the driver's, as the
+    EKS user guide quotes it: "error validating GPU config: unknown GPU sharing strategy: TimeSlicing"; constructed
+    around it as tests/triage/test_pod_ended.py's row) reads live as offline (facts.MESSAGE_ENDS): the claim's config,
+    application, on the node its kubelet names.  Was: infrastructure, the node's DRA setup."""
+    message = ("Failed to prepare dynamic resources: prepare dynamic resources: NodePrepareResources failed for "
+               "ResourceClaim llm-w-0-1-gpu-tpghv: error preparing devices for claim default/llm-w-0-1-gpu-tpghv:"
+               "3c8337ad-f366-4541-883d-30b9e99fd6be: prepare devices failed: error validating GPU config: unknown GPU "
+               "sharing strategy: TimeSlicing")
+    ev = kubelet_event("llm-w-0-1", "node-b", reason="FailedPrepareDynamicResources", message=message)
+    assert gang_warning(ev)
+    [e] = Reader().kubelet_event(ev)
+    assert (e.host, e.details["pod_end"], e.details["pod_reason"], e.details["why"]) == (
+        "node-b", "claim:config", "FailedPrepareDynamicResources", "DRA CLAIM CONFIG")
+    assert POD_ENDS[e.details["pod_end"]].category == "application"
+
+
 def _short_job(book: Book, job: str, now: float, started: tuple[int, ...] = (0, 1)) -> list[dict]:
     """A job's two pods on node-a and node-b, those in `started` started (RUNNING), then all deleted without an
     incident: a short job's end (a Job's TTL controller, a scale-down)."""

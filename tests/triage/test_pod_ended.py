@@ -870,6 +870,56 @@ def test_every_shape_of_a_dra_prepare_failure():
     assert attribute(read_lines(lines, "describe.txt", Clock())) == []
 
 
+# The DRA driver's rejection of the claim's own device configuration, the kubelet's FailedPrepareDynamicResources
+# message as the EKS user guide quotes it (awsdocs/amazon-eks-user-guide
+# latest/ug/ml/device-management-nvidia-time-slicing.adoc: "a `FailedPrepareDynamicResources` event that reports `error
+# validating GPU config: unknown GPU sharing strategy: TimeSlicing`"; kubernetes-sigs/dra-driver-nvidia-gpu #762's
+# title), and the driver's strict decoding of an unknown field (its tests/bats/test_cd_misc.bats greps describe's
+# FailedPrepareDynamicResources row for 'strict decoding error: unknown field "unexpectedField"', wrapped by
+# cmd/*-kubelet-plugin/device_state.go's "error decoding config parameters: %w")
+DRA_CONFIG = ("error validating GPU config: unknown GPU sharing strategy: TimeSlicing",
+              'error decoding config parameters: strict decoding error: unknown field "unexpectedField"')
+
+
+def _dra_row(error: str, claim: str = "pod-shared-gpu-tpghv") -> str:
+    """constructed: describe's Events row of the kubelet's FailedPrepareDynamicResources in its words and the driver's
+    around the driver's error (the wrapping as dra-driver-nvidia-gpu #1452's row and cmd/gpu-kubelet-plugin's
+    driver.go / device_state.go word it)."""
+    return ("  Warning  FailedPrepareDynamicResources  11s   kubelet            Failed to prepare dynamic resources: "
+            f"prepare dynamic resources: NodePrepareResources failed for ResourceClaim {claim}: error preparing "
+            f"devices for claim default/{claim}:3c8337ad-f366-4541-883d-30b9e99fd6be: prepare devices failed: {error}")
+
+
+@pytest.mark.parametrize("error", DRA_CONFIG)
+def test_a_dra_claim_whose_device_config_its_driver_rejected_is_the_jobs(error):
+    """The DRA driver refusing the claim's own opaque config (an unknown sharing strategy, a field it does not know):
+    every retry on every node fails alike, "fix your claim", not "drain the node".  Was: infrastructure (the node's
+    DRA setup).  Now the pod never started for its claim's config: application, the reason still the kubelet's; on one
+    node while the job's other pods ran, that node's driver (another version or feature gates): infrastructure."""
+    [e] = ended(_dra_row(error))
+    assert (e.details["pod_end"], e.details["pod_reason"], e.details["why"]) == (
+        "claim:config", "FailedPrepareDynamicResources", "DRA CLAIM CONFIG")
+    [alone] = attribute([e])
+    assert alone.category == "application" and not fatal(alone)
+    assert alone.reason.startswith("a pod never started (FailedPrepareDynamicResources: its DRA driver rejected the "
+                                   "device configuration of its resource claim)"), alone.reason
+    [gang] = attribute([e.with_context(host="node-0")] + _others(["node-1", "node-2"]))
+    assert gang.category == "infrastructure" and "only node node-0 of the job failed so" in gang.reason, gang.reason
+
+
+def test_a_dra_prepare_error_of_the_node_stays_the_nodes():
+    """The driver's words for what failed on the node, not in the claim, stay infrastructure: applying the config
+    (dra-driver-nvidia-gpu #1162's plugin log, "prepare devices failed: error applying config: error asserting
+    ComputeDomain Ready: current node not ready in ComputeDomain"), creating the MIG device ("error creating GPU
+    instance for '1g.20gb': Insufficient Resources", #35)."""
+    for error in ("error applying config: error asserting ComputeDomain Ready: current node not ready in "
+                  "ComputeDomain", "error creating MIG device: error creating GPU instance for '1g.20gb': "
+                  "Insufficient Resources"):
+        [e] = ended(_dra_row(error))
+        assert e.details["pod_end"] == "FailedPrepareDynamicResources" and "pod_reason" not in e.details
+        assert [i.category for i in attribute([e])] == ["infrastructure"]
+
+
 def test_a_pod_the_device_taint_manager_deleted_is_its_devices():
     """The device taint eviction controller's DisruptionTarget condition (kubernetes/kubernetes
     pkg/controller/devicetainteviction/device_taint_eviction.go: "DeletionByDeviceTaintManager", "Device Taint manager:
