@@ -31,7 +31,7 @@ class Finite(click.FloatRange):
 
 
 # a window, a rate, a time to idle of 0 or less would bound nothing (--recovery-window 0: every restart out of the
-# budget at once): a usage error
+# budget at once), the Lease's times neither (--lease-duration inf: no Lease's int(leaseDurationSeconds)): a usage error
 POSITIVE = Finite(min=0, min_open=True)
 
 
@@ -50,9 +50,9 @@ POSITIVE = Finite(min=0, min_open=True)
 @click.option("--hold", type=Finite(min=0), default=HOLD, show_default=True,
               help="seconds a job whose only failure a healthy end also prints (StoreLost) waits for the pods that "
                    "said it to end before its incident opens (0: at once)")
-@click.option("--lease-duration", type=float, default=15.0, show_default=True)
-@click.option("--renew-deadline", type=float, default=10.0, show_default=True)
-@click.option("--retry-period", type=float, default=2.0, show_default=True)
+@click.option("--lease-duration", type=POSITIVE, default=15.0, show_default=True)
+@click.option("--renew-deadline", type=POSITIVE, default=10.0, show_default=True)
+@click.option("--retry-period", type=POSITIVE, default=2.0, show_default=True)
 @click.option("--events-per-minute", type=POSITIVE, default=60.0, show_default=True,
               help="incident Event writes per minute (after a burst); what waits is aggregated")
 @click.option("--recovery", type=click.Choice(["off", "observe", "enforce"]), default="observe", show_default=True,

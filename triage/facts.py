@@ -749,7 +749,8 @@ FACTS: tuple[Fact, ...] = (
     # torch.distributed.launch 2.0+; `--local_rank=N` before) in the rejected arguments is the writer's local rank
     # (lmy98129/VLPD #6: "trainval_distributed.py: error: unrecognized arguments: --local-rank=0", then torchrun's
     # "failed (exitcode: 2) local_rank: 0"; huggingface/pytorch-image-models #1724).  `rejected`: the message up to a
-    # parenthesis or semicolon (the Event's separators; "invalid choice: 'x' (choose from ..)" its choice)
+    # parenthesis or semicolon (the Event's separators), no space before it ("invalid choice: 'hg' (choose from ..)":
+    # "invalid choice: 'hg'", bearpaw/pytorch-pose #12)
     _f("argparse_error", "argument_error",
        [": error: unrecognized arguments: ", ": error: the following arguments are required: ", ": error: argument ",
         ": error: one of the arguments ", ": error: ambiguous option: "],
@@ -757,7 +758,7 @@ FACTS: tuple[Fact, ...] = (
        r"(?<![\w\-])--local[-_]rank=(?P<local_rank>\d{1,6})\b)?|the following arguments are required: |"
        r"argument [^:\n]{1,200}: (?:invalid [\w.]{1,100} value: |invalid choice: |expected (?:one|at most one|"
        r"at least one|\d{1,4}) arguments?|not allowed with argument |ignored explicit argument )|"
-       r"one of the arguments |ambiguous option: )[^\n;()]{0,400})"),
+       r"one of the arguments |ambiguous option: )(?:[^\n;()]{0,399}[^\s;()])?)"),
     _f("straggler_stop", "straggler_stop", ["Detected stragglers. "],
        r"\bDetected stragglers\. (?P<stop>Terminating training|Training should be stopped)\b"),
     # PyTorch's watchdog, 2.2+: "[PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work:

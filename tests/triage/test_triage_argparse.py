@@ -39,6 +39,9 @@ REQUIRED_ONMT = "onmt_train: error: the following arguments are required: -data/
 INVALID_LAUNCH = "launch.py: error: argument --nproc_per_node: invalid int value: ''"
 # REAL: https://github.com/tiandunx/FFC/issues/3 (a positional argument)
 INVALID_POSITIONAL = "main.py: error: argument world_size: invalid int value: 'mobile_ms_0.01id'"
+# REAL: https://github.com/bearpaw/pytorch-pose/issues/12 (argparse's choices in parentheses after the value)
+INVALID_CHOICE = ("mpii.py: error: argument --arch/-a: invalid choice: 'hg' (choose from 'hg1', 'hg2', 'hg4', 'hg8', "
+                  "'preresnet110', 'preresnet1202', 'preresnet20', 'preresnet32', 'preresnet44', 'preresnet56')")
 # REAL: https://github.com/kaylode/facemask-removal/issues/5 (Spyder's %tb: argparse's exit in a traceback)
 SYSEXIT_2 = ["  File \"C:\\Anaconda\\envs\\test\\lib\\argparse.py\", line 2508, in exit",
              "    _sys.exit(status)", "", "SystemExit: 2"]
@@ -80,6 +83,21 @@ def test_argparses_messages_are_read(line, local_rank):
     assert (incident.category, incident.root.kind) == ("application", "argument_error")
     assert _rejected([line])[0].local_rank == local_rank
     assert line.split(": error: ", 1)[1] in incident.reason
+
+
+def test_a_rejection_cut_at_a_parenthesis_says_no_space_before_it():
+    """pytorch-pose #12: argparse's "invalid choice: 'hg' (choose from ..)": the message is said up to the
+    parenthesis (the Event's own separator), without the space before it, offline and live (was: "invalid choice:
+    'hg' '" in the verdict, "'hg' )" in the Event's words)."""
+    from triage.read import job_fact
+
+    assert _rejected([INVALID_CHOICE])[0].details["rejected"] == "argument --arch/-a: invalid choice: 'hg'"
+    (incident,) = _job([INVALID_CHOICE])
+    assert "command line rejected by mpii.py ('argument --arch/-a: invalid choice: 'hg'') on" in incident.reason
+    row, said = job_fact(INVALID_CHOICE)
+    assert facts.words(row, said).endswith("rejected argument --arch/-a: invalid choice: 'hg')")
+    _, back = facts.read_words("ArgumentsRejected", facts.words(row, said))
+    assert (back["prog"], back["rejected"]) == ("mpii.py", "argument --arch/-a: invalid choice: 'hg'")
 
 
 @pytest.mark.parametrize("line", [
