@@ -997,8 +997,9 @@ class Classifier:
                         rank, peer, details)
         else:
             env = finish(env)  # built now, for the finding (envelope.split left it pending)
+            extra = env.extra
             f = Finding(kind, severity, attribution, action, message, env.timestamp, env.uptime, xid, sxid, pci, pid,
-                        process, rank, peer, details, env.name, env.extra.get("app"), file, lineno)
+                        process, rank, peer, details, env.name, extra.get("app"), extra.get("host"), file, lineno)
         if self._made:
             if pci:
                 self._address(f, position)
