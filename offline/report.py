@@ -51,18 +51,19 @@ def write_json(findings: Iterable[Finding], out: IO[str]) -> int:
     return n
 
 
-# every field but timestamp, uptime, line (formatted per finding) and details (keyed by its items)
+# every field but timestamp, uptime, line, host (formatted per finding: a fleet's findings differ in their node) and
+# details (keyed by its items)
 _SHARED = ("kind", "severity", "attribution", "action", "message", "xid", "sxid", "pci", "pid", "process", "rank",
-           "peer", "envelope", "program", "host", "file")
-if _odd := sorted((set(_SHARED) | {"timestamp", "uptime", "line", "details"}) ^ set(Finding.__dataclass_fields__)):
+           "peer", "envelope", "program", "file")
+if _odd := sorted((set(_SHARED) | {"timestamp", "uptime", "line", "host", "details"}) ^ set(Finding.__dataclass_fields__)):
     raise ValueError(f"offline/report.py: _SHARED and the Finding's fields differ in: {', '.join(_odd)}")
 _shared = attrgetter(*_SHARED)
 
 
 class JsonLines:
     """Finding -> its JSON line, `json.dumps(f.to_dict())` to the byte.  The findings of a storm share every
-    field but when (timestamp, uptime) and where (line number): the text of the shared fields is encoded once
-    and kept (a bounded table), and only those three are formatted per finding."""
+    field but when (timestamp, uptime) and where (line number, host): the text of the shared fields is encoded once
+    and kept (a bounded table), and only those four are formatted per finding."""
 
     SIZE = 4096
 
@@ -87,12 +88,14 @@ class JsonLines:
         text.append(tail)
         if f.line is not None:
             text.append(', "line": ' + str(int(f.line)))
+        if f.host is not None:
+            text.append(', "host": ' + self._dumps(f.host))
         text.append("}\n")
         return "".join(text)
 
     def _split(self, f: Finding, key: tuple) -> tuple[str, str]:
         whole = f.to_dict()
-        for name in ("timestamp", "uptime", "line"):
+        for name in ("timestamp", "uptime", "line", "host"):
             whole.pop(name, None)
         names = list(whole)
         first = names[:names.index("message") + 1]  # kind .. message: what comes before timestamp, uptime
