@@ -115,7 +115,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
 
     from .inputs import InputDamaged, Notes, NotText, read_input
     from .progress import ReadProgress, input_size
-    from .report import Batched, write_correlations, write_json, write_text
+    from .report import Batched, Table, write_correlations, write_json
 
     scanner = Scanner(Classifier(year=year))
     # `auto` on a GPU node: NVML (the agent's GPU code, the library, its init) is asked when a finding first names a
@@ -169,12 +169,14 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
                 # each file (each archive member) its own stream: nothing open at the end of one reaches the next
                 for stream in read_input(path, bar.count if bar.shown else None, notes):
                     named = stream.name if path != "-" or stream.member is not None else None  # (stdin's member: -:M)
-                    for f in _read_stream(scanner, stream.fp, named, year, out.flush):
+                    for f in _read_stream(scanner, stream.fp, named, year, flush):
                         if not from_kernel(f) and f.kind not in WORKLOAD_KINDS:
                             # another program's line that reads like a kernel fault: not one, as in the agent
                             key = (str(f.program), f.kind)
                             not_kernel[key] = not_kernel.get(key, 0) + 1
                             continue
+                        if f.host is not None and placeholder(f.host):  # a host the poster redacted names none
+                            f.host = None
                         if f.peer and placeholder(f.peer):
                             # a peer the reporter cut or crossed out ("172....<33759>", "10.x.x.x") names no peer:
                             # kept in details, as triage and the cluster read it (parsers/redacted.py)
@@ -217,11 +219,13 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
                 click.echo(f"gpu-npd parse: note: {len(notes.skipped)} member(s) not read: {said}", err=True)
 
     out = Batched(sys.stdout)
+    table = Table(out) if fmt == "text" else None
+    flush = out.flush if table is None else table.flush  # (the table's rows held for their NODE column written first)
     try:
-        if fmt == "json":
+        if table is None:
             write_json(findings(), out)
         else:
-            write_text(findings(), out)
+            table.write(findings())
         if not only_unclassified:
             write_correlations(failures, causes, out, fmt)
         out.flush()

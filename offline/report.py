@@ -51,18 +51,19 @@ def write_json(findings: Iterable[Finding], out: IO[str]) -> int:
     return n
 
 
-# every field but timestamp, uptime, line (formatted per finding) and details (keyed by its items)
+# every field but timestamp, uptime, line, host (formatted per finding: a fleet's findings differ in their node) and
+# details (keyed by its items)
 _SHARED = ("kind", "severity", "attribution", "action", "message", "xid", "sxid", "pci", "pid", "process", "rank",
            "peer", "envelope", "program", "file")
-if _odd := sorted((set(_SHARED) | {"timestamp", "uptime", "line", "details"}) ^ set(Finding.__dataclass_fields__)):
+if _odd := sorted((set(_SHARED) | {"timestamp", "uptime", "line", "host", "details"}) ^ set(Finding.__dataclass_fields__)):
     raise ValueError(f"offline/report.py: _SHARED and the Finding's fields differ in: {', '.join(_odd)}")
 _shared = attrgetter(*_SHARED)
 
 
 class JsonLines:
     """Finding -> its JSON line, `json.dumps(f.to_dict())` to the byte.  The findings of a storm share every
-    field but when (timestamp, uptime) and where (line number): the text of the shared fields is encoded once
-    and kept (a bounded table), and only those three are formatted per finding."""
+    field but when (timestamp, uptime) and where (line number, host): the text of the shared fields is encoded once
+    and kept (a bounded table), and only those four are formatted per finding."""
 
     SIZE = 4096
 
@@ -87,12 +88,14 @@ class JsonLines:
         text.append(tail)
         if f.line is not None:
             text.append(', "line": ' + str(int(f.line)))
+        if f.host is not None:
+            text.append(', "host": ' + self._dumps(f.host))
         text.append("}\n")
         return "".join(text)
 
     def _split(self, f: Finding, key: tuple) -> tuple[str, str]:
         whole = f.to_dict()
-        for name in ("timestamp", "uptime", "line"):
+        for name in ("timestamp", "uptime", "line", "host"):
             whole.pop(name, None)
         names = list(whole)
         first = names[:names.index("message") + 1]  # kind .. message: what comes before timestamp, uptime
@@ -131,65 +134,149 @@ def _kind(f: Finding) -> str:
 
 
 class Summary:
-    """Counts per kind and per device; bounded by the number of kinds and devices, not lines."""
+    """Counts per kind, per device and per node; bounded by the number of kinds, devices and hosts, not lines.  A
+    device is counted per host (identical servers share their GPUs' PCI addresses: node-a's 0000:5d:00 is not
+    node-b's); the hosts are named, and counted per node, only where the input names more than one."""
 
     def __init__(self) -> None:
         self.kinds: Counter[str] = Counter()
         self.kind_severity: dict[str, str] = {}
-        self.devices: dict[str, Counter[str]] = defaultdict(Counter)
-        self.device_action: dict[str, tuple[int, str]] = {}
+        self.devices: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)  # (host or "", pci) -> kinds
+        self.device_action: dict[tuple[str, str], tuple[int, str]] = {}
+        self.hosts: dict[str, list] = {}  # host ("": none named) -> [findings, worst severity's rank]
 
     def add(self, f: Finding) -> None:
         amendment = amends(f)  # an event's finding again (rules.EVENT_AMENDS): its severity counts, not a second event
+        rank = SEVERITY_RANK[f.severity]
+        host = f.host or ""
+        node = self.hosts.get(host)
+        if node is None:
+            node = self.hosts[host] = [0, rank]
+        elif rank > node[1]:
+            node[1] = rank
         if not amendment:
             self.kinds[f.kind] += 1
+            node[0] += 1
         prev = self.kind_severity.get(f.kind)
-        if prev is None or SEVERITY_RANK[f.severity] > SEVERITY_RANK[prev]:
+        if prev is None or rank > SEVERITY_RANK[prev]:
             self.kind_severity[f.kind] = f.severity
         if f.pci:
+            device = (host, f.pci)
             if amendment in (None, "pci"):  # a GPU the event's finding did not name is counted on it now
-                self.devices[f.pci][_kind(f)] += 1
-            rank = SEVERITY_RANK[f.severity]
+                self.devices[device][_kind(f)] += 1
             # the worst finding's action; of an amendment as severe, its action where a step above (an action a
             # later line of its event asked: parsers/classify.py _fill)
-            now = self.device_action.get(f.pci)
+            now = self.device_action.get(device)
             if now is None or rank > now[0] or (amendment and rank == now[0] and above(f.action, now[1])):
-                self.device_action[f.pci] = (rank, f.action)
+                self.device_action[device] = (rank, f.action)
+
+    @property
+    def several_hosts(self) -> bool:
+        """Whether the findings name more than one host (a fleet's input: pdsh / clush dmesg, several nodes' syslog)."""
+        return len(self.hosts.keys() - {""}) > 1
 
     def write(self, out: IO[str]) -> None:
         total = sum(self.kinds.values())
         out.write(f"\n{total} finding{'s' if total != 1 else ''}\n")
         if not total:
             return
+        several = self.several_hosts
+        if several:
+            out.write(f"\nBy node ({len(self.hosts.keys() - {''})} hosts):\n")
+            names = {rank: name for name, rank in SEVERITY_RANK.items()}
+            for host, (n, worst) in sorted(self.hosts.items(), key=lambda kv: (-kv[1][1], -kv[1][0], kv[0])):
+                out.write(f"  {host or '(no host named)':<30} {n:>8}  worst: {names[worst]}\n")
         out.write("\nBy kind:\n")
         for kind, n in self.kinds.most_common():
             out.write(f"  {kind:<22} {n:>8}  worst: {self.kind_severity[kind]}\n")
         if self.devices:
             out.write("\nBy GPU / PCI device:\n")
-            for pci in sorted(self.devices):
-                what = ", ".join(f"{k} x{n}" for k, n in self.devices[pci].most_common())
-                out.write(f"  {pci}  {what}\n    recommended action: {self._action_text(pci)}\n")
+            for device in sorted(self.devices):
+                what = ", ".join(f"{k} x{n}" for k, n in self.devices[device].most_common())
+                host, pci = device
+                where = f"{host or '(no host named)'} {pci}" if several else pci
+                out.write(f"  {where}  {what}\n    recommended action: {self._action_text(device)}\n")
 
-    def _action_text(self, pci: str) -> str:
-        action = self.device_action[pci][1]
-        xids = [int(k.split()[1]) for k in self.devices[pci] if k.startswith("xid ")]
+    def _action_text(self, device: tuple[str, str]) -> str:
+        action = self.device_action[device][1]
+        xids = [int(k.split()[1]) for k in self.devices[device] if k.startswith("xid ")]
         notes = [f"Xid {x}: {xid_info(x).description}" for x in sorted(set(xids))[:3]]
         return action + (f" ({'; '.join(notes)})" if notes else "")
 
 
-def write_text(findings: Iterable[Finding], out: IO[str]) -> Summary:
-    summary = Summary()
-    header = "  ".join(c.ljust(w) for c, w in zip(_COLUMNS, _WIDTHS)) + "  " + _COLUMNS[-1]
-    out.write(header + "\n")
-    for f in findings:
-        summary.add(f)
+NODE_WIDTH = 16
+
+
+class Table:
+    """The text report: a row per finding as it comes, then the summary.  A NODE column (each row's host) once the
+    input names a second host; a single node's log (its dmesg, its syslog naming its one host) keeps the table without
+    one.  Rows are held until a second host is seen, `flush` (parse's, before it waits on its input) or HOLD rows,
+    whichever first: a fleet's file names its second host in its first rows, and the table has the column from its
+    header; a pipe that names it only later gets the column from there on, said in a line."""
+
+    HOLD = 4096
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self.summary = Summary()
+        self._held: list[Finding] = []
+        self._first: str | None = None  # the one host the rows so far name
+        self._several = False  # a second host seen
+        self._header: bool | None = None  # None: no header written yet; else whether it has the NODE column
+
+    def add(self, f: Finding) -> None:
+        self.summary.add(f)
+        if f.host is not None and not self._several:
+            if self._first is None:
+                self._first = f.host
+            elif f.host != self._first:
+                self._several = True
+        if self._header:  # the NODE column already: no row held
+            self._row(f, True)
+            return
+        self._held.append(f)
+        if self._several or len(self._held) >= self.HOLD:
+            self._release()
+
+    def _release(self) -> None:
+        if self._header is None:
+            self._write_header(self._several)
+        elif self._several and not self._header:
+            self.out.write(f"\n(a second host from here on: the rows above are {self._first}'s or name no host; "
+                           "each row below names its node)\n")
+            self._write_header(True)
+        held, self._held = self._held, []
+        for f in held:
+            self._row(f, self._header)
+
+    def _write_header(self, nodes: bool) -> None:
+        cells = ("NODE".ljust(NODE_WIDTH) + "  " if nodes else "") + "  ".join(
+            c.ljust(w) for c, w in zip(_COLUMNS, _WIDTHS)) + "  " + _COLUMNS[-1]
+        self.out.write(cells + "\n")
+        self._header = nodes
+
+    def _row(self, f: Finding, nodes: bool | None) -> None:
         amendment = amends(f)  # its event's finding again, amended (rules.EVENT_AMENDS): said, so no row reads as two
         msg = f"[amends its event's finding: {amendment}] {f.message}" if amendment else f.message
         msg = msg if len(msg) <= MESSAGE_WIDTH else msg[:MESSAGE_WIDTH - 1] + "…"
         cells = (_where(f), _kind(f), f.severity, f.attribution, _device(f), f.action)
-        out.write("  ".join(c.ljust(w) for c, w in zip(cells, _WIDTHS)) + "  " + msg + "\n")
-    summary.write(out)
-    return summary
+        node = (f.host or "-").ljust(NODE_WIDTH) + "  " if nodes else ""
+        self.out.write(node + "  ".join(c.ljust(w) for c, w in zip(cells, _WIDTHS)) + "  " + msg + "\n")
+
+    def flush(self) -> None:
+        """The rows held written (their header decided by the hosts seen so far), then the output's; no header before a
+        first row (parse's flush before its first read decides nothing)."""
+        if self._held:
+            self._release()
+        self.out.flush()
+
+    def write(self, findings: Iterable[Finding]) -> Summary:
+        for f in findings:
+            self.add(f)
+        if self._held or self._header is None:
+            self._release()
+        self.summary.write(self.out)
+        return self.summary
 
 
 def write_correlations(failures: list[Finding], causes: list[Cause], out: IO[str], fmt: str) -> None:

@@ -997,8 +997,11 @@ class Classifier:
                         rank, peer, details)
         else:
             env = finish(env)  # built now, for the finding (envelope.split left it pending)
+            extra = env.extra
             f = Finding(kind, severity, attribution, action, message, env.timestamp, env.uptime, xid, sxid, pci, pid,
-                        process, rank, peer, details, env.name, env.extra.get("app"), file, lineno)
+                        process, rank, peer, details, env.name, extra.get("app"), file, lineno)
+            if "host" in extra:  # (the envelope's host: `gpu-npd parse`'s node of a fleet's input)
+                f.host = extra["host"]
         if self._made:
             if pci:
                 self._address(f, position)

@@ -272,20 +272,33 @@ _STERN_FIELDS = {"host": ("nodeName",), "namespace": ("namespace",), "pod": ("po
                  "container": ("containerName", "container")}
 
 
-def _stern(m: re.Match, year: int | None) -> Envelope | None:
-    """stern's `-o json` / `-o extjson` line (_STERN_FIELDS): the container's line split as a line of its own (an older
-    stern's --timestamps stamp before it, a kernel line a pod printed), as the kubectl row's; refused (plain text)
-    unless it is an object with a message and a pod."""
-    obj = json_value(m.string)
+def stern_record(line: str) -> tuple[dict, str, str | None] | None:
+    """stern's `-o json` / `-o extjson` record (_STERN_FIELDS): (its node, namespace, pod and container by those names,
+    the container's line, the record's `timestamp`), None unless it is an object with a message and a pod (plain
+    text).  `gpu-npd parse`'s envelope (_stern) and triage's launcher prefixes (triage/ranks.py) read it."""
+    if _STERN_LINE.match(line) is None:
+        return None
+    obj = json_value(line)
     if not isinstance(obj, dict) or not isinstance(obj.get("message"), str):
         return None
     extra = {name: value for name, keys in _STERN_FIELDS.items()
              for value in [next((obj[k] for k in keys if isinstance(obj.get(k), str)), "")] if value}
     if "pod" not in extra:
         return None
-    env = _behind(obj["message"].rstrip("\n"), year, "stern")
-    if env.timestamp is None and isinstance(obj.get("timestamp"), str):
-        env.timestamp = _iso(obj["timestamp"])
+    stamp = obj.get("timestamp")
+    return extra, obj["message"].rstrip("\n"), stamp if isinstance(stamp, str) else None
+
+
+def _stern(m: re.Match, year: int | None) -> Envelope | None:
+    """stern's `-o json` / `-o extjson` line (stern_record): the container's line split as a line of its own (an older
+    stern's --timestamps stamp before it, a kernel line a pod printed), as the kubectl row's."""
+    record = stern_record(m.string)
+    if record is None:
+        return None
+    extra, message, stamp = record
+    env = _behind(message, year, "stern")
+    if env.timestamp is None and stamp is not None:
+        env.timestamp = _iso(stamp)
     env.extra = {**env.extra, **extra}
     return env
 
@@ -620,6 +633,7 @@ _KUBECTL = LazyPattern(r"^" + KUBECTL_PREFIX + r"(.*)$", re.S)
 _DOCKER_HEAD = r'.*"log"\s*:'
 _STERN_HEAD = r'(?:"message":|"(?:namespace|pod)": ")'
 JSON_MESSAGE_LINE = r"^\{(?:" + _DOCKER_HEAD + "|" + _STERN_HEAD + ")"
+_STERN_LINE = LazyPattern(r"^\{" + _STERN_HEAD, re.S)  # (stern_record: the row's own pattern, whose lines are all it reads)
 # the envelopes whose message is decoded from the JSON line (escapes): not the line's text as an engine matched it
 JSON_DECODED = frozenset({"docker", "stern"})
 # the rows whose line is no line of its own behind a prefix or labels (_loki, _behind): plain text, and a message decoded
@@ -687,7 +701,7 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
         + r" ?(.*)$", re.S), _dmesg_decode, "journal"),
     ("docker", "{", LazyPattern(r"^\{" + _DOCKER_HEAD, re.S), _docker, None),
     # stern's `-o json` and `-o extjson` (_stern): after docker's, so that its lines try no more rows than before
-    ("stern", "{", LazyPattern(r"^\{" + _STERN_HEAD, re.S), _stern, None),
+    ("stern", "{", _STERN_LINE, _stern, None),
     ("rfc5424", "<", LazyPattern(r"^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
     ("rfc3164", "<ADFJMNOS", LazyPattern(
         r"^(?:<(\d{1,3})>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) "

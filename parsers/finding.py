@@ -37,6 +37,11 @@ class Finding:
     program: str | None = None  # the syslog tag / app name where the envelope carries one ("kernel", ...)
     file: str | None = None
     line: int | None = None
+    # the host the line's envelope names (pdsh's / clush's "node-a: " before dmesg, syslog's and the journal's host,
+    # stern's nodeName), None where it names none: which node of a fleet-wide input said it (`gpu-npd parse`); the
+    # agent knows its node and never reads it (a forwarded syslog line's host is not the agent's node).  Last, set
+    # after the finding is made and only where the envelope names one: a line without costs no lookup
+    host: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict; unknown fields are left out."""

@@ -14,7 +14,7 @@ from pathlib import PurePath
 from typing import NamedTuple
 
 from parsers.classify import message_rank
-from parsers.envelope import KUBECTL_PREFIX
+from parsers.envelope import KUBECTL_PREFIX, stern_record
 from parsers.redacted import placeholder
 from parsers.workers import SGLANG_PREFIX, WORKER_PREFIX, worker_rank
 
@@ -33,6 +33,9 @@ class Origin:
     # the pod kubectl's prefix named (`kubectl logs --prefix`): the host too, unless a prefix inside names the pod's
     # hostname (`hostname_of_pod`)
     pod: str | None = None
+    # the node a record names the pod's (stern -o json's nodeName): said in the evidence's details ("node"), the pod
+    # still the line's host (as stern's plain prefix, kubectl's)
+    node: str | None = None
 
     def merge(self, other: "Origin") -> "Origin":
         """This origin with the fields `other` knows and this one does not (the inner, more specific prefix is
@@ -214,7 +217,7 @@ PREFIXES: tuple[Prefix, ...] = tuple(
         # line number after it), before everything its writer printed (llm-d/llm-d #191)
         ("grep", r"[\w.\-]{1,200}\.(?:log|txt|out|err)(?::\d{1,9})?:", {}, {"needle": ":", "outermost": True}),
     ))
-_NAMES = frozenset({"host", "pod"})  # the Origin fields a prefix names by a word (the others are numbers)
+_NAMES = frozenset({"host", "pod", "node"})  # the Origin fields a prefix names by a word (the others are numbers)
 _GENERATED = re.compile("|".join(f"(?:{shape})" for shape in GENERATED_SUFFIXES) + r"\Z")
 
 
@@ -323,6 +326,16 @@ def strip_lead(line: str) -> tuple[tuple, str, str]:
     rest = line
     lead = ""
     step = 0
+    if line[:1] == "{" and (record := stern_record(line)) is not None:
+        # stern's `-o json` / `-o extjson` record (parsers/envelope.py's, `gpu-npd parse`'s): its pod the line's host,
+        # as stern's plain prefix, its node said; its message read on as the line (its own prefixes inner ones), the
+        # record's `timestamp` (stern --timestamps since #372) its lead
+        names, rest, stamp = record
+        found = {name: value for name, value in (("host", names["pod"]), ("pod", names["pod"]),
+                                                 ("node", names.get("host"))) if value and not placeholder(value)}
+        if stamp is not None and STAMPS.fullmatch(stamp + " ") is not None:
+            lead = stamp + " "
+        step = 1
     while True:
         rows = None
         if step < MAX_PREFIXES:

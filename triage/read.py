@@ -400,6 +400,8 @@ def writer(origin: Origin, rest: str, details: dict, host: str | None = None) ->
     rank, group = in_message(rest, origin.rank)
     if group is not None:
         details["pg"], details["group_rank"] = group
+    if origin.node is not None:  # the pod's node, as its record names it (stern -o json)
+        details["node"] = origin.node
     if host and origin.pod is not None and origin.host == origin.pod:
         details["pod"] = origin.pod
         return dict(host=host, rank=rank, local_rank=origin.local_rank, pid=origin.pid, gpu=origin.gpu)

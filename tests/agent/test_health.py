@@ -1133,3 +1133,18 @@ def test_a_clears_match_reads_as_a_condition_rules_match(monkeypatch):
     assert health._clears(link("down")) is None
     gate, _ = health._LIFECYCLE["ib_link"]
     assert gate[1] == {"up", "active"}  # every value the one clears wants; `not_attribution` gates nothing
+
+
+def test_the_host_a_line_names_is_never_the_agents_word(clock):
+    """The agent knows its node: a syslog line's host (a forwarded log's, another machine's name) changes nothing it
+    writes: the same problems, conditions and saved state as the line from any other host, that host nowhere in
+    them (Finding.host is `gpu-npd parse`'s). REAL: https://gist.github.com/kohsuke/84ce815d0a8ad85ecaf6."""
+    line = "Dec 23 23:32:27 rescue kernel: [ 270.439207] NVRM: Xid (PCI:0000:01:00): 62, 0096(1c54) 00000000 00000000"
+    said = []
+    for host in ("rescue", "gpu-node-1"):
+        engine = HealthEngine(load(env={}, flags={"warning_expire_seconds": 600}), clock)
+        f = Classifier(year=2024).classify(line.replace(" rescue ", f" {host} "))
+        assert f.host == host
+        change = engine.observe(f)
+        said.append(json.dumps([engine.to_state(), [p.message for p in change.new_problems]], default=str))
+    assert said[0] == said[1] and "rescue" not in said[0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import subprocess
@@ -643,3 +644,68 @@ def test_a_bad_nvml_scenario_is_one_line_naming_what_is_wrong(tmp_path: Path):
     assert line.startswith(f"gpu-npd: --nvml fake:{scenario}: ") and "line 2, column 1" in line, line
     r = run("--nvml", f"fake:{tmp_path}", str(log))  # a directory: no "does not exist"
     assert r.returncode == 2 and f"scenario file '{tmp_path}' is not a file" in r.stderr.decode()
+
+
+# Two nodes' syslog in one input, each line REAL and verbatim (tests/parsers/test_finding_host.py names their sources:
+# kohsuke's gist, ik_llama.cpp #425), COMPOSED: identical servers, one PCI address, two hosts.
+RESCUE = (b"Dec 23 23:32:27 rescue kernel: [ 270.439207] NVRM: Xid (PCI:0000:01:00): 62, 0096(1c54) 00000000 "
+          b"00000000\n")
+RED = (b"May 15 08:57:36 red kernel: NVRM: Xid (PCI:0000:01:00): 31, pid=80798, name=llama-server, Ch 00000008, intr "
+       b"00000000. MMU Fault: ENGINE GRAPHICS GPC1 GPCCLIENT_T1_3 faulted @ 0x7e9f_4f200000. Fault is of type "
+       b"FAULT_PDE ACCESS_TYPE_VIRT_READ\n")
+
+
+def test_several_hosts_name_each_rows_node_and_count_gpus_per_node():
+    """`pdsh -w node[1-100] dmesg | gpu-npd parse`: which nodes, and each node's GPU its own (was: no node anywhere,
+    and node-a's and node-b's 0000:01:00 one device "xid 62 x1, xid 31 x1")."""
+    r = run("--year", "2024", "--nvml", "off", stdin=RESCUE + RED)
+    out = r.stdout.decode()
+    assert r.returncode == 0, r.stderr
+    header, first, second = out.splitlines()[:3]
+    assert header.split()[:2] == ["NODE", "WHERE"]
+    assert first.split()[0] == "rescue" and second.split()[0] == "red"
+    assert "By node (2 hosts):" in out
+    nodes = out.split("By node (2 hosts):\n")[1].split("\n\n")[0].splitlines()
+    assert [line.split() for line in nodes] == [["rescue", "1", "worst:", "fatal"], ["red", "1", "worst:", "error"]]
+    devices = out.split("By GPU / PCI device:\n")[1]
+    assert "  red 0000:01:00  xid 31 x1\n" in devices and "  rescue 0000:01:00  xid 62 x1\n" in devices
+    rows = [json.loads(line) for line in run("--year", "2024", "--nvml", "off", "--format", "json",
+                                            stdin=RESCUE + RED).stdout.decode().splitlines()]
+    assert [row.get("host") for row in rows] == ["rescue", "red"]
+
+
+def test_one_hosts_log_keeps_its_table():
+    """A single node's log (its syslog names its one host; dmesg none) has no NODE column and no by-node count."""
+    for text in (RESCUE, XID79):
+        out = run("--year", "2024", "--nvml", "off", stdin=text).stdout.decode()
+        assert out.startswith("WHERE ") and "By node" not in out
+        assert out.split("By GPU / PCI device:\n")[1].startswith("  0000:")
+
+
+def test_a_redacted_host_is_no_host():
+    """A host the poster replaced ("<hostname>") names no node: no column for it, no "host" key."""
+    redacted = RED.replace(b" red ", b" <hostname> ")
+    rows = [json.loads(line) for line in run("--year", "2024", "--nvml", "off", "--format", "json",
+                                            stdin=RESCUE + redacted).stdout.decode().splitlines()]
+    assert [row.get("host") for row in rows] == ["rescue", None]
+    assert run("--year", "2024", "--nvml", "off", stdin=RESCUE + redacted).stdout.decode().startswith("WHERE ")
+
+
+def test_a_pipe_naming_its_second_host_late_says_so_and_names_nodes_from_there():
+    """A pipe's rows are written before parse waits on it (`flush`): rows written before a second host appeared have
+    no NODE column; from it on they do, under a new header, and a line says the rows above were the first host's."""
+    from offline.report import Table
+    from parsers import Classifier, Scanner
+
+    findings = list(Scanner(Classifier(year=2024)).for_stream().scan(io.BytesIO(RESCUE + RED)))
+    out = io.StringIO()
+    table = Table(out)
+    table.add(findings[0])
+    table.flush()  # parse waits on the pipe: rescue's row is written without a NODE column
+    table.add(findings[1])
+    table.write(())
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("WHERE ") and "rescue" not in lines[1]
+    assert lines[3] == ("(a second host from here on: the rows above are rescue's or name no host; each row below "
+                        "names its node)")
+    assert lines[4].startswith("NODE ") and lines[5].split()[0] == "red"

@@ -297,3 +297,34 @@ def test_a_node_agents_pod_printing_its_nodes_syslog_is_not_the_node():
     dmesg = "[74889.644138] NVRM: Xid (PCI:0000:02:00): 79, GPU has fallen off the bus."  # (pcie-aer.yaml, verbatim)
     evidence = list(read_lines(kubectl_prefixed("train-worker-1", "pytorch", [dmesg]), "job.log", Clock()))
     assert [(e.kind, e.host) for e in evidence] == [("xid", "train-worker-1")]
+
+
+def stern_json(pod: str, node: str, lines: list[str]) -> list[str]:
+    """The lines as `stern -o json` prints them: its Log record marshalled a line, the message first (stern/stern
+    tail_utils.go `Log`; the keys and their order as stern's own expected output, envelopes-stern-2026.yaml)."""
+    return [json.dumps({"message": line, "nodeName": node, "namespace": "ns1", "podName": pod,
+                        "containerName": "pytorch"}, separators=(",", ":")) for line in lines]
+
+
+def test_stern_json_records_name_the_pod_and_its_node():
+    """`stern -o json .. | gpu-npd triage`: the record's pod is the line's host (as stern's plain prefix names it), its
+    node said in details ("node"), its message read on as the line (the prefixes in it, its failure).  Before: the
+    whole JSON object the line's text, no writer, no failure read out of its escapes."""
+    # REAL: stern's own expected output of `-o json` and `-o extjson` (stern/stern cmd/cmd_test.go @8a00e61,
+    # tests/fixtures/realworld/envelopes-stern-2026.yaml), verbatim
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "realworld" / "envelopes-stern-2026.yaml"
+    json_line, extjson_line = [line.strip() for line in fixture.read_text().splitlines() if line.startswith("    {")]
+    fields, lead, rest = strip_lead(json_line)
+    assert (dict(fields), lead, rest) == ({"host": "pod1", "pod": "pod1", "node": "node1"}, "", "json message")
+    assert strip_lead(extjson_line) == ((), "", extjson_line)  # its message an object: no line of text, as parse reads it
+    # CONSTRUCTED: a rank's failure (torch's "[rank11]:" prefix inside the message, read as without stern) and a
+    # kernel line (pcie-aer.yaml's, verbatim) in stern's records; --timestamps' `timestamp` key the line's time
+    record = json.loads(stern_json("train-worker-1", "gpu-node-7", ["[rank11]: torch.cuda.OutOfMemoryError: x"])[0])
+    fields, lead, rest = strip_lead(json.dumps({**record, "timestamp": "2024-07-25T07:00:00.123456789Z"}))
+    assert dict(fields) == {"host": "train-worker-1", "pod": "train-worker-1", "node": "gpu-node-7", "rank": 11}
+    assert (lead, rest) == ("2024-07-25T07:00:00.123456789Z ", "torch.cuda.OutOfMemoryError: x")
+    dmesg = "[74889.644138] NVRM: Xid (PCI:0000:02:00): 79, GPU has fallen off the bus."
+    evidence = list(read_lines(stern_json("train-worker-1", "gpu-node-7", [dmesg]), "stern.log", Clock()))
+    assert [(e.kind, e.host, e.details.get("node")) for e in evidence] == [("xid", "train-worker-1", "gpu-node-7")]
+    # a JSON line that is no stern record (an application's own, no pod): no writer
+    assert strip_lead('{"message": "loss 0.3", "level": "info"}')[0] == ()
