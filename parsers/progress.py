@@ -48,8 +48,8 @@ class Progress:
     # DeepSpeed's checkpoint engine's per-file lines (PAUSES' `files`): +1 a rank began writing a file (`[Torch] Saving
     # <path>...`), -1 it wrote one (`[Torch] Saved <path>.`); the tracker counts the pod's files in flight
     files: int = 0
-    # the end the line says is one rank's own (DeepSpeed's commit, `[Torch] Checkpoint <tag> is ready now!`, said by each
-    # rank before its barrier): the pod's other ranks may still be writing (PAUSES' `rank`)
+    # the end the line says is one rank's own (DeepSpeed's commit, `[Torch] Checkpoint <tag> is ready now!`, said by
+    # each rank before its barrier): the pod's other ranks may still be writing (PAUSES' `rank`)
     rank: bool = False
 
 
@@ -549,8 +549,8 @@ PAUSES: tuple[Pause, ...] = (
     # its next training line, so a hang right after a validation or a save was suspected an hour on instead of after
     # k x the pace.  DeepSpeed's checkpoint engine says its save is over once every file is written
     # (TorchCheckpointEngine.commit, the last step of save_checkpoint: `[Torch] Checkpoint global_step5000 is ready now!`,
-    # OneBit #8; its per-file `[Torch] Saved ...pt.` is no end, more files follow, rows below): read as nothing, a job hung right
-    # after it stayed paused by the Trainer's `Saving model checkpoint to` for an hour, past the 30-minute watchdog
+    # OneBit #8; its per-file `[Torch] Saved ...pt.` is no end, more files follow, rows below): read as nothing, a job
+    # hung right after it stayed paused by the Trainer's `Saving model checkpoint to` for an hour, past the 30-minute watchdog
     Pause("evaluation", re.compile(r"(?i)\bval(?:idation)? loss\b(?:[ :=]+|.*?\bvalue: )(?:[-+]?[0-9]|nan\b|inf\b)"),
           ends=True),
     Pause("checkpoint", re.compile(r"(?i)\bdone, saving took\b|\bsuccessfully saved checkpoint\b"), ends=True),
