@@ -108,6 +108,9 @@ class _Pod:
     # the program's order: which one a pause's ranks wait on is not known); kept across a restart of the container (the
     # next run is launched with the same timeout, and says it again only if it can)
     checked: float = 0.0  # when a suspected pod was last found running
+    # DeepSpeed checkpoint files its ranks began and have not said written (Progress.files) since its last advance or a
+    # save's end: a rank's own commit (Progress.rank) ends the pause only at 0, another rank still writing before
+    files: int = 0
     # the tqdm bar its training counts on (None: none seen yet): a bar of another total shown while it runs is an inner
     # one (_bar)
     bar: _Bar | None = None
@@ -160,9 +163,12 @@ class ProgressTracker:
                     if p.trainer == pod.trainer:  # advance; its trainer's printed step time
                         self._step_time(pod, p.seconds, True)
                     continue
-                if p.ended:  # an evaluation's results or a save's end, said when done: alive now, back to training (the
-                    pod.last, pod.paused, pod.pause = now, None, ""  # silence after it is the pace's, no pause's)
-                else:
+                if p.files:  # (a line lost, a `Saved` without its `Saving`: never below 0)
+                    pod.files = max(0, pod.files + p.files)
+                if p.ended and not (p.rank and pod.files):  # an evaluation's results or a save's end, said when done:
+                    # alive now, back to training (the silence after it is the pace's, no pause's)
+                    pod.last, pod.paused, pod.pause, pod.files = now, None, "", 0
+                else:  # (a rank's own end while another rank's file is being written: the save goes on)
                     pod.paused, pod.pause = now, p.pause
                 continue
             if p.heartbeat:  # alive (an RL rollout's generation bar), not the pace: no step, no interval
@@ -189,7 +195,7 @@ class ProgressTracker:
             return
         pod.intervals.clear()
         pod.advances, pod.step, pod.last_written, pod.trainer = 0, None, None, ""
-        pod.paused, pod.pause, pod.printed = None, "", False
+        pod.paused, pod.pause, pod.printed, pod.files = None, "", False, 0
         pod.bar = None  # (the new process's bars, totals)
 
     def _track(self, ref: PodRef, now: float) -> _Pod:
@@ -241,7 +247,7 @@ class ProgressTracker:
             self._step_time(pod, p.seconds, True)
         pod.step, pod.last_written, pod.last, pod.trainer = p.step, mark.at, now, p.trainer
         pod.advances += 1
-        pod.paused, pod.pause = None, ""
+        pod.paused, pod.pause, pod.files = None, "", 0
         self.pods.move_to_end(pod.ref.uid)
         if pod.suspected is not None:
             silent = now - pod.suspected

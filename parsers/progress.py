@@ -45,6 +45,12 @@ class Progress:
     # Face Trainer's unnamed `22% 2/9 [00:00<00:01, 4.08it/s]` among its `17% 34/204 ...`); with `step` None, the bar
     # is finished (its count is its total)
     total: int | None = None
+    # DeepSpeed's checkpoint engine's per-file lines (PAUSES' `files`): +1 a rank began writing a file (`[Torch] Saving
+    # <path>...`), -1 it wrote one (`[Torch] Saved <path>.`); the tracker counts the pod's files in flight
+    files: int = 0
+    # the end the line says is one rank's own (DeepSpeed's commit, `[Torch] Checkpoint <tag> is ready now!`, said by
+    # each rank before its barrier): the pod's other ranks may still be writing (PAUSES' `rank`)
+    rank: bool = False
 
 
 @dataclass(frozen=True)
@@ -517,6 +523,8 @@ class Pause(NamedTuple):
     name: str  # "checkpoint" / "evaluation"
     pattern: re.Pattern[str]
     ends: bool = False
+    files: int = 0  # DeepSpeed's per-file lines: +1 a file begun, -1 a file written (Progress.files)
+    rank: bool = False  # the end is one rank's own, said before the others are done (Progress.rank)
 
 
 # announced pauses: a checkpoint save or an evaluation said in the log
@@ -541,12 +549,17 @@ PAUSES: tuple[Pause, ...] = (
     # its next training line, so a hang right after a validation or a save was suspected an hour on instead of after
     # k x the pace.  DeepSpeed's checkpoint engine says its save is over once every file is written
     # (TorchCheckpointEngine.commit, the last step of save_checkpoint: `[Torch] Checkpoint global_step5000 is ready now!`,
-    # OneBit #8; its per-file `[Torch] Saved ...pt.` is no end, more files follow): read as nothing, a job hung right
-    # after it stayed paused by the Trainer's `Saving model checkpoint to` for an hour, past the 30-minute watchdog
+    # OneBit #8; its per-file `[Torch] Saved ...pt.` is no end, more files follow, rows below): read as nothing, a job
+    # hung right after it stayed paused by the Trainer's `Saving model checkpoint to` for an hour, past the 30-minute watchdog
     Pause("evaluation", re.compile(r"(?i)\bval(?:idation)? loss\b(?:[ :=]+|.*?\bvalue: )(?:[-+]?[0-9]|nan\b|inf\b)"),
           ends=True),
-    Pause("checkpoint", re.compile(r"(?i)\bdone, saving took\b|\bsuccessfully saved checkpoint\b|"
-                                   r"\bcheckpoint \S+ is ready now\b"), ends=True),
+    Pause("checkpoint", re.compile(r"(?i)\bdone, saving took\b|\bsuccessfully saved checkpoint\b"), ends=True),
+    # DeepSpeed's commit is said by every rank for itself, before the barrier that waits for the others (engine.py
+    # save_checkpoint: commit, then dist.barrier()): in a pod of several ranks the first one done says it while another
+    # still writes (liguodongiot/llm-action's Megatron-DeepSpeed log: ranks' `is ready now!` among `[Torch] Saving
+    # ./tmp/global_step2500/mp_rank_00_model_states.pt...` and its `Saved` 5 s later), so it ends the pause only once
+    # none of the pod's files begun is still being written (the tracker's count, `files` below)
+    Pause("checkpoint", re.compile(r"\[Torch\] Checkpoint \S+ is ready now!"), ends=True, rank=True),
     # and, case-sensitive (a literal opening each alternative), an evaluation's results printed once it is done:
     # fairseq's summary after its validation batches (`| epoch 001 | valid on 'valid' subset | valid_loss 8.11425 | ...`,
     # the first era's `| valid loss 3.69`; its batches' `valid on 'valid' subset  1000 / 1311 loss=3.24` still announce),
@@ -559,6 +572,15 @@ PAUSES: tuple[Pause, ...] = (
     Pause("evaluation", re.compile(r"\| valid on '[^']*' subset \| |Validation (?:Results|Timing)\b|"
                                    r"\u2022 Validation [^:]*: [-+]?[0-9]|Total validation time: [0-9]|"
                                    r"""\{['"]eval_\w+['"]: """), ends=True),
+    # DeepSpeed's checkpoint engine (TorchCheckpointEngine.save) says each file a rank writes, begun and written:
+    # `[Torch] Saving <path>...` announces a save on every saving rank (the Trainer's `Saving model checkpoint to` and
+    # DeepSpeed's `[Rank 0] Saving model checkpoint:` are rank 0's alone: a pod without rank 0 saw no announcement) and
+    # again for a second save_checkpoint after the first one's commit (the Hugging Face Trainer under ZeRO-3 without
+    # stage3_gather_16bit_weights_on_model_save: save_model's, then _save_optimizer_and_scheduler's, huggingface/
+    # transformers #34534); `[Torch] Saved <path>.` says the rank is alive and goes on (its next file or its commit).
+    # Case-sensitive literals (cheap on every keyword line that reaches the rows)
+    Pause("checkpoint", re.compile(r"\[Torch\] Saving "), files=1),
+    Pause("checkpoint", re.compile(r"\[Torch\] Saved "), files=-1),
     Pause("checkpoint", re.compile(r"(?i)\bsav(e|ing)( the)?( model)? checkpoint|\bcheckpoint(ing)? (save|to)\b|"
                                    r"\bsaving (model|state|weights)\b|local_global_step_folder: ")),
     Pause("evaluation", re.compile(r"(?i)running eval(uation|\b)|\bevaluat(ing|ion)\b|\bvalidat(ing|ion)\b|"
@@ -572,7 +594,8 @@ PAUSES: tuple[Pause, ...] = (
 # a keyword line no rule reads meets the rows only when its lower case holds one (_may_hold), as the rows themselves
 # cost ~6 us on every such line (a JSON metrics line naming its "step" and "loss")
 # (a Hugging Face evaluation dict's opening, `{'eval_`: a `{` is rare on a line, so the search tries it at few places)
-_PAUSE_WORDS = re.compile(r"""heckpoint|aving|valuat|alidat|val loss|valid on|unning eval|\{['"]eval_""")
+# (DeepSpeed's `[Torch] Saved <path>.`: `] saved `, a `]` rare on a line too)
+_PAUSE_WORDS = re.compile(r"""heckpoint|aving|valuat|alidat|val loss|valid on|unning eval|\{['"]eval_|\] saved """)
 # and on a keyword line no row reads (lower-cased), verl's two announcements without those words (PAUSES): never after a
 # progress match (verl prints them on lines of their own), so the look after one does not pay for them (~5% of a
 # progress line's cost, '_' being in most of their keys)
@@ -598,6 +621,7 @@ KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckp
             "|step: ",  # DeepSpeed-Chat's `epoch: 0|step: 3183|ppo_ep: 1|...` (its `step` keyword covers it: the row's own)
             "; xent: ",  # OpenNMT-py's `Step 2250/200000; acc:  31.18; ppl: 57.53; xent: 4.05; ...` (no other keyword)
             _TIMEOUT_WORD,  # a collective timeout said (TIMEOUTS)
+            "] Saved ",  # DeepSpeed's `[Torch] Saved <path>.` (PAUSES; its path need not hold `step`)
             "Loss")  # timm's `Train: 0 [ 50/73 ( 70%)]  Loss: ...`, pytorch/examples' ImageNet `Epoch: [0][ 741/1424] ... Loss`
 # (no keyword opens with a space: the search tries its alternatives at each position whose character one of them opens
 # with, and a space is at every word; " | Time: " cost ~50% more on every line without a keyword)
@@ -703,8 +727,10 @@ def _one(line: str) -> Progress | None:
     timeout = _timeout(line, 0) if _TIMEOUT_WORD in line else None
     if said is None and timeout is None:
         return None
-    return Progress(None, trainer="", pause=said.name if said else "", moved=False, timeout=timeout,
-                    ended=said is not None and said.ends)
+    if said is None:
+        return Progress(None, trainer="", moved=False, timeout=timeout)
+    return Progress(None, trainer="", pause=said.name, moved=False, timeout=timeout, ended=said.ends, files=said.files,
+                    rank=said.rank)
 
 
 def _lowered(text: str) -> str | None:

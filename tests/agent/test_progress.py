@@ -985,6 +985,53 @@ def test_deepspeeds_checkpoint_commit_ends_the_save_and_a_hang_after_it_is_suspe
     _suspected_at_the_floor_after([recognise("Saving model checkpoint to out/checkpoint-5000"), commit], [0, 60])
 
 
+def test_deepspeeds_per_file_lines_announce_a_save_and_its_commit_is_one_ranks_end():
+    """REAL (sources.md): DeepSpeed's checkpoint engine says each file a rank writes, `[Torch] Saving <path>...` then
+    `[Torch] Saved <path>.`, and each rank's commit, `[Torch] Checkpoint <tag> is ready now!` (ywlin111/Fudan-AI-design-
+    mid-term-work, a LlamaFactory run of Qwen2.5 on one GPU, 2024-10-22; liguodongiot/llm-action, Megatron-DeepSpeed on 8
+    GPUs of one node, 2023-08-15).  The per-file lines were read as nothing: a pod without rank 0 saw no announcement of
+    a save (the Trainer's `Saving model checkpoint to` and DeepSpeed's `[Rank 0] Saving model checkpoint:` are rank 0's).
+    Now a file begun announces a save (+1 file in flight), a file written keeps it (-1), the commit is one rank's end."""
+    said = [(p.pause, p.ended, p.files, p.rank) if p else None
+            for p in map(recognise, lines("deepspeed_save_qwen25_fudan.log")[3:10])]
+    assert said == [("checkpoint", False, 0, False),  # `[Rank 0] Saving model checkpoint:` (rank 0's, as before)
+                    ("checkpoint", False, 1, False), ("checkpoint", False, -1, False),
+                    ("checkpoint", False, 1, False), ("checkpoint", False, -1, False),
+                    None,  # `bf16_zero checkpoint saved ...` (engine.py's own: no pause said)
+                    ("checkpoint", True, 0, True)]
+    # Megatron-LM's end, printed by rank 0 after its barrier, is the whole save's (no rank's own)
+    end = recognise(lines("deepspeed_save_megatron_llmaction_ranks.log")[-1])
+    assert (end.pause, end.ended, end.rank) == ("checkpoint", True, False)
+
+
+def test_one_ranks_commit_while_another_rank_writes_holds_the_pause_and_the_saves_end_ends_it():
+    """REAL (liguodongiot/llm-action's Megatron-DeepSpeed log, sources.md): in one pod of 8 ranks, ranks that are done say
+    `is ready now!` (the first two at once, before most ranks began their files) while rank 0 still writes
+    `mp_rank_00_model_states.pt` (its `Saved` 5 s after its `Saving`, three commits of other ranks between).  A rank's
+    commit ended the pod's pause: rank 0's write stretched (here 1,000 s after the commit of rank 2, a slow disk) was a
+    hang suspected at the floor.  Now a rank's commit ends the pause only when none of the pod's files begun is still
+    being written; Megatron-LM's `successfully saved checkpoint` (after the barrier) ends it, a hang after it suspected
+    at the floor.  (The log's own `...` lines, which the author put for elided lines, are no progress.)"""
+    text = lines("deepspeed_save_megatron_llmaction_ranks.log")
+    save = [p for p in map(recognise, text[4:]) if p is not None]
+    assert save[0].pause == "checkpoint" and save[-1].ended
+    slow = next(i for i, x in enumerate(text[4:]) if "35,824" in x and "ready now" in x)  # rank 2's commit
+    held = sum(1 for x in text[4:4 + slow + 1] if recognise(x) is not None)  # its place among the lines read
+    _suspected_at_the_floor_after(save, [1000 if i == held else 0 for i in range(len(save))])
+
+
+def test_a_second_save_after_a_commit_announces_itself_in_a_pod_without_rank_0():
+    """REAL lines, CONSTRUCTED sequence: the Hugging Face Trainer under ZeRO-3 with stage3_gather_16bit_weights_on_model_save
+    false calls DeepSpeed's save_checkpoint twice for one checkpoint (save_model's `except ValueError` path, then
+    _save_optimizer_and_scheduler; huggingface/transformers #34534), each ending in its commit.  A pod without rank 0
+    says only DeepSpeed's per-file lines and commits (here the Qwen2.5 run's, sources.md, twice): the first commit ended
+    the pause and the second save's long write (1,000 s) was silence past the floor, a false hang.  Now its `[Torch]
+    Saving` announces the second save; the last commit ends it, a hang after it suspected at the floor."""
+    text = lines("deepspeed_save_qwen25_fudan.log")
+    one = [recognise(x) for x in text[4:8]] + [recognise(text[9])]  # its files begun and written, its commit
+    _suspected_at_the_floor_after(one + one, [0, 0, 0, 0, 0, 10, 1000, 0, 0, 0])
+
+
 def _suspected_at_the_floor_after(said: list, gaps: list) -> None:
     """A pod stepping every 10 s, then the lines `said` (each `gaps` seconds after the one before), then silence: nothing
     raised before the floor after the last line (nor while `said`), a hang suspected at it (not pause_seconds on)."""
