@@ -285,7 +285,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
                "netdev_watchdog": 64, "mlx5_temp": 32, "mlx5_cmd_timeout": 16, "mlx5_cmd_recovered": 16,
-               "efa_abort": 4, "tcpx": 64,
+               "efa_abort": 4, "tcpx": 64, "bnxt_refused": 32,
                # an RPC event the GSP sent during its boot without the API lock and the assertion on the next line
                "gsp_bootup": 1,
                # an oops's report (its call trace, modules, registers, the RIP again after "end trace") runs to a
@@ -313,7 +313,7 @@ EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", 
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe", "mlx5_temp", "mlx5_cmd_timeout", "mlx5_cmd_recovered",
                               "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "retrain",
-                              "tcpx", "ecc", "ccrpc"})
+                              "tcpx", "ecc", "ccrpc", "bnxt_refused"})
 # "within" rows whose line is part of an open event of its device's other functions too, where its own function has
 # none open (the key's address up to its function: domain:bus:device): what a function prints of a resource its device
 # shares (mlx5's vendor-specific gateway, mlx5_crdump_refused).
@@ -1902,6 +1902,32 @@ RULES: tuple[Rule, ...] = (
     _r("bnxt_hwrm_timeout", "nic_error", ["Error (timeout: ", "due to firmware status"],
        r"bnxt_en (?P<pci>" + PCI + r")(?: [^:]*)?: (?:Error \((?P<what>timeout): (?P<timeout_us>\d+)\)|"
        r"(?P<abandoned>Abandoning)) msg \{(?P<req_type>0x[0-9a-f]+) 0x[0-9a-f]+\}", event=("bnxt", "join")),
+    # A command the firmware answered with an error code, bnxt_en's every era ("hwrm req_type 0x%x seq id 0x%x error
+    # 0x%x": bnxt.c _hwrm_send_message, 5.14+ bnxt_hwrm.c __hwrm_send): the driver's request refused (its parameters,
+    # a ring already freed, a feature the firmware wants acknowledged), a driver / firmware pairing's fault, not the
+    # port's: "bnxt_en 0000:21:00.1 ens2f1np1: hwrm req_type 0x53 seq id 0x6fca error 0x2" (DIM adjusting a ring just
+    # freed: "unnecessary concern for the user", lore stable 20250115103607.640760086@linuxfoundation.org), at probe
+    # "bnxt_en 0000:26:00.0 (unnamed net_device) (uninitialized): hwrm req_type 0x1d seq id 0xb error 0x2" (an NPAR 1.2
+    # NIC refusing a driver that does not acknowledge it: the probe aborts, lore netdev
+    # 20250113063927.4017173-2-michael.chan@broadcom.com), the probe's failure then joining its event. A warning of the
+    # driver's. Was: the unclassified net's warning. And the RX aggregation's completion naming another buffer count
+    # than its start, "bnxt_en 0000:83:00.0 enp131s0np0: TPA end agg_buf 2 != expected agg_bufs 1" (bnxt_tpa_end: a
+    # wrong aggregation ID handed out, data possibly corrupted; a driver bug, lore netdev
+    # 20251224191116.3526999-1-michael.chan@broadcom.com): the driver's warning. Part of an open bnxt event (a reset's
+    # refusals), else one event of their own per function: a warning never opens the bnxt event, whose later stall or
+    # probe failure would join it unseen. Was: no finding.
+    _r("bnxt_hwrm_error", "nic_error", ["hwrm req_type 0x", "TPA end agg_buf"],
+       r"bnxt_en (?P<pci>" + PCI + r")(?: [^:]*)?: (?:hwrm req_type (?P<req_type>0x[0-9a-f]+) seq id 0x[0-9a-f]+ error "
+       r"(?P<error>0x[0-9a-f]+)|(?P<what>TPA end agg_buf) \d+ != expected agg_bufs \d+)",
+       severity="warning", attribution="driver", event=("bnxt_refused|bnxt", "join")),
+    # What bnxt_en says of routine refusals, no fault of the NIC's: a PTP TX timestamp the firmware did not give in
+    # time, "bnxt_en 0000:67:00.0 eth0: TS query for TX timer failed rc = fffffff5" ("In busy networks, timestamp query
+    # failures fairly regularly", lore netdev 20240125134104.2045573-1-leitao@debian.org and its review), and a tc flow
+    # offered for offload it does not take, "bnxt_en 0000:19:00.1 eno2np1: Error: bnxt_tc_add_flow: cookie=0x..
+    # error=-22" (hw-tc-offload off: "unnecessary dmesg error logs", lore stable 20211124115722.876571265@
+    # linuxfoundation.org). Silent. Was: the unclassified net's warning for each (one a Node Event per function).
+    _r("bnxt_routine", None, ["TS query for TX timer failed", "bnxt_tc_add_flow: "],
+       r"bnxt_en " + PCI + r" \S+: (?:TS query for TX timer failed|Error: bnxt_tc_add_flow: )"),
     _r("bnxt_probe_failed", "nic_error", *_probe_failed("bnxt_en"), event=("bnxt", "join")),
     _r("bnxt_after", None, ["bnxt_en ", "bnxt_re"],
        r"(?:bnxt_en " + PCI + r":? (?:[\w.\-]+: )?|infiniband bnxt_re\d+: )(?:QPLIB: cmdq\[0x[0-9a-f]+\]=0x[0-9a-f]+ "

@@ -59,3 +59,42 @@ def test_the_drivers_banners_stay_silent(line):
 ], ids=["bnxt 6.x", "bnxt 2.6-6.0", "mlx5 6.x", "mlx5 2.6-6.0"])
 def test_the_driver_cores_probe_failure_is_the_nics_in_both_eras(line, pci):
     assert _found([line]) == [("nic_error", "error", pci)]
+
+
+# REAL (tests/fixtures/realworld/nics-bnxt-hwrm-2026.yaml): a command the firmware answered with an error code, at run
+# time (lore stable 20250115103607.640760086@linuxfoundation.org) and at probe (lore netdev
+# 20250113063927.4017173-2-michael.chan@broadcom.com); an RX aggregation's buffer count gone wrong (lore netdev
+# 20251224191116.3526999-1-michael.chan@broadcom.com)
+REFUSED = "bnxt_en 0000:21:00.1 ens2f1np1: hwrm req_type 0x53 seq id 0x6fca error 0x2"
+REFUSED_AT_PROBE = "bnxt_en 0000:26:00.0 (unnamed net_device) (uninitialized): hwrm req_type 0x1d seq id 0xb error 0x2"
+TPA = "bnxt_en 0000:83:00.0 enp131s0np0: TPA end agg_buf 2 != expected agg_bufs 1"
+
+
+@pytest.mark.parametrize("line,pci", [
+    (REFUSED, "0000:21:00.1"), (REFUSED_AT_PROBE, "0000:26:00"), (TPA, "0000:83:00"),
+], ids=["refused", "refused at probe", "tpa"])
+def test_a_refused_command_or_a_wrong_aggregation_is_the_drivers_warning(line, pci):
+    # was: the unclassified net's warning (the refusals), no finding (the aggregation)
+    c = Classifier()
+    f = c.classify(line)
+    assert (f.kind, f.severity, f.attribution, f.pci) == ("nic_error", "warning", "driver", pci)
+
+
+def test_a_refusal_opens_no_bnxt_event_a_later_failure_would_join_unseen():
+    # REAL_PROBE's address in both lines is CONSTRUCTED (the refusal's probe aborts; its verdict is the driver core's)
+    probe = REAL_PROBE.replace("43:00.0", "26:00.0")
+    assert _found([REFUSED_AT_PROBE, probe]) == [("nic_error", "warning", "0000:26:00"),
+                                                 ("nic_error", "error", "0000:26:00")]
+    # within the port's open event (a timeout, then the firmware refusing the reset's commands): part of it
+    refused = REFUSED_AT_PROBE.replace("26:00.0", "43:00.0")
+    assert _found([REAL_TIMEOUT, refused, REAL_PROBE]) == [("nic_error", "error", "0000:43:00")]
+
+
+@pytest.mark.parametrize("line", [
+    "bnxt_en 0000:67:00.0 eth0: TS query for TX timer failed rc = fffffff5",
+    "bnxt_en 0000:19:00.1 eno2np1: Error: bnxt_tc_add_flow: cookie=0xffff8dace1c88000 error=-22",
+], ids=["ptp timestamp", "tc offload"])
+def test_routine_refusals_stay_silent(line):
+    """REAL (nics-bnxt-hwrm-2026.yaml): a PTP timestamp late in a busy network, a tc flow offered with hw-tc-offload
+    off. Was: the unclassified net's warning (a Node Event per function)."""
+    assert _found([line]) == []
