@@ -5,7 +5,7 @@ google-re2, else the standard library's `re` (always there; slower on big files)
 `GPU_NPD_MATCHER=hyperscan|re2|re` forces one.  Single records (the agent's kmsg path) are
 checked with a compiled `re` pattern, which is cheapest for short strings; `re` (records, and buffers
 when it is the engine) searches for the keywords as `wordscan.presence_regex` writes them, entered
-at each word's rarest character.
+at one character of a small rare set that covers them all.
 
 With `patterns` (the rules' own regexes, derived from the rule table by `parsers.classify.line_patterns`),
 hyperscan and RE2 scan for those instead of the keywords, in the byte form `byte_superset` derives: a line
@@ -61,8 +61,8 @@ class Prefilter:
         self.patterns = tuple(patterns)
         self.by_pattern = False  # whether line_spans gives pattern ids (else None: keywords only)
         keywords = self.keywords
-        # the same words as `re` finds them cheapest (whether one occurs, not which: each entered at its rarest
-        # character), compiled when a record is first looked at
+        # the same words as `re` finds them cheapest (whether one occurs, not which: each entered at one character of a
+        # small rare set), compiled when a record is first looked at
         self._text = LazyPattern(lambda: presence_regex(keywords))
         # the same as bytes, for `re`'s scan of a buffer: the engine where `re` is it, and the scan of a buffer that
         # hyperscan or RE2 failed (`scan_failures`); compiled when first needed (a match lies on its word's line)

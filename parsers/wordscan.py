@@ -39,10 +39,13 @@ def _emit(node: dict) -> str:
 
 
 # Characters of log text, commonest first (counted over the test fixtures' real logs and bench/gen_log's mix); any
-# other character is rarer than these.  `presence_regex` starts its search at each word's rarest character.  The comma
-# and the semicolon come first with the space: every /dev/kmsg record (the agent's kernel log) starts with three and
-# one ("4,1234,1234000,-;"), which the fixtures' syslog lines lack; a word entered there was tried at each of them, on
-# every record (bench/inprocess.py --instructions: ~4k instructions a record of the search's ~7k).
+# other character is rarer than these.  `entry_points` chooses by it where `presence_regex` and `KeywordScan` enter
+# each word.  The comma and the semicolon come first with the space: every /dev/kmsg record (the agent's kernel log)
+# starts with three and one ("4,1234,1234000,-;"), which the fixtures' syslog lines lack; a word entered there was tried
+# at each of them, on every record (bench/inprocess.py --instructions: ~4k instructions a record of the search's ~7k).
+# The brackets stay where the fixtures' counts put them, though every dmesg line's timestamp holds one of each: ranked
+# with the space, `] trap ` was entered at its "p" instead, which the fixtures' real lines hold 2 to 5 times as often
+# ("gpu" hosts, "pid", "pci"), and the search of those lines was 3-8% slower (dmesg ones alike).
 CHAR_FREQUENCY = (" ,;02e1to:nrdsa6-i354.7pml89cuN][TCIFk/Ogv_EfbZh=PLx|()S\"BMDyUA>wRHQ<GVXqWY+'J#`z*{}Kj!@%?^\\~&$")
 _RANK = {ch: i for i, ch in enumerate(CHAR_FREQUENCY)}
 
@@ -61,16 +64,20 @@ def _presence_regex(words: tuple[str, ...]) -> str:
     A scan tries the pattern at every position whose character can start it: with `word_regex`'s trie, each word's
     first character, and with some 260 keywords those are most letters and the space, so nearly every position of a
     line is tried (a kern.log prefix `Nov 25 06:00:00 gpu-node-1 kernel: ` alone, about 25 times).  Here each word is
-    entered at its rarest character (CHAR_FREQUENCY): the trie holds the words' tails from that character, and a
-    lookbehind confirms the whole word where a tail ends (`mlx5_core` is `x5_core(?<=mlx5_core)`), so only the
-    few positions with such a character are tried.  A word holding another word is left out (the shorter one
-    occurs wherever it does)."""
+    entered at one character of a small set that covers them all (`entry_points`, as `KeywordScan`'s): the trie holds
+    the words' tails from that character, and a lookbehind confirms the whole word where a tail ends (`mlx5_core` is
+    `x5_core(?<=mlx5_core)`), so only the positions with such a character are tried.  Each try walks the pattern's
+    top-level alternatives, one per entry character, to the last where none matches (most tries): entering each word at
+    its own rarest character took some 50 of them (every letter but a few, "]" for `] trap `: a try at each dmesg
+    line's timestamp), the set 17, a few of them commoner (`r`, `l`, `u`), which cut the search's cost on the
+    fixtures' real lines by two fifths (1.08 -> 0.63 us a line; alternatives walked a line, at most: ~810 -> ~210).  A
+    word holding another word is left out (the shorter one occurs wherever it does)."""
     by_length = sorted({w for w in words if w}, key=len)
     kept: list[str] = []
     for word in by_length:
         if not any(k in word for k in kept):
             kept.append(word)
-    trie = _entry_trie({w: min(range(len(w)), key=lambda i: (-_RANK.get(w[i], len(_RANK)), i)) for w in kept})
+    trie = _entry_trie(entry_points(kept))
     return _emit_tails(trie, "") if trie else "(?!)"
 
 
@@ -138,12 +145,12 @@ del _name
 
 
 def entry_points(words: Iterable[str]) -> dict[str, int]:
-    """Where `KeywordScan` enters each word: at a character of a small set that covers every word, chosen for how rarely
-    its characters occur in log text (CHAR_FREQUENCY, taken as Zipf-distributed: the character of rank r occurs about
-    1/(r+1) as often as the commonest), greedily: the character that enters the most words left per unit of frequency
-    first.  A search is tried at each position holding one of the set's characters, and each try walks the pattern's
-    alternatives (one per character of the set), so a set of some 20 characters, some of them a little commoner than
-    each word's own rarest, is cheaper than each word's rarest (some 40)."""
+    """Where `KeywordScan` and `presence_regex` enter each word: at a character of a small set that covers every word,
+    chosen for how rarely its characters occur in log text (CHAR_FREQUENCY, taken as Zipf-distributed: the character of
+    rank r occurs about 1/(r+1) as often as the commonest), greedily: the character that enters the most words left per
+    unit of frequency first.  A search is tried at each position holding one of the set's characters, and each try
+    walks the pattern's alternatives (one per character of the set), so a set of some 20 characters, some of them a
+    little commoner than each word's own rarest, is cheaper than each word's rarest (some 40)."""
     words = sorted({w for w in words if w})
     rank = lambda ch: _RANK.get(ch, len(_RANK))  # noqa: E731
     chosen: set[str] = set()
