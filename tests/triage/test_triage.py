@@ -150,6 +150,28 @@ PREFIXES.append(("trainer/0 [0]:I0927 12:07:22.643805 1012209 plugin.cpp:559] Pr
 PREFIXES.append(("slurmstepd-sp-0016: error: pyxis: couldn't start container", dict(host="sp-0016"),
                  "error: pyxis: couldn't start container"))
 
+# Ray's worker prefix in the colours its driver prints it with (dim, cyan, reset), the escape lost in a paste: the
+# prefix read behind them (its host, its pid), the line's text after the reset (were: no origin at all, the line
+# read as text).  https://github.com/aws-neuron/aws-neuron-eks-samples/blob/main/llama3.1_8B_finetune_ray_ptl_neuron/
+# README.md (Troubleshooting: a RayJob's workers)
+PREFIXES.append(("[36m(RayTrainWorker pid=3483, ip=100.64.83.225)[0m Bad CRC-32 for file "
+                 "'punkt_tab/czech/ortho_context.tab'", dict(host="100.64.83.225", pid=3483),
+                 "Bad CRC-32 for file 'punkt_tab/czech/ortho_context.tab'"))
+# https://github.com/vllm-project/vllm/issues/5477 (the escape shown as U+FFFD)
+PREFIXES.append(("\ufffd[36m(RayWorkerWrapper pid=4183, ip=10.3.32.122)\ufffd[0m ERROR 06-03 23:13:39 worker_base.py:148] "
+                 "Error executing method start_worker_execution_loop. This might cause deadlock in distributed "
+                 "execution.", dict(host="10.3.32.122", pid=4183),
+                 "ERROR 06-03 23:13:39 worker_base.py:148] Error executing method start_worker_execution_loop. This "
+                 "might cause deadlock in distributed execution."))
+# CONSTRUCTED: the same line as Ray writes it to a file (`kubectl logs` of a RayJob's submitter), its escapes kept,
+# dim and cyan before the prefix (ray/_private/worker.py print_worker_logs), the rank's tag inside
+PREFIXES.append(("\x1b[2m\x1b[36m(RayTrainWorker pid=3483, ip=100.64.83.225)\x1b[0m [rank3]: Bad CRC-32 for file "
+                 "'punkt_tab/czech/ortho_context.tab'", dict(host="100.64.83.225", pid=3483, rank=3),
+                 "Bad CRC-32 for file 'punkt_tab/czech/ortho_context.tab'"))
+# a colour alone names nobody: peeled, the text after it (CONSTRUCTED, kohya-ss/sd-scripts #1434's line in red)
+PREFIXES.append(("\x1b[31mRuntimeError: CUDA error: uncorrectable ECC error encountered", {},
+                 "RuntimeError: CUDA error: uncorrectable ECC error encountered"))
+
 NOT_PREFIXES = [
     # an elision that keeps nothing of the name tells no node apart (synthetic, NCCL's prefix as lit-llama #380's)
     "...:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error",
