@@ -142,6 +142,7 @@ def test_a_non_zero_system_exit_is_a_failure():
 @pytest.mark.parametrize("tail", [["SystemExit"], ["SystemExit: 0"], ["SystemExit: None"], ["SystemExit: False"],
                                   RAY_SIGTERM])
 def test_a_clean_or_signalled_system_exit_is_still_a_stop(tail):
-    """`sys.exit()`, `sys.exit(0)`, `sys.exit(False)` (False is the int 0: exit 0, printed "SystemExit: False"), and a SIGTERM handler's `sys.exit(signum)` (Ray's, vllm-ascend #901) stop the
-    process: no failure."""
+    """`sys.exit()`, `sys.exit(0)`, `sys.exit(False)` (False is the int 0: exit 0, printed "SystemExit: False"), and a
+    SIGTERM handler's `sys.exit(signum)` (Ray's, vllm-ascend #901) stop the process: no failure.  Was: "SystemExit:
+    False" a failure."""
     assert _job([*_TB, *tail]) == []
