@@ -24,7 +24,6 @@ the year before.  Pure: bytes and findings in, nothing read or written here.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from bisect import bisect_right
 from collections import OrderedDict
@@ -33,6 +32,7 @@ from typing import BinaryIO, Iterable, Iterator
 
 from parsers.bounded import keep_newest
 from parsers.finding import Finding
+from parsers.prefilter import blake2b  # BLAKE2 without hashlib's load of OpenSSL (prefilter's import says why)
 
 START = b"Start of NVIDIA bug report log file"  # the header's first line, within the report's first block
 MAX_KEYS = 200_000  # keys of findings remembered (oldest forgotten): a report of a million Xids stays in bounds
@@ -183,7 +183,7 @@ def _keys(f: Finding, boot: str | None) -> list[tuple]:
     keys: list[tuple] = []
     # what the line says, 16 bytes whatever its length (a message is up to 4,096 characters, MAX_KEYS of them held):
     # blake2b, no collision in practice (never hash(): 64 bits, and a crafted line could choose one)
-    said = hashlib.blake2b(f"{f.kind}\0{f.message}".encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    said = blake2b(f"{f.kind}\0{f.message}".encode("utf-8", "surrogatepass"), digest_size=16).digest()
     if f.timestamp is not None:
         keys.append(("w", f.timestamp.replace(microsecond=0, tzinfo=None), said))
     if f.uptime is not None:
