@@ -16,6 +16,7 @@ from triage import DEFAULT_WINDOW
 
 from .book import HOLD
 from .controller import Controller, Settings
+from .leader import MAX_LEASE_SECONDS
 from .recovery import Policy
 
 
@@ -33,6 +34,9 @@ class Finite(click.FloatRange):
 # a window, a rate, a time to idle of 0 or less would bound nothing (--recovery-window 0: every restart out of the
 # budget at once), the Lease's times neither (--lease-duration inf: no Lease's int(leaseDurationSeconds)): a usage error
 POSITIVE = Finite(min=0, min_open=True)
+# the Lease's duration is written in whole seconds (rounded up) to an int32 the API takes only above 0: --lease-duration
+# 0.5 was written as 0 (refused at each try), 1e10 past the int32
+LEASE_SECONDS = Finite(min=1, max=MAX_LEASE_SECONDS)
 
 
 @click.command("cluster")
@@ -50,7 +54,7 @@ POSITIVE = Finite(min=0, min_open=True)
 @click.option("--hold", type=Finite(min=0), default=HOLD, show_default=True,
               help="seconds a job whose only failure a healthy end also prints (StoreLost) waits for the pods that "
                    "said it to end before its incident opens (0: at once)")
-@click.option("--lease-duration", type=POSITIVE, default=15.0, show_default=True)
+@click.option("--lease-duration", type=LEASE_SECONDS, default=15.0, show_default=True)
 @click.option("--renew-deadline", type=POSITIVE, default=10.0, show_default=True)
 @click.option("--retry-period", type=POSITIVE, default=2.0, show_default=True)
 @click.option("--events-per-minute", type=POSITIVE, default=60.0, show_default=True,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 import time
 from datetime import datetime, timezone
@@ -15,6 +16,9 @@ from kubeapi.retry import describe
 from parsers.envelope import parse_time
 
 log = logging.getLogger("gpu_npd.cluster")
+# leaseDurationSeconds is an int32 the API takes only above 0 (coordination's ValidateLeaseSpec: "must be greater than
+# 0"): the bounds of --lease-duration (cluster/cli.py), whole seconds
+MAX_LEASE_SECONDS = 2 ** 31 - 1
 
 
 def micro(ts: float) -> str:
@@ -44,7 +48,9 @@ class LeaseLock:
             raise
 
     def _spec(self, now: float, acquired: float, transitions: int) -> dict[str, Any]:
-        return {"holderIdentity": self.identity, "leaseDurationSeconds": int(self.duration),
+        # whole seconds rounded up (client-go truncates, int(LeaseDuration / time.Second)): a standby then never waits
+        # less than the renew deadline below the duration, within which this leader gives up
+        return {"holderIdentity": self.identity, "leaseDurationSeconds": math.ceil(self.duration),
                 "acquireTime": micro(acquired), "renewTime": micro(now), "leaseTransitions": transitions}
 
     def try_acquire(self) -> bool:

@@ -32,9 +32,13 @@ from typing import BinaryIO, Iterable, Iterator
 
 from parsers.bounded import keep_newest
 from parsers.finding import Finding
+from parsers.prefilter import blake2b  # BLAKE2 without hashlib's load of OpenSSL (prefilter's import says why)
 
 START = b"Start of NVIDIA bug report log file"  # the header's first line, within the report's first block
 MAX_KEYS = 200_000  # keys of findings remembered (oldest forgotten): a report of a million Xids stays in bounds
+# sections held (a real report has a few hundred); past it the oldest half is forgotten, a line in one of those then
+# read as in the newest forgotten: a crafted report of nothing but headers stays in bounds
+MAX_SECTIONS = 10_000
 ONE_SECOND = timedelta(seconds=1)
 SLACK = timedelta(days=1)  # a stamp this much after the report's Date (a zone apart) is last year's
 
@@ -83,7 +87,7 @@ class Sections:
     (`_HEADER`), whose line numbers (the scanner's: the first line is 1) and boots `era` answers for a finding's
     line.  Nothing but the searching is added to a read."""
 
-    __slots__ = ("_read", "_tail", "_line", "_starts", "_boots")
+    __slots__ = ("_read", "_tail", "_line", "_starts", "_boots", "_forgotten", "_forgotten_boot")
 
     def __init__(self, fp: BinaryIO) -> None:
         self._read = getattr(fp, "read1", None) or fp.read
@@ -93,6 +97,7 @@ class Sections:
         self._line = 1  # the number of the line that begins after the tail's first byte
         self._starts: list[int] = []  # each section's first line, ascending
         self._boots: list[str | None] = []  # the boot each holds
+        self._forgotten, self._forgotten_boot = 0, None  # sections forgotten (MAX_SECTIONS), the newest one's boot
 
     def read1(self, n: int = -1) -> bytes:
         data = self._read(n)
@@ -102,19 +107,28 @@ class Sections:
         cut = buf.rfind(b"\n")
         if cut == -1:  # (still in a long line)
             return data
+        line, at = self._line, 1  # the line beginning after buf[at - 1] (newlines counted once, header to header)
         for m in _HEADER.finditer(buf, 0, cut + 1):
-            self._starts.append(self._line + buf.count(b"\n", 1, m.start() + 1))
+            line += buf.count(b"\n", at, m.start() + 1)
+            at = m.start() + 1
+            self._starts.append(line)
             self._boots.append(str(int(m[2])) if m[2] is not None else "0" if m[3] is not None else None)  # -0: 0
-        self._line += buf.count(b"\n", 1, cut + 1)
+            if len(self._starts) > MAX_SECTIONS:
+                self._forget(MAX_SECTIONS // 2)
+        self._line = line + buf.count(b"\n", at, cut + 1)
         self._tail = buf[cut:] if len(buf) - cut <= 256 else b"\0"
         return data
 
     read = read1
 
+    def _forget(self, n: int) -> None:
+        self._forgotten, self._forgotten_boot = self._forgotten + n, self._boots[n - 1]
+        del self._starts[:n], self._boots[:n]
+
     def era(self, line: int | None) -> tuple[int, str | None]:
         """(the section, numbered from 1, and the boot it holds) of a finding's line; (0, None) before the first."""
         at = 0 if line is None else bisect_right(self._starts, line)
-        return at, self._boots[at - 1] if at else None
+        return self._forgotten + at, self._boots[at - 1] if at else self._forgotten_boot
 
 
 class Copies:
@@ -167,10 +181,13 @@ class Copies:
 def _keys(f: Finding, boot: str | None) -> list[tuple]:
     """The stamps a copy of `f`'s line in another section may share with it (the module's doc)."""
     keys: list[tuple] = []
+    # what the line says, 16 bytes whatever its length (a message is up to 4,096 characters, MAX_KEYS of them held):
+    # blake2b, no collision in practice (never hash(): 64 bits, and a crafted line could choose one)
+    said = blake2b(f"{f.kind}\0{f.message}".encode("utf-8", "surrogatepass"), digest_size=16).digest()
     if f.timestamp is not None:
-        keys.append(("w", f.timestamp.replace(microsecond=0, tzinfo=None), f.kind, f.message))
+        keys.append(("w", f.timestamp.replace(microsecond=0, tzinfo=None), said))
     if f.uptime is not None:
-        keys.append(("u", f.uptime, f.kind, f.message))
+        keys.append(("u", f.uptime, said))
     if boot is not None:
-        keys.append(("b", boot, f.kind, f.message))
+        keys.append(("b", boot, said))
     return keys

@@ -323,7 +323,10 @@ POD_ENDS: dict[str, PodEnd] = {
     # depends on the gang (`gang`)
     "FailedMount": _VOLUME, "FailedAttachVolume": _VOLUME,
     # the kubelet could not prepare the devices of the pod's DRA ResourceClaims (pkg/kubelet/events
-    # FailedPrepareDynamicResources, "Failed to prepare dynamic resources: <err>"; its container stays
+    # FailedPrepareDynamicResources, "Failed to prepare dynamic resources: <err>"; its journal line,
+    # kuberuntime_manager.go's structured klog, "\"Failed to prepare dynamic resources\" err=\"<err>\"
+    # pod=\"<ns>/<name>\"", kubernetes/kubernetes #124090, google/dranet #30: the k8s_ended row reads both,
+    # MESSAGE_ENDS alike; its container stays
     # ContainerCreating, no status says more, dra-driver-nvidia-gpu PR #598), the pod never started: the node's DRA
     # driver not registered with its kubelet ("plugin name dra-1411.k8s.io not found in the list of registered DRA
     # plugins", kubernetes/kubernetes #131957; "DRA driver compute-domain.nvidia.com is not registered", a kubelet
@@ -917,7 +920,7 @@ FACTS: tuple[Fact, ...] = (
                                   "FailedMount", "FailedAttachVolume", "Volume.SetUp failed for volume",
                                   "Volume.MountDevice failed for volume", "Volume.Attach failed for volume",
                                   "DeletionByDeviceTaintManager", "FailedPrepareDynamicResources",
-                                  "Failed to prepare dynamic resources: "],
+                                  "Failed to prepare dynamic resources"],
        r"\b(?P<why>OOMKilled|" + "|".join(REASON_ANYWHERE) + r")\b|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:" + "|".join(EVENT_TYPES) + r"))\s+"
        r"\"?(?P<why2>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")\b|"
@@ -929,7 +932,8 @@ FACTS: tuple[Fact, ...] = (
        r"\bWarning\s+(?P<mount>FailedMount|FailedAttachVolume|FailedPrepareDynamicResources)\b" + _NO_RACE +
        r"(?:\s+pod/(?P<epod2>[a-z0-9][-a-z0-9.]{0,252})\b)?|"
        r"\b(?P<mount2>MountVolume\.(?:SetUp|MountDevice)|AttachVolume\.Attach) failed for volume\b" + _NO_RACE + "|"
-       r"\b(?P<mount3>Failed to prepare dynamic resources): |"
+       r"\b(?P<mount3>Failed to prepare dynamic resources)(?:: |\" err=\"(?:(?:[^\"\\\n]|\\.){0,8192}?\" "
+       r"pod=\"(?P<epod3>[a-z0-9][-a-z0-9]{0,62}/[a-z0-9][-a-z0-9.]{0,252})\")?)|"
        r"(?P<spot>\"Kind\":\"SPOT_ITN\".{0,400}?\"NodeName\":\"(?P<host>[^\"\s]+)\"|"
        r"\"messageKind\":\s?\"(?:SpotInterruptionKind|spot_interrupted)\".{0,400}?\"[Nn]ode\":\s?(?:\{\"name\":\s?)?"
        r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>" + HOST_WORD + r")\s+)?Spot interruption warning was triggered|"

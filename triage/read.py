@@ -169,12 +169,13 @@ WITNESSED_CONSEQUENCES = re.compile(
 # SignalException for the SIGTERM / SIGINT / SIGHUP it was sent: a job told to stop), and any exception chained after
 # one: consequences like those above, but no failure at all, where those are a failure whose cause is elsewhere
 STOP_EXCEPTIONS = re.compile(r"KeyboardInterrupt|SystemExit|SignalException")
-# SystemExit is a stop only with a success status: `sys.exit()`, `sys.exit(0)` (printed "SystemExit", "SystemExit: 0",
-# "SystemExit: None"; Ray's exit_actor, "SystemExit: 0", ray-project/ray #15862).  A non-zero code, or a message (which
+# SystemExit is a stop only with a success status: `sys.exit()`, `sys.exit(0)`, `sys.exit(False)` (printed "SystemExit",
+# "SystemExit: 0", "SystemExit: None", "SystemExit: False": False is the int 0, exit 0; Ray's exit_actor, "SystemExit:
+# 0", ray-project/ray #15862).  A non-zero code (`sys.exit(True)`, "SystemExit: True", exits 1), or a message (which
 # exits 1), is the program's own decision to fail, printed where something caught and logged it: argparse's
 # `self.exit(2, ..)`, "_sys.exit(status)" then "SystemExit: 2" after "train.py: error: the following arguments are
 # required: config" (kaylode/facemask-removal #5): a failure, as any exception
-CLEAN_EXITS = ("", "0", "None")
+CLEAN_EXITS = ("", "0", "None", "False")
 
 
 def stops(etype: str, message: str) -> bool:

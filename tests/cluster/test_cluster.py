@@ -2056,3 +2056,13 @@ def test_the_events_the_book_dropped_are_a_counter_from_zero_read_at_scrape_time
     assert value() == 3 == c.book.dropped  # (no round of the loop since)
     c._gauges()
     assert value() == 3  # counted once
+
+
+@pytest.mark.parametrize("duration, written", [(1, 1), (2.5, 3), (15.2, 16), (2 ** 31 - 1, 2 ** 31 - 1)])
+def test_the_lease_duration_is_written_in_whole_seconds_rounded_up(duration, written):
+    """leaseDurationSeconds is whole seconds: a fraction rounds up, so a standby never waits less than the leader's
+    --renew-deadline below --lease-duration (was: int(), truncated: --lease-duration 15.2 --renew-deadline 15 wrote
+    15, and a standby could take the Lease while its leader still acted)."""
+    from cluster.leader import LeaseLock
+    lock = LeaseLock(None, "gpu-npd", "gpu-npd-cluster", "me", duration=duration)
+    assert lock._spec(0.0, 0.0, 0)["leaseDurationSeconds"] == written

@@ -1320,13 +1320,15 @@ def test_a_pod_first_seen_deleted_is_read_by_its_exit_code_within_the_clocks_ske
                                            ("--hold", "nan"), ("--hold", "inf"), ("--idle", "nan"),
                                            ("--window", "inf"), ("--recovery-window", "nan"),
                                            ("--lease-duration", "inf"), ("--renew-deadline", "nan"),
-                                           ("--retry-period", "nan")])
+                                           ("--retry-period", "nan"), ("--lease-duration", "0.5"),
+                                           ("--lease-duration", "1e10")])
 def test_a_bound_that_would_not_bound_is_a_usage_error(tmp_path, option, value):
     """--recovery-window 0 let every restart out of the budget at once (each older than the window), a rate of 0 let
     one restart through then held every other for good, --idle 0 closed each incident as it opened, --idle nan closed
     none (a NaN passes click's range: was taken), --hold inf held a StoreLost's incident for good, --lease-duration inf
-    passed the Lease's ordering check and could not be written (int(inf): was taken): refused at start in one line,
-    exit 2, naming the option, before any cluster is looked for (was: taken)."""
+    passed the Lease's ordering check and could not be written (int(inf): was taken), --lease-duration 0.5 was written
+    as 0 s (the API refuses a leaseDurationSeconds below 1) and 1e10 past what its int32 holds: refused at start in
+    one line, exit 2, naming the option, before any cluster is looked for (was: taken)."""
     from click.testing import CliRunner
 
     from cluster.cli import cluster

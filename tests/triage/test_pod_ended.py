@@ -920,6 +920,54 @@ def test_a_dra_prepare_error_of_the_node_stays_the_nodes():
         assert [i.category for i in attribute([e])] == ["infrastructure"]
 
 
+# The kubelet's own journal line of the same failure (kuberuntime_manager.go's structured klog, 1.27+: "Failed to
+# prepare dynamic resources" err="<the Event's message after its ': '>" pod="<ns>/<name>"), REAL, verbatim:
+# kubernetes/kubernetes #124090 (a CDI spec file the node's driver could not write) and google/dranet #30 (a claim not
+# reserved for the pod)
+KUBELET_DRA = (
+    'Mar 28 10:29:43 worker-node-1 kubelet[2855486]: E0328 10:29:43.770694 2855486 kuberuntime_manager.go:1152] '
+    '"Failed to prepare dynamic resources" err="NodePrepareResources failed for claim default/rdma-demo: error '
+    'preparing devices for claim 71d5aeee-5f6d-47aa-a3d6-98b7fcf3c005: unable to create CDI spec file for claim: '
+    'failed to set permissions on spec file: chmod '
+    '/var/run/cdik8s.netresources.spidernet.io-claim_71d5aeee-5f6d-47aa-a3d6-98b7fcf3c005.yaml: no such file or '
+    'directory" pod="default/rdma-rc-6c5596fdb8-mf95q"',
+    'Dec 28 20:39:07 k8s-ng-1 kubelet[723]: E1228 20:39:07.524213     723 kuberuntime_manager.go:1217] "Failed to '
+    'prepare dynamic resources" err="pod pod1(8221078e-5853-49ba-969c-04bb67c23c90) is not allowed to use resource '
+    'claim pve-interfaces(6c61e511-d23c-411d-8774-1ab087ba807c)" pod="default/pod1"')
+
+
+@pytest.mark.parametrize("line, host, pod", [(KUBELET_DRA[0], "worker-node-1", "default/rdma-rc-6c5596fdb8-mf95q"),
+                                             (KUBELET_DRA[1], "k8s-ng-1", "default/pod1")])
+def test_the_kubelets_log_of_a_dra_prepare_failure_is_the_same_fact(line, host, pod):
+    """The kubelet's structured journal line (no ": " after "resources": err= holds the Event's message) is its
+    FailedPrepareDynamicResources, the pod its pod= names, the node the journal's host.  Was: no failure found."""
+    [e] = ended(line)
+    assert (e.details["pod_end"], e.details["why"], e.details["pod"], e.host) == (
+        "FailedPrepareDynamicResources", "DRA PREPARE", pod, host)
+    assert [i.category for i in attribute([e])] == ["infrastructure"]
+
+
+def _kubelet_dra(error: str, claim: str = "pod-shared-gpu-tpghv") -> str:
+    """constructed: the kubelet's journal line of its FailedPrepareDynamicResources (KUBELET_DRA's shape) around the
+    driver's error as _dra_row wraps it, klog's quoting of the err= value (a quote as \\")."""
+    err = (f"prepare dynamic resources: NodePrepareResources failed for ResourceClaim {claim}: error preparing devices "
+           f"for claim default/{claim}:3c8337ad-f366-4541-883d-30b9e99fd6be: prepare devices failed: {error}")
+    return ('Jan 15 10:00:00 gpu-node-3 kubelet[2061]: E0115 10:00:00.123456    2061 kuberuntime_manager.go:1217] '
+            '"Failed to prepare dynamic resources" err="' + err.replace('"', '\\"') + '" pod="default/pod-shared-gpu"')
+
+
+@pytest.mark.parametrize("error", DRA_CONFIG)
+def test_the_kubelets_log_of_a_dra_claim_config_its_driver_rejected_is_the_jobs(error):
+    """MESSAGE_ENDS' config errors read in the kubelet's err= text as in the Event's message: application."""
+    [e] = ended(_kubelet_dra(error))
+    assert (e.details["pod_end"], e.details["pod_reason"], e.details["pod"]) == (
+        "claim:config", "FailedPrepareDynamicResources", "default/pod-shared-gpu")
+    assert [i.category for i in attribute([e])] == ["application"]
+    [node] = ended(_kubelet_dra("error applying config: error asserting ComputeDomain Ready: current node not ready in "
+                                "ComputeDomain"))
+    assert node.details["pod_end"] == "FailedPrepareDynamicResources" and "pod_reason" not in node.details
+
+
 def test_a_pod_the_device_taint_manager_deleted_is_its_devices():
     """The device taint eviction controller's DisruptionTarget condition (kubernetes/kubernetes
     pkg/controller/devicetainteviction/device_taint_eviction.go: "DeletionByDeviceTaintManager", "Device Taint manager:

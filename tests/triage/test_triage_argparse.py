@@ -135,10 +135,14 @@ def test_a_non_zero_system_exit_is_a_failure():
     assert (incident.category, incident.root.kind) == ("application", "exception")
     (incident,) = _job([*_TB, "SystemExit: bad config"])
     assert incident.category == "application"
+    (incident,) = _job([*_TB, "SystemExit: True"])  # sys.exit(True) exits 1
+    assert incident.category == "application"
 
 
-@pytest.mark.parametrize("tail", [["SystemExit"], ["SystemExit: 0"], ["SystemExit: None"], RAY_SIGTERM])
+@pytest.mark.parametrize("tail", [["SystemExit"], ["SystemExit: 0"], ["SystemExit: None"], ["SystemExit: False"],
+                                  RAY_SIGTERM])
 def test_a_clean_or_signalled_system_exit_is_still_a_stop(tail):
-    """`sys.exit()`, `sys.exit(0)`, and a SIGTERM handler's `sys.exit(signum)` (Ray's, vllm-ascend #901) stop the
-    process: no failure."""
+    """`sys.exit()`, `sys.exit(0)`, `sys.exit(False)` (False is the int 0: exit 0, printed "SystemExit: False"), and a
+    SIGTERM handler's `sys.exit(signum)` (Ray's, vllm-ascend #901) stop the process: no failure.  Was: "SystemExit:
+    False" a failure."""
     assert _job([*_TB, *tail]) == []
