@@ -70,13 +70,17 @@ class _Flushing:
 def _read_stream(scanner, fp, name: str | None, year: int | None, flush) -> Iterator:
     """The findings of one stream: an nvidia-bug-report.log's each occurrence once, its syslog stamps in its year
     (offline/bugreport.py; `--year` given: that year, no stamp moved)."""
+    from parsers.envelope import names_host
+
     from .bugreport import Copies, Sections, is_report, year_of
     from .inputs import SNIFF
 
     head = fp.peek(SNIFF)[:SNIFF]
-    stream = scanner.for_stream()
     if not is_report(head):
-        return stream.scan(_Flushing(fp, flush), name=name)
+        # an input whose first lines name hosts (a fleet's: pdsh's dmesg, several nodes' syslog): a stream context
+        # per host, so that one node's line never takes another's banner or joins its open event
+        return scanner.for_stream(names_host(head)).scan(_Flushing(fp, flush), name=name)
+    stream = scanner.for_stream()  # (one node's report)
     sections = Sections(fp)
     reported: tuple[int | None, datetime | None] = (year, None) if year is not None else year_of(head)
     if reported[0] is not None:

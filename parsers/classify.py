@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 import re
+from collections import OrderedDict
 from functools import lru_cache
 from dataclasses import replace
 from itertools import islice
+from operator import attrgetter
 from typing import Callable, Collection
 
-from .bounded import Derived
+from .bounded import Derived, keep_newest
 from .envelope import (JOURNAL_BYTES_KEYWORDS, JOURNAL_BYTES_LINE, JSON_DECODED, JSON_MESSAGE_LINE, Envelope, Pending,
                        finish, is_kmsg_continuation, split)
 
@@ -62,6 +64,10 @@ CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
 CONTEXT_LINES = 4
 _ECHO_ROWS = {other: row for other, row, _ in EVENT_ECHOES.values()}  # event -> its row a report may detail
 MAX_OPEN_EVENTS = 1024  # open multi-line events remembered at once (per-device keys)
+# hosts whose stream context a classifier reading one stream per host keeps (Classifier.for_stream(by_host=True)):
+# past it, the host seen longest ago is forgotten (its open events, banners, UUIDs) and its next line starts afresh
+MAX_HOST_STREAMS = 4096
+_NO_LINE = "\0"  # the host of a per-host classifier before its first line: none an envelope names (no NUL in a host)
 # addresses an open event's "page" lines may name (a record names one per section, a few): past them its page is unknown
 MAX_EVENT_PAGES = 16
 _PCI_KEY = re.compile(PCI)  # a device key that is a PCI address (EVENT_WITHIN_DEVICE's join: with a function)
@@ -423,6 +429,11 @@ class Classifier:
         self.year = year
         self.prefilter = prefilter or keyword_prefilter()
         self._context: dict[str, tuple[tuple[str, str | None], ...]] = {}  # message -> what it says (bounded)
+        # one stream context per host the lines' envelopes name (for_stream(by_host=True)), the current one's in the
+        # attributes: the others' saved (_STREAM_FIELDS), the host seen longest ago first; None: one stream, hosts or not
+        self._hosts: OrderedDict[str | None, tuple] | None = None
+        self._host: str | None = None  # the host whose context the attributes hold (None: lines that name none)
+        self.hosts_forgotten = 0  # hosts whose context was dropped past MAX_HOST_STREAMS
         self._new_stream()
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
         self.uuid_evictions = 0
@@ -459,14 +470,35 @@ class Classifier:
         # output, which `read` returns beside the line's own finding
         self._amended: list[Finding] = []
         self.boot = BootClock()  # when this stream's boot began, from the kernel's start-up lines (wall-clock logs)
+        self.links = None  # what a reader judges a stream's link findings by (parsers/scan.py _Links), made at its first
         self._count = 0
 
-    def for_stream(self) -> "Classifier":
+    def for_stream(self, by_host: bool = False) -> "Classifier":
         """A classifier for another stream (a file in `parse`, a source or a pod log in the agent): the same
         rules, year, prefilter and repeat memo (context-free), and none of this one's stream context (open
-        multi-line events, NVRM banners, UUIDs, line count), so nothing of one stream reaches another."""
-        return Classifier(self.rules, self.year, self.prefilter, self.memo_size, self.max_line, memo=self.memo,
-                          like=self)
+        multi-line events, NVRM banners, UUIDs, line count), so nothing of one stream reaches another.  `by_host`:
+        one stream context per host the lines' envelopes name (a fleet's input, `pdsh -w node[1-100] dmesg`, whose
+        nodes' lines interleave), lines naming none in one of their own; up to MAX_HOST_STREAMS hosts."""
+        c = Classifier(self.rules, self.year, self.prefilter, self.memo_size, self.max_line, memo=self.memo, like=self)
+        if by_host:
+            c._hosts, c._host = OrderedDict(), _NO_LINE
+        return c
+
+    def _to_host(self, host: str | None) -> None:
+        """Make `host`'s stream context the current one (a fresh one for a host not seen, or forgotten), this one's
+        saved: a line of one node never takes another's banner, open event or UUID."""
+        hosts, count = self._hosts, self._count  # (the lines read: the input's, whoever's)
+        saved = hosts.pop(host, None)  # (before the current one is kept: never the one forgotten for it)
+        if self._host is not _NO_LINE:  # (the context before the first line: nobody's)
+            keep_newest(hosts, self._host, _save_stream(self), MAX_HOST_STREAMS - 1, self._forgot)
+        if saved is None:
+            self._new_stream()
+        else:
+            self.__dict__.update(zip(_STREAM_FIELDS, saved))
+        self._host, self._count = host, count
+
+    def _forgot(self, _saved: tuple) -> None:
+        self.hosts_forgotten += 1
 
     def classify_alone(self, line: str) -> Finding | None:
         """Classify a line that stands for itself (the line a Kubernetes Event quotes, read beside other nodes'):
@@ -494,7 +526,7 @@ class Classifier:
             self.lines_cut += 1
         if (matched is None and not self.prefilter.find(line)) or (line[:1] == " " and is_kmsg_continuation(line)):
             return _NOTHING
-        if matched and self._context_ids.issuperset(matched):
+        if matched and self._context_ids.issuperset(matched) and self._hosts is None:
             # only a context line's pattern matched (an `NVRM: GPU at PCI:` banner): no row, no net can take it,
             # so what it says is remembered from the line's text from CONTEXT_LEAD on (its patterns are unanchored),
             # no envelope split
@@ -512,6 +544,11 @@ class Classifier:
             if not self.prefilter.find(message):
                 return _NOTHING
             matched = None
+        if self._hosts is not None:  # one stream per host (for_stream(by_host=True)): the line's host's context
+            env = finish(env)
+            host = env.extra.get("host")
+            if host != self._host:
+                self._to_host(host)
         position = lineno if lineno is not None else self._count
         try:  # total: a line that makes a rule raise is counted in `errors` and yields nothing; the next line goes on
             if len(message) > MAX_MESSAGE:
@@ -1421,6 +1458,18 @@ _TEMPLATE_INDEX = {name: i for i, name in enumerate(_TEMPLATE_FIELDS)}
 # what a joining line may give its event's finding (rules.EVENT_FILLS): a field a line's template holds, never one the
 # event's finding is (its kind, severity, message)
 _FILLABLE = frozenset({"xid", "sxid", "pci", "pid", "process", "rank", "peer"})
+
+
+def _stream_fields() -> tuple[str, ...]:
+    """The attributes of a classifier's stream context: those `Classifier._new_stream` sets (the line count aside: the
+    input's), so a context switched per host (Classifier._to_host) is all of it, whatever is added there."""
+    probe = object.__new__(Classifier)
+    Classifier._new_stream(probe)
+    return tuple(name for name in vars(probe) if name != "_count")
+
+
+_STREAM_FIELDS = _stream_fields()
+_save_stream = attrgetter(*_STREAM_FIELDS)
 
 
 def check_tables() -> None:

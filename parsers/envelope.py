@@ -819,6 +819,16 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
     return "plain", line, Envelope("plain", line)
 
 
+def names_host(head: bytes, lines: int = 64) -> bool:
+    """Whether one of the first `lines` lines of an input's start names the host it came from (its envelope's host:
+    pdsh's and clush's `node-a: `, syslog's and the journal's, stern's `nodeName`): `gpu-npd parse` then reads the input
+    one stream context per host (Classifier.for_stream(by_host=True)); a node's own dmesg names none and pays nothing."""
+    for raw in head.split(b"\n", lines)[:lines]:
+        if "host" in finish(split(raw.decode("utf-8", "replace").rstrip("\r"))[2]).extra:
+            return True
+    return False
+
+
 def cri(line: str) -> Envelope | None:
     """A container log line's CRI envelope (its time, stream and text); None for a line of any other form."""
     m = _CRI.match(line)
