@@ -70,16 +70,20 @@ class _Flushing:
 def _read_stream(scanner, fp, name: str | None, year: int | None, flush) -> Iterator:
     """The findings of one stream: an nvidia-bug-report.log's each occurrence once, its syslog stamps in its year
     (offline/bugreport.py; `--year` given: that year, no stamp moved)."""
-    from parsers.envelope import names_host
+    from parsers.envelope import hosts_named
 
     from .bugreport import Copies, Sections, is_report, year_of
     from .inputs import SNIFF
 
     head = fp.peek(SNIFF)[:SNIFF]
     if not is_report(head):
-        # an input whose first lines name hosts (a fleet's: pdsh's dmesg, several nodes' syslog): a stream context
-        # per host, so that one node's line never takes another's banner or joins its open event
-        return scanner.for_stream(names_host(head)).scan(_Flushing(fp, flush), name=name)
+        # a stream context per host (a fleet's input: pdsh's dmesg, several nodes' syslog), so that one node's line
+        # never takes another's banner or joins its open event: from the first line where the input's start names
+        # several hosts, else from its second host
+        stream = scanner.for_stream(by_host=True)
+        if hosts_named(head) > 1:
+            stream.classifier.hosts_apart()
+        return stream.scan(_Flushing(fp, flush), name=name)
     stream = scanner.for_stream()  # (one node's report)
     sections = Sections(fp)
     reported: tuple[int | None, datetime | None] = (year, None) if year is not None else year_of(head)

@@ -21,7 +21,7 @@ from typing import Callable, Collection
 
 from .bounded import Derived, keep_newest
 from .envelope import (JOURNAL_BYTES_KEYWORDS, JOURNAL_BYTES_LINE, JSON_DECODED, JSON_MESSAGE_LINE, Envelope, Pending,
-                       finish, is_kmsg_continuation, split)
+                       finish, host_of, is_kmsg_continuation, split)
 
 from .finding import Finding, above, bounded_int
 from .kinds import BY_NAME as KIND
@@ -67,7 +67,6 @@ MAX_OPEN_EVENTS = 1024  # open multi-line events remembered at once (per-device 
 # hosts whose stream context a classifier reading one stream per host keeps (Classifier.for_stream(by_host=True)):
 # past it, the host seen longest ago is forgotten (its open events, banners, UUIDs) and its next line starts afresh
 MAX_HOST_STREAMS = 4096
-_NO_LINE = "\0"  # the host of a per-host classifier before its first line: none an envelope names (no NUL in a host)
 # addresses an open event's "page" lines may name (a record names one per section, a few): past them its page is unknown
 MAX_EVENT_PAGES = 16
 _PCI_KEY = re.compile(PCI)  # a device key that is a PCI address (EVENT_WITHIN_DEVICE's join: with a function)
@@ -429,10 +428,15 @@ class Classifier:
         self.year = year
         self.prefilter = prefilter or keyword_prefilter()
         self._context: dict[str, tuple[tuple[str, str | None], ...]] = {}  # message -> what it says (bounded)
-        # one stream context per host the lines' envelopes name (for_stream(by_host=True)), the current one's in the
-        # attributes: the others' saved (_STREAM_FIELDS), the host seen longest ago first; None: one stream, hosts or not
+        # one stream context per host the lines' envelopes name (for_stream(by_host=True), from its second host or
+        # hosts_apart), the current one's in the attributes: the others' saved (_STREAM_FIELDS), the host seen longest
+        # ago first; None: one stream (the agent's; a by_host reader's until a second host)
+        self._by_host = False
         self._hosts: OrderedDict[str | None, tuple] | None = None
-        self._host: str | None = None  # the host whose context the attributes hold (None: lines that name none)
+        # the host whose context the attributes hold (None: the input's own, of the lines naming none and of the first
+        # host named, `_own`: one node's log whose lines come in several forms is one stream, as before)
+        self._host: str | None = None
+        self._own: str | None = None
         self.hosts_forgotten = 0  # hosts whose context was dropped past MAX_HOST_STREAMS
         self._new_stream()
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
@@ -478,19 +482,39 @@ class Classifier:
         rules, year, prefilter and repeat memo (context-free), and none of this one's stream context (open
         multi-line events, NVRM banners, UUIDs, line count), so nothing of one stream reaches another.  `by_host`:
         one stream context per host the lines' envelopes name (a fleet's input, `pdsh -w node[1-100] dmesg`, whose
-        nodes' lines interleave), lines naming none in one of their own; up to MAX_HOST_STREAMS hosts."""
+        nodes' lines interleave): the first host named shares the input's own with the lines naming none, each other
+        host has its own; up to MAX_HOST_STREAMS.  Until a line that reads or changes the context names a second
+        host, one stream (a node's log naming its one host costs a lookup per such line); `hosts_apart` from the start."""
         c = Classifier(self.rules, self.year, self.prefilter, self.memo_size, self.max_line, memo=self.memo, like=self)
-        if by_host:
-            c._hosts, c._host = OrderedDict(), _NO_LINE
+        c._by_host = by_host
         return c
+
+    def hosts_apart(self) -> None:
+        """One stream context per host from now on, every line's host read (a by_host reader whose input's start names
+        several hosts: an NVRM banner, remembered without reading its envelope until then, is its host's)."""
+        if self._hosts is None:
+            self._by_host, self._hosts = True, OrderedDict()
+
+    def _on_host(self, host: str | None) -> None:
+        """Make the stream context of the line's host (envelope.host_of) the current one (for_stream(by_host=True)):
+        asked of a line that reads or changes the context whose host is not the current context's (Classifier.read)."""
+        if host is not None:  # the first host named is the input's own (a node's log, some of its lines naming none)
+            own = self._own
+            if own is None:
+                own = self._own = host
+            if host == own:
+                host = None
+        if host != self._host:
+            if self._hosts is None:  # a second host: its lines apart from here on (the lines before it, the input's)
+                self.hosts_apart()
+            self._to_host(host)
 
     def _to_host(self, host: str | None) -> None:
         """Make `host`'s stream context the current one (a fresh one for a host not seen, or forgotten), this one's
         saved: a line of one node never takes another's banner, open event or UUID."""
         hosts, count = self._hosts, self._count  # (the lines read: the input's, whoever's)
         saved = hosts.pop(host, None)  # (before the current one is kept: never the one forgotten for it)
-        if self._host is not _NO_LINE:  # (the context before the first line: nobody's)
-            keep_newest(hosts, self._host, _save_stream(self), MAX_HOST_STREAMS - 1, self._forgot)
+        keep_newest(hosts, self._host, _save_stream(self), MAX_HOST_STREAMS - 1, self._forgot)
         if saved is None:
             self._new_stream()
         else:
@@ -544,19 +568,10 @@ class Classifier:
             if not self.prefilter.find(message):
                 return _NOTHING
             matched = None
-        if self._hosts is not None:  # one stream per host (for_stream(by_host=True)): the line's host's context
-            env = finish(env)
-            host = env.extra.get("host")
-            if host != self._host:
-                self._to_host(host)
         position = lineno if lineno is not None else self._count
         try:  # total: a line that makes a rule raise is counted in `errors` and yields nothing; the next line goes on
             if len(message) > MAX_MESSAGE:
                 message = message[:MAX_MESSAGE]
-            for keyword in CONTEXT_KEYWORDS:  # two substring tests: most NVRM lines are no context line
-                if keyword in message:
-                    self._remember(message, position)
-                    break
             memo = self.memo
             template = memo.get(message, _MISS)
             if template is _MISS:
@@ -587,6 +602,17 @@ class Classifier:
                     memo[message] = template
             else:
                 self.memo_hits += 1
+            # (what the line means is context-free, found first: only a line that may read or change its stream's
+            # context asks its host, where the classifier reads one stream per host: a template's, and every line once
+            # the hosts are apart; a line the rules find nothing in builds no envelope for it)
+            if self._by_host and (template is not None or self._hosts is not None):
+                host, env = host_of(env)
+                if host != self._host and (self._host is not None or host != self._own):  # (another context's)
+                    self._on_host(host)
+            for keyword in CONTEXT_KEYWORDS:  # two substring tests: most NVRM lines are no context line
+                if keyword in message:
+                    self._remember(message, position)
+                    break
             f = None if template is None else self._instantiate(template, position, env, file, lineno)
         except Exception:  # noqa: BLE001 - one bad line must never stop a source
             self.errors += 1

@@ -59,7 +59,8 @@ class Scanner:
         """A scanner for another stream: the same prefilter and classifier tables (Classifier.for_stream), its
         own stream context (open events, banners, boots and ports). `gpu-npd parse a b` takes one per file,
         so parsing files together equals parsing each alone.  `by_host`: one context per host the lines name
-        (Classifier.for_stream), as if each node's lines were a file of its own."""
+        (Classifier.for_stream: from the second host, or from the start after `classifier.hosts_apart()`), as if each
+        node's lines were a file of its own."""
         return Scanner(self.classifier.for_stream(by_host), self.prefilter)
 
     def scan(self, fp: BinaryIO, name: str | None = None, chunk: int = CHUNK, first_line: int = 1) -> Iterator[Finding]:

@@ -16,7 +16,7 @@ import yaml
 
 from parsers import Classifier, Scanner
 from parsers import classify
-from parsers.envelope import names_host
+from parsers.envelope import hosts_named
 
 REALWORLD = Path(__file__).resolve().parents[1] / "fixtures" / "realworld"
 
@@ -46,7 +46,12 @@ def _interleaved(a: list[str], b: list[str]) -> bytes:
 
 
 def _findings(data: bytes, by_host: bool = True) -> list:
-    return list(Scanner(Classifier()).for_stream(by_host).scan(io.BytesIO(data)))
+    """The findings of `data` read as `gpu-npd parse` reads an input (offline/cli.py _read_stream), or (by_host False)
+    as one stream."""
+    scanner = Scanner(Classifier()).for_stream(by_host)
+    if by_host and hosts_named(data[:8192]) > 1:
+        scanner.classifier.hosts_apart()
+    return list(scanner.scan(io.BytesIO(data)))
 
 
 def _alone(host: str, lines: list[str]) -> list[tuple]:
@@ -81,18 +86,23 @@ def test_each_nodes_oops_report_is_its_own_event():
     assert {f.host for f in _findings(_interleaved(NVIDIA_OOPS, BEEGFS_OOPS), by_host=False)} == {"node-a"}
 
 
-def test_lines_naming_no_host_are_a_stream_of_their_own():
-    """A node's banner never reaches a line naming no host (a plain dmesg line in the same input), nor the reverse."""
-    data = ("\n".join(["node-a: " + H200[0], KVM[0], "node-a: " + H200[1], KVM[1], "node-a: " + H200[2], KVM[2]])
+def test_lines_naming_no_host_share_the_first_hosts_stream():
+    """The first host named and the lines naming none are the input's own stream (one node's log whose lines come in
+    two forms: its dmesg and its syslog); a second host's lines are their own."""
+    xid43 = "[   40.190497] NVRM: Xid (PCI:0000:00:06): 43, pid=507, name=python3, channel 0x0000000a"  # captured-h200.yaml
+    data = ("\n".join([H200[0], "node-a: " + H200[2], "node-b: " + KVM[0], "node-b: " + KVM[2], "node-a: " + xid43])
             + "\n").encode()
-    got = {f.host: f.details.get("uuid") for f in _findings(data)}
-    assert got == {"node-a": "GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120", None: "GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"}
+    got = [(f.host, f.xid, f.details.get("uuid")) for f in _findings(data)]
+    assert got == [("node-a", 31, "GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120"),
+                   ("node-b", 119, "GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"),
+                   ("node-a", 43, "GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120")]
 
 
 def test_past_the_cap_the_host_seen_longest_ago_starts_afresh(monkeypatch):
     monkeypatch.setattr(classify, "MAX_HOST_STREAMS", 2)
     lines = ["node-a: " + H200[0], "node-b: " + KVM[0], "node-c: " + KVM[0], "node-a: " + H200[2]]
     classifier = Classifier().for_stream(by_host=True)
+    classifier.hosts_apart()
     found = list(Scanner(classifier).scan(io.BytesIO(("\n".join(lines) + "\n").encode())))
     (xid,) = found
     assert xid.host == "node-a" and "uuid" not in xid.details  # node-a's banner forgotten for node-c's context
@@ -100,14 +110,35 @@ def test_past_the_cap_the_host_seen_longest_ago_starts_afresh(monkeypatch):
 
 
 @pytest.mark.parametrize("head, named", [
-    (_interleaved(H200, KVM), True),  # pdsh
-    (("\n".join(H200) + "\n").encode(), False),  # one node's dmesg
+    (_interleaved(H200, KVM), 2),  # pdsh
+    (("\n".join(H200) + "\n").encode(), 0),  # one node's dmesg
     (b"Dec 23 23:32:27 rescue kernel: [ 270.439207] NVRM: Xid (PCI:0000:01:00): 62, 0096(1c54) 00000000 00000000\n",
-     True),  # syslog (kohsuke's gist 84ce815d0a8ad85ecaf6, xid-shapes.yaml)
-    (b"", False),
+     1),  # one node's syslog (kohsuke's gist 84ce815d0a8ad85ecaf6, xid-shapes.yaml)
+    (b"", 0),
 ])
-def test_an_input_names_hosts_when_its_first_lines_do(head, named):
-    assert names_host(head) is named
+def test_the_hosts_an_inputs_first_lines_name(head, named):
+    assert hosts_named(head) == named
+
+
+def test_a_second_host_after_the_inputs_start_gets_its_own_stream_from_its_first_finding_line():
+    """node-a's banner and Xid, then node-b's lost GPU (named by index only): read as one stream it took node-a's
+    address and UUID from the banner four lines before."""
+    data = ("\n".join(["node-a: " + line for line in H200] + ["node-b: " + line for line in LOST]) + "\n").encode()
+    assert hosts_named(data[:8192]) == 2  # (read as parse does, the per-host streams begin at node-b's first line)
+    scanner = Scanner(Classifier()).for_stream(True)
+    got = sorted(_key(f) for f in scanner.scan(io.BytesIO(data)))
+    assert got == sorted(_alone("node-a", H200) + _alone("node-b", LOST))
+    assert [f.pci for f in _findings(data, by_host=False) if f.host == "node-b"] == ["0000:00:06"]
+
+
+def test_one_node_naming_its_host_stays_one_stream():
+    """A node's log whose lines come in two forms (its syslog naming it, its dmesg naming none) is one node: one stream,
+    nothing read per host.  The second line COMPOSED: kohsuke's gist's syslog prefix before the lore line."""
+    data = ("\n".join([KVM[0], "Dec 23 23:32:27 rescue kernel: " + KVM[2]]) + "\n").encode()
+    scanner = Scanner(Classifier()).for_stream(True)
+    (xid,) = scanner.scan(io.BytesIO(data))
+    assert xid.host == "rescue" and xid.details["uuid"] == "GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"
+    assert scanner.classifier._hosts is None
 
 
 def test_one_nodes_dmesg_is_read_as_before():
