@@ -70,13 +70,21 @@ class _Flushing:
 def _read_stream(scanner, fp, name: str | None, year: int | None, flush) -> Iterator:
     """The findings of one stream: an nvidia-bug-report.log's each occurrence once, its syslog stamps in its year
     (offline/bugreport.py; `--year` given: that year, no stamp moved)."""
+    from parsers.envelope import hosts_named
+
     from .bugreport import Copies, Sections, is_report, year_of
     from .inputs import SNIFF
 
     head = fp.peek(SNIFF)[:SNIFF]
-    stream = scanner.for_stream()
     if not is_report(head):
+        # a stream context per host (a fleet's input: pdsh's dmesg, several nodes' syslog), so that one node's line
+        # never takes another's banner or joins its open event: from the first line where the input's start names
+        # several hosts, else from its second host
+        stream = scanner.for_stream(by_host=True)
+        if hosts_named(head) > 1:
+            stream.classifier.hosts_apart()
         return stream.scan(_Flushing(fp, flush), name=name)
+    stream = scanner.for_stream()  # (one node's report)
     sections = Sections(fp)
     reported: tuple[int | None, datetime | None] = (year, None) if year is not None else year_of(head)
     if reported[0] is not None:

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import os
 import re
+from collections import OrderedDict
 from functools import lru_cache
 from dataclasses import replace
 from itertools import islice
+from operator import attrgetter
 from typing import Callable, Collection
 
-from .bounded import Derived
+from .bounded import Derived, keep_newest
 from .envelope import (JOURNAL_BYTES_KEYWORDS, JOURNAL_BYTES_LINE, JSON_DECODED, JSON_MESSAGE_LINE, Envelope, Pending,
-                       finish, is_kmsg_continuation, split)
+                       finish, host_of, is_kmsg_continuation, split)
 
 from .finding import Finding, above, bounded_int
 from .kinds import BY_NAME as KIND
@@ -62,6 +64,9 @@ CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
 CONTEXT_LINES = 4
 _ECHO_ROWS = {other: row for other, row, _ in EVENT_ECHOES.values()}  # event -> its row a report may detail
 MAX_OPEN_EVENTS = 1024  # open multi-line events remembered at once (per-device keys)
+# hosts whose stream context a classifier reading one stream per host keeps (Classifier.for_stream(by_host=True)):
+# past it, the host seen longest ago is forgotten (its open events, banners, UUIDs) and its next line starts afresh
+MAX_HOST_STREAMS = 4096
 # addresses an open event's "page" lines may name (a record names one per section, a few): past them its page is unknown
 MAX_EVENT_PAGES = 16
 _PCI_KEY = re.compile(PCI)  # a device key that is a PCI address (EVENT_WITHIN_DEVICE's join: with a function)
@@ -423,6 +428,16 @@ class Classifier:
         self.year = year
         self.prefilter = prefilter or keyword_prefilter()
         self._context: dict[str, tuple[tuple[str, str | None], ...]] = {}  # message -> what it says (bounded)
+        # one stream context per host the lines' envelopes name (for_stream(by_host=True), from its second host or
+        # hosts_apart), the current one's in the attributes: the others' saved (_STREAM_FIELDS), the host seen longest
+        # ago first; None: one stream (the agent's; a by_host reader's until a second host)
+        self._by_host = False
+        self._hosts: OrderedDict[str | None, tuple] | None = None
+        # the host whose context the attributes hold (None: the input's own, of the lines naming none and of the first
+        # host named, `_own`: one node's log whose lines come in several forms is one stream, as before)
+        self._host: str | None = None
+        self._own: str | None = None
+        self.hosts_forgotten = 0  # hosts whose context was dropped past MAX_HOST_STREAMS
         self._new_stream()
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
         self.uuid_evictions = 0
@@ -459,14 +474,55 @@ class Classifier:
         # output, which `read` returns beside the line's own finding
         self._amended: list[Finding] = []
         self.boot = BootClock()  # when this stream's boot began, from the kernel's start-up lines (wall-clock logs)
+        self.links = None  # what a reader judges a stream's link findings by (parsers/scan.py _Links), made at its first
         self._count = 0
 
-    def for_stream(self) -> "Classifier":
+    def for_stream(self, by_host: bool = False) -> "Classifier":
         """A classifier for another stream (a file in `parse`, a source or a pod log in the agent): the same
         rules, year, prefilter and repeat memo (context-free), and none of this one's stream context (open
-        multi-line events, NVRM banners, UUIDs, line count), so nothing of one stream reaches another."""
-        return Classifier(self.rules, self.year, self.prefilter, self.memo_size, self.max_line, memo=self.memo,
-                          like=self)
+        multi-line events, NVRM banners, UUIDs, line count), so nothing of one stream reaches another.  `by_host`:
+        one stream context per host the lines' envelopes name (a fleet's input, `pdsh -w node[1-100] dmesg`, whose
+        nodes' lines interleave): the first host named shares the input's own with the lines naming none, each other
+        host has its own; up to MAX_HOST_STREAMS.  Until a line that reads or changes the context names a second
+        host, one stream (a node's log naming its one host costs a lookup per such line); `hosts_apart` from the start."""
+        c = Classifier(self.rules, self.year, self.prefilter, self.memo_size, self.max_line, memo=self.memo, like=self)
+        c._by_host = by_host
+        return c
+
+    def hosts_apart(self) -> None:
+        """One stream context per host from now on, every line's host read (a by_host reader whose input's start names
+        several hosts: an NVRM banner, remembered without reading its envelope until then, is its host's)."""
+        if self._hosts is None:
+            self._by_host, self._hosts = True, OrderedDict()
+
+    def _on_host(self, host: str | None) -> None:
+        """Make the stream context of the line's host (envelope.host_of) the current one (for_stream(by_host=True)):
+        asked of a line that reads or changes the context whose host is not the current context's (Classifier.read)."""
+        if host is not None:  # the first host named is the input's own (a node's log, some of its lines naming none)
+            own = self._own
+            if own is None:
+                own = self._own = host
+            if host == own:
+                host = None
+        if host != self._host:
+            if self._hosts is None:  # a second host: its lines apart from here on (the lines before it, the input's)
+                self.hosts_apart()
+            self._to_host(host)
+
+    def _to_host(self, host: str | None) -> None:
+        """Make `host`'s stream context the current one (a fresh one for a host not seen, or forgotten), this one's
+        saved: a line of one node never takes another's banner, open event or UUID."""
+        hosts, count = self._hosts, self._count  # (the lines read: the input's, whoever's)
+        saved = hosts.pop(host, None)  # (before the current one is kept: never the one forgotten for it)
+        keep_newest(hosts, self._host, _save_stream(self), MAX_HOST_STREAMS - 1, self._forgot)
+        if saved is None:
+            self._new_stream()
+        else:
+            self.__dict__.update(zip(_STREAM_FIELDS, saved))
+        self._host, self._count = host, count
+
+    def _forgot(self, _saved: tuple) -> None:
+        self.hosts_forgotten += 1
 
     def classify_alone(self, line: str) -> Finding | None:
         """Classify a line that stands for itself (the line a Kubernetes Event quotes, read beside other nodes'):
@@ -494,7 +550,7 @@ class Classifier:
             self.lines_cut += 1
         if (matched is None and not self.prefilter.find(line)) or (line[:1] == " " and is_kmsg_continuation(line)):
             return _NOTHING
-        if matched and self._context_ids.issuperset(matched):
+        if matched and self._context_ids.issuperset(matched) and self._hosts is None:
             # only a context line's pattern matched (an `NVRM: GPU at PCI:` banner): no row, no net can take it,
             # so what it says is remembered from the line's text from CONTEXT_LEAD on (its patterns are unanchored),
             # no envelope split
@@ -516,10 +572,6 @@ class Classifier:
         try:  # total: a line that makes a rule raise is counted in `errors` and yields nothing; the next line goes on
             if len(message) > MAX_MESSAGE:
                 message = message[:MAX_MESSAGE]
-            for keyword in CONTEXT_KEYWORDS:  # two substring tests: most NVRM lines are no context line
-                if keyword in message:
-                    self._remember(message, position)
-                    break
             memo = self.memo
             template = memo.get(message, _MISS)
             if template is _MISS:
@@ -550,6 +602,17 @@ class Classifier:
                     memo[message] = template
             else:
                 self.memo_hits += 1
+            # (what the line means is context-free, found first: only a line that may read or change its stream's
+            # context asks its host, where the classifier reads one stream per host: a template's, and every line once
+            # the hosts are apart; a line the rules find nothing in builds no envelope for it)
+            if self._by_host and (template is not None or self._hosts is not None):
+                host, env = host_of(env)
+                if host != self._host and (self._host is not None or host != self._own):  # (another context's)
+                    self._on_host(host)
+            for keyword in CONTEXT_KEYWORDS:  # two substring tests: most NVRM lines are no context line
+                if keyword in message:
+                    self._remember(message, position)
+                    break
             f = None if template is None else self._instantiate(template, position, env, file, lineno)
         except Exception:  # noqa: BLE001 - one bad line must never stop a source
             self.errors += 1
@@ -1421,6 +1484,18 @@ _TEMPLATE_INDEX = {name: i for i, name in enumerate(_TEMPLATE_FIELDS)}
 # what a joining line may give its event's finding (rules.EVENT_FILLS): a field a line's template holds, never one the
 # event's finding is (its kind, severity, message)
 _FILLABLE = frozenset({"xid", "sxid", "pci", "pid", "process", "rank", "peer"})
+
+
+def _stream_fields() -> tuple[str, ...]:
+    """The attributes of a classifier's stream context: those `Classifier._new_stream` sets (the line count aside: the
+    input's), so a context switched per host (Classifier._to_host) is all of it, whatever is added there."""
+    probe = object.__new__(Classifier)
+    Classifier._new_stream(probe)
+    return tuple(name for name in vars(probe) if name != "_count")
+
+
+_STREAM_FIELDS = _stream_fields()
+_save_stream = attrgetter(*_STREAM_FIELDS)
 
 
 def check_tables() -> None:

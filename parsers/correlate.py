@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right, insort
+from heapq import merge
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable, NamedTuple
@@ -42,6 +43,7 @@ class Cause:
     time: float  # epoch seconds
     text: str  # "Xid 79 on GPU 3 (0000:5d:00)"
     severity: str
+    host: str | None = None  # the node whose log named it, where the line's envelope names one (Finding.host)
 
 
 class Noted(NamedTuple):
@@ -79,7 +81,7 @@ def can_cause(f: Finding) -> bool:
 
 def cause_of(f: Finding) -> Cause | None:
     """The node fault a finding stands for, when it could break a job (`can_cause`); None otherwise."""
-    return Cause(f.timestamp.timestamp(), describe(f), f.severity) if can_cause(f) else None
+    return Cause(f.timestamp.timestamp(), describe(f), f.severity, f.host) if can_cause(f) else None
 
 
 def describe(f: Finding | Noted) -> str:
@@ -95,6 +97,33 @@ def describe(f: Finding | Noted) -> str:
 
 
 class CauseIndex:
+    """The causes a failure may take: where both name their host (`gpu-npd parse` of many nodes' logs), only its own
+    node's, and those naming none (a plain dmesg beside a training log); a failure naming none, any.  Each set sorted
+    (_Sorted), a host's made at its first failure from the causes grouped per host (given order kept)."""
+
+    def __init__(self, causes: Iterable[Cause] = ()):
+        causes = list(causes)
+        self._all = _Sorted(causes)
+        hosted: dict[str | None, list[int]] = {}  # host -> the positions of its causes in `causes`, in order
+        for i, c in enumerate(causes):
+            hosted.setdefault(c.host, []).append(i)
+        self._causes, self._hosted = causes, hosted if len(hosted.keys() - {None}) else None
+        self._of_host: dict[str, _Sorted] = {}
+
+    def best(self, t: float, window: float, host: str | None = None) -> Cause | None:
+        """The most severe, then latest, cause stamped in [t - window, t + SKEW] that a failure on `host` may take."""
+        hosted = self._hosted
+        if host is None or hosted is None:  # a failure naming no node, or causes naming none: any
+            return self._all.best(t, window)
+        index = self._of_host.get(host)
+        if index is None:
+            causes = self._causes
+            index = self._of_host[host] = _Sorted(
+                [causes[i] for i in merge(hosted.get(host, ()), hosted.get(None, ()))])
+        return index.best(t, window)
+
+
+class _Sorted:
     """Causes sorted by time, one list per severity: the best cause for a failure is found by bisection
     (O(log n) per failure, so correlating n failures with m causes is O((n + m) log m))."""
 
@@ -117,12 +146,12 @@ class CauseIndex:
 
 
 def likely_cause(f: Finding, causes: Iterable[Cause] | CauseIndex, window: float = DEFAULT_WINDOW) -> Cause | None:
-    """The most severe, then latest, node fault within `window` before the failure `f`.  Pass a CauseIndex
-    when correlating many failures with the same causes."""
+    """The most severe, then latest, node fault within `window` before the failure `f`, on its node where both name
+    theirs (CauseIndex).  Pass a CauseIndex when correlating many failures with the same causes."""
     if f.kind not in CORRELATED_KINDS or f.timestamp is None:
         return None
     index = causes if isinstance(causes, CauseIndex) else CauseIndex(causes)
-    return index.best(f.timestamp.timestamp(), window)
+    return index.best(f.timestamp.timestamp(), window, f.host)
 
 
 def what_of(f: Finding) -> str:

@@ -819,6 +819,34 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
     return "plain", line, Envelope("plain", line)
 
 
+# builders whose envelope never names a host (the kernel's own forms, a container's CRI line): a pending envelope of
+# one is no host's without being built (host_of: a per-host read's keyword lines cost no timestamp parsed); a builder
+# left out is built to be asked, never misread
+_NO_HOST = frozenset({_kmsg, _cri, _dmesg_kernel, _dmesg_raw})
+
+
+def host_of(env: Envelope | Pending) -> tuple[str | None, Envelope | Pending]:
+    """(the host a line's envelope names or None, the envelope: built where its host had to be read)."""
+    if type(env) is not Envelope and env[0] in _NO_HOST:
+        return None, env
+    env = finish(env)
+    return env.extra.get("host"), env
+
+
+def hosts_named(head: bytes, lines: int = 64) -> int:
+    """How many hosts the first `lines` lines of an input's start name, up to 2 (their envelopes' hosts: pdsh's and
+    clush's `node-a: `, syslog's and the journal's, stern's `nodeName`): `gpu-npd parse` reads an input naming several
+    one stream context per host from its first line (Classifier.hosts_apart)."""
+    seen: set[str] = set()
+    for raw in head.split(b"\n", lines)[:lines]:
+        host = finish(split(raw.decode("utf-8", "replace").rstrip("\r"))[2]).extra.get("host")
+        if host is not None:
+            seen.add(host)
+            if len(seen) > 1:
+                break
+    return len(seen)
+
+
 def cri(line: str) -> Envelope | None:
     """A container log line's CRI envelope (its time, stream and text); None for a line of any other form."""
     m = _CRI.match(line)

@@ -53,15 +53,15 @@ def decode(raw: bytes) -> str:
 class Scanner:
     def __init__(self, classifier: Classifier | None = None, prefilter: Prefilter | None = None):
         self.classifier = classifier or Classifier()
-        self.ports = UnusedPorts()
-        self._uptime, self._boots = 0.0, 0
         self.prefilter = prefilter or Prefilter(all_keywords(), patterns=line_patterns(self.classifier.rules))
 
-    def for_stream(self) -> "Scanner":
+    def for_stream(self, by_host: bool = False) -> "Scanner":
         """A scanner for another stream: the same prefilter and classifier tables (Classifier.for_stream), its
         own stream context (open events, banners, boots and ports). `gpu-npd parse a b` takes one per file,
-        so parsing files together equals parsing each alone."""
-        return Scanner(self.classifier.for_stream(), self.prefilter)
+        so parsing files together equals parsing each alone.  `by_host`: one context per host the lines name
+        (Classifier.for_stream: from the second host, or from the start after `classifier.hosts_apart()`), as if each
+        node's lines were a file of its own."""
+        return Scanner(self.classifier.for_stream(by_host), self.prefilter)
 
     def scan(self, fp: BinaryIO, name: str | None = None, chunk: int = CHUNK, first_line: int = 1) -> Iterator[Finding]:
         """The findings of a stream's lines.  `first_line`: the number of its first line, when `fp` continues a
@@ -142,15 +142,29 @@ class Scanner:
     def _unused_port(self, f: Finding) -> None:
         """parsers/ports.py offline: the kernel's uptime going backwards starts a new boot, and so does a kernel
         start-up line (the classifier's BootClock); a line with no uptime takes its seconds since the latter."""
-        clock = self.classifier.boot
+        classifier = self.classifier
+        links, clock = classifier.links, classifier.boot  # (the stream's: the line's host's, read per host)
+        if links is None:
+            links = classifier.links = _Links()
         uptime = f.uptime
         if uptime is not None:
-            if uptime < self._uptime:
-                self._boots += 1
-            self._uptime = uptime
+            if uptime < links.uptime:
+                links.boots += 1
+            links.uptime = uptime
         else:
             uptime = clock.since(f.timestamp)
-        self.ports.judge(f, port_key(f), uptime, f"{self._boots}.{clock.seq}")
+        links.ports.judge(f, port_key(f), uptime, f"{links.boots}.{clock.seq}")
+
+
+class _Links:
+    """What a stream's link findings are judged by (Scanner._unused_port): the ports seen up this boot, the last
+    uptime and the boots counted by it going backwards; kept in the classifier's stream context (`links`), so a
+    fleet's input read per host judges each node's ports by its own boots."""
+
+    __slots__ = ("ports", "uptime", "boots")
+
+    def __init__(self) -> None:
+        self.ports, self.uptime, self.boots = UnusedPorts(), 0.0, 0
 
 
 class _Lines:

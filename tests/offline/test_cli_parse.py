@@ -709,3 +709,22 @@ def test_a_pipe_naming_its_second_host_late_says_so_and_names_nodes_from_there()
     assert lines[3] == ("(a second host from here on: the rows above are rescue's or name no host; each row below "
                         "names its node)")
     assert lines[4].startswith("NODE ") and lines[5].split()[0] == "red"
+
+
+def test_pdsh_output_is_read_one_stream_per_node():
+    """`pdsh -w node[1-2] dmesg | gpu-npd parse`: the nodes' lines interleave, and each node's Xid takes its own NVRM
+    banner's UUID (identical servers, the same address).  REAL lines (tests/fixtures/realworld captured-h200.yaml,
+    gpu-kernel-3.yaml's lore.kernel.org/kvm CABgObfa+NKKeV...), the interleaving under pdsh's prefixes COMPOSED."""
+    a = [b"[   36.001639] NVRM: GPU at PCI:0000:00:06: GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120",
+         b"[   36.001647] NVRM: Xid (PCI:0000:00:06): 31, pid=472, name=python3, channel 0x0000000a, intr 00000000. "
+         b"MMU Fault: ENGINE GRAPHICS GPC1 GPCCLIENT_T1_8 faulted @ 0x0_00000000. Fault is of type FAULT_PDE "
+         b"ACCESS_TYPE_VIRT_WRITE"]
+    b = [b"[  113.669214] NVRM: GPU at PCI:0000:00:06: GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c",
+         b"[  113.669216] NVRM: Xid (PCI:0000:00:06): 119, pid='<unknown>', name=<unknown>, Timeout waiting for RPC "
+         b"from GSP! Expected function FREE (0x0 0x0)."]
+    stdin = b"".join(b"node-a: " + x + b"\nnode-b: " + y + b"\n" for x, y in zip(a, b))
+    r = run("--format", "json", "--nvml", "off", "-", stdin=stdin)
+    assert r.returncode == 0, r.stderr
+    got = {row["host"]: row["details"]["uuid"] for row in map(json.loads, r.stdout.decode().splitlines())}
+    assert got == {"node-a": "GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120",
+                   "node-b": "GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"}

@@ -1,0 +1,147 @@
+"""A fleet's input read one stream context per host (`Classifier.for_stream(by_host=True)`, `gpu-npd parse` on an
+input whose first lines name hosts): pdsh interleaves its nodes' lines, and a line of one node never takes another's
+NVRM banner (its address, its GPU's UUID) nor joins another's open multi-line event.
+
+The lines are REAL, each copied verbatim from its fixture (tests/fixtures/realworld: the file and source named); the
+interleaving under two pdsh prefixes (`node-a: `, `node-b: `, pdsh's form: openucx/ucx #7738) is COMPOSED."""
+
+from __future__ import annotations
+
+import io
+import itertools
+from pathlib import Path
+
+import pytest
+import yaml
+
+from parsers import Classifier, Scanner
+from parsers import classify
+from parsers.envelope import hosts_named
+
+REALWORLD = Path(__file__).resolve().parents[1] / "fixtures" / "realworld"
+
+
+def _text(fixture: str, source: str) -> list[str]:
+    """The lines of the fixture's first entry from `source`, verbatim."""
+    entry = next(e for e in yaml.safe_load((REALWORLD / fixture).read_text()) if e["source"] == source)
+    return entry["text"].splitlines()
+
+
+# NVRM's banner naming the GPU (0000:00:06) and its UUID, then Xid 31 (captured on a lent H200)
+H200 = _text("captured-h200.yaml", "captured on a lent H200, 2026-11-28")[:3]
+# the banner of another GPU at the same address (identical servers: another UUID), then Xid 119 (a KVM guest)
+KVM = _text("gpu-kernel-3.yaml", "https://lore.kernel.org/kvm/CABgObfa+NKKeV=178L348VfrZkB7sa2kCZ1V1kwU+3pKfUd2jg@mail.gmail.com/")[:3]
+# a GPU lost, named by its index only (GPU0): no address of its own (nvrm-2026l.yaml)
+LOST = _text("nvrm-2026l.yaml", "https://github.com/Cyridd/cmpunlocker/issues/4")
+# a kernel oops's tail whose RIP is in nvidia (kernel_oops), and a BeeGFS client's oops report (storage_oops)
+NVIDIA_OOPS = _text("kernel-oops.yaml", "https://github.com/NVIDIA/nvtrust/issues/51")
+BEEGFS_OOPS = _text("storage-oops.yaml", "https://github.com/ThinkParQ/beegfs/issues/107")
+
+
+def _interleaved(a: list[str], b: list[str]) -> bytes:
+    """node-a's and node-b's lines one by one, as pdsh prints nodes answering together (COMPOSED)."""
+    lines = [f"{host}: {line}" for pair in itertools.zip_longest(a, b) for host, line in zip(("node-a", "node-b"), pair)
+             if line is not None]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _findings(data: bytes, by_host: bool = True) -> list:
+    """The findings of `data` read as `gpu-npd parse` reads an input (offline/cli.py _read_stream), or (by_host False)
+    as one stream."""
+    scanner = Scanner(Classifier()).for_stream(by_host)
+    if by_host and hosts_named(data[:8192]) > 1:
+        scanner.classifier.hosts_apart()
+    return list(scanner.scan(io.BytesIO(data)))
+
+
+def _alone(host: str, lines: list[str]) -> list[tuple]:
+    return [_key(f) for f in _findings(("\n".join(f"{host}: {line}" for line in lines) + "\n").encode())]
+
+
+def _key(f) -> tuple:
+    return f.host, f.kind, f.xid, f.pci, f.details.get("uuid"), f.severity
+
+
+def test_each_nodes_xid_takes_its_own_banners_uuid():
+    got = [_key(f) for f in _findings(_interleaved(H200, KVM))]
+    assert got == [("node-a", "xid", 31, "0000:00:06", "GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120", "error"),
+                   ("node-b", "xid", 119, "0000:00:06", "GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c", "fatal")]
+    # one stream for the whole input (before): node-a's Xid took node-b's UUID, the banner read last
+    before = {f.host: f.details.get("uuid") for f in _findings(_interleaved(H200, KVM), by_host=False)}
+    assert before["node-a"] == "GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"
+
+
+def test_a_lost_gpu_named_by_index_never_takes_another_nodes_address():
+    got = sorted(_key(f) for f in _findings(_interleaved(H200, LOST)))
+    assert got == sorted(_alone("node-a", H200) + _alone("node-b", LOST))
+    (lost,) = [f for f in _findings(_interleaved(H200, LOST)) if f.host == "node-b"]
+    assert lost.kind == "fallen_off_bus" and lost.pci is None and "uuid" not in lost.details
+
+
+def test_each_nodes_oops_report_is_its_own_event():
+    got = sorted(_key(f) for f in _findings(_interleaved(NVIDIA_OOPS, BEEGFS_OOPS)))
+    assert got == sorted(_alone("node-a", NVIDIA_OOPS) + _alone("node-b", BEEGFS_OOPS))
+    assert {(h, k) for h, k, *_ in got} == {("node-a", "kernel_oops"), ("node-b", "storage_oops")}
+    # before: node-b's report was read as part of node-a's, its storage_oops lost
+    assert {f.host for f in _findings(_interleaved(NVIDIA_OOPS, BEEGFS_OOPS), by_host=False)} == {"node-a"}
+
+
+def test_lines_naming_no_host_share_the_first_hosts_stream():
+    """The first host named and the lines naming none are the input's own stream (one node's log whose lines come in
+    two forms: its dmesg and its syslog); a second host's lines are their own."""
+    xid43 = "[   40.190497] NVRM: Xid (PCI:0000:00:06): 43, pid=507, name=python3, channel 0x0000000a"  # captured-h200.yaml
+    data = ("\n".join([H200[0], "node-a: " + H200[2], "node-b: " + KVM[0], "node-b: " + KVM[2], "node-a: " + xid43])
+            + "\n").encode()
+    got = [(f.host, f.xid, f.details.get("uuid")) for f in _findings(data)]
+    assert got == [("node-a", 31, "GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120"),
+                   ("node-b", 119, "GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"),
+                   ("node-a", 43, "GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120")]
+
+
+def test_past_the_cap_the_host_seen_longest_ago_starts_afresh(monkeypatch):
+    monkeypatch.setattr(classify, "MAX_HOST_STREAMS", 2)
+    lines = ["node-a: " + H200[0], "node-b: " + KVM[0], "node-c: " + KVM[0], "node-a: " + H200[2]]
+    classifier = Classifier().for_stream(by_host=True)
+    classifier.hosts_apart()
+    found = list(Scanner(classifier).scan(io.BytesIO(("\n".join(lines) + "\n").encode())))
+    (xid,) = found
+    assert xid.host == "node-a" and "uuid" not in xid.details  # node-a's banner forgotten for node-c's context
+    assert classifier.hosts_forgotten == 2  # node-a's for node-c's, then node-b's for node-a's again
+
+
+@pytest.mark.parametrize("head, named", [
+    (_interleaved(H200, KVM), 2),  # pdsh
+    (("\n".join(H200) + "\n").encode(), 0),  # one node's dmesg
+    (b"Dec 23 23:32:27 rescue kernel: [ 270.439207] NVRM: Xid (PCI:0000:01:00): 62, 0096(1c54) 00000000 00000000\n",
+     1),  # one node's syslog (kohsuke's gist 84ce815d0a8ad85ecaf6, xid-shapes.yaml)
+    (b"", 0),
+])
+def test_the_hosts_an_inputs_first_lines_name(head, named):
+    assert hosts_named(head) == named
+
+
+def test_a_second_host_after_the_inputs_start_gets_its_own_stream_from_its_first_finding_line():
+    """node-a's banner and Xid, then node-b's lost GPU (named by index only): read as one stream it took node-a's
+    address and UUID from the banner four lines before."""
+    data = ("\n".join(["node-a: " + line for line in H200] + ["node-b: " + line for line in LOST]) + "\n").encode()
+    assert hosts_named(data[:8192]) == 2  # (read as parse does, the per-host streams begin at node-b's first line)
+    scanner = Scanner(Classifier()).for_stream(True)
+    got = sorted(_key(f) for f in scanner.scan(io.BytesIO(data)))
+    assert got == sorted(_alone("node-a", H200) + _alone("node-b", LOST))
+    assert [f.pci for f in _findings(data, by_host=False) if f.host == "node-b"] == ["0000:00:06"]
+
+
+def test_one_node_naming_its_host_stays_one_stream():
+    """A node's log whose lines come in two forms (its syslog naming it, its dmesg naming none) is one node: one stream,
+    nothing read per host.  The second line COMPOSED: kohsuke's gist's syslog prefix before the lore line."""
+    data = ("\n".join([KVM[0], "Dec 23 23:32:27 rescue kernel: " + KVM[2]]) + "\n").encode()
+    scanner = Scanner(Classifier()).for_stream(True)
+    (xid,) = scanner.scan(io.BytesIO(data))
+    assert xid.host == "rescue" and xid.details["uuid"] == "GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"
+    assert scanner.classifier._hosts is None
+
+
+def test_one_nodes_dmesg_is_read_as_before():
+    """The per-host read changes nothing for an input naming no host: the same findings either way."""
+    data = ("\n".join(H200 + KVM + LOST + NVIDIA_OOPS + BEEGFS_OOPS) + "\n").encode()
+    assert [f.to_dict() for f in _findings(data)] == [f.to_dict() for f in _findings(data, by_host=False)]
