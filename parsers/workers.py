@@ -46,7 +46,7 @@ _ALONG_TP = frozenset({"TP", "EP", "DCP"})
 # (tsailiming/openshift-ai-bootstrap docs/demo/multi-gpu.md, a vLLM pod's log), "\ufffd[36m(RayWorkerWrapper
 # pid=4183, ip=10.3.32.122)\ufffd[0m " (vllm-project/vllm #5477), "\ufffd[1;36m(VllmWorker rank=3 pid=4867)\ufffd[0;0m "
 # (vllm #21713).  Peeled, never a prefix of its own: by tag_rank and by offline triage (triage.ranks) alike;
-# COLOUR_FIRST: the characters a line that starts with them starts with
+# COLOUR_FIRST: the characters such a code may start with (a cheap test before the regex)
 COLOURS = re.compile(r"(?:(?:\x1b|\ufffd)?\[[0-9;]{1,16}m)+ ?")
 COLOUR_FIRST = frozenset("\x1b\ufffd[")
 
