@@ -1682,6 +1682,14 @@ RULES: tuple[Rule, ...] = (
        severity="warning", action="CHECK_COOLING", event=("mlx5_temp", "join")),
     _r("mlx5_temp_sensor", None, ["Sensor name["],
        FIRST_MLX5 + r":? (?:\w+:\d+:\(pid \d+\): )?Sensor name\[\d+\]: ", event=("mlx5_temp", "within")),
+    # The firmware tracer's ring (diag/fw_tracer.c, mlx5_fw_tracer_handle_traces: the firmware's debug traces the
+    # driver copies out for devlink and tracepoints) overwritten before the driver read it: "mlx5_core 0000:17:00.0:
+    # mlx5_fw_tracer_handle_traces:808:(pid 1828991): FWTracer: Events were lost" (mlx5_core_warn, "there is a good
+    # chance that the current buffer is overwritten and therefore should not be parsed"; a ConnectX-6 that kept
+    # running, "a routine message there", unionxic/rdma-fault-characterization). Debug traces lost, not the NIC's
+    # fault: silent. Was: the unclassified net's warning (a Node Event per overrun).
+    _r("mlx5_fw_tracer_lost", None, ["FWTracer: Events were lost"],
+       FIRST_MLX5 + r":? (?:\w+:\d+:\(pid \d+\): )?FWTracer: Events were lost"),
     # mlx5 logs it as a warning (mlx5_core_warn_rl): the slot advertises less power than the card may draw; printed
     # at boot by healthy nodes whose slots advertise none (an HGX board's every ConnectX function, each boot:
     # wholelogs/gpud-dmesg-decode-iso-hgx-boot.log), and said to cap throughput on some. gpud records it as a Warning

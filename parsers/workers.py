@@ -7,7 +7,9 @@ by offline triage (its launcher prefixes, triage.ranks).
   llm-d #191), since vLLM 0.10.2 the parallel indices over 1, "_"-joined: "(Worker_TP1 pid=803328)" (vllm #26420),
   "(Worker_DP1_TP6_EP14 pid=373019)" (vllm-ascend #3298); the engine's "(EngineCore_DP0 pid=...)" names no worker;
 - SGLang's scheduler prefix (run_scheduler_process's logger): its stamp, then the parallel indices over 1,
-  "[2025-07-25 07:53:08 TP2] " (sglang #8336), "[2025-05-26 07:48:17 DP1 TP2] " (sglang #6624).
+  "[2025-07-25 07:53:08 TP2] " (sglang #8336), "[2025-05-26 07:48:17 DP1 TP2] " (sglang #6624);
+- the colour codes Ray's driver and vLLM's processes print about a worker's prefix (COLOURS), kept, lost or shown as
+  U+FFFD in a paste.
 """
 
 from __future__ import annotations
@@ -35,6 +37,19 @@ _PARALLEL = re.compile(r"(?:^|[_ ])(?P<dim>ATTN_CP|MOE_DP|DP|PP|PCP|DCP|TP|EP)(?
 #   index with a PP one, in either family): a worker left without a rank is never guessed one.
 _ALONG_TP = frozenset({"TP", "EP", "DCP"})
 
+# Colour codes a writer put about a worker's prefix: Ray's driver prints each worker's line as "<dim><cyan>(<actor>
+# pid=.., ip=..)<reset> <line>" (its log monitor), vLLM's processes "<bold cyan>(<process> pid=..)<reset> " where
+# colour is on (vllm/utils `_add_prefix`: "\033[1;36m", "\033[0;0m"), so a Ray job's log, a RayJob's or a vLLM pod's
+# `kubectl logs`, holds "\x1b[2m\x1b[36m(RayTrainWorker pid=1942, ip=..)\x1b[0m "; pasted, the escape is lost or
+# shown as U+FFFD: "[36m(RayTrainWorker pid=3462, ip=100.64.83.225)[0m " (aws-neuron/aws-neuron-eks-samples
+# llama3.1_8B_finetune_ray_ptl_neuron/README.md, a RayJob's failure), "[1;36m(VllmWorker rank=1 pid=219)[0;0m "
+# (tsailiming/openshift-ai-bootstrap docs/demo/multi-gpu.md, a vLLM pod's log), "\ufffd[36m(RayWorkerWrapper
+# pid=4183, ip=10.3.32.122)\ufffd[0m " (vllm-project/vllm #5477), "\ufffd[1;36m(VllmWorker rank=3 pid=4867)\ufffd[0;0m "
+# (vllm #21713).  Peeled, never a prefix of its own: by tag_rank and by offline triage (triage.ranks) alike;
+# COLOUR_FIRST: the characters such a code may start with (a cheap test before the regex)
+COLOURS = re.compile(r"(?:(?:\x1b|\ufffd)?\[[0-9;]{1,16}m)+ ?")
+COLOUR_FIRST = frozenset("\x1b\ufffd[")
+
 _WORKER = re.compile(WORKER_PREFIX)
 _SGLANG = re.compile(SGLANG_PREFIX)
 MAX_TAGS = 4  # prefixes read before a line's text ("(APIServer pid=32) (EngineCore_0 pid=296) (VllmWorker TP0 ...")
@@ -55,16 +70,22 @@ def worker_rank(family: str, workers: str | None) -> int | None:
 
 def tag_rank(text: str) -> int | None:
     """The rank the worker tags at the start of `text` name (the innermost that names one wins, as offline triage
-    merges them), or None.  Most lines start with neither tag: ruled out by their first character (and a substring
-    test), before any regex."""
+    merges them), or None; colour codes about a tag (COLOURS) peeled.  Most lines start with neither tag nor colour:
+    ruled out by their first character (and a substring test), before any regex."""
     first = text[:1]
     if first == "(":
         if "pid=" not in text:
             return None
-    elif first != "[" or text[20:21] != " " or text[21:22] not in _SGLANG_DIM:
+        pos = 0
+    elif first not in COLOUR_FIRST:  # (SGLang's "[" among them)
+        return None
+    elif first == "[" and text[20:21] == " " and text[21:22] in _SGLANG_DIM and text[5:6] == "-":  # "[2025-.."
+        pos = 0
+    elif "pid=" in text and (colours := COLOURS.match(text)) is not None:
+        pos = colours.end()  # a coloured tag is a worker's ("pid="): its colours peeled
+    else:
         return None
     rank = None
-    pos = 0
     for _ in range(MAX_TAGS):
         if text.startswith("(", pos):
             m = _WORKER.match(text, pos)
@@ -82,4 +103,7 @@ def tag_rank(text: str) -> int | None:
         if found is not None:
             rank = found
         pos = m.end()
+        # the reset after a coloured tag, its space, the next tag's colour (each match takes 3 characters or more)
+        while text[pos:pos + 1] in COLOUR_FIRST and (colours := COLOURS.match(text, pos)) is not None:
+            pos = colours.end()
     return rank

@@ -16,7 +16,7 @@ from typing import NamedTuple
 from parsers.classify import message_rank
 from parsers.envelope import KUBECTL_PREFIX, stern_record
 from parsers.redacted import placeholder
-from parsers.workers import SGLANG_PREFIX, WORKER_PREFIX, worker_rank
+from parsers.workers import COLOUR_FIRST, COLOURS, SGLANG_PREFIX, WORKER_PREFIX, worker_rank
 
 from .facts import EXCEPTION_NAME, PG_TAG_WITHIN
 
@@ -92,17 +92,6 @@ GENERATED_SUFFIXES: tuple[str, ...] = (
 _DNS_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
 _DNS_NAME = r"[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?"
 _SGR = r"(?:\x1b\(B)?\x1b\[[0-9;]{0,16}m"
-# Colour codes a writer put about a prefix that no row's pattern takes as its own (stern's, kubetail's do): Ray's
-# driver prints each worker's line as "<dim><cyan>(<actor> pid=.., ip=..)<reset> <line>" (its log monitor), vLLM's
-# processes "<bold cyan>(APIServer pid=..)<reset> ", so a Ray job's log, a RayJob's `kubectl logs`, holds
-# "\x1b[2m\x1b[36m(RayTrainWorker pid=1942, ip=..)\x1b[0m "; pasted, the escape is lost or shown as U+FFFD:
-# "[36m(RayTrainWorker pid=3462, ip=100.64.83.225)[0m " (aws-neuron/aws-neuron-eks-samples
-# llama3.1_8B_finetune_ray_ptl_neuron/README.md, a RayJob's failure),
-# "\ufffd[36m(RayWorkerWrapper pid=4183, ip=10.3.32.122)\ufffd[0m " (vllm-project/vllm #5477).  Peeled where no row
-# matched, as a stamp is, and never counted a prefix: the one after it is read (its host, pid, rank), the line's
-# text starts after it (the reset and its space)
-_COLOURS = re.compile(r"(?:(?:\x1b|\ufffd)?\[[0-9;]{1,16}m)+ ?")
-_COLOUR_FIRST = frozenset("\x1b\ufffd[")
 # The shapes of a pod's name a controller makes, for a tailer's prefix that only a name tells (kubetail's "[<pod>] ",
 # stern's plain "<pod> <container> "): at least three words, the last the pod's index (a StatefulSet's, PyTorchJob's
 # "-worker-3", an Indexed Job's) or the suffix Kubernetes generated (GENERATED_SUFFIXES: a Deployment's, a Job's, a
@@ -354,7 +343,9 @@ def strip_lead(line: str) -> tuple[tuple, str, str]:
             rows = table.get(rest[:1], anywhere)
         hit = _prefix(rest, rows) if rows is not None else None
         if hit is None:
-            if rest[:1] in _COLOUR_FIRST and (cm := _COLOURS.match(rest)) is not None:
+            # colour codes about a prefix no row takes as its own (parsers.workers.COLOURS: Ray's, vLLM's, stern's):
+            # peeled where no row matched, as a stamp is, never counted a prefix; the one after it is read
+            if rest[:1] in COLOUR_FIRST and (cm := COLOURS.match(rest)) is not None:
                 rest = rest[cm.end():]
                 continue
             sm = LEAD.match(rest) if _stamp_may_start(rest) else None

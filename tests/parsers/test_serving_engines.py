@@ -236,3 +236,55 @@ def test_tensorrt_llms_executor_failure_names_its_rank(line, rank):
     assert message_rank(line)[0] == rank and in_message(line)[0] == rank
     found = Classifier().classify(line)
     assert (found.kind, found.rank) == ("cuda_error", rank) if "CUDA" in line else found is None
+
+
+# A worker's tag in the colours vLLM prints it in (vllm/utils `_add_prefix`: "\033[1;36m(..)\033[0;0m ") and Ray's
+# driver in (dim, cyan, reset), as a pod's log holds it and as pasted, the escape lost or shown as U+FFFD
+# (parsers.workers.COLOURS, the pattern offline triage peels too)
+COLOURED_TAGS = [
+    # https://github.com/tsailiming/openshift-ai-bootstrap docs/demo/multi-gpu.md ("Pod logs with 2 workers", escape
+    # lost)
+    ("[1;36m(VllmWorker rank=1 pid=219)[0;0m INFO 08-31 14:42:32 [parallel_state.py:1076] rank 1 in world size 2 is "
+     "assigned as DP rank 0, PP rank 0, TP rank 1, EP rank 1", 1),
+    # https://github.com/vllm-project/vllm/issues/23922 (vLLM 0.10.1.1's "VllmWorker TP5", escape lost)
+    ("[1;36m(VllmWorker TP5 pid=411)[0;0m ERROR 08-29 02:12:59 [multiproc_executor.py:596] WorkerProc hit an "
+     "exception.", 5),
+    # https://github.com/vllm-project/vllm/issues/21713 (the escape shown as U+FFFD)
+    ("\ufffd[1;36m(VllmWorker rank=3 pid=4867)\ufffd[0;0m ERROR 07-26 18:47:24 [multiproc_executor.py:511] Traceback "
+     "(most recent call last):", 3),
+    # https://github.com/vllm-project/vllm/issues/5477 (Ray's worker, U+FFFD: a tag that names no rank)
+    ("\ufffd[36m(RayWorkerWrapper pid=4183, ip=10.3.32.122)\ufffd[0m ERROR 06-03 23:13:39 worker_base.py:148] Error "
+     "executing method start_worker_execution_loop. This might cause deadlock in distributed execution.", None),
+    # CONSTRUCTED: vllm #23922's line with its escapes kept, as `kubectl logs` of a vLLM pod with colour on holds it
+    ("\x1b[1;36m(VllmWorker TP5 pid=411)\x1b[0;0m ERROR 08-29 02:12:59 [multiproc_executor.py:596] WorkerProc hit an "
+     "exception.", 5),
+    # CONSTRUCTED: llm-d #191's nesting (engine, worker), each tag coloured: the innermost that names a rank
+    ("\x1b[1;36m(EngineCore_0 pid=296)\x1b[0;0m \x1b[1;36m(VllmWorker TP0 pid=302)\x1b[0;0m WARNING 09-07 11:25:27 "
+     "[nixl_connector.py:1049] Releasing expired KV blocks", 0),
+]
+
+
+@pytest.mark.parametrize("line,rank", COLOURED_TAGS)
+def test_a_coloured_workers_tag_names_its_rank(line, rank):
+    """Was: None for every coloured tag (tag_rank saw a colour code, not "(", at the line's start), so a vLLM pod's
+    finding had no rank where triage, which peels the colours, read one."""
+    from triage.ranks import strip
+
+    assert tag_rank(line) == rank and message_rank(line)[0] == rank
+    assert strip(line)[0].rank == rank  # offline triage reads the same rank from the same line
+
+
+def test_a_coloured_workers_finding_names_its_rank():
+    """CONSTRUCTED: vllm #19631's worker line (WORKER_FINDINGS) with the colours vLLM prints about its tag: was no
+    rank."""
+    f = parse_line("\x1b[1;36m(VllmWorker rank=7 pid=3350875)\x1b[0;0m RuntimeError: CUDA error: an illegal memory "
+                   "access was encountered")
+    assert (f.kind, f.rank) == ("cuda_error", 7)
+
+
+def test_colour_codes_alone_name_no_worker():
+    """A coloured line without a worker's tag (kohya-ss/sd-scripts #1434's line in red, CONSTRUCTED), a bare reset,
+    an SGLang stamp: nothing read, nothing raised."""
+    assert tag_rank("\x1b[31mRuntimeError: CUDA error: uncorrectable ECC error encountered pid=3") is None
+    assert tag_rank("\x1b[0m") is None and tag_rank("[0m") is None and tag_rank("") is None
+    assert tag_rank("[2025-05-26 07:48:17 DP1 TP2] Scheduler hit an exception") is None
