@@ -550,10 +550,10 @@ class Classifier:
             self.lines_cut += 1
         if (matched is None and not self.prefilter.find(line)) or (line[:1] == " " and is_kmsg_continuation(line)):
             return _NOTHING
-        if matched and self._context_ids.issuperset(matched) and self._hosts is None:
+        if matched and self._context_ids.issuperset(matched) and not self._by_host:
             # only a context line's pattern matched (an `NVRM: GPU at PCI:` banner): no row, no net can take it,
             # so what it says is remembered from the line's text from CONTEXT_LEAD on (its patterns are unanchored),
-            # no envelope split
+            # no envelope split (a by_host reader's is its host's: read below)
             at = line.find(CONTEXT_LEAD)
             self._remember(line[at:] if at > 0 else line, lineno if lineno is not None else self._count)
             return _NOTHING
@@ -604,8 +604,9 @@ class Classifier:
                 self.memo_hits += 1
             # (what the line means is context-free, found first: only a line that may read or change its stream's
             # context asks its host, where the classifier reads one stream per host: a template's, and every line once
-            # the hosts are apart; a line the rules find nothing in builds no envelope for it)
-            if self._by_host and (template is not None or self._hosts is not None):
+            # the hosts are apart, and a context line's (a banner: a second host's, before its first finding line, is
+            # its own); a line the rules find nothing in builds no envelope for it)
+            if self._by_host and (template is not None or self._hosts is not None or CONTEXT_LEAD in message):
                 host, env = host_of(env)
                 if host != self._host and (self._host is not None or host != self._own):  # (another context's)
                     self._on_host(host)

@@ -145,3 +145,17 @@ def test_one_nodes_dmesg_is_read_as_before():
     """The per-host read changes nothing for an input naming no host: the same findings either way."""
     data = ("\n".join(H200 + KVM + LOST + NVIDIA_OOPS + BEEGFS_OOPS) + "\n").encode()
     assert [f.to_dict() for f in _findings(data)] == [f.to_dict() for f in _findings(data, by_host=False)]
+
+
+def test_a_second_hosts_banner_before_its_first_finding_line_is_its_own():
+    """Two nodes' logs one after the other (`cat node-a.log node-b.log`), whose start names one host (node-a's part
+    past the 64 lines hosts_named reads): node-b's NVRM banner comes before any line of node-b that makes a finding.
+    Remembered in the one stream then, node-b's Xid lost the UUID its own banner gave (read as one stream, it had it),
+    and node-a's later Xid took node-b's.  The Xid 43 line REAL (captured-h200.yaml), the order COMPOSED."""
+    xid43 = "[   40.190497] NVRM: Xid (PCI:0000:00:06): 43, pid=507, name=python3, channel 0x0000000a"
+    lines = ["node-a: " + line for line in H200] + ["node-b: " + line for line in KVM] + ["node-a: " + xid43]
+    scanner = Scanner(Classifier()).for_stream(True)  # (never hosts_apart: the input's start named one host)
+    got = [(f.host, f.xid, f.details.get("uuid")) for f in scanner.scan(io.BytesIO(("\n".join(lines) + "\n").encode()))]
+    assert got == [("node-a", 31, "GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120"),
+                   ("node-b", 119, "GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"),
+                   ("node-a", 43, "GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120")]
