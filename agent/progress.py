@@ -165,7 +165,7 @@ class ProgressTracker:
                     continue
                 if p.files:  # (a line lost, a `Saved` without its `Saving`: never below 0)
                     pod.files = max(0, pod.files + p.files)
-                if p.ended and not (p.rank and pod.files):  # an evaluation's results or a save's end, said when done:
+                if p.ended and not (p.rank and pod.files > 0):  # an evaluation's results or a save's end, said when done:
                     # alive now, back to training (the silence after it is the pace's, no pause's)
                     pod.last, pod.paused, pod.pause, pod.files = now, None, "", 0
                 else:  # (a rank's own end while another rank's file is being written: the save goes on)

@@ -1032,6 +1032,25 @@ def test_a_second_save_after_a_commit_announces_itself_in_a_pod_without_rank_0()
     _suspected_at_the_floor_after(one + one, [0, 0, 0, 0, 0, 10, 1000, 0, 0, 0])
 
 
+def test_a_restored_negative_file_count_does_not_hold_a_pause_a_commit_ends():
+    """A state file edited by hand or damaged (`files: -3`, restored as it is): a rank's commit must end the pause as
+    with no file in flight (was: any count but 0 held the pause, a hang suspected only pause_seconds on).  REAL lines:
+    the Qwen2.5 run's (sources.md) `[Rank 0] Saving model checkpoint:` and its commit."""
+    text = lines("deepspeed_save_qwen25_fudan.log")
+    clock = Clock(1000.0)
+    t = tracker(clock, [])
+    for step in range(5):
+        clock.t += 10
+        t.observe(REF, [Mark(clock.t, Progress(step, trainer="nanogpt"))])
+    t.observe(REF, [Mark(clock.t, recognise(text[3]))])
+    assert t.pods[REF.uid].paused is not None
+    t.pods[REF.uid].files = -3
+    commit = recognise(text[9])
+    assert commit.ended and commit.rank
+    t.observe(REF, [Mark(clock.t + 1, commit)])
+    assert t.pods[REF.uid].paused is None
+
+
 def _suspected_at_the_floor_after(said: list, gaps: list) -> None:
     """A pod stepping every 10 s, then the lines `said` (each `gaps` seconds after the one before), then silence: nothing
     raised before the floor after the last line (nor while `said`), a hang suspected at it (not pause_seconds on)."""
