@@ -1258,6 +1258,46 @@ def test_the_containment_decision_is_read_where_re_skips_to_its_literal(text):
             (got and (got.span(), CONTAINMENT_DECISIONS[got.lastindex - 1], CONTAINMENT_ACTION[got.lastindex])), line
 
 
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(["RST: ", "D-RST: ", "Yes", "No", ", ", "x", "Ye", "s", " ", "."]), max_size=12)
+       .map("".join))
+def test_a_containment_line_without_the_gate_word_decides_nothing(text):
+    """(h594) _refine_xid searches an Xid 94/95 line for its containment decision only where the word every decision
+    with an action holds (catalog.CONTAINMENT_GATE, "Yes") occurs: where it does not, the search finds no action."""
+    from parsers.catalog import CONTAINMENT_ACTION, CONTAINMENT_GATE, CONTAINMENT_LINE, CONTAINMENT_RECOVERY
+
+    assert CONTAINMENT_GATE == "Yes" and all(CONTAINMENT_GATE in decision for decision in CONTAINMENT_RECOVERY)
+    for line in (text, "Uncontained: FBHUB. " + text, "Contained: SM (0x1). RST: No, D-RST: No" + text):
+        m = CONTAINMENT_LINE.search(line)
+        if CONTAINMENT_GATE not in line:
+            assert m is None or CONTAINMENT_ACTION[m.lastindex] is None, line
+
+
+def test_a_no_and_no_containment_line_is_not_searched(monkeypatch):
+    """(h594) A new Xid 94 line saying "RST: No, D-RST: No" (what most say) keeps the catalog's row with no search of
+    its text (~2,900 instructions a line); one saying Yes is searched and raised (xid.yaml's line; the same with a Yes)."""
+    from parsers import rules
+
+    searched = []
+    real = rules.CONTAINMENT_LINE
+    monkeypatch.setattr(rules, "CONTAINMENT_LINE", type("Spy", (), {
+        "search": staticmethod(lambda text: searched.append(text) or real.search(text))}))
+    for text, want in (("Contained: SM (0x1). RST: No, D-RST: No", None),
+                       ("Contained: SM (0x1). RST: Yes, D-RST: No", "gpu reset required")):
+        out = {"kind": "xid", "severity": "info", "attribution": "unknown", "action": "NONE", "details": {}}
+        rules.REFINERS["xid"]({"xid": "94", "text": text}, out)
+        assert out["details"].get("recovery_action") == want, text
+    assert searched == ["Contained: SM (0x1). RST: Yes, D-RST: No"]
+
+
+@given(st.text(alphabet="0123456789\u0669", min_size=1, max_size=6))
+def test_xid_info_of_a_codes_digits_is_xid_info_of_its_int(digits):
+    """(h594) catalog.xid_info_of (the Xid refiner's: once per code text) is xid_info of the digits' int."""
+    from parsers.catalog import xid_info, xid_info_of
+
+    assert xid_info_of(digits) == xid_info(int(digits))
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.sampled_from(["[", "[ ", "[  ", "[1", "[Fri", "[Sun Nov 22 02:05:37 2026]", "[    1.000000]", "[123 456  1 12:00:00 2020]"]),
        st.text(alphabet="0123456789. :[]TCFriSunNov", max_size=30))
