@@ -1298,6 +1298,30 @@ def test_xid_info_of_a_codes_digits_is_xid_info_of_its_int(digits):
     assert xid_info_of(digits) == xid_info(int(digits))
 
 
+def test_a_storm_of_new_xid_lines_reads_each_code_once():
+    """(h594) New Xid lines of one code (a pid apiece: each new to the memo) read the code's text once, in the refiner
+    (catalog.xid_info_of) and in the finding's field (classify._code): cache hits after the first, the same findings."""
+    from parsers import Classifier
+    from parsers.catalog import xid_info_of
+    from parsers.classify import _code
+
+    c = Classifier()
+    before = (xid_info_of.cache_info().hits, _code.cache_info().hits)
+    found = [c.read(f"[ 100.{i:06d}] NVRM: Xid (PCI:0000:5d:00): 95, pid={1000 + i}, name=python3, Uncontained: FBHUB. "
+                    f"RST: No, D-RST: No")[0] for i in range(3)]
+    assert [(f.xid, f.pid, f.severity, f.action) for f in found] == [(95, 1000 + i, "fatal", "RESET_GPU") for i in range(3)]
+    assert (xid_info_of.cache_info().hits - before[0], _code.cache_info().hits - before[1]) >= (2, 2)
+
+
+@given(st.text(alphabet="0123456789\u0669x ", max_size=22))
+def test_a_codes_cached_int_is_bounded_ints(digits):
+    """(h594) classify._code (an Xid's / SXid's code, cached) is bounded_int: None for a non-ASCII or overlong one."""
+    from parsers.classify import _code
+    from parsers.finding import bounded_int
+
+    assert _code(digits) == bounded_int(digits)
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.sampled_from(["[", "[ ", "[  ", "[1", "[Fri", "[Sun Nov 22 02:05:37 2026]", "[    1.000000]", "[123 456  1 12:00:00 2020]"]),
        st.text(alphabet="0123456789. :[]TCFriSunNov", max_size=30))
