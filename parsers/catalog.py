@@ -295,7 +295,8 @@ CONTAINMENT_ACTION = (None,) + tuple(CONTAINMENT_RECOVERY.get(decision) for deci
 # A word every decision with an action holds ("Yes": RST: No, D-RST: No keeps the row), derived from the table: a line
 # without it decides nothing, so it is not searched (one substring test, ~400 instructions, where CONTAINMENT_LINE's
 # search is ~2,900 of each new Xid 94/95 line: most say No and No); "" (held by every text) where no word is common
-_CONTAINMENT_HELD = sorted(set.intersection(*({rst, drst} for rst, drst in CONTAINMENT_RECOVERY)))
+_CONTAINMENT_HELD = sorted(set.intersection(*({rst, drst} for rst, drst in CONTAINMENT_RECOVERY))
+                           if CONTAINMENT_RECOVERY else ())
 CONTAINMENT_GATE = _CONTAINMENT_HELD[0] if _CONTAINMENT_HELD else ""
 # The Xid whose line names the earlier Xid that caused it: 45 (ROBUST_CHANNEL_PREEMPTIVE_REMOVAL), the only code the
 # open driver appends " caused by previous Xid %d" to (kernel_rc.c krcReportXid: bPrintRootCause is its xid ==
