@@ -292,6 +292,12 @@ CONTAINMENT_DECISIONS = (("Yes", "No"), ("Yes", "Yes"), ("No", "Yes"), ("No", "N
 CONTAINMENT_LINE = LazyPattern("RST(?<!\\wRST): (?:" + "|".join(f"({rst}, D-RST: {drst})"
                                                                 for rst, drst in CONTAINMENT_DECISIONS) + ")")
 CONTAINMENT_ACTION = (None,) + tuple(CONTAINMENT_RECOVERY.get(decision) for decision in CONTAINMENT_DECISIONS)
+# A word every decision with an action holds ("Yes": RST: No, D-RST: No keeps the row), derived from the table: a line
+# without it decides nothing, so it is not searched (one substring test, ~400 instructions, where CONTAINMENT_LINE's
+# search is ~2,900 of each new Xid 94/95 line: most say No and No); "" (held by every text) where no word is common
+_CONTAINMENT_HELD = sorted(set.intersection(*({rst, drst} for rst, drst in CONTAINMENT_RECOVERY))
+                           if CONTAINMENT_RECOVERY else ())
+CONTAINMENT_GATE = _CONTAINMENT_HELD[0] if _CONTAINMENT_HELD else ""
 # The Xid whose line names the earlier Xid that caused it: 45 (ROBUST_CHANNEL_PREEMPTIVE_REMOVAL), the only code the
 # open driver appends " caused by previous Xid %d" to (kernel_rc.c krcReportXid: bPrintRootCause is its xid ==
 # ROBUST_CHANNEL_PREEMPTIVE_REMOVAL), "Ch 00000001 caused by previous Xid 149" (xid.yaml, open-gpu-kernel-modules #1150)
@@ -439,6 +445,13 @@ def xid_info(code: int) -> XidInfo:
         action, severity, attribution = UNKNOWN_XID
         return XidInfo(code, "UNKNOWN", "not in NVIDIA's Xid catalog", action, "", severity, attribution)
     return info
+
+
+@lru_cache(maxsize=256)  # a node's lines name few codes (the catalog's are ~200); a key is at most a message's digits
+def xid_info_of(digits: str) -> XidInfo:
+    """xid_info of the code a line's digits give (a row's `xid` group): the int() and the catalog's lookup once per
+    code text, not once per line (~2,500 instructions of each new Xid line; one argument: keyed by the str itself)."""
+    return xid_info(int(digits))
 
 
 # Short CamelCase names for the Xids operators meet most (condition and Event reasons); others are derived from

@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .catalog import (CONTAINMENT_ACTION, CONTAINMENT_LINE, NVLINK5_DECODE_OUTCOME, NVLINK5_LINE,
+from .catalog import (CONTAINMENT_ACTION, CONTAINMENT_GATE, CONTAINMENT_LINE, NVLINK5_DECODE_OUTCOME, NVLINK5_LINE,
                       NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVSMI_FABRIC_HEALTH, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS,
                       XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, XID_EVENTS, XID_READS,
-                      nvlink5_decode, sxid_info, xid_info)
+                      nvlink5_decode, sxid_info, xid_info, xid_info_of)
 from .kinds import BY_NAME as KIND, IB_WC_STATUS, IB_WC_WORDS, SEVERITY_RANK
 from .wordscan import LazyPattern
 
@@ -4088,7 +4088,7 @@ def _refine_ib_async_event(g: dict, out: dict) -> None:
 
 
 def _refine_xid(g: dict, out: dict) -> None:
-    info = xid_info(int(g["xid"]))
+    info = xid_info_of(g["xid"])
     out["severity"], out["attribution"], out["action"] = info.severity, info.attribution, info.action
     out["details"]["mnemonic"] = info.mnemonic
     text = g.get("text") or ""
@@ -4096,7 +4096,7 @@ def _refine_xid(g: dict, out: dict) -> None:
     if read is None:
         pass
     elif read == "containment":
-        m = CONTAINMENT_LINE.search(text)
+        m = CONTAINMENT_LINE.search(text) if CONTAINMENT_GATE in text else None  # (no decision with an action without it)
         key = CONTAINMENT_ACTION[m.lastindex] if m else None  # (its group: the decision's, CONTAINMENT_DECISIONS)
         if key is not None and SEVERITY_RANK[XID154_RECOVERY[key][0]] > SEVERITY_RANK[out["severity"]]:
             out["severity"], out["action"] = XID154_RECOVERY[key]

@@ -1258,6 +1258,70 @@ def test_the_containment_decision_is_read_where_re_skips_to_its_literal(text):
             (got and (got.span(), CONTAINMENT_DECISIONS[got.lastindex - 1], CONTAINMENT_ACTION[got.lastindex])), line
 
 
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(["RST: ", "D-RST: ", "Yes", "No", ", ", "x", "Ye", "s", " ", "."]), max_size=12)
+       .map("".join))
+def test_a_containment_line_without_the_gate_word_decides_nothing(text):
+    """(h594) _refine_xid searches an Xid 94/95 line for its containment decision only where the word every decision
+    with an action holds (catalog.CONTAINMENT_GATE, "Yes") occurs: where it does not, the search finds no action."""
+    from parsers.catalog import CONTAINMENT_ACTION, CONTAINMENT_GATE, CONTAINMENT_LINE, CONTAINMENT_RECOVERY
+
+    assert CONTAINMENT_GATE == "Yes" and all(CONTAINMENT_GATE in decision for decision in CONTAINMENT_RECOVERY)
+    for line in (text, "Uncontained: FBHUB. " + text, "Contained: SM (0x1). RST: No, D-RST: No" + text):
+        m = CONTAINMENT_LINE.search(line)
+        if CONTAINMENT_GATE not in line:
+            assert m is None or CONTAINMENT_ACTION[m.lastindex] is None, line
+
+
+def test_a_no_and_no_containment_line_is_not_searched(monkeypatch):
+    """(h594) A new Xid 94 line saying "RST: No, D-RST: No" (what most say) keeps the catalog's row with no search of
+    its text (~2,900 instructions a line); one saying Yes is searched and raised (xid.yaml's line; the same with a Yes)."""
+    from parsers import rules
+
+    searched = []
+    real = rules.CONTAINMENT_LINE
+    monkeypatch.setattr(rules, "CONTAINMENT_LINE", type("Spy", (), {
+        "search": staticmethod(lambda text: searched.append(text) or real.search(text))}))
+    for text, want in (("Contained: SM (0x1). RST: No, D-RST: No", None),
+                       ("Contained: SM (0x1). RST: Yes, D-RST: No", "gpu reset required")):
+        out = {"kind": "xid", "severity": "info", "attribution": "unknown", "action": "NONE", "details": {}}
+        rules.REFINERS["xid"]({"xid": "94", "text": text}, out)
+        assert out["details"].get("recovery_action") == want, text
+    assert searched == ["Contained: SM (0x1). RST: Yes, D-RST: No"]
+
+
+@given(st.text(alphabet="0123456789\u0669", min_size=1, max_size=6))
+def test_xid_info_of_a_codes_digits_is_xid_info_of_its_int(digits):
+    """(h594) catalog.xid_info_of (the Xid refiner's: once per code text) is xid_info of the digits' int."""
+    from parsers.catalog import xid_info, xid_info_of
+
+    assert xid_info_of(digits) == xid_info(int(digits))
+
+
+def test_a_storm_of_new_xid_lines_reads_each_code_once():
+    """(h594) New Xid lines of one code (a pid apiece: each new to the memo) read the code's text once, in the refiner
+    (catalog.xid_info_of) and in the finding's field (classify._code): cache hits after the first, the same findings."""
+    from parsers import Classifier
+    from parsers.catalog import xid_info_of
+    from parsers.classify import _code
+
+    c = Classifier()
+    before = (xid_info_of.cache_info().hits, _code.cache_info().hits)
+    found = [c.read(f"[ 100.{i:06d}] NVRM: Xid (PCI:0000:5d:00): 95, pid={1000 + i}, name=python3, Uncontained: FBHUB. "
+                    f"RST: No, D-RST: No")[0] for i in range(3)]
+    assert [(f.xid, f.pid, f.severity, f.action) for f in found] == [(95, 1000 + i, "fatal", "RESET_GPU") for i in range(3)]
+    assert (xid_info_of.cache_info().hits - before[0], _code.cache_info().hits - before[1]) >= (2, 2)
+
+
+@given(st.text(alphabet="0123456789\u0669x ", max_size=22))
+def test_a_codes_cached_int_is_bounded_ints(digits):
+    """(h594) classify._code (an Xid's / SXid's code, cached) is bounded_int: None for a non-ASCII or overlong one."""
+    from parsers.classify import _code
+    from parsers.finding import bounded_int
+
+    assert _code(digits) == bounded_int(digits)
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.sampled_from(["[", "[ ", "[  ", "[1", "[Fri", "[Sun Nov 22 02:05:37 2026]", "[    1.000000]", "[123 456  1 12:00:00 2020]"]),
        st.text(alphabet="0123456789. :[]TCFriSunNov", max_size=30))
