@@ -286,6 +286,9 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
                "netdev_watchdog": 64, "mlx5_temp": 32, "mlx5_cmd_timeout": 16, "mlx5_cmd_recovered": 16,
                "efa_abort": 4, "tcpx": 64, "bnxt_refused": 32,
+               # GPUDirect RDMA's failed pins (gdrdrv, an RDMA NIC's registration, the driver's reason): a pinning
+               # loop's, interleaved across its processes, a line or two apart
+               "gdr_pin": 16,
                # an RPC event the GSP sent during its boot without the API lock and the assertion on the next line
                "gsp_bootup": 1,
                # an oops's report (its call trace, modules, registers, the RIP again after "end trace") runs to a
@@ -2066,6 +2069,26 @@ RULES: tuple[Rule, ...] = (
     # symbol, again at each load attempt: one event per module while they repeat.
     _r("peermem_load", "peermem_error", ["nvidia_peermem: ", "nvidia-peermem: ", "nv_peer_mem: "],
        r"(?P<device>nvidia[_-]peermem|nv_peer_mem)" + SYMBOL_FAILED, event=("peermem_load", "join")),
+    # GPU memory that could not be pinned for GPUDirect RDMA: gdrcopy's gdrdrv refused by the driver's
+    # nvidia_p2p_get_pages ("gdrdrv:nvidia_p2p_get_pages(va=704fe0000 len=327680 p2p_token=0 va_space=0) failed [ret =
+    # -22]", NVIDIA/gdrcopy #30: a driver and CUDA combination that did not work; 2.x's "gdrdrv:__gdrdrv_pin_buffer:..
+    # callback=..) failed [ret = -22]" after the driver's own reason, "NVRM: Invalid argument in nv_p2p_get_pages,address
+    # or length are not aligned address=0x.., length=0x..", gdrcopy #299: the 555 open driver refusing unaligned pins),
+    # and an RDMA NIC's memory registration that got no pages ("mlx5_warn:mlx5_0:mlx5_ib_reg_user_mr:1418:(pid 23265):
+    # umem get failed (-14)", gdrcopy #1; 4.x's "mlx5_0:mr_umem_get:709:(pid 15855): umem get failed (..)", GPU memory
+    # over 128 MB, Mellanox/nv_peer_memory #27). The node's driver set-up or the program's request, not the hardware: a
+    # warning, no condition (a GPU's CUDA calls work). A pinning loop prints them by the thousand, interleaved across
+    # its processes (gdrcopy #1, which asked gdrdrv to rate-limit them): one event while they come. Was: nothing for
+    # gdrdrv's; the unclassified net's warning for mlx5's and NVRM's, a Node Event each.
+    _r("gdr_pin_unaligned", "peermem_error", ["in nv_p2p_get_pages,"],
+       r"NVRM: (?P<text>Invalid argument in (?P<function>nv_p2p_get_pages),address or length are not aligned) "
+       r"address=0x[0-9a-f]+, length=(?P<length>0x[0-9a-f]+)", severity="warning", event=("gdr_pin", "join")),
+    _r("gdr_pin_failed", "peermem_error", ["gdrdrv:"],
+       r"gdrdrv:(?:\w+:)?(?P<function>nvidia_p2p_get_pages)\(va=[0-9a-fx]+ len=(?P<length>\d+) [^()\n]*\) "
+       r"failed \[ret = (?P<errno>-?\d+)\]", severity="warning", event=("gdr_pin", "join")),
+    _r("umem_get_failed", "peermem_error", ["umem get failed"],
+       r"\b(?P<ib_dev>mlx5_\d+):(?P<function>mlx5_ib_reg_user_mr|mr_umem_get):\d+:\(pid (?P<pid>\d+)\): umem get failed"
+       r"(?: \((?P<errno>-?\d+)\))?", severity="warning", event=("gdr_pin", "join")),
     # Fabric Manager on an NVLink5 rack's NVSwitch trays (GB200 / GB300 NVL72: NMX-C's fabricmanager.log) reporting an
     # error on a GPU's NVLink port, as a block: "[Jul 19 2025 18:34:55] [ERROR] [tid 192] Fabric Manager detected GPU
     # NVL Non Fatal error on :", then one "key : value" line each ("moduleId : 1", "gpuGuid : 0xb0cf0e0300e42e00",

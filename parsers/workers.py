@@ -8,8 +8,8 @@ by offline triage (its launcher prefixes, triage.ranks).
   "(Worker_DP1_TP6_EP14 pid=373019)" (vllm-ascend #3298); the engine's "(EngineCore_DP0 pid=...)" names no worker;
 - SGLang's scheduler prefix (run_scheduler_process's logger): its stamp, then the parallel indices over 1,
   "[2025-07-25 07:53:08 TP2] " (sglang #8336), "[2025-05-26 07:48:17 DP1 TP2] " (sglang #6624);
-- the colour codes Ray's driver and vLLM's processes print about a worker's prefix (COLOURS), kept, lost or shown as
-  U+FFFD in a paste.
+- the colour codes Ray's driver and vLLM's processes print about a worker's prefix (COLOURS), kept, lost, shown as
+  U+FFFD or printed as "^[" (cat -v) or "#033" (rsyslog) in a paste.
 """
 
 from __future__ import annotations
@@ -45,10 +45,13 @@ _ALONG_TP = frozenset({"TP", "EP", "DCP"})
 # llama3.1_8B_finetune_ray_ptl_neuron/README.md, a RayJob's failure), "[1;36m(VllmWorker rank=1 pid=219)[0;0m "
 # (tsailiming/openshift-ai-bootstrap docs/demo/multi-gpu.md, a vLLM pod's log), "\ufffd[36m(RayWorkerWrapper
 # pid=4183, ip=10.3.32.122)\ufffd[0m " (vllm-project/vllm #5477), "\ufffd[1;36m(VllmWorker rank=3 pid=4867)\ufffd[0;0m "
-# (vllm #21713).  Peeled, never a prefix of its own: by tag_rank and by offline triage (triage.ranks) alike;
-# COLOUR_FIRST: the characters such a code may start with (a cheap test before the regex)
-COLOURS = re.compile(r"(?:(?:\x1b|\ufffd)?\[[0-9;]{1,16}m)+ ?")
-COLOUR_FIRST = frozenset("\x1b\ufffd[")
+# (vllm #21713); or the escape printed as `cat -v` and less print it, "^[": "^[[1;36m(VllmWorkerProcess
+# pid=113915)^[[0;0m " (vllm-project/vllm-ascend #922), or as rsyslog escapes a control character, "#033":
+# "#033[1;36m(VllmWorker TP1 pid=413)#033[0;0m " (vllm-project/vllm #24004, a container's log through syslog).  Peeled,
+# never a prefix of its own: by tag_rank and by offline triage (triage.ranks) alike; COLOUR_FIRST: the characters
+# such a code may start with (a cheap test before the regex)
+COLOURS = re.compile(r"(?:(?:\x1b|\ufffd|\^\[|#033)?\[[0-9;]{1,16}m)+ ?")
+COLOUR_FIRST = frozenset("\x1b\ufffd[^#")
 
 _WORKER = re.compile(WORKER_PREFIX)
 _SGLANG = re.compile(SGLANG_PREFIX)

@@ -255,6 +255,13 @@ COLOURED_TAGS = [
     # https://github.com/vllm-project/vllm/issues/5477 (Ray's worker, U+FFFD: a tag that names no rank)
     ("\ufffd[36m(RayWorkerWrapper pid=4183, ip=10.3.32.122)\ufffd[0m ERROR 06-03 23:13:39 worker_base.py:148] Error "
      "executing method start_worker_execution_loop. This might cause deadlock in distributed execution.", None),
+    # https://github.com/vllm-project/vllm/issues/22746 (the escape as `cat -v` / less print it, "^[")
+    ("^[[1;36m(VllmWorker rank=0 pid=13543)^[[0;0m INFO 08-12 08:45:18 [custom_all_reduce.py:196] Registering 8643 "
+     "cuda graph addresses", 0),
+    # https://github.com/vllm-project/vllm/issues/24004 (GLM-4.5V's workers through rsyslog: the escape as "#033", the
+    # carriage return as "#015")
+    ("#033[1;36m(VllmWorker TP1 pid=413)#033[0;0m ERROR 09-01 04:36:17 [multiproc_executor.py:559] WorkerProc failed "
+     "to start.#015", 1),
     # CONSTRUCTED: vllm #23922's line with its escapes kept, as `kubectl logs` of a vLLM pod with colour on holds it
     ("\x1b[1;36m(VllmWorker TP5 pid=411)\x1b[0;0m ERROR 08-29 02:12:59 [multiproc_executor.py:596] WorkerProc hit an "
      "exception.", 5),
@@ -288,3 +295,6 @@ def test_colour_codes_alone_name_no_worker():
     assert tag_rank("\x1b[31mRuntimeError: CUDA error: uncorrectable ECC error encountered pid=3") is None
     assert tag_rank("\x1b[0m") is None and tag_rank("[0m") is None and tag_rank("") is None
     assert tag_rank("[2025-05-26 07:48:17 DP1 TP2] Scheduler hit an exception") is None
+    # a comment's "#", a caret, a syslog escape of another character: no colour, nothing read (CONSTRUCTED)
+    assert tag_rank("# (VllmWorker TP1 pid=413) notes") is None and tag_rank("^C(VllmWorker TP1 pid=413)") is None
+    assert tag_rank("#011(VllmWorker TP1 pid=413) ERROR") is None and tag_rank("^[[1;36m") is None

@@ -168,6 +168,16 @@ PREFIXES.append(("\ufffd[36m(RayWorkerWrapper pid=4183, ip=10.3.32.122)\ufffd[0m
 PREFIXES.append(("\x1b[2m\x1b[36m(RayTrainWorker pid=3483, ip=100.64.83.225)\x1b[0m [rank3]: Bad CRC-32 for file "
                  "'punkt_tab/czech/ortho_context.tab'", dict(host="100.64.83.225", pid=3483, rank=3),
                  "Bad CRC-32 for file 'punkt_tab/czech/ortho_context.tab'"))
+# vLLM's worker tag in its colours as a paste prints the escape: `cat -v`'s "^[" (https://github.com/vllm-project/
+# vllm-ascend/issues/922, a V0 worker process: its pid, no rank) and rsyslog's "#033" (https://github.com/vllm-project/
+# vllm/issues/24004, its carriage return "#015" part of the text)
+PREFIXES.append(("^[[1;36m(VllmWorkerProcess pid=113915)^[[0;0m ERROR 05-21 11:56:08 [multiproc_worker_utils.py:238] "
+                 "Exception in worker VllmWorkerProcess while processing method load_model.^M", dict(pid=113915),
+                 "ERROR 05-21 11:56:08 [multiproc_worker_utils.py:238] Exception in worker VllmWorkerProcess while "
+                 "processing method load_model.^M"))
+PREFIXES.append(("#033[1;36m(VllmWorker TP1 pid=413)#033[0;0m ERROR 09-01 04:36:17 [multiproc_executor.py:559] "
+                 "WorkerProc failed to start.#015", dict(pid=413, rank=1),
+                 "ERROR 09-01 04:36:17 [multiproc_executor.py:559] WorkerProc failed to start.#015"))
 # a colour alone names nobody: peeled, the text after it (CONSTRUCTED, kohya-ss/sd-scripts #1434's line in red)
 PREFIXES.append(("\x1b[31mRuntimeError: CUDA error: uncorrectable ECC error encountered", {},
                  "RuntimeError: CUDA error: uncorrectable ECC error encountered"))
