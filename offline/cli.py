@@ -67,9 +67,10 @@ class _Flushing:
         return self._read(n)
 
 
-def _read_stream(scanner, fp, name: str | None, year: int | None, flush) -> Iterator:
+def _read_stream(scanner, fp, name: str | None, year: int | None, flush, forgotten: list) -> Iterator:
     """The findings of one stream: an nvidia-bug-report.log's each occurrence once, its syslog stamps in its year
-    (offline/bugreport.py; `--year` given: that year, no stamp moved)."""
+    (offline/bugreport.py; `--year` given: that year, no stamp moved).  A stream read per host adds (its name, the
+    hosts' contexts it forgot past the cap) to `forgotten` once read, where it forgot any (_say_forgotten)."""
     from parsers.envelope import hosts_named
 
     from .bugreport import Copies, Sections, is_report, year_of
@@ -83,13 +84,38 @@ def _read_stream(scanner, fp, name: str | None, year: int | None, flush) -> Iter
         stream = scanner.for_stream(by_host=True)
         if hosts_named(head) > 1:
             stream.classifier.hosts_apart()
-        return stream.scan(_Flushing(fp, flush), name=name)
+        return _forgetting(stream.scan(_Flushing(fp, flush), name=name), stream.classifier, name, forgotten)
     stream = scanner.for_stream()  # (one node's report)
     sections = Sections(fp)
     reported: tuple[int | None, datetime | None] = (year, None) if year is not None else year_of(head)
     if reported[0] is not None:
         stream.classifier.year = reported[0]
     return Copies(sections, reported[1], reported[0]).keep(stream.scan(_Flushing(sections, flush), name=name))
+
+
+def _forgetting(findings: Iterator, classifier, name: str | None, forgotten: list) -> Iterator:
+    """`findings`, then (name, the hosts' contexts the classifier forgot) added to `forgotten` where it forgot any,
+    however the stream ended (a damaged input's findings end early): the classifier itself not kept past its stream."""
+    try:
+        yield from findings
+    finally:
+        if classifier.hosts_forgotten:
+            forgotten.append((name, classifier.hosts_forgotten))
+
+
+def _say_forgotten(forgotten: list[tuple[str | None, int]]) -> None:
+    """Once, at the end: the hosts whose stream context a per-host read forgot past its cap (parsers/classify.py
+    MAX_HOST_STREAMS, the host seen longest ago first), so that an input of more nodes than that is not read as if
+    every line had its node's earlier ones (a banner's UUID, an open event) behind it."""
+    if forgotten:
+        from parsers.classify import MAX_HOST_STREAMS  # noqa: PLC0415 - loaded already by the classifier
+
+        said = ", ".join(f"{n} in {name or 'stdin'}" for name, n in forgotten[:3]) + (
+            f", and {len(forgotten) - 3} more input(s)" if len(forgotten) > 3 else "")
+        click.echo(f"gpu-npd parse: note: {sum(n for _, n in forgotten)} hosts' contexts were forgotten ({said}): an "
+                   f"input naming more than {MAX_HOST_STREAMS} hosts keeps the {MAX_HOST_STREAMS} seen last; a forgotten "
+                   "host's later lines were read without its earlier ones (an NVRM banner's GPU UUID, an open event)",
+                   err=True)
 
 
 @click.command()
@@ -141,6 +167,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
     failures: list = []
     failed: list[str] = []
     not_kernel: dict[tuple[str, str], int] = {}  # (program, kind) -> lines
+    forgotten: list[tuple[str | None, int]] = []  # (input, hosts' contexts forgotten): _read_stream
 
     paths = files or ("-",)
     if "-" in paths and sys.stdin.isatty():  # `gpu-npd parse` typed alone would otherwise wait without a word
@@ -177,7 +204,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
                 # each file (each archive member) its own stream: nothing open at the end of one reaches the next
                 for stream in read_input(path, bar.count if bar.shown else None, notes):
                     named = stream.name if path != "-" or stream.member is not None else None  # (stdin's member: -:M)
-                    for f in _read_stream(scanner, stream.fp, named, year, flush):
+                    for f in _read_stream(scanner, stream.fp, named, year, flush, forgotten):
                         if not from_kernel(f) and f.kind not in WORKLOAD_KINDS:
                             # another program's line that reads like a kernel fault: not one, as in the agent
                             key = (str(f.program), f.kind)
@@ -241,6 +268,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
             said = ", ".join(f"{n} {kind} from {prog}" for (prog, kind), n in sorted(not_kernel.items())[:5])
             click.echo(f"gpu-npd parse: {sum(not_kernel.values())} line(s) written by programs other than the kernel "
                        f"read like kernel faults ({said}); not reported, as the agent does not", err=True)
+        _say_forgotten(forgotten)
     except KeyboardInterrupt:  # Ctrl-C: the findings made so far are printed; the command group says it, exit 130
         try:
             out.flush()

@@ -9,6 +9,7 @@ from operator import attrgetter
 from typing import IO, Iterable
 
 from parsers import Cause, CauseIndex, Finding, amends, explain, likely_cause, xid_info
+from parsers.envelope import host_key
 from parsers.finding import SEVERITY_RANK, above
 
 _COLUMNS = ("WHERE", "KIND", "SEVERITY", "ATTRIBUTION", "DEVICE", "ACTION", "MESSAGE")
@@ -136,22 +137,24 @@ def _kind(f: Finding) -> str:
 class Summary:
     """Counts per kind, per device and per node; bounded by the number of kinds, devices and hosts, not lines.  A
     device is counted per host (identical servers share their GPUs' PCI addresses: node-a's 0000:5d:00 is not
-    node-b's); the hosts are named, and counted per node, only where the input names more than one."""
+    node-b's); the hosts are named, and counted per node, only where the input names more than one: one machine however
+    its lines spell it (envelope.host_key: `node-a` and `node-a.cluster.local` are one node, named as first seen)."""
 
     def __init__(self) -> None:
         self.kinds: Counter[str] = Counter()
         self.kind_severity: dict[str, str] = {}
         self.devices: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)  # (host or "", pci) -> kinds
         self.device_action: dict[tuple[str, str], tuple[int, str]] = {}
-        self.hosts: dict[str, list] = {}  # host ("": none named) -> [findings, worst severity's rank]
+        # host_key ("": none named) -> [findings, worst severity's rank, the host as first named]
+        self.hosts: dict[str, list] = {}
 
     def add(self, f: Finding) -> None:
         amendment = amends(f)  # an event's finding again (rules.EVENT_AMENDS): its severity counts, not a second event
         rank = SEVERITY_RANK[f.severity]
-        host = f.host or ""
+        host = host_key(f.host) if f.host else ""
         node = self.hosts.get(host)
         if node is None:
-            node = self.hosts[host] = [0, rank]
+            node = self.hosts[host] = [0, rank, f.host or ""]
         elif rank > node[1]:
             node[1] = rank
         if not amendment:
@@ -184,7 +187,7 @@ class Summary:
         if several:
             out.write(f"\nBy node ({len(self.hosts.keys() - {''})} hosts):\n")
             names = {rank: name for name, rank in SEVERITY_RANK.items()}
-            for host, (n, worst) in sorted(self.hosts.items(), key=lambda kv: (-kv[1][1], -kv[1][0], kv[0])):
+            for n, worst, host in sorted(self.hosts.values(), key=lambda node: (-node[1], -node[0], node[2])):
                 out.write(f"  {host or '(no host named)':<30} {n:>8}  worst: {names[worst]}\n")
         out.write("\nBy kind:\n")
         for kind, n in self.kinds.most_common():
@@ -194,7 +197,7 @@ class Summary:
             for device in sorted(self.devices):
                 what = ", ".join(f"{k} x{n}" for k, n in self.devices[device].most_common())
                 host, pci = device
-                where = f"{host or '(no host named)'} {pci}" if several else pci
+                where = f"{self.hosts[host][2] or '(no host named)'} {pci}" if several else pci
                 out.write(f"  {where}  {what}\n    recommended action: {self._action_text(device)}\n")
 
     def _action_text(self, device: tuple[str, str]) -> str:
@@ -220,7 +223,7 @@ class Table:
         self.out = out
         self.summary = Summary()
         self._held: list[Finding] = []
-        self._first: str | None = None  # the one host the rows so far name
+        self._first: str | None = None  # the one host the rows so far name (as first named; told by host_key)
         self._several = False  # a second host seen
         self._header: bool | None = None  # None: no header written yet; else whether it has the NODE column
 
@@ -229,7 +232,7 @@ class Table:
         if f.host is not None and not self._several:
             if self._first is None:
                 self._first = f.host
-            elif f.host != self._first:
+            elif host_key(f.host) != host_key(self._first):
                 self._several = True
         if self._header:  # the NODE column already: no row held
             self._row(f, True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable, NamedTuple
 
+from .envelope import host_key
 from .finding import SEVERITY_RANK, Finding
 from .kinds import BY_NAME as KIND
 from .kinds import DEVICES, TABLE, named_as
@@ -98,15 +99,16 @@ def describe(f: Finding | Noted) -> str:
 
 class CauseIndex:
     """The causes a failure may take: where both name their host (`gpu-npd parse` of many nodes' logs), only its own
-    node's, and those naming none (a plain dmesg beside a training log); a failure naming none, any.  Each set sorted
-    (_Sorted), a host's made at its first failure from the causes grouped per host (given order kept)."""
+    node's (one machine however its logs spell it: envelope.host_key, `node-a` is `node-a.cluster.local`), and those
+    naming none (a plain dmesg beside a training log); a failure naming none, any.  Each set sorted (_Sorted), a host's
+    made at its first failure from the causes grouped per host (given order kept)."""
 
     def __init__(self, causes: Iterable[Cause] = ()):
         causes = list(causes)
         self._all = _Sorted(causes)
-        hosted: dict[str | None, list[int]] = {}  # host -> the positions of its causes in `causes`, in order
+        hosted: dict[str | None, list[int]] = {}  # host_key -> the positions of its causes in `causes`, in order
         for i, c in enumerate(causes):
-            hosted.setdefault(c.host, []).append(i)
+            hosted.setdefault(None if c.host is None else host_key(c.host), []).append(i)
         self._causes, self._hosted = causes, hosted if len(hosted.keys() - {None}) else None
         self._of_host: dict[str, _Sorted] = {}
 
@@ -115,6 +117,7 @@ class CauseIndex:
         hosted = self._hosted
         if host is None or hosted is None:  # a failure naming no node, or causes naming none: any
             return self._all.best(t, window)
+        host = host_key(host)
         index = self._of_host.get(host)
         if index is None:
             causes = self._causes

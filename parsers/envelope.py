@@ -7,6 +7,7 @@ wins; a line that none match is plain text.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -825,21 +826,40 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
 _NO_HOST = frozenset({_kmsg, _cri, _dmesg_kernel, _dmesg_raw})
 
 
+@functools.lru_cache(maxsize=4096)
+def host_key(host: str) -> str:
+    """The name a host is told apart by (`gpu-npd parse`'s one node per machine: its per-host streams, hosts_named, its
+    by-node summary and NODE column, correlation's CauseIndex): case-folded, and a fully qualified name reduced to its
+    first label, so that a node's syslog short name (`node-a`) and its journal's or a collector's FQDN
+    (`node-a.cluster.local`, `NODE-A`) are one machine.  Never an address (`10.0.0.1` is not `10`, IPv6 kept whole) nor
+    a name whose first label is all digits.  (A fleet's input rarely holds two machines whose names differ only past
+    the first label; a node's two logs naming it both ways are the common case.)  Remembered: asked per line."""
+    first, dot, _ = host.partition(".")
+    if dot and first and not first.isdigit() and ":" not in host:
+        return first.casefold()
+    return host.casefold()
+
+
 def host_of(env: Envelope | Pending) -> tuple[str | None, Envelope | Pending]:
-    """(the host a line's envelope names or None, the envelope: built where its host had to be read)."""
+    """(the machine a line's envelope names, as host_key tells it, or None; the envelope: built where its host had to be
+    read)."""
     if type(env) is not Envelope and env[0] in _NO_HOST:
         return None, env
     env = finish(env)
-    return env.extra.get("host"), env
+    host = env.extra.get("host")
+    return (None if host is None else host_key(host)), env
 
 
 def hosts_named(head: bytes, lines: int = 64) -> int:
     """How many hosts the first `lines` lines of an input's start name, up to 2 (their envelopes' hosts: pdsh's and
-    clush's `node-a: `, syslog's and the journal's, stern's `nodeName`): `gpu-npd parse` reads an input naming several
-    one stream context per host from its first line (Classifier.hosts_apart)."""
+    clush's `node-a: `, syslog's and the journal's, stern's `nodeName`; one machine's names as one, host_key):
+    `gpu-npd parse` reads an input naming several one stream context per host from its first line
+    (Classifier.hosts_apart).  Whole lines only: a last line without its newline, where the head was cut inside it
+    (more input follows), is left out; at the input's very end such a line changes nothing (a by_host reader takes a
+    second host at its own line as it comes)."""
     seen: set[str] = set()
-    for raw in head.split(b"\n", lines)[:lines]:
-        host = finish(split(raw.decode("utf-8", "replace").rstrip("\r"))[2]).extra.get("host")
+    for raw in head.split(b"\n", lines)[:-1]:  # (the rest past `lines` lines, or the piece after the last newline)
+        host = host_of(split(raw.decode("utf-8", "replace").rstrip("\r"))[2])[0]
         if host is not None:
             seen.add(host)
             if len(seen) > 1:

@@ -728,3 +728,42 @@ def test_pdsh_output_is_read_one_stream_per_node():
     got = {row["host"]: row["details"]["uuid"] for row in map(json.loads, r.stdout.decode().splitlines())}
     assert got == {"node-a": "GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120",
                    "node-b": "GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"}
+
+
+def test_one_machine_named_two_ways_is_one_node():
+    """A node's syslog naming it by its short name and a collector's or its journal's FQDN: one node (envelope.host_key),
+    counted once by node, its GPU one device; each row keeps the name its line gave (was: three hosts, rescue's GPU
+    counted twice).  RESCUE's line with its host written as an FQDN COMPOSED (the journal's FQDN form: aws/amazon-ecs-ami
+    #256's `ip-10-0-19-159.ec2.internal kernel:`)."""
+    fqdn = RESCUE.replace(b" rescue ", b" RESCUE.lab.example.org ")
+    r = run("--year", "2024", "--nvml", "off", stdin=RESCUE + RED + fqdn)
+    out = r.stdout.decode()
+    assert r.returncode == 0, r.stderr
+    assert [line.split()[0] for line in out.splitlines()[1:4]] == ["rescue", "red", "RESCUE.lab.example.org"]
+    nodes = out.split("By node (2 hosts):\n")[1].split("\n\n")[0].splitlines()
+    assert [line.split() for line in nodes] == [["rescue", "2", "worst:", "fatal"], ["red", "1", "worst:", "error"]]
+    assert "  rescue 0000:01:00  xid 62 x2\n" in out.split("By GPU / PCI device:\n")[1]
+    # one machine alone, named both ways: a single node's table, no NODE column
+    alone = run("--year", "2024", "--nvml", "off", stdin=RESCUE + fqdn).stdout.decode()
+    assert alone.startswith("WHERE ") and "By node" not in alone
+
+
+def test_hosts_forgotten_past_the_cap_are_said_once(tmp_path: Path):
+    """An input naming more hosts than the classifier keeps contexts for (parsers/classify.py MAX_HOST_STREAMS, 4096):
+    one note at the end says how many were forgotten and in which input (was: counted, never said).  The banner and
+    the Xid REAL (tests/fixtures/realworld/captured-h200.yaml), the 4,100 pdsh prefixes COMPOSED."""
+    banner = b"[   36.001639] NVRM: GPU at PCI:0000:00:06: GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120"
+    xid = (b"[   36.001647] NVRM: Xid (PCI:0000:00:06): 31, pid=472, name=python3, channel 0x0000000a, intr 00000000. "
+           b"MMU Fault: ENGINE GRAPHICS GPC1 GPCCLIENT_T1_8 faulted @ 0x0_00000000. Fault is of type FAULT_PDE "
+           b"ACCESS_TYPE_VIRT_WRITE")
+    log = tmp_path / "fleet.log"
+    log.write_bytes(b"".join(b"node-%d: %s\n" % (i, banner) for i in range(4100)) + b"node-0: " + xid + b"\n")
+    r = run("--format", "json", "--nvml", "off", str(log))
+    assert r.returncode == 0, r.stderr
+    (row,) = map(json.loads, r.stdout.decode().splitlines())
+    assert row["host"] == "node-0" and "uuid" not in row["details"]  # node-0's banner was forgotten
+    (note,) = r.stderr.decode().splitlines()
+    assert note.startswith(f"gpu-npd parse: note: 5 hosts' contexts were forgotten (5 in {log}): "), note
+    assert "more than 4096 hosts" in note
+    small = run("--format", "json", "--nvml", "off", stdin=RESCUE + RED)
+    assert small.returncode == 0 and small.stderr == b""

@@ -159,3 +159,37 @@ def test_a_second_hosts_banner_before_its_first_finding_line_is_its_own():
     assert got == [("node-a", 31, "GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120"),
                    ("node-b", 119, "GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"),
                    ("node-a", 43, "GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120")]
+
+
+def test_one_machines_short_name_and_fqdn_are_one_stream():
+    """A node's syslog naming it by its short name and its journal's FQDN (aws/amazon-ecs-ami #256: `Jun 11 08:11:04
+    ip-10-0-19-159.ec2.internal kernel: NVRM: ..`, the journal's lines of an EC2 node) are one machine (envelope.host_key):
+    its Xid takes the banner of the other spelling, one stream (was: two hosts, the Xid apart from its banner, no UUID).
+    The prefixes on captured-h200.yaml's lines COMPOSED."""
+    data = ("\n".join(["Jun 11 08:11:04 ip-10-0-19-159 kernel: " + H200[0],
+                       "Jun 11 08:11:04 IP-10-0-19-159.ec2.internal kernel: " + H200[2]]) + "\n").encode()
+    assert hosts_named(data) == 1
+    scanner = Scanner(Classifier(year=2024)).for_stream(True)
+    (xid,) = scanner.scan(io.BytesIO(data))
+    assert xid.host == "IP-10-0-19-159.ec2.internal"  # (the finding keeps the name its line gave)
+    assert xid.details["uuid"] == "GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120"
+    assert scanner.classifier._hosts is None
+
+
+def test_an_address_is_no_short_name():
+    """pdsh's `-w 10.0.0.[1-2]` names nodes by address: 10.0.0.1 and 10.0.0.2 are two nodes, never one "10"."""
+    lines = [f"10.0.0.1: {H200[0]}", f"10.0.0.2: {KVM[0]}", f"10.0.0.1: {H200[2]}", f"10.0.0.2: {KVM[2]}"]
+    data = ("\n".join(lines) + "\n").encode()
+    assert hosts_named(data) == 2
+    got = [(f.host, f.details.get("uuid")) for f in _findings(data)]
+    assert got == [("10.0.0.1", "GPU-4b652ae2-0ec6-7dcb-611e-8bd2e51d9120"),
+                   ("10.0.0.2", "GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c")]
+
+
+def test_the_heads_last_line_cut_short_is_not_read():
+    """The head parse sniffs (8 KiB) ends inside a line where more input follows: only whole lines are counted, that
+    line is not (a line cut short is no line its envelope was written for); a head ending on its newline reads its
+    last line."""
+    whole = ("\n".join(["node-a: " + line for line in H200] + ["node-b: " + KVM[0]]) + "\n").encode()
+    cut = whole[:whole.index(b"node-b: ") + len(b"node-b: [  113.669214] NVRM: GPU at")]
+    assert hosts_named(whole) == 2 and hosts_named(cut) == 1
