@@ -820,10 +820,14 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
     return "plain", line, Envelope("plain", line)
 
 
-# builders whose envelope never names a host (the kernel's own forms, a container's CRI line): a pending envelope of
-# one is no host's without being built (host_of: a per-host read's keyword lines cost no timestamp parsed); a builder
-# left out is built to be asked, never misread
-_NO_HOST = frozenset({_kmsg, _cri, _dmesg_kernel, _dmesg_raw})
+# where a pending envelope's host is, by its builder (host_of: a per-host read's keyword lines cost no timestamp parsed
+# to be asked their host; an NVRM banner, which makes no finding, then builds no envelope at all): None, the builder's
+# envelope never names one (the kernel's own forms, a container's CRI line); a number, the group of its match the
+# builder's envelope takes its host from, as it is (None where the group did not match).  A builder left out is built
+# to be asked, never misread; a group is listed only where real lines show it (tests/parsers/test_host_streams.py: the
+# realworld samples' lines of each, their answer the built envelope's)
+_HOST_GROUP: dict[Build, int | None] = {_kmsg: None, _cri: None, _dmesg_kernel: None, _dmesg_raw: None,
+                                        _rfc3164: 5, _dmesg_host: 1, _talos: 1}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -843,9 +847,12 @@ def host_key(host: str) -> str:
 def host_of(env: Envelope | Pending) -> tuple[str | None, Envelope | Pending]:
     """(the machine a line's envelope names, as host_key tells it, or None; the envelope: built where its host had to be
     read)."""
-    if type(env) is not Envelope and env[0] in _NO_HOST:
-        return None, env
-    env = finish(env)
+    if type(env) is not Envelope:
+        group = _HOST_GROUP.get(env[0], 0)
+        if group != 0:  # (no group 0: the whole match is no host)
+            host = None if group is None else env[1][group]
+            return (None if host is None else host_key(host)), env
+        env = finish(env)
     host = env.extra.get("host")
     return (None if host is None else host_key(host)), env
 

@@ -193,3 +193,26 @@ def test_the_heads_last_line_cut_short_is_not_read():
     whole = ("\n".join(["node-a: " + line for line in H200] + ["node-b: " + KVM[0]]) + "\n").encode()
     cut = whole[:whole.index(b"node-b: ") + len(b"node-b: [  113.669214] NVRM: GPU at")]
     assert hosts_named(whole) == 2 and hosts_named(cut) == 1
+
+
+def test_a_pending_envelopes_host_is_read_from_its_match_as_the_built_one_names_it():
+    """host_of reads the host of a pending envelope whose builder takes it from one group of the match
+    (envelope._HOST_GROUP) without building it, so a per-host read's NVRM banner, which makes no finding, parses no
+    timestamp: on every realworld sample's line of such a row (REAL lines), the answer is the built envelope's, and each
+    listed group is seen naming a host."""
+    import realworld  # noqa: PLC0415 - tests/ on the path (conftest)
+
+    from parsers.envelope import _HOST_GROUP, Envelope, finish, host_of, split  # noqa: PLC0415
+
+    named = set()
+    for item in realworld.samples():
+        for line in item["text"].splitlines():
+            env = split(line)[2]
+            if type(env) is Envelope or _HOST_GROUP.get(env[0], 0) == 0:
+                continue
+            host, kept = host_of(env)
+            assert kept is env, line  # never built to be asked
+            assert host == host_of(finish(env))[0], line
+            if host is not None:
+                named.add(env[0])
+    assert named == {build for build, group in _HOST_GROUP.items() if group is not None}
