@@ -39,8 +39,7 @@ from parsers.bounded import keep_newest
 from parsers.envelope import parse_time
 from triage import DEFAULT_WINDOW, Evidence, Incident, attribute, is_consequence
 from triage.attribute import CONTEXT_KINDS
-from triage.facts import bare_address
-from triage.facts import said_at_end
+from triage.facts import bare_address, said_at_end
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
 
 from .evidence import AGENT_COMPONENT, Order, Reader, gang_warning, repair_gpus, watched, with_gpus

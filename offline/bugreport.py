@@ -150,8 +150,8 @@ class Copies:
                 self.copies += 1
 
     def _last_year(self, f: Finding) -> None:
-        ts = f.timestamp
-        if ts is not None and ts.replace(tzinfo=None) > self.reported + SLACK:  # type: ignore[operator]
+        ts = f.timestamp  # (keep's: a stamp, and a report's date)
+        if ts.replace(tzinfo=None) > self.reported + SLACK:  # type: ignore[union-attr,operator]
             try:
                 f.timestamp = ts.replace(year=ts.year - 1)
             except ValueError:  # Feb 29th of no leap year: left as read

@@ -104,8 +104,8 @@ SRUN_NODE_HOW = {"slurm_oom": ("Out Of Memory",), "slurm_execve": ("Exited with 
 _SRUN_HELD = tuple(f for f in facts.FACTS if f.name in SRUN_NODE_HOW)
 SRUN_LINES = 8
 SRUN_HELD_MAX = 256
-BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER,
-                 *dict.fromkeys(k for f in _SRUN_HELD for k in f.keywords))
+_SRUN_KEYWORDS = tuple(dict.fromkeys(k for f in _SRUN_HELD for k in f.keywords))  # (a block opener's: block_fact)
+BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER, *_SRUN_KEYWORDS)
 BLOCK_LINES = 12
 
 
@@ -549,7 +549,7 @@ def block_fact(messages: list[str], ended: bool = False) -> tuple[facts.LiveFact
     one a later line of the window continues is said by the block of the last (its own window full before they are
     read: None)."""
     window = messages[:BLOCK_LINES + 1]
-    if any(k in window[0] for f in _SRUN_HELD for k in f.keywords):
+    if any(k in window[0] for k in _SRUN_KEYWORDS):
         reader = FileReader("pod", Clock())
         for ev in reader.read(window) if ended else reader.read_on(window):
             if ev.line == 1 and ev.details.get("fact") in SRUN_NODE_HOW:
