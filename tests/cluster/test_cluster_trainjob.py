@@ -164,6 +164,10 @@ def test_a_trainjobs_incident_and_its_recovery_are_events_on_the_trainjob_and_it
             (ev,) = wait_until(lambda: recoveries(api), "the observe Event")
             assert ev["involvedObject"]["kind"] == "TrainJob"
             assert "would restart job TrainJob/llm (delete its 4 opted-in pod(s)" in ev["message"]
+            # the incident's Event is in the API before the recovery that names it (created first: the API double keeps
+            # Events in creation order; was: the recovery first, the incident one write later, a window this test hit)
+            reasons = [e["reason"] for e in incidents(api)]
+            assert reasons.index("JobIncident") < reasons.index("CascadingRecovery"), reasons
             (inc,) = [e for e in incidents(api) if e["reason"] == "JobIncident"]
             assert inc["involvedObject"] == {"apiVersion": TRAINER, "kind": "TrainJob", "name": "llm",
                                              "namespace": "train", "uid": "uid-tj-llm"}
