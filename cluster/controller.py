@@ -100,7 +100,7 @@ class Controller:
         self.custom = client.CustomObjectsApi(api.api_client)
         self.coordination = client.CoordinationV1Api(api.api_client)
         self.metrics = metrics or Metrics()
-        self.book = self.metrics.evidence_dropped.book = Book(settings.window, settings.idle, settings.hold)
+        self.book = self.metrics.evidence_dropped.add(Book(settings.window, settings.idle, settings.hold))
         self.stop = threading.Event()
         self.lost = threading.Event()
         self.queue: queue.Queue = queue.Queue(settings.queue_size)
