@@ -1339,6 +1339,27 @@ def test_a_bound_that_would_not_bound_is_a_usage_error(tmp_path, option, value):
     assert f"Invalid value for '{option}'" in r.output and "no cluster" not in r.output
 
 
+@pytest.mark.parametrize("args, given", [(["--renew-deadline", "1e10"], "2 < 1e+10 < 15"),
+                                         (["--retry-period", "1e300"], "1e+300 < 10 < 15"),
+                                         (["--retry-period", "10"], "10 < 10 < 15"),
+                                         (["--renew-deadline", "15"], "2 < 15 < 15"),
+                                         (["--lease-duration", "5"], "2 < 10 < 5")])
+def test_the_lease_times_out_of_the_leader_elections_order_are_a_usage_error(tmp_path, args, given):
+    """--retry-period < --renew-deadline < --lease-duration (client-go's leader election: a leader gives up within
+    its renew deadline, trying every retry period, before a standby may take the Lease): the two not written to the
+    Lease are bounded above by it (--lease-duration's own bound), in one line naming the options and the values
+    given, exit 2, before any cluster is looked for (was: the options alone)."""
+    from click.testing import CliRunner
+
+    from cluster.cli import cluster
+    r = CliRunner().invoke(cluster, ["--metrics-address", "", *args],
+                           env={"KUBECONFIG": str(tmp_path / "none"), "HOME": str(tmp_path),
+                                "KUBERNETES_SERVICE_HOST": ""})
+    assert r.exit_code == 2 and "no cluster" not in r.output
+    assert (f"Error: need 0 < --retry-period < --renew-deadline < --lease-duration (given {given})"
+            in r.output.splitlines())
+
+
 def test_the_hold_is_an_option_that_reaches_the_book(tmp_path, monkeypatch):
     """--hold (seconds a job whose only failure a healthy end also prints waits for its pods' end; cluster/book.py
     HOLD by default) reaches the controller's Book; 0 opens such an incident at once.  Was: 120 s, not configurable."""
