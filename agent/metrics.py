@@ -7,7 +7,7 @@ from typing import Any, Callable
 from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-from kubeapi.dropped import DroppedEvents
+from kubeapi.dropped import dropped_events
 from parsers.gpus import GpuMap
 from parsers.model import Condition, Problem, Reading, Snapshot
 from parsers.version import version
@@ -109,7 +109,7 @@ class Metrics:
                                     "rules (the slowest rule of the run).", ["check"], registry=r)
         self.check_last_run = Gauge("gpu_npd_check_last_run_timestamp_seconds", "When a check last ran.",
                                     ["check"], registry=r)
-        self.events_dropped = DroppedEvents()  # every Event recorder of the agent adds itself (agent/kube/nodeapi.py)
+        self.events_dropped = dropped_events()  # every Event recorder of the agent adds itself (agent/kube/nodeapi.py)
         r.register(self.events_dropped)
         Info("gpu_npd_build", "Build information.", registry=r).info({"version": version()})
         self._conditions: tuple[Condition, ...] = ()

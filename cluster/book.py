@@ -43,7 +43,7 @@ from triage.facts import bare_address, said_at_end
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
 
 from .evidence import AGENT_COMPONENT, Order, Reader, gang_warning, repair_gpus, watched, with_gpus
-from .owners import Job, Owner, job_of
+from .owners import Job, Owner, job_of, kind_name
 from .recovery import OPT_IN
 
 MAX_EVIDENCE = 2000  # per job (the newest kept): a 10,000-rank job's storm is summarised, not hoarded
@@ -203,13 +203,13 @@ class Book:
         meta = obj.get("metadata") or {}
         key = (meta.get("namespace", ""), meta.get("name", ""))
         job = None if deleted else job_of(obj)
-        if job is not None and job.owner.where in self.parents:
-            job = Job(job.key, self.parents[job.owner.where], job.source)
+        if job is not None:
+            job = self._rehome(job)
         if job is not None and not job.owner.uid:
             o = job.owner
             uid = self.owner_uids.get(o.where)
             if uid:
-                job = Job(job.key, Owner(o.api_version, o.kind, o.namespace, o.name, uid), job.source)
+                job = job.on(Owner(o.api_version, o.kind, o.namespace, o.name, uid))
         old = self.pods.get(key)
         if job is None:
             if old is not None:
@@ -524,7 +524,7 @@ class Book:
     def owners_listed(self, api_version: str, kind: str, keys: set[tuple[str, str]], now: float) -> list[Change]:
         """A (re)list of the owners of one kind held `keys` (namespace, name): those watched before and not listed
         now were deleted while the watch was not there."""
-        what = Owner(api_version, kind, "", "").where[1]
+        what = kind_name(api_version, kind)
         out: list[Change] = []
         for ns, _, name in [w for w in self.owner_uids if w[1] == what and (w[0], w[2]) not in keys]:
             out += self.owner_deleted(Owner(api_version, kind, ns, name, self.owner_uids[(ns, what, name)]), now)
@@ -555,7 +555,7 @@ class Book:
             else:
                 continue
             if now != o and (state.open is None or now.where == o.where):
-                state.job = Job(state.job.key, now, state.job.source)
+                state.job = state.job.on(now)
 
     def restore(self, job: Job, open_: Open | None, seq: int, since: float, now: float) -> None:
         """What a previous run of the controller wrote (recovered from its Events); `since`: a closed incident's
@@ -577,6 +577,10 @@ class Book:
         state = self.jobs[job.key] = JobState(job, record=self.records, **kw)
         return state
 
+    def _rehome(self, job: Job) -> Job:
+        """The job, its Event on its owner's owner where one was learnt (self.parents: a TrainJob, of its JobSet)."""
+        return job.on(self.parents.get(job.owner.where))
+
     def _retire(self, key: tuple, state: JobState) -> None:
         """Forget a job, but not how many incidents it had, its mark nor its last restart's (a job of the same name
         coming back must not reopen, or rename, an incident already written; its new pods' evidence is newer; what its
@@ -589,9 +593,7 @@ class Book:
         """Close the job's open incident: mark what it held (its pods keep their exits: the mark, not a clock, tells
         them from later ones)."""
         change = Change("closed", state.job, state.open, state.open.incident)
-        parent = self.parents.get(state.job.owner.where)
-        if parent is not None:  # its owner was learnt while the incident was open: the next one's Event is on it
-            state.job = Job(state.job.key, parent, state.job.source)
+        state.job = self._rehome(state.job)  # its owner's owner learnt while the incident was open: the next one's on it
         self._mark_held(state)
         if state.open.last_evidence > state.mark.since:  # it held newer evidence than what counts now (a node fault
             state.mark = Mark(state.open.last_evidence)  # its pods have left the node): that second's is its own

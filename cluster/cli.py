@@ -89,8 +89,9 @@ def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_add
                  events_per_minute=events_per_minute,
                  recovery=Policy(recovery, recovery_budget, recovery_window, recoveries_per_minute,
                                  recovery_namespace_budget))
-    if not 0 < s.retry_period < s.renew_deadline < s.lease_duration:
-        raise click.UsageError("need 0 < --retry-period < --renew-deadline < --lease-duration")
+    if not 0 < s.retry_period < s.renew_deadline < s.lease_duration:  # (their bound above: --lease-duration's)
+        raise click.UsageError(f"need 0 < --retry-period < --renew-deadline < --lease-duration (given {s.retry_period:g}"
+                               f" < {s.renew_deadline:g} < {s.lease_duration:g})")
     try:
         api = make_api(s, required=True)
     except NoCluster as exc:  # exit 2 as cleanup and fabric-check: exit 1 is a lost Lease's

@@ -29,7 +29,7 @@ from .book import HOLD, Book, Change, Open
 from .evidence import AGENT_COMPONENT, KUBELET_SELECTORS
 from .leader import LeaseLock
 from .metrics import APPLY, ATTRIBUTION, Metrics
-from .owners import JOB_LABEL, OWNER_KINDS, Job, Owner, OwnerKind, owner_of
+from .owners import JOB_LABEL, OWNER_KINDS, Job, Owner, OwnerKind, kind_name, owner_of
 from .recovery import OPT_IN, Decision, Policy, Recovery
 from .watch import Watcher
 
@@ -100,7 +100,7 @@ class Controller:
         self.custom = client.CustomObjectsApi(api.api_client)
         self.coordination = client.CoordinationV1Api(api.api_client)
         self.metrics = metrics or Metrics()
-        self.book = self.metrics.evidence_dropped.book = Book(settings.window, settings.idle, settings.hold)
+        self.book = self.metrics.evidence_dropped.add(Book(settings.window, settings.idle, settings.hold))
         self.stop = threading.Event()
         self.lost = threading.Event()
         self.queue: queue.Queue = queue.Queue(settings.queue_size)
@@ -222,7 +222,7 @@ class Controller:
         for kind in self.served_owner_kinds():
             group, version = kind.api_version.split("/")
             call = partial(self.custom.list_cluster_custom_object, group, version, kind.plural)
-            self.watchers.append(Watcher(f"owner:{kind.kind}.{group}", call, self._put, **opts))
+            self.watchers.append(Watcher(f"owner:{kind_name(kind.api_version, kind.kind)}", call, self._put, **opts))
             self.owner_kinds[self.watchers[-1].resource] = kind
         for w in self.watchers:
             w.start()

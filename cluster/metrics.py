@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
-from kubeapi.dropped import DroppedEvents
+from kubeapi.dropped import Dropped, dropped_events
 from kubeapi.retry import UNANSWERED
 from triage import CATEGORIES
 
@@ -13,26 +13,6 @@ from .recovery import RESULTS
 # where the controller's loop met a bug on one input (gpu_npd_cluster_internal_errors_total{stage}): applying a watched
 # object, a round of attribution
 INTERNAL_STAGES = APPLY, ATTRIBUTION = ("apply", "attribution")
-
-
-class EvidenceDropped:
-    """A Prometheus collector: gpu_npd_cluster_evidence_dropped_total, the Events the Book did not keep, read at scrape
-    time from its own count (`Book.dropped`, which only grows: one Book a process), 0 with no Book yet."""
-
-    def __init__(self) -> None:
-        self.book = None  # cluster/book.py Book
-
-    def describe(self):
-        return []
-
-    def collect(self):
-        from prometheus_client.core import CounterMetricFamily  # noqa: PLC0415
-
-        fam = CounterMetricFamily("gpu_npd_cluster_evidence_dropped", "Events the controller did not keep: Warnings "
-                                  "past a pod's cap, the oldest waiting Events and a job's oldest past their caps "
-                                  "(cluster/book.py Book.dropped)")
-        fam.add_metric([], self.book.dropped if self.book is not None else 0)
-        yield fam
 
 
 class Metrics:
@@ -62,12 +42,15 @@ class Metrics:
         for kind in UNANSWERED:
             self.api_errors.labels(kind)  # 0 from the start: the write alert's increase() sees the first one
         self.tracked = Gauge("gpu_npd_cluster_tracked", "What the controller holds in memory", ["what"], registry=r)
-        self.evidence_dropped = EvidenceDropped()  # the controller's Book (cluster/controller.py)
+        # the Events the Book did not keep (Book.dropped, read at scrape time: the controller's Book adds itself)
+        self.evidence_dropped = Dropped("gpu_npd_cluster_evidence_dropped", "Events the controller did not keep: "
+                                        "Warnings past a pod's cap, the oldest waiting Events and a job's oldest past "
+                                        "their caps (cluster/book.py Book.dropped)")
         r.register(self.evidence_dropped)
         self.resource_version = Gauge("gpu_npd_cluster_resource_version", "The newest resourceVersion applied, "
                                       "by resource (how far behind the API the controller is)", ["resource"],
                                       registry=r)
-        self.events_dropped = DroppedEvents()  # the incident Event recorder (cluster/controller.py)
+        self.events_dropped = dropped_events()  # the incident Event recorder (cluster/controller.py)
         r.register(self.events_dropped)
         self.internal_errors = Counter("gpu_npd_cluster_internal_errors", "Objects the loop could not apply and "
                                        "attributions that failed (a bug on one input: logged, the loop goes on)",

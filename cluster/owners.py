@@ -19,6 +19,12 @@ def _group(api_version: str) -> str:
     return api_version.rpartition("/")[0]
 
 
+def kind_name(api_version: str, kind: str) -> str:
+    """"Kind.group" (the kind alone in the core group): which kind it is, at any version (Owner.where)."""
+    group = _group(api_version)
+    return f"{kind}.{group}" if group else kind
+
+
 @dataclass(frozen=True, slots=True)
 class OwnerKind:
     kind: str
@@ -75,8 +81,7 @@ class Owner:
     @property
     def where(self) -> tuple[str, str, str]:
         """(namespace, kind.group, name): which object it is, at any version (Volcano's Job is not batch's)."""
-        group = _group(self.api_version)
-        return self.namespace, f"{self.kind}.{group}" if group else self.kind, self.name
+        return self.namespace, kind_name(self.api_version, self.kind), self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +93,10 @@ class Job:
     @property
     def name(self) -> str:
         return self.key[2]
+
+    def on(self, owner: Owner | None) -> Job:
+        """The job with its incident Event on `owner` (None: where it is)."""
+        return self if owner is None else Job(self.key, owner, self.source)
 
 
 def job_of(pod: Mapping[str, Any]) -> Job | None:
@@ -132,7 +141,7 @@ def _better(best: tuple[int, Job] | None, kind: OwnerKind, job: Job) -> tuple[in
 
 
 def _key(ns: str, kind: OwnerKind, name: str, labels: Mapping[str, str]) -> tuple[str, str, str]:
-    what = f"{kind.kind}.{kind.group}" if kind.group else kind.kind
+    what = kind_name(kind.api_version, kind.kind)
     if kind.group_label and labels.get(kind.group_label):
         return ns, what, f"{name}/{labels[kind.group_label]}"
     return ns, what, name
@@ -150,7 +159,7 @@ def owner_of(obj: Mapping[str, Any]) -> Owner | None:
     """The owner of a watched owner object (a JobSet): its controller ownerReference, where that names a kind of the
     table that owns objects of its kind (`OwnerKind.owns`: a TrainJob, its JobSet); None otherwise (a JobSet a user
     made, or another controller's)."""
-    what = Owner(str(obj.get("apiVersion", "")), str(obj.get("kind", "")), "", "").where[1]
+    what = kind_name(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
     if what not in _OWNED:
         return None
     meta = obj.get("metadata") or {}

@@ -1,6 +1,7 @@
-"""The count of Kubernetes Events dropped, never written, as a Prometheus collector (`DroppedEvents`), apart from
-the recorders (kubeapi/events.py) so that a process exporting it from the start (the agent's metrics, local mode
-included) does not load the writers' modules (kubeapi/retry.py: tests/agent/test_idle_footprint.py)."""
+"""The count of Kubernetes Events dropped, never written, as a Prometheus collector (`dropped_events`; `Dropped`, the
+collector, also counts the Events the cluster controller did not keep), apart from the recorders (kubeapi/events.py)
+so that a process exporting it from the start (the agent's metrics, local mode included) does not load the writers'
+modules (kubeapi/retry.py: tests/agent/test_idle_footprint.py)."""
 
 from __future__ import annotations
 
@@ -11,17 +12,19 @@ MAX_PENDING = 512  # distinct Events a recorder keeps pending; past it the oldes
 DROP_REASONS = ("rejected", "overflow")
 
 
-class DroppedEvents:
-    """A Prometheus collector: the Events its recorders dropped, by reason (DROP_REASONS), read at scrape time
-    from the recorders' own counts.  Every reason is exported from the start, at 0 with no recorder yet (local
-    mode); recorders are only ever added, so the totals never go down."""
+class Dropped:
+    """A Prometheus counter of what its sources dropped, read at scrape time from their own counts (`.dropped`): by
+    reason (a dict of `reasons` each; the label `reason`) or, with no reasons, one count (an int each).  Every value is
+    exported from the start, at 0 with no source yet (local mode); sources are only ever added and their counts only
+    grow, so the totals never go down."""
 
-    def __init__(self) -> None:
-        self._recorders: list = []  # EventRecorder (kubeapi/events.py)
+    def __init__(self, name: str, documentation: str, reasons: tuple[str, ...] = ()) -> None:
+        self.name, self.documentation, self.reasons = name, documentation, reasons
+        self._sources: list = []  # EventRecorder (kubeapi/events.py), Book (cluster/book.py)
 
-    def add(self, recorder):
-        self._recorders.append(recorder)
-        return recorder
+    def add(self, source):
+        self._sources.append(source)
+        return source
 
     def describe(self):
         return []
@@ -29,12 +32,18 @@ class DroppedEvents:
     def collect(self):
         from prometheus_client.core import CounterMetricFamily  # noqa: PLC0415
 
-        fam = CounterMetricFamily("gpu_npd_events_dropped", "Kubernetes Events dropped, never written, by reason "
-                                  "(rejected: the API server refused the Event for good, a 4xx but 401 and 429, "
-                                  "e.g. its namespace gone or being deleted, RBAC; overflow: more distinct Events "
-                                  f"pending than the recorder holds, {MAX_PENDING}, the oldest forgotten).",
-                                  labels=["reason"])
-        recorders = list(self._recorders)
-        for reason in DROP_REASONS:
-            fam.add_metric([reason], sum(r.dropped[reason] for r in recorders))
+        fam = CounterMetricFamily(self.name, self.documentation, labels=["reason"] if self.reasons else [])
+        sources = list(self._sources)
+        for reason in self.reasons:
+            fam.add_metric([reason], sum(s.dropped[reason] for s in sources))
+        if not self.reasons:
+            fam.add_metric([], sum(s.dropped for s in sources))
         yield fam
+
+
+def dropped_events() -> Dropped:
+    """gpu_npd_events_dropped_total{reason}: the Events its recorders dropped, by reason (DROP_REASONS)."""
+    return Dropped("gpu_npd_events_dropped", "Kubernetes Events dropped, never written, by reason (rejected: the API "
+                   "server refused the Event for good, a 4xx but 401 and 429, e.g. its namespace gone or being deleted, "
+                   "RBAC; overflow: more distinct Events pending than the recorder holds, "
+                   f"{MAX_PENDING}, the oldest forgotten).", DROP_REASONS)

@@ -1087,6 +1087,35 @@ def test_after_a_restart_the_chosen_pods_add_nothing_and_a_survivors_own_fault_i
     assert later.what == "updated" and len(later.incident.evidence) == 3
 
 
+def test_an_event_of_another_pod_of_that_name_saying_no_time_is_never_the_kept_pods():
+    """An Event about a pod of the kept pod's name and another uid, with no creation time to tell an earlier pod's from
+    a later one's (cluster/book.py Book._pod_of), waits (bounded) rather than being dropped: it is never the kept pod's,
+    however often that pod is seen again, and it is the pod of its uid's once that is seen (the Events watch ahead of
+    the pods': dropping it would lose the new pod's evidence)."""
+    from test_cluster import agent_fact_events
+
+    from cluster.book import Book
+
+    def pod(uid: str, created: str) -> dict:
+        return {"metadata": {"namespace": "train", "name": "w-0", "uid": uid, "creationTimestamp": created,
+                             "labels": {JOB_LABEL: "llm"}}, "spec": {"nodeName": "node-a"}}
+
+    (ev,) = agent_fact_events("node-a", "w-0", [KILLED])
+    ev["involvedObject"]["uid"] = "uid-w-0-again"
+    assert "creationTimestamp" not in ev["metadata"]
+    book = Book()
+    book.pod(pod("uid-w-0", "2026-11-29T12:00:00Z"), 0.0)
+    book.event(ev, 1.0)
+    assert book.settle(1.0) == []
+    book.pod({**pod("uid-w-0", "2026-11-29T12:00:00Z"), "status": {"phase": "Running"}}, 2.0)  # seen again
+    assert book.settle(2.0) == [] and book.counts()["waiting_events"] == 1
+    assert all(not state.events for state in book.jobs.values())
+    book.pod(pod("uid-w-0-again", "2026-11-29T12:05:00Z"), 3.0)  # the pod of its uid
+    (opened,) = book.settle(3.0)
+    assert opened.what == "opened" and [e.kind for e in opened.incident.evidence] == ["rank_exit"]
+    assert book.counts()["waiting_events"] == 0
+
+
 def test_a_job_forgotten_between_its_gangs_keeps_its_restart_so_the_old_pods_late_events_add_nothing():
     """The restart deleted every pod of the job and the owner has not recreated one yet: the Book forgets the job
     (no pods, no evidence).  An old pod's Event read then, kept until a pod of its name is seen, is still the torn
@@ -1337,6 +1366,27 @@ def test_a_bound_that_would_not_bound_is_a_usage_error(tmp_path, option, value):
                                 "KUBERNETES_SERVICE_HOST": ""})
     assert r.exit_code == 2
     assert f"Invalid value for '{option}'" in r.output and "no cluster" not in r.output
+
+
+@pytest.mark.parametrize("args, given", [(["--renew-deadline", "1e10"], "2 < 1e+10 < 15"),
+                                         (["--retry-period", "1e300"], "1e+300 < 10 < 15"),
+                                         (["--retry-period", "10"], "10 < 10 < 15"),
+                                         (["--renew-deadline", "15"], "2 < 15 < 15"),
+                                         (["--lease-duration", "5"], "2 < 10 < 5")])
+def test_the_lease_times_out_of_the_leader_elections_order_are_a_usage_error(tmp_path, args, given):
+    """--retry-period < --renew-deadline < --lease-duration (client-go's leader election: a leader gives up within
+    its renew deadline, trying every retry period, before a standby may take the Lease): the two not written to the
+    Lease are bounded above by it (--lease-duration's own bound), in one line naming the options and the values
+    given, exit 2, before any cluster is looked for (was: the options alone)."""
+    from click.testing import CliRunner
+
+    from cluster.cli import cluster
+    r = CliRunner().invoke(cluster, ["--metrics-address", "", *args],
+                           env={"KUBECONFIG": str(tmp_path / "none"), "HOME": str(tmp_path),
+                                "KUBERNETES_SERVICE_HOST": ""})
+    assert r.exit_code == 2 and "no cluster" not in r.output
+    assert (f"Error: need 0 < --retry-period < --renew-deadline < --lease-duration (given {given})"
+            in r.output.splitlines())
 
 
 def test_the_hold_is_an_option_that_reaches_the_book(tmp_path, monkeypatch):
