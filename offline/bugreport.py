@@ -103,21 +103,30 @@ class Sections:
         data = self._read(n)
         if not data:
             return data
-        buf = self._tail + data
-        cut = buf.rfind(b"\n")
-        if cut == -1:  # (still in a long line)
+        first, tail = data.find(b"\n"), self._tail
+        if first == -1:  # (still in a line: the tail grows, or is too long to be a header's)
+            if tail != b"\0":
+                self._tail = tail + data if len(tail) + len(data) <= 256 else b"\0"
             return data
-        line, at = self._line, 1  # the line beginning after buf[at - 1] (newlines counted once, header to header)
-        for m in _HEADER.finditer(buf, 0, cut + 1):
-            line += buf.count(b"\n", at, m.start() + 1)
+        line = self._line  # the line beginning after data[at - 1] (newlines counted once, header to header)
+        # a header the reads split: the tail's line joined (its own bytes alone copied, not the read's)
+        if tail != b"\0" and (m := _HEADER.match(tail + data[:first + 1])):
+            self._begin(line, m)
+        cut, at = data.rfind(b"\n"), 0
+        for m in _HEADER.finditer(data, first, cut + 1):
+            line += data.count(b"\n", at, m.start() + 1)
             at = m.start() + 1
-            self._starts.append(line)
-            self._boots.append(str(int(m[2])) if m[2] is not None else "0" if m[3] is not None else None)  # -0: 0
-            if len(self._starts) > MAX_SECTIONS:
-                self._forget(MAX_SECTIONS // 2)
-        self._line = line + buf.count(b"\n", at, cut + 1)
-        self._tail = buf[cut:] if len(buf) - cut <= 256 else b"\0"
+            self._begin(line, m)
+        self._line = line + data.count(b"\n", at, cut + 1)
+        self._tail = data[cut:] if len(data) - cut <= 256 else b"\0"
         return data
+
+    def _begin(self, line: int, m: re.Match) -> None:
+        """A section that begins at `line`, its header `m`."""
+        self._starts.append(line)
+        self._boots.append(str(int(m[2])) if m[2] is not None else "0" if m[3] is not None else None)  # -0: 0
+        if len(self._starts) > MAX_SECTIONS:
+            self._forget(MAX_SECTIONS // 2)
 
     read = read1
 

@@ -174,9 +174,19 @@ class Summary:
                 self.device_action[device] = (rank, f.action)
 
     @property
+    def named(self) -> int:
+        """How many hosts the findings name (one machine however spelt; "" is no host)."""
+        return len(self.hosts) - ("" in self.hosts)
+
+    @property
     def several_hosts(self) -> bool:
         """Whether the findings name more than one host (a fleet's input: pdsh / clush dmesg, several nodes' syslog)."""
-        return len(self.hosts.keys() - {""}) > 1
+        return self.named > 1
+
+    @property
+    def first_host(self) -> str | None:
+        """The host the findings named first, as first spelt; None where they name none."""
+        return next((node[2] for host, node in self.hosts.items() if host), None)
 
     def write(self, out: IO[str]) -> None:
         total = sum(self.kinds.values())
@@ -185,7 +195,7 @@ class Summary:
             return
         several = self.several_hosts
         if several:
-            out.write(f"\nBy node ({len(self.hosts.keys() - {''})} hosts):\n")
+            out.write(f"\nBy node ({self.named} hosts):\n")
             names = {rank: name for name, rank in SEVERITY_RANK.items()}
             for n, worst, host in sorted(self.hosts.values(), key=lambda node: (-node[1], -node[0], node[2])):
                 out.write(f"  {host or '(no host named)':<30} {n:>8}  worst: {names[worst]}\n")
@@ -223,30 +233,24 @@ class Table:
         self.out = out
         self.summary = Summary()
         self._held: list[Finding] = []
-        self._first: str | None = None  # the one host the rows so far name (as first named; told by host_key)
-        self._several = False  # a second host seen
         self._header: bool | None = None  # None: no header written yet; else whether it has the NODE column
 
     def add(self, f: Finding) -> None:
         self.summary.add(f)
-        if f.host is not None and not self._several:
-            if self._first is None:
-                self._first = f.host
-            elif host_key(f.host) != host_key(self._first):
-                self._several = True
         if self._header:  # the NODE column already: no row held
             self._row(f, True)
             return
         self._held.append(f)
-        if self._several or len(self._held) >= self.HOLD:
+        if self.summary.several_hosts or len(self._held) >= self.HOLD:
             self._release()
 
     def _release(self) -> None:
+        several = self.summary.several_hosts  # a second host seen
         if self._header is None:
-            self._write_header(self._several)
-        elif self._several and not self._header:
-            self.out.write(f"\n(a second host from here on: the rows above are {self._first}'s or name no host; "
-                           "each row below names its node)\n")
+            self._write_header(several)
+        elif several and not self._header:
+            self.out.write(f"\n(a second host from here on: the rows above are {self.summary.first_host}'s or name no "
+                           "host; each row below names its node)\n")
             self._write_header(True)
         held, self._held = self._held, []
         for f in held:

@@ -41,6 +41,7 @@ from functools import cached_property
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from parsers import xid_info
+from parsers.envelope import host_key
 from parsers.finding import SEVERITY_RANK
 from parsers.correlate import WHAT as KIND_WORDING
 from parsers.kinds import BY_NAME as KIND
@@ -288,7 +289,7 @@ class Job:
     """Everything the rules look at, derived once from the evidence: times ordered, ranks and hosts filled in."""
 
     def __init__(self, evidence: Iterable[Evidence], window: float, names: Mapping[str, str] | None = None):
-        raw = _pod_hostnames(_amended(list(evidence)))
+        raw = _one_name(_pod_hostnames(_amended(list(evidence))))
         self.names = names or {}  # file -> how the reasons name it (`file_names`); a file not in it, as it is
         # address -> host: NCCL's own address lines, and the map of a cluster's pods and nodes (triage.inventory,
         # cluster/book.py: the same kind, nccl_address, its details naming the pod); the first to name one wins
@@ -428,6 +429,23 @@ def _pod_hostnames(raw: list[Evidence]) -> list[Evidence]:
     if not hostnames:
         return raw
     return [replace(e, host=hostnames[e.host]) if e.host in hostnames else e for e in raw]
+
+
+def _one_name(raw: list[Evidence]) -> list[Evidence]:
+    """The evidence with each machine named one way however its lines spell it (parsers.envelope.host_key, as `gpu-npd
+    parse` tells them: Slurm's `node-a`, the journal's `node-a.cluster.local`; Slurm's own `Orion-01-01` and
+    `orion-01-01`; an address never cut): its shortest spelling, of spellings as short the first read, so that every
+    rule comparing hosts sees one node."""
+    keys: dict[str, str] = {}  # spelling -> host_key
+    for e in raw:
+        if e.host and e.host not in keys:
+            keys[e.host] = host_key(e.host)
+    if len(keys) == len(set(keys.values())):  # (each machine spelt one way: the evidence as it is)
+        return raw
+    name: dict[str, str] = {}  # host_key -> the spelling kept
+    for spelt in sorted(keys, key=len):  # (stable: as read, of spellings as short)
+        name.setdefault(keys[spelt], spelt)
+    return [replace(e, host=name[keys[e.host]]) if e.host and name[keys[e.host]] != e.host else e for e in raw]
 
 
 def _amended(raw: list[Evidence]) -> list[Evidence]:

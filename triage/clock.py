@@ -21,6 +21,8 @@ from datetime import datetime, timedelta, timezone
 from statistics import median
 from typing import Iterable
 
+from parsers.envelope import host_key
+
 from .model import Evidence
 
 SKEW = 5.0  # seconds two hosts' clocks may disagree (NTP); stamps closer than this are simultaneous
@@ -91,12 +93,13 @@ class Clock:
     """Gathers anchors and dated stamps while files are read; `align` then fixes the evidence's times."""
 
     def __init__(self) -> None:
-        self._offsets: dict[str | None, list[float]] = defaultdict(list)  # host -> wall - uptime, per anchor
+        # host (envelope.host_key: one machine however spelt) -> wall - uptime, per anchor
+        self._offsets: dict[str | None, list[float]] = defaultdict(list)
         self._years: Counter[int] = Counter()
 
     def anchor(self, host: str | None, wall: datetime, uptime: float) -> None:
         """A line that carried both its wall time and its uptime (one boot of `host`)."""
-        self._offsets[host].append(_epoch(wall) - uptime)
+        self._offsets[host_key(host) if host else host].append(_epoch(wall) - uptime)
 
     def dated(self, t: datetime) -> None:
         self._years[t.year] += 1
@@ -121,7 +124,7 @@ class Clock:
 
     def boot(self, host: str | None) -> float | None:
         """Epoch seconds at which `host` booted, from its anchors (the median: one bad stamp does not move it)."""
-        offsets = self._offsets.get(host)
+        offsets = self._offsets.get(host_key(host) if host else host)
         return median(offsets) if offsets else None
 
     def align(self, evidence: Iterable[Evidence], fallback_year: int | None = None) -> list[Evidence]:

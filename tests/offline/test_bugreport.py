@@ -136,3 +136,20 @@ def test_the_copies_table_keys_a_digest_of_the_kind_and_message():
     assert list(copies.keep([f])) == [f]
     for key in copies._seen:
         assert all(len(part) <= 16 for part in key if isinstance(part, (str, bytes)))
+
+
+def test_a_header_split_anywhere_is_found_after_long_lines_and_crlf():
+    """Sections read as reads split them (`Sections.read1` joins only the tail's line to a read's first one): every
+    split point of a report's headers after a line longer than a header's, a CRLF one and a `journalctl -b -2:` one
+    gives the sections of one whole read, with the same line numbers."""
+    data = (b"head\n" + b"x" * 300 + b"\n  /var/log/kern.log:\r\nNVRM: Xid\n" + b"y" * 257
+            + b"\n  journalctl -b -2:\nNVRM: Xid\ndmesg:\n")
+    whole = Sections(_Trickle(data, len(data) + 1))
+    while whole.read1(len(data) + 1):
+        pass
+    assert whole._starts == [3, 6, 8] and whole._boots == [None, "-2", "0"]
+    for n in range(1, 40):
+        parts = Sections(_Trickle(data, n))
+        while parts.read1(n):
+            pass
+        assert (parts._starts, parts._boots, parts._line) == (whole._starts, whole._boots, whole._line), n

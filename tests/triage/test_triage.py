@@ -2837,6 +2837,43 @@ def test_a_sigbus_no_memory_error_of_its_process_explains_stays_dev_shm(kernel):
     assert (first.category, first.root.kind) == ("infrastructure", "rank_exit"), first.reason
 
 
+
+@pytest.mark.parametrize("kernel_host", ["node-a", "node-a.cluster.local", "NODE-A"])
+def test_the_scheduler_and_the_kernel_name_one_node_however_spelt(kernel_host):
+    """SYNTHETIC jobs in real formats: Slurm names the node short (`srun: error: <node>: task N: <signal>`, the format
+    of desihub/desitarget #628's line above), its kernel log as the journal or an rsyslog keeping FQDNs spells it
+    (`node-a.cluster.local`), or in capitals: one node (parsers/envelope.py host_key, as `gpu-npd parse` tells them),
+    so the kernel's SIGBUS for the rank's memory error explains the death.  Was: two hosts, the memory error another
+    node's, and the death read as /dev/shm (infrastructure)."""
+    kernel = [kern(kernel_host, "01:56:59", "Memory failure: 0x3710b3: Sending SIGBUS to python:5939 due to hardware "
+                                            "memory corruption")]
+    first = job({"launcher.log": ["srun: error: node-a: task 2: Bus error"], "kern.log": kernel})[0]
+    assert (first.category, first.rule, first.root.kind) == ("hardware", "first_rank_death", "memory_error"), \
+        first.reason
+    assert first.root.host == "node-a" and "node-a's kernel" in first.reason  # the shortest spelling: one name
+    # REAL (hafs-community/HAFS #101, HAFS_101 above): Slurm itself spells one node `Orion-01-01` (srun) and
+    # `orion-01-01` (slurmstepd): one host, as read first (was: two)
+    hafs = job({"srun.log": HAFS_101})[0]
+    assert {e.host for e in hafs.evidence if e.host} == {"Orion-01-01"}, [e.host for e in hafs.evidence]
+    # an address is never cut: 10.0.0.1's kernel is not node 10's
+    ip = job({"launcher.log": ["srun: error: 10: task 2: Bus error"],
+              "kern.log": [kern("10.0.0.1", "01:56:59", kernel[0].split(" kernel: ")[1])]})[0]
+    assert (ip.category, ip.root.kind) == ("infrastructure", "rank_exit"), ip.reason
+
+
+
+@pytest.mark.parametrize("kernel_host", ["node-b", "node-b.cluster.local", "NODE-B"])
+def test_an_uptime_takes_its_nodes_anchor_however_the_node_is_spelt(kernel_host):
+    """SYNTHETIC, the lines of test_node_fault_on_another_node_outranks_the_ranks_claims: node-b's dmesg (pdsh's
+    `node-b: ` before it) stamped with uptimes alone, its syslog's anchor naming it as the journal or in capitals:
+    one node's boot (triage/clock.py, host_key), so the Xid has its wall time.  Was: no anchor of `node-b`, no time."""
+    clock = Clock()
+    ev = list(read_lines([ANCHOR.replace("node-b", kernel_host)], "job/kern.log", clock, root="job", year=2025))
+    ev += read_lines([f"node-b: {XID79}"], "job/dmesg", clock, root="job", year=2025)
+    (xid,) = [e for e in clock.align(ev) if e.kind == "xid"]
+    assert (xid.host, xid.time) == ("node-b", datetime(2025, 3, 21, 1, 55, 0, 197860, tzinfo=timezone.utc))
+
+
 # hwpoison's kill of a page it could not unmap, in the shape of host-memory-2026e.yaml (linux-mm, Jane Chu, 2019-07-24:
 # "Memory failure: 0xedbe201: forcibly killing read_poison:22434 because of failure to unmap corrupted page"):
 # mm/memory-failure.c kill_procs sends SIGKILL there, not SIGBUS
