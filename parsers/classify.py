@@ -20,8 +20,8 @@ from operator import attrgetter
 from typing import Callable, Collection
 
 from .bounded import Derived, keep_newest
-from .envelope import (JOURNAL_BYTES_KEYWORDS, JOURNAL_BYTES_LINE, JSON_DECODED, JSON_MESSAGE_LINE, Envelope, Pending,
-                       finish, host_of, is_kmsg_continuation, split)
+from .envelope import (JOURNAL_BYTES_KEYWORDS, JOURNAL_BYTES_LINE, JSON_DECODED, JSON_MESSAGE_LINE, HOSTLESS, Envelope,
+                       Pending, finish, host_of, is_kmsg_continuation, split)
 
 from .finding import Finding, above, bounded_int
 from .kinds import BY_NAME as KIND
@@ -440,6 +440,9 @@ class Classifier:
         # host named, `_own`: one node's log whose lines come in several forms is one stream, as before)
         self._host: str | None = None
         self._own: str | None = None
+        # the host name the current context answers to (`_own` for the input's own, once named): a line naming it, or
+        # naming none where the input's own is current, reads on without a word of the rule (_on_host's)
+        self._named: str | None = None
         self.hosts_forgotten = 0  # hosts whose context was dropped past MAX_HOST_STREAMS
         self._new_stream()
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
@@ -500,17 +503,18 @@ class Classifier:
 
     def _on_host(self, host: str | None) -> None:
         """Make the stream context of the line's host (envelope.host_of) the current one (for_stream(by_host=True)):
-        asked of a line that reads or changes the context whose host is not the current context's (Classifier.read)."""
-        if host is not None:  # the first host named is the input's own (a node's log, some of its lines naming none)
-            own = self._own
-            if own is None:
-                own = self._own = host
-            if host == own:
-                host = None
+        asked of a line that reads or changes the context whose host is neither the name the current context answers
+        to nor (naming none) the input's own while it is current (Classifier.read).  The first host named is the input's
+        own (a node's log, some of its lines naming none): its lines and those naming none share one context."""
+        if host is not None and self._own is None:
+            self._own = host
+        if host == self._own:
+            host = None
         if host != self._host:
             if self._hosts is None:  # a second host: its lines apart from here on (the lines before it, the input's)
                 self.hosts_apart()
             self._to_host(host)
+        self._named = self._own if host is None else host
 
     def _to_host(self, host: str | None) -> None:
         """Make `host`'s stream context the current one (a fresh one for a host not seen, or forgotten), this one's
@@ -609,9 +613,12 @@ class Classifier:
             # context asks its host, where the classifier reads one stream per host: a template's, and every line once
             # the hosts are apart, and a context line's (a banner: a second host's, before its first finding line, is
             # its own); a line the rules find nothing in builds no envelope for it)
-            if self._by_host and (template is not None or self._hosts is not None or CONTEXT_LEAD in message):
+            # (a line whose envelope's form names no host, read in the input's own context, asks nothing: a single-host
+            # input's kernel and container lines pay no host_of)
+            if self._by_host and (template is not None or self._hosts is not None or CONTEXT_LEAD in message) and (
+                    self._host is not None or type(env) is not tuple or env[0] not in HOSTLESS):
                 host, env = host_of(env)
-                if host != self._host and (self._host is not None or host != self._own):  # (another context's)
+                if host != self._named and host != self._host:  # (another context's, or the input's first host)
                     self._on_host(host)
             for keyword in CONTEXT_KEYWORDS:  # two substring tests: most NVRM lines are no context line
                 if keyword in message:

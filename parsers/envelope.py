@@ -828,6 +828,8 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
 # realworld samples' lines of each, their answer the built envelope's)
 _HOST_GROUP: dict[Build, int | None] = {_kmsg: None, _cri: None, _dmesg_kernel: None, _dmesg_raw: None,
                                         _rfc3164: 5, _dmesg_host: 1, _talos: 1}
+# the builders whose envelope never names a host (a pending envelope of one names none: Classifier.read asks no host_of)
+HOSTLESS = frozenset(build for build, group in _HOST_GROUP.items() if group is None)
 
 
 @functools.lru_cache(maxsize=4096)
