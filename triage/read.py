@@ -1126,10 +1126,11 @@ class FileReader:
         fact = ev.details.get("fact")
         if fact in SRUN_NODE_HOW and ev.host is None and ev.line is not None:
             held = self._held
-            if held is not None and held[0][-1].details.get("fact") == fact and len(held[0]) < SRUN_HELD_MAX:
+            same = held is not None and held[0][-1].details.get("fact") == fact
+            if same and len(held[0]) < SRUN_HELD_MAX:
                 held[0].append(ev)
                 return
-            if held is None or held[0][-1].details.get("fact") != fact:
+            if not same:
                 yield from self._held_closed()
                 self._held = ([ev], set())
                 return

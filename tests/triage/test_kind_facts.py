@@ -218,3 +218,15 @@ def test_every_published_kind_has_a_row_for_its_other_facts():
     assert {row.kind for row in facts.LIVE_FACTS} == set(facts.LIVE)
     named = [name for row in facts.LIVE_FACTS for name in row.rows]  # a fact published by one row only
     assert len(named) == len(set(named)) and set(named) <= {f.name for f in facts.FACTS}
+
+
+def test_a_facts_live_row_is_its_own_where_one_names_it_else_its_kinds():
+    """`facts.live(kind, fact)` (what `block_fact` and the pod-log source word a job fact by): the row naming the fact
+    in its `rows` (store_lost -> StoreLost) where the kind is that row's; otherwise the kind's row for its other facts
+    (a store error read by another row -> StoreJoinTimeout); a fact named by a row of another kind never borrows it;
+    a kind no row publishes: None."""
+    assert facts.live("store_error", "store_lost").reason == "StoreLost"
+    assert facts.live("store_error", "store_join").reason == "StoreJoinTimeout"
+    assert facts.live("store_error").reason == "StoreJoinTimeout"
+    assert facts.live("exception", "store_lost").reason == "RankException"  # store_lost names store_error's row
+    assert facts.live("no_such_kind") is None and facts.live("no_such_kind", "store_lost") is None
