@@ -599,8 +599,9 @@ class HealthEngine:
         amendment (an event's finding, worse: parsers/rules.py EVENT_AMENDS) is no second sighting: its severity is the
         problem's when higher, its count unchanged unless its event's sighting was `moved` here from another
         problem (_moved: a later event of a GPU already raised, its earlier finding having named no GPU); its
-        attribution the problem's where that was unknown (a lockup's trace naming the GPU driver: parsers/rules.py
-        EVENT_FILL_ATTRIBUTION)."""
+        attribution the problem's where that was unknown (a lockup's trace naming the GPU driver: which amendments may
+        carry one is decided where they are made, parsers/classify.py over parsers/rules.py EVENT_FILL_ATTRIBUTION;
+        here any amendment's is taken)."""
         if amendment:
             if SEVERITY_RANK[severity] > SEVERITY_RANK[p.severity]:
                 p.severity = severity
