@@ -286,8 +286,9 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
                "netdev_watchdog": 64, "mlx5_temp": 32, "mlx5_cmd_timeout": 16, "mlx5_cmd_recovered": 16,
                "efa_abort": 4, "tcpx": 64, "bnxt_refused": 32,
-               # GPUDirect RDMA's failed pins (gdrdrv, an RDMA NIC's registration, the driver's reason): a pinning
-               # loop's, interleaved across its processes, a line or two apart
+               # GPUDirect RDMA's failed pins (gdrdrv, an RDMA NIC's registration, the driver's reason; GPUDirect
+               # Storage's nvidia-fs, gdrdrv's failed mappings): a pinning loop's, interleaved across its processes,
+               # a line or two apart
                "gdr_pin": 16,
                # an RPC event the GSP sent during its boot without the API lock and the assertion on the next line
                "gsp_bootup": 1,
@@ -2086,9 +2087,40 @@ RULES: tuple[Rule, ...] = (
     _r("gdr_pin_failed", "peermem_error", ["gdrdrv:"],
        r"gdrdrv:(?:\w+:)?(?P<function>nvidia_p2p_get_pages)\(va=[0-9a-fx]+ len=(?P<length>\d+) [^()\n]*\) "
        r"failed \[ret = (?P<errno>-?\d+)\]", severity="warning", event=("gdr_pin", "join")),
+    # An RDMA registration the kernel refused with EOPNOTSUPP (-95) is of file-system DAX memory (persistent memory:
+    # 4.15+'s long-term pin refused on an fsdax mapping), no GPU's: "mlx5_1:mr_umem_get:766:(pid 63518): umem get
+    # failed (-95)" after "ib_umem_get: failed to get user pages, nr_pages=512, flags=1", librpmem's pool on simulated
+    # pmem (pmem/issues #868: "ibv_reg_mr returns -EOPNOTSUPP"); a GPU's pin fails with the driver's errno (-14, -22,
+    # nvidia_p2p_get_pages' -ENOTSUPP 524). The program's request for memory RDMA cannot pin: no finding (was: a
+    # peermem_error warning).
+    _r("umem_get_dax", None, ["umem get failed"],
+       r"\bmlx5_\d+:(?:mlx5_ib_reg_user_mr|mr_umem_get):\d+:\(pid \d+\): umem get failed \(-95\)"),
     _r("umem_get_failed", "peermem_error", ["umem get failed"],
        r"\b(?P<ib_dev>mlx5_\d+):(?P<function>mlx5_ib_reg_user_mr|mr_umem_get):\d+:\(pid (?P<pid>\d+)\): umem get failed"
        r"(?: \((?P<errno>-?\d+)\))?", severity="warning", event=("gdr_pin", "join")),
+    # GPUDirect Storage's nvidia-fs refused the GPU buffer a cuFile registration asked it to pin (nvfs-core.c
+    # nvfs_pin_gpu_pages): by the driver's nvidia_p2p_get_pages ("nvidia-fs:nvfs_pin_gpu_pages:1292 Error ret -22
+    # invoking nvidia_p2p_get_pages", its va_start/va_end on a continuation line: NVIDIA/gds-nvidia-fs #14, a GeForce
+    # that GPUDirect does not support; _persistent's alike), or its page table of another version than the module was
+    # built for ("nvidia-fs:nvfs_pin_gpu_pages:1383 Incompatible page table version 0x00020000", gds-nvidia-fs #66:
+    # nvidia-fs 2.26.6 under a newer driver, a kernel BUG in its nvfs-stat.c after it, the oops's own finding; gdrdrv's
+    # "incompatible page table version 0x.." alike). And gdrdrv's mapping of pinned GPU memory to the process failing
+    # (gdr_map's EAGAIN): 2.x's "gdrdrv:gdrdrv_remap_gpu_mem:error in gdrdrv_io_remap_pfn_range()" then
+    # "gdrdrv:gdrdrv_mmap:error -11 in gdrdrv_remap_gpu_mem" (gdrcopy #240, a p4d's kernel), "error -22 in
+    # gdrdrv_remap_gpu_mem(vaddr=..", "error -22,  in remap_pfn_range()" (#199), 1.x's "gdrdrv:error in
+    # remap_pfn_range() ret:-22", "gdrdrv:error -11 in gdrdrv_mmap_phys_mem_wcomb", "gdrdrv:track_pfn_remap failed
+    # :-22" (#44, "not a bug"), every era's "Error N in __gdrdrv_io_remap_pfn_range chunk_vaddr=..". The node's driver
+    # set-up or the program's request, as a failed pin: a warning, no condition, one gdr_pin event while they come
+    # (was: nothing).
+    _r("gds_pin_failed", "peermem_error", ["nvidia-fs:nvfs_pin_gpu_pages:"],
+       r"nvidia-fs:(?P<function>nvfs_pin_gpu_pages):\d+ Error ret (?P<errno>-?\d+) invoking nvidia_p2p_get_pages"
+       r"(?:_persistent)?\b", severity="warning", event=("gdr_pin", "join")),
+    _r("gdr_page_table", "peermem_error", ["ncompatible page table version"],
+       r"(?P<module>nvidia-fs|gdrdrv):(?:(?P<function>\w+):)?(?:\d+ )?(?P<text>[Ii]ncompatible page table version) "
+       r"(?P<version>0x[0-9a-f]+)", severity="warning", event=("gdr_pin", "join")),
+    _r("gdr_map_failed", "peermem_error", ["gdrdrv:"],
+       r"gdrdrv:(?:\w+:)?(?:[Ee]rror (?:(?P<errno>-?\d+),? {1,2})?in (?P<function>_{0,2}gdrdrv_\w+|(?:io_)?remap_pfn_range|"
+       r"remap_page_range)\b|track_pfn_remap failed :-?\d+)", severity="warning", event=("gdr_pin", "join")),
     # Fabric Manager on an NVLink5 rack's NVSwitch trays (GB200 / GB300 NVL72: NMX-C's fabricmanager.log) reporting an
     # error on a GPU's NVLink port, as a block: "[Jul 19 2025 18:34:55] [ERROR] [tid 192] Fabric Manager detected GPU
     # NVL Non Fatal error on :", then one "key : value" line each ("moduleId : 1", "gpuGuid : 0xb0cf0e0300e42e00",
