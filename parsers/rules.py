@@ -248,6 +248,12 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
                 attribution or "unknown", action or "INVESTIGATE", refine, event, event_if, restates, scan_from)
 
 
+def _gdr_pin(name: str, keywords: list, pattern: str) -> Rule:
+    """GPU memory that could not be pinned or mapped for GPUDirect (RDMA or Storage): the driver's peermem_error
+    warning, a pinning loop's lines one gdr_pin event."""
+    return _r(name, "peermem_error", keywords, pattern, severity="warning", event=("gdr_pin", "join"))
+
+
 def _warn_header(name: str, kind: str, modules: str, stated: dict, **kw) -> Rule:
     """A WARN's first line naming a module of `modules` (a regex) as its site's: `kind`'s warning (`stated`'s
     severity and action for a WARN), the report's first line (its event begun)."""
@@ -2081,12 +2087,12 @@ RULES: tuple[Rule, ...] = (
     # warning, no condition (a GPU's CUDA calls work). A pinning loop prints them by the thousand, interleaved across
     # its processes (gdrcopy #1, which asked gdrdrv to rate-limit them): one event while they come. Was: nothing for
     # gdrdrv's; the unclassified net's warning for mlx5's and NVRM's, a Node Event each.
-    _r("gdr_pin_unaligned", "peermem_error", ["in nv_p2p_get_pages,"],
+    _gdr_pin("gdr_pin_unaligned", ["in nv_p2p_get_pages,"],
        r"NVRM: (?P<text>Invalid argument in (?P<function>nv_p2p_get_pages),address or length are not aligned) "
-       r"address=0x[0-9a-f]+, length=(?P<length>0x[0-9a-f]+)", severity="warning", event=("gdr_pin", "join")),
-    _r("gdr_pin_failed", "peermem_error", ["gdrdrv:"],
+       r"address=0x[0-9a-f]+, length=(?P<length>0x[0-9a-f]+)"),
+    _gdr_pin("gdr_pin_failed", ["gdrdrv:"],
        r"gdrdrv:(?:\w+:)?(?P<function>nvidia_p2p_get_pages)\(va=[0-9a-fx]+ len=(?P<length>\d+) [^()\n]*\) "
-       r"failed \[ret = (?P<errno>-?\d+)\]", severity="warning", event=("gdr_pin", "join")),
+       r"failed \[ret = (?P<errno>-?\d+)\]"),
     # An RDMA registration the kernel refused with EOPNOTSUPP (-95) is of file-system DAX memory (persistent memory:
     # 4.15+'s long-term pin refused on an fsdax mapping), no GPU's: "mlx5_1:mr_umem_get:766:(pid 63518): umem get
     # failed (-95)" after "ib_umem_get: failed to get user pages, nr_pages=512, flags=1", librpmem's pool on simulated
@@ -2095,9 +2101,9 @@ RULES: tuple[Rule, ...] = (
     # peermem_error warning).
     _r("umem_get_dax", None, ["umem get failed"],
        r"\bmlx5_\d+:(?:mlx5_ib_reg_user_mr|mr_umem_get):\d+:\(pid \d+\): umem get failed \(-95\)"),
-    _r("umem_get_failed", "peermem_error", ["umem get failed"],
+    _gdr_pin("umem_get_failed", ["umem get failed"],
        r"\b(?P<ib_dev>mlx5_\d+):(?P<function>mlx5_ib_reg_user_mr|mr_umem_get):\d+:\(pid (?P<pid>\d+)\): umem get failed"
-       r"(?: \((?P<errno>-?\d+)\))?", severity="warning", event=("gdr_pin", "join")),
+       r"(?: \((?P<errno>-?\d+)\))?"),
     # GPUDirect Storage's nvidia-fs refused the GPU buffer a cuFile registration asked it to pin (nvfs-core.c
     # nvfs_pin_gpu_pages): by the driver's nvidia_p2p_get_pages ("nvidia-fs:nvfs_pin_gpu_pages:1292 Error ret -22
     # invoking nvidia_p2p_get_pages", its va_start/va_end on a continuation line: NVIDIA/gds-nvidia-fs #14, a GeForce
@@ -2112,15 +2118,15 @@ RULES: tuple[Rule, ...] = (
     # :-22" (#44, "not a bug"), every era's "Error N in __gdrdrv_io_remap_pfn_range chunk_vaddr=..". The node's driver
     # set-up or the program's request, as a failed pin: a warning, no condition, one gdr_pin event while they come
     # (was: nothing).
-    _r("gds_pin_failed", "peermem_error", ["nvidia-fs:nvfs_pin_gpu_pages:"],
+    _gdr_pin("gds_pin_failed", ["nvidia-fs:nvfs_pin_gpu_pages:"],
        r"nvidia-fs:(?P<function>nvfs_pin_gpu_pages):\d+ Error ret (?P<errno>-?\d+) invoking nvidia_p2p_get_pages"
-       r"(?:_persistent)?\b", severity="warning", event=("gdr_pin", "join")),
-    _r("gdr_page_table", "peermem_error", ["ncompatible page table version"],
+       r"(?:_persistent)?\b"),
+    _gdr_pin("gdr_page_table", ["ncompatible page table version"],
        r"(?P<module>nvidia-fs|gdrdrv):(?:(?P<function>\w+):)?(?:\d+ )?(?P<text>[Ii]ncompatible page table version) "
-       r"(?P<version>0x[0-9a-f]+)", severity="warning", event=("gdr_pin", "join")),
-    _r("gdr_map_failed", "peermem_error", ["gdrdrv:"],
+       r"(?P<version>0x[0-9a-f]+)"),
+    _gdr_pin("gdr_map_failed", ["gdrdrv:"],
        r"gdrdrv:(?:\w+:)?(?:[Ee]rror (?:(?P<errno>-?\d+),? {1,2})?in (?P<function>_{0,2}gdrdrv_\w+|(?:io_)?remap_pfn_range|"
-       r"remap_page_range)\b|track_pfn_remap failed :-?\d+)", severity="warning", event=("gdr_pin", "join")),
+       r"remap_page_range)\b|track_pfn_remap failed :-?\d+)"),
     # Fabric Manager on an NVLink5 rack's NVSwitch trays (GB200 / GB300 NVL72: NMX-C's fabricmanager.log) reporting an
     # error on a GPU's NVLink port, as a block: "[Jul 19 2025 18:34:55] [ERROR] [tid 192] Fabric Manager detected GPU
     # NVL Non Fatal error on :", then one "key : value" line each ("moduleId : 1", "gpuGuid : 0xb0cf0e0300e42e00",
