@@ -579,8 +579,9 @@ TABLE: tuple[Kind, ...] = (
          doc="a GPU / NVSwitch / NIC / PCIe driver line with an error word no rule recognised (counted)"),
     Kind("peermem_error", "peermem error", None, "error", "driver", "INVESTIGATE", "PeermemError",
          doc="nvidia-peermem (GPUDirect RDMA) reported an ERROR or could not load; GPU memory not pinned for "
-             "GPUDirect RDMA (gdrcopy's gdrdrv refused by nvidia_p2p_get_pages, an RDMA NIC's registration that got "
-             "no pages: a warning, the driver set-up or the program's request)", category="fabric"),
+             "GPUDirect RDMA or Storage (gdrcopy's gdrdrv refused by nvidia_p2p_get_pages, an RDMA NIC's registration "
+             "that got no pages, GPUDirect Storage's nvidia-fs refusing a cuFile buffer's pin, gdrdrv failing to map "
+             "pinned GPU memory: a warning, the driver set-up or the program's request)", category="fabric"),
     # The IMEX daemon (nvidia-imex: the Internode Memory Exchange service of multi-node NVLink, GB200 / GB300 NVL72,
     # GH200 NVL32; run by the host's nvidia-imex.service or the DRA driver's ComputeDomain daemon) failing what a job
     # asked of it: a memory export it could not allocate a reference for, an import a peer refused, or the daemon

@@ -248,6 +248,12 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
                 attribution or "unknown", action or "INVESTIGATE", refine, event, event_if, restates, scan_from)
 
 
+def _gdr_pin(name: str, keywords: list, pattern: str) -> Rule:
+    """GPU memory that could not be pinned or mapped for GPUDirect (RDMA or Storage): the driver's peermem_error
+    warning, a pinning loop's lines one gdr_pin event."""
+    return _r(name, "peermem_error", keywords, pattern, severity="warning", event=("gdr_pin", "join"))
+
+
 def _warn_header(name: str, kind: str, modules: str, stated: dict, **kw) -> Rule:
     """A WARN's first line naming a module of `modules` (a regex) as its site's: `kind`'s warning (`stated`'s
     severity and action for a WARN), the report's first line (its event begun)."""
@@ -286,8 +292,9 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
                "netdev_watchdog": 64, "mlx5_temp": 32, "mlx5_cmd_timeout": 16, "mlx5_cmd_recovered": 16,
                "efa_abort": 4, "tcpx": 64, "bnxt_refused": 32,
-               # GPUDirect RDMA's failed pins (gdrdrv, an RDMA NIC's registration, the driver's reason): a pinning
-               # loop's, interleaved across its processes, a line or two apart
+               # GPUDirect RDMA's failed pins (gdrdrv, an RDMA NIC's registration, the driver's reason; GPUDirect
+               # Storage's nvidia-fs, gdrdrv's failed mappings): a pinning loop's, interleaved across its processes,
+               # a line or two apart
                "gdr_pin": 16,
                # an RPC event the GSP sent during its boot without the API lock and the assertion on the next line
                "gsp_bootup": 1,
@@ -2080,15 +2087,46 @@ RULES: tuple[Rule, ...] = (
     # warning, no condition (a GPU's CUDA calls work). A pinning loop prints them by the thousand, interleaved across
     # its processes (gdrcopy #1, which asked gdrdrv to rate-limit them): one event while they come. Was: nothing for
     # gdrdrv's; the unclassified net's warning for mlx5's and NVRM's, a Node Event each.
-    _r("gdr_pin_unaligned", "peermem_error", ["in nv_p2p_get_pages,"],
+    _gdr_pin("gdr_pin_unaligned", ["in nv_p2p_get_pages,"],
        r"NVRM: (?P<text>Invalid argument in (?P<function>nv_p2p_get_pages),address or length are not aligned) "
-       r"address=0x[0-9a-f]+, length=(?P<length>0x[0-9a-f]+)", severity="warning", event=("gdr_pin", "join")),
-    _r("gdr_pin_failed", "peermem_error", ["gdrdrv:"],
+       r"address=0x[0-9a-f]+, length=(?P<length>0x[0-9a-f]+)"),
+    _gdr_pin("gdr_pin_failed", ["gdrdrv:"],
        r"gdrdrv:(?:\w+:)?(?P<function>nvidia_p2p_get_pages)\(va=[0-9a-fx]+ len=(?P<length>\d+) [^()\n]*\) "
-       r"failed \[ret = (?P<errno>-?\d+)\]", severity="warning", event=("gdr_pin", "join")),
-    _r("umem_get_failed", "peermem_error", ["umem get failed"],
+       r"failed \[ret = (?P<errno>-?\d+)\]"),
+    # An RDMA registration the kernel refused with EOPNOTSUPP (-95) is of file-system DAX memory (persistent memory:
+    # 4.15+'s long-term pin refused on an fsdax mapping), no GPU's: "mlx5_1:mr_umem_get:766:(pid 63518): umem get
+    # failed (-95)" after "ib_umem_get: failed to get user pages, nr_pages=512, flags=1", librpmem's pool on simulated
+    # pmem (pmem/issues #868: "ibv_reg_mr returns -EOPNOTSUPP"); a GPU's pin fails with the driver's errno (-14, -22,
+    # nvidia_p2p_get_pages' -ENOTSUPP 524). The program's request for memory RDMA cannot pin: no finding (was: a
+    # peermem_error warning).
+    _r("umem_get_dax", None, ["umem get failed"],
+       r"\bmlx5_\d+:(?:mlx5_ib_reg_user_mr|mr_umem_get):\d+:\(pid \d+\): umem get failed \(-95\)"),
+    _gdr_pin("umem_get_failed", ["umem get failed"],
        r"\b(?P<ib_dev>mlx5_\d+):(?P<function>mlx5_ib_reg_user_mr|mr_umem_get):\d+:\(pid (?P<pid>\d+)\): umem get failed"
-       r"(?: \((?P<errno>-?\d+)\))?", severity="warning", event=("gdr_pin", "join")),
+       r"(?: \((?P<errno>-?\d+)\))?"),
+    # GPUDirect Storage's nvidia-fs refused the GPU buffer a cuFile registration asked it to pin (nvfs-core.c
+    # nvfs_pin_gpu_pages): by the driver's nvidia_p2p_get_pages ("nvidia-fs:nvfs_pin_gpu_pages:1292 Error ret -22
+    # invoking nvidia_p2p_get_pages", its va_start/va_end on a continuation line: NVIDIA/gds-nvidia-fs #14, a GeForce
+    # that GPUDirect does not support; _persistent's alike), or its page table of another version than the module was
+    # built for ("nvidia-fs:nvfs_pin_gpu_pages:1383 Incompatible page table version 0x00020000", gds-nvidia-fs #66:
+    # nvidia-fs 2.26.6 under a newer driver, a kernel BUG in its nvfs-stat.c after it, the oops's own finding; gdrdrv's
+    # "incompatible page table version 0x.." alike). And gdrdrv's mapping of pinned GPU memory to the process failing
+    # (gdr_map's EAGAIN): 2.x's "gdrdrv:gdrdrv_remap_gpu_mem:error in gdrdrv_io_remap_pfn_range()" then
+    # "gdrdrv:gdrdrv_mmap:error -11 in gdrdrv_remap_gpu_mem" (gdrcopy #240, a p4d's kernel), "error -22 in
+    # gdrdrv_remap_gpu_mem(vaddr=..", "error -22,  in remap_pfn_range()" (#199), 1.x's "gdrdrv:error in
+    # remap_pfn_range() ret:-22", "gdrdrv:error -11 in gdrdrv_mmap_phys_mem_wcomb", "gdrdrv:track_pfn_remap failed
+    # :-22" (#44, "not a bug"), every era's "Error N in __gdrdrv_io_remap_pfn_range chunk_vaddr=..". The node's driver
+    # set-up or the program's request, as a failed pin: a warning, no condition, one gdr_pin event while they come
+    # (was: nothing).
+    _gdr_pin("gds_pin_failed", ["nvidia-fs:nvfs_pin_gpu_pages:"],
+       r"nvidia-fs:(?P<function>nvfs_pin_gpu_pages):\d+ Error ret (?P<errno>-?\d+) invoking nvidia_p2p_get_pages"
+       r"(?:_persistent)?\b"),
+    _gdr_pin("gdr_page_table", ["ncompatible page table version"],
+       r"(?P<module>nvidia-fs|gdrdrv):(?:(?P<function>\w+):)?(?:\d+ )?(?P<text>[Ii]ncompatible page table version) "
+       r"(?P<version>0x[0-9a-f]+)"),
+    _gdr_pin("gdr_map_failed", ["gdrdrv:"],
+       r"gdrdrv:(?:\w+:)?(?:[Ee]rror (?:(?P<errno>-?\d+),? {1,2})?in (?P<function>_{0,2}gdrdrv_\w+|(?:io_)?remap_pfn_range|"
+       r"remap_page_range)\b|track_pfn_remap failed :-?\d+)"),
     # Fabric Manager on an NVLink5 rack's NVSwitch trays (GB200 / GB300 NVL72: NMX-C's fabricmanager.log) reporting an
     # error on a GPU's NVLink port, as a block: "[Jul 19 2025 18:34:55] [ERROR] [tid 192] Fabric Manager detected GPU
     # NVL Non Fatal error on :", then one "key : value" line each ("moduleId : 1", "gpuGuid : 0xb0cf0e0300e42e00",

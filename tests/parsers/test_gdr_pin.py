@@ -1,6 +1,8 @@
 """GPU memory that could not be pinned for GPUDirect RDMA (parsers/rules.py gdr_pin_unaligned, gdr_pin_failed,
-umem_get_failed, event gdr_pin): a peermem_error warning, attribution driver, one per pinning loop.  The real lines are
-tests/fixtures/realworld/gdr-pin-2026.yaml's (NVIDIA/gdrcopy #1, #30, #299, Mellanox/nv_peer_memory #27)."""
+umem_get_failed, event gdr_pin): a peermem_error warning, attribution driver, one per pinning loop; GPUDirect Storage's
+nvidia-fs refusing a pin and gdrdrv's failed mapping alike (gds_pin_failed, gdr_page_table, gdr_map_failed).  The real
+lines are tests/fixtures/realworld/gdr-pin-2026.yaml's (NVIDIA/gdrcopy #1, #30, #44, #199, #240, #299,
+Mellanox/nv_peer_memory #27, NVIDIA/gds-nvidia-fs #14, #66, pmem/issues #868)."""
 
 from __future__ import annotations
 
@@ -62,3 +64,58 @@ def test_a_pinning_loops_flood_is_one_event():
 ])
 def test_its_look_alikes_stay_quiet(line):
     assert scan(line) == []
+
+
+# (h605) gds-nvidia-fs #14, #66; gdrcopy #240 (2.x), #199, #44 (1.x); the gdrdrv page-table line constructed from
+# gdrdrv.c's format (gdr_err("incompatible page table version 0x%08x\n"), its __func__ prefix): no real copy found
+GDS_PIN = "nvidia-fs:nvfs_pin_gpu_pages:1292 Error ret -22 invoking nvidia_p2p_get_pages"
+GDS_VERSION = "nvidia-fs:nvfs_pin_gpu_pages:1383 Incompatible page table version 0x00020000"
+GDR_VERSION = "gdrdrv:__gdrdrv_pin_buffer:incompatible page table version 0x00020000"  # CONSTRUCTED (format above)
+REMAP = "gdrdrv:gdrdrv_remap_gpu_mem:error in gdrdrv_io_remap_pfn_range()"
+MMAP = "gdrdrv:gdrdrv_mmap:error -11 in gdrdrv_remap_gpu_mem"
+REMAP_ERRNO = "gdrdrv:gdrdrv_remap_gpu_mem:error -22,  in remap_pfn_range()"
+MMAP_VADDR = "gdrdrv:gdrdrv_mmap:error -22 in gdrdrv_remap_gpu_mem(vaddr=7fb9a5169000, len=196608"
+TRACK = "gdrdrv:track_pfn_remap failed :-22"
+REMAP1 = "gdrdrv:error in remap_pfn_range() ret:-22"
+WCOMB1 = "gdrdrv:error -11 in gdrdrv_mmap_phys_mem_wcomb"
+
+
+@pytest.mark.parametrize("line,details", [
+    (GDS_PIN, {"function": "nvfs_pin_gpu_pages", "errno": "-22"}),
+    (GDS_VERSION, {"module": "nvidia-fs", "function": "nvfs_pin_gpu_pages", "version": "0x00020000"}),
+    (GDR_VERSION, {"module": "gdrdrv", "function": "__gdrdrv_pin_buffer", "version": "0x00020000"}),
+    (REMAP, {"function": "gdrdrv_io_remap_pfn_range"}),
+    (MMAP, {"function": "gdrdrv_remap_gpu_mem", "errno": "-11"}),
+    (REMAP_ERRNO, {"function": "remap_pfn_range", "errno": "-22"}),
+    (MMAP_VADDR, {"function": "gdrdrv_remap_gpu_mem", "errno": "-22"}),
+    (TRACK, {}),
+    (REMAP1, {"function": "remap_pfn_range"}),
+    (WCOMB1, {"function": "gdrdrv_mmap_phys_mem_wcomb", "errno": "-11"}),
+], ids=["nvfs-pin", "nvfs-page-table", "gdrdrv-page-table", "remap-2.x", "mmap-2.x", "remap-errno", "mmap-vaddr",
+        "track-pfn-1.x", "remap-1.x", "wcomb-1.x"])
+def test_gds_pins_and_gdrdrv_mappings_that_failed_are_the_drivers_warning(line, details):
+    """Was: nothing (a cuFile buffer nvidia-fs could not pin, gdr_map's EAGAIN unexplained on the node)."""
+    for text in (line, "[1655746.266887] " + line, "Mar  7 10:01:02 gpu-1 kernel: " + line):
+        (f,) = scan(text)
+        assert (f.kind, f.severity, f.attribution) == ("peermem_error", "warning", "driver"), text
+        assert {k: f.details[k] for k in details} == details
+
+
+def test_a_failed_mapping_and_its_callers_error_are_one_event():
+    """gdrcopy #240: the remap's error and the mmap's after it, one finding; #44's three lines of one mmap likewise."""
+    assert [f.message for f in scan(REMAP, MMAP)] == [REMAP]
+    assert [f.message for f in scan(TRACK, REMAP1, WCOMB1)] == [TRACK]
+
+
+@pytest.mark.parametrize("line", [
+    # pmem/issues #868: an RDMA registration of fsdax persistent memory the kernel refused (EOPNOTSUPP): no GPU's
+    "mlx5_1:mr_umem_get:766:(pid 63518): umem get failed (-95)",
+    # gdrdrv's debug lines about a mapping (gdrcopy #44, #199) and nvidia-fs's continuation line (gds-nvidia-fs #14)
+    "gdrdrv:is_cow_mapping is FALSE",
+    "gdrdrv:mmaping phys mem addr=0x3838084b0000 size=131072 at user virt addr=0x7f45e83d3000",
+    "gdrdrv:gdrdrv_mmap:mapping p=3 entries=3 offset=0 len=196608 vaddr=7fb9a5169000 paddr=3b000c20000 is_wcomb=1",
+    "                va_start=0x7f6792900000/va_end=0x7f67929fffff/rounded_size=0x100000/gpu_buf_length=0x100000",
+])
+def test_no_gpu_pin_stays_quiet(line):
+    """Was: a peermem_error warning for pmem #868's registration (errno -95); nothing for the others, as now."""
+    assert scan(line) == [] and scan("[82047.691057] " + line.strip()) == []
