@@ -874,6 +874,18 @@ FACTS: tuple[Fact, ...] = (
     _f("slurm_oom", "job_ended", ["oom-kill event", "oom_kill event"],
        r"Detected (?P<count>\d+) oom[-_]kill events?(?:\(s\))? in (?:step |StepId=)?(?P<job>\S+?)\.?(?: Some of your "
        r"processes|$|\s)", why="OUT OF MEMORY"),
+    # Slurm's own enforcement of the memory the job asked for (src/common/slurm_jobacct_gather.c
+    # jobacct_gather_handle_mem_limit: the accounting poll found the step over --mem and killed it, no cgroup OOM kill):
+    # "slurmstepd-dback-c11-n01: error: Job 848444 exceeded memory limit (33715636 > 32757760), being killed"
+    # (bcbio/bcbio-nextgen #2393, 2018; jmonlong/PopSV #7, 2017), "slurmstepd-falkor7: error: Step 1141810.0 exceeded
+    # memory limit (52917772 > 20971520), being killed" (openbabel/openbabel #2657, 2023), "%ps" since 20.11 ("StepId=
+    # 1.0", "JobId=1"), its virtual-memory twin "exceeded virtual memory limit"; "Exceeded job memory limit" (srun's
+    # or slurmstepd's) and the step's plain cancel ("*** STEP .. CANCELLED AT .. ***", no reason) follow it.  The job's
+    # memory, its own limit (why OUT OF MEMORY: WHY_OOM's cgroup, the application's); slurmstepd's prefix its node.
+    # Was: the cancel's "undetermined" or srun's "task 0: Killed", its cause undetermined.
+    _f("slurm_mem_limit", "job_ended", ["memory limit ("],
+       r"(?:slurmstepd(?:-(?P<host>" + HOST_NAME + r"))?: error: )?(?:Job |Step |StepId=|JobId=)(?P<job>\d+(?:\.\w+)?) "
+       r"exceeded (?:virtual )?memory limit \(\d+ > \d+\), being killed", why="OUT OF MEMORY"),
     # The kubelet started a container of the pod (pkg/kubelet/events StartedContainer, "Started container <name>"; the
     # 1.6 era's "Started container with id .."): describe's Events row (the described pod's, triage.read), `kubectl get
     # events`' (the object column "pod/<name>").  The pod ran: a FailedMount it logged before is one the kubelet's

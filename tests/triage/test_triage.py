@@ -2703,6 +2703,46 @@ def test_slurms_oom_kill_summary_is_read_in_every_era_and_said_as_out_of_memory(
     assert "job ended (OUT OF MEMORY)" in first.reason and "cancelled" not in first.reason
 
 
+# Slurm's own enforcement of the job's --mem (jobacct_gather's poll, no cgroup OOM kill), every wording, REAL lines
+# copied verbatim (host: slurmstepd's prefix's node, where it names one)
+SLURM_MEM_LIMIT_LINES = [
+    # a job, slurmstepd naming its node (bcbio/bcbio-nextgen #2393, 2018)
+    ("slurmstepd-dback-c11-n01: error: Job 848444 exceeded memory limit (33715636 > 32757760), being killed",
+     "dback-c11-n01"),
+    # a step (openbabel/openbabel #2657, 2023)
+    ("slurmstepd-falkor7: error: Step 1141810.0 exceeded memory limit (52917772 > 20971520), being killed", "falkor7"),
+    # no node, a GPU training job (coqui-ai/STT #2238, 2022); no "error: " (heronsystems/adeptRL #13, 2018)
+    ("slurmstepd: error: Job 7518 exceeded memory limit (626359956 > 512000000), being killed", None),
+    ("slurmstepd: Job 1171978 exceeded memory limit (18202456 > 16384000), being killed", None),
+    # SYNTHETIC, Slurm 20.11+'s "%ps" (src/common/slurm_jobacct_gather.c) and its virtual-memory twin
+    ("slurmstepd: error: StepId=4242.0 exceeded memory limit (52917772 > 20971520), being killed", None),
+    ("slurmstepd-node-a: error: JobId=4242 exceeded virtual memory limit (52917772 > 20971520), being killed",
+     "node-a"),
+]
+
+
+@pytest.mark.parametrize("line, host", SLURM_MEM_LIMIT_LINES)
+def test_slurms_memory_limit_kill_is_the_jobs_out_of_memory_on_its_node(line, host):
+    """Slurm killing a job or step over the memory it asked for is the job's end for lack of memory, its own limit:
+    the application's, on slurmstepd's node. Was: not read: the plain cancel after it "undetermined", srun's "task 0:
+    Killed" a SIGKILL nothing explained."""
+    first = job({"slurm.out": [line, "slurmstepd: error: *** JOB 4242 ON node-b CANCELLED AT 2023-12-13T08:58:22 ***",
+                               "srun: error: node-b: task 0: Killed"]})[0]
+    assert (first.category, first.root.kind, first.root.host) == ("application", "job_ended", host), first.reason
+    assert first.evidence[0].details["why"] == "OUT OF MEMORY" and "job ended (OUT OF MEMORY)" in first.reason
+
+
+def test_slurms_memory_limit_words_elsewhere_are_no_kill():
+    """Slurm's "Exceeded step memory limit at some point." (the cgroup's peak, printed on jobs that completed:
+    chaos/slurm #54, galaxyproject/galaxy #2309, REAL) and another program's "exceeded memory limit" without Slurm's
+    "being killed" are no failure."""
+    for line in ("slurmstepd: Exceeded step memory limit at some point.",
+                 "slurmstepd: error: Exceeded step memory limit at some point. Step may have been partially swapped "
+                 "out to disk.",
+                 "Worker exceeded memory limit (2048 MB > 1024 MB). Shutting down."):
+        assert job({"slurm.out": [line]}) == [], line
+
+
 # Slurm's OOM summary with no node in its prefix, then srun's line for the tasks it killed, naming their node: REAL,
 # each block verbatim (chrisknewman/tusas #149, 2023; hafs-community/HAFS #101, 2021; the incidents h539_*)
 TUSAS_149 = ["slurmstepd: error: Detected 1 oom_kill event in StepId=440575.0. Some of the step tasks have been OOM "
