@@ -558,8 +558,15 @@ PAUSES: tuple[Pause, ...] = (
     # save_checkpoint: commit, then dist.barrier()): in a pod of several ranks the first one done says it while another
     # still writes (liguodongiot/llm-action's Megatron-DeepSpeed log: ranks' `is ready now!` among `[Torch] Saving
     # ./tmp/global_step2500/mp_rank_00_model_states.pt...` and its `Saved` 5 s later), so it ends the pause only once
-    # none of the pod's files begun is still being written (the tracker's count, `files` below)
-    Pause("checkpoint", re.compile(r"\[Torch\] Checkpoint \S+ is ready now!"), ends=True, rank=True),
+    # none of the pod's files begun is still being written (the tracker's count, `files` below).  So is the engine's
+    # `zero checkpoint saved <path>` (`bf16_zero checkpoint saved` with bf16, engine.py _save_zero_checkpoint): each rank
+    # says it once its optimizer states' file, its last, is written, just before its commit; before DeepSpeed 0.7 (no
+    # checkpoint engine, no commit, no per-file lines) it was the last line of each rank's save (stanford-crfm/mistral's
+    # 16 ranks, 2021-07): read as nothing, a hang after a save of that era stayed paused for pause_seconds.  (There, with
+    # no file count, a pod of several ranks takes its first rank's end: rank 0's remaining write, 0.55 s there, counts
+    # against the pace's allowance)
+    Pause("checkpoint", re.compile(r"\[Torch\] Checkpoint \S+ is ready now!|zero checkpoint saved "), ends=True,
+          rank=True),
     # and, case-sensitive (a literal opening each alternative), an evaluation's results printed once it is done:
     # fairseq's summary after its validation batches (`| epoch 001 | valid on 'valid' subset | valid_loss 8.11425 | ...`,
     # the first era's `| valid loss 3.69`; its batches' `valid on 'valid' subset  1000 / 1311 loss=3.24` still announce),
@@ -581,8 +588,14 @@ PAUSES: tuple[Pause, ...] = (
     # Case-sensitive literals (cheap on every keyword line that reaches the rows)
     Pause("checkpoint", re.compile(r"\[Torch\] Saving "), files=1),
     Pause("checkpoint", re.compile(r"\[Torch\] Saved "), files=-1),
+    # DeepSpeed's own opening of a save (TorchCheckpointEngine.create, rank 0: `[Torch] Checkpoint global_step500 is
+    # about to be saved!`, before the tag's check across ranks and the first file); and, between a rank's last file and
+    # its commit with ZeRO-Infinity's NVMe offload (engine.py save_checkpoint, DeepSpeed 0.13 on, #4707), its copy of the
+    # offloaded tensors into the checkpoint (`Copying NVMe offload files from <dir> to <dir>, <n> GB free on target
+    # filesystem...`, minutes for a large model): a save goes on after the rank's `zero checkpoint saved` (ended above)
     Pause("checkpoint", re.compile(r"(?i)\bsav(e|ing)( the)?( model)? checkpoint|\bcheckpoint(ing)? (save|to)\b|"
-                                   r"\bsaving (model|state|weights)\b|local_global_step_folder: ")),
+                                   r"\bsaving (model|state|weights)\b|local_global_step_folder: |"
+                                   r"\bcheckpoint \S+ is about to be saved\b|\bcopying nvme offload files\b")),
     Pause("evaluation", re.compile(r"(?i)running eval(uation|\b)|\bevaluat(ing|ion)\b|\bvalidat(ing|ion)\b|"
                                    r"\bval loss\b|\btest_gen_batch meta info: ")),
     # fairseq's validation (`| epoch 005 | valid on 'valid' subset ... loss=2.72`, `valid_loss 8.11`; past the
@@ -596,10 +609,11 @@ PAUSES: tuple[Pause, ...] = (
 # (a Hugging Face evaluation dict's opening, `{'eval_`: a `{` is rare on a line, so the search tries it at few places)
 # (DeepSpeed's `[Torch] Saved <path>.`: `] saved `, a `]` rare on a line too)
 _PAUSE_WORDS = re.compile(r"""heckpoint|aving|valuat|alidat|val loss|valid on|unning eval|\{['"]eval_|\] saved """)
-# and on a keyword line no row reads (lower-cased), verl's two announcements without those words (PAUSES): never after a
+# and on a keyword line no row reads (lower-cased), verl's two announcements without those words (PAUSES) and DeepSpeed's
+# NVMe copy (a tag's `global_step` its keyword, its path naming no checkpoint in Megatron-DeepSpeed): never after a
 # progress match (verl prints them on lines of their own), so the look after one does not pay for them (~5% of a
 # progress line's cost, '_' being in most of their keys)
-_PAUSE_WORDS_ALONE = re.compile(_PAUSE_WORDS.pattern + "|_step_folder: |_gen_batch meta")
+_PAUSE_WORDS_ALONE = re.compile(_PAUSE_WORDS.pattern + "|_step_folder: |_gen_batch meta|nvme offload files")
 # the collective timeout a job runs under, said in its own log by PyTorch's ProcessGroupNCCL (one row per line shape;
 # the figure in ms).  Its options line at a process group's creation (printed at TORCH_CPP_LOG_LEVEL=INFO): until
 # PyTorch 2.0 one option a line, `TIMEOUT(ms): 5000` a line of its own (pytorch/pytorch#88000), from 2.1 one line,

@@ -997,7 +997,7 @@ def test_deepspeeds_per_file_lines_announce_a_save_and_its_commit_is_one_ranks_e
     assert said == [("checkpoint", False, 0, False),  # `[Rank 0] Saving model checkpoint:` (rank 0's, as before)
                     ("checkpoint", False, 1, False), ("checkpoint", False, -1, False),
                     ("checkpoint", False, 1, False), ("checkpoint", False, -1, False),
-                    None,  # `bf16_zero checkpoint saved ...` (engine.py's own: no pause said)
+                    ("checkpoint", True, 0, True),  # `bf16_zero checkpoint saved ...`: the rank's last file written
                     ("checkpoint", True, 0, True)]
     # Megatron-LM's end, printed by rank 0 after its barrier, is the whole save's (no rank's own)
     end = recognise(lines("deepspeed_save_megatron_llmaction_ranks.log")[-1])
@@ -1030,6 +1030,47 @@ def test_a_second_save_after_a_commit_announces_itself_in_a_pod_without_rank_0()
     text = lines("deepspeed_save_qwen25_fudan.log")
     one = [recognise(x) for x in text[4:8]] + [recognise(text[9])]  # its files begun and written, its commit
     _suspected_at_the_floor_after(one + one, [0, 0, 0, 0, 0, 10, 1000, 0, 0, 0])
+
+
+def test_deepspeeds_zero_checkpoint_saved_is_a_ranks_end_and_its_announcement_opens_the_save():
+    """REAL (sources.md): before its checkpoint engine (DeepSpeed < 0.7) a rank's save said only `zero checkpoint saved
+    <path>` once its optimizer states were written, no commit after it (stanford-crfm/mistral's 16 ranks on 2 nodes,
+    2021-07); from 0.7 on each rank says it (`bf16_zero checkpoint saved` with bf16) just before its commit, and rank 0
+    opens the save with `[Torch] Checkpoint <tag> is about to be saved!` (the Qwen2.5 run's, 2024-10-22).  Both were read
+    as nothing: a hang after a save of the first era stayed paused by the Trainer's `Saving model checkpoint to` for
+    pause_seconds, past the 30-minute watchdog.  Now the first is a rank's own end (a file in flight holds the pause, as
+    for the commit), the second an announcement."""
+    text = lines("deepspeed_zero_saved_mistral_multinode.log")
+    ends = [recognise(x) for x in text[2:18]]
+    assert all((p.pause, p.ended, p.rank, p.files) == ("checkpoint", True, True, 0) for p in ends)
+    opened = recognise(lines("deepspeed_save_qwen25_fudan.log")[2])
+    assert (opened.pause, opened.ended, opened.files) == ("checkpoint", False, 0)
+    # the Trainer's announcement (CONSTRUCTED, rank 0's, not in the tutorial's excerpt), then the ranks' ends as they came
+    # (0.2 s apart at most; rank 0's last): a hang after them is suspected at the floor, not pause_seconds on
+    _suspected_at_the_floor_after([recognise("Saving model checkpoint to hello-world/runs/checkpoint-150"), *ends],
+                                  [0] * 17)
+    # from 0.7 on: a rank's `zero checkpoint saved` while another rank's file is in flight holds the pause (a write of
+    # 1,000 s after it), as its commit would
+    qwen = lines("deepspeed_save_qwen25_fudan.log")
+    other = recognise(qwen[4])  # another rank's file begun
+    _suspected_at_the_floor_after([opened, other, recognise(qwen[8]), recognise(qwen[5]), recognise(qwen[9])],
+                                  [0, 0, 0, 1000, 0])
+
+
+def test_deepspeeds_nvme_copy_after_a_ranks_zero_checkpoint_saved_keeps_the_save_open():
+    """CONSTRUCTED from DeepSpeed's engine.py save_checkpoint (0.13 on, #4707; no real line found): with ZeRO-Infinity's
+    NVMe optimizer offload, each rank copies its offloaded tensors into the checkpoint after `zero checkpoint saved` and
+    before its commit, `Copying NVMe offload files from <dir> to <dir>, <n> GB free on target filesystem...` (minutes for
+    a large model; its path's tag `global_step10` its keyword).  Read as nothing, the rank's `zero checkpoint saved`
+    (now an end) left the copy to the pace's allowance: a 1,000 s copy a false hang.  Now the copy announces the save
+    again and the commit ends it.  REAL the others (the Qwen2.5 run's lines, sources.md)."""
+    qwen = lines("deepspeed_save_qwen25_fudan.log")
+    copy = recognise("[2024-10-22 20:11:28,486] [INFO] [engine.py:3300:save_checkpoint] Copying NVMe offload files from "
+                     "/local_nvme/zero_stage_3/optimizer/rank0 to saves/Qwen2.5-0.5B-Instruct/lora/sft/global_step500/"
+                     "offloaded_tensors, 812.44 GB free on target filesystem...")
+    assert copy is not None and (copy.pause, copy.ended) == ("checkpoint", False)
+    _suspected_at_the_floor_after([recognise(x) for x in qwen[2:9]] + [copy, recognise(qwen[9])],
+                                  [0, 0, 0, 0, 0, 0, 0, 0, 1000])
 
 
 def test_a_restored_negative_file_count_does_not_hold_a_pause_a_commit_ends():
