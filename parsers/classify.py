@@ -557,7 +557,7 @@ class Classifier:
             self.lines_cut += 1
         if (matched is None and not self.prefilter.find(line)) or (line[:1] == " " and is_kmsg_continuation(line)):
             return _NOTHING
-        if matched and self._context_ids.issuperset(matched) and not self._by_host:
+        if matched and not self._by_host and self._context_ids.issuperset(matched):
             # only a context line's pattern matched (an `NVRM: GPU at PCI:` banner): no row, no net can take it,
             # so what it says is remembered from the line's text from CONTEXT_LEAD on (its patterns are unanchored),
             # no envelope split (a by_host reader's is its host's: read below)
