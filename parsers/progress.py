@@ -82,9 +82,11 @@ RULES: tuple[Rule, ...] = (
     Rule("nemo", "train_step_timing", re.compile(r"\biteration (?P<step>\d+)/\d+ \|.*?train_step_timing in s: "
                                                    r"(?P<time>" + _NUM[1:-1] + ")")),
     # Megatron-LM: ` iteration      201/  250000 | ... | elapsed time per iteration (ms): 139113.4 | ...`
-    # (its time where the line prints it: one row, the time part optional, as each row costs every keyword line a test)
+    # (its time where the line prints it: one row, the time part optional, as each row costs every keyword line a test);
+    # BigScience's Megatron-DeepSpeed (BLOOM's, and the benchmarks built on it) prints seconds: `[default3]: iteration
+    # 10/  292968 | ... | elapsed time per iteration (s): 35.8651 | ...` (its time was not read before)
     Rule("megatron", "iteration", re.compile(r"\biteration\s+(?P<step>\d+)\s*/\s*\d+\s*\|(?:.*?elapsed time per "
-                                             r"iteration \(ms\):\s*(?P<time>" + _NUM[1:-1] + "))?"), 1e-3),
+                                             r"iteration \((?P<unit>ms|s)\):\s*(?P<time>" + _NUM[1:-1] + "))?")),
     # nanotron: `iteration: 327281 / 378950 | consumed_tokens: 85.8G | elapsed_time_per_iteration_ms: 11.5K | ...` (its
     # figures in human form: a K / M / G suffix multiplies)
     Rule("nanotron", "iteration: ", re.compile(r"\biteration: (?P<step>\d+) / \d+ \|(?:.*?\belapsed_time_per_iteration_ms: "

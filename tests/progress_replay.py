@@ -44,11 +44,12 @@ _UNDATED = re.compile(r"^\[?(\d\d)/(\d\d) (\d\d):(\d\d):(\d\d)[ \]]|^[IWE](\d\d)
 # `wall_clock/train: 17.1607`, ms-swift's `'elapsed_time': '2m 15s'`
 _RUNNING = re.compile(r"\btrain_time:(\d+)ms|\bwall_clock/train: ([0-9.]+)|"
                       r"""['"]elapsed_time['"]: ['"](?:(\d+)d )?(?:(\d+)h )?(?:(\d+)m )?(\d+)s['"]""")
-# the time a line says passed since the line before: Megatron's ms per iteration (it logs every iteration in the logs
-# kept), MaxText's seconds, a Keras epoch's seconds, PaddleNLP's `interval_runtime: 26.3106` (since its last log),
-# DeepSpeed-Chat's `|E2E latency=2.12s` (the step it then prints)
-_SPENT = re.compile(r"elapsed time per iteration \(ms\): ([0-9.]+)|\bseconds: ([0-9.]+)|\] - (\d+)s |"
-                    r"\binterval_runtime: ([0-9.]+)|\|E2E latency=([0-9.]+)s")
+# the time a line says passed since the line before: MaxText's seconds, a Keras epoch's seconds, PaddleNLP's
+# `interval_runtime: 26.3106` (since its last log), DeepSpeed-Chat's `|E2E latency=2.12s` (the step it then prints).
+# Not Megatron's `elapsed time per iteration`: the mean over its `--log-interval` iterations, a line every 10 or 100 of
+# them (read as the time since the line before, a log of a line every 10 iterations ran ten times too fast), its
+# printed step time (`timeline`'s clock, x the iterations advanced) instead
+_SPENT = re.compile(r"\bseconds: ([0-9.]+)|\] - (\d+)s |\binterval_runtime: ([0-9.]+)|\|E2E latency=([0-9.]+)s")
 # PyTorch's NCCL watchdog: `Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1516, OpType=ALLREDUCE, ...,
 # Timeout(ms)=600000) ran for 600017 milliseconds before timing out.`
 WATCHDOG = re.compile(r"Watchdog caught collective operation timeout: WorkNCCL\(.*?Timeout\(ms\)=(\d+)\) ran for "
@@ -77,7 +78,7 @@ def when(line: str, previous: float | None) -> float | None:
     """When a real line was written: its own timestamp (date and time in any of the trainers' orders, a two-digit year
     (Meta Lingua), a time of day,
     fairseq's seconds since the start, a tqdm bar's elapsed time, a run's running clock), else the time it says it took
-    after the line before (Megatron's ms per iteration, MaxText's seconds, a Keras epoch's seconds, PaddleNLP's
+    after the line before (MaxText's seconds, a Keras epoch's seconds, PaddleNLP's
     interval, DeepSpeed-Chat's step latency); None where neither is known (then it counts as written with the line
     before)."""
     m = _STAMP.search(line)
@@ -117,8 +118,7 @@ def when(line: str, previous: float | None) -> float | None:
         return _elapsed(m)
     m = _SPENT.search(line)
     if m:
-        ms, seconds, epoch, interval, e2e = m.groups()
-        spent = float(ms) / 1000 if ms else float(seconds or epoch or interval or e2e)
+        spent = float(next(g for g in m.groups() if g))
         return (previous or 1e6) + spent
     return previous
 

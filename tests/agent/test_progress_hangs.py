@@ -122,7 +122,9 @@ def test_the_logs_of_the_new_trainers_are_replayed():
     (h438) tqdm-loggable's first era (Levanter's bar logger), 65; with (h473) InternEvo's two eras, 67; with (h478) CLU's
     report in Flax's Gemma example, at absl's stamps, 68; with (h511) OpenNMT-py's #1362, ESPnet2's #2674 and #2183, icefall's
     #320 and ZipVoice's #3, 73; with (h540) nnU-Net's v2 #2140 and v1 #938 and #640, at its stamps, 76; with (h551) a Colab
-    run of the Hugging Face Trainer (mdrnid/AQG), its training bar's elapsed time read across its evaluation bar's, 77."""
+    run of the Hugging Face Trainer (mdrnid/AQG), its training bar's elapsed time read across its evaluation bar's, 77; with
+    (h610) BigScience Megatron-DeepSpeed's `elapsed time per iteration (s):` (FZJ-JSC/jubench-megatron-lm, a line every 10
+    iterations, read by no form before), at its printed step time x the 10 iterations between lines (350 s), 78."""
     judged = {name for name in HEALTHY_LOGS if replay_log(name).replayed}
     assert {"timm_optimum_habana_hpu.log", "imagenet_progressmeter_rocm_1147.log", "imagenet_progressmeter_examples_267.log",
             "dschat_step3_examples_444.log", "detectron2_d2go_524.log", "detectron2_querydet_17.log", "libai_551.log",
@@ -136,8 +138,8 @@ def test_the_logs_of_the_new_trainers_are_replayed():
             "tqdm_loggable_first_era.log", "internevo_7b_demo.log", "internlm_usage_comma.log",
             "flax_gemma_clu_readme.log", "opennmt_1362.log", "espnet2_2674_epochs.log", "espnet2_2183_accum.log",
             "icefall_320.log", "icefall_zipvoice_3.log", "nnunet_v2_2140.log", "nnunet_v1_938.log",
-            "nnunet_v1_640_slow.log", "hf_trainer_eval_bar_aqg.log"} <= judged
-    assert len(judged) == 77
+            "nnunet_v1_640_slow.log", "hf_trainer_eval_bar_aqg.log", "megatron_ds_seconds_jubench.log"} <= judged
+    assert len(judged) == 78
     assert {replay_log(n).clock for n in ("mmf_870.log", "mmf_776.log")} == {"own"}
     assert {replay_log(n).clock for n in ("timm_optimum_habana_hpu.log", "nanogpt_110.log")} == {"printed"}
 
