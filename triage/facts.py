@@ -545,7 +545,7 @@ FACTS: tuple[Fact, ...] = (
     # Killed", Tianhe's, jiabowang/GAPIT #207)
     _f("srun_task", "rank_exit", ["run: error:"],
        r"\b\w*run: error: (?P<host>[^:\s]+): tasks? (?P<tasks>[\d,\-\[\]]+): (?P<how>Exited with exit code "
-       r"(?P<exit_code>\d+)|Killed|Terminated|Aborted|Segmentation fault|Bus error|Out Of Memory)"),
+       r"(?P<exit_code>\d+)|Killed|Terminated|Aborted|Segmentation fault|Bus error)"),
     # srun's task summary (src/srun/task_state.c, "%ps task%s %s: %s"), printed when --wait's time ran out after a
     # first task ended ("srun: First task exited 60s ago") or on the user's Ctrl-C: the tasks that ended abnormally
     # (a non-zero exit or a signal, which it does not say): "yhrun: StepId=1544235.0 task 1: exited abnormally"
@@ -886,6 +886,17 @@ FACTS: tuple[Fact, ...] = (
     _f("slurm_mem_limit", "job_ended", ["memory limit ("],
        r"(?:slurmstepd(?:-(?P<host>" + HOST_NAME + r"))?: error: )?(?:Job |Step |StepId=|JobId=)(?P<job>\d+(?:\.\w+)?) "
        r"exceeded (?:virtual )?memory limit \(\d+ > \d+\), being killed", why="OUT OF MEMORY"),
+    # srun's own word for its tasks' end in the state OUT_OF_MEMORY (src/srun launch `_task_finish`: the task's exit
+    # status slurmstepd sent is SIG_OOM, which it sends for every task of a step whose cgroup's OOM check failed,
+    # whatever the task's own status): "srun: error: gpu001: task 0: Out Of Memory" (FoNDUE-HTR/Documentation #5,
+    # 2021), "srun: error: udc-ba26-19: task 0: Out Of Memory" (pepkit/geofetch #13, Slurm 17's, after "Exceeded job
+    # memory limit at some point."), "tasks 1-3: Out Of Memory"; printed once a step.  The step's end for lack of
+    # memory (as slurm_oom, which it follows where Slurm prints that summary: WHY_OOM's cgroup, the application's),
+    # its node and tasks srun's.  Was: srun_task's rank_exit, a death nothing explained ("undetermined") where no
+    # summary came with it.
+    _f("srun_task_oom", "job_ended", [": Out Of Memory"],
+       r"\b\w*run: error: (?P<host>[^:\s]+): tasks? (?P<tasks>[\d,\-\[\]]+): (?P<how>Out Of Memory)",
+       why="OUT OF MEMORY"),
     # The kubelet started a container of the pod (pkg/kubelet/events StartedContainer, "Started container <name>"; the
     # 1.6 era's "Started container with id .."): describe's Events row (the described pod's, triage.read), `kubectl get
     # events`' (the object column "pod/<name>").  The pod ran: a FailedMount it logged before is one the kubelet's
@@ -1508,6 +1519,9 @@ def _first(rows: tuple[Fact, ...], message: str) -> tuple[Fact, dict] | None:
     return None
 
 
+# srun's line for the end of its tasks that names their node (srun_task; srun_task_oom, its OUT_OF_MEMORY state's)
+SRUN_TASK_ENDS = frozenset({"srun_task", "srun_task_oom"})
+
 # the rows stating the address (an IP, an EC2 instance) of the line's writer: context a line gives besides its finding
 ADDRESS_FACTS = tuple(f for f in FACTS if f.kind == "nccl_address")
 
@@ -1579,7 +1593,7 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             g.update(why=POD_ENDS[key].why, pod_end=key, **({"pod_reason": reason} if key != reason else {}))
     if reporter_only(fact, g) and "host" in g:  # the line's host reported it (REPORTER_ONLY)
         g["reporter_host"] = g.pop("host")
-    if fact.name in ("srun_task", "srun_task_state", "srun_task_launch", "vllm_worker_died"):
+    if fact.name in SRUN_TASK_ENDS or fact.name in ("srun_task_state", "srun_task_launch", "vllm_worker_died"):
         tasks = g.get("tasks", "")
         if tasks.isdigit():
             g["rank"] = tasks

@@ -89,7 +89,7 @@ _HYDRA_FIELD = re.compile(r"^=\s+(?:(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUN
 # what opens a block of lines read live together: the launchers' exit summaries, a coordinator's list of tasks, Ray's
 # error about an actor that died (its process and node on the lines before its cause's)
 # Slurm's job facts that name no node where slurmstepd's prefix names none, paired with srun's line for the tasks they
-# ended, which names theirs (facts.py srun_task), within SRUN_LINES lines after the last of them in the same file: the
+# ended, which names theirs (facts.py SRUN_TASK_ENDS), within SRUN_LINES lines after the last of them in the same file: the
 # summary of the OOM kills in a step's cgroup (facts.py slurm_oom: "slurmstepd: error: Detected 1 oom_kill event in
 # StepId=440575.0. .."; "srun: error: nid001277: tasks 1-3: Out Of Memory", its "Terminating ..", the step's
 # cancellation after them) and the exec of a task's program that failed, a line per task (slurm_execve,
@@ -709,7 +709,7 @@ class FileReader:
         self._pod: tuple[str, str | None] | None = None  # the described pod's name, its namespace once confirmed
         self._lines_on = 0  # lines read by `read_on`
         # Slurm's facts naming no node, held back, and the nodes srun's lines after them name (_SRUN_HELD)
-        self._held: tuple[list[Evidence], set[str]] | None = None
+        self._held: tuple[list[Evidence], set[tuple[str, int | None]]] | None = None
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
@@ -1135,19 +1135,23 @@ class FileReader:
                 self._held = ([ev], set())
                 return
         held = self._held
-        if held is not None and fact == "srun_task" and ev.host and \
+        if held is not None and fact in facts.SRUN_TASK_ENDS and ev.host and \
                 str(ev.details.get("how", "")).startswith(SRUN_NODE_HOW[held[0][-1].details["fact"]]):
-            held[1].add(ev.host)
+            held[1].add((ev.host, ev.rank))
         yield from self._keep(ev)
 
     def _held_closed(self, read: int | None = None) -> Iterator[Evidence]:
         """The facts held back (`_srun_held`), once the lines read (`read`: the last one's number; None: the file's
-        end) reach SRUN_LINES after the last: with the node srun's lines named, where they named one."""
+        end) reach SRUN_LINES after the last: with the node (and the one task: its rank) srun's lines named, where they
+        named one."""
         if self._held is None or read is not None and read < (self._held[0][-1].line or 0) + SRUN_LINES:
             return
-        (held, hosts), self._held = self._held, None
+        (held, named), self._held = self._held, None
+        hosts, ranks = {host for host, _ in named}, {rank for _, rank in named}
+        host, rank = (next(iter(hosts)), next(iter(ranks)) if len(ranks) == 1 else None) if len(hosts) == 1 else \
+            (None, None)
         for ev in held:
-            yield from self._keep(replace(ev, host=next(iter(hosts))) if len(hosts) == 1 else ev)
+            yield from self._keep(replace(ev, host=host, rank=ev.rank if rank is None else rank) if host else ev)
 
     def _teardown_frame(self, tail: str, key: tuple) -> None:
         """A frame line of `key`'s open traceback: the teardown code (STOPPING) it is in, if any, remembered."""

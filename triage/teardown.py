@@ -32,7 +32,7 @@ from typing import Iterable, NamedTuple, Sequence, TypeVar
 from parsers.finding import SEVERITY_RANK
 from parsers.kinds import TABLE as KIND_TABLE
 
-from .facts import JOB_TABLE
+from .facts import JOB_TABLE, SRUN_TASK_ENDS
 from .model import Evidence, _int
 
 S = TypeVar("S", bound=tuple)
@@ -86,7 +86,7 @@ HANG_KINDS = frozenset(k.name for k in (*KIND_TABLE, *JOB_TABLE) if k.hang)
 # made before the final save that cannot vouch for it (BEFORE_SAVE: the save may be what was stopped).
 ENDED_SIGNALS = frozenset({1, 2, 15})
 ENDED_KINDS = frozenset(k.name for k in JOB_TABLE if k.ended)  # the rows' `ended`
-# A Slurm step's end (srun's own line for its tasks, triage.facts srun_task / srun_task_state) printed before the same
+# A Slurm step's end (srun's own line for its tasks, triage.facts SRUN_TASK_ENDS / srun_task_state) printed before the same
 # file's statement of the job's success: the batch script ran that step, then a later one whose output states the
 # success (a step's rank lines labelled by srun, "0: :::MLLOG .. run_stop .. success"), so the earlier step's end did
 # not fail the job.  Fujitsu's MLPerf v4.0 GX2560M7 runs (llama2_70b_lora, stable_diffusion result_0): the helper
@@ -94,7 +94,7 @@ ENDED_KINDS = frozenset(k.name for k in JOB_TABLE if k.ended)  # the rows' `ende
 # task 0: Exited with exit code 1", line 6), then the training step runs to run_stop success and its RESULT line;
 # was one undetermined incident, rank 0 the suspect.  Only srun's step ends: a rank's own death another launcher
 # reports (torchrun's ChildFailedError, Open MPI's), an exception or a fault before the statement stays the job's.
-STEP_ENDS = frozenset({"srun_task", "srun_task_state"})
+STEP_ENDS = SRUN_TASK_ENDS | {"srun_task_state"}
 # seconds after the statement its file's communicator errors are taken for teardown (a watchdog's collective
 # timeout, 10 to 30 minutes by default, may fire on the exit's last collective)
 TEARDOWN_WINDOW = 3600.0

@@ -1369,15 +1369,15 @@ TRACTOR_126 = ("slurmstepd: error: Detected 1 oom_kill event in StepId=43622791.
 
 @pytest.mark.parametrize("lines,said", [
     (TUSAS_149, "(host nid001277; job 440575.0; reason OUT OF MEMORY; read as slurm_oom)"),
-    (HAFS_101, "(host Orion-01-01; job 3495064.0; reason OUT OF MEMORY; read as slurm_oom)")])
+    (HAFS_101, "(host Orion-01-01; job 3495064.0; reason OUT OF MEMORY; read as slurm_oom; rank 4)")])
 def test_slurms_oom_summary_is_published_with_the_node_sruns_line_after_it_names(tmp_path, lines, said):
     """The summary is read live with the lines after it as offline (triage.read: srun's "Out Of Memory" line within
-    SRUN_LINES names its node), once the file is quiet (its last line the step's cancellation): the JobEnded Event
+    SRUN_LINES names its node, and its one task's rank), once the file is quiet (its last line the step's cancellation): the JobEnded Event
     names that node and quotes the summary, not the cancellation read before it.  Was: no node (the cluster put the
     root on the pod's node), live 161/163 against offline's 163/163."""
     root = tmp_path / "pods"
     found = _job_fact_pod(root, lines)
-    assert [(f.kind, f.details["fact"]) for _, f in found] == [("rank_exit", "srun_task"),
+    assert [(f.kind, f.details["fact"]) for _, f in found] == [("job_ended", "srun_task_oom"),
                                                               ("job_ended", "slurm_cancelled")]
     src = source(root)
     src.discover()
@@ -1417,7 +1417,9 @@ def test_slurms_oom_summary_without_sruns_line_is_published_without_a_node_after
     after it are read (the same read, or the next), or its file was quiet for BLOCK_WAIT, or its pod deleted; srun's
     lines for two nodes name none; its window across two reads names the node the second read's line names."""
     said = "(job 43622791.67; reason OUT OF MEMORY; read as slurm_oom)"
-    oom = lambda found: [(f.line, f.details.get("host")) for _, f in found if f.kind == "job_ended"]  # noqa: E731
+    # (srun's own "Out Of Memory" lines are job ends of their own: facts.py srun_task_oom)
+    oom = lambda found: [(f.line, f.details.get("host")) for _, f in found  # noqa: E731
+                         if f.kind == "job_ended" and f.details["fact"] != "srun_task_oom"]
     found = _job_fact_pod(tmp_path / "a", [TRACTOR_126, *[f"step {i} loss 2.3" for i in range(8)]])
     assert oom(found) == [(1, None)] and said in _events(found)[0].message
     found = _job_fact_pod(tmp_path / "b", [TRACTOR_126, "step 1 loss 2.3"])

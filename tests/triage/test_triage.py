@@ -2743,6 +2743,39 @@ def test_slurms_memory_limit_words_elsewhere_are_no_kill():
         assert job({"slurm.out": [line]}) == [], line
 
 
+# srun's own word for tasks that ended in the state OUT_OF_MEMORY, with no oom-kill summary before it: REAL lines,
+# verbatim (the task's node; its rank where the line names one task)
+SRUN_OOM_LINES = [
+    # a kraken training step on a GPU node (FoNDUE-HTR/Documentation #5, 2021: the issue's title)
+    ("srun: error: gpu001: task 0: Out Of Memory", "gpu001", 0),
+    # Slurm 17 after "Exceeded job memory limit at some point." (pepkit/geofetch #13, 2018)
+    ("srun: error: udc-ba26-19: task 0: Out Of Memory", "udc-ba26-19", 0),
+    # a 300-task MPI step (NOAA-EMC/global-workflow #1361, 2023); several tasks: no one rank (chrisknewman/tusas #149)
+    ("srun: error: h19c54: task 300: Out Of Memory", "h19c54", 300),
+    ("srun: error: nid001277: tasks 1-3: Out Of Memory", "nid001277", None),
+]
+
+
+@pytest.mark.parametrize("line, host, rank", SRUN_OOM_LINES)
+def test_sruns_out_of_memory_task_is_the_jobs_out_of_memory_on_its_node(line, host, rank):
+    """srun's "task N: Out Of Memory" is Slurm's OUT_OF_MEMORY state of the step (slurmstepd sends SIG_OOM as the
+    task's status): the job's end for lack of its own memory, the application's, on srun's node and task, with or
+    without the oom-kill summary. Was: a rank's death its log "says nothing of": undetermined."""
+    first = job({"slurm.out": [line, "srun: Terminating job step 2750598.0"]})[0]
+    assert (first.category, first.root.kind, first.root.host, first.root.rank) == \
+        ("application", "job_ended", host, rank), first.reason
+    assert first.evidence[0].details["why"] == "OUT OF MEMORY" and "job ended (OUT OF MEMORY)" in first.reason
+
+
+def test_sruns_other_task_ends_stay_rank_exits():
+    """srun's other words for a task's end stay a rank's exit (srun_task), read as before: only "Out Of Memory" is
+    Slurm's statement of the cause."""
+    for how, signal in (("Killed", 9), ("Segmentation fault", 11), ("Bus error", 7), ("Terminated", 15),
+                        ("Exited with exit code 1", None)):
+        (ev,) = read_lines([f"srun: error: node-a: task 3: {how}"], "slurm.out", Clock())
+        assert (ev.kind, ev.details["fact"], ev.rank, ev.signal) == ("rank_exit", "srun_task", 3, signal), how
+
+
 # Slurm's OOM summary with no node in its prefix, then srun's line for the tasks it killed, naming their node: REAL,
 # each block verbatim (chrisknewman/tusas #149, 2023; hafs-community/HAFS #101, 2021; the incidents h539_*)
 TUSAS_149 = ["slurmstepd: error: Detected 1 oom_kill event in StepId=440575.0. Some of the step tasks have been OOM "
@@ -2761,10 +2794,13 @@ def test_slurms_oom_summary_names_the_node_sruns_out_of_memory_line_after_it_nam
     """Was: the root no node ("APPLICATION: no single rank or node"), srun's line naming it read as a consequence only.
     SYNTHETIC variants: srun's lines for two nodes after it (no one node said), srun's line far after it (another
     step's), another way a task ended (not the OOM's): no node, as before."""
-    for lines, host in ((TUSAS_149, "nid001277"), (HAFS_101, "Orion-01-01")):
+    for lines, host, rank in ((TUSAS_149, "nid001277", None), (HAFS_101, "Orion-01-01", 4)):
         first = job({"slurm.out": lines})[0]
-        assert (first.category, first.root.kind, first.root.host) == ("application", "job_ended", host), first.reason
-        assert f"job ended (OUT OF MEMORY) on {host}" in first.reason
+        assert (first.category, first.root.kind, first.root.host, first.root.rank) == \
+            ("application", "job_ended", host, rank), first.reason
+        who = host if rank is None else f"rank {rank} on {host}"  # srun's one task (several: none)
+        assert f"job ended (OUT OF MEMORY) on {who}" in first.reason
+        assert lines[1] in [e.text for e in first.evidence]  # srun's line among the root's
     two = [TUSAS_149[0], TUSAS_149[1], "srun: error: nid001278: task 5: Out Of Memory"]
     far = [TUSAS_149[0], *["step 440575.0 running"] * 8, TUSAS_149[1]]
     other = [TUSAS_149[0], "srun: error: nid001277: tasks 1-3: Killed"]
@@ -2780,7 +2816,7 @@ def test_slurms_oom_summary_carries_sruns_node_as_read_and_read_in_parts_waits_f
 
     ended = sorted((e for e in read_lines(TUSAS_149, "slurm.out", Clock()) if e.kind == "job_ended"),
                    key=lambda e: e.line)
-    assert [(e.details["fact"], e.host) for e in ended] == [("slurm_oom", "nid001277"),
+    assert [(e.details["fact"], e.host) for e in ended] == [("slurm_oom", "nid001277"), ("srun_task_oom", "nid001277"),
                                                             ("slurm_cancelled", "nid001277")]
     reader = FileReader("pod", Clock())
     oom = lambda evidence: [(e.line, e.host) for e in evidence if e.details.get("fact") == "slurm_oom"]  # noqa: E731
