@@ -23,7 +23,7 @@ from .bounded import Derived, keep_newest
 from .envelope import (JOURNAL_BYTES_KEYWORDS, JOURNAL_BYTES_LINE, JSON_DECODED, JSON_MESSAGE_LINE, Envelope, Pending,
                        finish, host_of, is_kmsg_continuation, split)
 
-from .finding import Finding, above, bounded_int
+from .finding import Finding, above, bounded_int, code_of
 from .kinds import BY_NAME as KIND
 from .kinds import FUNCTION_DEVICES, SEVERITY_RANK
 from .kinds import TABLE as KIND_TABLE
@@ -366,9 +366,6 @@ def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ..
 
 
 _int = bounded_int
-# An Xid's or SXid's code: a node's lines name few, so each code's text is read once (an lru_cache hit, a few hundred
-# instructions, where bounded_int's call and int() are ~2,400 of each new Xid line). A key is at most a message's digits
-_code = lru_cache(maxsize=256)(bounded_int)
 # What a message means on its own: the finding's fixed fields (a tuple in _TEMPLATE_FIELDS order; None: a member
 # line of a multi-line event, no finding), whether its PCI address must come from the lines before it, its
 # multi-line event role (rules.Rule.event), and what the event tables say of its row (EventPlan; None without an event).
@@ -1313,7 +1310,7 @@ class Classifier:
         if tagged is not None:  # the worker's global rank, over a bare "[Rank N]" (the work's group's, as triage reads)
             rank = str(tagged)
         fields = (kind, severity, attribution, action, message,  # _TEMPLATE_FIELDS order
-                  None if xid is None else _code(xid), None if sxid is None else _code(sxid), pci,
+                  None if xid is None else code_of(xid), None if sxid is None else code_of(sxid), pci,
                   None if pid is None else _int(pid), process and process.strip() or None,
                   None if rank is None else _int(rank), get("peer"), details)
         event = rule.event

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from .catalog import (CONTAINMENT_ACTION, CONTAINMENT_GATE, CONTAINMENT_LINE, NVLINK5_DECODE_OUTCOME, NVLINK5_LINE,
                       NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVSMI_FABRIC_HEALTH, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS,
                       XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, XID_EVENTS, XID_READS,
-                      nvlink5_decode, sxid_info, xid_info, xid_info_of)
+                      nvlink5_decode, sxid_info, xid_info)
+from .finding import code_of
 from .kinds import BY_NAME as KIND, IB_WC_STATUS, IB_WC_WORDS, SEVERITY_RANK
 from .wordscan import LazyPattern
 
@@ -4111,7 +4112,7 @@ def _refine_ib_async_event(g: dict, out: dict) -> None:
 
 
 def _refine_xid(g: dict, out: dict) -> None:
-    info = xid_info_of(g["xid"])
+    info = xid_info(code_of(g["xid"]))
     out["severity"], out["attribution"], out["action"] = info.severity, info.attribution, info.action
     out["details"]["mnemonic"] = info.mnemonic
     text = g.get("text") or ""
@@ -4120,7 +4121,7 @@ def _refine_xid(g: dict, out: dict) -> None:
         pass
     elif read == "containment":
         m = CONTAINMENT_LINE.search(text) if CONTAINMENT_GATE in text else None  # (no decision with an action without it)
-        key = CONTAINMENT_ACTION[m.lastindex] if m else None  # (its group: the decision's, CONTAINMENT_DECISIONS)
+        key = CONTAINMENT_ACTION[m.lastindex] if m else None  # (its group: the decision's, CONTAINMENT_RECOVERY's)
         if key is not None and SEVERITY_RANK[XID154_RECOVERY[key][0]] > SEVERITY_RANK[out["severity"]]:
             out["severity"], out["action"] = XID154_RECOVERY[key]
             out["details"]["recovery_action"] = key
@@ -4177,7 +4178,7 @@ def _refine_sxid(g: dict, out: dict) -> None:
     "can be safely ignored" (22013, Minion Link DLREQ interrupt: a link's training request, logged per link as the
     NVSwitch links come up at every HGX boot, Lambda's documented healthy output) is info, counted and no Warning
     Event; any other non-fatal one a warning."""
-    info = sxid_info(int(g["sxid"]))
+    info = sxid_info(code_of(g["sxid"]))
     fatality = (g.get("fatality") or "").lower()
     out.update(severity=info.severity(fatality == "fatal" if fatality else None), action=info.action)
     out["details"]["name"] = info.name
