@@ -1217,6 +1217,25 @@ def test_each_earlier_keyword_holds_a_literal_of_a_rows_cover():
             assert all(any(part in k for part in plan[0]) for k in earlier), RULES[i].name
 
 
+def test_split_reads_a_dmesg_lines_journal_tag_once():
+    """(h602) A `journalctl -o short-monotonic` / `short-delta` line's host and tag are matched once, by split: the
+    envelope's building (finish) does not match them again (was: _dmesg and _dmesg_decode looked again)."""
+    from parsers import envelope
+
+    looked = []
+    real = envelope._journal
+    try:
+        envelope._journal = lambda message: looked.append(message) or real(message)
+        for line in ("[    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13",  # systemd/systemd#24950
+                     "[  +0.000123] h python3[123]: NVRM: hello"):
+            looked.clear()
+            _, message, pending = envelope.split(line, 2025)
+            env = envelope.finish(pending)
+            assert (env.name, env.message, len(looked)) == ("journal", message, 1), line
+    finally:
+        envelope._journal = real
+
+
 def test_split_leaves_a_dmesg_line_without_a_journal_tag_to_a_builder_that_does_not_look_again():
     """split looks for the journal's host and tag in a dmesg line's message (journalctl -o short-monotonic); where it
     finds none, the envelope is built by a builder that does not look again (_NO_JOURNAL: two substring tests a
@@ -1228,8 +1247,9 @@ def test_split_leaves_a_dmesg_line_without_a_journal_tag_to_a_builder_that_does_
              envelope._dmesg_kernel),
             ("[    5.123456] usb 1-1: kernel: new device", "dmesg", envelope._dmesg_kernel),  # no tag _journal reads
             ("[    1.000000] [Fri Feb 13 23:31:31 2009] NVRM: hello", "dmesg_t", envelope._dmesg_kernel),
-            ("[    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13", "journal", envelope._dmesg),
-            ("[   12.300000] h python3[123]: NVRM: hello", "journal", envelope._dmesg)):
+            ("[    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13", "journal", envelope._dmesg_journal),
+            ("[   12.300000] h python3[123]: NVRM: hello", "journal", envelope._dmesg_journal),
+            ("[  +0.000123] h kernel: NVRM: hello", "journal", envelope._dmesg_decode_journal)):
         _, _, pending = envelope.split(line, 2025)
         assert pending[0] is builder, line
         assert envelope.finish(pending).name == name
