@@ -373,7 +373,7 @@ DRIVER_XIDS: dict[int, tuple[str, str, str, str, str]] = {
 class XidInfo:
     """One Xid of the catalog (xid_catalog): NVIDIA's mnemonic, description and actions, and its policy."""
 
-    code: int | None  # None: a line whose code finding.code_of does not read (its UNKNOWN row)
+    code: int | None  # None: a line whose code rules.xid_row / sxid_row read as None (its UNKNOWN row)
     mnemonic: str
     description: str
     action: str
@@ -439,7 +439,7 @@ def xid_catalog() -> dict[int, XidInfo]:
 
 
 def xid_info(code: int | None) -> XidInfo:
-    """The catalog's row of `code`, else its UNKNOWN one (None: a line's code past finding.code_of's reading)."""
+    """The catalog's row of `code`, else its UNKNOWN one (None: a line's code not bounded_int's, rules.xid_row)."""
     info = xid_catalog().get(code)
     if info is None:
         action, severity, attribution = UNKNOWN_XID
@@ -487,6 +487,6 @@ def sxid_catalog() -> dict[int, SxidInfo]:
 
 
 def sxid_info(code: int | None) -> SxidInfo:
-    """The catalog's row of `code`, else its UNKNOWN one (None: a line's code past finding.code_of's reading)."""
+    """The catalog's row of `code`, else its UNKNOWN one (None: a line's code not bounded_int's, rules.xid_row)."""
     return sxid_catalog().get(code) or SxidInfo(code, "UNKNOWN", True, "CONTACT_SUPPORT",
                                                 "not in the Fabric Manager SXid tables")

@@ -23,7 +23,7 @@ from .bounded import Derived, keep_newest
 from .envelope import (JOURNAL_BYTES_KEYWORDS, JOURNAL_BYTES_LINE, JSON_DECODED, JSON_MESSAGE_LINE, Envelope, Pending,
                        finish, host_of, is_kmsg_continuation, split)
 
-from .finding import Finding, above, bounded_int, code_of
+from .finding import Finding, above, bounded_int
 from .kinds import BY_NAME as KIND
 from .kinds import FUNCTION_DEVICES, SEVERITY_RANK
 from .kinds import TABLE as KIND_TABLE
@@ -35,7 +35,7 @@ from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EV
                     EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
                     EVENT_PER_FINDING_DEVICE, EVENT_REPORTS, EVENT_WITHIN_DEVICE,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_GROUP, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX,
-                    KEYWORDS, PAGE_SHIFTS, PCI, REFINERS, RULES, STATED, Rule)
+                    KEYWORDS, PAGE_SHIFTS, PCI, REFINERS, RULES, STATED, Rule, sxid_row, xid_row)
 from .unclassified import DRIVER_DEVICES, DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import KeywordScan, LazyPattern, required_literals
 from .workers import tag_rank
@@ -1310,7 +1310,7 @@ class Classifier:
         if tagged is not None:  # the worker's global rank, over a bare "[Rank N]" (the work's group's, as triage reads)
             rank = str(tagged)
         fields = (kind, severity, attribution, action, message,  # _TEMPLATE_FIELDS order
-                  None if xid is None else code_of(xid), None if sxid is None else code_of(sxid), pci,
+                  None if xid is None else xid_row(xid).code, None if sxid is None else sxid_row(sxid).code, pci,
                   None if pid is None else _int(pid), process and process.strip() or None,
                   None if rank is None else _int(rank), get("peer"), details)
         event = rule.event

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
 from operator import attrgetter
 from datetime import datetime
 from typing import Any
@@ -70,14 +69,6 @@ def bounded_int(value: str | None) -> int | None:
         return None
     return int(value)
 
-
-# An Xid's or SXid's code (a row's `xid` / `sxid` group): bounded_int, read once per code text. The one reader of a
-# code, the finding's field's and the catalog row's alike (parsers/rules.py _refine_xid, _refine_sxid): a code of more
-# than MAX_DIGITS digits or not ASCII ("\u0667\u0669": `\d` matches it, int() reads it) is None, the catalog's
-# UNKNOWN row, never a row other than the finding's code. A node's lines name few codes, so each is an lru_cache hit
-# (a few hundred instructions, where bounded_int's call and int() are ~2,400 of each new Xid line); one argument: a
-# lone str is its own key. A key is at most a message's digits
-code_of = lru_cache(maxsize=256)(bounded_int)
 
 
 # The programs whose lines are the kernel's: "kernel" (syslog's tag), or none (kmsg and dmesg records of the kernel's

@@ -1312,9 +1312,10 @@ def test_a_no_and_no_containment_line_is_not_searched(monkeypatch):
 
 @given(st.text(alphabet="0123456789\u0669", min_size=1, max_size=22), st.booleans())
 def test_an_xid_or_sxid_lines_catalog_row_is_its_findings_codes(digits, sxid):
-    """(h602) The refiners read a code's catalog row from the code the finding carries (finding.code_of, one cached
-    reader): a non-ASCII or overlong code (None in the finding) is the catalog's UNKNOWN row, never another code's
-    (was: catalog.xid_info_of's int() read "\u0669" as 9, and _refine_sxid's int() had no cache)."""
+    """(h602) The refiners read a code's catalog row as the finding's field reads its code (rules.xid_row / sxid_row,
+    bounded_int's, one cached reading for both): a non-ASCII or overlong code (None in the finding) is the catalog's
+    UNKNOWN row, never another code's (was: catalog.xid_info_of's int() read "\u0669" as 9, beside classify._code's
+    bounded_int; _refine_sxid's int() had no cache)."""
     from parsers import rules
     from parsers.catalog import sxid_info, xid_info
     from parsers.finding import bounded_int
@@ -1340,27 +1341,29 @@ def test_a_non_ascii_xid_code_is_the_unknown_row_of_a_finding_without_a_code():
 
 
 def test_a_storm_of_new_xid_lines_reads_each_code_once():
-    """(h594) New Xid lines of one code (a pid apiece: each new to the memo) read the code's text once, in the refiner
-    and in the finding's field (finding.code_of, h602: one cache for both): cache hits after the first, the same
-    findings."""
+    """(h594) New Xid lines of one code (a pid apiece: each new to the memo) read the code's text once, for the
+    refiner's row and the finding's field alike (rules.xid_row, h602: one cache for both, was two): cache hits after
+    the first, the same findings."""
     from parsers import Classifier
-    from parsers.finding import code_of
+    from parsers.rules import xid_row
 
     c = Classifier()
-    before = code_of.cache_info()
+    before = xid_row.cache_info()
     found = [c.read(f"[ 100.{i:06d}] NVRM: Xid (PCI:0000:5d:00): 95, pid={1000 + i}, name=python3, Uncontained: FBHUB. "
                     f"RST: No, D-RST: No")[0] for i in range(3)]
     assert [(f.xid, f.pid, f.severity, f.action) for f in found] == [(95, 1000 + i, "fatal", "RESET_GPU") for i in range(3)]
-    after = code_of.cache_info()
+    after = xid_row.cache_info()
     assert after.hits - before.hits >= 5 and after.misses - before.misses <= 1  # 6 reads: one miss at most
 
 
 @given(st.text(alphabet="0123456789\u0669x ", max_size=22))
-def test_a_codes_cached_int_is_bounded_ints(digits):
-    """(h594) finding.code_of (an Xid's / SXid's code, cached) is bounded_int: None for a non-ASCII or overlong one."""
-    from parsers.finding import bounded_int, code_of
+def test_a_codes_cached_row_is_bounded_ints(digits):
+    """(h594) rules.xid_row / sxid_row (an Xid's / SXid's code, cached) read bounded_int's code: None for a non-ASCII
+    or overlong one."""
+    from parsers.finding import bounded_int
+    from parsers.rules import sxid_row, xid_row
 
-    assert code_of(digits) == bounded_int(digits)
+    assert xid_row(digits).code == sxid_row(digits).code == bounded_int(digits)
 
 
 @settings(max_examples=500, deadline=None)
