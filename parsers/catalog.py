@@ -277,27 +277,25 @@ NVSMI_FABRIC_STATUS_REASON = "FabricRegistrationFailed"
 # Error containment's Xids (94 contained, 95 uncontained) end with the driver's decision: "RST: %s, D-RST: %s" (open
 # driver kern_gpu_ga100.c _gpuGenerateErrorLog_GA100: bGpuResetReqd, bGpuDrainAndResetReqd), "Contained: SM (0x1).
 # RST: No, D-RST: No" (xid.yaml). A Yes asks what Xid 154 naming that action asks (XID154_RECOVERY's key by (RST,
-# D-RST)); No and No keep the catalog's row (94 RESTART_APP, 95 RESET_GPU): the line only ever raises the finding.
+# D-RST)); No and No (None) keep the catalog's row (94 RESTART_APP, 95 RESET_GPU): the line only ever raises the
+# finding. The one table of the decisions the driver prints: CONTAINMENT_LINE's groups, one a decision, in its order
 CONTAINMENT_XIDS = frozenset({94, 95})
-CONTAINMENT_RECOVERY: dict[tuple[str, str], str] = {
+CONTAINMENT_RECOVERY: dict[tuple[str, str], str | None] = {
     ("Yes", "No"): "gpu reset required", ("Yes", "Yes"): "gpu reset required", ("No", "Yes"): "drain and reset",
+    ("No", "No"): None,
 }
-# The decisions the driver prints, (RST, D-RST): CONTAINMENT_LINE's groups, one a decision, in this order
-CONTAINMENT_DECISIONS = (("Yes", "No"), ("Yes", "Yes"), ("No", "Yes"), ("No", "No"))
 # "RST" at a word's start: its boundary is asserted after the literal (`(?<!\wRST)`, what `\bRST` says), so the regex
 # starts with a literal that `re` skips to; with `\b` first it was tried, boundary test and all, at every position
 # of the text (~4,000 instructions of each new Xid 94/95 line, ~0.25 us). A group a decision: the match's `lastindex`
 # names it, and CONTAINMENT_ACTION[lastindex] is its action or None (no tuple of the groups made and hashed: ~1,500
 # instructions of each new Xid 94/95 line, callgrind)
 CONTAINMENT_LINE = LazyPattern("RST(?<!\\wRST): (?:" + "|".join(f"({rst}, D-RST: {drst})"
-                                                                for rst, drst in CONTAINMENT_DECISIONS) + ")")
-CONTAINMENT_ACTION = (None,) + tuple(CONTAINMENT_RECOVERY.get(decision) for decision in CONTAINMENT_DECISIONS)
-# A word every decision with an action holds ("Yes": RST: No, D-RST: No keeps the row), derived from the table: a line
-# without it decides nothing, so it is not searched (one substring test, ~400 instructions, where CONTAINMENT_LINE's
-# search is ~2,900 of each new Xid 94/95 line: most say No and No); "" (held by every text) where no word is common
-_CONTAINMENT_HELD = sorted(set.intersection(*({rst, drst} for rst, drst in CONTAINMENT_RECOVERY))
-                           if CONTAINMENT_RECOVERY else ())
-CONTAINMENT_GATE = _CONTAINMENT_HELD[0] if _CONTAINMENT_HELD else ""
+                                                                for rst, drst in CONTAINMENT_RECOVERY) + ")")
+CONTAINMENT_ACTION = (None, *CONTAINMENT_RECOVERY.values())
+# The word every decision with an action holds (RST: No, D-RST: No keeps the row; check_tables holds the table to it):
+# a line without it decides nothing, so it is not searched (one substring test, ~400 instructions, where
+# CONTAINMENT_LINE's search is ~2,900 of each new Xid 94/95 line: most say No and No)
+CONTAINMENT_GATE = "Yes"
 # The Xid whose line names the earlier Xid that caused it: 45 (ROBUST_CHANNEL_PREEMPTIVE_REMOVAL), the only code the
 # open driver appends " caused by previous Xid %d" to (kernel_rc.c krcReportXid: bPrintRootCause is its xid ==
 # ROBUST_CHANNEL_PREEMPTIVE_REMOVAL), "Ch 00000001 caused by previous Xid 149" (xid.yaml, open-gpu-kernel-modules #1150)
@@ -329,10 +327,11 @@ def check_tables() -> None:
     # each table's action reads as a name XID154_RECOVERY has
     for name, table in (("XID154_RECOVERY_CODE", XID154_RECOVERY_CODE), ("NVSMI_RECOVERY_ACTION", NVSMI_RECOVERY_ACTION),
                         ("NVSMI_RESET_STATUS", NVSMI_RESET_STATUS), ("CONTAINMENT_RECOVERY", CONTAINMENT_RECOVERY)):
-        if unknown := sorted(set(table.values()) - set(XID154_RECOVERY)):
+        if unknown := sorted(set(table.values()) - set(XID154_RECOVERY) - {None}):  # (None: no action)
             raise ValueError(f"parsers/catalog.py: {name} names an action XID154_RECOVERY lacks: {', '.join(unknown)}")
-    if undecided := sorted(map(str, set(CONTAINMENT_RECOVERY) - set(CONTAINMENT_DECISIONS))):
-        raise ValueError(f"parsers/catalog.py: CONTAINMENT_RECOVERY keys not in CONTAINMENT_DECISIONS: {', '.join(undecided)}")
+    if ungated := [str(d) for d, action in CONTAINMENT_RECOVERY.items() if action and CONTAINMENT_GATE not in d]:
+        raise ValueError(f"parsers/catalog.py: CONTAINMENT_RECOVERY decisions with an action that lack CONTAINMENT_GATE "
+                         f"({CONTAINMENT_GATE!r}): {', '.join(ungated)}")
     # one read a code suffices
     others = set(CONTAINMENT_XIDS) | set(XID48_DETAIL) | {154}
     if twice := sorted((others | CAUSE_XIDS) & NVLINK_XIDS | CAUSE_XIDS & others):
@@ -374,7 +373,7 @@ DRIVER_XIDS: dict[int, tuple[str, str, str, str, str]] = {
 class XidInfo:
     """One Xid of the catalog (xid_catalog): NVIDIA's mnemonic, description and actions, and its policy."""
 
-    code: int
+    code: int | None  # None: a line whose code rules.xid_row / sxid_row read as None (its UNKNOWN row)
     mnemonic: str
     description: str
     action: str
@@ -387,7 +386,7 @@ class XidInfo:
 class SxidInfo:
     """One NVSwitch SXid of the catalog (sxid_catalog)."""
 
-    code: int
+    code: int | None  # None: as XidInfo's
     name: str
     fatal: bool
     action: str
@@ -439,19 +438,13 @@ def xid_catalog() -> dict[int, XidInfo]:
     return out
 
 
-def xid_info(code: int) -> XidInfo:
+def xid_info(code: int | None) -> XidInfo:
+    """The catalog's row of `code`, else its UNKNOWN one (None: a line's code not bounded_int's, rules.xid_row)."""
     info = xid_catalog().get(code)
     if info is None:
         action, severity, attribution = UNKNOWN_XID
         return XidInfo(code, "UNKNOWN", "not in NVIDIA's Xid catalog", action, "", severity, attribution)
     return info
-
-
-@lru_cache(maxsize=256)  # a node's lines name few codes (the catalog's are ~200); a key is at most a message's digits
-def xid_info_of(digits: str) -> XidInfo:
-    """xid_info of the code a line's digits give (a row's `xid` group): the int() and the catalog's lookup once per
-    code text, not once per line (~2,500 instructions of each new Xid line; one argument: keyed by the str itself)."""
-    return xid_info(int(digits))
 
 
 # Short CamelCase names for the Xids operators meet most (condition and Event reasons); others are derived from
@@ -493,6 +486,7 @@ def sxid_catalog() -> dict[int, SxidInfo]:
     return out
 
 
-def sxid_info(code: int) -> SxidInfo:
+def sxid_info(code: int | None) -> SxidInfo:
+    """The catalog's row of `code`, else its UNKNOWN one (None: a line's code not bounded_int's, rules.xid_row)."""
     return sxid_catalog().get(code) or SxidInfo(code, "UNKNOWN", True, "CONTACT_SUPPORT",
                                                 "not in the Fabric Manager SXid tables")

@@ -35,7 +35,7 @@ from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EV
                     EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
                     EVENT_PER_FINDING_DEVICE, EVENT_REPORTS, EVENT_WITHIN_DEVICE,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_GROUP, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX,
-                    KEYWORDS, PAGE_SHIFTS, PCI, REFINERS, RULES, STATED, Rule)
+                    KEYWORDS, PAGE_SHIFTS, PCI, REFINERS, RULES, STATED, Rule, sxid_row, xid_row)
 from .unclassified import DRIVER_DEVICES, DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import KeywordScan, LazyPattern, required_literals
 from .workers import tag_rank
@@ -366,9 +366,6 @@ def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ..
 
 
 _int = bounded_int
-# An Xid's or SXid's code: a node's lines name few, so each code's text is read once (an lru_cache hit, a few hundred
-# instructions, where bounded_int's call and int() are ~2,400 of each new Xid line). A key is at most a message's digits
-_code = lru_cache(maxsize=256)(bounded_int)
 # What a message means on its own: the finding's fixed fields (a tuple in _TEMPLATE_FIELDS order; None: a member
 # line of a multi-line event, no finding), whether its PCI address must come from the lines before it, its
 # multi-line event role (rules.Rule.event), and what the event tables say of its row (EventPlan; None without an event).
@@ -1320,7 +1317,7 @@ class Classifier:
         if tagged is not None:  # the worker's global rank, over a bare "[Rank N]" (the work's group's, as triage reads)
             rank = str(tagged)
         fields = (kind, severity, attribution, action, message,  # _TEMPLATE_FIELDS order
-                  None if xid is None else _code(xid), None if sxid is None else _code(sxid), pci,
+                  None if xid is None else xid_row(xid).code, None if sxid is None else sxid_row(sxid).code, pci,
                   None if pid is None else _int(pid), process and process.strip() or None,
                   None if rank is None else _int(rank), get("peer"), details)
         event = rule.event

@@ -127,10 +127,21 @@ def _dmesg(m: re.Match, year: int | None) -> Envelope:
     2009] .."), read by the same row (an optional group costs a line without one less than a lookahead, the
     dmesg_decode row's after it more). `journalctl -o short-monotonic` prints the same uptime, then the record's
     host and tag (_journal): a "journal" envelope, whose tag says whose line it is (_program)."""
-    journal = _journal(m.group(3))  # (split has looked: a line it found no journal tag in is _dmesg_kernel's)
+    journal = _journal(m.group(3))  # (split looks itself: its envelope is _dmesg_journal's or _dmesg_kernel's)
     if journal is not None:
-        return Envelope("journal", journal[1], None, float(m.group(1)), journal[0])
+        return _dmesg_journal((m, journal), year)
     return _dmesg_kernel(m, year)
+
+
+# A dmesg-stamped line's match and the journal's host and tag split found in its message (_journal's answer): what
+# a "journal" row's builder with a journal builds from (_JOURNALED), so that the message is matched once, not again
+JournalFound = tuple[re.Match, tuple[dict[str, Any], str]]
+
+
+def _dmesg_journal(found: JournalFound, year: int | None) -> Envelope:
+    """_dmesg of a line split found the journal's host and tag in (`journalctl -o short-monotonic`)."""
+    m, (extra, message) = found
+    return Envelope("journal", message, None, float(m.group(1)), extra)
 
 
 def _dmesg_kernel(m: re.Match, year: int | None) -> Envelope:
@@ -193,24 +204,38 @@ _DMESG_PARTS = re.compile(r"\[ *(\d+\.\d+)[ \]]|\[[A-Z][a-z]{2} ([A-Z][a-z]{2}) 
                           r"|(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d)")
 
 
-def _dmesg_decode(m: re.Match, year: int | None) -> Envelope:
-    """util-linux dmesg's other forms: -x's facility and level ("kern  :err   : "), then none, one or several stamps
-    (_DMESG_STAMP), then the printk caller. The uptime and the time are the stamps' (the first of each); a delta
-    alone says neither. A facility other than kern is a process's record (as the kmsg envelope's)."""
-    facility, level, stamps, more, msg = m.groups()
+def _decoded_stamps(m: re.Match) -> tuple[float | None, datetime | None]:
+    """The uptime and the time of a dmesg_decode line's stamps (the first of each); a delta alone says neither."""
     uptime = when = None
-    for up, mon, day, clock, yr, iso_clock, frac, tz in _DMESG_PARTS.findall(stamps or more or ""):
+    for up, mon, day, clock, yr, iso_clock, frac, tz in _DMESG_PARTS.findall(m.group(3) or m.group(4) or ""):
         if up and uptime is None:
             uptime = float(up)
         elif mon and when is None:
             when = _at(_month(mon), day, clock, int(yr))
         elif iso_clock and when is None:
             when = _iso(f"{iso_clock}.{frac}{tz}")
+    return uptime, when
+
+
+def _dmesg_decode_journal(found: JournalFound, year: int | None) -> Envelope:
+    """_dmesg_decode of a line split found the journal's host and tag in (`journalctl -o short-delta`)."""
+    m, (extra, message) = found
+    uptime, when = _decoded_stamps(m)
+    return Envelope("journal", message, when, uptime, extra)
+
+
+def _dmesg_decode(m: re.Match, year: int | None) -> Envelope:
+    """util-linux dmesg's other forms: -x's facility and level ("kern  :err   : "), then none, one or several stamps
+    (_DMESG_STAMP), then the printk caller. The uptime and the time are the stamps' (the first of each); a delta
+    alone says neither. A facility other than kern is a process's record (as the kmsg envelope's)."""
+    facility, level, _, _, msg = m.groups()
     if facility is None:
         journal = _journal(msg)
         if journal is not None:  # journalctl -o short-delta
-            return Envelope("journal", journal[1], when, uptime, journal[0])
+            return _dmesg_decode_journal((m, journal), year)
+        uptime, when = _decoded_stamps(m)
         return Envelope("dmesg" if when is None else "dmesg_t", msg, when, uptime)
+    uptime, when = _decoded_stamps(m)
     extra: dict[str, Any] = {"facility": facility, "level": level}
     if facility != "kern":
         extra["app"] = KMSG_USERSPACE
@@ -757,9 +782,15 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
 )
 
 
-# a "journal" row -> its builder for a line split found no journal host and tag in (the row's own looks for them)
+# a "journal" row -> its builders (the row's own looks for the journal's host and tag itself, ENVELOPES' reference):
+# for a line split found them in, from the match and what it found (JournalFound: the message matched once), and
+# for a line split found none in (it has looked: the envelope's building does not look again)
+_JOURNALED: dict[str, Callable[[JournalFound, "int | None"], Envelope]] = {"dmesg": _dmesg_journal,
+                                                                          "dmesg_decode": _dmesg_decode_journal}
 _NO_JOURNAL: dict[str, Build] = {"dmesg": _dmesg_kernel}
-Row = tuple[str, LazyPattern, Build, "str | None", Build]  # (name, regex, builder, message, builder without a journal)
+# (name, regex, builder (a "journal" row's: with the journal split found, _JOURNALED), message, builder without a
+# journal)
+Row = tuple[str, LazyPattern, Callable, "str | None", Build]
 
 
 def _rows_by_first() -> dict[str, tuple[Row, ...]]:
@@ -768,7 +799,7 @@ def _rows_by_first() -> dict[str, tuple[Row, ...]]:
     shared: dict[tuple[Row, ...], tuple[Row, ...]] = {}
     out = {}
     for c in dict.fromkeys(c for _, starts, *_ in ENVELOPES for c in starts):
-        rows = tuple((name, pattern, build, message, _NO_JOURNAL.get(name, build))
+        rows = tuple((name, pattern, _JOURNALED.get(name, build), message, _NO_JOURNAL.get(name, build))
                      for name, starts, pattern, build, message in ENVELOPES if c in starts)
         out[c] = shared.setdefault(rows, rows)
     return out
@@ -782,8 +813,9 @@ def _rows_by_first() -> dict[str, tuple[Row, ...]]:
 # after it (dmesg -x's the costliest: start-up)
 _BY_FIRST: dict[str, tuple[Row, ...]] = _rows_by_first()
 
-# An envelope not built yet: its builder, the match it builds from and the year for stamps without one.
-Pending = tuple[Build, re.Match, "int | None"]
+# An envelope not built yet: its builder, the match it builds from (a "journal" row's line with the journal's host and
+# tag: the match and those, JournalFound) and the year for stamps without one.
+Pending = tuple[Callable, "re.Match | JournalFound", "int | None"]
 
 
 def detect(line: str, year: int | None = None) -> Envelope:
@@ -811,7 +843,7 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
                             and (name != "dmesg_decode" or m.group(1) is None)):
                         journal = _journal(text)
                         if journal is not None:
-                            return name, journal[1], (build, m, year)
+                            return name, journal[1], (build, (m, journal), year)  # (_JOURNALED's builder)
                     return name, text, (kernel, m, year)
                 return name, text, (build, m, year)
             env = build(m, year)  # a builder that may refuse the match (docker's: JSON) runs at once

@@ -21,7 +21,7 @@ import json
 import os
 import re
 import sys
-from _thread import _local  # (threading.local itself; a built-in module, loaded at every start: no import cost)
+import threading  # (threading.local: every program has it loaded already, click's `gpu-npd` and the agent's threads)
 # BLAKE2 from its own module, not hashlib: hashlib loads OpenSSL's digests (libcrypto) at import, ~2% of the
 # start-up of `gpu-npd parse` of a small log, for a cache key (hashlib's, the same function, where an interpreter
 # lacks CPython's private module)
@@ -333,7 +333,7 @@ def byte_forms(patterns: tuple[tuple[str, bool], ...]) -> list[bytes]:
     return [f.encode() for f in forms]
 
 
-class _Scratch(_local):
+class _Scratch(threading.local):
     """A hyperscan database's scratch space for each thread (`space`: allocated at a thread's first use, and for the
     thread that makes it, where a failure to allocate one is the database's, an hs.error).  Hyperscan refuses a scan
     a scratch space another thread's scan holds (ScratchInUseError), and a database is shared by every scanner of its

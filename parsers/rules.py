@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .catalog import (CONTAINMENT_ACTION, CONTAINMENT_GATE, CONTAINMENT_LINE, NVLINK5_DECODE_OUTCOME, NVLINK5_LINE,
                       NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVSMI_FABRIC_HEALTH, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS,
                       XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, XID_EVENTS, XID_READS,
-                      nvlink5_decode, sxid_info, xid_info, xid_info_of)
+                      SxidInfo, XidInfo, nvlink5_decode, sxid_info, xid_info)
+from .finding import bounded_int
 from .kinds import BY_NAME as KIND, IB_WC_STATUS, IB_WC_WORDS, SEVERITY_RANK
 from .wordscan import LazyPattern
 
@@ -4148,8 +4150,24 @@ def _refine_ib_async_event(g: dict, out: dict) -> None:
         out["details"]["ibv_event"] = name
 
 
+# An Xid's or SXid's catalog row by its code's text (a row's `xid` / `sxid` group): the one reading of a code, the
+# refiner's row and the finding's field alike (classify's `xid_row(xid).code`): bounded_int's, so a code of more than
+# MAX_DIGITS digits or not ASCII ("\u0667\u0669": `\d` matches it, int() reads it) is None and the catalog's UNKNOWN
+# row, never another code's. A node's lines name few codes, so each is read once, an lru_cache hit after (a few hundred
+# instructions, where bounded_int's call, int() and the catalog's lookup are ~2,500 of each new Xid line); one
+# argument: a lone str is its own key. A key is at most a message's digits
+@lru_cache(maxsize=256)
+def xid_row(digits: str) -> XidInfo:
+    return xid_info(bounded_int(digits))
+
+
+@lru_cache(maxsize=256)
+def sxid_row(digits: str) -> SxidInfo:
+    return sxid_info(bounded_int(digits))
+
+
 def _refine_xid(g: dict, out: dict) -> None:
-    info = xid_info_of(g["xid"])
+    info = xid_row(g["xid"])
     out["severity"], out["attribution"], out["action"] = info.severity, info.attribution, info.action
     out["details"]["mnemonic"] = info.mnemonic
     text = g.get("text") or ""
@@ -4158,7 +4176,7 @@ def _refine_xid(g: dict, out: dict) -> None:
         pass
     elif read == "containment":
         m = CONTAINMENT_LINE.search(text) if CONTAINMENT_GATE in text else None  # (no decision with an action without it)
-        key = CONTAINMENT_ACTION[m.lastindex] if m else None  # (its group: the decision's, CONTAINMENT_DECISIONS)
+        key = CONTAINMENT_ACTION[m.lastindex] if m else None  # (its group: the decision's, CONTAINMENT_RECOVERY's)
         if key is not None and SEVERITY_RANK[XID154_RECOVERY[key][0]] > SEVERITY_RANK[out["severity"]]:
             out["severity"], out["action"] = XID154_RECOVERY[key]
             out["details"]["recovery_action"] = key
@@ -4215,7 +4233,7 @@ def _refine_sxid(g: dict, out: dict) -> None:
     "can be safely ignored" (22013, Minion Link DLREQ interrupt: a link's training request, logged per link as the
     NVSwitch links come up at every HGX boot, Lambda's documented healthy output) is info, counted and no Warning
     Event; any other non-fatal one a warning."""
-    info = sxid_info(int(g["sxid"]))
+    info = sxid_row(g["sxid"])
     fatality = (g.get("fatality") or "").lower()
     out.update(severity=info.severity(fatality == "fatal" if fatality else None), action=info.action)
     out["details"]["name"] = info.name

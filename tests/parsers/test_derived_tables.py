@@ -221,8 +221,8 @@ def test_every_import_time_table_check_survives_python_o():
                                                                    "NVLINK5_DECODE_OUTCOME and _NVLINK5_DECODE_ORDER: IGNORE"),
     ("parsers.catalog", "NVSMI_RESET_STATUS", lambda t: {**t, "x": "drain"}, "NVSMI_RESET_STATUS names an action "
                                                                             "XID154_RECOVERY lacks: drain"),
-    ("parsers.catalog", "CONTAINMENT_DECISIONS", lambda t: t[1:], "CONTAINMENT_RECOVERY keys not in "
-                                                                   "CONTAINMENT_DECISIONS: ('Yes', 'No')"),
+    ("parsers.catalog", "CONTAINMENT_RECOVERY", lambda t: {**t, ("No", "No"): "drain and reset"},
+     "CONTAINMENT_RECOVERY decisions with an action that lack CONTAINMENT_GATE ('Yes'): ('No', 'No')"),
     ("parsers.catalog", "CAUSE_XIDS", lambda t: t | {74}, "an Xid in two of XID_READS' tables (one read a code): 74"),
     ("parsers.unclassified", "DRIVER_DEVICES", lambda t: {**t, "nouveau": "gpu", "efa": "nik"},
      "DRIVER_DEVICES names a driver DRIVERS lacks or a device DEVICES lacks: efa: nik, nouveau: gpu"),

@@ -1217,6 +1217,25 @@ def test_each_earlier_keyword_holds_a_literal_of_a_rows_cover():
             assert all(any(part in k for part in plan[0]) for k in earlier), RULES[i].name
 
 
+def test_split_reads_a_dmesg_lines_journal_tag_once():
+    """(h602) A `journalctl -o short-monotonic` / `short-delta` line's host and tag are matched once, by split: the
+    envelope's building (finish) does not match them again (was: _dmesg and _dmesg_decode looked again)."""
+    from parsers import envelope
+
+    looked = []
+    real = envelope._journal
+    try:
+        envelope._journal = lambda message: looked.append(message) or real(message)
+        for line in ("[    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13",  # systemd/systemd#24950
+                     "[  +0.000123] h python3[123]: NVRM: hello"):
+            looked.clear()
+            _, message, pending = envelope.split(line, 2025)
+            env = envelope.finish(pending)
+            assert (env.name, env.message, len(looked)) == ("journal", message, 1), line
+    finally:
+        envelope._journal = real
+
+
 def test_split_leaves_a_dmesg_line_without_a_journal_tag_to_a_builder_that_does_not_look_again():
     """split looks for the journal's host and tag in a dmesg line's message (journalctl -o short-monotonic); where it
     finds none, the envelope is built by a builder that does not look again (_NO_JOURNAL: two substring tests a
@@ -1228,8 +1247,9 @@ def test_split_leaves_a_dmesg_line_without_a_journal_tag_to_a_builder_that_does_
              envelope._dmesg_kernel),
             ("[    5.123456] usb 1-1: kernel: new device", "dmesg", envelope._dmesg_kernel),  # no tag _journal reads
             ("[    1.000000] [Fri Feb 13 23:31:31 2009] NVRM: hello", "dmesg_t", envelope._dmesg_kernel),
-            ("[    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13", "journal", envelope._dmesg),
-            ("[   12.300000] h python3[123]: NVRM: hello", "journal", envelope._dmesg)):
+            ("[    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13", "journal", envelope._dmesg_journal),
+            ("[   12.300000] h python3[123]: NVRM: hello", "journal", envelope._dmesg_journal),
+            ("[  +0.000123] h kernel: NVRM: hello", "journal", envelope._dmesg_decode_journal)):
         _, _, pending = envelope.split(line, 2025)
         assert pending[0] is builder, line
         assert envelope.finish(pending).name == name
@@ -1246,7 +1266,7 @@ def test_the_containment_decision_is_read_where_re_skips_to_its_literal(text):
     import re._compiler as sre_compile  # noqa: PLC0415 - re's own reading of a pattern's literal prefix
     import re._parser as sre_parse  # noqa: PLC0415
 
-    from parsers.catalog import CONTAINMENT_ACTION, CONTAINMENT_DECISIONS, CONTAINMENT_LINE, CONTAINMENT_RECOVERY
+    from parsers.catalog import CONTAINMENT_ACTION, CONTAINMENT_LINE, CONTAINMENT_RECOVERY
 
     prefix = sre_compile._get_literal_prefix(sre_parse.parse(CONTAINMENT_LINE.pattern, CONTAINMENT_LINE.flags), 0)[0]
     assert "".join(map(chr, prefix)).startswith("RST")
@@ -1255,7 +1275,7 @@ def test_the_containment_decision_is_read_where_re_skips_to_its_literal(text):
         want, got = boundary_first.search(line), CONTAINMENT_LINE.search(line)
         # the same decision where the same text: the group `lastindex` names is the decision's, its action the table's
         assert (want and (want.span(), want.groups(), CONTAINMENT_RECOVERY.get(want.groups()))) == \
-            (got and (got.span(), CONTAINMENT_DECISIONS[got.lastindex - 1], CONTAINMENT_ACTION[got.lastindex])), line
+            (got and (got.span(), tuple(CONTAINMENT_RECOVERY)[got.lastindex - 1], CONTAINMENT_ACTION[got.lastindex])), line
 
 
 @settings(max_examples=300)
@@ -1266,7 +1286,7 @@ def test_a_containment_line_without_the_gate_word_decides_nothing(text):
     with an action holds (catalog.CONTAINMENT_GATE, "Yes") occurs: where it does not, the search finds no action."""
     from parsers.catalog import CONTAINMENT_ACTION, CONTAINMENT_GATE, CONTAINMENT_LINE, CONTAINMENT_RECOVERY
 
-    assert CONTAINMENT_GATE == "Yes" and all(CONTAINMENT_GATE in decision for decision in CONTAINMENT_RECOVERY)
+    assert CONTAINMENT_GATE == "Yes" and all(CONTAINMENT_GATE in d for d, action in CONTAINMENT_RECOVERY.items() if action)
     for line in (text, "Uncontained: FBHUB. " + text, "Contained: SM (0x1). RST: No, D-RST: No" + text):
         m = CONTAINMENT_LINE.search(line)
         if CONTAINMENT_GATE not in line:
@@ -1290,36 +1310,60 @@ def test_a_no_and_no_containment_line_is_not_searched(monkeypatch):
     assert searched == ["Contained: SM (0x1). RST: Yes, D-RST: No"]
 
 
-@given(st.text(alphabet="0123456789\u0669", min_size=1, max_size=6))
-def test_xid_info_of_a_codes_digits_is_xid_info_of_its_int(digits):
-    """(h594) catalog.xid_info_of (the Xid refiner's: once per code text) is xid_info of the digits' int."""
-    from parsers.catalog import xid_info, xid_info_of
+@given(st.text(alphabet="0123456789\u0669", min_size=1, max_size=22), st.booleans())
+def test_an_xid_or_sxid_lines_catalog_row_is_its_findings_codes(digits, sxid):
+    """(h602) The refiners read a code's catalog row as the finding's field reads its code (rules.xid_row / sxid_row,
+    bounded_int's, one cached reading for both): a non-ASCII or overlong code (None in the finding) is the catalog's
+    UNKNOWN row, never another code's (was: catalog.xid_info_of's int() read "\u0669" as 9, beside classify._code's
+    bounded_int; _refine_sxid's int() had no cache)."""
+    from parsers import rules
+    from parsers.catalog import sxid_info, xid_info
+    from parsers.finding import bounded_int
 
-    assert xid_info_of(digits) == xid_info(int(digits))
+    out = {"kind": "x", "severity": "info", "attribution": "unknown", "action": "NONE", "details": {}}
+    rules.REFINERS["sxid" if sxid else "xid"]({"sxid" if sxid else "xid": digits, "text": ""}, out)
+    row = sxid_info(bounded_int(digits)) if sxid else xid_info(bounded_int(digits))
+    assert (out["details"]["name" if sxid else "mnemonic"], out["action"]) == \
+        (row.name if sxid else row.mnemonic, row.action)
+
+
+def test_a_non_ascii_xid_code_is_the_unknown_row_of_a_finding_without_a_code():
+    """(h602) "\u0667\u0669" (`\d` matches it) is no Xid code: the finding's xid is None and its row the catalog's
+    UNKNOWN one (was: Xid 79's, fatal RESET_GPU, on a finding naming no Xid); the same for an SXid."""
+    from parsers import Classifier
+
+    c = Classifier()
+    f = c.read("NVRM: Xid (PCI:0000:5d:00): \u0667\u0669, pid=1234, name=python3, Ch 00000001")[0]
+    assert (f.kind, f.xid, f.details["mnemonic"], f.severity, f.action) == \
+        ("xid", None, "UNKNOWN", "error", "CONTACT_SUPPORT")  # (catalog.UNKNOWN_XID)
+    s = c.read("nvidia-nvswitch0: SXid (PCI:0000:05:00.0): \u0662\u0660\u0660\u0663\u0664, Non-fatal, Link 44")[0]
+    assert (s.kind, s.sxid, s.details["name"]) == ("sxid", None, "UNKNOWN")
 
 
 def test_a_storm_of_new_xid_lines_reads_each_code_once():
-    """(h594) New Xid lines of one code (a pid apiece: each new to the memo) read the code's text once, in the refiner
-    (catalog.xid_info_of) and in the finding's field (classify._code): cache hits after the first, the same findings."""
+    """(h594) New Xid lines of one code (a pid apiece: each new to the memo) read the code's text once, for the
+    refiner's row and the finding's field alike (rules.xid_row, h602: one cache for both, was two): cache hits after
+    the first, the same findings."""
     from parsers import Classifier
-    from parsers.catalog import xid_info_of
-    from parsers.classify import _code
+    from parsers.rules import xid_row
 
     c = Classifier()
-    before = (xid_info_of.cache_info().hits, _code.cache_info().hits)
+    before = xid_row.cache_info()
     found = [c.read(f"[ 100.{i:06d}] NVRM: Xid (PCI:0000:5d:00): 95, pid={1000 + i}, name=python3, Uncontained: FBHUB. "
                     f"RST: No, D-RST: No")[0] for i in range(3)]
     assert [(f.xid, f.pid, f.severity, f.action) for f in found] == [(95, 1000 + i, "fatal", "RESET_GPU") for i in range(3)]
-    assert (xid_info_of.cache_info().hits - before[0], _code.cache_info().hits - before[1]) >= (2, 2)
+    after = xid_row.cache_info()
+    assert after.hits - before.hits >= 5 and after.misses - before.misses <= 1  # 6 reads: one miss at most
 
 
 @given(st.text(alphabet="0123456789\u0669x ", max_size=22))
-def test_a_codes_cached_int_is_bounded_ints(digits):
-    """(h594) classify._code (an Xid's / SXid's code, cached) is bounded_int: None for a non-ASCII or overlong one."""
-    from parsers.classify import _code
+def test_a_codes_cached_row_is_bounded_ints(digits):
+    """(h594) rules.xid_row / sxid_row (an Xid's / SXid's code, cached) read bounded_int's code: None for a non-ASCII
+    or overlong one."""
     from parsers.finding import bounded_int
+    from parsers.rules import sxid_row, xid_row
 
-    assert _code(digits) == bounded_int(digits)
+    assert xid_row(digits).code == sxid_row(digits).code == bounded_int(digits)
 
 
 @settings(max_examples=500, deadline=None)
