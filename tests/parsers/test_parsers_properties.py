@@ -1328,7 +1328,7 @@ def test_an_xid_or_sxid_lines_catalog_row_is_its_findings_codes(digits, sxid):
 
 
 def test_a_non_ascii_xid_code_is_the_unknown_row_of_a_finding_without_a_code():
-    """(h602) "\u0667\u0669" (`\d` matches it) is no Xid code: the finding's xid is None and its row the catalog's
+    """(h602) "\u0667\u0669" (`\\d` matches it) is no Xid code: the finding's xid is None and its row the catalog's
     UNKNOWN one (was: Xid 79's, fatal RESET_GPU, on a finding naming no Xid); the same for an SXid."""
     from parsers import Classifier
 
