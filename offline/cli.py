@@ -219,7 +219,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
                             f.peer = None
                         if f.pci:
                             if gpus is None:
-                                gpus = _gpus(nvml_spec, config_file, proc_root)
+                                gpus = _gpus(nvml_spec, config_file, proc_root) or ()  # (none: a falsy test, no len)
                             if gpus:
                                 annotate(f, gpus)
                         cause = cause_of(f)

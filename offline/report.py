@@ -71,6 +71,7 @@ class JsonLines:
     def __init__(self) -> None:
         self._dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
         self._parts: dict[tuple, tuple[str, str]] = {}
+        self._hosts: dict[str, str] = {}  # a host -> its text (a fleet's input: a few names, each on many lines)
 
     def line(self, f: Finding) -> str:
         try:
@@ -90,7 +91,12 @@ class JsonLines:
         if f.line is not None:
             text.append(', "line": ' + str(int(f.line)))
         if f.host is not None:
-            text.append(', "host": ' + self._dumps(f.host))
+            host = self._hosts.get(f.host)
+            if host is None:
+                if len(self._hosts) >= self.SIZE:
+                    self._hosts.clear()
+                host = self._hosts[f.host] = ', "host": ' + self._dumps(f.host)
+            text.append(host)
         text.append("}\n")
         return "".join(text)
 

@@ -197,6 +197,8 @@ def test_json_lines_are_json_dumps_of_each_finding(fixtures):
     findings[0].uptime, findings[1].uptime = float("inf"), None
     findings[2].timestamp = datetime(2026, 1, 2, 3, 4, 5, 678, tzinfo=timezone.utc)
     findings[3].details = {**findings[3].details, "list": [1, 2]}  # not hashable: encoded whole
+    for f, host in zip(findings[4:9], ("node-a", "node-a", 'nöde "b"', "node-a", 'nöde "b"')):
+        f.host = host  # (a host's text is kept: the same name twice, one that JSON escapes)
     writer = JsonLines()
     assert len(findings) > 50
     for f in findings:
