@@ -116,16 +116,17 @@ class Scanner:
         """Findings of the lines in buf[:limit]."""
         done_to = -1
         read = self.classifier.read
-        cri_mark = _CRI_MARK.search
+        cri_mark, find = _CRI_MARK.search, buf.find
         for start, end, matched in self.prefilter.line_spans(buf, limit):
             if start <= done_to:
                 continue
             line = decode(buf[start:end])
             # only the lines that reach Python (and the line before each) are looked at for the CRI partial mark:
             # a scan of the whole buffer for it (no mark in most logs) cost more than all those lines together;
-            # whether the line or the one before it may be a CRI partial line, inline (a call per line cost more)
-            if cri_mark(buf, buf.rfind(b"\n", 0, start - 1) + 1 if start else 0, end) is not None and (
-                    is_cri_partial(line) or (start and _cri_partial_before(buf, start))):
+            # whether the line or the one before it may be a CRI partial line, inline (a call per line cost more):
+            # the mark's " P " looked for first (a substring search costs a third of the pattern's)
+            if find(b" P ", before := buf.rfind(b"\n", 0, start - 1) + 1 if start else 0, end) != -1 and cri_mark(
+                    buf, before, end) is not None and (is_cri_partial(line) or (start and _cri_partial_before(buf, start))):
                 start, line, end = _cri_group(buf, start, end, limit)
                 matched = None  # the joined line: its parts' matches say nothing about it
             done_to = end
