@@ -1,6 +1,6 @@
 """Per-line cost of a stream's line through the classifier (`Classifier.read`, what the agent's pipeline and `gpu-npd
 parse` call; `classify` in a checkout that predates it) (micro-benchmark, not a test): a keyword line that matches no
-rule (dmesg form, and kern.log's syslog form), a repeated storm line (memo hit), a new matching line (distinct
+rule (dmesg form, kern.log's syslog form and dmesg -T's), a repeated storm line (memo hit), a new matching line (distinct
 every time, memo miss), lines of kinds in turn (each new to the memo).
 
     python bench/perline.py [--n N] [--runs R] [--baseline DIR] [--instructions]
@@ -35,6 +35,8 @@ HERE = Path(__file__).resolve().parent
 CASES = {  # synthetic lines modelled on the bench mix (bench/gen_log.py)
     "keyword line, no rule": lambda i: f"[{1000 + i * 0.01:12.6f}] mlx5_core 0000:5d:00.0: firmware version: 28.39.1002",
     "the same in kern.log": lambda i: f"Nov 25 06:{i // 60 % 60:02d}:{i % 60:02d} gpu-node-1 kernel: "
+                                      "mlx5_core 0000:5d:00.0: firmware version: 28.39.1002",
+    "the same in dmesg -T": lambda i: f"[Mon Nov 30 23:{i // 60 % 60:02d}:{i % 60:02d} 2026] "
                                       "mlx5_core 0000:5d:00.0: firmware version: 28.39.1002",
     "repeated storm line": lambda i: f"[{1000 + i * 0.01:12.6f}] NVRM: Xid (PCI:0000:5d:00): 95, pid=1234, name=python3, "
                                      "Uncontained: FBHUB. RST: No, D-RST: No",

@@ -126,8 +126,10 @@ def _dmesg(m: re.Match, year: int | None) -> Envelope:
     """`dmesg`: the uptime; with `--time-format` given twice, the ctime after it ("[    1.000000] [Fri Feb 13 23:31:31
     2009] .."), read by the same row (an optional group costs a line without one less than a lookahead, the
     dmesg_decode row's after it more). `journalctl -o short-monotonic` prints the same uptime, then the record's
-    host and tag (_journal): a "journal" envelope, whose tag says whose line it is (_program)."""
-    journal = _journal(m.group(3))  # (split looks itself: its envelope is _dmesg_journal's or _dmesg_kernel's)
+    host and tag (_journal): a "journal" envelope, whose tag says whose line it is (_program). `dmesg -T`: the ctime
+    alone, no uptime (the row's second alternative), and never the journal's host and tag."""
+    # (split looks itself: its envelope is _dmesg_journal's or _dmesg_kernel's)
+    journal = None if m.group(1) is None else _journal(m.group(4))
     if journal is not None:
         return _dmesg_journal((m, journal), year)
     return _dmesg_kernel(m, year)
@@ -146,12 +148,19 @@ def _dmesg_journal(found: JournalFound, year: int | None) -> Envelope:
 
 def _dmesg_kernel(m: re.Match, year: int | None) -> Envelope:
     """_dmesg of a line without the journal's host and tag: what split gives the dmesg row's line it found none in
-    (_NO_JOURNAL: it has looked for them, so the envelope's building does not look again)."""
-    uptime, ctime, message = m.groups()
+    (_NO_JOURNAL: it has looked for them, so the envelope's building does not look again), and a `dmesg -T` line's."""
+    uptime, ctime, ctime_alone, message = m.groups()
+    if uptime is None:
+        return Envelope("dmesg_t", message, _ctime(ctime_alone))
     if ctime is None:
         return Envelope("dmesg", message, None, float(uptime))
+    return Envelope("dmesg_t", message, _ctime(ctime), float(uptime))
+
+
+def _ctime(ctime: str) -> datetime | None:
+    """The time a dmesg ctime stamp's text says ("Mon Nov  2 02:05:37 2026"; the month English or the locale's)."""
     _, mon, day, clock, yr = ctime.split()
-    return Envelope("dmesg_t", message, _at(_month(mon), day, clock, int(yr)), float(uptime))
+    return _at(_month(mon), day, clock, int(yr))
 
 
 def _dmesg_raw(m: re.Match, year: int | None) -> Envelope:
@@ -170,12 +179,6 @@ def _dmesg_t_host(m: re.Match, year: int | None) -> Envelope:
     host, _, mon, day, clock, yr, msg = m.groups()
     return Envelope("dmesg_t", msg, timestamp=_at(_month(mon), day, clock, int(yr)),
                     extra={"host": host})
-
-
-def _dmesg_t(m: re.Match, year: int | None) -> Envelope:
-    """`dmesg -T`: the month in English, else in the locale's three letters (pt_BR "[Ter Set 19 ..]": _local_month)."""
-    _, mon, day, clock, yr, msg = m.groups()
-    return Envelope("dmesg_t", msg, timestamp=_at(_month(mon), day, clock, int(yr)))
 
 
 def _month(mon: str) -> int | None:
@@ -666,7 +669,7 @@ JSON_DECODED = frozenset({"docker", "stern"})
 # from JSON (its keywords are not the line's as written)
 _NOT_BEHIND = frozenset({"plain", "journal_json"}) | JSON_DECODED
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
-# (a stamp after another, as `dmesg --time-format` given twice prints them: read by the dmesg and dmesg_t rows as
+# (a stamp after another, as `dmesg --time-format` given twice prints them: read by the dmesg row's alternatives as
 # optional groups, which cost a line without one less than a lookahead refusing it did)
 _ISO_STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+[+-]\d\d:?\d\d"
 # (name, first characters a line of it may start with, pattern, builder, message): where the message the builder's
@@ -693,20 +696,22 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("stamped", "0123456789", LazyPattern(
         r"^(" + _RFC3339 + r") (?!" + _LOKI_LABELS + r" )(?:" + _KLOG + r" )?(.*)$", re.S),
      _stamped, "last"),
-    # (first of the "[" rows, ahead of dmesg_t's, whose stamp, a weekday where this one's uptime is, never matches it:
-    # the commonest dmesg form, `dmesg`'s own, tries no other row, callgrind ~1,800 instructions a line less, a
-    # `dmesg -T` line ~1,900 more. journalctl -o short-monotonic too: the journal's host and tag after the uptime,
-    # read from the message, _journal; the space after the uptime is taken first, then the optional caller / ctime
-    # group opens with their "[", a literal sre's alternation tests before entering it, so a line without them enters
-    # only the empty alternative (the ctime's own space before it checked behind): ~240 instructions less a dmesg line
-    # than a lookahead for " ?\[" guarding the alternatives; and it is written "(?:..|)", not "(?:..)?", the same
-    # greedy choice: sre runs an alternation without the REPEAT state an optional group sets up, ~260 instructions
-    # less a dmesg line)
-    ("dmesg", "[", LazyPattern(r"^\[\s*(\d+\.\d+)\] ?(?:\[(?: *[TC]\d+\]|(?<=\] \[)([A-Z][a-z]{2} [A-Z][a-z]{2} "
-                               r"[ \d]\d \d\d:\d\d:\d\d \d{4})\](?: " + _ISO_STAMP + ")?" + CALLER + r") ?|)(.*)$", re.S),
+    # (first of the "[" rows: the commonest dmesg form, `dmesg`'s own, tries no other row. journalctl -o
+    # short-monotonic too: the journal's host and tag after the uptime, read from the message, _journal; the space
+    # after the uptime is taken first, then the optional caller / ctime group opens with their "[", a literal sre's
+    # alternation tests before entering it, so a line without them enters only the empty alternative (the ctime's own
+    # space before it checked behind): ~240 instructions less a dmesg line than a lookahead for " ?\[" guarding the
+    # alternatives; and it is written "(?:..|)", not "(?:..)?", the same greedy choice: sre runs an alternation without
+    # the REPEAT state an optional group sets up, ~260 instructions less a dmesg line.) `dmesg -T` (the ctime alone,
+    # the month in English or the locale's three letters, pt_BR "[Ter Set 19 ..]": _month) is the same row's second
+    # alternative, after the uptime's, not a row after it: a dmesg -T line is matched once, not refused by this row's
+    # regex first (callgrind, bench/perline.py's "the same in dmesg -T": ~1,400 instructions a line less; a dmesg line
+    # ~100 more, the outer alternation); its ctime one group (_ctime), not five (~200 less). Never the journal's host
+    # and tag after it (split and _dmesg look for them after an uptime only)
+    ("dmesg", "[", LazyPattern(r"^\[(?:\s*(\d+\.\d+)\] ?(?:\[(?: *[TC]\d+\]|(?<=\] \[)([A-Z][a-z]{2} [A-Z][a-z]{2} "
+                               r"[ \d]\d \d\d:\d\d:\d\d \d{4})\](?: " + _ISO_STAMP + ")?" + CALLER + r") ?|)"
+                               r"|(\w{3} \w{3} +\d{1,2} \d\d:\d\d:\d\d \d{4})\](?: " + _ISO_STAMP + r"|) ?)(.*)$", re.S),
      _dmesg, "journal"),
-    ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\](?: " + _ISO_STAMP + ")?"
-                                 + r" ?(.*)$", re.S), _dmesg_t, "last"),
     # `dmesg -r` and pstore's saved dmesg: the record's priority before the uptime, "<6>[    2.962781] ..."
     ("dmesg_raw", "<", LazyPattern(r"^<(\d{1,3})>\[\s*(\d+\.\d+)\]" + CALLER + r" ?(.*)$", re.S), _dmesg_raw, "last"),
     # NVIDIA Fabric Manager's own log (fabricmanager.log): "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected ..."
@@ -838,9 +843,10 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
                 if message == "inner":
                     text = _inner_uptime(text)[1]
                 elif message == "journal":  # (_journal's test inline: no call for a dmesg line)
-                    # (not after dmesg -x's facility, group 1 of dmesg_decode: the ring buffer's, as _dmesg_decode reads)
+                    # (group 1: dmesg's uptime, none on a dmesg -T line, never the journal's; dmesg_decode's -x
+                    # facility, which says the ring buffer's, as _dmesg_decode reads)
                     if ((("k" in text and "kernel: " in text) or ("]" in text and "]: " in text))
-                            and (name != "dmesg_decode" or m.group(1) is None)):
+                            and (m.group(1) is None) == (name == "dmesg_decode")):
                         journal = _journal(text)
                         if journal is not None:
                             return name, journal[1], (build, (m, journal), year)  # (_JOURNALED's builder)

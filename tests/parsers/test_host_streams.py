@@ -216,3 +216,16 @@ def test_a_pending_envelopes_host_is_read_from_its_match_as_the_built_one_names_
             if host is not None:
                 named.add(env[0])
     assert named == {build for build, group in _HOST_GROUP.items() if group is not None}
+
+
+def test_a_dmesg_t_lines_pending_envelope_names_no_host_unbuilt():
+    """(h612) A `dmesg -T` line is the dmesg row's (its second alternative): its pending envelope's builder is one that
+    never names a host (HOSTLESS), so Classifier.read asks it no host_of and host_of builds nothing to answer None; real
+    lines (tests/fixtures/incidents/sulao-1165-xid94-nvswitch/logs/dmesg.txt, realworld/gpu-nic-pcie.yaml's pt_BR one)."""
+    from parsers.envelope import HOSTLESS, finish, host_of, split  # noqa: PLC0415
+
+    for line in ("[Mon Feb 2 22:52:45 2026] NVRM: Xid (PCI:0000:cb:00): 94, pid=538578, name=python, channel 0x0000000b",
+                 "[Ter Set 19 06:01:41 2017] pciehp 0000:02:05.0:pcie24: slot(6): Link Down event"):
+        env = split(line)[2]
+        assert type(env) is tuple and env[0] in HOSTLESS, line
+        assert host_of(env) == (None, env) and finish(env).name == "dmesg_t", line

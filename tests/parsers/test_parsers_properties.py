@@ -1367,17 +1367,33 @@ def test_a_codes_cached_row_is_bounded_ints(digits):
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.sampled_from(["[", "[ ", "[  ", "[1", "[Fri", "[Sun Nov 22 02:05:37 2026]", "[    1.000000]", "[123 456  1 12:00:00 2020]"]),
-       st.text(alphabet="0123456789. :[]TCFriSunNov", max_size=30))
-def test_the_dmesg_and_dmesg_t_rows_never_both_match(head, text):
-    """The dmesg row comes first of the "[" rows, before dmesg_t's (a `dmesg` line tries one row): their order is free
-    only while no line matches both, an uptime's digits and "." where dmesg_t's stamp has a weekday and a space."""
-    from parsers.envelope import ENVELOPES as ROWS
+@given(st.sampled_from(["[", "[ ", "[  ", "[1", "[Fri", "[Sun Nov 22 02:05:37 2026]", "[    1.000000]", "[123 456  1 12:00:00 2020]",
+                        "[Mon Feb 2 22:52:45 2026]", "[Ter Set 19 06:01:41 2017]", "[    1.000000] [Fri Feb 13 23:31:31 2009]",
+                        "[Fri Feb 13 23:31:31 2009] 2009-02-13T23:31:31,123456+00:00"]),
+       st.text(alphabet="0123456789. :[]TCFriSunNov,+-", max_size=30))
+def test_the_dmesg_rows_alternatives_are_the_dmesg_and_dmesg_t_rows_they_were(head, text):
+    """(h612) `dmesg -T` is the dmesg row's second alternative (a dmesg -T line is matched once, not refused by the
+    uptime's regex first): the row matches a line exactly where the two rows it was did, the uptime's first, and gives
+    the same message and stamps."""
+    import re as _re
 
-    rows = {name: pattern for name, _starts, pattern, *_ in ROWS}
+    from parsers.envelope import _ISO_STAMP, CALLER, ENVELOPES as ROWS
+
+    dmesg = _re.compile(r"^\[\s*(\d+\.\d+)\] ?(?:\[(?: *[TC]\d+\]|(?<=\] \[)([A-Z][a-z]{2} [A-Z][a-z]{2} "
+                        r"[ \d]\d \d\d:\d\d:\d\d \d{4})\](?: " + _ISO_STAMP + ")?" + CALLER + r") ?|)(.*)$", _re.S)
+    dmesg_t = _re.compile(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\](?: " + _ISO_STAMP + ")?"
+                          r" ?(.*)$", _re.S)
+    row = next(pattern for name, _starts, pattern, *_ in ROWS if name == "dmesg")
     line = head + text
-    assert not (rows["dmesg"].match(line) and rows["dmesg_t"].match(line)), line
-    assert [name for name, starts, *_ in ROWS if "[" in starts][:2] == ["dmesg", "dmesg_t"]
+    m, was, was_t = row.match(line), dmesg.match(line), dmesg_t.match(line)
+    if was:
+        assert m and m.group(1, 2, 4) == was.groups() and m.group(3) is None, line
+    elif was_t:
+        assert m and m.group(1, 2) == (None, None) and m.group(4) == was_t.group(6), line
+        assert m.group(3).split() == list(was_t.group(1, 2, 3, 4, 5)), line
+    else:
+        assert m is None, line
+    assert [name for name, starts, *_ in ROWS if "[" in starts][0] == "dmesg"
 
 
 def test_every_split_row_ends_with_its_message_group():
