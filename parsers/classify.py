@@ -441,6 +441,7 @@ class Classifier:
         # naming none where the input's own is current, reads on without a word of the rule (_on_host's)
         self._named: str | None = None
         self.hosts_forgotten = 0  # hosts whose context was dropped past MAX_HOST_STREAMS
+        self._apart = 0  # lines read while hosts are apart (every host's)
         self._new_stream()
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
         self.uuid_evictions = 0
@@ -479,6 +480,7 @@ class Classifier:
         self.boot = BootClock()  # when this stream's boot began, from the kernel's start-up lines (wall-clock logs)
         self.links = None  # what a reader judges a stream's link findings by (parsers/scan.py _Links), made at its first
         self._count = 0
+        self._lag = self._left = 0  # the lines of other hosts read while hosts are apart; `_apart`'s at the last switch
 
     def for_stream(self, by_host: bool = False) -> "Classifier":
         """A classifier for another stream (a file in `parse`, a source or a pod log in the agent): the same
@@ -518,12 +520,14 @@ class Classifier:
         saved: a line of one node never takes another's banner, open event or UUID."""
         hosts, count = self._hosts, self._count  # (the lines read: the input's, whoever's)
         saved = hosts.pop(host, None)  # (before the current one is kept: never the one forgotten for it)
+        self._left = self._apart
         keep_newest(hosts, self._host, _save_stream(self), MAX_HOST_STREAMS - 1, self._forgot)
         if saved is None:
             self._new_stream()
         else:
             self.__dict__.update(zip(_STREAM_FIELDS, saved))
         self._host, self._count = host, count
+        self._lag += self._apart - self._left  # the other hosts' lines read since this host's last
 
     def _forgot(self, _saved: tuple) -> None:
         self.hosts_forgotten += 1
@@ -617,6 +621,9 @@ class Classifier:
                 host, env = host_of(env)
                 if host != self._named and host != self._host:  # (another context's, or the input's first host)
                     self._on_host(host)
+            if self._hosts is not None:  # hosts apart: the windows count lines of the line's host (_lag)
+                self._apart += 1
+                position -= self._lag
             for keyword in CONTEXT_KEYWORDS:  # two substring tests: most NVRM lines are no context line
                 if keyword in message:
                     self._remember(message, position)

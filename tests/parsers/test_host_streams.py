@@ -229,3 +229,20 @@ def test_a_dmesg_t_lines_pending_envelope_names_no_host_unbuilt():
         env = split(line)[2]
         assert type(env) is tuple and env[0] in HOSTLESS, line
         assert host_of(env) == (None, env) and finish(env).name == "dmesg_t", line
+
+
+# two PCIe AER events (rules.EVENT_LINES "aer": 12 lines): a root port's corrected errors, a GPU's uncorrected one
+AER_ROOT = _text("pcie-aer-2.yaml", "https://github.com/balena-os/balena-intel/issues/304")
+AER_GPU = _text("gpu-nic-pcie.yaml", "https://lore.kernel.org/all/20220317225944.GA765564@bhelgaas/")
+
+
+def test_an_events_window_counts_its_own_hosts_lines_however_many_other_nodes_lines_come_between():
+    """A multi-line event's window (rules.EVENT_LINES) counts the lines of the event's own host: two nodes' AER events,
+    every line of each 40 lines of 20 other nodes' Xid lines apart (pdsh's nodes answering together, COMPOSED of the
+    REAL lines above), give what each node's lines alone give.  Was: the window counted the input's lines, so each
+    event's detail lines came past it, read apart from their header."""
+    others = [f"node-{n:02}: {H200[2]}" for n in range(20)] * 2  # each other node's Xid 31, as each alone reads it
+    lines = [line for pair in itertools.zip_longest(AER_ROOT, AER_GPU) for host, one in zip(("node-a", "node-b"), pair)
+             if one is not None for line in (f"{host}: {one}", *others)]
+    got = sorted(map(repr, (_key(f) for f in _findings(("\n".join(lines) + "\n").encode()) if f.xid != 31)))
+    assert got == sorted(map(repr, _alone("node-a", AER_ROOT) + _alone("node-b", AER_GPU)))
