@@ -67,10 +67,10 @@ class _Flushing:
         return self._read(n)
 
 
-def _read_stream(scanner, fp, name: str | None, year: int | None, flush, forgotten: list) -> Iterator:
+def _read_stream(scanner, fp, name: str | None, year: int | None, flush) -> tuple[Iterator, object]:
     """The findings of one stream: an nvidia-bug-report.log's each occurrence once, its syslog stamps in its year
-    (offline/bugreport.py; `--year` given: that year, no stamp moved).  A stream read per host adds (its name, the
-    hosts' contexts it forgot past the cap) to `forgotten` once read, where it forgot any (_say_forgotten)."""
+    (offline/bugreport.py; `--year` given: that year, no stamp moved); with the classifier of a stream read per host
+    (its `hosts_forgotten`, past the cap, said once at the end: _say_forgotten), else None."""
     from parsers.envelope import hosts_named
 
     from .bugreport import Copies, Sections, is_report, year_of
@@ -84,23 +84,13 @@ def _read_stream(scanner, fp, name: str | None, year: int | None, flush, forgott
         stream = scanner.for_stream(by_host=True)
         if hosts_named(head) > 1:
             stream.classifier.hosts_apart()
-        return _forgetting(stream.scan(_Flushing(fp, flush), name=name), stream.classifier, name, forgotten)
+        return stream.scan(_Flushing(fp, flush), name=name), stream.classifier
     stream = scanner.for_stream()  # (one node's report)
     sections = Sections(fp)
     reported: tuple[int | None, datetime | None] = (year, None) if year is not None else year_of(head)
     if reported[0] is not None:
         stream.classifier.year = reported[0]
-    return Copies(sections, reported[1], reported[0]).keep(stream.scan(_Flushing(sections, flush), name=name))
-
-
-def _forgetting(findings: Iterator, classifier, name: str | None, forgotten: list) -> Iterator:
-    """`findings`, then (name, the hosts' contexts the classifier forgot) added to `forgotten` where it forgot any,
-    however the stream ended (a damaged input's findings end early): the classifier itself not kept past its stream."""
-    try:
-        yield from findings
-    finally:
-        if classifier.hosts_forgotten:
-            forgotten.append((name, classifier.hosts_forgotten))
+    return Copies(sections, reported[1], reported[0]).keep(stream.scan(_Flushing(sections, flush), name=name)), None
 
 
 def _say_forgotten(forgotten: list[tuple[str | None, int]]) -> None:
@@ -167,7 +157,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
     failures: list = []
     failed: list[str] = []
     not_kernel: dict[tuple[str, str], int] = {}  # (program, kind) -> lines
-    forgotten: list[tuple[str | None, int]] = []  # (input, hosts' contexts forgotten): _read_stream
+    forgotten: list[tuple[str | None, int]] = []  # (input, hosts' contexts forgotten): per stream, _findings
 
     paths = files or ("-",)
     if "-" in paths and sys.stdin.isatty():  # `gpu-npd parse` typed alone would otherwise wait without a word
@@ -204,34 +194,39 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
                 # each file (each archive member) its own stream: nothing open at the end of one reaches the next
                 for stream in read_input(path, bar.count if bar.shown else None, notes):
                     named = stream.name if path != "-" or stream.member is not None else None  # (stdin's member: -:M)
-                    for f in _read_stream(scanner, stream.fp, named, year, flush, forgotten):
-                        if not from_kernel(f) and f.kind not in WORKLOAD_KINDS:
-                            # another program's line that reads like a kernel fault: not one, as in the agent
-                            key = (str(f.program), f.kind)
-                            not_kernel[key] = not_kernel.get(key, 0) + 1
-                            continue
-                        if f.host is not None and placeholder(f.host):  # a host the poster redacted names none
-                            f.host = None
-                        if f.peer and placeholder(f.peer):
-                            # a peer the reporter cut or crossed out ("172....<33759>", "10.x.x.x") names no peer:
-                            # kept in details, as triage and the cluster read it (parsers/redacted.py)
-                            f.details = {**f.details, "peer_redacted": f.peer}
-                            f.peer = None
-                        if f.pci:
-                            if gpus is None:
-                                gpus = _gpus(nvml_spec, config_file, proc_root) or ()  # (none: a falsy test, no len)
-                            if gpus:
-                                annotate(f, gpus)
-                        cause = cause_of(f)
-                        if cause is not None and len(causes) < 100_000:
-                            causes.append(cause)
-                        if f.kind in WORKLOAD_KINDS and f.timestamp is not None and len(failures) < 100_000:
-                            failures.append(f)
-                        if only_unclassified:
-                            if f.kind == "unclassified":
+                    findings, per_host = _read_stream(scanner, stream.fp, named, year, flush)
+                    try:
+                        for f in findings:
+                            if not from_kernel(f) and f.kind not in WORKLOAD_KINDS:
+                                # another program's line that reads like a kernel fault: not one, as in the agent
+                                key = (str(f.program), f.kind)
+                                not_kernel[key] = not_kernel.get(key, 0) + 1
+                                continue
+                            if f.host is not None and placeholder(f.host):  # a host the poster redacted names none
+                                f.host = None
+                            if f.peer and placeholder(f.peer):
+                                # a peer the reporter cut or crossed out ("172....<33759>", "10.x.x.x") names no peer:
+                                # kept in details, as triage and the cluster read it (parsers/redacted.py)
+                                f.details = {**f.details, "peer_redacted": f.peer}
+                                f.peer = None
+                            if f.pci:
+                                if gpus is None:
+                                    gpus = _gpus(nvml_spec, config_file, proc_root) or ()  # (none: falsy, no len)
+                                if gpus:
+                                    annotate(f, gpus)
+                            cause = cause_of(f)
+                            if cause is not None and len(causes) < 100_000:
+                                causes.append(cause)
+                            if f.kind in WORKLOAD_KINDS and f.timestamp is not None and len(failures) < 100_000:
+                                failures.append(f)
+                            if only_unclassified:
+                                if f.kind == "unclassified":
+                                    yield f
+                            elif at_least(f.severity, min_severity):
                                 yield f
-                        elif at_least(f.severity, min_severity):
-                            yield f
+                    finally:  # (however the stream ended: a damaged input's findings end early)
+                        if per_host is not None and per_host.hosts_forgotten:
+                            forgotten.append((named, per_host.hosts_forgotten))
             except NotText as exc:  # a journal, zstd, a binary file: said with what reads it, the others still read
                 click.echo(f"gpu-npd parse: {path}: {exc.advice('gpu-npd parse -')}", err=True)
                 failed.append(path)
