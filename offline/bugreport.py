@@ -35,6 +35,7 @@ from parsers.finding import Finding
 from parsers.prefilter import blake2b  # BLAKE2 without hashlib's load of OpenSSL (prefilter's import says why)
 
 START = b"Start of NVIDIA bug report log file"  # the header's first line, within the report's first block
+TAIL_MAX = 256  # the most of a read's last line kept to find a header the next read completes (b"\0": longer, none)
 MAX_KEYS = 200_000  # keys of findings remembered (oldest forgotten): a report of a million Xids stays in bounds
 # sections held (a real report has a few hundred); past it the oldest half is forgotten, a line in one of those then
 # read as in the newest forgotten: a crafted report of nothing but headers stays in bounds
@@ -106,7 +107,7 @@ class Sections:
         first, tail = data.find(b"\n"), self._tail
         if first == -1:  # (still in a line: the tail grows, or is too long to be a header's)
             if tail != b"\0":
-                self._tail = tail + data if len(tail) + len(data) <= 256 else b"\0"
+                self._tail = tail + data if len(tail) + len(data) <= TAIL_MAX else b"\0"
             return data
         line = self._line  # the line beginning after data[at - 1] (newlines counted once, header to header)
         # a header the reads split: the tail's line joined (its own bytes alone copied, not the read's)
@@ -118,7 +119,7 @@ class Sections:
             at = m.start() + 1
             self._begin(line, m)
         self._line = line + data.count(b"\n", at, cut + 1)
-        self._tail = data[cut:] if len(data) - cut <= 256 else b"\0"
+        self._tail = data[cut:] if len(data) - cut <= TAIL_MAX else b"\0"
         return data
 
     def _begin(self, line: int, m: re.Match) -> None:

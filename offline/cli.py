@@ -69,8 +69,8 @@ class _Flushing:
 
 def _read_stream(scanner, fp, name: str | None, year: int | None, flush) -> tuple[Iterator, object]:
     """The findings of one stream: an nvidia-bug-report.log's each occurrence once, its syslog stamps in its year
-    (offline/bugreport.py; `--year` given: that year, no stamp moved); with the classifier of a stream read per host
-    (its `hosts_forgotten`, past the cap, said once at the end: _say_forgotten), else None."""
+    (offline/bugreport.py; `--year` given: that year, no stamp moved); with the stream's classifier (its
+    `hosts_forgotten`, a per-host read's past the cap, said once at the end: _say_forgotten)."""
     from parsers.envelope import hosts_named
 
     from .bugreport import Copies, Sections, is_report, year_of
@@ -90,7 +90,8 @@ def _read_stream(scanner, fp, name: str | None, year: int | None, flush) -> tupl
     reported: tuple[int | None, datetime | None] = (year, None) if year is not None else year_of(head)
     if reported[0] is not None:
         stream.classifier.year = reported[0]
-    return Copies(sections, reported[1], reported[0]).keep(stream.scan(_Flushing(sections, flush), name=name)), None
+    return (Copies(sections, reported[1], reported[0]).keep(stream.scan(_Flushing(sections, flush), name=name)),
+            stream.classifier)
 
 
 def _say_forgotten(forgotten: list[tuple[str | None, int]]) -> None:
@@ -194,7 +195,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
                 # each file (each archive member) its own stream: nothing open at the end of one reaches the next
                 for stream in read_input(path, bar.count if bar.shown else None, notes):
                     named = stream.name if path != "-" or stream.member is not None else None  # (stdin's member: -:M)
-                    findings, per_host = _read_stream(scanner, stream.fp, named, year, flush)
+                    findings, classifier = _read_stream(scanner, stream.fp, named, year, flush)
                     try:
                         for f in findings:
                             if not from_kernel(f) and f.kind not in WORKLOAD_KINDS:
@@ -225,8 +226,8 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
                             elif at_least(f.severity, min_severity):
                                 yield f
                     finally:  # (however the stream ended: a damaged input's findings end early)
-                        if per_host is not None and per_host.hosts_forgotten:
-                            forgotten.append((named, per_host.hosts_forgotten))
+                        if classifier.hosts_forgotten:
+                            forgotten.append((named, classifier.hosts_forgotten))
             except NotText as exc:  # a journal, zstd, a binary file: said with what reads it, the others still read
                 click.echo(f"gpu-npd parse: {path}: {exc.advice('gpu-npd parse -')}", err=True)
                 failed.append(path)

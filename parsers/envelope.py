@@ -231,14 +231,20 @@ def _dmesg_decode(m: re.Match, year: int | None) -> Envelope:
     """util-linux dmesg's other forms: -x's facility and level ("kern  :err   : "), then none, one or several stamps
     (_DMESG_STAMP), then the printk caller. The uptime and the time are the stamps' (the first of each); a delta
     alone says neither. A facility other than kern is a process's record (as the kmsg envelope's)."""
+    # (split looks itself: its envelope is _dmesg_decode_journal's or _dmesg_decode_kernel's)
+    journal = None if m.group(1) is not None else _journal(m.group(5))
+    if journal is not None:  # journalctl -o short-delta
+        return _dmesg_decode_journal((m, journal), year)
+    return _dmesg_decode_kernel(m, year)
+
+
+def _dmesg_decode_kernel(m: re.Match, year: int | None) -> Envelope:
+    """_dmesg_decode of a line without the journal's host and tag: what split gives the dmesg_decode row's line it found
+    none in (_NO_JOURNAL: it has looked for them, so the envelope's building does not look again)."""
     facility, level, _, _, msg = m.groups()
-    if facility is None:
-        journal = _journal(msg)
-        if journal is not None:  # journalctl -o short-delta
-            return _dmesg_decode_journal((m, journal), year)
-        uptime, when = _decoded_stamps(m)
-        return Envelope("dmesg" if when is None else "dmesg_t", msg, when, uptime)
     uptime, when = _decoded_stamps(m)
+    if facility is None:
+        return Envelope("dmesg" if when is None else "dmesg_t", msg, when, uptime)
     extra: dict[str, Any] = {"facility": facility, "level": level}
     if facility != "kern":
         extra["app"] = KMSG_USERSPACE
@@ -792,7 +798,7 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
 # for a line split found none in (it has looked: the envelope's building does not look again)
 _JOURNALED: dict[str, Callable[[JournalFound, "int | None"], Envelope]] = {"dmesg": _dmesg_journal,
                                                                           "dmesg_decode": _dmesg_decode_journal}
-_NO_JOURNAL: dict[str, Build] = {"dmesg": _dmesg_kernel}
+_NO_JOURNAL: dict[str, Build] = {"dmesg": _dmesg_kernel, "dmesg_decode": _dmesg_decode_kernel}
 # (name, regex, builder (a "journal" row's: with the journal split found, _JOURNALED), message, builder without a
 # journal)
 Row = tuple[str, LazyPattern, Callable, "str | None", Build]

@@ -70,7 +70,6 @@ def bounded_int(value: str | None) -> int | None:
     return int(value)
 
 
-
 # The programs whose lines are the kernel's: "kernel" (syslog's tag), or none (kmsg and dmesg records of the kernel's
 # facility, plain dmesg). Any other (a syslog line of another program, a /dev/kmsg record a process wrote, which
 # the kernel gives a facility other than LOG_KERN) is not, however much it reads like a kernel fault.

@@ -1249,7 +1249,11 @@ def test_split_leaves_a_dmesg_line_without_a_journal_tag_to_a_builder_that_does_
             ("[    1.000000] [Fri Feb 13 23:31:31 2009] NVRM: hello", "dmesg_t", envelope._dmesg_kernel),
             ("[    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13", "journal", envelope._dmesg_journal),
             ("[   12.300000] h python3[123]: NVRM: hello", "journal", envelope._dmesg_journal),
-            ("[  +0.000123] h kernel: NVRM: hello", "journal", envelope._dmesg_decode_journal)):
+            ("[  +0.000123] h kernel: NVRM: hello", "journal", envelope._dmesg_decode_journal),
+            # dmesg_decode's lines without a tag: -x's facility (never the journal's), a delta alone (rr7: the builder
+            # looked for the journal's tag again)
+            ("kern  :err   : [  +0.000123] NVRM: hello", "dmesg_decode", envelope._dmesg_decode_kernel),
+            ("[  +0.000123] NVRM: hello", "dmesg", envelope._dmesg_decode_kernel)):
         _, _, pending = envelope.split(line, 2025)
         assert pending[0] is builder, line
         assert envelope.finish(pending).name == name
@@ -1358,12 +1362,12 @@ def test_a_storm_of_new_xid_lines_reads_each_code_once():
 
 @given(st.text(alphabet="0123456789\u0669x ", max_size=22))
 def test_a_codes_cached_row_is_bounded_ints(digits):
-    """(h594) rules.xid_row / sxid_row (an Xid's / SXid's code, cached) read bounded_int's code: None for a non-ASCII
-    or overlong one."""
-    from parsers.finding import bounded_int
+    """(h594) rules.xid_row / sxid_row (an Xid's / SXid's code, cached): the number of 1 to 18 ASCII digits, else the
+    catalog's unknown row (code None: an Arabic-Indic digit, a space, an overlong run)."""
     from parsers.rules import sxid_row, xid_row
 
-    assert xid_row(digits).code == sxid_row(digits).code == bounded_int(digits)
+    number = int(digits) if 0 < len(digits) <= 18 and all(c in "0123456789" for c in digits) else None
+    assert xid_row(digits).code == sxid_row(digits).code == number
 
 
 @settings(max_examples=500, deadline=None)
