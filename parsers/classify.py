@@ -64,8 +64,6 @@ CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
 CONTEXT_LINES = 4
 _ECHO_ROWS = {other: row for other, row, _ in EVENT_ECHOES.values()}  # event -> its row a report may detail
 MAX_OPEN_EVENTS = 1024  # open multi-line events remembered at once (per-device keys)
-# the envelope rows whose line `read` splits again: the journal's JSON (its message decoded), plain text (pdsh's prefix)
-_RESPLIT = frozenset({"journal_json", "plain"})
 # hosts whose stream context a classifier reading one stream per host keeps (Classifier.for_stream(by_host=True)):
 # past it, the host seen longest ago is forgotten (its open events, banners, UUIDs) and its next line starts afresh
 MAX_HOST_STREAMS = 4096
@@ -585,16 +583,15 @@ class Classifier:
             # an engine's match needs no keyword test: no row, context or net acts on a message without one,
             # and the message is part of the line, except docker's and stern's, which are JSON-decoded
             return _NOTHING
-        if name in _RESPLIT:
-            if name == "journal_json":
-                # the journal's JSON: the message decoded (escapes, a byte array) is not the line the engine matched,
-                # so the keywords are the message's and every row they gate is tried
-                if not self.prefilter.find(message):
-                    return _NOTHING
-                matched = None
-            elif self._own is not None:  # plain text where a by_host reader's input names a host: pdsh's prefix?
-                env = self._behind_node(line, env)
-                name, message = env.name, env.message
+        if name == "journal_json":
+            # the journal's JSON: the message decoded (escapes, a byte array) is not the line the engine matched,
+            # so the keywords are the message's and every row they gate is tried
+            if not self.prefilter.find(message):
+                return _NOTHING
+            matched = None
+        elif name == "plain" and self._own is not None:  # where a by_host reader's input names a host: pdsh's prefix?
+            env = self._behind_node(line, env)
+            name, message = env.name, env.message
         position = lineno if lineno is not None else self._count
         try:  # total: a line that makes a rule raise is counted in `errors` and yields nothing; the next line goes on
             if len(message) > MAX_MESSAGE:
