@@ -169,6 +169,27 @@ def _dmesg_raw(m: re.Match, year: int | None) -> Envelope:
     return Envelope("dmesg", message, None, float(uptime), {"app": KMSG_USERSPACE} if int(prio) >> 3 else {})
 
 
+# the node pdsh, clush and ansible lead each line of a fleet's output with ("b1360: "): a name or an address, then ": "
+_NODE = r"([A-Za-z0-9][\w.:-]*?): "
+_NODE_LINE = re.compile(_NODE + r"(.*)$", re.S)
+
+
+def node_prefixed(line: str) -> tuple[str, str] | None:
+    """(the node, the line behind it) of a line led by pdsh's prefix, whatever the line behind it is (a program's line,
+    a kernel message's continuation): `split` reads such a line as plain text (a program's "RuntimeError: .." is as
+    much a prefix), so only a reader knowing the input's hosts takes it (Classifier.read: a node the input names)."""
+    m = _NODE_LINE.match(line)
+    return None if m is None else (m[1], m[2])
+
+
+def behind_node(node: str, rest: str, year: int | None) -> Envelope:
+    """The envelope of the line behind pdsh's prefix (node_prefixed), split as a line of its own (as kubectl's prefix
+    behind: _behind), naming the node where it names no host of its own."""
+    env = _behind(rest, year, "pdsh")
+    env.extra = {"host": node, **env.extra}
+    return env
+
+
 def _dmesg_host(m: re.Match, year: int | None) -> Envelope:
     """dmesg gathered from many nodes by pdsh / clush / ansible, each line led by the node: "b1360: [14280.4] ..."."""
     host, uptime, message = m.groups()
@@ -753,10 +774,10 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     # dmesg / dmesg -T gathered from many nodes (pdsh, clush, ansible): "b1360: [14280.445220] mlx5_core ..", the node
     # first (a name or address; never a driver's prefix, which no dmesg stamp follows)
     ("dmesg_host", _LETTERS + "0123456789",
-     LazyPattern(r"^([A-Za-z0-9][\w.:-]*?): \[\s*(\d+\.\d+)\]" + CALLER + r" ?(.*)$", re.S),
+     LazyPattern(r"^" + _NODE + r"\[\s*(\d+\.\d+)\]" + CALLER + r" ?(.*)$", re.S),
      _dmesg_host, "last"),
     ("dmesg_t_host", _LETTERS + "0123456789", LazyPattern(
-        r"^([A-Za-z0-9][\w.:-]*?): \[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S),
+        r"^" + _NODE + r"\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S),
      _dmesg_t_host, "last"),
     # the same with the month in the locale's words (the builder refuses a token that is no month)
     ("rfc3164_local", "<0123456789" + _LETTERS + _CYRILLIC, LazyPattern(

@@ -246,3 +246,34 @@ def test_an_events_window_counts_its_own_hosts_lines_however_many_other_nodes_li
              if one is not None for line in (f"{host}: {one}", *others)]
     got = sorted(map(repr, (_key(f) for f in _findings(("\n".join(lines) + "\n").encode()) if f.xid != 31)))
     assert got == sorted(map(repr, _alone("node-a", AER_ROOT) + _alone("node-b", AER_GPU)))
+
+
+
+# a driver that refuses the GPU: its NVRM message's continuation lines, dmesg's indented ones (driver_mismatch)
+MISMATCH = _text("driver-mismatch.yaml", "https://github.com/NVIDIA/gpu-operator/issues/918")
+# a program's CUDA errors on the captured H200 (captured-h200.yaml's third entry: cupy's tracebacks, cuda_error)
+CUPY = yaml.safe_load((REALWORLD / "captured-h200.yaml").read_text())[2]["text"].splitlines()
+
+
+def test_a_named_nodes_lines_without_an_envelope_of_their_own_are_that_nodes():
+    """pdsh leads every line with the node, a kernel message's indented continuation and a program's line too
+    (`pdsh 'dmesg; cat err.log'`): such a line is plain text to `split` (a program's `RuntimeError: ` is as much a
+    prefix), read as its node's where the input names that node by its lines' envelopes.  Was: read in the input's own
+    stream, host None, so node-a's driver_mismatch (its continuation line) lost the address node-a's first line gave,
+    and the program's cuda_error named no node.  Interleaved with node-b's lines (COMPOSED), each node's findings are
+    its lines' alone, its host named."""
+    mine = MISMATCH + H200 + CUPY
+    found = [_key(f) for f in _findings(_interleaved(mine, KVM))]
+    assert sorted(map(repr, found)) == sorted(map(repr, _alone("node-a", mine) + _alone("node-b", KVM)))
+    assert {host for host, *_ in found} == {"node-a", "node-b"}
+    assert ("node-a", "driver_mismatch", None, "0000:02:00", None, "error") in found
+    assert ("node-a", "cuda_error") in {key[:2] for key in found}
+
+
+def test_a_programs_prefix_naming_no_node_of_the_input_is_no_host():
+    """A plain line whose `word: ` names no host the input names is no node's: cupy's
+    `cupy_backends.cuda.api.runtime.CUDARuntimeError: ..` (CUPY's, unprefixed, beside node-a's and node-b's lines) is
+    read as before, host None."""
+    data = ("\n".join(["node-a: " + H200[0], "node-b: " + KVM[0], CUPY[6]]) + "\n").encode()
+    assert CUPY[6].startswith("cupy_backends.cuda.api.runtime.CUDARuntimeError: ")
+    assert [(f.host, f.kind) for f in _findings(data)] == [(None, "cuda_error")]
