@@ -205,11 +205,11 @@ class Book:
         job = None if deleted else job_of(obj)
         if job is not None:
             job = self._rehome(job)
-        if job is not None and not job.owner.uid:
-            o = job.owner
-            uid = self.owner_uids.get(o.where)
-            if uid:
-                job = job.on(Owner(o.api_version, o.kind, o.namespace, o.name, uid))
+            if not job.owner.uid:
+                o = job.owner
+                uid = self.owner_uids.get(o.where)
+                if uid:
+                    job = job.on(Owner(o.api_version, o.kind, o.namespace, o.name, uid))
         old = self.pods.get(key)
         if job is None:
             if old is not None:

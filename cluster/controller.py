@@ -29,7 +29,7 @@ from .book import HOLD, Book, Change, Open
 from .evidence import AGENT_COMPONENT, KUBELET_SELECTORS
 from .leader import LeaseLock
 from .metrics import APPLY, ATTRIBUTION, Metrics
-from .owners import JOB_LABEL, OWNER_KINDS, Job, Owner, OwnerKind, kind_name, owner_of
+from .owners import JOB_LABEL, KIND_NAMES, OWNER_KINDS, Job, Owner, OwnerKind, owner_of
 from .recovery import OPT_IN, Decision, Policy, Recovery
 from .watch import Watcher
 
@@ -222,7 +222,7 @@ class Controller:
         for kind in self.served_owner_kinds():
             group, version = kind.api_version.split("/")
             call = partial(self.custom.list_cluster_custom_object, group, version, kind.plural)
-            self.watchers.append(Watcher(f"owner:{kind_name(kind.api_version, kind.kind)}", call, self._put, **opts))
+            self.watchers.append(Watcher(f"owner:{KIND_NAMES[kind]}", call, self._put, **opts))
             self.owner_kinds[self.watchers[-1].resource] = kind
         for w in self.watchers:
             w.start()

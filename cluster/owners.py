@@ -65,6 +65,7 @@ OWNER_KINDS: tuple[OwnerKind, ...] = (
 )
 _BY_REF = {(k.group, k.kind): k for k in reversed(OWNER_KINDS)}  # ownerReference (group, kind) -> kind
 _RANK = {k: i for i, k in enumerate(OWNER_KINDS)}
+KIND_NAMES = {k: kind_name(k.api_version, k.kind) for k in OWNER_KINDS}  # kind -> "Kind.group" (kind_name)
 _OWNED = frozenset(w for k in OWNER_KINDS for w in k.owns)  # the kinds some kind of the table owns
 
 
@@ -141,7 +142,7 @@ def _better(best: tuple[int, Job] | None, kind: OwnerKind, job: Job) -> tuple[in
 
 
 def _key(ns: str, kind: OwnerKind, name: str, labels: Mapping[str, str]) -> tuple[str, str, str]:
-    what = kind_name(kind.api_version, kind.kind)
+    what = KIND_NAMES[kind]
     if kind.group_label and labels.get(kind.group_label):
         return ns, what, f"{name}/{labels[kind.group_label]}"
     return ns, what, name

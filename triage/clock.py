@@ -99,7 +99,7 @@ class Clock:
 
     def anchor(self, host: str | None, wall: datetime, uptime: float) -> None:
         """A line that carried both its wall time and its uptime (one boot of `host`)."""
-        self._offsets[host_key(host) if host else host].append(_epoch(wall) - uptime)
+        self._offsets[_host(host)].append(_epoch(wall) - uptime)
 
     def dated(self, t: datetime) -> None:
         self._years[t.year] += 1
@@ -124,7 +124,7 @@ class Clock:
 
     def boot(self, host: str | None) -> float | None:
         """Epoch seconds at which `host` booted, from its anchors (the median: one bad stamp does not move it)."""
-        offsets = self._offsets.get(host_key(host) if host else host)
+        offsets = self._offsets.get(_host(host))
         return median(offsets) if offsets else None
 
     def align(self, evidence: Iterable[Evidence], fallback_year: int | None = None) -> list[Evidence]:
@@ -143,6 +143,11 @@ class Clock:
                 e = replace(e, time=_with_year(e.time, year))
             out.append(e)
         return out
+
+
+def _host(host: str | None) -> str | None:
+    """The key `Clock` keeps `host`'s anchors under (envelope.host_key: one machine however spelt; no host as is)."""
+    return host_key(host) if host else host
 
 
 def _with_year(t: datetime, year: int) -> datetime:

@@ -486,6 +486,10 @@ _PG_PREFIX = rf"(?:(?P<pg>\[PG )[^\]]{{0,{PG_TAG_WITHIN}}}? )?(?:Rank (?P<rank>\
 # wording fills the same field: `_groups`).
 SOCK_ADDR = r"(?:\[(?P<{name}>[^\]\n]{{1,255}})\]|(?P<{name}2>[^\s\[\],:()]{{1,255}}))"
 
+# srun's line for its tasks' end up to how they ended: "srun: error: <node>: task(s) <list>: " (srun_task,
+# srun_task_oom), under whatever name srun was run by ("yhrun")
+SRUN_TASK_HEAD = r"\b\w*run: error: (?P<host>[^:\s]+): tasks? (?P<tasks>[\d,\-\[\]]+): "
+
 
 FACTS: tuple[Fact, ...] = (
     # torch.distributed.elastic (torchrun, accelerate, every era): "failed (exitcode: -9) local_rank: 5 (pid: 2630)
@@ -544,7 +548,7 @@ FACTS: tuple[Fact, ...] = (
     # logs under the name it was run by, so a site's renamed srun words it alike ("yhrun: error: cnode1995: task 0:
     # Killed", Tianhe's, jiabowang/GAPIT #207)
     _f("srun_task", "rank_exit", ["run: error:"],
-       r"\b\w*run: error: (?P<host>[^:\s]+): tasks? (?P<tasks>[\d,\-\[\]]+): (?P<how>Exited with exit code "
+       SRUN_TASK_HEAD + r"(?P<how>Exited with exit code "
        r"(?P<exit_code>\d+)|Killed|Terminated|Aborted|Segmentation fault|Bus error)"),
     # srun's task summary (src/srun/task_state.c, "%ps task%s %s: %s"), printed when --wait's time ran out after a
     # first task ended ("srun: First task exited 60s ago") or on the user's Ctrl-C: the tasks that ended abnormally
@@ -895,7 +899,7 @@ FACTS: tuple[Fact, ...] = (
     # its node and tasks srun's.  Was: srun_task's rank_exit, a death nothing explained ("undetermined") where no
     # summary came with it.
     _f("srun_task_oom", "job_ended", [": Out Of Memory"],
-       r"\b\w*run: error: (?P<host>[^:\s]+): tasks? (?P<tasks>[\d,\-\[\]]+): (?P<how>Out Of Memory)",
+       SRUN_TASK_HEAD + r"(?P<how>Out Of Memory)",
        why="OUT OF MEMORY"),
     # The kubelet started a container of the pod (pkg/kubelet/events StartedContainer, "Started container <name>"; the
     # 1.6 era's "Started container with id .."): describe's Events row (the described pod's, triage.read), `kubectl get
@@ -1521,6 +1525,8 @@ def _first(rows: tuple[Fact, ...], message: str) -> tuple[Fact, dict] | None:
 
 # srun's line for the end of its tasks that names their node (srun_task; srun_task_oom, its OUT_OF_MEMORY state's)
 SRUN_TASK_ENDS = frozenset({"srun_task", "srun_task_oom"})
+# the rows whose `tasks` names one task by its number: that task's rank (`_groups`)
+_TASK_RANKS = SRUN_TASK_ENDS | {"srun_task_state", "srun_task_launch", "vllm_worker_died"}
 
 # the rows stating the address (an IP, an EC2 instance) of the line's writer: context a line gives besides its finding
 ADDRESS_FACTS = tuple(f for f in FACTS if f.kind == "nccl_address")
@@ -1593,7 +1599,7 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             g.update(why=POD_ENDS[key].why, pod_end=key, **({"pod_reason": reason} if key != reason else {}))
     if reporter_only(fact, g) and "host" in g:  # the line's host reported it (REPORTER_ONLY)
         g["reporter_host"] = g.pop("host")
-    if fact.name in SRUN_TASK_ENDS or fact.name in ("srun_task_state", "srun_task_launch", "vllm_worker_died"):
+    if fact.name in _TASK_RANKS:
         tasks = g.get("tasks", "")
         if tasks.isdigit():
             g["rank"] = tasks

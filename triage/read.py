@@ -1148,8 +1148,10 @@ class FileReader:
             return
         (held, named), self._held = self._held, None
         hosts, ranks = {host for host, _ in named}, {rank for _, rank in named}
-        host, rank = (next(iter(hosts)), next(iter(ranks)) if len(ranks) == 1 else None) if len(hosts) == 1 else \
-            (None, None)
+        host = rank = None
+        if len(hosts) == 1:
+            (host,) = hosts
+            rank = next(iter(ranks)) if len(ranks) == 1 else None
         for ev in held:
             yield from self._keep(replace(ev, host=host, rank=ev.rank if rank is None else rank) if host else ev)
 

@@ -1045,7 +1045,8 @@ def test_deepspeeds_zero_checkpoint_saved_is_a_ranks_end_and_its_announcement_op
     text = lines("deepspeed_zero_saved_mistral_multinode.log")
     ends = [recognise(x) for x in text[2:18]]
     assert all((p.pause, p.ended, p.rank, p.files) == ("checkpoint", True, True, 0) for p in ends)
-    opened = recognise(lines("deepspeed_save_qwen25_fudan.log")[2])
+    qwen = lines("deepspeed_save_qwen25_fudan.log")
+    opened = recognise(qwen[2])
     assert (opened.pause, opened.ended, opened.files) == ("checkpoint", False, 0)
     # the Trainer's announcement (CONSTRUCTED, rank 0's, not in the tutorial's excerpt), then the ranks' ends as they came
     # (0.2 s apart at most; rank 0's last): a hang after them is suspected at the floor, not pause_seconds on
@@ -1053,9 +1054,10 @@ def test_deepspeeds_zero_checkpoint_saved_is_a_ranks_end_and_its_announcement_op
                                   [0] * 17)
     # from 0.7 on: a rank's `zero checkpoint saved` while another rank's file is in flight holds the pause (a write of
     # 1,000 s after it), as its commit would
-    qwen = lines("deepspeed_save_qwen25_fudan.log")
     other = recognise(qwen[4])  # another rank's file begun
-    _suspected_at_the_floor_after([opened, other, recognise(qwen[8]), recognise(qwen[5]), recognise(qwen[9])],
+    saved = recognise(qwen[8])  # `bf16_zero checkpoint saved`: a rank's end, not an announcement
+    assert saved.ended
+    _suspected_at_the_floor_after([opened, other, saved, recognise(qwen[5]), recognise(qwen[9])],
                                   [0, 0, 0, 1000, 0])
 
 
@@ -1354,8 +1356,6 @@ def test_real_healthy_stretches_with_an_announced_evaluation_and_checkpoint_rais
 
 
 # real logs with healthy stretches, their cadence from their own clocks (docs/hangs.md: "measured on real logs")
-# (megatron_llm_11.log no longer: Megatron's `elapsed time per iteration` is no clock of its own, its mean over the
-# log interval; bench/hangs.py --healthy replays it at its printed step times, test_progress_hangs.py)
 HEALTHY = ["nanogpt_215_checkpoint.log", "torchtitan_1287.log", "megatron_756.log",
            "metriclogger_accessory_48.log", "fairseq_940.log", "fairseq_514.log", "maxtext_8.log", "keras_10506.log",
            "keras_8680.log", "deepspeed_1825.log", "megatron_deepspeed_3742.log", "diffusionpipe_410_pipe.log"]

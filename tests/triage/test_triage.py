@@ -2735,11 +2735,13 @@ def test_slurms_memory_limit_kill_is_the_jobs_out_of_memory_on_its_node(line, ho
 def test_slurms_memory_limit_words_elsewhere_are_no_kill():
     """Slurm's "Exceeded step memory limit at some point." (the cgroup's peak, printed on jobs that completed:
     chaos/slurm #54, galaxyproject/galaxy #2309, REAL) and another program's "exceeded memory limit" without Slurm's
-    "being killed" are no failure."""
+    "being killed" are no failure; nor is Slurm's own wording of the limit with its keyword "memory limit (" but without
+    "being killed" (CONSTRUCTED: the kill's line cut before its last words)."""
     for line in ("slurmstepd: Exceeded step memory limit at some point.",
                  "slurmstepd: error: Exceeded step memory limit at some point. Step may have been partially swapped "
                  "out to disk.",
-                 "Worker exceeded memory limit (2048 MB > 1024 MB). Shutting down."):
+                 "Worker exceeded memory limit (2048 MB > 1024 MB). Shutting down.",
+                 "slurmstepd: error: Job 1 exceeded memory limit (1 > 2)"):
         assert job({"slurm.out": [line]}) == [], line
 
 
