@@ -449,7 +449,8 @@ class Classifier:
         self._host: str | None = None
         self._own: str | None = None
         # the host name the current context answers to (`_own` for the input's own, once named): a line naming it, or
-        # naming none where the input's own is current, reads on without a word of the rule (_on_host's)
+        # naming none where the input's own is current, reads on without a word of the rule (_on_host's); always
+        # `_own if _host is None else _host`, kept (set by _on_host alone) so a line's test is one comparison
         self._named: str | None = None
         self.hosts_forgotten = 0  # hosts whose context was dropped past MAX_HOST_STREAMS
         self._apart = 0  # lines read while hosts are apart (every host's)
