@@ -18,6 +18,19 @@ from .reading_metrics import families
 
 
 class Metrics:
+    # Its attributes, declared (those __init__ sets): an instance of a class with 30 or more attributes and no slots
+    # keeps them in a dict of its own, whose every read costs more (CPython 3.11; parsers/classify.py's Classifier)
+    __slots__ = ("registry", "node", "proc_root", "max_series", "_series", "_xid_names", "_xid_held",
+                 # its families
+                 "overflow", "findings", "xid_errors", "unclassified", "xid_policy_held", "self_caused",
+                 "ib_counters_disabled", "records", "dropped", "restarts", "internal_errors", "coalesced", "source_up",
+                 "queue_bytes", "queue_waits", "self_cpu", "self_rss", "self_threads", "self_files", "last_tick",
+                 "workload_findings", "workload_step_seconds", "workload_hang", "refused", "intake_lag", "forged",
+                 "state_write_errors", "kube_writes", "kube_errors", "kube_api_up", "_kube_api_up_exported",
+                 "taint_held", "check_runs", "check_duration", "check_last_run", "events_dropped",
+                 # what it exports at a scrape
+                 "_conditions", "_problems", "_readings", "_stats", "_evictions", "_scan_failures")
+
     def __init__(self, pod_label: bool = False, max_series: int = 1000, node: str = "", proc_root: str = "/") -> None:
         r = self.registry = CollectorRegistry(auto_describe=True)
         self.node, self.proc_root = node, proc_root  # gpu_npd_gpu_info's Hostname; where /proc/driver/nvidia is

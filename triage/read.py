@@ -657,6 +657,17 @@ class _Block:
 class FileReader:
     """One file's reader (each file its own context: nothing leaks from one into another)."""
 
+    # Its attributes, declared (those __init__ sets): an instance of a class with 30 or more attributes and no slots
+    # keeps them in a dict of its own, whose every read costs more (CPython 3.11; parsers/classify.py's Classifier)
+    __slots__ = ("name", "clock", "year", "origin", "classifier",
+                 # the writers' open tracebacks, blocks and their state, by origin key
+                 "_tracebacks", "_ray_tasks", "_caught", "_announced", "_stopping", "_said_stop", "_groups",
+                 "_last_exc", "_chained", "_last_time", "_counts", "_block", "_root_next",
+                 # who wrote the lines: ranks, hosts, pids
+                 "_ranks", "_pod_hosts", "_pod_hosts_untold", "_pid_ranks", "_pending", "_year_seen", "_merged",
+                 "errors", "_numbered", "_found", "_amendments", "_record", "_tasks", "_actors", "_ras", "_dcp",
+                 "_dcp_open", "_described", "_pod_node", "_pod", "_lines_on", "_held")
+
     def __init__(self, name: str, clock: Clock, root: str | None = None, year: int | None = None,
                  origin: Origin | None = None):
         self.name = name

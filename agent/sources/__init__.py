@@ -27,6 +27,7 @@ class SourceAbsent(Exception):
 
 
 class Source:
+    __slots__ = ()  # (a subclass may declare its own: PodLogSource)
     name = "source"
 
     def run(self, emit: Emit, stop: threading.Event) -> None:  # pragma: no cover - interface

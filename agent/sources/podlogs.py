@@ -389,6 +389,23 @@ def _fact_finding(row, fields: dict, env, message: str, line: int) -> Finding:
 
 class PodLogSource(Source):
     name = "pods"
+    # Its attributes, declared (those __init__ and _load set): an instance of a class with 30 or more attributes and
+    # no slots keeps them in a dict of its own, whose every read costs more (CPython 3.11; parsers/classify.py's
+    # Classifier)
+    __slots__ = ("root", "allowed_roots", "refused", "internal_errors", "store", "include_ns", "exclude_ns",
+                 "include_pods", "exclude_pods", "max_open", "scan_seconds", "tails", "prefilter", "_re", "facts",
+                 # what the last save left (_load)
+                 "_saved", "_owed", "_owed_at", "_held", "_containers", "_listed_at", "_listing", "_known", "_written",
+                 "_printed",
+                 # the pipeline's progress through what it sent; its reader thread and saves
+                 "_ack_lock", "_sent", "_taken", "_safe", "_reader", "_save_lock", "_last_scan", "_last_save",
+                 "_first_scan",
+                 # its reads
+                 "bytes_read", "lines", "_gone_evictions", "_gone_memo_evictions", "memo", "_classifier", "_next",
+                 "_whole", "_released",
+                 # the pods and their progress, restarts
+                 "pods", "listed", "_read_up", "_polls_listed", "_marks", "_restarted", "_restarting",
+                 "_restart_files", "missing")
 
     def __init__(self, root: str, store: Any = None, include_namespaces: list[str] | None = None,
                  exclude_namespaces: list[str] | None = None, include_pods: list[str] | None = None,

@@ -403,7 +403,8 @@ def metric_families() -> list[tuple[str, str, list[str], str]]:
 
     m = Metrics()
     out: dict[str, tuple[str, str, list[str], str]] = {}
-    wrappers = [v for v in vars(m).values() if isinstance(v, MetricWrapperBase)]
+    wrappers = [v for v in (getattr(m, name) for name in Metrics.__slots__)  # (its attributes: slots, no dict)
+                if isinstance(v, MetricWrapperBase)]
     for w in wrappers:
         name = w._name + ("_total" if w._type == "counter" else "_info" if w._type == "info" else "")
         out[name] = (name, w._type, list(w._labelnames), w._documentation)

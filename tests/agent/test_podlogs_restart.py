@@ -876,14 +876,14 @@ def test_a_rotated_gz_with_a_zeroed_tail_is_read_whole_and_nothing_said(tree, ca
 def held(src: PodLogSource, name: str, monkeypatch) -> tuple[threading.Event, threading.Event]:
     """The source's thread held in its first call of `name` (entered: the first event set) until the second is set."""
     entered, go = threading.Event(), threading.Event()
-    real = getattr(src, name)
+    real = getattr(type(src), name)  # (slots: the class's method, its calls on it)
 
-    def hook(*args):
-        if not entered.is_set():
+    def hook(self, *args):
+        if self is src and not entered.is_set():
             entered.set()
             assert go.wait(10)
-        return real(*args)
-    monkeypatch.setattr(src, name, hook)
+        return real(self, *args)
+    monkeypatch.setattr(type(src), name, hook)
     return entered, go
 
 
