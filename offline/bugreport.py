@@ -190,6 +190,8 @@ class Copies:
 
 def _keys(f: Finding, boot: str | None) -> list[tuple]:
     """The stamps a copy of `f`'s line in another section may share with it (the module's doc)."""
+    if f.timestamp is None and f.uptime is None and boot is None:  # (no stamp: nothing to share, no digest)
+        return []
     keys: list[tuple] = []
     # what the line says, 16 bytes whatever its length (a message is up to 4,096 characters, MAX_KEYS of them held):
     # blake2b, no collision in practice (never hash(): 64 bits, and a crafted line could choose one)

@@ -11,6 +11,7 @@ from typing import IO, Iterable
 from parsers import Cause, CauseIndex, Finding, amends, explain, likely_cause, xid_info
 from parsers.envelope import host_key
 from parsers.finding import SEVERITY_RANK, above
+from parsers.kinds import SEVERITIES
 
 _COLUMNS = ("WHERE", "KIND", "SEVERITY", "ATTRIBUTION", "DEVICE", "ACTION", "MESSAGE")
 _WIDTHS = (22, 20, 8, 11, 16, 24)
@@ -202,9 +203,8 @@ class Summary:
         several = self.several_hosts
         if several:
             out.write(f"\nBy node ({self.named} hosts):\n")
-            names = {rank: name for name, rank in SEVERITY_RANK.items()}
             for n, worst, host in sorted(self.hosts.values(), key=lambda node: (-node[1], -node[0], node[2])):
-                out.write(f"  {host or '(no host named)':<30} {n:>8}  worst: {names[worst]}\n")
+                out.write(f"  {host or '(no host named)':<30} {n:>8}  worst: {SEVERITIES[worst]}\n")
         out.write("\nBy kind:\n")
         for kind, n in self.kinds.most_common():
             out.write(f"  {kind:<22} {n:>8}  worst: {self.kind_severity[kind]}\n")

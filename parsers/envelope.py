@@ -332,8 +332,11 @@ def stern_record(line: str) -> tuple[dict, str, str | None] | None:
     """stern's `-o json` / `-o extjson` record (_STERN_FIELDS): (its node, namespace, pod and container by those names,
     the container's line, the record's `timestamp`), None unless it is an object with a message and a pod (plain
     text).  `gpu-npd parse`'s envelope (_stern) and triage's launcher prefixes (triage/ranks.py) read it."""
-    if _STERN_LINE.match(line) is None:
-        return None
+    return None if _STERN_LINE.match(line) is None else _stern_fields(line)
+
+
+def _stern_fields(line: str) -> tuple[dict, str, str | None] | None:
+    """stern_record of a line its row's pattern matched (_stern: not matched again)."""
     obj = json_value(line)
     if not isinstance(obj, dict) or not isinstance(obj.get("message"), str):
         return None
@@ -348,7 +351,7 @@ def stern_record(line: str) -> tuple[dict, str, str | None] | None:
 def _stern(m: re.Match, year: int | None) -> Envelope | None:
     """stern's `-o json` / `-o extjson` line (stern_record): the container's line split as a line of its own (an older
     stern's --timestamps stamp before it, a kernel line a pod printed), as the kubectl row's."""
-    record = stern_record(m.string)
+    record = _stern_fields(m.string)
     if record is None:
         return None
     extra, message, stamp = record
@@ -817,11 +820,11 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
 # a "journal" row -> its builders (the row's own looks for the journal's host and tag itself, ENVELOPES' reference):
 # for a line split found them in, from the match and what it found (JournalFound: the message matched once), and
 # for a line split found none in (it has looked: the envelope's building does not look again)
-_JOURNALED: dict[str, Callable[[JournalFound, "int | None"], Envelope]] = {"dmesg": _dmesg_journal,
-                                                                          "dmesg_decode": _dmesg_decode_journal}
-_NO_JOURNAL: dict[str, Build] = {"dmesg": _dmesg_kernel, "dmesg_decode": _dmesg_decode_kernel}
+# (its builder with the journal split found, _JOURNALED; without one, _NO_JOURNAL): one entry a row, both kept in step
+_JOURNAL_BUILDS: dict[str, tuple[Callable[[JournalFound, "int | None"], Envelope], Build]] = {
+    "dmesg": (_dmesg_journal, _dmesg_kernel), "dmesg_decode": (_dmesg_decode_journal, _dmesg_decode_kernel)}
 # (name, regex, builder (a "journal" row's: with the journal split found, _JOURNALED), message, builder without a
-# journal)
+# journal, _NO_JOURNAL)
 Row = tuple[str, LazyPattern, Callable, "str | None", Build]
 
 
@@ -831,8 +834,9 @@ def _rows_by_first() -> dict[str, tuple[Row, ...]]:
     shared: dict[tuple[Row, ...], tuple[Row, ...]] = {}
     out = {}
     for c in dict.fromkeys(c for _, starts, *_ in ENVELOPES for c in starts):
-        rows = tuple((name, pattern, _JOURNALED.get(name, build), message, _NO_JOURNAL.get(name, build))
-                     for name, starts, pattern, build, message in ENVELOPES if c in starts)
+        rows = tuple((name, pattern, journaled, message, kernel)
+                     for name, starts, pattern, build, message in ENVELOPES if c in starts
+                     for journaled, kernel in [_JOURNAL_BUILDS.get(name, (build, build))])
         out[c] = shared.setdefault(rows, rows)
     return out
 
