@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Mapping
 
@@ -206,10 +206,9 @@ class Book:
         if job is not None:
             job = self._rehome(job)
             if not job.owner.uid:
-                o = job.owner
-                uid = self.owner_uids.get(o.where)
+                uid = self.owner_uids.get(job.owner.where)
                 if uid:
-                    job = job.on(Owner(o.api_version, o.kind, o.namespace, o.name, uid))
+                    job = job.on(replace(job.owner, uid=uid))
         old = self.pods.get(key)
         if job is None:
             if old is not None:

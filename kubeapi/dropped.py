@@ -34,9 +34,10 @@ class Dropped:
 
         fam = CounterMetricFamily(self.name, self.documentation, labels=["reason"] if self.reasons else [])
         sources = list(self._sources)
-        for reason in self.reasons:
-            fam.add_metric([reason], sum(s.dropped[reason] for s in sources))
-        if not self.reasons:
+        if self.reasons:
+            for reason in self.reasons:
+                fam.add_metric([reason], sum(s.dropped[reason] for s in sources))
+        else:
             fam.add_metric([], sum(s.dropped for s in sources))
         yield fam
 

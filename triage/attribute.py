@@ -436,10 +436,7 @@ def _one_name(raw: list[Evidence]) -> list[Evidence]:
     parse` tells them: Slurm's `node-a`, the journal's `node-a.cluster.local`; Slurm's own `Orion-01-01` and
     `orion-01-01`; an address never cut): its shortest spelling, of spellings as short the first read, so that every
     rule comparing hosts sees one node."""
-    keys: dict[str, str] = {}  # spelling -> host_key
-    for e in raw:
-        if e.host and e.host not in keys:
-            keys[e.host] = host_key(e.host)
+    keys = {e.host: host_key(e.host) for e in raw if e.host}  # spelling -> host_key, in the order first read
     if len(keys) == len(set(keys.values())):  # (each machine spelt one way: the evidence as it is)
         return raw
     name: dict[str, str] = {}  # host_key -> the spelling kept

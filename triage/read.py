@@ -405,8 +405,9 @@ def writer(origin: Origin, rest: str, details: dict, host: str | None = None) ->
         details["node"] = origin.node
     if host and origin.pod is not None and origin.host == origin.pod:
         details["pod"] = origin.pod
-        return dict(host=host, rank=rank, local_rank=origin.local_rank, pid=origin.pid, gpu=origin.gpu)
-    return dict(host=origin.host or host, rank=rank, local_rank=origin.local_rank, pid=origin.pid, gpu=origin.gpu)
+    else:
+        host = origin.host or host
+    return dict(host=host, rank=rank, local_rank=origin.local_rank, pid=origin.pid, gpu=origin.gpu)
 
 
 def fact_fields(fact: facts.Fact, groups: dict, base: dict, details: dict) -> None:
@@ -1158,11 +1159,9 @@ class FileReader:
         if self._held is None or read is not None and read < (self._held[0][-1].line or 0) + SRUN_LINES:
             return
         (held, named), self._held = self._held, None
-        hosts, ranks = {host for host, _ in named}, {rank for _, rank in named}
-        host = rank = None
-        if len(hosts) == 1:
-            (host,) = hosts
-            rank = next(iter(ranks)) if len(ranks) == 1 else None
+        hosts = {host for host, _ in named}
+        host = next(iter(hosts)) if len(hosts) == 1 else None
+        rank = next(iter(named))[1] if len(named) == 1 else None  # (one host and one task: named is one pair)
         for ev in held:
             yield from self._keep(replace(ev, host=host, rank=ev.rank if rank is None else rank) if host else ev)
 
