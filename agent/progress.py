@@ -115,8 +115,13 @@ class _Pod:
     # one (_bar)
     bar: _Bar | None = None
 
+    def unpause(self) -> None:
+        """No pause standing: none announced, no checkpoint file in flight (an advance, a save's end, a restart)."""
+        self.paused, self.pause, self.files = None, "", 0
+
     def __post_init__(self) -> None:
         self.intervals = deque(self.intervals, maxlen=INTERVALS)
+        self.files = max(0, self.files)  # (a damaged or hand-edited state's negative count: none in flight)
         # the pod name without its ordinal, every metric's label: derived once from `ref` (never reassigned), not a
         # field, never saved (a `job` an older agent saved is not read)
         self.job: str = job_of(self.ref.pod)
@@ -165,9 +170,10 @@ class ProgressTracker:
                     continue
                 if p.files:  # (a line lost, a `Saved` without its `Saving`: never below 0)
                     pod.files = max(0, pod.files + p.files)
-                if p.ended and not (p.rank and pod.files > 0):  # an evaluation's results or a save's end, said when done:
+                if p.ended and not (p.rank and pod.files):  # an evaluation's results or a save's end, said when done:
                     # alive now, back to training (the silence after it is the pace's, no pause's)
-                    pod.last, pod.paused, pod.pause, pod.files = now, None, "", 0
+                    pod.last = now
+                    pod.unpause()
                 else:  # (a rank's own end while another rank's file is being written: the save goes on)
                     pod.paused, pod.pause = now, p.pause
                 continue
@@ -195,7 +201,8 @@ class ProgressTracker:
             return
         pod.intervals.clear()
         pod.advances, pod.step, pod.last_written, pod.trainer = 0, None, None, ""
-        pod.paused, pod.pause, pod.printed, pod.files = None, "", False, 0
+        pod.printed = False
+        pod.unpause()
         pod.bar = None  # (the new process's bars, totals)
 
     def _track(self, ref: PodRef, now: float) -> _Pod:
@@ -247,7 +254,7 @@ class ProgressTracker:
             self._step_time(pod, p.seconds, True)
         pod.step, pod.last_written, pod.last, pod.trainer = p.step, mark.at, now, p.trainer
         pod.advances += 1
-        pod.paused, pod.pause, pod.files = None, "", 0
+        pod.unpause()
         self.pods.move_to_end(pod.ref.uid)
         if pod.suspected is not None:
             silent = now - pod.suspected

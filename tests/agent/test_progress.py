@@ -1089,7 +1089,10 @@ def test_a_restored_negative_file_count_does_not_hold_a_pause_a_commit_ends():
         t.observe(REF, [Mark(clock.t, Progress(step, trainer="nanogpt"))])
     t.observe(REF, [Mark(clock.t, recognise(text[3]))])
     assert t.pods[REF.uid].paused is not None
-    t.pods[REF.uid].files = -3
+    state = t.to_state()
+    state[REF.uid]["files"] = -3
+    t = tracker(clock, [])
+    assert t.restore(state) == [] and t.pods[REF.uid].files == 0 and t.pods[REF.uid].paused is not None
     commit = recognise(text[9])
     assert commit.ended and commit.rank
     t.observe(REF, [Mark(clock.t + 1, commit)])
@@ -2124,3 +2127,26 @@ def test_hugging_face_datasets_set_up_bars_are_no_progress():
     assert recognise("Extracting data files: 100%|██████████| 3/3 [00:00<00:00, 12.40it/s]") is None
     # a training bar beside them is still read
     assert recognise("Training:  40%|████      | 40/100 [00:10<00:15,  4.00it/s]").step == 40
+
+
+def test_an_advance_ends_the_files_in_flight_and_a_saved_without_its_saving_counts_none():
+    """The files in flight (DeepSpeed's `[Torch] Saving` / `Saved`) go back to 0 at an advance (a save's files said
+    begun before it never hold a later save's pause), and a `Saved` whose `Saving` was lost counts no file below 0 (a
+    later `Saving` is one in flight). REAL lines: the Qwen2.5 run's (sources.md)."""
+    text = lines("deepspeed_save_qwen25_fudan.log")
+    clock = Clock(1000.0)
+    t = tracker(clock, [])
+    for step in range(5):
+        clock.t += 10
+        t.observe(REF, [Mark(clock.t, Progress(step, trainer="nanogpt"))])
+    t.observe(REF, [Mark(clock.t, recognise(text[3])), Mark(clock.t, recognise(text[4]))])  # a save, a file begun
+    assert t.pods[REF.uid].files == 1
+    clock.t += 10
+    t.observe(REF, [Mark(clock.t, Progress(5, trainer="nanogpt"))])  # an advance: nothing in flight
+    assert (t.pods[REF.uid].files, t.pods[REF.uid].paused) == (0, None)
+    t.observe(REF, [Mark(clock.t, recognise(text[3])), Mark(clock.t, recognise(text[5]))])  # its Saving lost
+    assert t.pods[REF.uid].files == 0
+    t.observe(REF, [Mark(clock.t, recognise(text[6]))])  # a file begun: the rank's commit waits for it
+    assert t.pods[REF.uid].files == 1
+    t.observe(REF, [Mark(clock.t + 1, recognise(text[9]))])
+    assert t.pods[REF.uid].paused is not None
