@@ -18,8 +18,7 @@ from .reading_metrics import families
 
 
 class Metrics:
-    # Its attributes, declared (those __init__ sets): an instance of a class with 30 or more attributes and no slots
-    # keeps them in a dict of its own, whose every read costs more (CPython 3.11; parsers/classify.py's Classifier)
+    # Its attributes, declared (those __init__ sets): why, tests/test_slots.py
     __slots__ = ("registry", "node", "proc_root", "max_series", "_series", "_xid_names", "_xid_held",
                  # its families
                  "overflow", "findings", "xid_errors", "unclassified", "xid_policy_held", "self_caused",

@@ -400,9 +400,7 @@ _MISS = object()
 
 
 class Classifier:
-    # Its attributes, declared (those __init__ and _new_stream set): an instance of a class with 30 or more attributes
-    # and no slots keeps them in a dict of its own, whose every read on a line's path costs more (CPython 3.11: an
-    # attribute-heavy loop ~15% slower at 30 than at 29, and as fast as at 29 with slots)
+    # Its attributes, declared (those __init__ and _new_stream set): why, tests/test_slots.py
     __slots__ = ("rules", "max_line", "lines_cut", "dispatch", "_pattern_rows", "_context_ids", "_row_plans",
                  "_allowed_cache", "memo", "memo_size", "memo_hits", "memo_evictions", "year", "prefilter", "_context",
                  "_by_host", "_hosts", "_host", "_own", "_named", "hosts_forgotten", "_apart", "errors", "uuid_evictions",

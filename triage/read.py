@@ -658,8 +658,7 @@ class _Block:
 class FileReader:
     """One file's reader (each file its own context: nothing leaks from one into another)."""
 
-    # Its attributes, declared (those __init__ sets): an instance of a class with 30 or more attributes and no slots
-    # keeps them in a dict of its own, whose every read costs more (CPython 3.11; parsers/classify.py's Classifier)
+    # Its attributes, declared (those __init__ sets): why, tests/test_slots.py
     __slots__ = ("name", "clock", "year", "origin", "classifier",
                  # the writers' open tracebacks, blocks and their state, by origin key
                  "_tracebacks", "_ray_tasks", "_caught", "_announced", "_stopping", "_said_stop", "_groups",

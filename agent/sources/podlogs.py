@@ -389,9 +389,7 @@ def _fact_finding(row, fields: dict, env, message: str, line: int) -> Finding:
 
 class PodLogSource(Source):
     name = "pods"
-    # Its attributes, declared (those __init__ and _load set): an instance of a class with 30 or more attributes and
-    # no slots keeps them in a dict of its own, whose every read costs more (CPython 3.11; parsers/classify.py's
-    # Classifier)
+    # Its attributes, declared (those __init__ and _load set): why, tests/test_slots.py
     __slots__ = ("root", "allowed_roots", "refused", "internal_errors", "store", "include_ns", "exclude_ns",
                  "include_pods", "exclude_pods", "max_open", "scan_seconds", "tails", "prefilter", "_re", "facts",
                  # what the last save left (_load)

@@ -979,12 +979,13 @@ def test_deepspeeds_checkpoint_commit_ends_the_save_and_a_hang_after_it_is_suspe
     assert commit is not None and (commit.pause, commit.ended, commit.moved) == ("checkpoint", True, False)
     assert WATCHDOG.search(text[1]).groups() == ("1800000", "1808499")
     # its per-file lines are no end (more files follow: OneBit #6, `[Torch] Saved .../..._model_states.pt.`, then the
-    # optimizer's states) nor is the announcement one
-    for line in ("[2024-06-26 04:16:12,370] [INFO] [torch_checkpoint_engine.py:23:save] [Torch] Saved /ssd/name/code/"
-                 "OneBit/scripts/ckpt_Llama-2-7b-hf/checkpoint-5000/global_step5000/zero_pp_rank_0_mp_rank_00_model_states"
-                 ".pt.",):
-        assert recognise(line) is None or not recognise(line).ended
-    _suspected_at_the_floor_after([recognise("Saving model checkpoint to out/checkpoint-5000"), commit], [0, 60])
+    # optimizer's states), nor is the Trainer's announcement
+    saved = recognise("[2024-06-26 04:16:12,370] [INFO] [torch_checkpoint_engine.py:23:save] [Torch] Saved /ssd/name/"
+                      "code/OneBit/scripts/ckpt_Llama-2-7b-hf/checkpoint-5000/global_step5000/zero_pp_rank_0_mp_rank_00"
+                      "_model_states.pt.")
+    announced = recognise("Saving model checkpoint to out/checkpoint-5000")
+    assert (saved is None or not saved.ended) and not announced.ended
+    _suspected_at_the_floor_after([announced, commit], [0, 60])
 
 
 def test_deepspeeds_per_file_lines_announce_a_save_and_its_commit_is_one_ranks_end():
