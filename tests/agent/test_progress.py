@@ -1078,16 +1078,21 @@ def test_deepspeeds_nvme_copy_after_a_ranks_zero_checkpoint_saved_keeps_the_save
                                   [0, 0, 0, 0, 0, 0, 0, 0, 1000])
 
 
-def test_a_restored_negative_file_count_does_not_hold_a_pause_a_commit_ends():
-    """A state file edited by hand or damaged (`files: -3`, restored as it is): a rank's commit must end the pause as
-    with no file in flight (was: any count but 0 held the pause, a hang suspected only pause_seconds on).  REAL lines:
-    the Qwen2.5 run's (sources.md) `[Rank 0] Saving model checkpoint:` and its commit."""
-    text = lines("deepspeed_save_qwen25_fudan.log")
+def _qwen_stepping():
+    """The Qwen2.5 run's real lines (sources.md), and a tracker whose pod has stepped every 10 s five times."""
     clock = Clock(1000.0)
     t = tracker(clock, [])
     for step in range(5):
         clock.t += 10
         t.observe(REF, [Mark(clock.t, Progress(step, trainer="nanogpt"))])
+    return lines("deepspeed_save_qwen25_fudan.log"), clock, t
+
+
+def test_a_restored_negative_file_count_does_not_hold_a_pause_a_commit_ends():
+    """A state file edited by hand or damaged (`files: -3`, restored as it is): a rank's commit must end the pause as
+    with no file in flight (was: any count but 0 held the pause, a hang suspected only pause_seconds on).  REAL lines:
+    the Qwen2.5 run's (sources.md) `[Rank 0] Saving model checkpoint:` and its commit."""
+    text, clock, t = _qwen_stepping()
     t.observe(REF, [Mark(clock.t, recognise(text[3]))])
     assert t.pods[REF.uid].paused is not None
     state = t.to_state()
@@ -2134,12 +2139,7 @@ def test_an_advance_ends_the_files_in_flight_and_a_saved_without_its_saving_coun
     """The files in flight (DeepSpeed's `[Torch] Saving` / `Saved`) go back to 0 at an advance (a save's files said
     begun before it never hold a later save's pause), and a `Saved` whose `Saving` was lost counts no file below 0 (a
     later `Saving` is one in flight). REAL lines: the Qwen2.5 run's (sources.md)."""
-    text = lines("deepspeed_save_qwen25_fudan.log")
-    clock = Clock(1000.0)
-    t = tracker(clock, [])
-    for step in range(5):
-        clock.t += 10
-        t.observe(REF, [Mark(clock.t, Progress(step, trainer="nanogpt"))])
+    text, clock, t = _qwen_stepping()
     t.observe(REF, [Mark(clock.t, recognise(text[3])), Mark(clock.t, recognise(text[4]))])  # a save, a file begun
     assert t.pods[REF.uid].files == 1
     clock.t += 10
