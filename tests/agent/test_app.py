@@ -15,6 +15,7 @@ from agent.app import Agent, build
 from agent.config import load
 from agent.sources import Record, Source
 from harness import wait_until
+from patching import on_instance
 
 XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 
@@ -575,14 +576,12 @@ def test_a_batch_failing_after_its_findings_were_counted_is_not_counted_again_af
     first = make_agent(tmp_path)
     batch = [Record("kmsg", _xid31(i)) for i in range(1, n + 1)]
     batch[-1].cursor = {"boot_id": first.boot.id, "seq": n}  # as KmsgSource marks a batch it read
-    own, count = first.metrics, type(first.metrics).count_finding  # (slots: the class's method, its calls on it)
 
-    def counted_then_fails(self, labels, n=1):
+    def counted_then_fails(count, self, labels, n=1):
         count(self, labels, n)
-        if self is own:
-            raise KeyError("a bug after the counter moved")
+        raise KeyError("a bug after the counter moved")
 
-    monkeypatch.setattr(type(own), "count_finding", counted_then_fails)
+    on_instance(monkeypatch, first.metrics, "count_finding", counted_then_fails)
     first.intake.emit(batch)
     first.step(timeout=0.1)
     assert first.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 1

@@ -40,6 +40,7 @@ from parsers.decoded import GZIP
 from parsers.model import Boot, WorkloadFindings
 from triage.read import TRACEBACK_LINES
 from progress_replay import Clock, lines
+from patching import on_instance
 
 UID = "0d4c8a2e-5b1f-4e7a-9c3d-2f6e8b1a7c40"
 POD_DIR = f"train_gpt-worker-0_{UID}"
@@ -876,14 +877,13 @@ def test_a_rotated_gz_with_a_zeroed_tail_is_read_whole_and_nothing_said(tree, ca
 def held(src: PodLogSource, name: str, monkeypatch) -> tuple[threading.Event, threading.Event]:
     """The source's thread held in its first call of `name` (entered: the first event set) until the second is set."""
     entered, go = threading.Event(), threading.Event()
-    real = getattr(type(src), name)  # (slots: the class's method, its calls on it)
 
-    def hook(self, *args):
-        if self is src and not entered.is_set():
+    def hook(real, self, *args):
+        if not entered.is_set():
             entered.set()
             assert go.wait(10)
         return real(self, *args)
-    monkeypatch.setattr(type(src), name, hook)
+    on_instance(monkeypatch, src, name, hook)
     return entered, go
 
 
@@ -1230,9 +1230,8 @@ def test_a_summary_held_by_a_file_gone_while_the_agent_was_down_is_its_last_word
     shutil.rmtree(cdir.parent)
     src = source(root, state)
     streams = []
-    own, for_stream = src._classifier, type(src._classifier).for_stream  # (slots: the class's method, its calls on it)
-    monkeypatch.setattr(type(own), "for_stream",
-                        lambda self, *a, **k: (self is own and streams.append(1)) or for_stream(self, *a, **k))
+    on_instance(monkeypatch, src._classifier, "for_stream",
+                lambda for_stream, self, *a, **k: streams.append(1) or for_stream(self, *a, **k))
     src.discover()
     assert streams == []
     found = src.poll()

@@ -18,6 +18,7 @@ from agent.sources.podlogs import PodLogSource, PodRef
 from parsers.model import Boot, WorkloadFindings
 from parsers.progress import Progress
 from progress_replay import Clock
+from patching import on_instance
 
 REF = PodRef("train", "gpt-worker-0", "uid-0", "main")
 GAUGE = {"namespace": "train", "pod": "gpt-worker-0", "job": "gpt"}
@@ -298,22 +299,23 @@ class Polls:
         pass
 
 
+def _cut_short(poll, self, *args):
+    """A poll cut short by MAX_BATCH_FINDINGS: the next goes on from the next file (no pass ended), nothing given."""
+    self._next = 1
+    return []
+
+
 def test_a_pod_log_source_whose_polls_are_all_cut_short_is_caught_up_after_a_bound(tmp_path, monkeypatch):
     """Pods printing findings faster than a poll takes them (every poll cut short by MAX_BATCH_FINDINGS): the source
     counts as read up after READ_UP_POLLS polls, so that the hang tracker is not kept from judging for good."""
     from agent.sources import podlogs
 
     for polls, caught_up in ((podlogs.READ_UP_POLLS - 1, False), (podlogs.READ_UP_POLLS, True)):
-        src, poll = PodLogSource(str(tmp_path)), PodLogSource.poll  # (slots: the class's method, its calls on it)
-
-        def cut_short(self, *args, own=src, poll=poll):
-            if self is not own:
-                return poll(self, *args)
-            self._next = 1  # the next poll goes on from the next file: no pass ended
-            return []
-        monkeypatch.setattr(PodLogSource, "poll", cut_short)
+        src = PodLogSource(str(tmp_path))
+        on_instance(monkeypatch, src, "poll", _cut_short)
         src.run(lambda batch: None, Polls(polls))
         assert src.listed and src.caught_up is caught_up, polls
+        monkeypatch.undo()  # (the next round's source patched on the class as it was)
 
 
 def test_the_pod_log_source_says_when_it_has_listed(tmp_path):
