@@ -141,6 +141,19 @@ def _kind(f: Finding) -> str:
     return f"{f.kind} {code}" if code is not None else f.kind
 
 
+class _Node:
+    """One host's line in the summary: its findings, its worst severity's rank, the host as first named."""
+
+    __slots__ = ("findings", "worst", "host")
+
+    def __init__(self, worst: int, host: str):
+        self.findings, self.worst, self.host = 0, worst, host
+
+    def order(self) -> tuple[int, int, str]:
+        """The By node order: the worst first, then the most findings, then by name."""
+        return -self.worst, -self.findings, self.host
+
+
 class Summary:
     """Counts per kind, per device and per node; bounded by the number of kinds, devices and hosts, not lines.  A
     device is counted per host (identical servers share their GPUs' PCI addresses: node-a's 0000:5d:00 is not
@@ -152,8 +165,7 @@ class Summary:
         self.kind_severity: dict[str, str] = {}
         self.devices: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)  # (host or "", pci) -> kinds
         self.device_action: dict[tuple[str, str], tuple[int, str]] = {}
-        # host_key ("": none named) -> [findings, worst severity's rank, the host as first named]
-        self.hosts: dict[str, list] = {}
+        self.hosts: dict[str, _Node] = {}  # host_key ("": none named) -> its node
 
     def add(self, f: Finding) -> None:
         amendment = amends(f)  # an event's finding again (rules.EVENT_AMENDS): its severity counts, not a second event
@@ -161,12 +173,12 @@ class Summary:
         host = host_key(f.host) if f.host else ""
         node = self.hosts.get(host)
         if node is None:
-            node = self.hosts[host] = [0, rank, f.host or ""]
-        elif rank > node[1]:
-            node[1] = rank
+            node = self.hosts[host] = _Node(rank, f.host or "")
+        elif rank > node.worst:
+            node.worst = rank
         if not amendment:
             self.kinds[f.kind] += 1
-            node[0] += 1
+            node.findings += 1
         prev = self.kind_severity.get(f.kind)
         if prev is None or rank > SEVERITY_RANK[prev]:
             self.kind_severity[f.kind] = f.severity
@@ -193,7 +205,7 @@ class Summary:
     @property
     def first_host(self) -> str | None:
         """The host the findings named first, as first spelt; None where they name none."""
-        return next((node[2] for host, node in self.hosts.items() if host), None)
+        return next((node.host for key, node in self.hosts.items() if key), None)
 
     def write(self, out: IO[str]) -> None:
         total = sum(self.kinds.values())
@@ -203,8 +215,8 @@ class Summary:
         several = self.several_hosts
         if several:
             out.write(f"\nBy node ({self.named} hosts):\n")
-            for n, worst, host in sorted(self.hosts.values(), key=lambda node: (-node[1], -node[0], node[2])):
-                out.write(f"  {host or '(no host named)':<30} {n:>8}  worst: {SEVERITIES[worst]}\n")
+            for node in sorted(self.hosts.values(), key=_Node.order):
+                out.write(f"  {node.host or '(no host named)':<30} {node.findings:>8}  worst: {SEVERITIES[node.worst]}\n")
         out.write("\nBy kind:\n")
         for kind, n in self.kinds.most_common():
             out.write(f"  {kind:<22} {n:>8}  worst: {self.kind_severity[kind]}\n")
@@ -213,7 +225,7 @@ class Summary:
             for device in sorted(self.devices):
                 what = ", ".join(f"{k} x{n}" for k, n in self.devices[device].most_common())
                 host, pci = device
-                where = f"{self.hosts[host][2] or '(no host named)'} {pci}" if several else pci
+                where = f"{self.hosts[host].host or '(no host named)'} {pci}" if several else pci
                 out.write(f"  {where}  {what}\n    recommended action: {self._action_text(device)}\n")
 
     def _action_text(self, device: tuple[str, str]) -> str:

@@ -289,7 +289,7 @@ class Job:
     """Everything the rules look at, derived once from the evidence: times ordered, ranks and hosts filled in."""
 
     def __init__(self, evidence: Iterable[Evidence], window: float, names: Mapping[str, str] | None = None):
-        raw = _one_name(_pod_hostnames(_amended(list(evidence))))
+        raw = _one_name(_amended(list(evidence)))
         self.names = names or {}  # file -> how the reasons name it (`file_names`); a file not in it, as it is
         # address -> host: NCCL's own address lines, and the map of a cluster's pods and nodes (triage.inventory,
         # cluster/book.py: the same kind, nccl_address, its details naming the pod); the first to name one wins
@@ -422,27 +422,24 @@ class Job:
         return self.first_failure - self.window <= t <= (self.last_failure or t) + SKEW
 
 
-def _pod_hostnames(raw: list[Evidence]) -> list[Evidence]:
-    """The evidence with each pod a pod_hostname line names (triage.read: kubectl's pod, its name its hostname and a
-    generated suffix) named by its hostname, as NCCL's prefix and the cluster's inventory name it: one host, not two."""
-    hostnames = {e.details["pod_name"]: e.host for e in raw if e.kind == "pod_hostname" and e.host}
-    if not hostnames:
-        return raw
-    return [replace(e, host=hostnames[e.host]) if e.host in hostnames else e for e in raw]
-
-
 def _one_name(raw: list[Evidence]) -> list[Evidence]:
-    """The evidence with each machine named one way however its lines spell it (parsers.envelope.host_key, as `gpu-npd
-    parse` tells them: Slurm's `node-a`, the journal's `node-a.cluster.local`; Slurm's own `Orion-01-01` and
-    `orion-01-01`; an address never cut): its shortest spelling, of spellings as short the first read, so that every
-    rule comparing hosts sees one node."""
-    keys = {e.host: host_key(e.host) for e in raw if e.host}  # spelling -> host_key, in the order first read
-    if len(keys) == len(set(keys.values())):  # (each machine spelt one way: the evidence as it is)
-        return raw
+    """The evidence with each machine named one way however its lines spell it, so that every rule comparing hosts
+    sees one node: a pod a pod_hostname line names (triage.read: kubectl's pod, its name its hostname and a generated
+    suffix) by its hostname, as NCCL's prefix and the cluster's inventory name it; then each machine (parsers.envelope
+    .host_key, as `gpu-npd parse` tells them: Slurm's `node-a`, the journal's `node-a.cluster.local`; Slurm's own
+    `Orion-01-01` and `orion-01-01`; an address never cut) by its shortest spelling, of spellings as short the first
+    read.  Each spelling's name is settled once, then each line renamed at most once."""
+    pods = {e.details["pod_name"]: e.host for e in raw if e.kind == "pod_hostname" and e.host}
+    # each spelling, in the order first read -> the host it is (a pod's name: its hostname)
+    hosts = {spelt: pods.get(spelt, spelt) for spelt in dict.fromkeys(e.host for e in raw if e.host)}
+    keys = {host: host_key(host) for host in hosts.values()}  # host -> host_key, in the order first read
     name: dict[str, str] = {}  # host_key -> the spelling kept
-    for spelt in sorted(keys, key=len):  # (stable: as read, of spellings as short)
-        name.setdefault(keys[spelt], spelt)
-    return [replace(e, host=name[keys[e.host]]) if e.host and name[keys[e.host]] != e.host else e for e in raw]
+    for host in sorted(keys, key=len):  # (stable: as read, of spellings as short)
+        name.setdefault(keys[host], host)
+    renamed = {spelt: name[keys[host]] for spelt, host in hosts.items() if name[keys[host]] != spelt}
+    if not renamed:  # (each machine spelt one way: the evidence as it is)
+        return raw
+    return [replace(e, host=renamed[e.host]) if e.host in renamed else e for e in raw]
 
 
 def _amended(raw: list[Evidence]) -> list[Evidence]:
