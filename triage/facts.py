@@ -137,7 +137,7 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "value\", exit code 2; absl's \"FATAL Flags parsing error: Unknown command line flag ..\", exit code 1; "
             "Python Fire's \"ERROR: Could not consume arg: ..\", exit code 2): the launcher and the script disagree on "
             "its arguments (torchrun's `--local-rank` where the script declares `--local_rank`), or the job's command "
-            "is wrong; the program never ran",
+            "is wrong; the program never ran (Fire's: or its function ran and arguments were left over)",
             "application", named=("command line rejected by {details.prog} ('{details.rejected}')",
                                   "command line rejected ('{details.rejected}')", "command line rejected")),
     JobKind("straggler_stop", "the job's own straggler detection stopped it (stop_if_detected: nvidia-resiliency-ext's "
