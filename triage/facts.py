@@ -139,7 +139,7 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "its arguments (torchrun's `--local-rank` where the script declares `--local_rank`), or the job's command "
             "is wrong; the program never ran (Fire's: or its function ran and arguments were left over)",
             "application", named=("command line rejected by {details.prog} ('{details.rejected}')",
-                                  "command line rejected ('{details.rejected}')", "command line rejected")),
+                                  "command line rejected ('{details.rejected}')")),
     JobKind("straggler_stop", "the job's own straggler detection stopped it (stop_if_detected: nvidia-resiliency-ext's "
             "Lightning callback, Megatron-Bridge's manager): the ranks its report before it named are the suspects, the "
             "ranks' exits after it its consequences (triage.attribute `_straggler_stop`)",

@@ -171,7 +171,7 @@ FIRE_REQUIRED = "ERROR: The function received no value for the required argument
 
 @pytest.mark.parametrize("lines, said", [
     (ABSL_UNKNOWN, "command line rejected ('Unknown command line flag 'db_preset'. Did you mean: preset ?')"),
-    (ABSL_REQUIRED, "command line rejected on"),
+    (ABSL_REQUIRED, "argument error on"),
     ([ABSL_RELAYED], "command line rejected ('Unknown command line flag '-'')"),
     (FIRE, "command line rejected ('Could not consume arg: --model_config_file')"),
     ([FIRE_REQUIRED], "command line rejected ('The function received no value for the required argument: data')"),
