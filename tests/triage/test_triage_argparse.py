@@ -108,6 +108,10 @@ def test_a_rejection_cut_at_a_parenthesis_says_no_space_before_it():
     "[rank0]: RuntimeError: error: argument mismatch",
     "main.py: error: something else went wrong",
     "WARNING: main.py: error: unrecognized arguments: --local-rank=0 was seen in an old run",
+    # SYNTHETIC: absl's and Fire's words in no rejection's shape
+    "logging.error('FATAL Flags parsing errors are fatal')",
+    "ERROR: Could not consume args_file from the config",
+    "WARNING: the function received no value for the optional argument: seed",
 ])
 def test_error_words_without_argparses_shape_are_not_read(line):
     hit = facts.match(line)
@@ -198,17 +202,6 @@ def test_a_coloured_fire_error_is_read():
     """Fire colours "ERROR: " red and bold where termcolor does (SYNTHETIC: termcolor's escapes around FIRE's line)."""
     (fact,) = _rejected(["\x1b[1m\x1b[31mERROR: \x1b[0mCould not consume arg: --model_config_file"])
     assert fact.details["rejected"] == "Could not consume arg: --model_config_file"
-
-
-@pytest.mark.parametrize("line", [
-    # SYNTHETIC: absl's and Fire's words in no rejection's shape
-    "logging.error('FATAL Flags parsing errors are fatal')",
-    "ERROR: Could not consume args_file from the config",
-    "WARNING: the function received no value for the optional argument: seed",
-])
-def test_absl_and_fire_words_without_their_shape_are_not_read(line):
-    hit = facts.match(line)
-    assert hit is None or hit[0].kind != "argument_error"
 
 
 def test_the_agent_publishes_an_absl_rejection_and_the_cluster_reads_it_back():
