@@ -128,14 +128,18 @@ JOB_TABLE: tuple[JobKind, ...] = (
                    "non-finite result ('found {details.result} in local {details.where}')",
                    "non-finite result ({details.result})")),
     # the program's own check of its command line, before it did any work (Python's argparse: its usage, then
-    # "<prog>: error: <message>", exit code 2): the launcher and the script disagree on its arguments (torchrun and
-    # torch.distributed.launch 2.0+ pass `--local-rank=N` where the script declares `--local_rank`), or the job's command
-    # is wrong: the application's, never the node's
+    # "<prog>: error: <message>", exit code 2; absl's "FATAL Flags parsing error: ..", exit code 1; Python Fire's
+    # "ERROR: Could not consume arg: ..", exit code 2): the launcher and the script disagree on its arguments (torchrun
+    # and torch.distributed.launch 2.0+ pass `--local-rank=N` where the script declares `--local_rank`), or the job's
+    # command is wrong: the application's, never the node's.  absl and Fire name no program
     JobKind("argument_error", "a rank's program rejected its command line (Python's argparse: \"<prog>: error: "
             "unrecognized arguments: ..\", \"the following arguments are required: ..\", \"argument X: invalid .. "
-            "value\", exit code 2): the launcher and the script disagree on its arguments (torchrun's `--local-rank` "
-            "where the script declares `--local_rank`), or the job's command is wrong; the program never ran",
-            "application", named="command line rejected by {details.prog} ('{details.rejected}')"),
+            "value\", exit code 2; absl's \"FATAL Flags parsing error: Unknown command line flag ..\", exit code 1; "
+            "Python Fire's \"ERROR: Could not consume arg: ..\", exit code 2): the launcher and the script disagree on "
+            "its arguments (torchrun's `--local-rank` where the script declares `--local_rank`), or the job's command "
+            "is wrong; the program never ran (Fire's: or its function ran and arguments were left over)",
+            "application", named=("command line rejected by {details.prog} ('{details.rejected}')",
+                                  "command line rejected ('{details.rejected}')")),
     JobKind("straggler_stop", "the job's own straggler detection stopped it (stop_if_detected: nvidia-resiliency-ext's "
             "Lightning callback, Megatron-Bridge's manager): the ranks its report before it named are the suspects, the "
             "ranks' exits after it its consequences (triage.attribute `_straggler_stop`)",
@@ -478,6 +482,11 @@ PG_TAG_WITHIN = 200
 # starts (1-8 s on a 64 KiB line of "slurmstepd-", "node/", "pdsh@")
 HOST_NAME = r"[\w.\-]{1,253}"
 HOST_WORD = r"\S{1,253}"
+# A rejected command line's message after its words (argparse's, absl's, Fire's): up to a parenthesis or semicolon
+# (the Event's separators), no space before the cut; and the launcher's `--local-rank=N` (`--local_rank=N` before
+# torch 2.0) among the arguments a program rejected: the writer's local rank
+_REJECTED_REST = r"(?:[^\n;()]{0,399}[^\s;()])?"
+_LOCAL_RANK_ARG = r"(?:[^\n;()]{0,400}?(?<![\w\-])--local[-_]rank=(?P<local_rank>\d{1,6})\b)"
 _PG_PREFIX = rf"(?:(?P<pg>\[PG )[^\]]{{0,{PG_TAG_WITHIN}}}? )?(?:Rank (?P<rank>\d+)\] +)?"
 
 # A socket's address as c10d's SocketImpl prints it (torch/csrc/distributed/c10d/socket.cpp `formatSockAddr`): an IPv4
@@ -761,11 +770,31 @@ FACTS: tuple[Fact, ...] = (
     _f("argparse_error", "argument_error",
        [": error: unrecognized arguments: ", ": error: the following arguments are required: ", ": error: argument ",
         ": error: one of the arguments ", ": error: ambiguous option: "],
-       r"^(?P<prog>[\w.\-]{1,200}): error: (?P<rejected>(?:unrecognized arguments: (?:[^\n;()]{0,400}?"
-       r"(?<![\w\-])--local[-_]rank=(?P<local_rank>\d{1,6})\b)?|the following arguments are required: |"
+       r"^(?P<prog>[\w.\-]{1,200}): error: (?P<rejected>(?:unrecognized arguments: " + _LOCAL_RANK_ARG + "?|"
+       r"the following arguments are required: |"
        r"argument [^:\n]{1,200}: (?:invalid [\w.]{1,100} value: |invalid choice: |expected (?:one|at most one|"
        r"at least one|\d{1,4}) arguments?|not allowed with argument |ignored explicit argument )|"
-       r"one of the arguments |ambiguous option: )(?:[^\n;()]{0,399}[^\s;()])?)"),
+       r"one of the arguments |ambiguous option: )" + _REJECTED_REST + ")"),
+    # absl's app.run rejecting the command line (absl/app.py parse_flags_with_usage, every era since gflags: "FATAL
+    # Flags parsing error: <message>" then "Pass --helpshort or --helpfull to see help on flags.", exit code 1; a
+    # message of several lines, one validator's each, indented on the lines after "FATAL Flags parsing error:"): the
+    # flags of JAX / TensorFlow programs (AlphaFold, T5X, Pax, MaxText's absl entry points).  An unknown flag ("Unknown
+    # command line flag 'db_preset'. Did you mean: preset ?", google-deepmind/alphafold #294: the run script of one
+    # release, the image of another) or a required one missing ("flag --fasta_paths=None: Flag --fasta_paths must
+    # have a value other than None.", alphafold #719).  Its program unnamed; led by a logger's prefix where a wrapper
+    # relays it (bq's, in Airflow's pod log: mozilla/telemetry-airflow #860).  Was: nothing ("No failure found")
+    _f("absl_flags_error", "argument_error", ["FATAL Flags parsing error:"],
+       r"(?:^|\s)FATAL Flags parsing error:(?: (?P<rejected>" + _REJECTED_REST + "))?"),
+    # Python Fire rejecting the command line (fire/core.py _DisplayError: "ERROR: " then the FireError's words, its
+    # "ERROR: " red and bold where termcolor colours it; usage after it, exit code 2, FireExit): an argument no
+    # parameter of the function takes ("Could not consume arg: --model_config_file", LianjiaTech/BELLE #102, then
+    # torchrun's "failed (exitcode: 2) local_rank: 1"; torch.distributed.launch's `--local_rank=N` one such) or one it
+    # requires missing ("The function received no value for the required argument: data", gpleiss/
+    # efficient_densenet_pytorch #72).  Was: torchrun's exit alone, "UNDETERMINED"
+    _f("fire_error", "argument_error",
+       ["Could not consume arg", "received no value for the required argument: "],
+       r"(?:^|\s)(?:\x1b\[[\d;]*m)*ERROR: (?:\x1b\[[\d;]*m)*(?P<rejected>(?:Could not consume arg(?:ument)?s?: "
+       + _LOCAL_RANK_ARG + "?|The function received no value for the required argument: )" + _REJECTED_REST + ")"),
     _f("straggler_stop", "straggler_stop", ["Detected stragglers. "],
        r"\bDetected stragglers\. (?P<stop>Terminating training|Training should be stopped)\b"),
     # PyTorch's watchdog, 2.2+: "[PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work:
@@ -1779,8 +1808,9 @@ _VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compi
           "why": re.compile(r"[A-Z][A-Z ]{0,79}"),
           # a store's error as c10d words it (no ';' nor parenthesis: the Event's own separators)
           "store_error": re.compile(r"[A-Za-z][\w ,.'?\-]{0,119}"),
-          # argparse's message (facts argparse_error's `rejected`: no ';' nor parenthesis)
-          "rejected": re.compile(r"[a-z][^;()\n]{0,400}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
+          # a rejected command line's message (facts argparse_error's, absl_flags_error's, fire_error's `rejected`: no
+          # ';' nor parenthesis; absl's and Fire's capitalised)
+          "rejected": re.compile(r"[A-Za-z][^;()\n]{0,400}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
           "int": re.compile(r"-?\d{1,18}")}
 _LABEL = "(" + "|".join(sorted(map(re.escape, _BY_LABEL), key=len, reverse=True)) + ")"
 _WORDS = re.compile(r" \(((?:" + _LABEL + r" [^;()]{1,400}?(?:; |(?=\))))+)\)")

@@ -108,6 +108,10 @@ def test_a_rejection_cut_at_a_parenthesis_says_no_space_before_it():
     "[rank0]: RuntimeError: error: argument mismatch",
     "main.py: error: something else went wrong",
     "WARNING: main.py: error: unrecognized arguments: --local-rank=0 was seen in an old run",
+    # SYNTHETIC: absl's and Fire's words in no rejection's shape
+    "logging.error('FATAL Flags parsing errors are fatal')",
+    "ERROR: Could not consume args_file from the config",
+    "WARNING: the function received no value for the optional argument: seed",
 ])
 def test_error_words_without_argparses_shape_are_not_read(line):
     hit = facts.match(line)
@@ -146,3 +150,67 @@ def test_a_clean_or_signalled_system_exit_is_still_a_stop(tail):
     SIGTERM handler's `sys.exit(signum)` (Ray's, vllm-ascend #901) stop the process: no failure.  Was: "SystemExit:
     False" a failure."""
     assert _job([*_TB, *tail]) == []
+
+
+# absl's and Python Fire's rejections of a command line (h620): was "No failure found" (absl) and torchrun's exit
+# alone, "UNDETERMINED" (Fire)
+# REAL: https://github.com/google-deepmind/alphafold/issues/294 (an unknown flag, absl's suggestion after it)
+ABSL_UNKNOWN = ["FATAL Flags parsing error: Unknown command line flag 'db_preset'. Did you mean: preset ?",
+                "Pass --helpshort or --helpfull to see help on flags."]
+# REAL: https://github.com/google-deepmind/alphafold/issues/719 (required flags missing: the message on the lines after)
+ABSL_REQUIRED = ["FATAL Flags parsing error:",
+                 "  flag --fasta_paths=None: Flag --fasta_paths must have a value other than None.",
+                 "  flag --output_dir=None: Flag --output_dir must have a value other than None.",
+                 "Pass --helpshort or --helpfull to see help on flags."]
+# REAL: https://github.com/mozilla/telemetry-airflow/pull/860 (bq's, relayed behind Airflow's logger prefixes)
+ABSL_RELAYED = ("[2020-02-21 18:32:14,717] {logging_mixin.py:95} INFO - [2020-02-21 18:32:14,717] {pod_launcher.py:104} "
+                "INFO - FATAL Flags parsing error: Unknown command line flag '-'")
+# REAL: https://github.com/LianjiaTech/BELLE/issues/102 (the incident tests/fixtures/incidents/h620_belle-102-fire-argument)
+FIRE = ["ERROR: Could not consume arg: --model_config_file", "",
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 2) local_rank: 1 (pid: 37835) of binary: "
+        "/home/xxx/miniconda3/envs/llama/bin/python3.10"]
+# REAL: https://github.com/gpleiss/efficient_densenet_pytorch/issues/72 (Fire's words as the reporter quoted them)
+FIRE_REQUIRED = "ERROR: The function received no value for the required argument: data"
+
+
+@pytest.mark.parametrize("lines, said", [
+    (ABSL_UNKNOWN, "command line rejected ('Unknown command line flag 'db_preset'. Did you mean: preset ?')"),
+    (ABSL_REQUIRED, "argument error on"),
+    ([ABSL_RELAYED], "command line rejected ('Unknown command line flag '-'')"),
+    (FIRE, "command line rejected ('Could not consume arg: --model_config_file')"),
+    ([FIRE_REQUIRED], "command line rejected ('The function received no value for the required argument: data')"),
+])
+def test_absl_and_fire_rejections_are_the_applications(lines, said):
+    """alphafold #294 / #719, telemetry-airflow #860, BELLE #102, efficient_densenet_pytorch #72: absl's "FATAL Flags
+    parsing error" (was: no failure) and Fire's "ERROR: Could not consume arg" (was: "undetermined", torchrun's exit
+    code 2 alone) are the program's rejection of its command line: the application's, named without a program (none
+    is printed) and with the message where the line has one."""
+    (incident,) = _job(lines)
+    assert (incident.category, incident.rule, incident.root.kind) == ("application", "first_failure", "argument_error")
+    assert said in incident.reason
+    assert "None" not in incident.reason.split(" on ")[0]
+
+
+def test_fire_names_the_local_rank_a_launcher_passed():
+    """Fire's rejected `--local_rank=N` (torch.distributed.launch's, BELLE #102's other reporter) is the writer's local
+    rank, as argparse's (SYNTHETIC: Fire's words around torch.distributed.launch's argument)."""
+    (fact,) = _rejected(["ERROR: Could not consume arg: --local_rank=3"])
+    assert fact.local_rank == 3
+
+
+def test_a_coloured_fire_error_is_read():
+    """Fire colours "ERROR: " red and bold where termcolor does (SYNTHETIC: termcolor's escapes around FIRE's line)."""
+    (fact,) = _rejected(["\x1b[1m\x1b[31mERROR: \x1b[0mCould not consume arg: --model_config_file"])
+    assert fact.details["rejected"] == "Could not consume arg: --model_config_file"
+
+
+def test_the_agent_publishes_an_absl_rejection_and_the_cluster_reads_it_back():
+    """Live: absl's capitalised message (was: left out of the Event, its shape lower case only) is published and read
+    back."""
+    from triage.read import job_fact
+
+    row, said = job_fact(ABSL_UNKNOWN[0])
+    assert (row.kind, row.reason) == ("argument_error", "ArgumentsRejected")
+    text = facts.words(row, said)
+    assert "rejected Unknown command line flag 'db_preset'" in text
+    assert facts.read_words("ArgumentsRejected", text)[1]["rejected"] == said["rejected"]
