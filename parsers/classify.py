@@ -651,10 +651,11 @@ class Classifier:
             if self._hosts is not None:  # hosts apart: the windows count lines of the line's host (_lag)
                 self._apart += 1
                 position -= self._lag
-            for keyword in CONTEXT_KEYWORDS:  # two substring tests: most NVRM lines are no context line
-                if keyword in message:
-                    self._remember(message, position)
-                    break
+            if CONTEXT_LEAD in message:  # one substring test for most lines; two more for most NVRM lines
+                for keyword in CONTEXT_KEYWORDS:
+                    if keyword in message:
+                        self._remember(message, position)
+                        break
             f = None if template is None else self._instantiate(template, position, env, file, lineno)
         except Exception:  # noqa: BLE001 - one bad line must never stop a source
             self.errors += 1

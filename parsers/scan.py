@@ -10,7 +10,7 @@ is the text after its last run (`after_hole`).
 from __future__ import annotations
 
 import re
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Generator, Iterator
 
 from .classify import Classifier, all_keywords, line_patterns
 from .envelope import is_cri_partial, join_cri, journal_text_record
@@ -96,7 +96,7 @@ class Scanner:
             cut = buf.rfind(b"\n")
             if cut == -1:
                 if len(buf) >= MAX_LINE:
-                    yield from self._scan_buffer(buf, MAX_LINE, _Lines(lineno), name)
+                    yield from self._scan_buffer(buf, MAX_LINE, lineno, name)
                     carry, skipping = b"", True
                 else:
                     carry = buf
@@ -105,32 +105,44 @@ class Scanner:
             if cut == -1:
                 carry = buf
                 continue
-            lines = _Lines(lineno)
-            yield from self._scan_buffer(buf, cut, lines, name)  # the lines before `cut`, scanned in place
-            lineno = lines.at(buf, cut) + 1
+            # the lines before `cut`, scanned in place; the line number of the next buffer's first line
+            lineno = (yield from self._scan_buffer(buf, cut, lineno, name)) + 1
             carry = buf[cut + 1:]
         if carry and not skipping:
-            yield from self._scan_buffer(carry, len(carry), _Lines(lineno), name)
+            yield from self._scan_buffer(carry, len(carry), lineno, name)
 
-    def _scan_buffer(self, buf: bytes, limit: int, lines: "_Lines", name: str | None) -> Iterator[Finding]:
-        """Findings of the lines in buf[:limit]."""
-        done_to = -1
-        read = self.classifier.read
-        cri_mark, find = _CRI_MARK.search, buf.find
+    def _scan_buffer(self, buf: bytes, limit: int, lineno: int, name: str | None) -> Generator[Finding, None, int]:
+        """Findings of the lines in buf[:limit], the first numbered `lineno`; returns the number of the line `limit`
+        is on (the last line's, where it is the newline after it)."""
+        done_to = marked = -1  # marked: the end of the last line read that holds " P " (a CRI partial line's mark)
+        at = 0  # the offset whose line number `lineno` is (each newline counted once, whichever way a span moves)
+        read, find, count = self.classifier.read, buf.find, buf.count
+        cri_mark = _CRI_MARK.search
         for start, end, matched in self.prefilter.line_spans(buf, limit):
-            if start <= done_to:
+            if start <= done_to:  # a line of a CRI partial group read already
+                if find(b" P ", start, end) != -1:
+                    marked = end
                 continue
             line = decode(buf[start:end])
-            # only the lines that reach Python (and the line before each) are looked at for the CRI partial mark:
-            # a scan of the whole buffer for it (no mark in most logs) cost more than all those lines together;
-            # whether the line or the one before it may be a CRI partial line, inline (a call per line cost more):
-            # the mark's " P " looked for first (a substring search costs a third of the pattern's)
-            if find(b" P ", before := buf.rfind(b"\n", 0, start - 1) + 1 if start else 0, end) != -1 and cri_mark(
-                    buf, before, end) is not None and (is_cri_partial(line) or (start and _cri_partial_before(buf, start))):
+            # whether the line or the one before it may be a CRI partial line, inline (a call per line cost more): a
+            # partial line holds a keyword (CRI_PARTIAL_KEYWORDS), so the line before this one is a span given before
+            # it; only a line holding " P " or right after one is looked at further (a substring test on the line in
+            # hand: a search of the whole buffer for the mark, no mark in most logs, cost more than all those lines)
+            if " P " in line:
+                marked, near = end, True
+            else:
+                near = marked == start - 1
+            if near and cri_mark(buf, buf.rfind(b"\n", 0, start - 1) + 1 if start else 0, end) is not None and (
+                    is_cri_partial(line) or (start and _cri_partial_before(buf, start))):
                 start, line, end = _cri_group(buf, start, end, limit)
                 matched = None  # the joined line: its parts' matches say nothing about it
             done_to = end
-            finding, amended = read(line, file=name, lineno=lines.at(buf, start), matched=matched)
+            if start >= at:
+                lineno += count(b"\n", at, start)
+            else:  # (a CRI group that begins before the line)
+                lineno -= count(b"\n", start, at)
+            at = start
+            finding, amended = read(line, file=name, lineno=lineno, matched=matched)
             if finding is not None:
                 if finding.envelope == "journal_text":  # journalctl -o export / verbose: the record about the line
                     _journal_record(finding, buf, start, end, limit)
@@ -139,6 +151,7 @@ class Scanner:
                 yield finding
             if amended:  # earlier findings the line amended (Classifier.read): after the line's own
                 yield from amended
+        return lineno + count(b"\n", at, limit)
 
     def _unused_port(self, f: Finding) -> None:
         """parsers/ports.py offline: the kernel's uptime going backwards starts a new boot, and so does a kernel
@@ -166,23 +179,6 @@ class _Links:
 
     def __init__(self) -> None:
         self.ports, self.uptime, self.boots = UnusedPorts(), 0.0, 0
-
-
-class _Lines:
-    """Line numbers within one buffer, counting each newline once."""
-
-    __slots__ = ("number", "offset")
-
-    def __init__(self, first: int):
-        self.number, self.offset = first, 0
-
-    def at(self, buf: bytes, pos: int) -> int:
-        if pos >= self.offset:
-            self.number += buf.count(b"\n", self.offset, pos)
-        else:
-            self.number -= buf.count(b"\n", pos, self.offset)
-        self.offset = pos
-        return self.number
 
 
 

@@ -19,7 +19,6 @@ from parsers import Classifier, Finding, all_keywords, at_least, detect
 from parsers.kinds import TABLE as KIND_TABLE
 from parsers.prefilter import Prefilter
 from parsers.redacted import placeholder
-from parsers.scan import _Lines
 
 from . import facts
 from .clock import Clock, app_stamp
@@ -375,8 +374,12 @@ def _keyworded(lines: list[str]) -> set[int] | range:
     buf = "\n".join(lines).encode("utf-8", "surrogatepass")
     if buf.count(b"\n") != len(lines) - 1:  # a line handed over with a newline inside: no index to map back to
         return range(len(lines))
-    index = _Lines(0)  # the line a span starts on, its newlines counted once
-    return {index.at(buf, start) for start, _end, _ids in pf.line_spans(buf)}
+    found, index, at = set(), 0, 0
+    for start, _end, _ids in pf.line_spans(buf):  # (in order: the line a span starts on, its newlines counted once)
+        index += buf.count(b"\n", at, start)
+        found.add(index)
+        at = start
+    return found
 
 
 # (kind, severity) of the parsers' catch-all findings a job fact about the same line says more than (Kind.generic)
