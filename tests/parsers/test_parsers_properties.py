@@ -1298,22 +1298,6 @@ def test_the_containment_decision_is_read_where_re_skips_to_its_literal(text):
             (got and (got.span(), tuple(CONTAINMENT_RECOVERY)[got.lastindex - 1], CONTAINMENT_ACTION[got.lastindex])), line
 
 
-def test_where_a_journal_tag_may_follow_is_the_tables_for_split_and_the_rows_builder(monkeypatch):
-    """Whether a "journal" row's line may hold the journal's host and tag (after dmesg's uptime; never after -x's
-    facility) is declared once, in _JOURNAL_ROWS, and read by split and by the row's builder at once (ENVELOPES'):
-    the table's word changed, both follow it (was: split's own inline test naming the dmesg_decode row, and each
-    row's builder its own)."""
-    from parsers import envelope
-
-    line = "[    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13"  # systemd/systemd#24950
-    assert envelope.finish(envelope.split(line, 2025)[2]).name == "journal"
-    journaled, kernel, _ = envelope._JOURNAL_ROWS["dmesg"]
-    monkeypatch.setitem(envelope._JOURNAL_ROWS, "dmesg", (journaled, kernel, False))
-    name, message, pending = envelope.split(line, 2025)
-    assert (envelope.finish(pending).name, message) == ("dmesg", "archlinux kernel: ata_piix 0000:00:01.1: version 2.13")
-    _check_split(line, 2025)  # (the rows' builder at once: the same)
-
-
 @settings(max_examples=300)
 @given(st.lists(st.sampled_from(["RST: ", "D-RST: ", "Yes", "No", ", ", "x", "Ye", "s", " ", "."]), max_size=12)
        .map("".join))
