@@ -122,33 +122,23 @@ def _journal(message: str) -> tuple[dict[str, Any], str] | None:
     return extra, message[m.end():]
 
 
-def _dmesg(m: re.Match, year: int | None) -> Envelope:
-    """`dmesg`: the uptime; with `--time-format` given twice, the ctime after it ("[    1.000000] [Fri Feb 13 23:31:31
-    2009] .."), read by the same row (an optional group costs a line without one less than a lookahead, the
-    dmesg_decode row's after it more). `journalctl -o short-monotonic` prints the same uptime, then the record's
-    host and tag (_journal): a "journal" envelope, whose tag says whose line it is (_program). `dmesg -T`: the ctime
-    alone, no uptime (the row's second alternative), and never the journal's host and tag."""
-    # (split looks itself: its envelope is _dmesg_journal's or _dmesg_kernel's)
-    journal = None if m.group(1) is None else _journal(m.group(4))
-    if journal is not None:
-        return _dmesg_journal((m, journal), year)
-    return _dmesg_kernel(m, year)
-
-
 # A dmesg-stamped line's match and the journal's host and tag split found in its message (_journal's answer): what
-# a "journal" row's builder with a journal builds from (_JOURNALED), so that the message is matched once, not again
+# a "journal" row's builder with a journal builds from (_JOURNAL_ROWS), so that the message is matched once, not again
 JournalFound = tuple[re.Match, tuple[dict[str, Any], str]]
 
 
 def _dmesg_journal(found: JournalFound, year: int | None) -> Envelope:
-    """_dmesg of a line split found the journal's host and tag in (`journalctl -o short-monotonic`)."""
+    """The dmesg row's line with the journal's host and tag (`journalctl -o short-monotonic`: dmesg's uptime, then
+    the record's host and tag, _journal): a "journal" envelope, whose tag says whose line it is (_program)."""
     m, (extra, message) = found
     return Envelope("journal", message, None, float(m.group(1)), extra)
 
 
 def _dmesg_kernel(m: re.Match, year: int | None) -> Envelope:
-    """_dmesg of a line without the journal's host and tag: what split gives the dmesg row's line it found none in
-    (_NO_JOURNAL: it has looked for them, so the envelope's building does not look again), and a `dmesg -T` line's."""
+    """The dmesg row's line without the journal's host and tag (looked for once: _JOURNAL_ROWS). `dmesg`: the uptime;
+    with `--time-format` given twice, the ctime after it ("[    1.000000] [Fri Feb 13 23:31:31 2009] .."), read by the
+    same row (an optional group costs a line without one less than a lookahead, the dmesg_decode row's after it more).
+    `dmesg -T`: the ctime alone, no uptime (the row's second alternative), and never the journal's host and tag."""
     uptime, ctime, ctime_alone, message = m.groups()
     if uptime is None:
         return Envelope("dmesg_t", message, _ctime(ctime_alone))
@@ -242,26 +232,17 @@ def _decoded_stamps(m: re.Match) -> tuple[float | None, datetime | None]:
 
 
 def _dmesg_decode_journal(found: JournalFound, year: int | None) -> Envelope:
-    """_dmesg_decode of a line split found the journal's host and tag in (`journalctl -o short-delta`)."""
+    """The dmesg_decode row's line with the journal's host and tag (`journalctl -o short-delta`)."""
     m, (extra, message) = found
     uptime, when = _decoded_stamps(m)
     return Envelope("journal", message, when, uptime, extra)
 
 
-def _dmesg_decode(m: re.Match, year: int | None) -> Envelope:
-    """util-linux dmesg's other forms: -x's facility and level ("kern  :err   : "), then none, one or several stamps
-    (_DMESG_STAMP), then the printk caller. The uptime and the time are the stamps' (the first of each); a delta
-    alone says neither. A facility other than kern is a process's record (as the kmsg envelope's)."""
-    # (split looks itself: its envelope is _dmesg_decode_journal's or _dmesg_decode_kernel's)
-    journal = None if m.group(1) is not None else _journal(m.group(5))
-    if journal is not None:  # journalctl -o short-delta
-        return _dmesg_decode_journal((m, journal), year)
-    return _dmesg_decode_kernel(m, year)
-
-
 def _dmesg_decode_kernel(m: re.Match, year: int | None) -> Envelope:
-    """_dmesg_decode of a line without the journal's host and tag: what split gives the dmesg_decode row's line it found
-    none in (_NO_JOURNAL: it has looked for them, so the envelope's building does not look again)."""
+    """The dmesg_decode row's line without the journal's host and tag (looked for once: _JOURNAL_ROWS): util-linux
+    dmesg's other forms, -x's facility and level ("kern  :err   : "), then none, one or several stamps (_DMESG_STAMP),
+    then the printk caller. The uptime and the time are the stamps' (the first of each); a delta alone says neither. A
+    facility other than kern is a process's record (as the kmsg envelope's)."""
     facility, level, _, _, msg = m.groups()
     uptime, when = _decoded_stamps(m)
     if facility is None:
@@ -702,6 +683,35 @@ Build = Callable[[re.Match, "int | None"], "Envelope | None"]
 # (a stamp after another, as `dmesg --time-format` given twice prints them: read by the dmesg row's alternatives as
 # optional groups, which cost a line without one less than a lookahead refusing it did)
 _ISO_STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+[+-]\d\d:?\d\d"
+# a "journal" row (its message "journal" in ENVELOPES: journalctl -o short-monotonic and short-delta print the journal's
+# host and tag after dmesg's stamps) -> (its builder of a line with them, from the match and what _journal found in its
+# message, JournalFound: the message matched once; its builder of a line without them, which does not look again;
+# whether they may follow where the match's group 1 matched, the dmesg row's uptime (a dmesg -T line has none), or
+# where it did not, the dmesg_decode row's -x facility (the ring buffer's)).  split builds from it lazily, ENVELOPES'
+# builder of the row (_journal_row) at once; both ask _row_journal
+_JOURNAL_ROWS: dict[str, tuple[Callable[[JournalFound, "int | None"], Envelope], Build, bool]] = {
+    "dmesg": (_dmesg_journal, _dmesg_kernel, True),
+    "dmesg_decode": (_dmesg_decode_journal, _dmesg_decode_kernel, False)}
+
+
+def _row_journal(name: str, m: re.Match, message: str) -> tuple[dict[str, Any], str] | None:
+    """The journal's host and tag in a "journal" row's message (_journal), None where there are none or the row's match
+    says there are none (_JOURNAL_ROWS)."""
+    return _journal(message) if (m.group(1) is not None) is _JOURNAL_ROWS[name][2] else None
+
+
+def _journal_row(name: str) -> Build:
+    """A "journal" row's builder at once (ENVELOPES', as `detect` would build): its line's envelope with the journal's
+    host and tag where _row_journal finds them, else without (split's is the same, its building left for finish)."""
+    journaled, kernel, _ = _JOURNAL_ROWS[name]
+
+    def build(m: re.Match, year: int | None) -> Envelope:
+        journal = _row_journal(name, m, m[m.lastindex])
+        return kernel(m, year) if journal is None else journaled((m, journal), year)
+
+    return build
+
+
 # (name, first characters a line of it may start with, pattern, builder, message): where the message the builder's
 # envelope would hold is, so that `split` gives it without building the envelope (its timestamp is the costly part,
 # and a line the rules have seen before and found nothing in never needs it): "last", the last group; "inner", the
@@ -737,11 +747,11 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     # alternative, after the uptime's, not a row after it: a dmesg -T line is matched once, not refused by this row's
     # regex first (callgrind, bench/perline.py's "the same in dmesg -T": ~1,400 instructions a line less; a dmesg line
     # ~100 more, the outer alternation); its ctime one group (_ctime), not five (~200 less). Never the journal's host
-    # and tag after it (split and _dmesg look for them after an uptime only)
+    # and tag after it (_JOURNAL_ROWS: after an uptime only)
     ("dmesg", "[", LazyPattern(r"^\[(?:\s*(\d+\.\d+)\] ?(?:\[(?: *[TC]\d+\]|(?<=\] \[)([A-Z][a-z]{2} [A-Z][a-z]{2} "
                                r"[ \d]\d \d\d:\d\d:\d\d \d{4})\](?: " + _ISO_STAMP + ")?" + CALLER + r") ?|)"
                                r"|(\w{3} \w{3} +\d{1,2} \d\d:\d\d:\d\d \d{4})\](?: " + _ISO_STAMP + r"|) ?)(.*)$", re.S),
-     _dmesg, "journal"),
+     _journal_row("dmesg"), "journal"),
     # `dmesg -r` and pstore's saved dmesg: the record's priority before the uptime, "<6>[    2.962781] ..."
     ("dmesg_raw", "<", LazyPattern(r"^<(\d{1,3})>\[\s*(\d+\.\d+)\]" + CALLER + r" ?(.*)$", re.S), _dmesg_raw, "last"),
     # NVIDIA Fabric Manager's own log (fabricmanager.log): "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected ..."
@@ -753,13 +763,13 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     # After the English rows (their lines try no more rows than before); refused unless the month is one (_local_month).
     ("dmesg_t_local", "[", LazyPattern(
         r"^\[(\w{1,5}+\.?) +(\w{2,5}+\.?) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t_local, None),
-    # util-linux dmesg's other forms (_dmesg_decode): -x's facility and level with any stamps or none ("kern  :warn  :
+    # util-linux dmesg's other forms (_dmesg_decode_kernel): -x's facility and level with any stamps or none ("kern  :warn  :
     # 2025-01-21T04:41:44,283302+00:00 NVRM: ..", "kern  :err   : [  +0.001354] [Tue Jan 13 04:33:10 2026] [T88977] .."),
     # and without -x the stamps the rows above do not read (-d's deltas, --reltime, several --time-format): after
     # them, so their lines try no more rows than before
     ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz[0123456789", LazyPattern(
         r"^(?:([a-z0-9]+) *:([a-z]+) *:(?: (" + _DMESG_STAMPS + r"))?|(" + _DMESG_STAMPS + r"))" + CALLER
-        + r" ?(.*)$", re.S), _dmesg_decode, "journal"),
+        + r" ?(.*)$", re.S), _journal_row("dmesg_decode"), "journal"),
     ("docker", "{", LazyPattern(r"^\{" + _DOCKER_HEAD, re.S), _docker, None),
     # stern's `-o json` and `-o extjson` (_stern): after docker's, so that its lines try no more rows than before
     ("stern", "{", _STERN_LINE, _stern, None),
@@ -817,14 +827,8 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
 )
 
 
-# a "journal" row -> its builders (the row's own looks for the journal's host and tag itself, ENVELOPES' reference):
-# for a line split found them in, from the match and what it found (JournalFound: the message matched once), and
-# for a line split found none in (it has looked: the envelope's building does not look again)
-# (its builder with the journal split found, _JOURNALED; without one, _NO_JOURNAL): one entry a row, both kept in step
-_JOURNAL_BUILDS: dict[str, tuple[Callable[[JournalFound, "int | None"], Envelope], Build]] = {
-    "dmesg": (_dmesg_journal, _dmesg_kernel), "dmesg_decode": (_dmesg_decode_journal, _dmesg_decode_kernel)}
-# (name, regex, builder (a "journal" row's: with the journal split found, _JOURNALED), message, builder without a
-# journal, _NO_JOURNAL)
+# (name, regex, builder (a "journal" row's: with the journal split found, _JOURNAL_ROWS), message, builder without a
+# journal (a "journal" row's: _JOURNAL_ROWS; any other's, its builder))
 Row = tuple[str, LazyPattern, Callable, "str | None", Build]
 
 
@@ -836,7 +840,7 @@ def _rows_by_first() -> dict[str, tuple[Row, ...]]:
     for c in dict.fromkeys(c for _, starts, *_ in ENVELOPES for c in starts):
         rows = tuple((name, pattern, journaled, message, kernel)
                      for name, starts, pattern, build, message in ENVELOPES if c in starts
-                     for journaled, kernel in [_JOURNAL_BUILDS.get(name, (build, build))])
+                     for journaled, kernel, _ in [_JOURNAL_ROWS.get(name, (build, build, None))])
         out[c] = shared.setdefault(rows, rows)
     return out
 
@@ -874,13 +878,10 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
                 if message == "inner":
                     text = _inner_uptime(text)[1]
                 elif message == "journal":  # (_journal's test inline: no call for a dmesg line)
-                    # (group 1: dmesg's uptime, none on a dmesg -T line, never the journal's; dmesg_decode's -x
-                    # facility, which says the ring buffer's, as _dmesg_decode reads)
-                    if ((("k" in text and "kernel: " in text) or ("]" in text and "]: " in text))
-                            and (m.group(1) is None) == (name == "dmesg_decode")):
-                        journal = _journal(text)
+                    if ("k" in text and "kernel: " in text) or ("]" in text and "]: " in text):
+                        journal = _row_journal(name, m, text)
                         if journal is not None:
-                            return name, journal[1], (build, (m, journal), year)  # (_JOURNALED's builder)
+                            return name, journal[1], (build, (m, journal), year)  # (_JOURNAL_ROWS' builder with it)
                     return name, text, (kernel, m, year)
                 return name, text, (build, m, year)
             env = build(m, year)  # a builder that may refuse the match (docker's: JSON) runs at once

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Iterable, Iterator, NamedTuple
 
 from parsers import Classifier, Finding, all_keywords, at_least, detect
+from parsers.envelope import stern_record
 from parsers.kinds import TABLE as KIND_TABLE
 from parsers.prefilter import Prefilter
 from parsers.redacted import placeholder
@@ -371,7 +372,10 @@ def _keyworded(lines: list[str]) -> set[int] | range:
     pf = _prefilter()
     if pf.engine == "re":  # no multi-pattern engine installed: every line is looked at, as before
         return range(len(lines))
-    buf = "\n".join(lines).encode("utf-8", "surrogatepass")
+    text = "\n".join(lines)
+    if "\\" in text:  # (a memchr: a batch without a backslash holds no JSON escape)
+        text = "\n".join([_decoded(line) if line[:1] == "{" and "\\" in line else line for line in lines])
+    buf = text.encode("utf-8", "surrogatepass")
     if buf.count(b"\n") != len(lines) - 1:  # a line handed over with a newline inside: no index to map back to
         return range(len(lines))
     found, index, at = set(), 0, 0
@@ -380,6 +384,14 @@ def _keyworded(lines: list[str]) -> set[int] | range:
         found.add(index)
         at = start
     return found
+
+
+def _decoded(line: str) -> str:
+    """A line holding a backslash as the prefilter scans it: a stern JSON record's message, decoded (its escapes,
+    \\" and Go's \\u003c for "<", are not what a keyword's bytes are: `File "`, `<warn>`), as strip_lead reads it, its
+    newlines spaces (one line of the batch: a superset); any other line as it is."""
+    record = stern_record(line)
+    return line if record is None else record[1].replace("\n", " ")
 
 
 # (kind, severity) of the parsers' catch-all findings a job fact about the same line says more than (Kind.generic)

@@ -1131,7 +1131,7 @@ def test_a_new_xid_line_is_one_regex_search_whatever_its_code():
 
 def test_split_gives_the_message_the_builder_does_for_a_dmesg_x_line_with_a_journal_like_tag():
     """`dmesg -x` (a facility and level before the uptime) is the kernel's ring buffer, not journalctl: its builder
-    (_dmesg_decode) reads no journal host and tag there, so `split` must not take them off the message either (it
+    (_dmesg_decode_kernel, _JOURNAL_ROWS) reads no journal host and tag there, so `split` must not take them off the message either (it
     gave "hello" for a user-space writer's "myhost myproc[12]: hello" while the envelope kept the whole message)."""
     for line in ("user  :notice: [   12.000000] myhost myproc[12]: hello",
                  "kern  :info  : [    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13",
@@ -1238,7 +1238,7 @@ def test_split_reads_a_dmesg_lines_journal_tag_once():
 
 def test_split_leaves_a_dmesg_line_without_a_journal_tag_to_a_builder_that_does_not_look_again():
     """split looks for the journal's host and tag in a dmesg line's message (journalctl -o short-monotonic); where it
-    finds none, the envelope is built by a builder that does not look again (_NO_JOURNAL: two substring tests a
+    finds none, the envelope is built by a builder that does not look again (_JOURNAL_ROWS: two substring tests a
     line), and is the one the row's own builder gives."""
     from parsers import envelope
 
@@ -1258,6 +1258,22 @@ def test_split_leaves_a_dmesg_line_without_a_journal_tag_to_a_builder_that_does_
         assert pending[0] is builder, line
         assert envelope.finish(pending).name == name
         _check_split(line, 2025)
+
+
+def test_where_a_journal_tag_may_follow_is_the_tables_for_split_and_the_rows_builder(monkeypatch):
+    """Whether a "journal" row's line may hold the journal's host and tag (after dmesg's uptime; never after -x's
+    facility) is declared once, in _JOURNAL_ROWS, and read by split and by the row's builder at once (ENVELOPES'):
+    the table's word changed, both follow it (was: split's own inline test naming the dmesg_decode row, and each
+    row's builder its own)."""
+    from parsers import envelope
+
+    line = "[    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13"  # systemd/systemd#24950
+    assert envelope.finish(envelope.split(line, 2025)[2]).name == "journal"
+    journaled, kernel, _ = envelope._JOURNAL_ROWS["dmesg"]
+    monkeypatch.setitem(envelope._JOURNAL_ROWS, "dmesg", (journaled, kernel, False))
+    name, message, pending = envelope.split(line, 2025)
+    assert (envelope.finish(pending).name, message) == ("dmesg", "archlinux kernel: ata_piix 0000:00:01.1: version 2.13")
+    _check_split(line, 2025)  # (the rows' builder at once: the same)
 
 
 @settings(max_examples=300)

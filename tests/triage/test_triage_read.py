@@ -4,6 +4,7 @@ never the rest of the job's logs; an application stamp in UTC ("...Z", the CRI e
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import datetime, timezone
 from pathlib import Path
@@ -588,3 +589,38 @@ def test_lines_without_a_time_are_not_searched_for_a_stamp(monkeypatch):
     list(read_lines(iter(lines), "rank3.log", Clock()))
     assert searched == []
     assert app_stamp("[2024-05-08 08:47:31,261] torch.distributed: x")[0] == datetime(2024, 5, 8, 8, 47, 31, 261000)
+
+
+# REAL: stern's own expected `stern -o json` line (stern/stern cmd/cmd_test.go @8a00e61, L274;
+# tests/fixtures/realworld/envelopes-stern-2026.yaml), verbatim: its message "json message" is replaced below
+STERN_JSON = ('{"message":"json message","nodeName":"node1","namespace":"ns1","podName":"pod1","containerName":"container1",'
+              '"labels":{"app":"nginx","env":"prod"},"annotations":{"version":"1.23.4"}}')
+# CONSTRUCTED: messages as JSON escapes them (stern marshals its record with Go's json.Marshal, which writes `"`, `\`
+# and a newline escaped and `<`, `>`, `&` as \u003c, \u003e, \u0026: stern cmd/cmd.go's "json" template function;
+# Python's json.dumps writes a non-ASCII character as \u00e9), an escape before the keyword or inside it
+ESCAPED_MESSAGES = {
+    "quote before": r'\"NCCL WARN Net : Connection closed by remote peer\"',
+    "backslash before": r"C:\\tmp\\NCCL WARN Net : Connection closed by remote peer",
+    "non-ASCII escape before": r"r\u00e9seau: NCCL WARN Net : Connection closed by remote peer",
+    "newline before": r"step 3\nNCCL WARN Net : Connection closed by remote peer",
+    "quote inside": r'  File \"/opt/train.py\", line 12, in \u003cmodule\u003e',
+    "quotes inside": r':::MLLOG {\"namespace\": \"\", \"key\": \"run_stop\", \"value\": null}',
+    "html escape inside": r"NetworkManager[1021]: \u003cwarn\u003e  (eth0): link timed out.",
+}
+
+
+@pytest.mark.parametrize("engine", ("hyperscan", "re2", "re"))
+@pytest.mark.parametrize("case", ESCAPED_MESSAGES)
+def test_a_keyword_escaped_in_a_stern_json_record_is_found(case: str, engine: str, monkeypatch):
+    """A stern `-o json` record is read as its decoded message (ranks.strip_lead): the prefilter finds a keyword the
+    message holds where JSON escapes it in the line's bytes (`\\"` in a traceback's `File "`, Go's \\u003c in
+    `<warn>`), on each engine.  Before: hyperscan and RE2 scanned the raw line, so a frame, an MLPerf run_stop or
+    NetworkManager's <warn> in stern's JSON was never looked at (`re` looks at every line)."""
+    pytest.importorskip(engine)
+    monkeypatch.setenv("GPU_NPD_MATCHER", engine)
+    reader._prefilter.cache_clear()
+    monkeypatch.setattr(reader, "_prefilter", reader._prefilter.__wrapped__)  # this engine's, not the cached one
+    line = STERN_JSON.replace("json message", ESCAPED_MESSAGES[case])
+    message = json.loads(line)["message"]
+    assert reader._prefilter().find(message) is not None  # (the decoded message holds a keyword)
+    assert set(reader._keyworded(["loss 0.3", line, STERN_JSON])) == ({0, 1, 2} if engine == "re" else {1})
