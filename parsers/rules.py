@@ -816,6 +816,15 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action) | 
     "cudaErrorNoKernelImageForDevice": ("error", "application", "RESTART_APP"),
     "invalid device function": ("error", "application", "RESTART_APP"),
     "cudaErrorInvalidDeviceFunction": ("error", "application", "RESTART_APP"),
+    # PTX the node's driver is too old to compile (cudaErrorUnsupportedPtxVersion, 222): a build whose CUDA toolkit is
+    # newer than the driver, its kernel without code for the GPU JIT-compiled at first launch (vLLM's flash-attention
+    # on a cu128 PyTorch under driver 550, vllm-project/vllm #31700, #47397; a Triton image under an older driver,
+    # triton-inference-server/server #2193; FasterTransformer's image under 470, fauxpilot/fauxpilot #19). The
+    # driver / toolkit mismatch, fixed by a newer driver or an image built for the node's: the driver's reading, as
+    # the runtime's 35 (driver_unusable) is, but a cuda_error, so never a node's fault in triage by itself: an image
+    # built too new fails so on every node (was: unknown, INVESTIGATE)
+    "the provided PTX was compiled with an unsupported toolchain": ("error", "driver", "CHECK_DRIVER"),
+    "cudaErrorUnsupportedPtxVersion": ("error", "driver", "CHECK_DRIVER"),
     # a GPU index the process does not see (cudaErrorInvalidDevice, 101): more ranks or GPUs per node than the job was
     # given ("-g 8" or two ranks per node on one GPU each: NVIDIA/nccl-tests #54, #165, #263; Slurm's --gpus-per-task=1
     # under NCCL's P2P transport, NVIDIA/nccl #1948), a rank's set_device beyond CUDA_VISIBLE_DEVICES; symmetric memory's
@@ -3446,6 +3455,19 @@ RULES: tuple[Rule, ...] = (
     _r("xla_oom", "cuda_oom", ["RESOURCE_EXHAUSTED: ", "Resource exhausted: ", "OOM when allocating tensor"],
        r"(?:(?:RESOURCE_EXHAUSTED|Resource exhausted): (?:Out of memory|Failed to allocate request for)|"
        r"OOM when allocating tensor)(?:.*?(?:device ordinal |device:GPU:)(?P<gpu>\d+))?"),
+    # Triton's notice at start that its pinned host memory pool is off because CUDA would not start ("W0605 06:26:38.147148
+    # 1 pinned_memory_manager.cc:236] Unable to allocate pinned system memory, pinned memory pool will not be available:
+    # CUDA driver version is insufficient for CUDA runtime version", 21.04+; before, at E: "E0327 01:23:03.175862 1
+    # pinned_memory_manager.cc:202] failed to allocate pinned system memory: CUDA driver version is insufficient for CUDA
+    # runtime version"; a paste's own typo between them, "pinned memory pool will not bble:", seldon-core #4887, read
+    # alike). The CUDA runtime says 35 where the container has no driver at all: Triton started without
+    # --gpus prints it after the NGC entrypoint's "WARNING: The NVIDIA Driver was not detected." and serves on
+    # (triton-inference-server/server #2674, the maintainer: "actually a warning"; SeldonIO/seldon-core #4887, whose
+    # failure was an invalid model name). A warning, never the node's fault by itself (was: driver_unusable's error,
+    # triage's infrastructure root); a driver truly too old fails the models' loads next, the driver_unusable row below.
+    _r("triton_pinned_memory", "driver_unusable", ["allocate pinned system memory"],
+       r"(?:Unable to|failed to) allocate pinned system memory[^:\n]*: "
+       r"(?P<driver_error>CUDA driver version is insufficient for CUDA runtime version)", severity="warning"),
     # The node's GPU driver stack refusing the job at its start (kind driver_unusable), before the CUDA rows that would
     # read it as the job's CUDA error (was: cuda_error, attribution unknown; NVML's and PyTorch's wordings: nothing):
     # NVML with a kernel module of another release ("Failed to initialize NVML: Driver/library version mismatch",
@@ -4384,8 +4406,10 @@ def _refine_cxi(g: dict, out: dict) -> None:
 
 def cuda_reading(text: str, kind: str = "cuda_error") -> tuple[str, str, str, str] | None:
     """A CUDA status's reading (CUDA_ERRORS): (kind, severity, attribution, action), the kind `kind` (the row's) where
-    the table gives the three, the named kind's own where it names one; None for a status the table lacks."""
-    row = CUDA_ERRORS.get(text)
+    the table gives the three, the named kind's own where it names one; None for a status the table lacks. The
+    runtime's text with the full stop some wrappers keep (FasterTransformer's "CUDA runtime error: the provided PTX was
+    compiled with an unsupported toolchain. /workspace/..") reads as without it."""
+    row = CUDA_ERRORS.get(text) or CUDA_ERRORS.get(text.rstrip("."))
     if isinstance(row, str):
         named = KIND[row]
         return row, named.severity, named.attribution, named.action

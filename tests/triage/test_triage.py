@@ -3226,6 +3226,35 @@ def test_nvidia_smi_in_a_container_without_a_gpu_blames_no_node(said):
                                   details={"driver_error": "Failed to initialize NVML: Unknown Error"}))
 
 
+# REAL (tests/fixtures/realworld/workload-serving-2026g.yaml: SeldonIO/seldon-core #4887, the typo its paste holds):
+# Triton started in a container given no GPU: the NGC entrypoint's notice, Triton's pinned memory pool off for CUDA's 35
+TRITON_NO_GPU = ["WARNING: The NVIDIA Driver was not detected.  GPU functionality will not be available.",
+                 "W0605 06:26:38.147148 1 pinned_memory_manager.cc:236] Unable to allocate pinned system memory, pinned "
+                 "memory pool will not bble: CUDA driver version is insufficient for CUDA runtime version"]
+
+
+def test_tritons_pinned_memory_notice_blames_no_node():
+    """Triton's pod given no GPU says its pinned memory pool is off (CUDA's 35, what the runtime says with no driver in
+    the container) and serves on: no node's fault, no infrastructure root (was: the node's driver, node_fault); a
+    model's load failing for 35 stays the node's driver."""
+    from triage import is_node_fault
+    found = list(read_lines(TRITON_NO_GPU, "job/node-c/triton.log", Clock(), root="job", year=2025))
+    assert [(e.kind, e.severity) for e in found] == [("gpu_access_lost", "warning"), ("driver_unusable", "warning")]
+    assert not any(map(is_node_fault, found))
+    incidents = job({"node-c/triton.log": TRITON_NO_GPU})
+    assert all(i.rule != "node_fault" and i.category != "infrastructure" for i in incidents), incidents
+    # REAL (triton-inference-server/server #4345): a model's load failing for 35
+    load = ("E0506 10:59:05.932885 1 model_repository_manager.cc:1234] failed to load 'densenet_onnx' version 1: "
+            "Internal: onnx runtime error 1: /workspace/onnxruntime/onnxruntime/core/providers/cuda/cuda_call.cc:122 "
+            "bool onnxruntime::CudaCall(ERRTYPE, const char*, const char*, ERRTYPE, const char*) [with ERRTYPE = "
+            "cudaError; bool THRW = true] /workspace/onnxruntime/onnxruntime/core/providers/cuda/cuda_call.cc:116 bool "
+            "onnxruntime::CudaCall(ERRTYPE, const char*, const char*, ERRTYPE, const char*) [with ERRTYPE = cudaError; "
+            "bool THRW = true] CUDA failure 35: CUDA driver version is insufficient for CUDA runtime version ; "
+            "GPU=32553 ; hostname=8518a28ba867 ; expr=cudaSetDevice(info_.device_id);")
+    found = list(read_lines([load], "job/node-c/triton.log", Clock(), root="job", year=2025))
+    assert [e.kind for e in found] == ["driver_unusable"] and is_node_fault(found[0])
+
+
 # Real lines (tests/fixtures/realworld/driver-jobs-2026c.yaml, runtime-2026i.yaml): the kubelet's message for a container
 # the NVIDIA container runtime's hook refused, its two lines (NVIDIA/k8s-device-plugin #1431), and the kubelet's Event
 # (NVIDIA/nvidia-container-toolkit #173)
