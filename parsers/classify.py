@@ -80,8 +80,20 @@ FUNCTION_KINDS = frozenset(k.name for k in KIND_TABLE if k.device in FUNCTION_DE
 FUNCTION_DRIVERS = frozenset(label for label, device in DRIVER_DEVICES.items() if device in FUNCTION_DEVICES)
 
 
+# A message's characters as a JSON string of docker's json-file log holds them (moby daemon/logger/jsonfilelog/jsonlog
+# `ffjsonWriteJSONBytesAsString`: a backslash before a backslash and `"`, `<`, `>` and `&` as `\u003c`, `\u003e`,
+# `\u0026`) and stern's `-o json` (Go's encoding/json, HTML-escaping by default): a keyword holding one is in such a
+# line escaped
+_JSON_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
 def all_keywords() -> tuple[str, ...]:
-    return tuple(dict.fromkeys(KEYWORDS + CONTEXT_KEYWORDS + CRI_PARTIAL_KEYWORDS + DRIVER_KEYWORDS +
+    """Every keyword a line may hold: the rows', the context lines', the net's drivers', each also as a JSON-wrapped
+    line holds it where that differs (a docker or stern line's raw bytes are what an engine scans and the line's
+    keyword test reads; its rows read the decoded message), and the envelopes' own (a CRI partial line, a journal
+    record whose message is an array of bytes)."""
+    words = KEYWORDS + CONTEXT_KEYWORDS + DRIVER_KEYWORDS
+    return tuple(dict.fromkeys(words + tuple(k.translate(_JSON_ESCAPES) for k in words) + CRI_PARTIAL_KEYWORDS +
                                JOURNAL_BYTES_KEYWORDS))
 
 
