@@ -135,7 +135,9 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
     no text log (a binary journal, zstd: the error names the command that gives its text); 130 on Ctrl-C (the
     findings made before it are printed).
     """
-    from parsers import WORKLOAD_KINDS, Classifier, Scanner, at_least, cause_of, from_kernel
+    from parsers import WORKLOAD_KINDS, Classifier, Scanner, at_least, cause_of
+    from parsers.finding import KERNEL_PROGRAMS
+    from parsers.kinds import SEVERITIES
     from parsers.redacted import placeholder
 
     from .inputs import InputDamaged, Notes, NotText, read_input
@@ -154,6 +156,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
         from agent.cli import agent_proc_root  # noqa: PLC0415 - the one import across programs (docs/development.md)
 
         proc_root, config_file = agent_proc_root(nvml_spec, config_file, proc_root), None
+    kept = frozenset(s for s in SEVERITIES if at_least(s, min_severity))  # (a set test a finding, not a call)
     causes: list = []
     failures: list = []
     failed: list[str] = []
@@ -198,7 +201,8 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
                     findings, classifier = _read_stream(scanner, stream.fp, named, year, flush)
                     try:
                         for f in findings:
-                            if not from_kernel(f) and f.kind not in WORKLOAD_KINDS:
+                            # (from_kernel's test, inline: a call a finding cost more)
+                            if f.program not in KERNEL_PROGRAMS and f.kind not in WORKLOAD_KINDS:
                                 # another program's line that reads like a kernel fault: not one, as in the agent
                                 key = (str(f.program), f.kind)
                                 not_kernel[key] = not_kernel.get(key, 0) + 1
@@ -223,7 +227,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
                             if only_unclassified:
                                 if f.kind == "unclassified":
                                     yield f
-                            elif at_least(f.severity, min_severity):
+                            elif f.severity in kept:
                                 yield f
                     finally:  # (however the stream ended: a damaged input's findings end early)
                         if classifier.hosts_forgotten:

@@ -90,7 +90,7 @@ class JsonLines:
             text.append(', "uptime": ' + (repr(f.uptime) if math.isfinite(f.uptime) else self._dumps(f.uptime)))
         text.append(tail)
         if f.line is not None:
-            text.append(', "line": ' + str(int(f.line)))
+            text.append(', "line": ' + str(f.line))
         if f.host is not None:
             host = self._hosts.get(f.host)
             if host is None:

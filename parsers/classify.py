@@ -42,6 +42,8 @@ from .workers import tag_rank
 
 # the events whose report a "state" or "begin" line states (rules.STATED)
 _STATED_EVENTS = frozenset(event for event, _ in STATED.values())
+# the roles Classifier._in_event answers before an event's key is looked at (rules.Rule.event)
+_LEAD_ROLES = frozenset(("begin", "end", "follows", "state", "page"))
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
 _TEXT_FIELDS = ("process", "peer")
 _NOT_DETAILS = frozenset(_FIELDS + _TEXT_FIELDS + ("pci", "text", "fatality", "state", "stated"))  # groups kept elsewhere
@@ -698,22 +700,39 @@ class Classifier:
         the line's severity (SEVERITY_RANK), for the events that escalate (rules.EVENT_ESCALATES); `prefix`: the event's
         name in the tables where the caller has it (EventPlan), else read from the key."""
         name, role, stage = event
-        if role == "begin":  # a report's first line: the report its stated event reads is this one, the others ended
-            word, die, function = stage  # (the word it stated, its die counter or None, the WARN site's function)
-            for one in name:
-                if one in _STATED_EVENTS:
-                    self._stated[one] = (position, word)
-                elif one not in EVENT_REPORTS or self._report_begins(one, word, die, position):
-                    self._in_event((one, "close", word), position, rank)
-            self._header = (word, die, function)
-            return _ABSORBED
-        if role == "end":  # a report's last line: the open event's report ended (rules.EVENT_REPORTS)
-            last = self._events.get(name)
-            if last is not None and 0 <= position - last <= EVENT_LINES[name]:
-                self._events[name] = self._ended[name] = position
-            return _ABSORBED
-        if role == "follows":  # (stage: the pfn the line names, or None)
-            return self._follows(name if type(name) is tuple else (name,), stage, position, rank)
+        if role in _LEAD_ROLES:  # (the roles of few lines: the others pass one test, not five)
+            if role == "begin":  # a report's first line: the report its stated event reads is this one, others ended
+                word, die, function = stage  # (the word it stated, its die counter or None, the WARN site's function)
+                for one in name:
+                    if one in _STATED_EVENTS:
+                        self._stated[one] = (position, word)
+                    elif one not in EVENT_REPORTS or self._report_begins(one, word, die, position):
+                        self._in_event((one, "close", word), position, rank)
+                self._header = (word, die, function)
+                return _ABSORBED
+            if role == "end":  # a report's last line: the open event's report ended (rules.EVENT_REPORTS)
+                last = self._events.get(name)
+                if last is not None and 0 <= position - last <= EVENT_LINES[name]:
+                    self._events[name] = self._ended[name] = position
+                return _ABSORBED
+            if role == "follows":  # (stage: the pfn the line names, or None)
+                return self._follows(name if type(name) is tuple else (name,), stage, position, rank)
+            if type(name) is not tuple:  # (several events' "state" or "page" line: each one's, below)
+                if role == "state":  # (stage: the word it stated) a few names at most: event names, not devices
+                    self._stated[name] = (position, stage)
+                    return _ABSORBED
+                if role == "page":  # (stage: a physical address) the page of the open event's error
+                    last = self._events.get(name)
+                    if stage is not None and last is not None and 0 <= position - last <= EVENT_LINES[name]:
+                        self._events[name] = position
+                        pages = self._pages.get(name, frozenset())
+                        if pages is not None:  # (None: it named too many, its page unknown; a new event's none yet)
+                            pages = pages | {stage >> shift for shift in PAGE_SHIFTS}
+                            self._pages[name] = pages if len(pages) <= MAX_EVENT_PAGES * len(PAGE_SHIFTS) else None
+                        made = self._made.get(name)
+                        if made is not None:
+                            self._made[name] = (position, made[1])
+                    return _ABSORBED
         if type(name) is tuple:  # a "within" line of several events: part of whichever of them is open
             if role == "close":  # the first line of a report of each: ends each of them
                 for one in name:
@@ -723,21 +742,6 @@ class Classifier:
                 return self._in_any([(one, "within", stage) for one in name[1:]] + [(name[0], role, stage)],
                                     position, rank)
             return self._in_any([(one, role, stage) for one in name], position, rank)
-        if role == "state":  # (stage: the word it stated) a few names at most: event names, not devices
-            self._stated[name] = (position, stage)
-            return _ABSORBED
-        if role == "page":  # (stage: a physical address) the page of the open event's error
-            last = self._events.get(name)
-            if stage is not None and last is not None and 0 <= position - last <= EVENT_LINES[name]:
-                self._events[name] = position
-                pages = self._pages.get(name, frozenset())
-                if pages is not None:  # (None: it named too many, its page unknown; a new event's none yet)
-                    pages = pages | {stage >> shift for shift in PAGE_SHIFTS}
-                    self._pages[name] = pages if len(pages) <= MAX_EVENT_PAGES * len(PAGE_SHIFTS) else None
-                made = self._made.get(name)
-                if made is not None:
-                    self._made[name] = (position, made[1])
-            return _ABSORBED
         if prefix is None:
             prefix = name.split(" ", 1)[0]  # the event's name in the tables (a newest open key below shares it)
         last = self._events.get(name)

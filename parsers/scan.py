@@ -123,7 +123,7 @@ class Scanner:
                 if find(b" P ", start, end) != -1:
                     marked = end
                 continue
-            line = decode(buf[start:end])
+            line = buf[start:end].decode("utf-8", "replace").rstrip("\r")  # (decode, inline: a call a line cost more)
             # whether the line or the one before it may be a CRI partial line, inline (a call per line cost more): a
             # partial line holds a keyword (CRI_PARTIAL_KEYWORDS), so the line before this one is a span given before
             # it; only a line holding " P " or right after one is looked at further (a substring test on the line in
