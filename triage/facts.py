@@ -962,7 +962,14 @@ FACTS: tuple[Fact, ...] = (
     # evicted successfully"), structured after 1.21 ("\"Eviction manager: pod is evicted successfully\"
     # pod=\"sre/infras-logstash-..\"" kubernetes/kubernetes #132001; "\"Eviction manager: pods evicted, waiting for pod
     # to be cleaned up\" pods=[..]"): the pod's node-pressure eviction, the pod named; its "pods ranked for eviction"
-    # (candidates, none evicted yet) is not
+    # (candidates, none evicted yet) is not.  The taint manager's Event of its deletion (TaintManagerEviction, "Marking
+    # for deletion Pod <ns>/<name>", pkg/controller/tainteviction; the pod's node not ready or unreachable past its
+    # toleration: `kubectl get events` "Warning NodeNotReady pod/.. Node is not ready" then "Normal
+    # TaintManagerEviction pod/.. Marking for deletion Pod java-demo/..", robert-fekete/KubernetesDemo's README) is
+    # DeletionByTaintManager, the pod its message names; before taint-based eviction the node controller's
+    # (NodeControllerEviction, "Starting deletion of Pod <name> from Node <node>", later "Marking for deletion Pod
+    # <name> from Node <node>") NodeLost, on the node it names.  Its "Cancelling deletion of Pod" (the taint gone in
+    # time) ends nothing
     _f("k8s_ended", "job_ended", ["Evicted", "Preempted", "OOMKilled", "The node was low on resource", "PreemptionBy",
                                   "viction manager: pod",
                                   "DeletionByTaintManager", "EvictionByEvictionAPI", "DeletionByPodGC",
@@ -976,7 +983,8 @@ FACTS: tuple[Fact, ...] = (
                                   "FailedMount", "FailedAttachVolume", "Volume.SetUp failed for volume",
                                   "Volume.MountDevice failed for volume", "Volume.Attach failed for volume",
                                   "DeletionByDeviceTaintManager", "FailedPrepareDynamicResources",
-                                  "Failed to prepare dynamic resources"],
+                                  "Failed to prepare dynamic resources", "Marking for deletion Pod ",
+                                  "Starting deletion of Pod "],
        r"\b(?P<why>OOMKilled|" + "|".join(REASON_ANYWHERE) + r")\b|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:" + "|".join(EVENT_TYPES) + r"))\s+"
        r"\"?(?P<why2>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")\b|"
@@ -995,6 +1003,9 @@ FACTS: tuple[Fact, ...] = (
        r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>" + HOST_WORD + r")\s+)?Spot interruption warning was triggered|"
        r"(?:\bnode/(?P<host4>[^\s/]+)\s.{0,200}?)?\bPreempt Scheduled: |"
        r"\bcompute\.instances\.preempted\b.{0,400}?/instances/(?P<host5>[^\s/\"]+))|"
+       r"(?:\bMarking for deletion|\bNodeControllerEviction\s[^\n]{0,300}?\bStarting deletion of) Pod "
+       r"(?P<tpod>(?:[a-z0-9][-a-z0-9]{0,62}/)?[a-z0-9][-a-z0-9.]{0,252})(?: from Node (?P<tnode>" + HOST_WORD + r"))?"
+       r"(?=\s|$)|"
        r"\b(?P<why4>Preempted) (?:by .{1,300}? on node |in order to admit critical pod|"
        r"to accommodate a (?:workload|higher priority [Ww]orkload)\b)|"
        r"The node was low on resource: (?P<resource>[\w.\-/]+)|"
@@ -1610,6 +1621,11 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             g["pod"] = f"{g.pop('rns')}/{g.pop('rpod')}" if "rns" in g else g.pop("rpod")
         if "rnode" in g:
             g["host"] = g.pop("rnode")
+        if "tpod" in g:  # the taint manager's deletion Event (the node controller's, naming the node, before it)
+            g["pod"] = g.pop("tpod")
+            g["why"] = "NodeLost" if "tnode" in g else "DeletionByTaintManager"
+            if "tnode" in g:
+                g["host"] = g.pop("tnode")
         if "pull" in g:  # the kubelet's Event message "Error: ErrImagePull"
             g["why"] = g.pop("pull")
         if "mount" in g:  # a volume's or a claim's Event reason (a POD_ENDS key), else what the kubelet's message words

@@ -56,6 +56,8 @@ def ended(line: str) -> list:
      "default/nginx-deployment-66b6c48dd5-2pw4q"),
     ("events-admission-eof.txt", "UnexpectedAdmissionError", "ADMISSION ERROR", None, None),
     ("gitlab-runner-eviction-api.txt", "EvictionByEvictionAPI", "DRAIN", None, None),
+    ("events-taint-manager-node-not-ready.txt", "DeletionByTaintManager", "NOEXECUTE TAINT", None,
+     "java-demo/java-demo-api-5b876b98f8-nc7ct"),
 ])
 
 def test_offline_reads_why_kubernetes_ended_the_pod(name, pod_end_key, why, host, pod):
@@ -298,6 +300,45 @@ def test_taint_manager_deletion_by_the_nodes_taint(taints, key, category, restar
     incident = attribute([e] + _timeouts([0, 1], T0 + timedelta(minutes=10)))[0]
     assert incident.category == category and fatal(incident) is restart
     assert POD_ENDS[key].category == category
+
+
+@pytest.mark.parametrize("line, key, pod, host", [
+    # SHAPE of a tutorial's `kubectl get events --field-selector reason=TaintManagerEviction -o
+    # custom-columns=OBJECT:.involvedObject.name,MESSAGE:.message` (the message alone, no reason column)
+    ("shop-774b84ff8c-f7xmw   Marking for deletion Pod default/shop-774b84ff8c-f7xmw", "DeletionByTaintManager",
+     "default/shop-774b84ff8c-f7xmw", None),
+    # CONSTRUCTED from kubernetes/kubernetes pkg/controller/tainteviction (1.29+; nodelifecycle/scheduler before):
+    # describe's Events row, Eventf(.., "TaintManagerEviction", "Marking for deletion Pod %s", ns/name)
+    ("  Normal  TaintManagerEviction  2m  taint-eviction-controller  Marking for deletion Pod train/llama-worker-3",
+     "DeletionByTaintManager", "train/llama-worker-3", None),
+    # CONSTRUCTED from the node controller's deletePods before taint-based eviction (pkg/controller/node; PR #14748's
+    # "Starting deletion of Pod %s from Node %s", later "Marking for deletion Pod %s from Node %s", PR #70045's `get
+    # events` row): the node named, the node controller's loss of it
+    ("k8s-test  3m  3m  1  llama-worker-3.155eaee00f864418  Pod  Normal  NodeControllerEviction  node-controller  "
+     "Marking for deletion Pod llama-worker-3 from Node 10.200.138.226", "NodeLost", "llama-worker-3",
+     "10.200.138.226"),
+    ("  5m  5m  1  {controllermanager }  Normal  NodeControllerEviction  Starting deletion of Pod llama-worker-3 from "
+     "Node gpu-node-7", "NodeLost", "llama-worker-3", "gpu-node-7"),
+])
+def test_the_taint_managers_deletion_event_is_the_pods_end(line, key, pod, host):
+    """Was: nothing (the DisruptionTarget condition's reason read, not the Event `kubectl get events` shows): a job
+    whose pod the taint manager deleted, its node not ready, had no incident.  Now the deletion is the pod's end, the
+    pod its message names (and the node the node controller's older message names)."""
+    [e] = ended(line)
+    assert (e.details["pod_end"], e.details["pod"], e.host) == (key, pod, host)
+    assert POD_ENDS[key].category == "infrastructure"
+
+
+@pytest.mark.parametrize("line", [
+    # the taint manager cancelling a deletion (the taint gone in time: the pod stays), the node's own NodeNotReady
+    # and the deletion of a pod's words no Kubernetes controller's
+    "  Normal  TaintManagerEviction  2m  taint-eviction-controller  Cancelling deletion of Pod train/llama-worker-3",
+    "16m         Warning   NodeNotReady           pod/java-demo-api-5b876b98f8-nc7ct    Node is not ready",
+    "Starting deletion of Pod llama-worker-3 from Node gpu-node-7",
+    "INFO cleanup: Marking for deletion Pods older than 7 days",
+])
+def test_taint_words_that_end_no_pod(line):
+    assert ended(line) == []
 
 
 def test_admission_refused_gpus_and_out_of_devices():
