@@ -400,7 +400,7 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs", "ceph"})
 #   count line and the page's handling after them).
 EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "cuda_exception": 2, "mce": 16, "xla_rendezvous": 64,
                 "smmu": 64, "cper": 64, "lockup": 32, "hung": 32, "rcu_stall": 64, "retrain": 16, "ofi": 4, "ecc": 1,
-                "oom": EVENT_LINES["oom"], "fm_nvl": EVENT_LINES["fm_nvl"]}
+                "oom": EVENT_LINES["oom"], "fm_nvl": EVENT_LINES["fm_nvl"], "ray_oom": EVENT_LINES["ray_oom"]}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -458,7 +458,7 @@ EVENT_FILL_ATTRIBUTION = frozenset({"lockup", "rcu_stall", "hung"})
 EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function"),
                     "hung": ("module", "function"),
                     "ecc": ("memory", "detail_xid"), "oom": ("oom",), "cuda_exception": ("gpu",),
-                    "fm_nvl": ("gpu_guid", "port")}
+                    "fm_nvl": ("gpu_guid", "port"), "ray_oom": ("node_ip",)}
 # Events whose opening line may come after a line that details it: an "open" line within the event's window (EVENT_LINES)
 # more severe than the finding its earlier line made is that finding's amendment (details "amends": "severity"), not a
 # second event, and takes the details the earlier line gave (EVENT_FILL_ALONE). The Xid 171 / 172 the GSP firmware logs
@@ -3291,7 +3291,9 @@ RULES: tuple[Rule, ...] = (
     # (its count of 0 OOM kills beside other crashes is none). The exception's line and the one after it are one kill.
     _r("ray_oom", "oom_kill", ["running low on memory", "killed due to memory pressure", "Ray killed this worker"],
        r"(?:killed due to the node running low on memory|\b[1-9]\d* Workers \(tasks / actors\) killed due to memory pressure "
-       r"\(OOM\)|exceeds the memory usage threshold of [\d.]+\. Ray killed this worker)",
+       r"\(OOM\)(?:, \d+ Workers crashed due to other reasons at node \(ID: [0-9a-f]+, (?=IP: ))?|Memory on the node \("
+       r"(?=IP: [^\n]{1,400}?exceeds the memory usage threshold of [\d.]+\. Ray killed this worker)|"
+       r"exceeds the memory usage threshold of [\d.]+\. Ray killed this worker)(?:IP: (?P<node_ip>[\w.:\-]{1,64}))?",
        event=("ray_oom", "join")),
     # The sleep-mode allocators of the serving engines map GPU memory with the CUDA driver's VMM calls (cuMemCreate,
     # cuMemMap) and print the driver's status themselves, in words no PyTorch row knows: vLLM's CuMemAllocator

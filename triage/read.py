@@ -940,9 +940,13 @@ class FileReader:
         for f in amendments:
             ev = self._found.get(f.line) if f.file == self.name else None
             what = f.details.get("amends")
-            if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer", "pid", "oom", "gpu", "rank"):
+            if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer", "pid", "oom", "gpu", "rank",
+                                                               NODE_NAMED):
                 continue  # that line's finding was no evidence (a fact said more), or was forgotten
             details = {**f.details, **ev.details, "amends": what}
+            if what == NODE_NAMED:  # a later line of the event named the node it happened on (Ray's memory monitor)
+                yield on_named_node(ev.with_context(details=details))
+                continue
             if what == "oom":  # a later line of an OOM kill said whose memory ran out (its category: OOM_SCOPES)
                 yield ev.with_context(details=details)
                 continue
@@ -1276,6 +1280,8 @@ class FileReader:
             ev = ev.with_context(details=details, gpu=gpu, peer=None)
         else:
             ev = ev.with_context(details=details, gpu=gpu)
+        if NODE_NAMED in details:  # the line names the node it happened on, not its writer's
+            ev = on_named_node(ev)
         if len(self._found) >= MAX_FOUND:
             del self._found[next(iter(self._found))]
         self._found[at.n] = ev  # what a later line's amendment of its finding amends (_amended)
@@ -1426,6 +1432,21 @@ def of_ray_task(ev: Evidence, pid: int, host: str) -> Evidence:
     if (ev.pid, ev.host) == (pid, host):
         return ev
     return _of_another(ev, dict(ev.details), pid=pid, host=host)
+
+
+# A finding's detail naming the node its line is about, not its writer's (parsers/rules.py ray_oom: Ray's memory
+# monitor, "Memory on the node (IP: 29.45.33.204, ..) .. Ray killed this worker", printed by the driver; the raylet's
+# summary "1 Workers (tasks / actors) killed due to memory pressure (OOM), .. at node (ID: .., IP: 10.95.143.76)")
+NODE_NAMED = "node_ip"
+
+
+def on_named_node(ev: Evidence) -> Evidence:
+    """A failure whose line names the node it happened on (details NODE_NAMED): that node's, its writer (the driver,
+    a raylet) the reporter (`_of_another`); no process of it named."""
+    host = ev.details[NODE_NAMED]
+    if placeholder(host) or ev.host == host:
+        return ev
+    return _of_another(ev, dict(ev.details), host=host)
 
 
 def _of_another(ev: Evidence, details: dict, **who) -> Evidence:
