@@ -219,11 +219,13 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
                                     gpus = _gpus(nvml_spec, config_file, proc_root) or ()  # (none: falsy, no len)
                                 if gpus:
                                     annotate(f, gpus)
-                            cause = cause_of(f)
-                            if cause is not None and len(causes) < 100_000:
-                                causes.append(cause)
-                            if f.kind in WORKLOAD_KINDS and f.timestamp is not None and len(failures) < 100_000:
-                                failures.append(f)
+                            if f.kind in WORKLOAD_KINDS:  # a failure (a workload kind is never a node's cause)
+                                if f.timestamp is not None and len(failures) < 100_000:
+                                    failures.append(f)
+                            else:
+                                cause = cause_of(f)
+                                if cause is not None and len(causes) < 100_000:
+                                    causes.append(cause)
                             if only_unclassified:
                                 if f.kind == "unclassified":
                                     yield f

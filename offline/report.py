@@ -82,24 +82,22 @@ class JsonLines:
             return self._dumps(f.to_dict()) + "\n"
         if parts is None:
             parts = self._split(f, key)
-        head, tail = parts
-        text = [head]
-        if f.timestamp is not None:
-            text.append(', "timestamp": "' + f.timestamp.isoformat() + '"')
-        if f.uptime is not None:
-            text.append(', "uptime": ' + (repr(f.uptime) if math.isfinite(f.uptime) else self._dumps(f.uptime)))
-        text.append(tail)
-        if f.line is not None:
-            text.append(', "line": ' + str(f.line))
-        if f.host is not None:
-            host = self._hosts.get(f.host)
-            if host is None:
+        timestamp, uptime, number, host = f.timestamp, f.uptime, f.line, f.host
+        if host is not None:
+            text = self._hosts.get(host)
+            if text is None:
                 if len(self._hosts) >= self.SIZE:
                     self._hosts.clear()
-                host = self._hosts[f.host] = ', "host": ' + self._dumps(f.host)
-            text.append(host)
-        text.append("}\n")
-        return "".join(text)
+                text = self._hosts[host] = ', "host": ' + self._dumps(host)
+            host = text
+        return "".join((  # (one join, each optional part "" where the finding has none: no list built a finding)
+            parts[0],
+            "" if timestamp is None else ', "timestamp": "' + timestamp.isoformat() + '"',
+            "" if uptime is None else ', "uptime": ' + (repr(uptime) if math.isfinite(uptime) else self._dumps(uptime)),
+            parts[1],
+            "" if number is None else ', "line": ' + str(number),
+            host or "",
+            "}\n"))
 
     def _split(self, f: Finding, key: tuple) -> tuple[str, str]:
         whole = f.to_dict()
@@ -314,7 +312,9 @@ def write_correlations(failures: list[Finding], causes: list[Cause], out: IO[str
     for f in failures:
         cause = likely_cause(f, index)
         key = (f.kind, f.details.get("cuda_error"), cause)
-        entry = folded.setdefault(key, [f, cause, 0, set()])
+        entry = folded.get(key)
+        if entry is None:  # (not setdefault: a storm's every failure built a list and a set for nothing)
+            entry = folded[key] = [f, cause, 0, set()]
         entry[2] += 1
         if f.rank is not None:
             entry[3].add(f.rank)
