@@ -42,6 +42,8 @@ from .workers import tag_rank
 
 # the events whose report a "state" or "begin" line states (rules.STATED)
 _STATED_EVENTS = frozenset(event for event, _ in STATED.values())
+# the envelopes whose line Classifier.read looks at apart: a JSON-decoded message's, the journal's JSON, a plain line
+_READ_APART = JSON_DECODED | {"journal_json", "plain"}
 # the roles Classifier._in_event answers before an event's key is looked at (rules.Rule.event)
 _LEAD_ROLES = frozenset(("begin", "end", "follows", "state", "page"))
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
@@ -604,19 +606,21 @@ class Classifier:
             self._remember(line[at:] if at > 0 else line, lineno if lineno is not None else self._count)
             return _NOTHING
         name, message, env = split(line, self.year)  # the envelope is built only for a finding (_instantiate)
-        if matched is not None and name in JSON_DECODED and not self.prefilter.find(line):
-            # an engine's match needs no keyword test: no row, context or net acts on a message without one,
-            # and the message is part of the line, except docker's and stern's, which are JSON-decoded
-            return _NOTHING
-        if name == "journal_json":
-            # the journal's JSON: the message decoded (escapes, a byte array) is not the line the engine matched,
-            # so the keywords are the message's and every row they gate is tried
-            if not self.prefilter.find(message):
-                return _NOTHING
-            matched = None
-        elif name == "plain" and self._own is not None:  # where a by_host reader's input names a host: pdsh's prefix?
-            env = self._behind_node(line, env)
-            name, message = env.name, env.message
+        if name in _READ_APART:  # (most lines' envelopes none of these: one test)
+            if name in JSON_DECODED:
+                if matched is not None and not self.prefilter.find(line):
+                    # an engine's match needs no keyword test: no row, context or net acts on a message without one,
+                    # and the message is part of the line, except docker's and stern's, which are JSON-decoded
+                    return _NOTHING
+            elif name == "journal_json":
+                # the journal's JSON: the message decoded (escapes, a byte array) is not the line the engine matched,
+                # so the keywords are the message's and every row they gate is tried
+                if not self.prefilter.find(message):
+                    return _NOTHING
+                matched = None
+            elif self._own is not None:  # a plain line where a by_host reader's input names a host: pdsh's prefix?
+                env = self._behind_node(line, env)
+                name, message = env.name, env.message
         position = lineno if lineno is not None else self._count
         try:  # total: a line that makes a rule raise is counted in `errors` and yields nothing; the next line goes on
             if len(message) > MAX_MESSAGE:
