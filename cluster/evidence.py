@@ -52,7 +52,7 @@ from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
-from triage.facts import NODE_NAMED, EVENT_ENDS, read_collectives, read_node_named, read_ray_task, read_words
+from triage.facts import EVENT_ENDS, NODE_NAMED, read_collectives, read_node_named, read_ray_task, read_words
 from triage.read import of_ray_task, on_named_node
 from triage.inventory import MESSAGE_TEXT, deletion_asked, ended_by_deletion, pod_ends, read_events
 
