@@ -270,7 +270,7 @@ class WorkloadTracker:
             return self.gpu_access(ref, f) if f.details.get("workload") else None  # else counted only
         # imported here: the job facts (the `triage` package) matter only once pod logs are read, which brings them
         # anyway (agent/sources/podlogs.py); an agent without pod logs never holds them (issue 24's idle footprint)
-        from triage.facts import live, names_culprit, ray_task_words  # noqa: PLC0415
+        from triage.facts import live, names_culprit, node_named_words, ray_task_words  # noqa: PLC0415
         from triage.facts import words as fact_words  # noqa: PLC0415
 
         fact = live(f.kind, f.details.get("fact"))
@@ -306,9 +306,12 @@ class WorkloadTracker:
             colls = self._collectives(key, f) if f.kind == "nccl_timeout" else ""
             # the Ray task's process the quoted failure was raised in (agent/sources/podlogs.py: its node, not this one)
             task = ray_task_words(quote[1].details.get("task_pid"), quote[1].details.get("task_host"))
+            # the node its line names (triage.facts NODE_NAMED: Ray's OOM kill), which its excerpt may not say
+            node = node_named_words(quote[1].details)
             line_at = quote[0]
             message = (f"{explain(quote[1], cause, self.window, ranks)}{'. ' + colls if colls else ''}"
-                       f"{'. ' + task if task else ''} [container {first.container}]{quote[2]}")
+                       f"{'. ' + node if node else ''}{'. ' + task if task else ''} [container {first.container}]"
+                       f"{quote[2]}")
         else:  # a job fact (triage.facts.LIVE_FACTS): the job's first on this node names the culprit, repeats count;
             # a witness's (a rank a barrier failed, naming none) gives way to the job's first that names one, and a
             # fact its pod's log read after a later line's (held back for the lines after it: Slurm's OOM summary, for

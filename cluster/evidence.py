@@ -52,8 +52,8 @@ from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
-from triage.facts import EVENT_ENDS, read_collectives, read_ray_task, read_words
-from triage.read import of_ray_task
+from triage.facts import EVENT_ENDS, NODE_NAMED, read_collectives, read_node_named, read_ray_task, read_words
+from triage.read import of_ray_task, on_named_node
 from triage.inventory import MESSAGE_TEXT, deletion_asked, ended_by_deletion, pod_ends, read_events
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
@@ -185,6 +185,9 @@ class Reader:
         if len(ranks) == 1:
             context["rank"] = ranks[0]
         base = base.with_context(**context)
+        node = read_node_named(ours)
+        if node is not None:  # the node its line names (agent/workloads.py): that node's, as offline
+            base = on_named_node(base.with_context(details={**base.details, NODE_NAMED: node}))
         task = read_ray_task(ours)
         if task is not None:  # raised in a Ray task's process (agent/workloads.py): that process's, on its node
             return [of_ray_task(base, *task)]

@@ -2004,16 +2004,16 @@ def read_collectives(message: str) -> dict[int, Collective]:
 RAY_TASK_WORDS = "Raised in Ray's task process"
 # the node's address Ray names (its node_ip_address: IPv4, IPv6, at most a short name): with the words, at most 125
 # characters, so that with a timeout's collectives (COLLECTIVES_CHARS) the Event's quoted line stays within its 1,024
-_RAY_TASK_HOST = re.compile(r"[\w.:\-\[\]]{1,64}")
+_NODE_ADDRESS = re.compile(r"[\w.:\-\[\]]{1,64}")
 _RAY_TASK = re.compile(re.escape(RAY_TASK_WORDS) + r" \(pid (?P<pid>" + _VALUE["int"].pattern + r"); host (?P<host>" +
-                       _RAY_TASK_HOST.pattern + r")\)")
+                       _NODE_ADDRESS.pattern + r")\)")
 
 
 def ray_task_words(pid, host) -> str:
     """The Event's words for the Ray task's process a failure was raised in, "" when either value is not of its
     shape (a pid beyond 18 digits, an address longer than 64 characters or with a space or a parenthesis)."""
     if pid is None or host is None or not _shape("pid").fullmatch(str(pid)) or \
-            not _RAY_TASK_HOST.fullmatch(str(host)):
+            not _NODE_ADDRESS.fullmatch(str(host)):
         return ""
     return f"{RAY_TASK_WORDS} (pid {pid}; host {host})"
 
@@ -2023,3 +2023,30 @@ def read_ray_task(message: str) -> tuple[int, str] | None:
     before the quoted line are to be given), None without them."""
     m = _RAY_TASK.search(message)
     return (int(m.group("pid")), m.group("host")) if m is not None else None
+
+
+# ---- the node a failure's line names, as a node agent's Event says it ---------------------------------------------
+# A finding's detail naming the node its line is about, not its writer's (parsers/rules.py ray_oom: Ray's memory
+# monitor, "Memory on the node (IP: 29.45.33.204, ..) .. Ray killed this worker", printed by the driver; the raylet's
+# summary "1 Workers (tasks / actors) killed due to memory pressure (OOM), .. at node (ID: .., IP: 10.95.143.76)"),
+# which triage.read.on_named_node reads.  The Event's quoted line may not name it (cut to its excerpt before the node,
+# vllm-project/vllm #2669's at 160 characters before the words the rule reads it by; or the kill's later line named it,
+# its amendment, vllm #15102): its Pod Event says it ("... On the node its line names (host 29.45.33.204)",
+# agent/workloads.py) and cluster/evidence.py reads it back into the evidence's details for on_named_node, as offline.
+NODE_NAMED = "node_ip"
+NODE_NAMED_WORDS = "On the node its line names"
+_NODE_NAMED = re.compile(re.escape(NODE_NAMED_WORDS) + r" \(host (?P<host>" + _NODE_ADDRESS.pattern + r")\)")
+
+
+def node_named_words(details) -> str:
+    """The Event's words for the node a finding's line names (details NODE_NAMED), "" without one or for a value not
+    of its shape (an address longer than 64 characters or with a space or a parenthesis)."""
+    host = details.get(NODE_NAMED)
+    return f"{NODE_NAMED_WORDS} (host {host})" if host is not None and _NODE_ADDRESS.fullmatch(str(host)) else ""
+
+
+def read_node_named(message: str) -> str | None:
+    """The node address an Event's own words name (`node_named_words`; only the words before the quoted line are to
+    be given), None without them."""
+    m = _NODE_NAMED.search(message)
+    return m.group("host") if m is not None else None

@@ -1434,10 +1434,8 @@ def of_ray_task(ev: Evidence, pid: int, host: str) -> Evidence:
     return _of_another(ev, dict(ev.details), pid=pid, host=host)
 
 
-# A finding's detail naming the node its line is about, not its writer's (parsers/rules.py ray_oom: Ray's memory
-# monitor, "Memory on the node (IP: 29.45.33.204, ..) .. Ray killed this worker", printed by the driver; the raylet's
-# summary "1 Workers (tasks / actors) killed due to memory pressure (OOM), .. at node (ID: .., IP: 10.95.143.76)")
-NODE_NAMED = "node_ip"
+# A finding's detail naming the node its line is about, not its writer's (facts.NODE_NAMED: Ray's OOM kill)
+NODE_NAMED = facts.NODE_NAMED
 
 
 def on_named_node(ev: Evidence) -> Evidence:

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+import yaml
 
 from apiserver_double import ApiDouble
 from harness import wait_until
@@ -28,6 +29,7 @@ from cluster.owners import JOB_LABEL, job_of
 from kubeapi.client import make_api
 from kubeapi.events import EventRecorder, Ref
 from parsers import Classifier
+from triage import attribute
 
 # synthetic (unit-test input): torch's watchdog line in the shape of tests/agent/test_workloads.py's TIMEOUT, which
 # is the fixture's real line with the rank varied; the Xid line is the driver's Xid 79 text as in that fixture
@@ -214,7 +216,10 @@ def test_a_containers_line_of_a_node_kind_cut_short_is_read_by_the_kind_the_even
         '\u2026"')
     (e,) = Reader().pod_event(ev)
     whole = Classifier().classify_alone(line)
-    assert (e.kind, e.severity, e.attribution, e.host) == ("oom_kill", whole.severity, whole.attribution, "node-a")
+    # on the node the line names, as offline (was node-a, the writer's: its excerpt is cut before the node), node-a
+    # the reporter (test_rays_oom_kill_is_named_live_on_the_node_its_line_names)
+    assert (e.kind, e.severity, e.attribution, e.host, e.details["reporter_host"]) == (
+        "oom_kill", whole.severity, whole.attribution, "29.45.33.204", "node-a")
 
 
 def test_a_cuda_error_cut_inside_its_excerpt_is_read_with_the_error_the_events_words_name():
@@ -1240,9 +1245,11 @@ def test_each_events_line_is_read_alone():
 
 def agent_fact_events(node: str, pod_name: str, lines: list[str]) -> list[dict]:
     """The Pod Events a node agent writes for job facts in `lines` of one container: read by the pod log source (a
-    /var/log/pods tree), worded by agent/workloads.py, recorded by kubeapi's recorder."""
+    /var/log/pods tree), an amendment in place of the finding it amends (agent/pipeline.py), worded by
+    agent/workloads.py, recorded by kubeapi's recorder."""
     import tempfile
 
+    from agent.pipeline import _pod_events
     from agent.sources.podlogs import PodLogSource
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -1251,7 +1258,7 @@ def agent_fact_events(node: str, pod_name: str, lines: list[str]) -> list[dict]:
         log.write_text("".join(f"2025-06-11T01:51:09.{i:09d}Z stderr F {line}\n" for i, line in enumerate(lines)))
         src = PodLogSource(tmp, from_start=True)
         src.discover()
-        found = src.poll()
+        found = _pod_events(src.poll())
     tracker = WorkloadTracker(AgentMetrics())
     rec = EventRecorder("default", node)
     for r, f in found:
@@ -1892,6 +1899,42 @@ def test_a_ray_tasks_failure_is_named_on_the_node_its_header_names_not_the_drive
             assert (root["category"], root["root"]["kind"], root["root"]["host"], root["root"]["pod"]) == (
                 "application", "cuda_error", "gpu-node-2", "train/rc-worker")
 
+
+
+# Ray's OOM kill, REAL lines (tests/fixtures/realworld/ray-oom.yaml): the line names the node it happened on
+RAY_OOM = {d["source"]: d["text"].splitlines()
+           for d in yaml.safe_load((Path(__file__).resolve().parents[1] / "fixtures" / "realworld" /
+                                    "ray-oom.yaml").read_text())}
+
+
+@pytest.mark.parametrize("source, host", [
+    # the exception, then the memory monitor's line naming the node (its amendment: one kill)
+    ("https://github.com/vllm-project/vllm/issues/15102", "29.45.33.204"),
+    # the raylet's summary behind the driver's "(raylet) ", its node after the excerpt's cut
+    ("https://github.com/hiyouga/EasyR1/issues/185", "10.95.143.76"),
+    # the memory monitor's line alone, its excerpt cut before the words the rule reads it by
+    ("https://github.com/vllm-project/vllm/issues/2669", "169.254.181.2")])
+def test_rays_oom_kill_is_named_live_on_the_node_its_line_names(source, host):
+    """Ray's OOM kill printed by the driver's pod is the node its line names, live as offline (triage.read
+    on_named_node): the agent's Event says the node (its quoted line, cut to its excerpt, may not name it, or a later
+    line of the kill did) and the cluster reads it back, the driver's node the reporter.  Was: the driver's node."""
+    (said,) = agent_fact_events("gpu-node-1", "rc-head", RAY_OOM[source])
+    assert f"On the node its line names (host {host})" in said["message"]
+    (e,) = Reader().pod_event(said)
+    assert (e.kind, e.host, e.details["reporter_host"]) == ("oom_kill", host, "gpu-node-1")
+    (incident,) = attribute([e])
+    assert (incident.category, incident.root.host) == ("infrastructure", host)
+
+
+def test_the_named_nodes_words_are_bounded_and_read_back():
+    """An address of another shape (over 64 characters, a space) is not said; what is said is read back, and words
+    without it name none."""
+    from triage.facts import node_named_words, read_node_named
+
+    assert node_named_words({"node_ip": "h" * 65}) == node_named_words({"node_ip": "a host"}) == \
+        node_named_words({}) == ""
+    assert read_node_named("oom_kill: ... " + node_named_words({"node_ip": "fe80::1"})) == "fe80::1"
+    assert read_node_named("oom_kill: ... [container main]") is None
 
 # ---- RBAC missing one verb, a watch that ends at once ------------------------------------------------------
 
