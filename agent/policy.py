@@ -204,7 +204,7 @@ class FindingPolicy:
         return ""
 
     def _port(self, f: Finding, uptime: float | None) -> None:
-        self.ports.judge(f, self.port_of(f), uptime, self.boot_id)
+        self.ports.judge(f, self.port_of, uptime, self.boot_id)
 
     # ---- persistence -----------------------------------------------------------------------------
 

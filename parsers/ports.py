@@ -9,6 +9,7 @@ since then stand for its uptime."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from datetime import datetime
 
 from .finding import Finding
@@ -33,20 +34,21 @@ class UnusedPorts:
     def __init__(self, seconds: float = UNUSED_PORT_SECONDS):
         self.seconds = seconds
         self.up: set[str] = set()
-        self.boot: str = ""
+        self.boot: Hashable = ""  # (the agent's boot id, kept in its state; the scanner's boot count)
 
-    def judge(self, f: Finding, port: str, uptime: float | None, boot: str) -> Finding:
+    def judge(self, f: Finding, port_of: Callable[[Finding], str], uptime: float | None, boot: Hashable) -> Finding:
         """`f` (an ib_link finding) as it stands for this boot: a down report on an unused port becomes
-        severity info, action NONE, state `unused` (no condition rule takes it)."""
+        severity info, action NONE, state `unused` (no condition rule takes it).  `port_of`: its port (port_key, the
+        agent's), asked only where the state needs it (a storm of downs late in a boot asks none)."""
         if boot != self.boot:
             self.up.clear()
             self.boot = boot
         state = f.details.get("state")
         if state == "up":
             if len(self.up) < MAX_PORTS:
-                self.up.add(port)
-        elif (state in UNUSED_STATES.get(f.kind, ()) and port not in self.up and uptime is not None
-              and 0 <= uptime <= self.seconds):
+                self.up.add(port_of(f))
+        elif (state in UNUSED_STATES.get(f.kind, ()) and uptime is not None and 0 <= uptime <= self.seconds
+              and port_of(f) not in self.up):
             f.severity, f.action = "info", "NONE"
             f.details["state"] = "unused"
         return f

@@ -167,7 +167,7 @@ class Scanner:
             links.uptime = uptime
         else:
             uptime = clock.since(f.timestamp)
-        links.ports.judge(f, port_key(f), uptime, f"{links.boots}.{clock.seq}")
+        links.ports.judge(f, port_key, uptime, (links.boots, clock.seq))
 
 
 class _Links:
