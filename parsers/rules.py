@@ -1398,11 +1398,21 @@ RULES: tuple[Rule, ...] = (
     # step ran ("NVRM: s_prepareForFwsec_TU102: failed to prepare interface data for FWSEC cmd 0x15: 0x25", #943):
     # reasons too (each was an unclassified warning beside the attempt's finding). The FSP's register dump after them
     # (kfspDumpDebugState, "Sent following content to FSP:") carries no error word.
+    # So are the secure falcons' failures on the GPUs without an FSP (Turing, Ampere, Ada: A100, L40S), which boot the
+    # GSP through the VBIOS's FWSEC and the Booter ucodes (kernel_gsp_frts_tu102.c, kernel_gsp_booter_tu102.c): "NVRM
+    # s_executeFwsec_TU102: failed to execute FWSEC for FRTS: FRTS error code 0xbe" (52x; 58x+ "NVRM: GPU0
+    # kgspExecuteFwsec_TU102: .. FRTS error code 0x492f", ".. no initialized WPR2 found", ".. status 0x%x"), "NVRM
+    # s_executeBooterUcode_TU102: Booter failed with non-zero error code: 0xa" (and "failed to execute Booter: status
+    # .."), "kgspExecuteBooterUnloadIfNeeded_TU102: failed to execute Booter Unload: 0xffff" (Load, Reload alike;
+    # open-gpu-kernel-modules #433, #673). Each was an unclassified warning beside the attempt's finding. The info
+    # line "skipping executing Booter Unload as WPR is not up" states no failure and stays silent; "failed to execute
+    # Booter Reload" is the GSP's resume from the sequencer (kgspExecuteSequencerCommand, no init attempt): not one.
     _r("rm_init_mapping", None, ["osInitNvMapping", "_kgspBootGspRm: ", "Cannot initialize GSP firmware RM",
                                  "RmFetchGspRmImages: No firmware image found",
                                  "GfwBoot", "kgspBootstrap_", "kgspInitRm_IMPL: ", "Fatal GSP-FMC Error",
                                  "FSP command", "FSP response reported error", "RM cannot boot", "FSP secure boot",
-                                 "returned from kfsp", "returned from kgsp", "failed to prepare interface data"],
+                                 "returned from kfsp", "returned from kgsp", "failed to prepare interface data",
+                                 "failed to execute FWSEC", "failed to execute Booter", "Booter failed with"],
        r"osInitNvMapping: \*\*\* Cannot attach gpu|RmInitAdapter: osInitNvMapping failed, bailing out|"
        r"_kgspBootGspRm: |RmInitAdapter: Cannot initialize GSP firmware RM|RmFetchGspRmImages: No firmware image found|"
        r"(?:kgspWaitForGfwBootOk|gpuWaitForGfwBootComplete)_\w+: failed to wait|"
@@ -1411,7 +1421,9 @@ RULES: tuple[Rule, ...] = (
        r"kfsp\w+: (?:Timed out waiting for FSP command queue|FSP command timed out|FSP response reported error)|"
        r"FSP boot cmds failed\. RM cannot boot|RM cannot boot with FSP missing|"
        r"FSP secure boot (?:partition timed out|GSP prechecks failed)|"
-       r"s_prepareForFwsec_\w+: failed to prepare interface data|(?:Assertion|Check) failed: .* returned from "
+       r"s_prepareForFwsec_\w+: failed to prepare interface data|"
+       r"\w+: (?:failed to execute (?:FWSEC|Booter(?! Reload))\b|Booter failed with non-zero error code)|"
+       r"(?:Assertion|Check) failed: .* returned from "
        r"(?:kfsp\w*BootCommands|kgsp(?:WaitForRmInitDone|CreateRadix3|PrepareForBootstrap|Bootstrap))\w*\(",
        event=("rminit", "lead")),
     # A register read the GPU answered with a PRI error code ("NVRM: gpuHandleSanityCheckRegReadError_GH100: Possible
@@ -1431,9 +1443,13 @@ RULES: tuple[Rule, ...] = (
     # So is the assertion on the line after an RPC event the GSP sent while the driver polled for its boot without the
     # API lock (gsp_bootup_rpc below: _kgspProcessRpcEvent's default arm, NV_ASSERT(0) at kernel_gsp.c:1446 in 595.58,
     # :1447 in 595.71, the full source path in some builds): part of that line's event, no finding.
+    # So is an init attempt's own assertion after its first reason (the GSP boot's FWSEC failing, then "NVRM: GPU0
+    # nvAssertOkFailedNoLog: Assertion failed: Failure: Generic Error [NV_ERR_GENERIC] (0x0000FFFF) returned from
+    # status @ kernel_gsp_tu102.c:511"; "Assertion failed: rmStatus == NV_OK @ osinit.c:1982" after the Booter's
+    # failure, open-gpu-kernel-modules #673): part of that attempt's event, was an unclassified warning beside it.
     _r("rm_check_after", None, ["Assertion failed: ", "Check failed: "],
        r"(?:NVRM: (?P<device>GPU\d+) )?nv(?:Assert|Check)(?:Ok)?Failed(?:NoLog)?: (?:Assertion|Check) failed: ",
-       event=("fallen|reset|gsp_bootup", "within")),
+       event=("fallen|reset|gsp_bootup|rminit", "within")),
     # An RPC event the GSP sent while the driver polled for its boot without holding the API lock, of a function the
     # poll's list does not name ("NVRM: GPU0 _kgspProcessRpcEvent: Attempted to process RPC event from GPU0: 0x101a
     # (PFM_REQ_HNDLR_STATE_SYNC_CALLBACK) during bootup without API lock", 595 on Blackwell laptops at runtime-D3 wakes,
