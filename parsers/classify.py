@@ -1122,7 +1122,8 @@ class Classifier:
             f = Finding(kind, severity, attribution, action, message, None, None, xid, sxid, pci, pid, process,
                         rank, peer, details)
         else:
-            env = finish(env)  # built now, for the finding (envelope.split left it pending)
+            if type(env) is not Envelope:  # built now, for the finding (envelope.split left it pending: finish, inline)
+                env = env[0](env[1], env[2])
             extra = env.extra
             f = Finding(kind, severity, attribution, action, message, env.timestamp, env.uptime, xid, sxid, pci, pid,
                         process, rank, peer, details, env.name, extra.get("app"), file, lineno)
