@@ -553,6 +553,13 @@ FACTS: tuple[Fact, ...] = (
     # command's text: ` +\S` takes either)
     _f("shell_job_signal", "rank_exit", [": line "],
        r"(?:^|[\s\"'`])[^\s\"'`]*: line \d+: +(?P<pid>\d+) (?P<how>" + "|".join(SIGNAL_WORDS) + r") +\S"),
+    # The same shell's word for a child a signal ended where it prints neither line nor pid (dash, a non-interactive
+    # `sh -c` running each rank: Horovod's launcher, every era): the whole line is strsignal()'s words, ` (core
+    # dumped)` after them where it dumped: "[0]<stderr>:Killed", "[1]<stderr>:Aborted (core dumped)" (horovod/horovod
+    # #2907, the elastic test's rank 0 killed and its peers' gloo::IoException after it). The writer's prefix names
+    # the rank. Was: nothing, and the first peer that lost its connection to the killed rank named the root
+    _f("shell_signal_words", "rank_exit", list(SIGNAL_WORDS),
+       r"^(?P<how>" + "|".join(SIGNAL_WORDS) + r")(?: \(core dumped\))?$"),
     # Slurm: "srun: error: node-7: task 12: Exited with exit code 1", "srun: error: gpu-3: tasks 0-7: Killed"; srun
     # logs under the name it was run by, so a site's renamed srun words it alike ("yhrun: error: cnode1995: task 0:
     # Killed", Tianhe's, jiabowang/GAPIT #207)

@@ -336,8 +336,10 @@ def test_a_sigterm_after_the_success_is_the_finished_jobs_end():
     assert DELL_EXIT == "srun: error: node014: task 0: Exited with exit code 143"
     ev = evidence({"result_0.txt": DELL_LINES})
     assert attribute(ev) == []
+    # rank 0's "0: Terminated" (the shell's words behind srun's label: triage/facts.py shell_signal_words) and srun's
+    # exit code 143, both SIGTERM after the success
     assert [(e.kind, e.signal, s.details["fact"]) for e, s in teardown(ev).noise] == \
-        [("rank_exit", 15, "mlperf_run_stop_success")]
+        [("rank_exit", 15, "mlperf_run_stop_success")] * 2
     r = CliRunner().invoke(main, ["triage", str(DELL.parent)])
     assert r.exit_code == 1 and "No failure found in these logs." in r.output, r.output
     assert "after the job stated its success" in r.output and "exit code 143" in r.output

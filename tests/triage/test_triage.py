@@ -411,6 +411,11 @@ FACTS = [
      '$max_additional_steps --train.save_interval 500 --train.log_interval $log_interval --train.lr_warmup_fraction '
      '0.01 --train.lr_scheduler $lr_scheduler --eval.interval 1000 --out_dir $out_dir --logs_dir $out_dir '
      '--logger_name tensorboard', "rank_exit", dict(pid="2324239", signal="6", rank=None)),
+    # the same shell's report as the whole line, no line number nor pid (dash's `sh -c`, Horovod's per-rank output:
+    # horovod/horovod #2907, its prefix off): a death by that signal
+    ("Killed", "rank_exit", dict(how="Killed", signal="9", rank=None)),
+    ("Aborted (core dumped)", "rank_exit", dict(how="Aborted", signal="6")),
+    ("Terminated", "rank_exit", dict(how="Terminated", signal="15")),
     # vLLM's executor on a worker that died: OpenPipe/ART #201 (V1), vllm-project/vllm #56180 (with the exit code)
     ("ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker proc VllmWorker-1 died unexpectedly, shutting down "
      "executor.", "rank_exit", dict(rank="1")),
@@ -1325,6 +1330,31 @@ def test_a_shells_report_of_a_killed_command_is_that_death():
         "been killed by the cgroup out-of-memory handler."]})
     assert [i.evidence[0].kind for i in slurm] == ["job_ended"]
     assert [e.kind for e in slurm[0].evidence] == ["job_ended", "rank_exit"]
+
+
+# REAL: horovod/horovod #2907 (https://github.com/horovod/horovod/issues/2907), the description's per-rank output
+HOROVOD_2907 = [
+    "[0]<stderr>:RuntimeError: check_rank and exit epoch=1 batch=0 start_rank=0 rank=0",
+    "[0]<stderr>:Killed",
+    "",
+    "[1]<stderr>:Terminated",
+    "[1]<stderr>:terminate called after throwing an instance of 'gloo::IoException'",
+    "[1]<stderr>:  what():  [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error [127.0.0.1]:3977: "
+    "Connection reset by peer",
+    "[1]<stderr>:Aborted (core dumped)",
+]
+
+
+def test_a_shells_bare_signal_words_are_the_prefixed_ranks_death():
+    """dash's report of a child a signal ended is strsignal()'s words alone on the line; behind Horovod's `[N]<stderr>:`
+    it is rank N's death (horovod/horovod #2907): the killed rank 0 is the root, not rank 1 whose gloo read from it
+    reset (was: rank 1, peer_error). The words inside a longer line are no death."""
+    (incident,) = job({"horovodrun.log": HOROVOD_2907})
+    assert (incident.rule, incident.category, incident.root.rank) == ("first_rank_death", "undetermined", 0)
+    assert (incident.evidence[0].signal, incident.evidence[0].line) == (9, 2)
+    for line in ("Killed by signal 9", "Terminated workers: 3",
+                 "Process Killed", "Killed (signal 9)"):
+        assert facts.match(line) is None, line
 
 
 def test_every_fact_kind_is_declared():
