@@ -67,6 +67,9 @@ CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
 # How many lines a multi-line NVRM message may span.
 CONTEXT_LINES = 4
 _ECHO_ROWS = {other: row for other, row, _ in EVENT_ECHOES.values()}  # event -> its row a report may detail
+# the events whose new opening line Classifier._in_event notes more of: a report's (its die counter), one a report
+# right after it may detail (_ECHO_ROWS), one of sections (its page, its section), one that escalates (its rank)
+_OPEN_NOTED = frozenset(EVENT_REPORTS) | frozenset(_ECHO_ROWS) | frozenset(EVENT_SECTIONS) | frozenset(EVENT_ESCALATES)
 MAX_OPEN_EVENTS = 1024  # open multi-line events remembered at once (per-device keys)
 # hosts whose stream context a classifier reading one stream per host keeps (Classifier.for_stream(by_host=True)):
 # past it, the host seen longest ago is forgotten (its open events, banners, UUIDs) and its next line starts afresh
@@ -833,24 +836,26 @@ class Classifier:
                 return False, None, name, None
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
-            self._led.discard(name)
-            if prefix in EVENT_REPORTS:  # a new report's event: its report not ended yet, its die counter the header's
-                self._opened[name] = position
-                self._dies[name] = self._header[1]
-            if stage == _ECHO_ROWS.get(prefix):  # a line reporting an error a report right after it details
-                self._echoed[name] = position
-            if prefix in EVENT_SECTIONS:  # a new event: no page, no section yet but this line's
-                self._pages.pop(name, None)
-                if stage in EVENT_SECTIONS[prefix]:
-                    self._sectioned.add(name)
-                    if self._echoes:
-                        echo = self._echo(name, position, rank)
-                        if echo is not None:
-                            return echo
-                else:
-                    self._sectioned.discard(name)
-            if prefix in EVENT_ESCALATES:
-                self._ranks[name] = rank
+            if self._led:  # (events opened by lead lines: few, most often none)
+                self._led.discard(name)
+            if prefix in _OPEN_NOTED:  # (most events none of these: one test)
+                if prefix in EVENT_REPORTS:  # a new report's event: its report not ended, its die counter the header's
+                    self._opened[name] = position
+                    self._dies[name] = self._header[1]
+                if stage == _ECHO_ROWS.get(prefix):  # a line reporting an error a report right after it details
+                    self._echoed[name] = position
+                if prefix in EVENT_SECTIONS:  # a new event: no page, no section yet but this line's
+                    self._pages.pop(name, None)
+                    if stage in EVENT_SECTIONS[prefix]:
+                        self._sectioned.add(name)
+                        if self._echoes:
+                            echo = self._echo(name, position, rank)
+                            if echo is not None:
+                                return echo
+                    else:
+                        self._sectioned.discard(name)
+                if prefix in EVENT_ESCALATES:
+                    self._ranks[name] = rank
             return False, name, None, None
         if role == "close":
             if prefix in EVENT_ECHOES:  # a report's first line: its error's earlier report right before it, if any
