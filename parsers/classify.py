@@ -70,6 +70,10 @@ _ECHO_ROWS = {other: row for other, row, _ in EVENT_ECHOES.values()}  # event ->
 # the events whose new opening line Classifier._in_event notes more of: a report's (its die counter), one a report
 # right after it may detail (_ECHO_ROWS), one of sections (its page, its section), one that escalates (its rank)
 _OPEN_NOTED = frozenset(EVENT_REPORTS) | frozenset(_ECHO_ROWS) | frozenset(EVENT_SECTIONS) | frozenset(EVENT_ESCALATES)
+# the events whose opening line Classifier._in_event first looks further for: a key naming no GPU, the GPU's open one
+# (EVENT_PER_GPU); a line after one detailing it, the amendment of that one's finding (EVENT_DETAIL_FIRST).  Any other
+# event's opening line only opens (or keeps open) its key: no window, no other key looked at
+_OPEN_LOOKS = frozenset(EVENT_PER_GPU) | frozenset(EVENT_DETAIL_FIRST)
 MAX_OPEN_EVENTS = 1024  # open multi-line events remembered at once (per-device keys)
 # hosts whose stream context a classifier reading one stream per host keeps (Classifier.for_stream(by_host=True)):
 # past it, the host seen longest ago is forgotten (its open events, banners, UUIDs) and its next line starts afresh
@@ -751,89 +755,93 @@ class Classifier:
             return self._in_any([(one, role, stage) for one in name], position, rank)
         if prefix is None:
             prefix = name.split(" ", 1)[0]  # the event's name in the tables (a newest open key below shares it)
-        last = self._events.get(name)
-        inside = last is not None and 0 <= position - last <= EVENT_LINES[prefix]
-        if not inside and name[-1:] == " " and (name[:-1] in EVENT_PER_GPU or role == "within" and
-                                                 name[:-1] in EVENT_PER_DEVICE):  # names no device: the newest open
-            newest = self._newest_open(name, position)
-            if newest is not None:
-                name, last, inside = newest, self._events[newest], True
-        elif not inside and role != "open" and prefix in EVENT_PER_FINDING_DEVICE:  # none of its device's open
-            if role != "escalate":
-                newest = self._newest_open(prefix + " ", position)
+        if role == "open" and prefix not in _OPEN_LOOKS:  # (its opening needs neither: the line's one test)
+            if name not in self._events:
+                self._bound()
+        else:
+            last = self._events.get(name)
+            inside = last is not None and 0 <= position - last <= EVENT_LINES[prefix]
+            if not inside and name[-1:] == " " and (name[:-1] in EVENT_PER_GPU or role == "within" and
+                                                     name[:-1] in EVENT_PER_DEVICE):  # names no device: the newest open
+                newest = self._newest_open(name, position)
                 if newest is not None:
                     name, last, inside = newest, self._events[newest], True
-            elif self._amendable(name, prefix, position) is None:  # of the newest finding it may amend
-                newest = self._newest_made(prefix + " ", position)
+            elif not inside and role != "open" and prefix in EVENT_PER_FINDING_DEVICE:  # none of its device's open
+                if role != "escalate":
+                    newest = self._newest_open(prefix + " ", position)
+                    if newest is not None:
+                        name, last, inside = newest, self._events[newest], True
+                elif self._amendable(name, prefix, position) is None:  # of the newest finding it may amend
+                    newest = self._newest_made(prefix + " ", position)
+                    if newest is not None:
+                        name, last = newest, self._events.get(newest)
+                        inside = last is not None and 0 <= position - last <= EVENT_LINES[prefix]
+            elif not inside and role == "within" and stage in EVENT_WITHIN_DEVICE and "." in name \
+                    and _PCI_KEY.fullmatch(name, len(prefix) + 1):  # a function's key, no netdev's (eth0.100, ib0.8001)
+                # an open event of another function of its device ("mlx5_health 0004:01:00." + any function)
+                newest = self._newest_open(name[:name.rindex(".") + 1], position)
                 if newest is not None:
-                    name, last = newest, self._events.get(newest)
-                    inside = last is not None and 0 <= position - last <= EVENT_LINES[prefix]
-        elif not inside and role == "within" and stage in EVENT_WITHIN_DEVICE and "." in name \
-                and _PCI_KEY.fullmatch(name, len(prefix) + 1):  # a function's key, not a netdev's (eth0.100, ib0.8001)
-            # an open event of another function of its device ("mlx5_health 0004:01:00." + any function)
-            newest = self._newest_open(name[:name.rindex(".") + 1], position)
-            if newest is not None:
-                name, last, inside = newest, self._events[newest], True
-        elif not inside and role == "join" and prefix in EVENT_ONE_PROCESS:  # the one rank's whether tagged or not
-            other = self._one_process(name, prefix, position)
-            if other == prefix + " ":  # a tagged line, the untagged lines' event: this rank's from now on (its key)
-                self._events[name] = self._events.pop(other)
-                other = name
-            if other is not None:
-                name, last, inside = other, self._events[other], True
-        elif not inside and role == "join" and name[-1:] != " ":
-            if prefix in EVENT_ADOPTS:  # the event its lines naming no GPU opened: this GPU's from now on
-                anon = prefix + " "
-                at = self._events.pop(anon, None)
-                if at is not None and 0 <= position - at <= EVENT_LINES[prefix]:
-                    self._events[name] = position
-                    if anon in self._led:  # opened by lead lines alone: this line's finding is the event's
-                        self._led.discard(anon)
-                        return False, name, None, None
-                    return _ABSORBED
-                self._led.discard(anon)
-        if role != "open":  # (the commonest role, none of these four is its)
-            if role == "escalate":
-                made = self._amendable(name, prefix, position)
-                if made is not None:
+                    name, last, inside = newest, self._events[newest], True
+            elif not inside and role == "join" and prefix in EVENT_ONE_PROCESS:  # the one rank's whether tagged or not
+                other = self._one_process(name, prefix, position)
+                if other == prefix + " ":  # a tagged line, the untagged lines' event: this rank's from now on (its key)
+                    self._events[name] = self._events.pop(other)
+                    other = name
+                if other is not None:
+                    name, last, inside = other, self._events[other], True
+            elif not inside and role == "join" and name[-1:] != " ":
+                if prefix in EVENT_ADOPTS:  # the event its lines naming no GPU opened: this GPU's from now on
+                    anon = prefix + " "
+                    at = self._events.pop(anon, None)
+                    if at is not None and 0 <= position - at <= EVENT_LINES[prefix]:
+                        self._events[name] = position
+                        if anon in self._led:  # opened by lead lines alone: this line's finding is the event's
+                            self._led.discard(anon)
+                            return False, name, None, None
+                        return _ABSORBED
+                    self._led.discard(anon)
+            if role != "open":  # (the commonest role, none of these four is its)
+                if role == "escalate":
+                    made = self._amendable(name, prefix, position)
+                    if made is not None:
+                        if inside:
+                            self._events[name] = position
+                        self._made[name] = (position, made[1])
+                        if rank > SEVERITY_RANK[made[1].severity]:  # worse than its finding said: its amendment
+                            return False, None, name, None
+                        return True, None, None, name
+                    role = "join"
+                if role == "inside":  # a finding within the open event (a section its header opened); else nothing
                     if inside:
                         self._events[name] = position
-                    self._made[name] = (position, made[1])
-                    if rank > SEVERITY_RANK[made[1].severity]:  # worse than its finding said: the finding's amendment
-                        return False, None, name, None
-                    return True, None, None, name
-                role = "join"
-            if role == "inside":  # a finding within the open event (a section its header opened); else nothing
-                if inside:
-                    self._events[name] = position
-                    return _FREE
-                return _ABSORBED
-            if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
-                if not inside:
-                    self._bound()
-                    self._led.add(name)
-                self._events[name] = position
-                return _ABSORBED
-            if name in self._led and inside and role == "join":  # the first line of a lead-opened event with a finding
-                self._led.discard(name)
-                self._events[name] = position
-                return False, name, None, None
-            if role == "within":
-                if inside:
-                    self._events[name] = position
-                    made = self._made.get(name)
-                    if made is not None:  # what the line gives the event's finding (_fill): a lockup's register dump
-                        self._made[name] = (position, made[1])  # its module, any line a stronger action
-                        return True, None, None, name
+                        return _FREE
                     return _ABSORBED
-                return _FREE
-        if last is None:
-            self._bound()
-        if role == "open" and inside and prefix in EVENT_DETAIL_FIRST:  # after a line detailing it: its amendment
-            made = self._made.get(name)
-            if made is not None and rank > SEVERITY_RANK[made[1].severity]:
-                self._events[name] = position
-                return False, None, name, None
+                if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
+                    if not inside:
+                        self._bound()
+                        self._led.add(name)
+                    self._events[name] = position
+                    return _ABSORBED
+                if name in self._led and inside and role == "join":  # a lead-opened event's first line with a finding
+                    self._led.discard(name)
+                    self._events[name] = position
+                    return False, name, None, None
+                if role == "within":
+                    if inside:
+                        self._events[name] = position
+                        made = self._made.get(name)
+                        if made is not None:  # what the line gives the event's finding (_fill): a lockup's registers
+                            self._made[name] = (position, made[1])  # its module, any line a stronger action
+                            return True, None, None, name
+                        return _ABSORBED
+                    return _FREE
+            if last is None:
+                self._bound()
+            if role == "open" and inside and prefix in EVENT_DETAIL_FIRST:  # after a line detailing it: its amendment
+                made = self._made.get(name)
+                if made is not None and rank > SEVERITY_RANK[made[1].severity]:
+                    self._events[name] = position
+                    return False, None, name, None
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
             if self._led:  # (events opened by lead lines: few, most often none)
