@@ -357,8 +357,10 @@ def _row_plans(rules: tuple[Rule, ...]) -> dict[str, "RowPlan"]:
         single = None if "|" in event else event  # its keys' first word (an event's name has no space)
         names = event.split("|")
         # (only the lines of an event kept per GPU by address or index go through Classifier._by_gpu)
-        return (role == BOOT_MARK[1], single in EVENT_PER_GPU, any(one in EVENT_PER_GPU_INDEX for one in names),
-                STATED.get(name), single, role == "within" and any(one in EVENT_FILL_ALONE for one in names))
+        boot, by_gpu, stated = role == BOOT_MARK[1], any(one in EVENT_PER_GPU_INDEX for one in names), STATED.get(name)
+        return (boot, single in EVENT_PER_GPU, by_gpu, stated, single,
+                role == "within" and any(one in EVENT_FILL_ALONE for one in names),
+                not (boot or by_gpu or stated is not None or role == "begin"))
 
     def plan_of(name: str) -> RowPlan:
         rule = by_name[name]
@@ -397,8 +399,9 @@ Template = tuple[tuple | None, bool, tuple[str, str, str] | None, "EventPlan | N
 # per GPU (EVENT_PER_GPU: a key naming none takes the GPU the lines before it named); its lines may name the GPU by
 # index (Classifier._by_gpu); its stated-severity table (STATED) or None; its event's name in the tables (an event
 # key's first word; None for a row of several events); a "within" line of an event whose finding takes details from its
-# lines alone (EVENT_FILL_ALONE): a look-alike row's line makes those details, no finding of its own)
-EventPlan = tuple[bool, bool, bool, "tuple[str, dict] | None", "str | None", bool]
+# lines alone (EVENT_FILL_ALONE): a look-alike row's line makes those details, no finding of its own; none of the first,
+# the third, the fourth nor a report's first line ("begin"): Classifier._instantiate asks none of them of its line)
+EventPlan = tuple[bool, bool, bool, "tuple[str, dict] | None", "str | None", bool, bool]
 # What the tables say of a row, derived once per row (Classifier._row_plans), not per line: (its refiner (REFINERS) or
 # None; the named groups that go into details as they are (_detail_groups); its kind is about a PCI device (PCI_KINDS);
 # its lines' rank is read from anywhere on them (a workload kind, an event kept per rank); rules.Rule.event_if with each
@@ -1082,27 +1085,28 @@ class Classifier:
         if event is not None:  # a line of a multi-line event (most findings are none: this is skipped)
             # (a "state" row's key holds the word it stated where others hold the row: such a line is absorbed
             # before any of these but `prefix` is read)
-            boot, per_gpu, by_gpu, stated_by, prefix, _ = plan
-            if boot:  # a kernel start-up line: the stream's boot clock
-                self._boot_mark(event[2], env)
-                return None
+            boot, per_gpu, by_gpu, stated_by, prefix, _, plain = plan
             if context_pci and per_gpu and event[0].endswith(" "):
                 event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
             keyed = stated = None
-            if by_gpu:  # (a few rows, most lines none)
-                event = self._by_gpu(event, position)
-                if type(event[0]) is str:
-                    keyed = event[0].partition(" ")[2]  # the address of the GPU the key names (a mapped index too)
-            if stated_by is not None and fields is not None:  # the severity the lines before it stated (a record's)
-                name, table = stated_by
-                said = self._stated.get(name)
-                if said is not None and 0 <= position - said[0] <= EVENT_LINES[name] and said[1] in table \
-                        and not self._outside_report(name, fields[-1].get("function"), event[0], position):
-                    stated = table[said[1]]
-            if event[1] == "begin" and fields is not None:  # a report's first line with a finding of its own (a WARN
-                self._in_event(event, position)  # naming the module, rules.WARN_AT): its report's event opens with it
-                prefix = next(one for one in event[0] if one in EVENT_REPORTS)
-                event = (prefix, "join", None)
+            if not plain:  # (most events' rows: one test for the four)
+                if boot:  # a kernel start-up line: the stream's boot clock
+                    self._boot_mark(event[2], env)
+                    return None
+                if by_gpu:  # (a few rows, most lines none)
+                    event = self._by_gpu(event, position)
+                    if type(event[0]) is str:
+                        keyed = event[0].partition(" ")[2]  # the address of the GPU the key names (a mapped index too)
+                if stated_by is not None and fields is not None:  # the severity the lines before it stated (a record's)
+                    name, table = stated_by
+                    said = self._stated.get(name)
+                    if said is not None and 0 <= position - said[0] <= EVENT_LINES[name] and said[1] in table \
+                            and not self._outside_report(name, fields[-1].get("function"), event[0], position):
+                        stated = table[said[1]]
+                if event[1] == "begin" and fields is not None:  # a report's first line with a finding of its own (a
+                    self._in_event(event, position)  # WARN naming the module, rules.WARN_AT): its report's event opens
+                    prefix = next(one for one in event[0] if one in EVENT_REPORTS)  # with it
+                    event = (prefix, "join", None)
             # the events this line's finding is the finding of, and escalates (at the severity it has: a record's
             # stated one, rules.EVENT_ECHOES)
             absorbed, made_by, amends, joined = self._in_event(
