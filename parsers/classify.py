@@ -433,7 +433,7 @@ class Classifier:
                  # the stream context (_new_stream; _STREAM_FIELDS)
                  "uuids", "_gpu_index", "_index_of", "_last_pci", "_events", "_led", "_stages", "_ranks", "_stated",
                  "_made", "_pages", "_sectioned", "_echoes", "_echoed", "_opened", "_ended", "_dies", "_header",
-                 "_amended", "boot", "links", "_count", "_lag", "_left")
+                 "_amended", "boot", "links", "_count", "_lag")
 
     def __init__(self, rules: tuple[Rule, ...] = RULES, year: int | None = None,
                  prefilter: Prefilter | None = None, memo_size: int = MEMO_SIZE, max_line: int = MAX_LINE,
@@ -516,7 +516,8 @@ class Classifier:
         self.boot = BootClock()  # when this stream's boot began, from the kernel's start-up lines (wall-clock logs)
         self.links = None  # what a reader judges a stream's link findings by (parsers/scan.py _Links), made at its first
         self._count = 0
-        self._lag = self._left = 0  # the lines of other hosts read while hosts are apart; `_apart`'s at the last switch
+        # the lines of other hosts read while hosts are apart (the current context's); a saved one's less `_apart` then
+        self._lag = 0
 
     def for_stream(self, by_host: bool = False) -> "Classifier":
         """A classifier for another stream (a file in `parse`, a source or a pod log in the agent): the same
@@ -556,7 +557,7 @@ class Classifier:
         saved: a line of one node never takes another's banner, open event or UUID."""
         hosts, count = self._hosts, self._count  # (the lines read: the input's, whoever's)
         saved = hosts.pop(host, None)  # (before the current one is kept: never the one forgotten for it)
-        self._left = self._apart
+        self._lag -= self._apart  # (kept so: `_apart` when it is current again gives its lag, _lag below)
         keep_newest(hosts, self._host, _save_stream(self), MAX_HOST_STREAMS - 1, self._forgot)
         if saved is None:
             self._new_stream()
@@ -564,7 +565,7 @@ class Classifier:
             for name, value in zip(_STREAM_FIELDS, saved):
                 setattr(self, name, value)
         self._host, self._count = host, count
-        self._lag += self._apart - self._left  # the other hosts' lines read since this host's last
+        self._lag += self._apart  # its lag when it was left, and the other hosts' lines read since
 
     def _behind_node(self, line: str, env: Envelope) -> Envelope:
         """A plain line's envelope where a by_host reader's input names a host (pdsh's `node-a: ` before a program's
