@@ -779,11 +779,15 @@ def _candidates(job: Job) -> list[Evidence]:
 def _unplaced(job: Job, v: Verdict, candidates: list[Evidence]) -> list[Evidence]:
     """The candidates no clock orders against the verdict's root: no time stamp (a relative age, kubectl's `4m49s`,
     or none at all) and in a file other than those of the root and its suspects (within one file the lines' order
-    places them), nor a death the root explains (a worker's death its own completion error says why of)."""
+    places them), nor a death the root explains (a worker's death its own completion error says why of), nor another
+    report of the root's own death (the rank's `[0]<stderr>:Killed` and its launcher's `Process 0 exit with status code
+    137.`, horovod/horovod #2907: one death, whichever file holds it)."""
     files = {e.file for e in (v.root, *v.suspects) if e is not None}
     return [e for e in candidates if e.time is None and e.file not in files
             and e is not v.root and e not in v.suspects
-            and not (v.root is not None and e.kind in DEATH_KINDS and _explanation(job, e) is v.root)]
+            and not (v.root is not None and e.kind in DEATH_KINDS and _explanation(job, e) is v.root)
+            and not (v.root is not None and v.root.kind in DEATH_KINDS and e.kind in DEATH_KINDS
+                     and e.rank is not None and (e.rank, e.host) == (v.root.rank, v.root.host))]
 
 
 def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:

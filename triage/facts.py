@@ -560,6 +560,12 @@ FACTS: tuple[Fact, ...] = (
     # the rank. Was: nothing, and the first peer that lost its connection to the killed rank named the root
     _f("shell_signal_words", "rank_exit", list(SIGNAL_WORDS),
        r"^(?P<how>" + "|".join(SIGNAL_WORDS) + r")(?: \(core dumped\))?$"),
+    # Horovod's Gloo launcher (horovodrun, horovod/runner/gloo_run.py `_exec_command`) on a rank's command
+    # that ended non-zero, the number its slot's rank, the code the shell's (128+N: signal N): "Process 0 exit with
+    # status code 137." (horovod/horovod #2907: rank 0 killed, SIGKILL; its peers' "Process 3 exit with status code
+    # 134.", SIGABRT after their gloo::IoException). Was: nothing
+    _f("horovod_exit", "rank_exit", ["exit with status code"],
+       r"^Process (?P<rank>\d{1,9}) exit with status code (?P<exit_code>-?\d{1,9})\.$"),
     # Slurm: "srun: error: node-7: task 12: Exited with exit code 1", "srun: error: gpu-3: tasks 0-7: Killed"; srun
     # logs under the name it was run by, so a site's renamed srun words it alike ("yhrun: error: cnode1995: task 0:
     # Killed", Tianhe's, jiabowang/GAPIT #207)
