@@ -328,7 +328,13 @@ class Job:
         for (host, _pid), rank in self.pid_rank.items():
             if host:
                 self.rank_host.setdefault(rank, self.named_hosts.get(host, host))
-        filled = [self._fill(e) for e in raw if e.kind not in CONTEXT_KINDS]
+        # the pods the node controller marked not ready (pod_not_ready, context, its NodeNotReady Event), when: the taint
+        # manager's deletion of one after it is for its node not ready (`_not_ready`)
+        self.not_ready: dict[tuple[str | None, str | None], Evidence] = {}
+        for e in raw:
+            if e.kind == "pod_not_ready":
+                self.not_ready.setdefault(_pod_key(e), e)
+        filled = [self._not_ready(self._fill(e)) for e in raw if e.kind not in CONTEXT_KINDS]
         # the job's statements of its own success (context, never a failure; triage.teardown), each in its file
         self.stated = [e for e in raw if e.kind == "job_success" and e.file is not None and e.line is not None]
         # NCCL RAS's ranks behind the operation count most of their communicator's ranks launched (ras_behind, context)
@@ -384,6 +390,17 @@ class Job:
             e = replace(e, details={**e.details, "host_address": host, **({"pod": pod} if pod else {})})
             host = self.named_hosts[host]
         return e if (rank, host) == (e.rank, e.host) else replace(e, rank=rank, host=host)
+
+    def _not_ready(self, e: Evidence) -> Evidence:
+        """The taint manager's deletion of a pod the node controller said before was on a node not ready (its
+        NodeNotReady Event of the same pod, `not_ready`): ended for its node not ready (POD_ENDS "taint:NodeNotReady"),
+        not for a NoExecute taint of any kind. A NodeNotReady stamped after the deletion is none."""
+        said = self.not_ready.get(_pod_key(e)) if e.kind == "job_ended" and self.not_ready else None
+        if said is None or e.details.get("pod_end") != "DeletionByTaintManager" or \
+                said.time is not None and e.time is not None and said.time > e.time:
+            return e
+        return replace(e, details={**e.details, "pod_end": "taint:NodeNotReady",
+                                   "why": POD_ENDS["taint:NodeNotReady"].why, "pod_reason": "DeletionByTaintManager"})
 
     def host_of(self, address: str | None) -> str | None:
         """The job's host a peer address is: by NCCL's own address lines, or a fully qualified name whose first label
@@ -779,11 +796,15 @@ def _candidates(job: Job) -> list[Evidence]:
 def _unplaced(job: Job, v: Verdict, candidates: list[Evidence]) -> list[Evidence]:
     """The candidates no clock orders against the verdict's root: no time stamp (a relative age, kubectl's `4m49s`,
     or none at all) and in a file other than those of the root and its suspects (within one file the lines' order
-    places them), nor a death the root explains (a worker's death its own completion error says why of)."""
+    places them), nor a death the root explains (a worker's death its own completion error says why of), nor another
+    report of the root's own death (the rank's `[0]<stderr>:Killed` and its launcher's `Process 0 exit with status code
+    137.`, horovod/horovod #2907: one death, whichever file holds it)."""
     files = {e.file for e in (v.root, *v.suspects) if e is not None}
     return [e for e in candidates if e.time is None and e.file not in files
             and e is not v.root and e not in v.suspects
-            and not (v.root is not None and e.kind in DEATH_KINDS and _explanation(job, e) is v.root)]
+            and not (v.root is not None and e.kind in DEATH_KINDS and _explanation(job, e) is v.root)
+            and not (v.root is not None and v.root.kind in DEATH_KINDS and e.kind in DEATH_KINDS
+                     and e.rank is not None and (e.rank, e.host) == (v.root.rank, v.root.host))]
 
 
 def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:

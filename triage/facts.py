@@ -170,6 +170,9 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("pod_started", "the kubelet started a container of a pod (its Started Event): the pod ran, so a pod end "
             "that says it never started (a volume it could not mount, an image it could not pull, then retried) is no "
             "failure of it (triage.attribute Job.ran)", context=True),
+    JobKind("pod_not_ready", "the node controller marked a pod not ready, its node's Ready condition no longer True "
+            "(its NodeNotReady Event): the taint manager's deletion of that pod after it is for its node not ready "
+            "(triage.attribute Job.not_ready)", context=True),
 )
 JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
 
@@ -377,6 +380,12 @@ POD_ENDS: dict[str, PodEnd] = {
                                                    True),
     "taint:node.kubernetes.io/not-ready": PodEnd("NODE NOT READY", "infrastructure", "the taint manager deleted it: "
                                                  "its node was not ready, tainted node.kubernetes.io/not-ready", True),
+    # DeletionByTaintManager of a pod whose node the node controller said was not ready before (its NodeNotReady Event
+    # of the pod, "Node is not ready", MarkPodsNotReady: the node's Ready condition False or Unknown, so tainted
+    # not-ready or unreachable, which the Event does not say; robert-fekete/KubernetesDemo's README)
+    "taint:NodeNotReady": PodEnd("NODE NOT READY", "infrastructure", "the taint manager deleted it after the node "
+                                 "controller's NodeNotReady Event of it: its node not ready, its Ready condition False "
+                                 "or Unknown, tainted not-ready or unreachable", True),
     "taint:gpu-npd": PodEnd("GPU FAULT TAINT", "hardware", "the taint manager deleted it for gpu-npd's NoExecute "
                             "fault taint on its node", True),
 }
@@ -560,6 +569,12 @@ FACTS: tuple[Fact, ...] = (
     # the rank. Was: nothing, and the first peer that lost its connection to the killed rank named the root
     _f("shell_signal_words", "rank_exit", list(SIGNAL_WORDS),
        r"^(?P<how>" + "|".join(SIGNAL_WORDS) + r")(?: \(core dumped\))?$"),
+    # Horovod's Gloo launcher (horovodrun, horovod/runner/gloo_run.py `_exec_command`) on a rank's command
+    # that ended non-zero, the number its slot's rank, the code the shell's (128+N: signal N): "Process 0 exit with
+    # status code 137." (horovod/horovod #2907: rank 0 killed, SIGKILL; its peers' "Process 3 exit with status code
+    # 134.", SIGABRT after their gloo::IoException). Was: nothing
+    _f("horovod_exit", "rank_exit", ["exit with status code"],
+       r"^Process (?P<rank>\d{1,9}) exit with status code (?P<exit_code>-?\d{1,9})\.$"),
     # Slurm: "srun: error: node-7: task 12: Exited with exit code 1", "srun: error: gpu-3: tasks 0-7: Killed"; srun
     # logs under the name it was run by, so a site's renamed srun words it alike ("yhrun: error: cnode1995: task 0:
     # Killed", Tianhe's, jiabowang/GAPIT #207)
@@ -946,6 +961,15 @@ FACTS: tuple[Fact, ...] = (
     _f("k8s_started", "pod_started", ["Started container"],
        r"\bNormal\s+Started\s+(?:pod/(?P<pod>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?Started container\b",
        "info"),
+    # The node controller marking the pod not ready, its node's Ready condition no longer True (pkg/controller/util/
+    # node MarkPodsNotReady, `recorder.Event(pod, Warning, "NodeNotReady", "Node is not ready")`): describe's Events
+    # row, `kubectl get events`' ("16m Warning NodeNotReady pod/java-demo-api-5b876b98f8-nc7ct Node is not ready",
+    # robert-fekete/KubernetesDemo's README). Context only (a node's blip says it too): the taint manager's deletion
+    # of the same pod after it is for its node not ready (triage.attribute Job.not_ready). The node's own Event
+    # ("Normal NodeNotReady node/.. Node .. status is now: NodeNotReady") is not read
+    _f("k8s_not_ready", "pod_not_ready", ["Node is not ready"],
+       r"\bWarning\s+NodeNotReady\s+(?:pod/(?P<pod>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?"
+       r"Node is not ready\b", "info"),
     # Kubernetes ended the pod itself (kubectl describe / get -o yaml / events; POD_ENDS, shared with the cluster
     # component, which reads the same reasons off the pod's status): its status.reason ("Reason:               Evicted",
     # "Message:              The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available:

@@ -7,6 +7,7 @@ synthetic, built around the real words named beside each; the rank timeouts are 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -1175,3 +1176,27 @@ def test_a_mount_warning_of_a_pod_whose_status_says_it_runs_is_no_root_offline()
         "reason": "ContainerCreating"}}}]}
     [incident] = attribute(read_objects({"kind": "List", "items": [_pod("w-3", "node-3", waiting), event]}))
     assert incident.reason.startswith("pod train/w-3 never started (FailedMount: "), incident.reason
+
+
+def test_a_deletion_after_the_pods_node_not_ready_event_is_for_its_node_not_ready():
+    """REAL (robert-fekete/KubernetesDemo's README, `kubectl get events`): the node controller's "Warning NodeNotReady
+    pod/<name> Node is not ready" then the taint manager's "Marking for deletion Pod <ns>/<name>" of the same pod: the
+    pod ended for its node not ready (POD_ENDS "taint:NodeNotReady"), not for a NoExecute taint of any kind (was: the
+    generic DeletionByTaintManager). The NodeNotReady alone ends nothing (a node's blip says it too); another pod's,
+    or one stamped after the deletion, leaves the deletion as it was."""
+    path = ENDED / "events-taint-manager-node-not-ready.txt"
+    lines = list(read_lines(path.read_text().splitlines(True), str(path), Clock(), root=str(ENDED)))
+    (incident,) = attribute(lines)
+    end = incident.evidence[0]
+    assert (end.details["pod_end"], end.details["why"], end.details["pod_reason"]) == (
+        "taint:NodeNotReady", "NODE NOT READY", "DeletionByTaintManager")
+    assert incident.category == "infrastructure" and incident.root.pod == "java-demo/java-demo-api-5b876b98f8-nc7ct"
+    assert "(DeletionByTaintManager: the taint manager deleted it after the node controller's NodeNotReady Event" \
+        in incident.reason
+    not_ready = [e for e in lines if e.kind == "pod_not_ready"]
+    deletion = [e for e in lines if e.kind == "job_ended"]
+    assert [e.line for e in not_ready] == [1] and attribute(not_ready) == []
+    other = replace(not_ready[0], details={**not_ready[0].details, "pod": "java-demo-api-5b876b98f8-qkrdc"})
+    later = [replace(deletion[0], time=T0), replace(not_ready[0], time=T0 + timedelta(minutes=5))]
+    for evidence in (deletion, [other] + deletion, later):
+        assert attribute(evidence)[0].evidence[0].details["pod_end"] == "DeletionByTaintManager"

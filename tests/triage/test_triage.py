@@ -416,6 +416,10 @@ FACTS = [
     ("Killed", "rank_exit", dict(how="Killed", signal="9", rank=None)),
     ("Aborted (core dumped)", "rank_exit", dict(how="Aborted", signal="6")),
     ("Terminated", "rank_exit", dict(how="Terminated", signal="15")),
+    # Horovod's Gloo launcher on a rank's command that ended non-zero (horovod/horovod #2907): the rank, the shell's
+    # 128+N code read as signal N
+    ("Process 0 exit with status code 137.", "rank_exit", dict(rank="0", exit_code="137", signal="9")),
+    ("Process 3 exit with status code 134.", "rank_exit", dict(rank="3", exit_code="134", signal="6")),
     # vLLM's executor on a worker that died: OpenPipe/ART #201 (V1), vllm-project/vllm #56180 (with the exit code)
     ("ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker proc VllmWorker-1 died unexpectedly, shutting down "
      "executor.", "rank_exit", dict(rank="1")),
@@ -1354,6 +1358,27 @@ def test_a_shells_bare_signal_words_are_the_prefixed_ranks_death():
     assert (incident.evidence[0].signal, incident.evidence[0].line) == (9, 2)
     for line in ("Killed by signal 9", "Terminated workers: 3",
                  "Process Killed", "Killed (signal 9)"):
+        assert facts.match(line) is None, line
+
+
+# REAL: the same issue's second block, Horovod's Gloo launcher's exit summary (its three whole lines)
+HOROVOD_2907_EXITS = ["Process 0 exit with status code 137.", "Process 3 exit with status code 134.",
+                      "Process 2 exit with status code 134."]
+
+
+def test_horovods_launcher_exit_summary_is_the_ranks_death_by_its_codes_signal():
+    """horovodrun's "Process N exit with status code C." is rank N's end, a code above 128 the shell's signal C-128
+    (horovod/horovod #2907: 137, rank 0's SIGKILL; 134, its peers' SIGABRT); beside the ranks' own output it is the
+    same death, rank 0 the root, no caveat that its own `Killed` in the other file may have come first. Was: not read.
+    Other programs' "exit with status code" lines are no rank's end."""
+    (incident,) = job({"exit_codes.log": HOROVOD_2907_EXITS})
+    assert (incident.rule, incident.root.rank, incident.evidence[0].signal) == ("first_rank_death", 0, 9)
+    (incident,) = job({"exit_codes.log": HOROVOD_2907_EXITS, "horovodrun.log": HOROVOD_2907})
+    assert (incident.rule, incident.category, incident.root.rank, incident.evidence[0].signal) == (
+        "first_rank_death", "undetermined", 0, 9)
+    assert "could not be placed" not in incident.reason, incident.reason
+    for line in ("Exit with status code 1", "Process exit with status code 1.",
+                 "The process 0 exit with status code 137. Retrying"):
         assert facts.match(line) is None, line
 
 
