@@ -93,7 +93,8 @@ def test_an_occurrence_re_worded_is_written_again_as_one_occurrence():
         def create_namespaced_event(self, ns, body, **_):
             sent.append((body["count"], body["message"]))
 
-        patch_namespaced_event = lambda self, name, ns, body, **_: sent.append((body["count"], body["message"]))  # noqa: E731
+        def patch_namespaced_event(self, name, ns, body, **_):
+            sent.append((body["count"], body["message"]))
 
     rec.record(pod, "HostOOMKill", "killed", key="k")
     assert rec.flush(Api(), 5) == 1
