@@ -47,11 +47,12 @@ UNSURE_MAX = 256  # pods whose such finding is held at once (oldest dropped: cou
 Batch = list[Record] | SampleBatch | CheckBatch | WorkloadFindings | NodeInfo
 
 
-def _pod_events(items: list[tuple[PodRef, Finding]]) -> list[tuple[PodRef, Finding]]:
+def _pod_events(items: list[tuple[PodRef, Finding]],
+                later: list[tuple[PodRef, Finding]] | None = None) -> list[tuple[PodRef, Finding]]:
     """A batch of pod findings as events: an amendment (parsers/rules.py EVENT_AMENDS: a later line of the event gave
     the peer its finding lacked) in place of the same container's finding it amends, so the Event says it once, as the
-    event ended; one amending a finding of an earlier batch (its Event said then) is dropped, never a second
-    occurrence."""
+    event ended; one amending a finding of an earlier batch (its Event said then) is never a second occurrence: put
+    in `later` where given (the pipeline re-words that Event with it: `_pod_findings`), else dropped."""
     if not any(amends(f) for _, f in items):
         return items
     out: list[tuple[PodRef, Finding]] = []
@@ -64,6 +65,9 @@ def _pod_events(items: list[tuple[PodRef, Finding]]) -> list[tuple[PodRef, Findi
             if r == ref and (g.kind, g.xid, g.sxid, g.line) == (f.kind, f.xid, f.sxid, f.line):
                 out[i] = (ref, f)
                 break
+        else:
+            if later is not None:
+                later.append((ref, f))
     return out
 
 
@@ -255,8 +259,8 @@ class Pipeline:
     def _pod_findings(self, batch: WorkloadFindings) -> Change:
         try:
             standing = self.workloads.standing(self.engine.problems.values())  # once: nothing changes it meanwhile
-            change = Change()
-            for ref, f in _pod_events(batch.items):
+            change, later = Change(), []
+            for ref, f in _pod_events(batch.items, later):
                 annotate(f, self.gpu.gpu_map, self.known_gpus)
                 at = seen_at(f, self.clock())  # an unstamped line: when read
                 holds = self._holds_gpus(ref, f, at)
@@ -274,6 +278,11 @@ class Pipeline:
                     if len(self._unsure) >= UNSURE_MAX:
                         del self._unsure[next(iter(self._unsure))]
                     self._unsure[ref.uid] = (self.clock(), at, ref, f)
+            for ref, f in later:  # amending what an earlier batch's Event said: that Event re-worded (when it quotes
+                annotate(f, self.gpu.gpu_map, self.known_gpus)  # the finding amended), nothing counted or decided again
+                event = self.workloads.observe(ref, f, standing, amending=True)
+                if event is not None:
+                    self._events.append(event)
             if self.progress is not None:
                 from .progress import Mark  # noqa: PLC0415 - loaded already with the tracker (agent/app.py)
 

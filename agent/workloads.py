@@ -246,13 +246,17 @@ class WorkloadTracker:
             self.note_problem(p)
 
     def observe(self, ref: PodRef, f: Finding, standing: Problem | None = None,
-                daemon: str | None | EllipsisType = ...) -> PodEvent | None:
+                daemon: str | None | EllipsisType = ..., amending: bool = False) -> PodEvent | None:
         """A workload failure in a pod's log (`standing`: the node's problem it may be blamed on, see
         `standing`): the Event it makes; None for a finding under EVENT_FLOOR (counted only).  `daemon`: `daemon_of(ref,
         f)` where the caller has it (agent/pipeline.py, which counts a daemon's finding as the node's), else asked
-        here."""
-        labels = [ref.namespace, f.kind] + ([ref.pod] if self.pod_label else [])
-        self.metrics.count("workload_findings", tuple(labels))
+        here.  `amending`: `f` amends (parsers/rules.py EVENT_AMENDS) a finding of this pod read in an earlier batch,
+        whose Event was said (agent/pipeline.py `_pod_events`): never counted again; the Event that quotes that finding
+        re-worded with what the amendment gave (Ray's OOM kill: the node its next line named), as one occurrence
+        (PodEvent count 0); None where no Event quotes it (another rank's line, a fact, a daemon's fault)."""
+        if not amending:
+            labels = [ref.namespace, f.kind] + ([ref.pod] if self.pod_label else [])
+            self.metrics.count("workload_findings", tuple(labels))
         if SEVERITY_RANK[f.severity] < EVENT_FLOOR:
             return None
         if f.details.get("after_success"):  # its file stated the job's success before: its teardown, no failure
@@ -265,7 +269,7 @@ class WorkloadTracker:
         if daemon is ...:
             daemon = daemon_of(ref, f)
         if daemon is not None:
-            return self._daemon_fault(ref, f, daemon)
+            return None if amending else self._daemon_fault(ref, f, daemon)
         if f.kind in ON_GPU_PODS:  # the node's only in a pod the kubelet says holds GPUs (agent/pipeline.py `_holds_gpus`)
             return self.gpu_access(ref, f) if f.details.get("workload") else None  # else counted only
         # imported here: the job facts (the `triage` package) matter only once pod logs are read, which brings them
@@ -283,6 +287,12 @@ class WorkloadTracker:
         cause = self._cause(f, standing) if fact is None else None
         reason = event_reason(f) if fact is None else fact.reason
         key = (ref.namespace, job, reason, cause.text if cause else "")
+        if amending:  # the finding its Event quotes, as amended (where it is: its line, its pod's), else nothing
+            quote = self._quote.get(key)
+            if fact is not None or quote is None or self._first.get(key) != ref or \
+                    (quote[1].kind, quote[1].line) != (f.kind, f.line):
+                return None
+            self._quote[key] = (quote[0], replace(f, message=""), quote[2])
         ranks = self._ranks.get(key)
         if ranks is None:
             ranks = self._ranks[key] = Ranks(MAX_RANKS)
@@ -330,7 +340,7 @@ class WorkloadTracker:
             message, line_at = said[1], said[0]
         # the quoted line's own time travels with the Event (kubeapi.events: its eventTime), by which the cluster
         # orders the job's ranks across its nodes (cluster/evidence.py)
-        event = PodEvent(first, reason, message, "|".join(key), at=line_at)
+        event = PodEvent(first, reason, message, "|".join(key), at=line_at, count=0 if amending else 1)
         while len(self._ranks) > MAX_JOBS or (self._rank_total > MAX_RANKS_TOTAL and len(self._ranks) > 1):
             oldest = next(iter(self._ranks))
             self._rank_total -= len(self._ranks.pop(oldest))

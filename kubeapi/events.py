@@ -95,7 +95,9 @@ class EventRecorder:
         was first observed) goes with its message, the latest occurrence's: that occurrence's `at`, else, where it
         gives none (what the writer itself did or decided), when the Event began (`first`, else the recorder's clock
         at its first occurrence) -- never an earlier occurrence's `at` beside a later message it is not the time of.
-        Its latest occurrence is lastTimestamp (to the second), as core/v1 aggregates an Event (`count`)."""
+        Its latest occurrence is lastTimestamp (to the second), as core/v1 aggregates an Event (`count`).  `count` 0:
+        the latest occurrence re-worded (what a later line added to it), written again as it now reads; of an Event not
+        held (never recorded, dropped, aggregated out), an occurrence."""
         now = self.clock()
         k = _Key(*_REF(ref), reason, key if key is not None else message)
         with self._lock:
@@ -105,6 +107,7 @@ class EventRecorder:
                     return self._bump(agg, message, now, count, at)  # flush the old one first: keep counting it
                 agg = self._aggs[k] = _Agg(ref, reason, message, type_, first if first is not None else now, now,
                                            fixed_name=name)
+                count = count or 1
             self._bump(agg, message, now, count, at)
             if total is not None:
                 agg.count = max(agg.count, total)
@@ -131,6 +134,8 @@ class EventRecorder:
 
     @staticmethod
     def _bump(agg: _Agg, message: str, now: float, count: int, at: float | None = None) -> None:
+        if not count and message != agg.message:  # re-worded: its latest occurrence is due again, as it now reads
+            agg.written = min(agg.written, agg.count - 1)
         agg.count += count
         agg.last = now
         agg.message, agg.at = message, at

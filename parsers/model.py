@@ -181,6 +181,7 @@ class PodEvent:
     key: str  # aggregation key: one Event per key, its count raised on repeats
     type: str = "Warning"  # "Normal" for good news (a workload's progress resumed)
     at: float | None = None  # the time (Unix seconds) of the line the message quotes, where it is a failure's
+    count: int = 1  # occurrences it adds; 0: the same occurrence re-worded (an amendment of the finding it quotes)
 
 
 @dataclass(frozen=True)

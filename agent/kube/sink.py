@@ -85,7 +85,7 @@ class KubernetesSink(WriterThread):
             self.events.record(node, n.reason, n.message, key=f"notice|{n.key}", at=n.at)
         for e in snapshot.pod_events:  # an Event on a Pod
             self.events.record(Ref("Pod", e.ref.pod, e.ref.namespace, e.ref.uid), e.reason, e.message, e.type,
-                               key=e.key, at=e.at)
+                               key=e.key, count=e.count, at=e.at)
         self.wake.set()
 
     # ---- the writer loop (`close`, on SIGTERM: one more try for what is pending, then stop) -----------------

@@ -68,7 +68,7 @@ class StdoutSink:
                          "lastTransitionTime": datetime.fromtimestamp(c.last_transition, timezone.utc).isoformat()})
         for e in snapshot.pod_events:  # a workload failure (pod logs): a JSON line, like the Pod Event it becomes
             said, now = self._said.get(e.key), self.clock()
-            if said is not None and now - said[0] < EVENT_REPEAT_SECONDS:
+            if said is not None and e.count and now - said[0] < EVENT_REPEAT_SECONDS:  # (re-worded: said again)
                 said[1] += 1
                 continue
             line = {"event": "workload", "namespace": e.ref.namespace, "pod": e.ref.pod,

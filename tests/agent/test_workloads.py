@@ -976,7 +976,8 @@ def test_an_exception_and_the_line_it_quotes_read_in_two_polls_are_one_failure(t
     lines: the source numbers the pod log's lines on from poll to poll (Scanner.scan first_line), so the quoted line
     joins the exception's event: one failure, counted once (its lines numbered from 1 again at each poll, the quoted
     line was a second failure). The peer the later line gives amends a finding whose Event was said with the earlier
-    batch: not said again (agent/pipeline.py _pod_events), so the count stays true."""
+    batch: no second occurrence, so the count stays true, but that Event re-worded with the peer (agent/pipeline.py
+    `_pod_findings`, agent/workloads.py `observe` amending; was: dropped, the peer never said)."""
     pod = pods / "research_bert-worker-0_9a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" / "pytorch"
     pod.mkdir(parents=True)
     lines = (FIXTURE.parents[3] / "incidents/pytorch-150916-killed-peer/logs/train.log").read_text().splitlines()
@@ -990,7 +991,9 @@ def test_an_exception_and_the_line_it_quotes_read_in_two_polls_are_one_failure(t
     append(log, cri[-1])
     agent.pipeline.process(WorkloadFindings(src.poll()))
     said = [e for e in workload_lines(agent) if e["pod"] == "bert-worker-0"]
-    assert [e["reason"] for e in said] == ["NCCLRemoteError"]
+    assert [e["reason"] for e in said] == ["NCCLRemoteError"] * 2  # the Event, then the same Event re-worded
+    assert "(peer " not in said[0]["message"]
+    assert "rank 1 (peer ip-172-31-45-209.eu-north-1.compute.internal)" in said[1]["message"]
     assert agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
                                                    {"namespace": "research", "kind": "nccl_remote_error"}) == 1
 

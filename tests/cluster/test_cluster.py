@@ -1926,6 +1926,49 @@ def test_rays_oom_kill_is_named_live_on_the_node_its_line_names(source, host):
     assert (incident.category, incident.root.host) == ("infrastructure", host)
 
 
+def test_rays_oom_kill_amended_in_a_later_poll_rewords_its_one_event_through_the_api(tmp_path):
+    """vllm-project/vllm #15102's REAL pair (tests/fixtures/realworld/ray-oom.yaml), the memory monitor's line naming
+    the node written after a poll read the exception's: the agent's pipeline (agent/pipeline.py `_pod_findings`) gives
+    the amendment to the Event it said (agent/workloads.py `amend`), which the recorder writes again re-worded, its
+    count that of one kill; the cluster reads the node the kill named.  Was: the amendment dropped (only one in the
+    same batch replaced its finding), the Event kept the driver's node (live triage named gpu-node-1)."""
+    from agent.app import build
+    from agent.config import load
+    from agent.kube.settings import KubeSettings
+    from agent.kube.sink import KubernetesSink
+    from agent.sources.podlogs import PodLogSource
+    from parsers.model import WorkloadFindings
+
+    first, amending = RAY_OOM["https://github.com/vllm-project/vllm/issues/15102"]
+    log = tmp_path / "pods" / "train_rc-head_uid-rc-head" / "main" / "0.log"
+    log.parent.mkdir(parents=True)
+    log.write_text(f"2025-03-21T17:27:44.000000001Z stderr F {first}\n")
+    agent = build(load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp_path / "state"),
+                                      "fallback_log_files": [], "nvml": "off", "mode": "off",
+                                      "pod_logs_root": str(log.parents[2]), "proc_root": str(tmp_path)}),
+                  out=io.StringIO())
+    sink = KubernetesSink(None, "gpu-node-1", KubeSettings(), "monitor")
+    agent.pipeline.sinks.append(sink)
+    src = PodLogSource(str(log.parents[2]), from_start=True)
+    src.discover()
+    with ApiDouble() as api:
+        core = make_api(Settings(api_server=api.url))
+        agent.pipeline.process(WorkloadFindings(src.poll()))
+        assert sink.events.flush(core, 5) == 1
+        with log.open("a") as fh:
+            fh.write(f"2025-03-21T17:27:44.000000002Z stderr F {amending}\n")
+        agent.pipeline.process(WorkloadFindings(src.poll()))
+        assert sink.events.flush(core, 5) == 1  # the Event patched, not a second one
+        agent.pipeline.process(WorkloadFindings(src.poll()))  # nothing new: nothing written again
+        assert sink.events.flush(core, 5) == 0
+        (said,) = [e for e in api.events() if (e.get("source") or {}).get("component") == "gpu-npd"]
+    assert "On the node its line names (host 29.45.33.204)" in said["message"] and said["count"] == 1
+    (e,) = Reader().pod_event(said)
+    assert (e.kind, e.host, e.details["reporter_host"]) == ("oom_kill", "29.45.33.204", "gpu-node-1")
+    assert agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
+                                                   {"namespace": "train", "kind": "oom_kill"}) == 1
+
+
 def test_the_named_nodes_words_are_bounded_and_read_back():
     """An address of another shape (over 64 characters, a space) is not said; what is said is read back, and words
     without it name none."""

@@ -81,6 +81,32 @@ def test_an_occurrence_recorded_while_its_event_is_being_written_is_written_next
     assert sent == [1, 2] and rec.pending() == 0
 
 
+def test_an_occurrence_re_worded_is_written_again_as_one_occurrence():
+    """count 0 (agent/workloads.py: a finding's amendment read after its Event was written, Ray's OOM kill naming its
+    node on the next line): the Event is patched with the new words, its count unchanged; the same words again write
+    nothing; a re-wording of an Event not held is an occurrence.  Was: no way to re-word without a count."""
+    rec = EventRecorder("default", "node-a", burst=10, per_minute=600)
+    pod = Ref("Pod", "w-0", "train")
+    sent = []
+
+    class Api:
+        def create_namespaced_event(self, ns, body, **_):
+            sent.append((body["count"], body["message"]))
+
+        def patch_namespaced_event(self, name, ns, body, **_):
+            sent.append((body["count"], body["message"]))
+
+    rec.record(pod, "HostOOMKill", "killed", key="k")
+    assert rec.flush(Api(), 5) == 1
+    rec.record(pod, "HostOOMKill", "killed", key="k", count=0)  # the same words: nothing due
+    assert rec.pending() == 0 and rec.flush(Api(), 5) == 0
+    rec.record(pod, "HostOOMKill", "killed on 10.0.0.1", key="k", count=0)
+    assert rec.pending() == 1 and rec.flush(Api(), 5) == 1 and rec.written(pod, "HostOOMKill", "k")
+    rec.record(pod, "HostOOMKill", "other", key="other", count=0)
+    assert rec.progress(pod, "HostOOMKill", "other") == (1, 0)
+    assert sent == [(1, "killed"), (1, "killed on 10.0.0.1")]
+
+
 def test_an_event_the_server_refuses_is_dropped_and_the_events_after_it_are_written():
     """An Event the API server refuses for good (4xx but 429): the pod's namespace being deleted ("It is common for a
     server to reject creation of an `Event` with a `Forbidden` response when a `Namespace` is being terminated",
