@@ -1782,6 +1782,20 @@ def test_journal_json_process_line_is_no_kernel_fault():
 JOURNAL_BYTES_RECORD = ('{"PRIORITY":"3","_EXE":"/root/.pyenv/versions/3.11.7/bin/python3.11","_PID":"27932","_CMDLINE":"/root/.pyenv/versions/3.11.7/bin/python3 -","_SOURCE_REALTIME_TIMESTAMP":"1795945488399042","SYSLOG_IDENTIFIER":"h147-test","__MONOTONIC_TIMESTAMP":"1218072926","_HOSTNAME":"vm","_RUNTIME_SCOPE":"system","__REALTIME_TIMESTAMP":"1795945488399072","_GID":"0","_BOOT_ID":"b95da7f8657944abb5e2f300c045ccdf","_CAP_EFFECTIVE":"1fffeffffff","_MACHINE_ID":"3d1219c7c4c5404aaa1f6d2a48adfda4","_NAMESPACE":"h147","MESSAGE":[78,86,82,77,58,32,88,105,100,32,40,80,67,73,58,48,48,48,48,58,53,100,58,48,48,41,58,32,55,57,44,32,112,105,100,61,39,60,117,110,107,110,111,119,110,62,39,44,32,110,97,109,101,61,60,117,110,107,110,111,119,110,62,44,32,71,80,85,32,104,97,115,32,102,97,108,108,101,110,32,111,102,102,32,116,104,101,32,98,117,115,46,32,255],"_COMM":"python3","_UID":"0","_TRANSPORT":"journal","__CURSOR":"s=8944e645e3a548cf8a21296909df1bfb;i=3;b=b95da7f8657944abb5e2f300c045ccdf;m=489a515e;t=6616724df3ae0;x=5f3d981438a30b14"}')
 
 
+def _engine_scanners():
+    """(engine, a scanner on it) for each buffer engine installed here: hyperscan, RE2, re."""
+    from parsers import Scanner  # noqa: PLC0415
+    from parsers.classify import all_keywords, line_patterns  # noqa: PLC0415
+    from parsers.prefilter import Prefilter, _load  # noqa: PLC0415
+
+    for engine in ("hyperscan", "re2", "re"):
+        try:
+            _load(engine)
+        except ImportError:
+            continue
+        yield engine, Scanner(Classifier(), Prefilter(all_keywords(), engine=engine, patterns=line_patterns()))
+
+
 def test_a_journal_json_record_whose_message_is_bytes_is_decoded_before_the_keyword_test():
     """journald keeps a message that is no UTF-8 as bytes, `journalctl -o json` prints them as an array of numbers: no
     keyword is in the line as written, so the keyword prefilter (the records' and every buffer engine's) dropped it
@@ -1789,9 +1803,7 @@ def test_a_journal_json_record_whose_message_is_bytes_is_decoded_before_the_keyw
     tested). The record journalctl printed, and the same record as the kernel's (its transport fields edited)."""
     import io  # noqa: PLC0415
 
-    from parsers import Scanner, from_kernel  # noqa: PLC0415
-    from parsers.classify import all_keywords, line_patterns  # noqa: PLC0415
-    from parsers.prefilter import Prefilter, _load  # noqa: PLC0415
+    from parsers import from_kernel  # noqa: PLC0415
 
     process = Classifier().classify(JOURNAL_BYTES_RECORD)
     assert (process.kind, process.xid, process.pci, process.program) == ("xid", 79, "0000:5d:00", "h147-test")
@@ -1805,12 +1817,7 @@ def test_a_journal_json_record_whose_message_is_bytes_is_decoded_before_the_keyw
     assert Classifier().classify(spaced).xid == 79
     assert Classifier().classify('{"_TRANSPORT":"kernel","MESSAGE":[104,105,255]}') is None
     data = ("boot noise\n" + kernel + "\n").encode()
-    for engine in ("hyperscan", "re2", "re"):
-        try:
-            _load(engine)
-        except ImportError:
-            continue
-        scanner = Scanner(Classifier(), Prefilter(all_keywords(), engine=engine, patterns=line_patterns()))
+    for engine, scanner in _engine_scanners():
         assert [(f.kind, f.xid) for f in scanner.scan(io.BytesIO(data))] == [("xid", 79)], engine
 
 
@@ -1884,10 +1891,6 @@ def test_a_keyword_json_escaped_in_a_docker_or_stern_line_is_found_by_every_engi
     tests/fixtures/realworld/envelopes-stern-2026.yaml), escaped as each writes it."""
     import io  # noqa: PLC0415
 
-    from parsers import Scanner  # noqa: PLC0415
-    from parsers.classify import all_keywords, line_patterns  # noqa: PLC0415
-    from parsers.prefilter import Prefilter, _load  # noqa: PLC0415
-
     real = ("libfabric:451707:1708520807::efa:cq:efa_rdm_txe_handle_error():737<warn> err: 5, message: Invalid address "
             "My EFA addr: fi_addr_efa://[fe80::13:c2ff:fe6f:f03d]:0:1072483550 My host id: i-0db7083f3fcbebb65 Peer EFA "
             "addr: fi_addr_efa://[fe80::b8:aff:fe44:425]:0:947699476 Peer host id: i-0ce6d3d57139f053c (7)")
@@ -1900,11 +1903,6 @@ def test_a_keyword_json_escaped_in_a_docker_or_stern_line_is_found_by_every_engi
     assert want[0][:2] == ("ib_completion_error", "i-0ce6d3d57139f053c")
     for line in (docker, stern):
         assert [(f.kind, f.peer, f.message) for f in [Classifier().classify(line)] if f] == want, line
-        for engine in ("hyperscan", "re2", "re"):
-            try:
-                _load(engine)
-            except ImportError:
-                continue
-            scanner = Scanner(Classifier(), Prefilter(all_keywords(), engine=engine, patterns=line_patterns()))
+        for engine, scanner in _engine_scanners():
             got = list(scanner.scan(io.BytesIO(("noise\n" + line + "\n").encode())))
             assert [(f.kind, f.peer, f.message) for f in got] == want, (engine, line)
