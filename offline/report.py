@@ -28,11 +28,12 @@ class Batched:
         self._pending = 0
 
     def write(self, text: str) -> int:
+        n = len(text)
         self._parts.append(text)
-        self._pending += len(text)
+        self._pending += n
         if self._pending >= self._size:
             self._write()
-        return len(text)
+        return n
 
     def _write(self) -> None:
         parts, self._parts, self._pending = self._parts, [], 0
@@ -45,10 +46,9 @@ class Batched:
 
 
 def write_json(findings: Iterable[Finding], out: IO[str]) -> int:
-    n = 0
-    line = JsonLines().line
+    n, line, write = 0, JsonLines().line, out.write
     for f in findings:
-        out.write(line(f))
+        write(line(f))
         n += 1
     return n
 
