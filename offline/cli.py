@@ -135,9 +135,8 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
     no text log (a binary journal, zstd: the error names the command that gives its text); 130 on Ctrl-C (the
     findings made before it are printed).
     """
-    from parsers import WORKLOAD_KINDS, Classifier, Scanner, at_least, cause_of
+    from parsers import SEVERITIES, WORKLOAD_KINDS, Classifier, Scanner, at_least, cause_of
     from parsers.finding import KERNEL_PROGRAMS
-    from parsers.kinds import SEVERITIES
     from parsers.redacted import placeholder
 
     from .inputs import InputDamaged, Notes, NotText, read_input
@@ -219,7 +218,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
                                     gpus = _gpus(nvml_spec, config_file, proc_root) or ()  # (none: falsy, no len)
                                 if gpus:
                                     annotate(f, gpus)
-                            if f.kind in WORKLOAD_KINDS:  # a failure (a workload kind is never a node's cause)
+                            if f.kind in WORKLOAD_KINDS:  # a failure (never a node's cause: correlate.can_cause)
                                 if f.timestamp is not None and len(failures) < 100_000:
                                     failures.append(f)
                             else:

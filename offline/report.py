@@ -83,20 +83,20 @@ class JsonLines:
         if parts is None:
             parts = self._split(f, key)
         timestamp, uptime, number, host = f.timestamp, f.uptime, f.line, f.host
+        host_text = ""
         if host is not None:
-            text = self._hosts.get(host)
-            if text is None:
+            host_text = self._hosts.get(host)
+            if host_text is None:
                 if len(self._hosts) >= self.SIZE:
                     self._hosts.clear()
-                text = self._hosts[host] = ', "host": ' + self._dumps(host)
-            host = text
+                host_text = self._hosts[host] = ', "host": ' + self._dumps(host)
         return "".join((  # (one join, each optional part "" where the finding has none: no list built a finding)
             parts[0],
             "" if timestamp is None else ', "timestamp": "' + timestamp.isoformat() + '"',
             "" if uptime is None else ', "uptime": ' + (repr(uptime) if math.isfinite(uptime) else self._dumps(uptime)),
             parts[1],
             "" if number is None else ', "line": ' + str(number),
-            host or "",
+            host_text,
             "}\n"))
 
     def _split(self, f: Finding, key: tuple) -> tuple[str, str]:

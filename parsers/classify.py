@@ -400,7 +400,8 @@ Template = tuple[tuple | None, bool, tuple[str, str, str] | None, "EventPlan | N
 # index (Classifier._by_gpu); its stated-severity table (STATED) or None; its event's name in the tables (an event
 # key's first word; None for a row of several events); a "within" line of an event whose finding takes details from its
 # lines alone (EVENT_FILL_ALONE): a look-alike row's line makes those details, no finding of its own; none of the first,
-# the third, the fourth nor a report's first line ("begin"): Classifier._instantiate asks none of them of its line)
+# the third, the fourth nor a report's first line ("begin"): Classifier._instantiate asks none of them of its line,
+# `asks_none`)
 EventPlan = tuple[bool, bool, bool, "tuple[str, dict] | None", "str | None", bool, bool]
 # What the tables say of a row, derived once per row (Classifier._row_plans), not per line: (its refiner (REFINERS) or
 # None; the named groups that go into details as they are (_detail_groups); its kind is about a PCI device (PCI_KINDS);
@@ -1086,11 +1087,11 @@ class Classifier:
         if event is not None:  # a line of a multi-line event (most findings are none: this is skipped)
             # (a "state" row's key holds the word it stated where others hold the row: such a line is absorbed
             # before any of these but `prefix` is read)
-            boot, per_gpu, by_gpu, stated_by, prefix, _, plain = plan
+            boot, per_gpu, by_gpu, stated_by, prefix, _, asks_none = plan
             if context_pci and per_gpu and event[0].endswith(" "):
                 event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
             keyed = stated = None
-            if not plain:  # (most events' rows: one test for the four)
+            if not asks_none:  # (most events' rows: one test for the four)
                 if boot:  # a kernel start-up line: the stream's boot clock
                     self._boot_mark(event[2], env)
                     return None

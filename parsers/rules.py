@@ -4107,6 +4107,8 @@ def check_tables() -> None:
         if names := sorted(names):
             raise ValueError(f"parsers/rules.py: {what}: {', '.join(names)}")
 
+    # a CUDA status read without a full stop at its end (cuda_reading): no text of the table ends with one
+    fail("CUDA_ERRORS texts ending with a full stop", (text for text in CUDA_ERRORS if text.endswith(".")))
     # an event whose detail comes first is amended by its opening line and takes the details the earlier line gave
     fail("EVENT_DETAIL_FIRST events not in EVENT_AMENDS and EVENT_FILL_ALONE",
          EVENT_DETAIL_FIRST - (set(EVENT_AMENDS) & set(EVENT_FILL_ALONE)))
@@ -4427,7 +4429,7 @@ def cuda_reading(text: str, kind: str = "cuda_error") -> tuple[str, str, str, st
     the table gives the three, the named kind's own where it names one; None for a status the table lacks. The
     runtime's text with the full stop some wrappers keep (FasterTransformer's "CUDA runtime error: the provided PTX was
     compiled with an unsupported toolchain. /workspace/..") reads as without it."""
-    row = CUDA_ERRORS.get(text) or CUDA_ERRORS.get(text.rstrip("."))
+    row = CUDA_ERRORS.get(text.rstrip("."))  # (no key ends with one: check_tables)
     if isinstance(row, str):
         named = KIND[row]
         return row, named.severity, named.attribution, named.action
