@@ -45,17 +45,18 @@ log = logging.getLogger("gpu_npd")
 UNSURE_SECONDS = 120.0  # a finding whose pod's devices are unknown waits this long for the kubelet's answer
 UNSURE_MAX = 256  # pods whose such finding is held at once (oldest dropped: counted only, as read)
 Batch = list[Record] | SampleBatch | CheckBatch | WorkloadFindings | NodeInfo
+PodFindings = list[tuple[PodRef, Finding]]  # a batch's pod findings, each with its container
 
 
-def _pod_events(items: list[tuple[PodRef, Finding]],
-                later: list[tuple[PodRef, Finding]] | None = None) -> list[tuple[PodRef, Finding]]:
+def _pod_events(items: PodFindings) -> tuple[PodFindings, PodFindings]:
     """A batch of pod findings as events: an amendment (parsers/rules.py EVENT_AMENDS: a later line of the event gave
     the peer its finding lacked) in place of the same container's finding it amends, so the Event says it once, as the
-    event ended; one amending a finding of an earlier batch (its Event said then) is never a second occurrence: put
-    in `later` where given (the pipeline re-words that Event with it: `_pod_findings`), else dropped."""
+    event ended; and, apart, those amending a finding of an earlier batch (its Event said then): never a second
+    occurrence, the pipeline re-words that Event with each (`_pod_findings`)."""
+    later: PodFindings = []
     if not any(amends(f) for _, f in items):
-        return items
-    out: list[tuple[PodRef, Finding]] = []
+        return items, later
+    out: PodFindings = []
     for ref, f in items:
         if not amends(f):
             out.append((ref, f))
@@ -66,9 +67,8 @@ def _pod_events(items: list[tuple[PodRef, Finding]],
                 out[i] = (ref, f)
                 break
         else:
-            if later is not None:
-                later.append((ref, f))
-    return out
+            later.append((ref, f))
+    return out, later
 
 
 def labels_of(f: Finding) -> tuple:
@@ -259,8 +259,9 @@ class Pipeline:
     def _pod_findings(self, batch: WorkloadFindings) -> Change:
         try:
             standing = self.workloads.standing(self.engine.problems.values())  # once: nothing changes it meanwhile
-            change, later = Change(), []
-            for ref, f in _pod_events(batch.items, later):
+            change = Change()
+            events, later = _pod_events(batch.items)
+            for ref, f in events:
                 annotate(f, self.gpu.gpu_map, self.known_gpus)
                 at = seen_at(f, self.clock())  # an unstamped line: when read
                 holds = self._holds_gpus(ref, f, at)

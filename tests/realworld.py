@@ -39,6 +39,11 @@ def _corpus() -> tuple[dict, ...]:
     return tuple(out)
 
 
+def lines_by_source(file: str) -> dict[str, list[str]]:
+    """One corpus file's samples' lines by their source (a test that quotes a sample's real lines reads them here)."""
+    return {item["source"]: item["text"].splitlines() for item in _corpus() if item["file"] == file}
+
+
 def samples() -> list[dict]:
     """The corpus's samples in file order, a copy of its own for each caller (one may change what it is given)."""
     return copy.deepcopy(list(_corpus()))

@@ -802,9 +802,9 @@ def _unplaced(job: Job, v: Verdict, candidates: list[Evidence]) -> list[Evidence
     files = {e.file for e in (v.root, *v.suspects) if e is not None}
     return [e for e in candidates if e.time is None and e.file not in files
             and e is not v.root and e not in v.suspects
-            and not (v.root is not None and e.kind in DEATH_KINDS and _explanation(job, e) is v.root)
-            and not (v.root is not None and v.root.kind in DEATH_KINDS and e.kind in DEATH_KINDS
-                     and e.rank is not None and (e.rank, e.host) == (v.root.rank, v.root.host))]
+            and not (v.root is not None and e.kind in DEATH_KINDS and (
+                (v.root.kind in DEATH_KINDS and e.rank is not None and (e.rank, e.host) == (v.root.rank, v.root.host))
+                or _explanation(job, e) is v.root))]
 
 
 def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:

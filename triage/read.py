@@ -941,10 +941,10 @@ class FileReader:
             ev = self._found.get(f.line) if f.file == self.name else None
             what = f.details.get("amends")
             if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer", "pid", "oom", "gpu", "rank",
-                                                               NODE_NAMED):
+                                                               facts.NODE_NAMED):
                 continue  # that line's finding was no evidence (a fact said more), or was forgotten
             details = {**f.details, **ev.details, "amends": what}
-            if what == NODE_NAMED:  # a later line of the event named the node it happened on (Ray's memory monitor)
+            if what == facts.NODE_NAMED:  # a later line of the event named the node it happened on (Ray's memory monitor)
                 yield on_named_node(ev.with_context(details=details))
                 continue
             if what == "oom":  # a later line of an OOM kill said whose memory ran out (its category: OOM_SCOPES)
@@ -1280,7 +1280,7 @@ class FileReader:
             ev = ev.with_context(details=details, gpu=gpu, peer=None)
         else:
             ev = ev.with_context(details=details, gpu=gpu)
-        if NODE_NAMED in details:  # the line names the node it happened on, not its writer's
+        if facts.NODE_NAMED in details:  # the line names the node it happened on, not its writer's
             ev = on_named_node(ev)
         if len(self._found) >= MAX_FOUND:
             del self._found[next(iter(self._found))]
@@ -1434,14 +1434,12 @@ def of_ray_task(ev: Evidence, pid: int, host: str) -> Evidence:
     return _of_another(ev, dict(ev.details), pid=pid, host=host)
 
 
-# A finding's detail naming the node its line is about, not its writer's (facts.NODE_NAMED: Ray's OOM kill)
-NODE_NAMED = facts.NODE_NAMED
 
 
 def on_named_node(ev: Evidence) -> Evidence:
-    """A failure whose line names the node it happened on (details NODE_NAMED): that node's, its writer (the driver,
+    """A failure whose line names the node it happened on (details facts.NODE_NAMED): that node's, its writer (the driver,
     a raylet) the reporter (`_of_another`); no process of it named."""
-    host = ev.details[NODE_NAMED]
+    host = ev.details[facts.NODE_NAMED]
     if placeholder(host) or ev.host == host:
         return ev
     return _of_another(ev, dict(ev.details), host=host)

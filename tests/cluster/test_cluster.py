@@ -14,10 +14,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-import yaml
 
 from apiserver_double import ApiDouble
 from harness import wait_until
+from realworld import lines_by_source
 
 from agent.metrics import Metrics as AgentMetrics
 from agent.sources.podlogs import PodRef
@@ -128,7 +128,7 @@ def agent_events_of(node: str, pod_name: str, lines: list[str]) -> list[dict]:
     ref_ = PodRef("train", pod_name, f"uid-{pod_name}", "main")
     found = [(ref_, f) for f in Scanner().scan(_io.BytesIO("\n".join(lines).encode() + b"\n"))]
     rec = EventRecorder("default", node)
-    for r, f in _pod_events(found):
+    for r, f in _pod_events(found)[0]:
         e = tracker.observe(r, f)
         if e is not None:
             rec.record(Ref("Pod", e.ref.pod, e.ref.namespace, e.ref.uid), e.reason, e.message, e.type, key=e.key)
@@ -1258,7 +1258,7 @@ def agent_fact_events(node: str, pod_name: str, lines: list[str]) -> list[dict]:
         log.write_text("".join(f"2025-06-11T01:51:09.{i:09d}Z stderr F {line}\n" for i, line in enumerate(lines)))
         src = PodLogSource(tmp, from_start=True)
         src.discover()
-        found = _pod_events(src.poll())
+        found = _pod_events(src.poll())[0]
     tracker = WorkloadTracker(AgentMetrics())
     rec = EventRecorder("default", node)
     for r, f in found:
@@ -1902,9 +1902,7 @@ def test_a_ray_tasks_failure_is_named_on_the_node_its_header_names_not_the_drive
 
 
 # Ray's OOM kill, REAL lines (tests/fixtures/realworld/ray-oom.yaml): the line names the node it happened on
-RAY_OOM = {d["source"]: d["text"].splitlines()
-           for d in yaml.safe_load((Path(__file__).resolve().parents[1] / "fixtures" / "realworld" /
-                                    "ray-oom.yaml").read_text())}
+RAY_OOM = lines_by_source("ray-oom.yaml")
 
 
 @pytest.mark.parametrize("source, host", [
@@ -1929,7 +1927,7 @@ def test_rays_oom_kill_is_named_live_on_the_node_its_line_names(source, host):
 def test_rays_oom_kill_amended_in_a_later_poll_rewords_its_one_event_through_the_api(tmp_path):
     """vllm-project/vllm #15102's REAL pair (tests/fixtures/realworld/ray-oom.yaml), the memory monitor's line naming
     the node written after a poll read the exception's: the agent's pipeline (agent/pipeline.py `_pod_findings`) gives
-    the amendment to the Event it said (agent/workloads.py `amend`), which the recorder writes again re-worded, its
+    the amendment to the Event it said (agent/workloads.py `observe(..., amending=True)`), which the recorder writes again re-worded, its
     count that of one kill; the cluster reads the node the kill named.  Was: the amendment dropped (only one in the
     same batch replaced its finding), the Event kept the driver's node (live triage named gpu-node-1)."""
     from agent.app import build

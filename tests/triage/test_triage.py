@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from realworld import lines_by_source
+
 from parsers.kinds import BY_NAME
 from parsers.kinds import CATEGORIES as KIND_CATEGORIES
 from triage import (CATEGORIES, SCHEMA, Clock, Evidence, Incident, Root, app_stamp, attribute, from_path, read_lines,
@@ -3865,19 +3867,9 @@ def test_rays_memory_monitor_kill_is_a_host_oom_not_the_gpus():
 
 # REAL lines (tests/fixtures/realworld/ray-oom.yaml): the raylet's summary of its OOM kills, behind the driver's
 # "(raylet) " (hiyouga/EasyR1 #185), and the memory monitor's line alone (vllm-project/vllm #2669)
-RAYLET_OOM = ("(raylet) [2025-04-02 15:02:00,117 E 135782 135782] (raylet) node_manager.cc:3069: 1 Workers (tasks / "
-              "actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: "
-              "351e406b196f66bb45eaad02a3b8b4725babfa8cc12949432f7ad7d8, IP: 10.95.143.76) over the last time period. "
-              "To see more information about the Workers killed on this node, use `ray logs raylet.out -ip "
-              "10.95.143.76`")
-MEMORY_MONITOR = ("Memory on the node (IP: 169.254.181.2, ID: 708c7baf966d59aa3f08299830c349ca055293ebb1c33d8e72cd3336) "
-                  "where the task (actor ID: 0dab4ab45f6c947201afac6d01000000, name=RayWorkerVllm.__init__, pid=308, "
-                  "memory used=11.15GB) was running was 12.49GB / 13.15GB (0.950003), which exceeds the memory usage "
-                  "threshold of 0.95. Ray killed this worker (ID: 79a553ea91fe46f95e8384ddf8a8f0a01e3418a975ecd0af983c7bb2) "
-                  "because it was the most recently scheduled task; to see more information about memory usage on this "
-                  "node, use `ray logs raylet.out -ip 169.254.181.2`. To see the logs of the worker, use `ray logs "
-                  "worker-79a553ea91fe46f95e8384ddf8a8f0a01e3418a975ecd0af983c7bb2*out -ip 169.254.181.2. Top 10 memory "
-                  "users:")
+RAY_OOM = lines_by_source("ray-oom.yaml")
+RAYLET_OOM = RAY_OOM["https://github.com/hiyouga/EasyR1/issues/185"][0]
+MEMORY_MONITOR = RAY_OOM["https://github.com/vllm-project/vllm/issues/2669"][0]
 
 
 @pytest.mark.parametrize("line, host", [(RAYLET_OOM, "10.95.143.76"), (MEMORY_MONITOR, "169.254.181.2")])
