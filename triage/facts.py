@@ -1283,9 +1283,19 @@ FACTS: tuple[Fact, ...] = (
        r"(?P<callback>init|init_post_opt|user_init|task_init_privileged|task_init)\(\) failed with rc=(?P<rc>-?\d+)"),
     # ("\w*run" from a word's start only: from each character of a run of word characters it rescanned the run, 15 s
     # on a 64 KiB line of digits)
-    _f("srun_task_launch", "launch_error", ["Task launch for StepId=", "launch failed: "],
-       r"Task launch for StepId=(?P<job>\d+\.\w+) failed on node (?P<host>[^:\s]+): (?P<what>[^\n]{1,80})|"
+    _f("srun_task_launch", "launch_error", ["Task launch for ", "launch failed: "],
+       r"Task launch for (?:StepId=)?(?P<job>\d+\.\w+) failed on node (?P<host>[^:\s]+): (?P<what>[^\n]{1,80})|"
        r"(?<!\w)\w*run: error: tasks? (?P<tasks>[\d,\-\[\]]+) launch failed: (?P<what2>[^\n]{1,80})"),
+    # A node's prolog that failed (slurmd's ESLURMD_PROLOG_FAILED): Slurm drains the node ("Prolog error") and requeues
+    # a batch job held ("launch failed requeued held"); the node's, never the job's.  srun's line above before 20.11
+    # named the step "<job>.<step>", no "StepId=": "srun: error: Task launch for 23.0 failed on node hpc: Job prolog
+    # failed" (mknoxnv/ubuntu-slurm #4, 2018, the node then drained "Prolog error"; was: "No failure found").  slurmd's
+    # notice to the job (src/slurmd/slurmd/req.c, slurm_notify_job "Prolog failure on node %s"), salloc's or srun's
+    # copy of it: "salloc: Prolog failure on node k003-006" then "Job allocation 235454 has been revoked"
+    # (AMDResearch/hpcfund #69, 2025, the node then drained); slurmctld's own, "Prolog failure on node %s, draining the
+    # node".  "Prolog hung on node %s" (the prolog past its time, still running) is no failure: not read.
+    _f("slurm_prolog_failure", "launch_error", ["Prolog failure on node "],
+       r"\bProlog failure on node (?P<host>" + HOST_NAME + r")", what="Prolog failed"),
     # slurmstepd's exec of a task's program that failed (src/slurmd/slurmstepd/task.c, `error("execve(): %s: %m",
     # argv[0])`), the task never ran and srun's "task N: Exited with exit code 2" (ENOENT's number; 13 for EACCES) after
     # it is its end, not its cause.  The batch script's own copy in slurmd's spool on the node, "slurmstepd: error:

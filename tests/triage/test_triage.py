@@ -660,6 +660,12 @@ FACTS = [
      dict(what="couldn't start container")),
     ("srun: error: Task launch for StepId=96.0 failed on node n2: No such process", "launch_error",
      dict(job="96.0", host="n2", what="No such process")),
+    # the node whose prolog failed: srun's pre-20.11 step id (mknoxnv/ubuntu-slurm #4), slurmd's notice salloc prints
+    # (AMDResearch/hpcfund #69), slurmctld's own; was: no fact
+    ("srun: error: Task launch for 23.0 failed on node hpc: Job prolog failed", "launch_error",
+     dict(job="23.0", host="hpc", what="Job prolog failed")),
+    ("salloc: Prolog failure on node k003-006", "launch_error", dict(host="k003-006", what="Prolog failed")),
+    ("error: Prolog failure on node gpu-07, draining the node", "launch_error", dict(host="gpu-07")),
     ("[2019-09-24T10:10:06.901] [321.0] error: spank: required plugin spank_pyxis.so: init_post_opt() failed with rc=-1",
      "launch_error", dict(plugin="spank_pyxis.so", callback="init_post_opt")),
     ("srun: error: task 0 launch failed: Plugin initialization failed", "launch_error",

@@ -95,3 +95,30 @@ def test_a_step_whose_gres_the_partition_lacks_is_the_requests():
         (incident,) = _job([line])
         assert (incident.category, incident.root.kind) == ("application", "launch_error")
         assert "task not started (Invalid generic resource (gres) specification)" in incident.reason
+
+
+# REAL: https://github.com/mknoxnv/ubuntu-slurm/issues/4 (Slurm 17.x; the node then drained "Prolog error"; the
+# incident tests/fixtures/incidents/h632_ubuntu-slurm-4-prolog)
+PROLOG_TASK = ["srun: error: Task launch for 23.0 failed on node hpc: Job prolog failed",
+               "srun: error: Application launch failed: Job prolog failed",
+               "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.",
+               "srun: error: Timed out waiting for job step to complete"]
+# REAL: https://github.com/AMDResearch/hpcfund/issues/69 (the node then drained; h632_hpcfund-69-prolog)
+PROLOG_SALLOC = ["salloc: Prolog failure on node k003-006", "salloc: Job allocation 235454 has been revoked.",
+                 "salloc: error: Job allocation 235454 has been revoked"]
+# REAL: https://github.com/nebius/nebius-solutions-library/pull/265 (the node's name redacted "worker-X")
+PROLOG_HUNG = "slurmstepd: error: Prolog hung on node worker-X"
+
+
+def test_a_nodes_failed_prolog_is_that_nodes():
+    """ubuntu-slurm #4, hpcfund #69 (h632): was "No failure found"; the node whose prolog failed is the root, the
+    infrastructure's (the job's program never ran there)."""
+    for lines, host, said in ((PROLOG_TASK, "hpc", "Job prolog failed"), (PROLOG_SALLOC, "k003-006", "Prolog failed")):
+        (incident,) = _job(lines)
+        assert (incident.category, incident.root.kind, incident.root.host) == ("infrastructure", "launch_error", host)
+        assert f"task not started ({said})" in incident.reason
+
+
+def test_a_prolog_past_its_time_is_no_failure():
+    """slurmd's "Prolog hung on node" is its notice that the prolog still runs: the job may yet start there."""
+    assert _job([PROLOG_HUNG]) == []
