@@ -1390,7 +1390,9 @@ def test_slurms_oom_summary_is_published_with_the_node_sruns_line_after_it_names
     assert [(f.kind, f.line, f.details.get("host")) for _, f in late] == [("job_ended", 1, said.split(";")[0][6:])]
     events = _events(found + late)
     ended = [e for e in events if e.reason == "JobEnded"]
-    assert len(ended) == 3  # srun_task_oom's, the cancellation restated as the OOM, the summary's: a doubled one fails
+    # three occurrences (srun_task_oom's, the cancellation restated as the OOM, the summary's: a doubled one fails) of
+    # ONE Event: one aggregation key, its message the latest occurrence's (the summary's, naming the node)
+    assert len(ended) == 3 and len({e.key for e in ended}) == 1
     oom = ended[-1]
     assert said in oom.message and 'Container output: "slurmstepd: error: Detected 1 oom' in oom.message
     assert src.poll(time.monotonic() + podlogs.BLOCK_WAIT) == []  # said once
