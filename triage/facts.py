@@ -1155,12 +1155,20 @@ FACTS: tuple[Fact, ...] = (
     # quoted, bytes too: GoogleCloudPlatform/gcs-fuse-csi-driver #50, yandex-cloud/k8s-csi-s3 #124), TensorFlow's
     # "posix_file_system.cc:56] close() failed: Transport endpoint is not connected" (Alluxio/alluxio #14294): the
     # node's mount broken, the storage's. Without a path or TensorFlow's file system before it the words are a
-    # socket's (socket.shutdown), no storage error.
+    # socket's (socket.shutdown), no storage error.  ESTALE in every era's words: glibc's before 2.15 (and BSD's,
+    # macOS's) "Stale NFS file handle" (sjl/peat #2, "OSError: [Errno 116] Stale NFS file handle: '<path>'"), since
+    # "Stale file handle".  torch's shared-memory file for a tensor a DataLoader worker hands over (shm_open's
+    # "/torch_<pid>_<n>", in /dev/shm) it could not grow: 2.x's "RuntimeError: unable to write to file
+    # </torch_722_783672312_1>: No space left on device (28)" (ultralytics/ultralytics #1238), 1.x's with no errno
+    # (MIC-DKFZ/nnUNet #294), 0.4's "... </torch_76_3625483894> at /pytorch/aten/src/TH/THAllocator.c:383"
+    # (pytorch/pytorch #10396): /dev/shm full, named and categorised as it (SHM_LINE).
     _f("storage", "storage_error", ["No space left on device", "isk quota exceeded", "Input/output error",
-                                    "Stale file handle", "file write failed", "unexpected pos ",
-                                    "Transport endpoint is not connected"],
-       r"(?P<what>No space left on device|[Dd]isk quota exceeded|Input/output error|Stale file handle|"
-       r"PytorchStreamWriter failed writing file)|inline_container\.cc:\d+\] \. ?(?P<what2>unexpected pos) \d+ vs \d+|"
+                                    "Stale file handle", "Stale NFS file handle", "file write failed",
+                                    "unexpected pos ", "Transport endpoint is not connected",
+                                    "unable to write to file </torch_"],
+       r"(?P<what>No space left on device|[Dd]isk quota exceeded|Input/output error|Stale (?:NFS )?file handle|"
+       r"PytorchStreamWriter failed writing file|unable to write to file(?= </torch_\w+>(?!:)))|"
+       r"inline_container\.cc:\d+\] \. ?(?P<what2>unexpected pos) \d+ vs \d+|"
        r"\[Errno 107\] (?P<what3>Transport endpoint is not connected): b?['\"]|"
        r"posix_file_system\.cc:\d+\] \w+\(\) failed: (?P<what4>Transport endpoint is not connected)"),
     # An object store that refused the job's upload (a checkpoint, its shards) for the rate of its requests, past the
@@ -1582,8 +1590,9 @@ _UCX_QUIET = re.compile(r"\bUCX {1,2}(?:DIAG|INFO|DEBUG|TRACE|REQ|DATA|ASYNC|FUN
 # A line of NCCL's shared-memory code or one naming a path in /dev/shm: a storage error on it is /dev/shm's, named and
 # categorised as the parsers' kind shm_full (triage.attribute SHM_STORAGE), which the parsers give NCCL's own lines of
 # its failure (parsers/rules.py nccl_shm_full); this module's row nccl_shm_create reads the lines they leave to NCCL's
-# warning (a segment's line without an errno, the line torch quotes after "Last error:")
-SHM_LINE = re.compile(r"/dev/shm/|\bshm(?:utils)?\.(?:h|cc)" + NCCL_WARN_AT)
+# warning (a segment's line without an errno, the line torch quotes after "Last error:"); torch's own shared-memory
+# files ("</torch_..>", shm_open's names, the storage row's)
+SHM_LINE = re.compile(r"/dev/shm/|\bshm(?:utils)?\.(?:h|cc)" + NCCL_WARN_AT + r"|file </torch_\d")
 
 
 def match(message: str) -> tuple[Fact, dict] | None:

@@ -509,6 +509,14 @@ FACTS = [
     # torch 1.0's legacy writer and reader quote strerror: pytorch/pytorch #10577 (a full disk), #45826 (NFS)
     ("RuntimeError: write(): fd 29 failed with Input/output error", "storage_error", dict(what="Input/output error")),
     ("RuntimeError: read(): fd 33 failed with Stale file handle", "storage_error", dict(what="Stale file handle")),
+    # glibc's strerror(ESTALE) before 2.15 (and BSD's, macOS's) names NFS: sjl/peat #2 (REAL; was the exception, the
+    # application's)
+    ("OSError: [Errno 116] Stale NFS file handle: '/vagrant/project/media/css/style.scss'", "storage_error",
+     dict(what="Stale NFS file handle")),
+    # torch's shared-memory file (/dev/shm's /torch_*) it could not write, 0.4's words with no errno (huaweicloud/
+    # dls-example #26, pytorch/pytorch #10396; REAL; was nothing); 2.x's "...: No space left on device (28)" below
+    ("RuntimeError: unable to write to file </torch_76_3625483894> at /pytorch/aten/src/TH/THAllocator.c:383",
+     "storage_error", dict(what="unable to write to file")),
     # a FUSE mount whose daemon died (h183): GoogleCloudPlatform/gcs-fuse-csi-driver #50 (gcsfuse), yandex-cloud/
     # k8s-csi-s3 #124 (a training job's TensorBoard writer, the path as bytes), Alluxio/alluxio #14294 (TensorFlow's
     # file system); was nothing
@@ -1063,9 +1071,16 @@ def test_a_storage_error_on_dev_shm_is_named_as_the_pods_shm_size():
                  "[2026-04-22 21:34:20] mt-l-x86iavx512-45-172-t4-4-csmpw-runner-g4sfw-workflow:202016:202235 [0] misc/"
                  "shmutils.cc:132 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-WU88OE (size "
                  "9637888), error: No space left on device (28)",
-                 "[rank2]: Error while creating shared memory segment /dev/shm/nccl-c8G2vd (size 5767520)"):
+                 "[rank2]: Error while creating shared memory segment /dev/shm/nccl-c8G2vd (size 5767520)",
+                 # (h634) torch's shared-memory file for a DataLoader worker's tensor (shm_open's /torch_*, in
+                 # /dev/shm), every era: 2.x's with the errno (ultralytics/ultralytics #1238), 1.x's bare (MIC-DKFZ/
+                 # nnUNet #294), 0.4's (pytorch/pytorch #10396); was "storage error (No space left on device)", or
+                 # nothing
+                 "RuntimeError: unable to write to file </torch_722_783672312_1>: No space left on device (28)",
+                 "RuntimeError: unable to write to file </torch_15769_1517813162>",
+                 "RuntimeError: unable to write to file </torch_76_3625483894> at /pytorch/aten/src/TH/THAllocator.c:383"):
         [inc] = job({"node-a/train.log": [line]})
-        kind = "storage_error" if line.startswith("[rank2]") else "shm_full"
+        kind = "storage_error" if line.startswith(("[rank2]", "RuntimeError")) else "shm_full"
         assert (inc.category, inc.root.kind) == ("infrastructure", kind), line
         assert inc.reason.startswith("/dev/shm too small or full on "), inc.reason
     [disk] = job({"node-a/train.log": ["OSError: [Errno 28] No space left on device"]})
