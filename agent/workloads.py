@@ -246,35 +246,24 @@ class WorkloadTracker:
             self.note_problem(p)
 
     def observe(self, ref: PodRef, f: Finding, standing: Problem | None = None,
-                daemon: str | None | EllipsisType = ..., amending: bool = False) -> PodEvent | None:
+                daemon: str | None | EllipsisType = ...) -> PodEvent | None:
         """A workload failure in a pod's log (`standing`: the node's problem it may be blamed on, see
         `standing`): the Event it makes; None for a finding under EVENT_FLOOR (counted only).  `daemon`: `daemon_of(ref,
         f)` where the caller has it (agent/pipeline.py, which counts a daemon's finding as the node's), else asked
-        here.  `amending`: `f` amends (parsers/rules.py EVENT_AMENDS) a finding of this pod read in an earlier batch,
-        whose Event was said (agent/pipeline.py `_pod_events`): never counted again; the Event that quotes that finding
-        re-worded with what the amendment gave (Ray's OOM kill: the node its next line named), as one occurrence
-        (PodEvent count 0); None where no Event quotes it (another rank's line, a fact, a daemon's fault)."""
-        if not amending:
-            labels = [ref.namespace, f.kind] + ([ref.pod] if self.pod_label else [])
-            self.metrics.count("workload_findings", tuple(labels))
-        if SEVERITY_RANK[f.severity] < EVENT_FLOOR:
+        here.  A finding amending one of an earlier batch: `amend`."""
+        labels = [ref.namespace, f.kind] + ([ref.pod] if self.pod_label else [])
+        self.metrics.count("workload_findings", tuple(labels))
+        if not self._said_of(f):
             return None
-        if f.details.get("after_success"):  # its file stated the job's success before: its teardown, no failure
-            return None  # (agent/sources/podlogs.py `_teardown`, triage.teardown; counted only)
-        if restated(f):  # a line restating another program's that the agent reads itself (parsers/rules.py Rule.restates:
-            return None  # the device plugin's "XidCriticalError: Xid=94 on Device=GPU-.." says the kernel's Xid line again):
-            # neither the pod's failure nor a second node finding; counted only
-        if f.timestamp is None:
-            f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
         if daemon is ...:
             daemon = daemon_of(ref, f)
         if daemon is not None:
-            return None if amending else self._daemon_fault(ref, f, daemon)
+            return self._daemon_fault(ref, f, daemon)
         if f.kind in ON_GPU_PODS:  # the node's only in a pod the kubelet says holds GPUs (agent/pipeline.py `_holds_gpus`)
             return self.gpu_access(ref, f) if f.details.get("workload") else None  # else counted only
         # imported here: the job facts (the `triage` package) matter only once pod logs are read, which brings them
         # anyway (agent/sources/podlogs.py); an agent without pod logs never holds them (issue 24's idle footprint)
-        from triage.facts import live, names_culprit, node_named_words, ray_task_words  # noqa: PLC0415
+        from triage.facts import live, names_culprit  # noqa: PLC0415
         from triage.facts import words as fact_words  # noqa: PLC0415
 
         fact = live(f.kind, f.details.get("fact"))
@@ -287,18 +276,11 @@ class WorkloadTracker:
         cause = self._cause(f, standing) if fact is None else None
         reason = event_reason(f) if fact is None else fact.reason
         key = (ref.namespace, job, reason, cause.text if cause else "")
-        if amending:  # the finding its Event quotes, as amended (where it is: its line, its pod's), else nothing
-            quote = self._quote.get(key)
-            if fact is not None or quote is None or self._first.get(key) != ref or \
-                    (quote[1].kind, quote[1].line) != (f.kind, f.line):
-                return None
-            self._quote[key] = (quote[0], replace(f, message=""), quote[2])
         ranks = self._ranks.get(key)
         if ranks is None:
             ranks = self._ranks[key] = Ranks(MAX_RANKS)
             self._jobs.setdefault(key[:2], {})[key] = None
-        if f.rank is not None and ranks.add(f.rank):
-            self._rank_total += 1
+        self._add_rank(ranks, f)
         first = self._first.setdefault(key, ref)  # one Event per job and reason: on the first pod that said it
         if fact is None:  # the job's first failure of the kind on this node is quoted (and said), the ranks counted:
             # its later lines are often the first's consequences (NCCL's flushed work requests after the completion
@@ -313,15 +295,7 @@ class WorkloadTracker:
             if quote is None or (quote[0] - at <= self.window and _outranks(f, quote)):
                 quote = self._quote[key] = (at, replace(f, message=""), quoted(f.message))
                 self._first[key] = first = ref
-            colls = self._collectives(key, f) if f.kind == "nccl_timeout" else ""
-            # the Ray task's process the quoted failure was raised in (agent/sources/podlogs.py: its node, not this one)
-            task = ray_task_words(quote[1].details.get("task_pid"), quote[1].details.get("task_host"))
-            # the node its line names (triage.facts NODE_NAMED: Ray's OOM kill), which its excerpt may not say
-            node = node_named_words(quote[1].details)
-            line_at = quote[0]
-            message = (f"{explain(quote[1], cause, self.window, ranks)}{'. ' + colls if colls else ''}"
-                       f"{'. ' + node if node else ''}{'. ' + task if task else ''} [container {first.container}]"
-                       f"{quote[2]}")
+            message, line_at = self._quote_words(key, f, quote, cause, ranks, first), quote[0]
         else:  # a job fact (triage.facts.LIVE_FACTS): the job's first on this node names the culprit, repeats count;
             # a witness's (a rank a barrier failed, naming none) gives way to the job's first that names one, and a
             # fact its pod's log read after a later line's (held back for the lines after it: Slurm's OOM summary, for
@@ -340,7 +314,7 @@ class WorkloadTracker:
             message, line_at = said[1], said[0]
         # the quoted line's own time travels with the Event (kubeapi.events: its eventTime), by which the cluster
         # orders the job's ranks across its nodes (cluster/evidence.py)
-        event = PodEvent(first, reason, message, "|".join(key), at=line_at, count=0 if amending else 1)
+        event = PodEvent(first, reason, message, "|".join(key), at=line_at)
         while len(self._ranks) > MAX_JOBS or (self._rank_total > MAX_RANKS_TOTAL and len(self._ranks) > 1):
             oldest = next(iter(self._ranks))
             self._rank_total -= len(self._ranks.pop(oldest))
@@ -354,6 +328,61 @@ class WorkloadTracker:
                 del self._jobs[oldest[:2]]
             self.evictions += 1
         return event
+
+    def amend(self, ref: PodRef, f: Finding, standing: Problem | None = None) -> PodEvent | None:
+        """`f` amends (parsers/rules.py EVENT_AMENDS) a finding of this pod read in an earlier batch, whose Event was
+        said (agent/pipeline.py `_pod_events`): never counted again; the Event that quotes that finding re-worded with
+        what the amendment gave (Ray's OOM kill: the node its next line named; NCCL's socket error: the peer, the rank),
+        as one occurrence (PodEvent count 0); None where no Event quotes it (another rank's line, a fact, a daemon's
+        fault, a pod's GPU access: those Events quote nothing amended)."""
+        if not self._said_of(f) or f.kind in ON_GPU_PODS or daemon_of(ref, f) is not None:
+            return None
+        from triage.facts import live  # noqa: PLC0415 (see `observe`)
+
+        if live(f.kind, f.details.get("fact")) is not None:
+            return None
+        cause = self._cause(f, standing)
+        key = (ref.namespace, job_of(ref.pod), event_reason(f), cause.text if cause else "")
+        quote = self._quote.get(key)
+        if quote is None or self._first.get(key) != ref or (quote[1].kind, quote[1].line) != (f.kind, f.line):
+            return None
+        quote = self._quote[key] = (quote[0], replace(f, message=""), quote[2])
+        ranks = self._ranks[key]  # (forgotten with its quote)
+        self._add_rank(ranks, f)  # (a rank the amendment gave: parsers/rules.py EVENT_FILLS)
+        return PodEvent(ref, key[2], self._quote_words(key, f, quote, cause, ranks, ref), "|".join(key),
+                        at=quote[0], count=0)
+
+    def _said_of(self, f: Finding) -> bool:
+        """Whether a pod's finding may be said in an Event (else counted only), `f` dated when read where its line
+        is not."""
+        if SEVERITY_RANK[f.severity] < EVENT_FLOOR:
+            return False
+        if f.details.get("after_success"):  # its file stated the job's success before: its teardown, no failure
+            return False  # (agent/sources/podlogs.py `_teardown`, triage.teardown; counted only)
+        if restated(f):  # a line restating another program's that the agent reads itself (parsers/rules.py
+            return False  # Rule.restates: the device plugin's "XidCriticalError: Xid=94 on Device=GPU-.." says the
+            # kernel's Xid line again): neither the pod's failure nor a second node finding; counted only
+        if f.timestamp is None:
+            f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
+        return True
+
+    def _add_rank(self, ranks: Ranks, f: Finding) -> None:
+        if f.rank is not None and ranks.add(f.rank):
+            self._rank_total += 1
+
+    def _quote_words(self, key: tuple, f: Finding, quote: tuple[float, Finding, str], cause: Cause | None,
+                     ranks: Ranks, first: PodRef) -> str:
+        """The Event's message for the line it quotes (`quote`, `_quote`'s: `f` its latest finding under `key`):
+        what failed, its likely cause, the ranks, the collectives, the node and Ray task its line names, the line."""
+        from triage.facts import node_named_words, ray_task_words  # noqa: PLC0415 (see `observe`)
+
+        colls = self._collectives(key, f) if f.kind == "nccl_timeout" else ""
+        # the Ray task's process the quoted failure was raised in (agent/sources/podlogs.py: its node, not this one)
+        task = ray_task_words(quote[1].details.get("task_pid"), quote[1].details.get("task_host"))
+        # the node its line names (triage.facts NODE_NAMED: Ray's OOM kill), which its excerpt may not say
+        node = node_named_words(quote[1].details)
+        return (f"{explain(quote[1], cause, self.window, ranks)}{'. ' + colls if colls else ''}"
+                f"{'. ' + node if node else ''}{'. ' + task if task else ''} [container {first.container}]{quote[2]}")
 
     def _spoke(self, key: tuple, at: float) -> bool:
         """Whether an Event of the failure of `key`'s job was made on this node within the window of `at`: any line

@@ -977,7 +977,7 @@ def test_an_exception_and_the_line_it_quotes_read_in_two_polls_are_one_failure(t
     joins the exception's event: one failure, counted once (its lines numbered from 1 again at each poll, the quoted
     line was a second failure). The peer the later line gives amends a finding whose Event was said with the earlier
     batch: no second occurrence, so the count stays true, but that Event re-worded with the peer (agent/pipeline.py
-    `_pod_findings`, agent/workloads.py `observe` amending; was: dropped, the peer never said)."""
+    `_pod_findings`, agent/workloads.py `amend`; was: dropped, the peer never said)."""
     pod = pods / "research_bert-worker-0_9a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" / "pytorch"
     pod.mkdir(parents=True)
     lines = (FIXTURE.parents[3] / "incidents/pytorch-150916-killed-peer/logs/train.log").read_text().splitlines()

@@ -1927,7 +1927,7 @@ def test_rays_oom_kill_is_named_live_on_the_node_its_line_names(source, host):
 def test_rays_oom_kill_amended_in_a_later_poll_rewords_its_one_event_through_the_api(tmp_path):
     """vllm-project/vllm #15102's REAL pair (tests/fixtures/realworld/ray-oom.yaml), the memory monitor's line naming
     the node written after a poll read the exception's: the agent's pipeline (agent/pipeline.py `_pod_findings`) gives
-    the amendment to the Event it said (agent/workloads.py `observe(..., amending=True)`), which the recorder writes again re-worded, its
+    the amendment to the Event it said (agent/workloads.py `amend`), which the recorder writes again re-worded, its
     count that of one kill; the cluster reads the node the kill named.  Was: the amendment dropped (only one in the
     same batch replaced its finding), the Event kept the driver's node (live triage named gpu-node-1)."""
     from agent.app import build
