@@ -164,6 +164,11 @@ def _cause(p: Problem, at: float) -> Cause:
     return Cause(at, f"{p.reason} on {p.subject.split(':', 1)[-1]}", p.severity)
 
 
+def _key(ref: PodRef, reason: str, cause: Cause | None, job: str | None = None) -> tuple[str, str, str, str]:
+    """A pod failure's Event key (its aggregation): one Event per namespace, job, reason and likely cause."""
+    return ref.namespace, job if job is not None else job_of(ref.pod), reason, cause.text if cause else ""
+
+
 class WorkloadTracker:
     def __init__(self, metrics, window: float = 600.0, pod_label: bool = False,
                  clock: Callable[[], float] = time.time):
@@ -255,6 +260,7 @@ class WorkloadTracker:
         self.metrics.count("workload_findings", tuple(labels))
         if not self._said_of(f):
             return None
+        self._dated(f)
         if daemon is ...:
             daemon = daemon_of(ref, f)
         if daemon is not None:
@@ -269,13 +275,13 @@ class WorkloadTracker:
         fact = live(f.kind, f.details.get("fact"))
         job = job_of(ref.pod)
         if fact is not None and f.details.get("consequence") and self._spoke(
-                (ref.namespace, job, fact.reason, ""), seen_at(f, self.clock())):
+                _key(ref, fact.reason, None, job), seen_at(f, self.clock())):
             return None  # a consequence (Ray's RayChannelTimeoutError: a failure elsewhere made its rank raise it) is
             # said once a job on the node, where nothing else of the job's failure was (counted only): a 1,000-rank
             # job's one fault adds no Event where the node said it, and one at most where it said nothing
         cause = self._cause(f, standing) if fact is None else None
         reason = event_reason(f) if fact is None else fact.reason
-        key = (ref.namespace, job, reason, cause.text if cause else "")
+        key = _key(ref, reason, cause, job)
         ranks = self._ranks.get(key)
         if ranks is None:
             ranks = self._ranks[key] = Ranks(MAX_RANKS)
@@ -315,6 +321,11 @@ class WorkloadTracker:
         # the quoted line's own time travels with the Event (kubeapi.events: its eventTime), by which the cluster
         # orders the job's ranks across its nodes (cluster/evidence.py)
         event = PodEvent(first, reason, message, "|".join(key), at=line_at)
+        self._evict()
+        return event
+
+    def _evict(self) -> None:
+        """The jobs remembered longest ago forgotten past MAX_JOBS, or past MAX_RANKS_TOTAL ranks in all."""
         while len(self._ranks) > MAX_JOBS or (self._rank_total > MAX_RANKS_TOTAL and len(self._ranks) > 1):
             oldest = next(iter(self._ranks))
             self._rank_total -= len(self._ranks.pop(oldest))
@@ -327,7 +338,6 @@ class WorkloadTracker:
             if not keys:
                 del self._jobs[oldest[:2]]
             self.evictions += 1
-        return event
 
     def amend(self, ref: PodRef, f: Finding, standing: Problem | None = None) -> PodEvent | None:
         """`f` amends (parsers/rules.py EVENT_AMENDS) a finding of this pod read in an earlier batch, whose Event was
@@ -342,19 +352,21 @@ class WorkloadTracker:
         if live(f.kind, f.details.get("fact")) is not None:
             return None
         cause = self._cause(f, standing)
-        key = (ref.namespace, job_of(ref.pod), event_reason(f), cause.text if cause else "")
+        key = _key(ref, event_reason(f), cause)
         quote = self._quote.get(key)
         if quote is None or self._first.get(key) != ref or (quote[1].kind, quote[1].line) != (f.kind, f.line):
             return None
+        self._dated(f)
         quote = self._quote[key] = (quote[0], replace(f, message=""), quote[2])
         ranks = self._ranks[key]  # (forgotten with its quote)
         self._add_rank(ranks, f)  # (a rank the amendment gave: parsers/rules.py EVENT_FILLS)
-        return PodEvent(ref, key[2], self._quote_words(key, f, quote, cause, ranks, ref), "|".join(key),
-                        at=quote[0], count=0)
+        event = PodEvent(ref, key[2], self._quote_words(key, f, quote, cause, ranks, ref), "|".join(key),
+                         at=quote[0], count=0)
+        self._evict()  # (the rank it added counts toward MAX_RANKS_TOTAL)
+        return event
 
     def _said_of(self, f: Finding) -> bool:
-        """Whether a pod's finding may be said in an Event (else counted only), `f` dated when read where its line
-        is not."""
+        """Whether a pod's finding may be said in an Event (else counted only)."""
         if SEVERITY_RANK[f.severity] < EVENT_FLOOR:
             return False
         if f.details.get("after_success"):  # its file stated the job's success before: its teardown, no failure
@@ -362,9 +374,12 @@ class WorkloadTracker:
         if restated(f):  # a line restating another program's that the agent reads itself (parsers/rules.py
             return False  # Rule.restates: the device plugin's "XidCriticalError: Xid=94 on Device=GPU-.." says the
             # kernel's Xid line again): neither the pod's failure nor a second node finding; counted only
+        return True
+
+    def _dated(self, f: Finding) -> None:
+        """A finding to be said whose line is not dated: dated when read."""
         if f.timestamp is None:
             f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
-        return True
 
     def _add_rank(self, ranks: Ranks, f: Finding) -> None:
         if f.rank is not None and ranks.add(f.rank):
