@@ -52,7 +52,7 @@ from parsers.rules import CUDA_CONTAINED, NVSMI_NO_GPU
 
 from .clock import SKEW
 from .facts import FACT_CATEGORY, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
-from .facts import bare_address, loopback as _loopback, own_address
+from .facts import bare_address, loopback as _loopback, own_address, pod_end, pod_ended_as
 from .model import Evidence, Incident, Root, _int
 from .teardown import ENDED_SIGNALS, Teardown, fails, teardown
 
@@ -393,14 +393,15 @@ class Job:
 
     def _not_ready(self, e: Evidence) -> Evidence:
         """The taint manager's deletion of a pod the node controller said before was on a node not ready (its
-        NodeNotReady Event of the same pod, `not_ready`): ended for its node not ready (POD_ENDS "taint:NodeNotReady"),
-        not for a NoExecute taint of any kind. A NodeNotReady stamped after the deletion is none."""
+        NodeNotReady Event of the same pod, `not_ready`), no NoExecute taint of its node known: ended for its node not
+        ready (facts.pod_end given the Event: POD_ENDS "taint:NodeNotReady"). A NodeNotReady stamped after the deletion
+        is none."""
         said = self.not_ready.get(_pod_key(e)) if e.kind == "job_ended" and self.not_ready else None
-        if said is None or e.details.get("pod_end") != "DeletionByTaintManager" or \
-                said.time is not None and e.time is not None and said.time > e.time:
+        if said is None or said.time is not None and e.time is not None and said.time > e.time:
             return e
-        return replace(e, details={**e.details, "pod_end": "taint:NodeNotReady",
-                                   "why": POD_ENDS["taint:NodeNotReady"].why, "pod_reason": "DeletionByTaintManager"})
+        reason = e.details.get("pod_end")
+        key = pod_end(reason, not_ready=True) if reason in POD_ENDS else reason  # (a key: itself, but the deletion)
+        return e if key == reason else replace(e, details={**e.details, **pod_ended_as(key, reason)})
 
     def host_of(self, address: str | None) -> str | None:
         """The job's host a peer address is: by NCCL's own address lines, or a fully qualified name whose first label

@@ -454,10 +454,11 @@ _NO_RACE = f"(?![^\\n]{{0,{VOLUME_RACE_WITHIN}}}?{VOLUME_RACE})"
 OUT_OF = re.compile(rf"^{OUT_OF_WORD}$")
 
 
-def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "") -> str | None:
+def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "", not_ready: bool = False) -> str | None:
     """The POD_ENDS key of a pod-level reason (None: not Kubernetes ending the pod), a taint manager's deletion refined
-    by the NoExecute taint keys its node had (gpu-npd's first, then the node controller's), a reason MESSAGE_ENDS
-    refines by what its message (or the line saying it) says."""
+    by the NoExecute taint keys its node had (gpu-npd's first, then the node controller's), else by the node
+    controller's NodeNotReady Event of the pod before it (`not_ready`: triage.attribute's Job._not_ready), a reason
+    MESSAGE_ENDS refines by what its message (or the line saying it) says."""
     if not reason:
         return None
     for pattern, key in MESSAGE_ENDS.get(reason, ()):
@@ -469,9 +470,18 @@ def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "")
         for t in ("node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready"):
             if t in taints:
                 return "taint:" + t
+        if not_ready:
+            return "taint:NodeNotReady"
     if reason in POD_ENDS:
         return reason
     return "OutOfDevices" if OUT_OF.match(reason) else None
+
+
+def pod_ended_as(key: str, reason: str | None) -> dict:
+    """What a pod's end says in its evidence's details: its POD_ENDS key (`pod_end`'s), the key's why, and the reason
+    it was said as (None: not said).  Offline (the k8s_ended row, Job._not_ready) and the pod's object
+    (triage.inventory's pod_ended)."""
+    return {"why": POD_ENDS[key].why, "pod_end": key, **({"pod_reason": reason} if reason else {})}
 
 
 SIGNALS = {1: "SIGHUP", 2: "SIGINT", 4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL",
@@ -1691,7 +1701,7 @@ def _groups(fact: Fact, m: re.Match) -> dict:
         # driver rejected, by the line's words (MESSAGE_ENDS)
         key = pod_end(reason, message=m.string)
         if key is not None:
-            g.update(why=POD_ENDS[key].why, pod_end=key, **({"pod_reason": reason} if key != reason else {}))
+            g.update(pod_ended_as(key, reason if key != reason else None))
     if reporter_only(fact, g) and "host" in g:  # the line's host reported it (REPORTER_ONLY)
         g["reporter_host"] = g.pop("host")
     if fact.name in _TASK_RANKS:

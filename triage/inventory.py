@@ -32,7 +32,7 @@ from parsers.envelope import json_document, json_value, parse_time
 
 from .attribute import JOB_SEEN_NODE_FAULTS, NODE_FAULT_KINDS
 from .clock import Clock
-from .facts import POD_ENDS, WAITING_REASONS, WHY_OOM, pod_end
+from .facts import POD_ENDS, WAITING_REASONS, WHY_OOM, pod_end, pod_ended_as
 from .model import TEXT_MAX, Evidence
 from .read import read_lines
 
@@ -197,8 +197,7 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
                                   details={**e.details, "pod": pod_name, "pod_reason": reason}))
     return out + [Evidence("job_ended", "error", "unknown", when, host, rank, text=text[:TEXT_MAX],
                            file=where,
-                           details={"fact": "k8s_ended", "why": POD_ENDS[key].why, "pod_end": key, "pod_reason": reason,
-                                    "pod": pod_name,
+                           details={"fact": "k8s_ended", **pod_ended_as(key, reason), "pod": pod_name,
                                     **({"taints": ",".join(taints)} if taints and key.startswith("taint:") else {})})]
 
 

@@ -316,17 +316,21 @@ def _prefix(rest: str, rows) -> tuple[re.Match, tuple] | None:
     return None
 
 
-def strip_lead(line: str) -> tuple[tuple, str, str]:
+UNREAD = object()  # (strip_lead's `record` not given: the line's stern record read there)
+
+
+def strip_lead(line: str, record=UNREAD) -> tuple[tuple, str, str]:
     """(who wrote it, as a key: the (field, value) pairs its launcher prefixes name, the inner prefix winning where
     two say the same, `origin_of` makes them an Origin; its lead: the first stamp (and CRI envelope) of the line, at
     its start, between two prefixes or right after the last, peeled and kept for the line's time; the rest, without
     that stamp and the prefixes).  A later stamp between two prefixes is dropped, one no prefix follows stays in the
-    rest.  Every stamp is matched once."""
+    rest.  Every stamp is matched once.  `record`: the line's `stern_record` where the caller has read it already
+    (None: it is none; triage.read's batch, its keyword scan decodes stern's records), else it is read here."""
     found: dict = {}
     rest = line
     lead = ""
     step = 0
-    if line[:1] == "{" and (record := stern_record(line)) is not None:
+    if line[:1] == "{" and (record := stern_record(line) if record is UNREAD else record) is not None:
         # stern's `-o json` / `-o extjson` record (parsers/envelope.py's, `gpu-npd parse`'s): its pod the line's host,
         # as stern's plain prefix, its node said; its message read on as the line (its own prefixes inner ones), the
         # record's `timestamp` (stern --timestamps since #372) its lead

@@ -24,7 +24,7 @@ from parsers.redacted import placeholder
 from . import facts
 from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
-from .ranks import Origin, from_path, hostname_of_pod, in_message, origin_of, strip_lead
+from .ranks import UNREAD, Origin, from_path, hostname_of_pod, in_message, origin_of, strip_lead
 
 log = logging.getLogger("gpu_npd.triage")
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
@@ -366,31 +366,35 @@ def _classifier(year: int) -> Classifier:
     return Classifier(year=year)
 
 
-def _keyworded(lines: list[str]) -> set[int] | range:
+def _keyworded(lines: list[str]) -> tuple[set[int] | range, dict[int, tuple | None]]:
     """The indexes of `lines` holding a keyword, found in one scan of the batch (a superset: a keyword in a prefix
-    counts too)."""
+    counts too), and the stern records the scan decoded (`_decoded`), by index, for `strip_lead` (each line read
+    once)."""
     pf = _prefilter()
     if pf.engine == "re":  # no multi-pattern engine installed: every line is looked at, as before
-        return range(len(lines))
+        return range(len(lines)), {}
     text = "\n".join(lines)
+    records: dict[int, tuple | None] = {}
     if "\\" in text:  # (a memchr: a batch without a backslash holds no JSON escape)
-        text = "\n".join([_decoded(line) if line[:1] == "{" and "\\" in line else line for line in lines])
+        records = {i: stern_record(line) for i, line in enumerate(lines) if line[:1] == "{" and "\\" in line}
+        if any(records.values()):  # (joined again only where a record's message is scanned in its line's place)
+            text = "\n".join([_decoded(line, records[i]) if i in records else line for i, line in enumerate(lines)])
     buf = text.encode("utf-8", "surrogatepass")
     if buf.count(b"\n") != len(lines) - 1:  # a line handed over with a newline inside: no index to map back to
-        return range(len(lines))
+        return range(len(lines)), records
     found, index, at = set(), 0, 0
     for start, _end, _ids in pf.line_spans(buf):  # (in order: the line a span starts on, its newlines counted once)
         index += buf.count(b"\n", at, start)
         found.add(index)
         at = start
-    return found
+    return found, records
 
 
-def _decoded(line: str) -> str:
-    """A line holding a backslash as the prefilter scans it: a stern JSON record's message, decoded (its escapes,
-    \\" and Go's \\u003c for "<", are not what a keyword's bytes are: `File "`, `<warn>`), as strip_lead reads it, its
-    newlines spaces (one line of the batch: a superset); any other line as it is."""
-    record = stern_record(line)
+def _decoded(line: str, record: tuple | None) -> str:
+    """A line holding a backslash as the prefilter scans it: a stern JSON record's message (`record`, the line's
+    stern_record), decoded (its escapes, \\" and Go's \\u003c for "<", are not what a keyword's bytes are: `File "`,
+    `<warn>`), as strip_lead reads it, its newlines spaces (one line of the batch: a superset); any other line as it
+    is."""
     return line if record is None else record[1].replace("\n", " ")
 
 
@@ -785,7 +789,7 @@ class FileReader:
         if self._numbered:  # a viewer's "[1784] " before each line: peeled, the line's own start read
             lines = [line[m.end():] if (m := _LINE_NUMBER.match(line)) is not None else line for line in lines]
         lines = [_AUTOLINK.sub(r"\1", line) if _AUTOLINK_MARK in line else line for line in lines]
-        hits = _keyworded(lines)
+        hits, records = _keyworded(lines)
         merged = self._merged
         for i, line in enumerate(lines):
             if not line:
@@ -793,7 +797,7 @@ class FileReader:
             try:
                 # the stamp or CRI envelope before (or between) the launcher prefixes: peeled so that the message's
                 # own start is read (a traceback, torchrun's summary), kept for the line's time
-                fields, lead, rest = strip_lead(line)
+                fields, lead, rest = strip_lead(line, records.get(i, UNREAD))
                 if rest[:1] in _HEADER_FIRST:
                     m = _HEADER.match(rest)
                     if m is not None:

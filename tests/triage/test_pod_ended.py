@@ -1200,3 +1200,35 @@ def test_a_deletion_after_the_pods_node_not_ready_event_is_for_its_node_not_read
     later = [replace(deletion[0], time=T0), replace(not_ready[0], time=T0 + timedelta(minutes=5))]
     for evidence in (deletion, [other] + deletion, later):
         assert attribute(evidence)[0].evidence[0].details["pod_end"] == "DeletionByTaintManager"
+
+
+@pytest.mark.parametrize("reason, taints, key", [
+    ("DeletionByTaintManager", (), "taint:NodeNotReady"),
+    # the node's NoExecute taints say more than the Event (which says not-ready or unreachable, not which)
+    ("DeletionByTaintManager", ("node.kubernetes.io/unreachable",), "taint:node.kubernetes.io/unreachable"),
+    ("DeletionByTaintManager", ("gpu-npd.io/GPUUnhealthy",), "taint:gpu-npd"),
+    ("Evicted", (), "Evicted"),  # another end: the Event refines nothing
+])
+def test_pod_end_refines_the_taint_managers_deletion_by_the_node_not_ready_event(reason, taints, key):
+    """The one refinement of DeletionByTaintManager (facts.pod_end): the node's taints, else the node controller's
+    NodeNotReady Event of the pod before it (`not_ready`, as attribute's Job._not_ready gives it); every other POD_ENDS
+    key is itself.  Before: Job._not_ready built "taint:NodeNotReady" and its details by hand (pod_end took no Event)."""
+    assert pod_end(reason, taints, not_ready=True) == key
+    assert all(pod_end(k, not_ready=True) == k for k in POD_ENDS if k != "DeletionByTaintManager")
+
+
+def test_a_pod_object_the_taint_manager_deleted_after_its_node_not_ready_event_is_for_its_node_not_ready():
+    """The pod's object (`kubectl get pods -o json`: DeletionByTaintManager, its node's taints not known) and the node
+    controller's NodeNotReady Event of it before (REAL line: robert-fekete/KubernetesDemo's README, the fixture's first):
+    the same end and details as the Events' own deletion (pod_end, why, pod_reason: facts.pod_ended_as)."""
+    path = ENDED / "events-taint-manager-node-not-ready.txt"
+    not_ready = [e for e in read_lines(path.read_text().splitlines(True)[:1], str(path), Clock(), root=str(ENDED))
+                 if e.kind == "pod_not_ready"]
+    pod = _pod("java-demo-api-5b876b98f8-nc7ct", "node-2", {"phase": "Running", "conditions": [TAINTED]},
+               ns="java-demo")
+    [end] = [e for e in read_objects({"kind": "List", "items": [pod]}) if e.kind == "job_ended"]
+    assert end.details["pod_end"] == "DeletionByTaintManager"
+    (incident,) = attribute(not_ready + [replace(end, time=T0 + timedelta(hours=1))])
+    e = incident.evidence[0]
+    assert {k: e.details[k] for k in ("pod_end", "why", "pod_reason")} == {
+        "pod_end": "taint:NodeNotReady", "why": POD_ENDS["taint:NodeNotReady"].why, "pod_reason": "DeletionByTaintManager"}

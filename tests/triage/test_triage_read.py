@@ -33,12 +33,12 @@ def test_the_keyword_prefilter_changes_no_evidence(path: Path, monkeypatch):
     if reader._prefilter().engine == "re":
         pytest.skip("no multi-pattern engine installed here: the prefilter passes every line")
     fast = evidence(path)
-    monkeypatch.setattr(reader, "_keyworded", lambda lines: range(len(lines)))
+    monkeypatch.setattr(reader, "_keyworded", lambda lines: (range(len(lines)), {}))
     assert fast == evidence(path)
 
 
 def test_the_prefilter_is_in_use_where_an_engine_is_installed():
-    hits = reader._keyworded(["[rank3]: iteration 10/ 100 | lm loss: 2.0", "Traceback (most recent call last):",
+    hits, _ = reader._keyworded(["[rank3]: iteration 10/ 100 | lm loss: 2.0", "Traceback (most recent call last):",
                               "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered"])
     if reader._prefilter().engine == "re":
         pytest.skip("no multi-pattern engine installed here: every line is looked at")
@@ -46,16 +46,16 @@ def test_the_prefilter_is_in_use_where_an_engine_is_installed():
 
 
 def test_lines_with_a_newline_inside_are_all_looked_at():
-    assert reader._keyworded(["a\nb", "c"]) == range(2)
+    assert reader._keyworded(["a\nb", "c"])[0] == range(2)
 
 
 def test_a_line_whose_reading_raises_is_skipped_and_the_rest_read(monkeypatch, caplog):
     real = reader.strip_lead
 
-    def strip(line):
+    def strip(line, record=reader.UNREAD):
         if "boom" in line:
             raise RuntimeError("a bug")
-        return real(line)
+        return real(line, record)
 
     monkeypatch.setattr(reader, "strip_lead", strip)
     lines = ["boom 1", "[rank3]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught "
@@ -623,4 +623,25 @@ def test_a_keyword_escaped_in_a_stern_json_record_is_found(case: str, engine: st
     line = STERN_JSON.replace("json message", ESCAPED_MESSAGES[case])
     message = json.loads(line)["message"]
     assert reader._prefilter().find(message) is not None  # (the decoded message holds a keyword)
-    assert set(reader._keyworded(["loss 0.3", line, STERN_JSON])) == ({0, 1, 2} if engine == "re" else {1})
+    assert set(reader._keyworded(["loss 0.3", line, STERN_JSON])[0]) == ({0, 1, 2} if engine == "re" else {1})
+
+
+def test_a_stern_json_record_holding_a_backslash_is_decoded_once(monkeypatch):
+    """A stern `-o json` line holding an escape is decoded once per read: the keyword scan's record (`_keyworded`) is
+    the one `strip_lead` reads the line by, and the evidence is the same.  Before: twice, the scan's and strip_lead's
+    (each line's JSON parsed again)."""
+    from triage import ranks
+    lines = [STERN_JSON.replace("json message", r'  File \"/opt/train.py\", line 12, in \u003cmodule\u003e'),
+             STERN_JSON.replace("json message", r'step 3 \"loss\" 0.3'), STERN_JSON]
+    before = list(read_lines(lines, "stern.log", Clock(), year=2025))
+    calls = []
+
+    def counted(line):
+        calls.append(line)
+        return real(line)
+
+    real = ranks.stern_record
+    monkeypatch.setattr(reader, "stern_record", counted)
+    monkeypatch.setattr(ranks, "stern_record", counted)
+    assert list(read_lines(lines, "stern.log", Clock(), year=2025)) == before
+    assert sorted(calls) == sorted(lines)
