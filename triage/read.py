@@ -22,6 +22,7 @@ from parsers.prefilter import Prefilter
 from parsers.redacted import placeholder
 
 from . import facts
+from .facts import NODE_NAMED
 from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
 from .ranks import UNREAD, Origin, from_path, hostname_of_pod, in_message, origin_of, strip_lead
@@ -945,10 +946,10 @@ class FileReader:
             ev = self._found.get(f.line) if f.file == self.name else None
             what = f.details.get("amends")
             if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer", "pid", "oom", "gpu", "rank",
-                                                               facts.NODE_NAMED):
+                                                               NODE_NAMED):
                 continue  # that line's finding was no evidence (a fact said more), or was forgotten
             details = {**f.details, **ev.details, "amends": what}
-            if what == facts.NODE_NAMED:  # a later line of the event named the node it happened on (Ray's memory monitor)
+            if what == NODE_NAMED:  # a later line of the event named the node it happened on (Ray's memory monitor)
                 yield on_named_node(ev.with_context(details=details))
                 continue
             if what == "oom":  # a later line of an OOM kill said whose memory ran out (its category: OOM_SCOPES)
@@ -1284,7 +1285,7 @@ class FileReader:
             ev = ev.with_context(details=details, gpu=gpu, peer=None)
         else:
             ev = ev.with_context(details=details, gpu=gpu)
-        if facts.NODE_NAMED in details:  # the line names the node it happened on, not its writer's
+        if NODE_NAMED in details:  # the line names the node it happened on, not its writer's
             ev = on_named_node(ev)
         if len(self._found) >= MAX_FOUND:
             del self._found[next(iter(self._found))]
@@ -1438,12 +1439,10 @@ def of_ray_task(ev: Evidence, pid: int, host: str) -> Evidence:
     return _of_another(ev, dict(ev.details), pid=pid, host=host)
 
 
-
-
 def on_named_node(ev: Evidence) -> Evidence:
-    """A failure whose line names the node it happened on (details facts.NODE_NAMED): that node's, its writer (the driver,
+    """A failure whose line names the node it happened on (details NODE_NAMED): that node's, its writer (the driver,
     a raylet) the reporter (`_of_another`); no process of it named."""
-    host = ev.details[facts.NODE_NAMED]
+    host = ev.details[NODE_NAMED]
     if placeholder(host) or ev.host == host:
         return ev
     return _of_another(ev, dict(ev.details), host=host)
