@@ -3618,8 +3618,17 @@ RULES: tuple[Rule, ...] = (
     #   MauriceNino/dashdot #1226); "requirement error: invalid expression" is the image's NVIDIA_REQUIRE_* (go-skynet/
     #   helm-charts #39, a pod on a node whose other GPU pods ran): no finding;
     # - ldcache ("process /sbin/ldconfig failed with error code: 1") follows the image's own ldconfig and libraries (an
-    #   old image on a new host, NVIDIA/nvidia-docker #1760): no finding; device: below.
-    # device: the GPU the pod asked for is none the node has. GPU-sharing's device plugin (AliyunContainerService/
+    #   old image on a new host, NVIDIA/nvidia-docker #1760): no finding;
+    # - device, the device the runtime was handed is none the node's NVML lists: a GPU's or MIG device's UUID (the
+    #   device plugin's allocation of a GPU the node no longer has: a VM migrated to another host, "device error:
+    #   GPU-12345678-..: unknown device", NVIDIA/k8s-device-plugin #373; a GPU fallen off the bus, a MIG layout
+    #   changed under it), and the device plugin's volume-mounts list the node's toolkit is not set to accept ("device
+    #   error: unknown device id: /var/run/nvidia-container-devices", k8s-device-plugin #200, toolkit 1.14's "device
+    #   error: /var/run/nvidia-container-devices: unknown device", nvidia-container-toolkit #108): the node's, both
+    #   eras' words (libnvidia-container < 1.0's "unknown device id: <id>", later "<id>: unknown device"). Was nothing.
+    #   An index, "false", "tegra" or the old "MIG-GPU-<uuid>/<gi>/<ci>" naming is what a user or compose file asked
+    #   for (docker --gpus, LXC: nvidia-container-toolkit #29, #203): no finding; the GPU-sharing plugin's below.
+    # GPU-sharing's device plugin (AliyunContainerService/
     # gpushare) writes "no-gpu-has-<N>MiB-to-run" as the device when no GPU has the memory the pod requested, and the
     # hook refuses it: "nvidia-container-cli: device error: no-gpu-has-128MiB-to-run: unknown device" (nvidia-container-
     # toolkit #223, 2023), "device error: unknown device id: no-gpu-has-2MiB-to-run" (gpushare-scheduler-extender #80,
@@ -3629,7 +3638,9 @@ RULES: tuple[Rule, ...] = (
     _r("container_cli_error", "driver_unusable", ["nvidia-container-cli"],
        r"nvidia-container-cli(?:\.real)?: (?P<driver_error>(?:initialization|detection|container|permission) error: "
        r"[^\n\\\"]*?|mount error: (?![^\n\\\"]*: file exists)[^\n\\\"]*?|"
-       r"requirement error: unsatisfied condition: [^\n\\\",]*)(?:: unknown\.?)?(?=\s*$|\\|\"|, please)"),
+       r"requirement error: unsatisfied condition: [^\n\\\",]*|"
+       r"device error: (?:unknown device id: )?(?:(?:GPU|MIG)-[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}|"
+       r"/var/run/nvidia-container-devices)(?:: unknown device)?)(?:: unknown\.?)?(?=\s*$|\\|\"|, please)"),
     # The CDI path (the toolkit in "cdi" mode, podman, containerd's CDI injection): the GPU the device plugin (or the
     # user) named is in no CDI spec of the node: "failed to inject CDI devices: unresolvable CDI devices management.
     # nvidia.com/gpu=GPU-e78e68c0-.." (the node's generated spec stale or missing: gpu-operator 1.17.8, nvidia-container-

@@ -482,6 +482,11 @@ HOOK_1431 = ("failed to create containerd task: failed to create shim task: OCI 
              "unable to start container process: error during container init: error running prestart hook #0: exit "
              "status 1, stdout: , stderr: Auto-detected mode as 'legacy'\nnvidia-container-cli: initialization error: "
              "nvml error: driver/library version mismatch: unknown")
+# REAL (NVIDIA/k8s-device-plugin #373, runtime-2026i.yaml): a VM node migrated to another host, the GPU the device plugin
+# had allocated (by UUID) none the node's NVML lists
+HOOK_373 = ("OCI runtime create failed: container_linux.go:380: starting container process caused: process_linux.go:545: "
+            "container init caused: Running hook #0:: error running hook: exit status 1, stdout: , stderr: "
+            "nvidia-container-cli: device error: GPU-12345678-1234-1234-1234-1234567890ab: unknown device: unknown")
 
 
 def unstarted(name: str, node: str, message: str) -> dict:
@@ -498,12 +503,15 @@ def unstarted(name: str, node: str, message: str) -> dict:
 
 
 @pytest.mark.parametrize("message, said", [(HOOK_173, "initialization error: driver error: failed to process request"),
-                                           (HOOK_1431, "driver/library version mismatch")])
+                                           (HOOK_1431, "driver/library version mismatch"),
+                                           (HOOK_373, "device error: GPU-12345678-1234-1234-1234-1234567890ab: "
+                                                      "unknown device")])
 def test_a_pod_the_container_runtime_could_not_start_names_its_nodes_gpu_stack(message, said):
     """The container runtime's hook refused the pod its GPUs: no log, no agent's Event, only the pod's status. Was: a
     rank's death with exit 128, attribution unknown (pod_exits read terminated exit codes only). Now its message read
     by the parsers is that fault on the pod's node (driver_unusable), once per container (the waiting and terminated
-    messages are one failure), and the gang job whose ranks elsewhere time out is node-c's GPU stack's."""
+    messages are one failure), and the gang job whose ranks elsewhere time out is node-c's GPU stack's. A GPU UUID
+    the hook does not know (#373) was nothing before h636: a rank_exit 128 of unknown cause."""
     from triage import attribute
 
     reader = Reader()

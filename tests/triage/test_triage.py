@@ -3380,6 +3380,26 @@ def test_a_described_pod_the_container_runtime_refused_names_its_node():
     assert {e.host for e in found} == {"node-c"} and len(found) == 2
 
 
+# REAL (NVIDIA/k8s-device-plugin #373; tests/fixtures/realworld/runtime-2026i.yaml): the hook handed a GPU UUID the node
+# no longer has (its VM migrated to another host)
+HOOK_373 = ("OCI runtime create failed: container_linux.go:380: starting container process caused: process_linux.go:545: "
+            "container init caused: Running hook #0:: error running hook: exit status 1, stdout: , stderr: "
+            "nvidia-container-cli: device error: GPU-12345678-1234-1234-1234-1234567890ab: unknown device: unknown")
+
+
+def test_a_described_pod_handed_a_gpu_its_node_no_longer_has_names_that_node():
+    """The device plugin's GPU (by UUID) none the node's NVML lists: the pod never starts, the node's (infrastructure,
+    driver_unusable, the UUID said), not the job's. Was: nothing (libnvidia-container's device stage was no rule's)."""
+    described = [f"      Message:      {HOOK_373}" if line.startswith("      Message:") else line
+                 for line in describe_pod("w-2", "node-c")[:-1] if line != HOOK_MESSAGE[1]]  # no Event row
+    incidents = job({"node-a/train.log": [timeout(0), timeout(1)], "w-2.describe.txt": described})
+    first = incidents[0]
+    assert (first.category, first.rule, first.root.host, first.root.kind) == ("infrastructure", "node_fault",
+                                                                              "node-c", "driver_unusable")
+    (said,) = [e.details["driver_error"] for e in first.evidence if e.kind == "driver_unusable"]
+    assert said == "device error: GPU-12345678-1234-1234-1234-1234567890ab: unknown device"
+
+
 def test_the_runtime_hooks_name_is_no_host_and_a_description_names_its_own_node_only():
     """The hook's error on a line of its own in a host's directory is that host's; two descriptions in one file each
     name their own node; a "Node:" line outside a description's header (an application's) names nothing."""
