@@ -141,9 +141,10 @@ class _Sorted:
 
     def best(self, t: float, window: float) -> Cause | None:
         """The most severe, then latest, cause stamped in [t - window, t + SKEW]."""
+        latest, earliest = t + SKEW, t - window
         for causes, times in zip(self._lists, self._times):
-            i = bisect_right(times, t + SKEW) - 1
-            if i >= 0 and times[i] >= t - window:
+            i = bisect_right(times, latest) - 1
+            if i >= 0 and times[i] >= earliest:
                 return causes[bisect_left(times, times[i])]  # equal times: the first given, as before
         return None
 

@@ -239,7 +239,7 @@ class Prefilter:
             end = buf.find(b"\n", to, size)
             line_end = size if end == -1 else end
             ids = {id_}
-            spans.append([buf.rfind(b"\n", 0, to) + 1, line_end, ids])
+            spans.append((buf.rfind(b"\n", 0, to) + 1, line_end, ids))  # (the set filled by later matches)
 
         self._db.scan(buf if size == len(buf) else memoryview(buf)[:size], match_event_handler=on_match,
                       scratch=self._scratch.space)
