@@ -1,7 +1,7 @@
 """Benchmark `gpu-npd parse --format json` against `grep -cE` with the same keyword prefilter, side by side.
 
     python bench/parse.py [--lines N] [--runs R] [--mix default,keyword,hard|none] [--engines hyperscan,re2,re]
-                          [--baseline DIR]
+                          [--baseline DIR] [--instructions N [--branches]]
 
 Mixes (bench/gen_log.py, generated once into bench/out/): `default` (kernel noise, training output, 0.1% errors),
 `keyword` (10% benign vendor-keyword lines, 30% NCCL INFO lines), `hard` (keyword plus 10% of lines in storms of
@@ -20,6 +20,10 @@ each mix's first N lines, start-up included (what is compiled lazily, on the fir
 wherever it falls), divided by N, for this checkout and the baseline, each run the same way (bench/checkout.py's
 entry point): slow (about 20 s per 100,000 lines), but the same on a loaded shared host, where CPU time swings by
 several per cent.  Compare trees at paths of equal length (the interpreter's path strings are part of what it counts).
+`--branches` adds callgrind's branch simulation: the mispredicted branches a line (conditional and indirect), the
+hash seed fixed.  Instructions alone undercount a tree that runs more Python bytecodes for as many instructions: each
+bytecode is an indirect jump the CPU's predictor may miss (~15-25 cycles), so the two figures together say what the
+clock will (issue 24: the hard mix at parity by instructions, slower by the clock, until its bytecodes were cut).
 """
 
 from __future__ import annotations
@@ -113,8 +117,10 @@ def startup(gpu_npd: str, args: argparse.Namespace) -> None:
               f"cpu {min(c for _, c in measured):6.3f} s{over}")
 
 
-def instructions(tree: str, log: Path, lines: int) -> float:
-    """Instructions of `tree`'s gpu-npd parse of `log`'s first `lines` lines, start-up included, a line."""
+def instructions(tree: str, log: Path, lines: int, branches: bool = False) -> float | tuple[float, float]:
+    """Instructions of `tree`'s gpu-npd parse of `log`'s first `lines` lines, start-up included, a line; `branches`:
+    also its mispredicted branches a line (callgrind's branch simulation, conditional and indirect: the interpreter's
+    dispatch is most of the latter), with the hash seed fixed (the counts move with set and dict orders)."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         raise SystemExit("parse: --instructions needs valgrind (apt install valgrind)")
@@ -122,14 +128,18 @@ def instructions(tree: str, log: Path, lines: int) -> float:
         cut = Path(tmp, "cut.log")
         with log.open("rb") as f:
             cut.write_bytes(b"".join(line for line, _ in zip(f, range(lines))))
-        done = subprocess.run([valgrind, "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out", sys.executable,
+        done = subprocess.run([valgrind, "--tool=callgrind", f"--callgrind-out-file={tmp}/cg.out"]
+                              + (["--branch-sim=yes"] if branches else []) + [sys.executable,
                                "-c", RUN_OTHER, tree, "parse", "--format", "json", str(cut)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
-    counted = re.search(r"Collected : (\d+)", done.stderr)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False,
+                              env=dict(os.environ, PYTHONHASHSEED="0") if branches else None)
+    counted = re.search(r"Collected : (\d+)(?: (\d+) (\d+) (\d+) (\d+))?", done.stderr)
     if done.returncode != 0 or counted is None:
         last = ([line for line in done.stderr.splitlines() if line.strip() and not line.startswith("==")]
                 or ["no output"])[-1]  # the program's own last words, not valgrind's summary
         raise SystemExit(f"parse: callgrind of {tree}'s gpu-npd parse failed (exit {done.returncode}): {last}")
+    if branches:  # (Ir Bc Bcm Bi Bim: conditional and indirect branches and their mispredicts)
+        return int(counted.group(1)) / lines, (int(counted.group(3)) + int(counted.group(5))) / lines
     return int(counted.group(1)) / lines
 
 
@@ -144,15 +154,25 @@ def main() -> None:
     ap.add_argument("--baseline", default=None, help="a checkout of an earlier version to time beside this one")
     ap.add_argument("--instructions", type=int, default=None, metavar="N",
                     help="instructions a line of each mix's first N lines (callgrind) instead of times")
+    ap.add_argument("--branches", action="store_true",
+                    help="with --instructions: mispredicted branches a line too (callgrind's branch simulation)")
     args = ap.parse_args()
     compiled(HERE.parent)
     if args.baseline:
         args.baseline = compiled(args.baseline)
     if args.instructions:
         trees = [("this", str(HERE.parent))] + ([("baseline", args.baseline)] if args.baseline else [])
-        print(f"instructions a line (callgrind), each mix's first {args.instructions:,} lines, start-up included")
+        print(f"instructions a line (callgrind), each mix's first {args.instructions:,} lines, start-up included"
+              + ("; mispredicted branches a line (its branch simulation, PYTHONHASHSEED=0)" if args.branches else ""))
         for mix in [] if args.mix == "none" else args.mix.split(","):
-            counted = {label: instructions(tree, log_for(mix, args.lines), args.instructions) for label, tree in trees}
+            counted = {label: instructions(tree, log_for(mix, args.lines), args.instructions, args.branches)
+                       for label, tree in trees}
+            if args.branches:
+                print(f"  {mix:8s} " + "  ".join(f"{label} {n:,.0f} ({m:,.1f} mispredicted)"
+                                                  for label, (n, m) in counted.items())
+                      + (f"  x{counted['this'][0] / counted['baseline'][0]:.3f} / "
+                         f"x{counted['this'][1] / counted['baseline'][1]:.3f} baseline" if args.baseline else ""))
+                continue
             ratio = f"  x{counted['this'] / counted['baseline']:.3f} baseline" if args.baseline else ""
             print(f"  {mix:8s} " + "  ".join(f"{label} {n:,.0f}" for label, n in counted.items()) + ratio)
         return
