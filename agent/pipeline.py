@@ -281,7 +281,7 @@ class Pipeline:
                     self._unsure[ref.uid] = (self.clock(), at, ref, f)
             for ref, f in later:  # amending what an earlier batch's Event said: that Event re-worded (when it quotes
                 annotate(f, self.gpu.gpu_map, self.known_gpus)  # the finding amended), nothing counted or decided again
-                event = self.workloads.amend(ref, f, standing)
+                event = self.workloads.amend(ref, f)
                 if event is not None:
                     self._events.append(event)
             if self.progress is not None:

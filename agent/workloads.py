@@ -185,6 +185,9 @@ class WorkloadTracker:
         self._said: dict[tuple, tuple[float, str, bool, int]] = {}
         # any other key -> (when, its first finding without its line, that line quoted): what its Event says and quotes
         self._quote: dict[tuple, tuple[float, Finding, str]] = {}
+        # the quoted line's (pod, kind, line) -> (its key, the cause its Event said): what `amend` re-words, found
+        # though the node's standing problem changed since (one per quote, forgotten with it: `_unquote`)
+        self._quoted: dict[tuple[PodRef, str, int | None], tuple[tuple, Cause | None]] = {}
         # a watchdog timeout's key -> (each rank's collective, in the order seen; the Event's words for them): said so
         # that the cluster compares the job's ranks' collectives across its nodes (triage.facts collectives_words)
         self._colls: dict[tuple, tuple[dict[int, object], str]] = {}
@@ -299,8 +302,10 @@ class WorkloadTracker:
                 quote = None
                 self._colls.pop(key, None)
             if quote is None or (quote[0] - at <= self.window and _outranks(f, quote)):
+                self._unquote(key)
                 quote = self._quote[key] = (at, replace(f, message=""), quoted(f.message))
                 self._first[key] = first = ref
+                self._quoted[(ref, f.kind, f.line)] = (key, cause)
             message, line_at = self._quote_words(key, f, quote, cause, ranks, first), quote[0]
         else:  # a job fact (triage.facts.LIVE_FACTS): the job's first on this node names the culprit, repeats count;
             # a witness's (a rank a barrier failed, naming none) gives way to the job's first that names one, and a
@@ -329,6 +334,7 @@ class WorkloadTracker:
         while len(self._ranks) > MAX_JOBS or (self._rank_total > MAX_RANKS_TOTAL and len(self._ranks) > 1):
             oldest = next(iter(self._ranks))
             self._rank_total -= len(self._ranks.pop(oldest))
+            self._unquote(oldest)
             self._first.pop(oldest, None)
             self._said.pop(oldest, None)
             self._quote.pop(oldest, None)
@@ -339,22 +345,28 @@ class WorkloadTracker:
                 del self._jobs[oldest[:2]]
             self.evictions += 1
 
-    def amend(self, ref: PodRef, f: Finding, standing: Problem | None = None) -> PodEvent | None:
+    def _unquote(self, key: tuple) -> None:
+        """The line `key`'s Event quotes (if any) no longer found by `amend` (its quote replaced or forgotten)."""
+        quote = self._quote.get(key)
+        if quote is not None:
+            self._quoted.pop((self._first[key], quote[1].kind, quote[1].line), None)
+
+    def amend(self, ref: PodRef, f: Finding) -> PodEvent | None:
         """`f` amends (parsers/rules.py EVENT_AMENDS) a finding of this pod read in an earlier batch, whose Event was
         said (agent/pipeline.py `_pod_events`): never counted again; the Event that quotes that finding re-worded with
         what the amendment gave (Ray's OOM kill: the node its next line named; NCCL's socket error: the peer, the rank),
         as one occurrence (PodEvent count 0); None where no Event quotes it (another rank's line, a fact, a daemon's
-        fault, a pod's GPU access: those Events quote nothing amended)."""
+        fault, a pod's GPU access: those Events quote nothing amended).  The Event is the one the finding was quoted
+        under (`_quoted`), its key and cause as said: a node problem raised or cleared since changes neither."""
         if not self._said_of(f) or f.kind in ON_GPU_PODS or daemon_of(ref, f) is not None:
             return None
         from triage.facts import live  # noqa: PLC0415 (see `observe`)
 
         if live(f.kind, f.details.get("fact")) is not None:
             return None
-        cause = self._cause(f, standing)
-        key = _key(ref, event_reason(f), cause)
+        key, cause = self._quoted.get((ref, f.kind, f.line)) or ((), None)
         quote = self._quote.get(key)
-        if quote is None or self._first.get(key) != ref or (quote[1].kind, quote[1].line) != (f.kind, f.line):
+        if quote is None:
             return None
         self._dated(f)
         quote = self._quote[key] = (quote[0], replace(f, message=""), quote[2])

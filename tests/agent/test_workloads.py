@@ -998,6 +998,81 @@ def test_an_exception_and_the_line_it_quotes_read_in_two_polls_are_one_failure(t
                                                    {"namespace": "research", "kind": "nccl_remote_error"}) == 1
 
 
+# the two real pairs whose later line amends the earlier's finding: pytorch/pytorch #150916's ncclRemoteError and the
+# socket error it quotes (the peer; tests/fixtures/incidents/pytorch-150916-killed-peer), vllm-project/vllm #15102's Ray
+# OOM kill and the memory monitor's line naming the node (tests/fixtures/realworld/ray-oom.yaml)
+AMENDED_PAIRS = {
+    "pytorch-150916": ((FIXTURE.parents[3] / "incidents/pytorch-150916-killed-peer/logs/train.log").read_text()
+                       .splitlines(), "rank 1 (peer ip-172-31-45-209.eu-north-1.compute.internal)"),
+    "vllm-15102": (None, "On the node its line names (host 29.45.33.204)")}
+XID79 = ("{at} node-1 kernel: NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the "
+         "bus.")  # (the line test_workload_failure_after_an_xid_on_this_node_names_it reads)
+
+
+def amended_pair(name: str) -> tuple[list[str], str]:
+    """A pair's CRI lines (one second apart, as the kubelet writes them) and the words its amendment adds."""
+    from realworld import lines_by_source
+
+    lines, words = AMENDED_PAIRS[name]
+    lines = lines or lines_by_source("ray-oom.yaml")["https://github.com/vllm-project/vllm/issues/15102"]
+    return [f"2025-04-15T21:17:08.99631956{i}Z stderr F {line}\n" for i, line in enumerate(lines)], words
+
+
+@pytest.mark.parametrize("name", AMENDED_PAIRS)
+def test_an_amendment_finds_its_event_though_the_standing_problem_cleared_between_the_polls(tmp_path, name):
+    """An amendment read a poll after the finding it amends re-words the Event that finding was quoted under, though
+    the node's standing problem (a fatal Xid 79, a likely cause of a correlated kind: the ncclRemoteError, not Ray's
+    OOM kill) cleared between the two polls: the key the amendment's time gives differs from the Event's.  Was: `amend`
+    looked the Event up under the key of now, missed it, and the peer was silently dropped.  The Event keeps its key
+    and the cause it said."""
+    from parsers.model import Problem
+
+    cri, words = amended_pair(name)
+    log = tmp_path / "pods" / "train_bert-worker-0_9a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" / "main" / "0.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("".join(cri[:-1]))
+    src = source(tmp_path / "pods")
+    src.discover()
+    tracker = WorkloadTracker(Metrics())
+    fault = Problem(id="xid79", subject="gpu:0000:5d:00", kind="xid", condition="GPUUnhealthy",
+                    reason="Xid79FallenOffBus", severity="fatal", attribution="hardware", action="", message="",
+                    clear="reset", first_seen=time.time(), last_seen=time.time())
+    (said,) = [e for e in (tracker.observe(ref, f, fault) for ref, f in src.poll()) if e is not None]
+    append(log, cri[-1])
+    (ref, amending), = src.poll()
+    again = tracker.amend(ref, amending)  # (no problem standing now)
+    assert again is not None, "the amendment was dropped"
+    assert (again.key, again.reason, again.ref, again.count) == (said.key, said.reason, said.ref, 0)
+    assert words not in said.message
+    # the cause it said kept (a failure a node fault explains names no peer: parsers/correlate.py `explain`)
+    caused = name == "pytorch-150916"
+    assert ("likely caused by Xid79FallenOffBus" in again.message) == caused and (words in again.message) != caused
+
+
+@pytest.mark.parametrize("name", AMENDED_PAIRS)
+def test_an_amendment_finds_its_event_though_an_xid_was_raised_between_the_polls(tmp_path, pods, name):
+    """The same pairs through the agent's pipeline, the kernel's fatal Xid 79 read between the two polls (after the
+    failure: no remembered cause of it, but the node's standing problem when the amendment is read): that Event
+    re-worded with what the amendment gave, under its own key, without the cause it never said.  Was: dropped for
+    the ncclRemoteError (the key of now named the Xid)."""
+    cri, words = amended_pair(name)
+    log = pods / "research_bert-worker-0_9a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" / "main" / "0.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("".join(cri[:-1]))
+    agent = make_agent(tmp_path, pods, boot=Boot("this-boot"))
+    src = agent.pods.pod_source = source(pods)
+    src.discover()
+    agent.pipeline.process(WorkloadFindings(src.poll()))
+    agent.pipeline.process([Record("kern", XID79.format(at="2025-04-15T21:20:00+0000"))])
+    assert agent.pipeline.workloads.standing(agent.pipeline.engine.problems.values()) is not None
+    append(log, cri[-1])
+    agent.pipeline.process(WorkloadFindings(src.poll()))
+    said = [e for e in workload_lines(agent) if e["pod"] == "bert-worker-0"]
+    assert len(said) == 2 and said[0]["reason"] == said[1]["reason"], said
+    assert words not in said[0]["message"] and words in said[1]["message"]
+    assert "likely caused by" not in said[1]["message"]
+
+
 # a vLLM server's workers, each line behind its worker's tag (REAL lines: vllm-project/vllm #19631 and #19483, in a CRI
 # envelope as the kubelet writes them): the Event lists the workers' ranks; before, it named none
 VLLM_WORKER_ERRORS = (
