@@ -348,8 +348,10 @@ class WorkloadTracker:
     def _unquote(self, key: tuple) -> None:
         """The line `key`'s Event quotes (if any) no longer found by `amend` (its quote replaced or forgotten)."""
         quote = self._quote.get(key)
-        if quote is not None:
-            self._quoted.pop((self._first[key], quote[1].kind, quote[1].line), None)
+        if quote is not None:  # (its entry only: a restarted container's line of that number may be another key's)
+            line = (self._first[key], quote[1].kind, quote[1].line)
+            if self._quoted.get(line, ((),))[0] == key:
+                del self._quoted[line]
 
     def amend(self, ref: PodRef, f: Finding) -> PodEvent | None:
         """`f` amends (parsers/rules.py EVENT_AMENDS) a finding of this pod read in an earlier batch, whose Event was

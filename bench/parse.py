@@ -21,9 +21,10 @@ wherever it falls), divided by N, for this checkout and the baseline, each run t
 entry point): slow (about 20 s per 100,000 lines), but the same on a loaded shared host, where CPU time swings by
 several per cent.  Compare trees at paths of equal length (the interpreter's path strings are part of what it counts).
 `--branches` adds callgrind's branch simulation: the mispredicted branches a line (conditional and indirect), the
-hash seed fixed.  Instructions alone undercount a tree that runs more Python bytecodes for as many instructions: each
-bytecode is an indirect jump the CPU's predictor may miss (~15-25 cycles), so the two figures together say what the
-clock will (issue 24: the hard mix at parity by instructions, slower by the clock, until its bytecodes were cut).
+hash seed fixed.  Instructions alone may undercount a tree that runs more Python bytecodes for as many instructions:
+each bytecode is an indirect jump the CPU's predictor may miss, a stall of many cycles (issue 24's hard mix was at
+parity by instructions and slower by the clock; CHANGELOG, 0.1.0 Changed, gives both figures before and after its
+bytecodes were cut).
 """
 
 from __future__ import annotations
@@ -117,10 +118,11 @@ def startup(gpu_npd: str, args: argparse.Namespace) -> None:
               f"cpu {min(c for _, c in measured):6.3f} s{over}")
 
 
-def instructions(tree: str, log: Path, lines: int, branches: bool = False) -> float | tuple[float, float]:
-    """Instructions of `tree`'s gpu-npd parse of `log`'s first `lines` lines, start-up included, a line; `branches`:
-    also its mispredicted branches a line (callgrind's branch simulation, conditional and indirect: the interpreter's
-    dispatch is most of the latter), with the hash seed fixed (the counts move with set and dict orders)."""
+def instructions(tree: str, log: Path, lines: int, branches: bool = False) -> tuple[float, float | None]:
+    """Instructions of `tree`'s gpu-npd parse of `log`'s first `lines` lines, start-up included, a line, and with
+    `branches` its mispredicted branches a line (callgrind's branch simulation, conditional and indirect: the
+    interpreter's dispatch is most of the latter; the hash seed fixed: the counts move with set and dict orders), else
+    None."""
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         raise SystemExit("parse: --instructions needs valgrind (apt install valgrind)")
@@ -138,9 +140,8 @@ def instructions(tree: str, log: Path, lines: int, branches: bool = False) -> fl
         last = ([line for line in done.stderr.splitlines() if line.strip() and not line.startswith("==")]
                 or ["no output"])[-1]  # the program's own last words, not valgrind's summary
         raise SystemExit(f"parse: callgrind of {tree}'s gpu-npd parse failed (exit {done.returncode}): {last}")
-    if branches:  # (Ir Bc Bcm Bi Bim: conditional and indirect branches and their mispredicts)
-        return int(counted.group(1)) / lines, (int(counted.group(3)) + int(counted.group(5))) / lines
-    return int(counted.group(1)) / lines
+    missed = (int(counted.group(3)) + int(counted.group(5))) / lines if branches else None  # (Ir Bc Bcm Bi Bim)
+    return int(counted.group(1)) / lines, missed
 
 
 def main() -> None:
@@ -167,14 +168,13 @@ def main() -> None:
         for mix in [] if args.mix == "none" else args.mix.split(","):
             counted = {label: instructions(tree, log_for(mix, args.lines), args.instructions, args.branches)
                        for label, tree in trees}
-            if args.branches:
-                print(f"  {mix:8s} " + "  ".join(f"{label} {n:,.0f} ({m:,.1f} mispredicted)"
-                                                  for label, (n, m) in counted.items())
-                      + (f"  x{counted['this'][0] / counted['baseline'][0]:.3f} / "
-                         f"x{counted['this'][1] / counted['baseline'][1]:.3f} baseline" if args.baseline else ""))
-                continue
-            ratio = f"  x{counted['this'] / counted['baseline']:.3f} baseline" if args.baseline else ""
-            print(f"  {mix:8s} " + "  ".join(f"{label} {n:,.0f}" for label, n in counted.items()) + ratio)
+            ratio = ""
+            if args.baseline:
+                (n, m), (n0, m0) = counted["this"], counted["baseline"]
+                ratio = f"  x{n / n0:.3f}" + (f" / x{m / m0:.3f}" if m is not None else "") + " baseline"
+            said = [f"{label} {n:,.0f}" + (f" ({m:,.1f} mispredicted)" if m is not None else "")
+                    for label, (n, m) in counted.items()]
+            print(f"  {mix:8s} " + "  ".join(said) + ratio)
         return
     gpu_npd = shutil.which("gpu-npd") or str(Path(sys.executable).with_name("gpu-npd"))
     pattern = "|".join(ere(k) for k in all_keywords())

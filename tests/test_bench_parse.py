@@ -53,6 +53,6 @@ def test_instructions_with_branches_reads_callgrinds_mispredicts_and_fixes_the_h
 
     monkeypatch.setattr(bench.shutil, "which", lambda name: "/usr/bin/valgrind")
     monkeypatch.setattr(bench.subprocess, "run", run)
-    assert bench.instructions("tree", log, 2) == 2000
+    assert bench.instructions("tree", log, 2) == (2000, None)
     assert bench.instructions("tree", log, 2, branches=True) == (2000, 40)
     assert calls[0][1] is None and calls[1][1]["PYTHONHASHSEED"] == "0"
