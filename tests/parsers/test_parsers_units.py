@@ -1906,3 +1906,20 @@ def test_a_keyword_json_escaped_in_a_docker_or_stern_line_is_found_by_every_engi
         for engine, scanner in _engine_scanners():
             got = list(scanner.scan(io.BytesIO(("noise\n" + line + "\n").encode())))
             assert [(f.kind, f.peer, f.message) for f in got] == want, (engine, line)
+
+
+def test_the_last_part_of_a_cri_group_longer_than_its_cap_joins_the_parts_before_it():
+    """A CRI partial group of more than MAX_CRI_PARTS lines: the first span's group stops at the cap, so its last part
+    (the `F` line, here the one holding the keyword) is read with the parts before it (parsers/scan.py: the line after
+    one holding " P ", that line a span skipped inside the first group, marked).  Without the mark it was read alone
+    (its own line number, the parts' text lost).  CONSTRUCTED: CRI's format, the driver's Xid 79 text."""
+    import io  # noqa: PLC0415
+
+    from parsers import Scanner  # noqa: PLC0415
+    from parsers.scan import MAX_CRI_PARTS  # noqa: PLC0415
+
+    stamp = "2024-07-25T06:36:18.29345678{}Z stderr {} {}"
+    xid = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+    parts = [stamp.format(i % 10, "P", "part") for i in range(MAX_CRI_PARTS)] + [stamp.format(9, "F", xid)]
+    (f,) = Scanner().scan(io.BytesIO(("\n".join(parts) + "\n").encode()))
+    assert (f.kind, f.xid, f.line) == ("xid", 79, 2) and f.message.startswith("part")
