@@ -136,7 +136,7 @@ def instructions(tree: str, log: Path, lines: int, branches: bool = False) -> tu
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False,
                               env=dict(os.environ, PYTHONHASHSEED="0") if branches else None)
     counted = re.search(r"Collected : (\d+)(?: (\d+) (\d+) (\d+) (\d+))?", done.stderr)
-    if done.returncode != 0 or counted is None:
+    if done.returncode != 0 or counted is None or (branches and counted.group(2) is None):
         last = ([line for line in done.stderr.splitlines() if line.strip() and not line.startswith("==")]
                 or ["no output"])[-1]  # the program's own last words, not valgrind's summary
         raise SystemExit(f"parse: callgrind of {tree}'s gpu-npd parse failed (exit {done.returncode}): {last}")

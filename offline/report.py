@@ -10,8 +10,7 @@ from typing import IO, Iterable
 
 from parsers import Cause, CauseIndex, Finding, amends, explain, likely_cause, xid_info
 from parsers.envelope import host_key
-from parsers.finding import SEVERITY_RANK, above
-from parsers.kinds import SEVERITIES
+from parsers.finding import SEVERITIES, SEVERITY_RANK, above
 
 _COLUMNS = ("WHERE", "KIND", "SEVERITY", "ATTRIBUTION", "DEVICE", "ACTION", "MESSAGE")
 _WIDTHS = (22, 20, 8, 11, 16, 24)

@@ -1572,16 +1572,9 @@ _FILLABLE = frozenset({"xid", "sxid", "pci", "pid", "process", "rank", "peer"})
 def _stream_fields() -> tuple[str, ...]:
     """The attributes of a classifier's stream context: those `Classifier._new_stream` sets (the line count aside: the
     input's), so a context switched per host (Classifier._to_host) is all of it, whatever is added there."""
-    class Probe:  # what _new_stream sets, in order (it only sets)
-        def __init__(self):
-            object.__setattr__(self, "names", [])
-
-        def __setattr__(self, name: str, value: object) -> None:
-            self.names.append(name)
-
-    probe = Probe()
-    Classifier._new_stream(probe)  # type: ignore[arg-type]
-    return tuple(name for name in dict.fromkeys(probe.names) if name != "_count")
+    probe = object.__new__(Classifier)  # (its slots unset: those _new_stream sets are the ones it has after)
+    Classifier._new_stream(probe)
+    return tuple(name for name in Classifier.__slots__ if name != "_count" and hasattr(probe, name))
 
 
 _STREAM_FIELDS = _stream_fields()

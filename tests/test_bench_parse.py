@@ -56,3 +56,4 @@ def test_instructions_with_branches_reads_callgrinds_mispredicts_and_fixes_the_h
     assert bench.instructions("tree", log, 2) == (2000, None)
     assert bench.instructions("tree", log, 2, branches=True) == (2000, 40)
     assert calls[0][1] is None and calls[1][1]["PYTHONHASHSEED"] == "0"
+    assert "--branch-sim=yes" not in calls[0][0] and "--branch-sim=yes" in calls[1][0]

@@ -277,11 +277,3 @@ def test_a_programs_prefix_naming_no_node_of_the_input_is_no_host():
     data = ("\n".join(["node-a: " + H200[0], "node-b: " + KVM[0], CUPY[6]]) + "\n").encode()
     assert CUPY[6].startswith("cupy_backends.cuda.api.runtime.CUDARuntimeError: ")
     assert [(f.host, f.kind) for f in _findings(data)] == [(None, "cuda_error")]
-
-
-def test_a_classifiers_stream_fields_are_slots_it_declares():
-    """_STREAM_FIELDS (what _new_stream sets, read by a recording probe) are among Classifier's __slots__ (that the
-    slots are what it sets: tests/test_slots.py)."""
-    from parsers.classify import _STREAM_FIELDS, Classifier
-
-    assert set(_STREAM_FIELDS) | {"_count"} <= set(Classifier.__slots__)

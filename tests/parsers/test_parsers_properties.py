@@ -1380,9 +1380,10 @@ def test_a_storm_of_new_xid_lines_reads_each_code_once():
 def test_a_codes_cached_row_is_bounded_ints(digits):
     """(h594) rules.xid_row / sxid_row (an Xid's / SXid's code, cached): the number of 1 to 18 ASCII digits, else the
     catalog's unknown row (code None: an Arabic-Indic digit, a space, an overlong run)."""
+    from parsers.finding import MAX_DIGITS
     from parsers.rules import sxid_row, xid_row
 
-    number = int(digits) if 0 < len(digits) <= 18 and all(c in "0123456789" for c in digits) else None
+    number = int(digits) if 0 < len(digits) <= MAX_DIGITS and all(c in "0123456789" for c in digits) else None
     assert xid_row(digits).code == sxid_row(digits).code == number
 
 
