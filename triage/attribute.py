@@ -396,7 +396,7 @@ class Job:
         NodeNotReady Event of the same pod, `not_ready`), no NoExecute taint of its node known: ended for its node not
         ready (facts.pod_end given the Event: POD_ENDS "taint:NodeNotReady"). A NodeNotReady stamped after the deletion
         is none."""
-        said = self.not_ready.get(_pod_key(e)) if e.kind == "job_ended" and self.not_ready else None
+        said = self.not_ready.get(_pod_key(e)) if e.kind == "job_ended" else None
         if said is None or said.time is not None and e.time is not None and said.time > e.time:
             return e
         reason = e.details.get("pod_end")
@@ -803,9 +803,13 @@ def _unplaced(job: Job, v: Verdict, candidates: list[Evidence]) -> list[Evidence
     files = {e.file for e in (v.root, *v.suspects) if e is not None}
     return [e for e in candidates if e.time is None and e.file not in files
             and e is not v.root and e not in v.suspects
-            and not (v.root is not None and e.kind in DEATH_KINDS and (
-                (v.root.kind in DEATH_KINDS and e.rank is not None and (e.rank, e.host) == (v.root.rank, v.root.host))
-                or _explanation(job, e) is v.root))]
+            and not (v.root is not None and e.kind in DEATH_KINDS and (_same_death(v.root, e)
+                                                                        or _explanation(job, e) is v.root))]
+
+
+def _same_death(root: Evidence, e: Evidence) -> bool:
+    """Is the death `e` reports the root's own (the same rank on the same host, the root a death too)?"""
+    return root.kind in DEATH_KINDS and e.rank is not None and (e.rank, e.host) == (root.rank, root.host)
 
 
 def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:

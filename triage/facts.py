@@ -1683,9 +1683,10 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             g["host"] = g.pop("rnode")
         if "tpod" in g:  # the taint manager's deletion Event (the node controller's, naming the node, before it)
             g["pod"] = g.pop("tpod")
-            g["why"] = "NodeLost" if "tnode" in g else "DeletionByTaintManager"
             if "tnode" in g:
-                g["host"] = g.pop("tnode")
+                g["why"], g["host"] = "NodeLost", g.pop("tnode")
+            else:
+                g["why"] = "DeletionByTaintManager"
         if "pull" in g:  # the kubelet's Event message "Error: ErrImagePull"
             g["why"] = g.pop("pull")
         if "mount" in g:  # a volume's or a claim's Event reason (a POD_ENDS key), else what the kubelet's message words

@@ -29,6 +29,8 @@ from .ranks import UNREAD, Origin, from_path, hostname_of_pod, in_message, origi
 
 log = logging.getLogger("gpu_npd.triage")
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
+# what a later line of an event may amend in its evidence (parsers' EVENT_AMENDS details, read in `_amended`)
+_AMENDED = frozenset({"severity", "pci", "peer", "pid", "oom", "gpu", "rank", NODE_NAMED})
 YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's year) until one is found
 MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million timeouts says no more than this
 MAX_PENDING = 50000  # evidence held back to the file's end for the rank another line of its process names
@@ -945,8 +947,7 @@ class FileReader:
         for f in amendments:
             ev = self._found.get(f.line) if f.file == self.name else None
             what = f.details.get("amends")
-            if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer", "pid", "oom", "gpu", "rank",
-                                                               NODE_NAMED):
+            if ev is None or ev.kind != f.kind or what not in _AMENDED:
                 continue  # that line's finding was no evidence (a fact said more), or was forgotten
             details = {**f.details, **ev.details, "amends": what}
             if what == NODE_NAMED:  # a later line of the event named the node it happened on (Ray's memory monitor)
