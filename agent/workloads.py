@@ -164,9 +164,9 @@ def _cause(p: Problem, at: float) -> Cause:
     return Cause(at, f"{p.reason} on {p.subject.split(':', 1)[-1]}", p.severity)
 
 
-def _key(ref: PodRef, reason: str, cause: Cause | None, job: str | None = None) -> tuple[str, str, str, str]:
+def _key(ref: PodRef, reason: str, cause: Cause | None, job: str) -> tuple[str, str, str, str]:
     """A pod failure's Event key (its aggregation): one Event per namespace, job, reason and likely cause."""
-    return ref.namespace, job if job is not None else job_of(ref.pod), reason, cause.text if cause else ""
+    return ref.namespace, job, reason, cause.text if cause else ""
 
 
 class WorkloadTracker:

@@ -34,8 +34,9 @@ class Finite(click.FloatRange):
 # a window, a rate, a time to idle of 0 or less would bound nothing (--recovery-window 0: every restart out of the
 # budget at once), the Lease's renew deadline and retry period neither: a usage error
 POSITIVE = Finite(min=0, min_open=True)
-# the Lease's duration (--lease-duration inf: no Lease's int(leaseDurationSeconds)) is written in whole seconds (rounded up) to an int32 the API takes only above 0: --lease-duration
-# 0.5 was written as 0 (refused at each try), 1e10 past the int32
+# the Lease's duration (--lease-duration inf: no Lease's int(leaseDurationSeconds)) is written in whole seconds
+# (rounded up) to an int32 the API takes only above 0: --lease-duration 0.5 was written as 0 (refused at each try),
+# 1e10 past the int32
 LEASE_SECONDS = Finite(min=1, max=MAX_LEASE_SECONDS)
 
 

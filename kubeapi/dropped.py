@@ -34,10 +34,9 @@ class Dropped:
 
         fam = CounterMetricFamily(self.name, self.documentation, labels=["reason"] if self.reasons else [])
         sources = list(self._sources)
-        if self.reasons:
-            for reason in self.reasons:
-                fam.add_metric([reason], sum(s.dropped[reason] for s in sources))
-        else:
+        for reason in self.reasons:
+            fam.add_metric([reason], sum(s.dropped[reason] for s in sources))
+        if not self.reasons:
             fam.add_metric([], sum(s.dropped for s in sources))
         yield fam
 

@@ -2138,7 +2138,8 @@ def test_hugging_face_datasets_set_up_bars_are_no_progress():
 def test_an_advance_ends_the_files_in_flight_and_a_saved_without_its_saving_counts_none():
     """The files in flight (DeepSpeed's `[Torch] Saving` / `Saved`) go back to 0 at an advance (a save's files said
     begun before it never hold a later save's pause), and a `Saved` whose `Saving` was lost counts no file below 0 (a
-    later `Saving` is one in flight). REAL lines: the Qwen2.5 run's (sources.md)."""
+    later `Saving` is one in flight). A guard of the `_Pod.unpause` refactor (both held before it: the docs said them,
+    no test did). REAL lines: the Qwen2.5 run's (sources.md)."""
     text, clock, t = _qwen_stepping()
     t.observe(REF, [Mark(clock.t, recognise(text[3])), Mark(clock.t, recognise(text[4]))])  # a save, a file begun
     assert t.pods[REF.uid].files == 1
