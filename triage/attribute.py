@@ -51,7 +51,7 @@ from parsers.pci import PORT_DRIVERS, printed_by
 from parsers.rules import CUDA_CONTAINED, NVSMI_NO_GPU
 
 from .clock import SKEW
-from .facts import FACT_CATEGORY, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
+from .facts import FACT_CATEGORY, FR_MISSING, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
 from .facts import bare_address, loopback as _loopback, own_address, pod_end, pod_ended_as
 from .model import Evidence, Incident, Root, _int
 from .teardown import ENDED_SIGNALS, Teardown, fails, teardown
@@ -1165,6 +1165,10 @@ def _net_of(e: Evidence) -> tuple[str, str]:
     return next((said for tag, said in NETS.items() if tag in e.text), NET_IB)
 
 
+# the flight recorder analyser's ranks that never joined the collective (triage/facts.py FR_MISSING, fr_missing_line)
+FR_MISSING_FACTS = frozenset({FR_MISSING.name, "fr_missing_line"})
+
+
 def _lagging_rank(job: Job) -> Verdict | None:
     # PyTorch's monitored_barrier: rank 0 names the ranks that never reached it (the others only point at rank 0)
     barrier = [e for e in job.evidence if e.kind == "barrier_timeout" and e.details.get("lagging")]
@@ -1179,6 +1183,9 @@ def _lagging_rank(job: Job) -> Verdict | None:
                  f"(TORCH_NCCL_DESYNC_DEBUG: the lagging/dead/mismatched ranks"
                  f"{', at its collective #' + desync.details['collective'] if desync.details.get('collective') else ''})"
                  if desync is not None else
+                 "never joined the collective the others were in, by PyTorch's flight recorder analysis (torchfrtrace: "
+                 "\"Not all ranks joining collective\", its missing ranks)"
+                 if any(e.details.get("fact") in FR_MISSING_FACTS for e in barrier) else
                  f"did not reach the coordination service's barrier {named} the other tasks waited at"
                  if named is not None or barrier[0].details.get("timeout_ms") is None else
                  f"failed to pass the monitored barrier rank 0 waited in ({barrier[0].details.get('timeout_ms')} ms)")

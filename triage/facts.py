@@ -1077,6 +1077,10 @@ FACTS: tuple[Fact, ...] = (
     # Expected input sizes: '[[1025]]' does not match found input sizes: '[[262144]]'"
     _f("flight_recorder_culprit", "collective_mismatch", ["Culprit rank"],
        r"Culprit rank (?P<rank>\d+); Error type: (?P<error_type>\w*MISMATCH\w*)"),
+    # the flight recorder analyser's first era (FR_MISSING's comment): the missing ranks on the line that says so
+    _f("fr_missing_line", "barrier_timeout", ["Missing ranks are {"],
+       r"Not all ranks joining collective for group \S+ collective \S+.*?Missing ranks are "
+       r"\{(?P<lagging>\d{1,9}(?:, \d{1,9})*)\}"),
     _f("nccl_mismatch", "collective_mismatch", ["Mismatched collective detected"],
        r"Mismatched collective detected, please check your collective calls at and around rank (?P<around_rank>\d+)"),
     # rendezvous / store.  A client that never reached the store (c10d's socket.cpp, every era since 2.0, the store's
@@ -1523,6 +1527,22 @@ def ras_count(line: str, counts: list) -> dict | None:
     said = {k: v for k, v in m.groupdict().items() if v is not None and k not in ("operation", "none")}
     return {**said, "operation": str(count), "majority": str(counts[0]), "op": counts[2], "ranks": str(counts[3])}
 
+
+# PyTorch's flight recorder analyser (torchfrtrace, `python -m torch.distributed.flight_recorder.fr_trace`,
+# tools/flight_recorder/fr_trace.py before 2.6), run over every rank's dump after a hang, names the ranks that never
+# joined the collective the others are in (components/utils.py, "case one: not every rank join the collective"): 2.5's
+# "Not all ranks joining collective 5 at entry 4", 2.6+'s "Not all ranks joining collective, sequence number: 4", then
+# its fields one a line, "group info: 0:default_pg", "collective: nccl:all_reduce" (2.6+ "internal record id: 4"
+# before them), "missing ranks: {1}" (pytorch/tutorials prototype_source/flight_recorder_tutorial.rst: "We can clearly
+# see that rank 1 did not join"); its first era prints them on the opener's line, "Not all ranks joining collective for
+# group 0:default_pg collective nccl:all_reduce  Missing ranks are {1}" (the fr_missing_line row).  The ranks missing
+# are the ones the others waited for, as a barrier's lagging ranks are (was: not read; a hang whose watchdogs single
+# out no rank UNDETERMINED).  Read by triage.read: the opener line (FR_NOT_JOINED_OPENER), then this row's lines.
+FR_NOT_JOINED = "Not all ranks joining collective"
+FR_NOT_JOINED_OPENER = re.compile(FR_NOT_JOINED + r"(?:, sequence number:)? \d{1,19}(?: at entry \d{1,19})?\s*$")
+FR_MISSING = _f("fr_missing_ranks", "barrier_timeout", [],
+                r"^\s*(?:missing ranks: \{(?P<lagging>\d{1,9}(?:, \d{1,9})*)\}|(?:internal record id|group info|"
+                r"collective): .*)\s*$")
 
 TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbeats):": _f(
     "xla_unhealthy_task", "process_lost", [], r"^/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+)\s*$"),

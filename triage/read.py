@@ -356,7 +356,7 @@ def _prefilter() -> Prefilter:
     nothing for a line without one), the job facts' (facts.match likewise), the traceback's and torchrun summary's
     own, and a describe Events table's Scheduled row's; a block's "[0]:" opener holds none and is matched apart."""
     words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, facts.FRAME_WORD, *facts.CHAINED,
-             _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER,
+             _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.FR_NOT_JOINED, facts.RAY_ACTOR_OPENER,
              facts.RAY_TASK_KEYWORD, facts.RAS_COUNTS_END, *CAUGHT_BEFORE, *STOP_SAID, _SCHEDULED_WORD)
     return Prefilter(dict.fromkeys(words))
 
@@ -1044,6 +1044,8 @@ class FileReader:
             for opener, row in facts.TASK_LIST_OPENERS.items():
                 if rest.endswith(opener) and len(self._tasks) < MAX_KEYS:
                     self._tasks[key] = row
+        elif facts.FR_NOT_JOINED in rest and facts.FR_NOT_JOINED_OPENER.search(rest) and len(self._tasks) < MAX_KEYS:
+            self._tasks[key] = facts.FR_MISSING  # the flight recorder analyser's ranks that never joined, lines after
         tail = rest  # the line without an exception group's margin
         if key in self._groups or facts.GROUP_TRACEBACK in rest:
             m = facts.GROUP_MARGIN.match(rest)
