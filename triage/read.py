@@ -380,8 +380,14 @@ def _keyworded(lines: list[str]) -> tuple[set[int] | range, dict[int, tuple | No
     records: dict[int, tuple | None] = {}
     if "\\" in text:  # (a memchr: a batch without a backslash holds no JSON escape)
         records = {i: stern_record(line) for i, line in enumerate(lines) if line[:1] == "{" and "\\" in line}
-        if any(records.values()):  # (joined again only where a record's message is scanned in its line's place)
-            text = "\n".join([_decoded(line, records[i]) if i in records else line for i, line in enumerate(lines)])
+        if any(records.values()):  # joined again only where a record's message is scanned in its line's place:
+            # the records set in a copy (no Python step for the lines between them).  One join, the raw record lines
+            # scanned with the rest and their messages apart, costs more: hyperscan over the raw JSON's bytes
+            parts = lines.copy()
+            for i, record in records.items():
+                if record is not None:
+                    parts[i] = _decoded(record)
+            text = "\n".join(parts)
     buf = text.encode("utf-8", "surrogatepass")
     if buf.count(b"\n") != len(lines) - 1:  # a line handed over with a newline inside: no index to map back to
         return range(len(lines)), records
@@ -393,12 +399,11 @@ def _keyworded(lines: list[str]) -> tuple[set[int] | range, dict[int, tuple | No
     return found, records
 
 
-def _decoded(line: str, record: tuple | None) -> str:
-    """A line holding a backslash as the prefilter scans it: a stern JSON record's message (`record`, the line's
-    stern_record), decoded (its escapes, \\" and Go's \\u003c for "<", are not what a keyword's bytes are: `File "`,
-    `<warn>`), as strip_lead reads it, its newlines spaces (one line of the batch: a superset); any other line as it
-    is."""
-    return line if record is None else record[1].replace("\n", " ")
+def _decoded(record: tuple) -> str:
+    """A stern JSON record's line as the prefilter scans it: its message (`record`, the line's stern_record), decoded
+    (its escapes, \\" and Go's \\u003c for "<", are not what a keyword's bytes are: `File "`, `<warn>`), as strip_lead
+    reads it, its newlines spaces (one line of the batch: a superset)."""
+    return record[1].replace("\n", " ")
 
 
 # (kind, severity) of the parsers' catch-all findings a job fact about the same line says more than (Kind.generic)
