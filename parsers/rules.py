@@ -184,8 +184,11 @@ OOPS_AT = (r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[
            + OOPS_SYMBOL + r" \[")
 OOPS_MODULE_END = r"(?: [0-9a-f]{20,64})?\]"
 # A call trace's frame up to its module's name (the frame rows': driver_frame, storage_frame), every era's form: 5.x+
-# " sym+0x35/0x50 [", 2.6-4.x " [<ffffffffc05523b4>] sym+.. [", the unwinder's guess "? " before the symbol
-FRAME_AT = r"^\s*(?:\[<[0-9a-f]+>\] +)?(?:\? )?" + OOPS_SYMBOL + r" \["
+# " sym+0x35/0x50 [", 2.6-4.x " [<ffffffffc05523b4>] sym+.. [", the unwinder's guess "? " before the symbol. Not a
+# guess at a function's padding (6.2+ "? __pfx__main_loop+0x10/0x10 [nvidia_modeset]", its end: the address of the
+# function after it, a stale word on the stack, pop-os/cosmic-epoch #3038): no function that ran, so the innermost
+# frame that names one is the next
+FRAME_AT = r"^\s*(?:\[<[0-9a-f]+>\] +)?(?:\? (?!__pfx_))?" + OOPS_SYMBOL + r" \["
 # A WARN's first line (kernel/panic.c __warn; 2.6-3.x warn_slowpath_common) after its "WARNING: ", up to the WARN site's
 # symbol (OOPS_SYMBOL), every era: 2.6 / 3.x "WARNING: at <file>:<line> <sym>()" (RHEL 6 " (Tainted: ..)" after it),
 # 3.x-6.18 "WARNING: CPU: <n> PID: <pid> at <file>:<line> <sym>" (3.x "()" after it; "at <sym>" where no file is
@@ -2337,6 +2340,17 @@ RULES: tuple[Rule, ...] = (
        refine="crash"),
     _r("hung_task", "hung_task", ["blocked for more than"],
        r"task (?P<process>.+?):(?P<pid>\d+) blocked for more than (?P<seconds>\d+) seconds", event=("hung", "open")),
+    # The task holding the lock a hung task waits on (6.14+ CONFIG_DETECT_HUNG_TASK_BLOCKER, kernel/hung_task.c
+    # debug_show_blocker, after the hung task's trace: "INFO: task <comm>:<pid> is blocked on a mutex likely owned by
+    # task <comm>:<pid>.", "INFO: task <comm>:<pid> blocked on a semaphore likely last held by task <comm>:<pid>", 6.16+
+    # "INFO: task <comm>:<pid> <reader> blocked on an rw-semaphore likely owned by task <comm>:<pid> <writer>"), then
+    # that task's own trace: part of the hung task's report (a join: the trace after it within the report's window, so
+    # the holder's frames in the GPU driver say whose hang it is: open-gpu-kernel-modules #1289's compositor waiting on
+    # nvidia-modeset's kthread spinning in the driver), the holder its detail ("owner"); the hung task's line lost, its
+    # finding (the task it names).
+    _r("hung_task_blocker", "hung_task", ["likely owned by task", "likely last held by task"],
+       r"task (?P<process>.+?):(?P<pid>\d+) (?:is )?(?:<\w+> )?blocked on an? (?P<lock>mutex|semaphore|rw-semaphore) "
+       r"likely (?:owned|last held) by task (?P<owner>.+?:\d+)", event=("hung", "join")),
     # The pids controller refusing a fork or clone (kernel/cgroup/pids.c, 4.3+: "cgroup: fork rejected by pids
     # controller in <cgroup path>"): twosigma/nsncd #24 (a systemd unit's TasksMax), Icinga/icinga2 #4918 (dmesg -T,
     # again each hour while it lasts), Zilliqa/zq1 #151 (kern.log, a user's slice)
@@ -2380,11 +2394,13 @@ RULES: tuple[Rule, ...] = (
     _r("hard_lockup", "cpu_lockup", ["hard LOCKUP"], r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)",
        event=LOCKUP_OPEN),
     # POWER's own watchdog (arch/powerpc/kernel/watchdog.c): 4.x "Watchdog CPU:59 Hard LOCKUP", 5.x+ "watchdog: CPU
-    # 19 self-detected hard LOCKUP @ <fn>" and, from the CPU that saw others stuck, "watchdog: CPU 12 detected hard
-    # LOCKUP on other CPUs 13-15"
+    # 19 self-detected hard LOCKUP @ <fn>" and, from the CPU that saw others stuck, 4.x "Watchdog CPU:71 detected Hard
+    # LOCKUP other CPUS:42" (open-power/op-build #2035, 4.15), 5.x+ "watchdog: CPU 12 detected hard LOCKUP on other
+    # CPUs 13-15"
     _r("hard_lockup_powerpc", "cpu_lockup", ["Hard LOCKUP", "hard LOCKUP"],
        r"(?:Watchdog CPU:|CPU (?=\d+ self-))(?P<cpu>\d+) (?:Hard|self-detected hard) LOCKUP|"
-       r"CPU (?P<reporter>\d+) detected hard LOCKUP on other CPUs (?P<cpus>[\d,-]+)", event=LOCKUP_OPEN),
+       r"(?:Watchdog CPU:|CPU )(?P<reporter>\d+) detected (?:hard LOCKUP on other CPUs |Hard LOCKUP other CPUS:)"
+       r"(?P<cpus>[\d,-]+)", event=LOCKUP_OPEN),
     # rcu_stall: one finding per stall report (3.x "INFO: rcu_sched_state detected stall on CPU 0 (t=..)",
     # "INFO: rcu_sched self-detected stall on CPU", 5.x+ "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:", and an
     # expedited grace period's, 4.x-6.x "rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 3-.... } 235

@@ -69,6 +69,8 @@ def test_one_filesystem_event_per_device():
     ("Watchdog CPU:59 Hard LOCKUP", {"cpu": 59}),
     ("watchdog: CPU 19 self-detected hard LOCKUP @ _raw_spin_lock_irq+0x60/0x100", {"cpu": 19}),
     ("watchdog: CPU 12 detected hard LOCKUP on other CPUs 13-15", {"reporter": 12, "cpus": "13-15"}),
+    # 4.x's form of the same (open-power/op-build #2035, 4.15). Was: no finding
+    ("[ 2020.139747] Watchdog CPU:71 detected Hard LOCKUP other CPUS:42", {"reporter": 71, "cpus": 42}),
     ("NMI watchdog: Watchdog detected hard LOCKUP on cpu 87", {"cpu": 87}),
 ])
 def test_hard_lockup_x86_arm64_and_power(line, details):

@@ -216,3 +216,46 @@ def test_a_task_hung_in_a_storage_client_stays_unknown():
     hung = _sample("https://github.com/NVIDIA/nvidia-persistenced/issues/15")[:3]
     assert [(a.details["module"], a.attribution) for a in _read(hung + [NFS_FRAME, RWLOCK_FRAME])[1]] == [
         ("nfs", "unknown")]
+
+
+# --- 6.x frames and the hung task's blocker (rules.FRAME_AT, the hung_task_blocker row)
+
+def test_a_padding_guess_names_no_function():
+    """pop-os/cosmic-epoch #3038, REAL, whole as posted (6.18): the innermost frame in nvidia_modeset is the unwinder's
+    guess "? __pfx__main_loop+0x10/0x10", a function's padding (a stale word: the address of _main_loop, no function
+    that ran); the function is the next frame's. Was: "__pfx__main_loop"."""
+    found, amended = _read(_sample("https://github.com/pop-os/cosmic-epoch/issues/3038"))
+    assert [f.kind for f in found] == ["hung_task"]
+    assert [(a.attribution, a.details["module"], a.details["function"]) for a in amended] == [
+        ("driver", "nvidia_modeset", "nvkms_kthread_q_callback")]
+
+
+def test_the_holder_of_a_hung_tasks_lock_spinning_in_the_driver_is_the_drivers_hang():
+    """open-gpu-kernel-modules #1289, REAL, as posted: 6.14+'s blocker line (the task holding the semaphore the hung
+    task waits on) then the holder's trace in nvidia.ko. One hung_task finding of the blocked task, the holder its
+    detail, amended with the driver's module. Was: nothing (the blocker line no row's, the frames no open report's)."""
+    found, amended = _read(_sample("https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1289"))
+    assert [(f.kind, f.process, f.pid, f.details["lock"], f.details["owner"]) for f in found] == [
+        ("hung_task", "nvidia-modeset/", 226, "semaphore", "kwin_wayland:1088")]
+    assert [(a.attribution, a.details["module"]) for a in amended] == [("driver", "nvidia")]
+
+
+def test_a_blocker_line_is_part_of_its_hung_tasks_report():
+    """#1205, REAL: the hung task's line then its blocker line, one finding; Nathanw1014/strix-halo-llamacpp #8, REAL:
+    the mutex form ("is blocked on a mutex likely owned by task ..") alone, the hung task's finding."""
+    found, _ = _read(_sample("https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1205"))
+    assert [(f.kind, f.details.get("seconds")) for f in found] == [("hung_task", 860)]
+    found, amended = _read(_sample("https://github.com/Nathanw1014/strix-halo-llamacpp/issues/8"))
+    assert [(f.process, f.pid, f.details["lock"], f.details["owner"]) for f in found] == [
+        ("kworker/u129:6", 447, "mutex", "cc-wrk:2142")] and amended == []
+
+
+def test_the_holders_frames_after_a_long_trace_stay_in_the_report():
+    """The blocker line restarts the report's window (a join): the holder's frames in the driver after the hung task's
+    own 30-odd lines are still its report's. COMPOSED: #15's hung task's first three lines, 28 filler lines standing
+    for its trace, #1289's blocker line and holder's trace."""
+    hung = _sample("https://github.com/NVIDIA/nvidia-persistenced/issues/15")[:3]
+    blocker = _sample("https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1289")
+    found, amended = _read(hung + ["filler line"] * 28 + blocker[:3] + ["filler line"] * 20 + blocker[3:])
+    assert [f.process for f in found] == ["gdscheck"]
+    assert [(a.process, a.details["module"]) for a in amended] == [("gdscheck", "nvidia")]
