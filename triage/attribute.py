@@ -329,12 +329,15 @@ class Job:
             if host:
                 self.rank_host.setdefault(rank, self.named_hosts.get(host, host))
         # the pods the node controller marked not ready (pod_not_ready, context, its NodeNotReady Event), when: the taint
-        # manager's deletion of one after it is for its node not ready (`_not_ready`)
+        # manager's deletion of one after it is for its node not ready (`_refined`)
         self.not_ready: dict[tuple[str | None, str | None], Evidence] = {}
         for e in raw:
             if e.kind == "pod_not_ready":
                 self.not_ready.setdefault(_pod_key(e), e)
-        filled = [self._not_ready(self._fill(e)) for e in raw if e.kind not in CONTEXT_KINDS]
+        # the GPU Operator's driver upgrades evicting a node's pods (node_driver_upgrade, context, its GPUDriverUpgrade
+        # Event), when and on which node: the Eviction API's eviction of a pod on it after is the upgrade's
+        self.upgrades = [e for e in raw if e.kind == "node_driver_upgrade"]
+        filled = [self._refined(self._fill(e)) for e in raw if e.kind not in CONTEXT_KINDS]
         # the job's statements of its own success (context, never a failure; triage.teardown), each in its file
         self.stated = [e for e in raw if e.kind == "job_success" and e.file is not None and e.line is not None]
         # NCCL RAS's ranks behind the operation count most of their communicator's ranks launched (ras_behind, context)
@@ -391,17 +394,25 @@ class Job:
             host = self.named_hosts[host]
         return e if (rank, host) == (e.rank, e.host) else replace(e, rank=rank, host=host)
 
-    def _not_ready(self, e: Evidence) -> Evidence:
-        """The taint manager's deletion of a pod the node controller said before was on a node not ready (its
-        NodeNotReady Event of the same pod, `not_ready`), no NoExecute taint of its node known: ended for its node not
-        ready (facts.pod_end given the Event: POD_ENDS "taint:NodeNotReady"). A NodeNotReady stamped after the deletion
-        is none."""
-        said = self.not_ready.get(_pod_key(e)) if e.kind == "job_ended" else None
-        if said is None or said.time is not None and e.time is not None and said.time > e.time:
+    def _refined(self, e: Evidence) -> Evidence:
+        """A pod end refined by a context Event before it (one stamped after the end is none):
+        - the taint manager's deletion of a pod the node controller said was on a node not ready (its NodeNotReady
+          Event of the same pod, `not_ready`), no NoExecute taint of its node known: ended for its node not ready
+          (facts.pod_end: POD_ENDS "taint:NodeNotReady");
+        - the Eviction API's eviction of a pod on a node the GPU Operator's driver upgrade was evicting pods from (its
+          GPUDriverUpgrade Event, `upgrades`): the upgrade's (POD_ENDS "drain:GPUDriverUpgrade"), the node named where
+          the end names none and the upgrades one node only (a job's pasted Events of one node's upgrade)."""
+        if e.kind != "job_ended" or e.details.get("pod_end") not in POD_ENDS:
             return e
-        reason = e.details.get("pod_end")
-        key = pod_end(reason, not_ready=True) if reason in POD_ENDS else reason  # (a key: itself, but the deletion)
-        return e if key == reason else replace(e, details={**e.details, **pod_ended_as(key, reason)})
+        not_ready = _not_after(e, self.not_ready.get(_pod_key(e)))
+        upgrades = [u for u in self.upgrades if _not_after(e, u) and (e.host is None or u.host in (None, e.host))]
+        reason = e.details["pod_end"]
+        key = pod_end(reason, not_ready=not_ready, driver_upgrade=bool(upgrades))  # (a key: itself, but refined)
+        if key == reason:
+            return e
+        nodes = {u.host for u in upgrades}
+        host = e.host if e.host is not None or key != "drain:GPUDriverUpgrade" or len(nodes) != 1 else nodes.pop()
+        return replace(e, host=host, details={**e.details, **pod_ended_as(key, reason)})
 
     def host_of(self, address: str | None) -> str | None:
         """The job's host a peer address is: by NCCL's own address lines, or a fully qualified name whose first label
@@ -919,6 +930,11 @@ def _pod_short(e: Evidence) -> str | None:
     """The pod a line is of (`_pod_name`) without its namespace: an Event row names none."""
     pod = _pod_name(e)
     return pod.rsplit("/", 1)[-1] if pod else None
+
+
+def _not_after(end: Evidence, said: Evidence | None) -> bool:
+    """Whether a context Event `said` (None: none) came before a pod's `end`, or either has no time."""
+    return said is not None and (said.time is None or end.time is None or said.time <= end.time)
 
 
 def _pod_key(e: Evidence) -> tuple[str | None, str | None]:

@@ -173,6 +173,10 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("pod_not_ready", "the node controller marked a pod not ready, its node's Ready condition no longer True "
             "(its NodeNotReady Event): the taint manager's deletion of that pod after it is for its node not ready "
             "(triage.attribute Job.not_ready)", context=True),
+    JobKind("node_driver_upgrade", "the NVIDIA GPU Operator's driver upgrade controller moved a node to a state that "
+            "evicts its pods (its GPUDriverUpgrade Event: pod-deletion-required, drain-required, or its pods deleted "
+            "for the driver upgrade): the Eviction API's eviction of a pod on that node is the upgrade's "
+            "(triage.attribute Job._refined)", context=True),
 )
 JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
 
@@ -388,6 +392,14 @@ POD_ENDS: dict[str, PodEnd] = {
                                  "or Unknown, tainted not-ready or unreachable", True),
     "taint:gpu-npd": PodEnd("GPU FAULT TAINT", "hardware", "the taint manager deleted it for gpu-npd's NoExecute "
                             "fault taint on its node", True),
+    # EvictionByEvictionAPI of a pod on a node the GPU Operator's driver upgrade controller was evicting pods from (its
+    # GPUDriverUpgrade Event before it: "Successfully updated node state label to [pod-deletion-required]" or
+    # "[drain-required]", "Deleted workload pods on the node for the driver upgrade"; NVIDIA/k8s-operator-libs
+    # pkg/upgrade pod_manager.go, whose drain helper evicts): the node's planned maintenance, no fault of its GPUs or of
+    # the job; the upgrade controller's decision, as a drain's (no cascading restart)
+    "drain:GPUDriverUpgrade": PodEnd("GPU DRIVER UPGRADE", "infrastructure", "the Eviction API evicted it for the "
+                                     "GPU Operator's driver upgrade of its node, its GPUDriverUpgrade Event before: "
+                                     "the node's planned maintenance, no GPU fault", False),
 }
 # A reason refined by what its message says (pod_end): (pattern, POD_ENDS key), the first that matches wins.  The
 # kubelet's FailedPrepareDynamicResources whose DRA driver rejected the claim's device configuration, in the words its
@@ -454,11 +466,13 @@ _NO_RACE = f"(?![^\\n]{{0,{VOLUME_RACE_WITHIN}}}?{VOLUME_RACE})"
 OUT_OF = re.compile(rf"^{OUT_OF_WORD}$")
 
 
-def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "", not_ready: bool = False) -> str | None:
+def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "", not_ready: bool = False,
+            driver_upgrade: bool = False) -> str | None:
     """The POD_ENDS key of a pod-level reason (None: not Kubernetes ending the pod), a taint manager's deletion refined
     by the NoExecute taint keys its node had (gpu-npd's first, then the node controller's), else by the node
-    controller's NodeNotReady Event of the pod before it (`not_ready`: triage.attribute's Job._not_ready), a reason
-    MESSAGE_ENDS refines by what its message (or the line saying it) says."""
+    controller's NodeNotReady Event of the pod before it (`not_ready`: triage.attribute's Job._refined), an Eviction
+    API's eviction by the GPU Operator's driver upgrade of its node before it (`driver_upgrade`, Job._refined alike),
+    a reason MESSAGE_ENDS refines by what its message (or the line saying it) says."""
     if not reason:
         return None
     for pattern, key in MESSAGE_ENDS.get(reason, ()):
@@ -472,6 +486,8 @@ def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "",
                 return "taint:" + t
         if not_ready:
             return "taint:NodeNotReady"
+    if reason == "EvictionByEvictionAPI" and driver_upgrade:
+        return "drain:GPUDriverUpgrade"
     if reason in POD_ENDS:
         return reason
     return "OutOfDevices" if OUT_OF.match(reason) else None
@@ -479,7 +495,7 @@ def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "",
 
 def pod_ended_as(key: str, reason: str | None) -> dict:
     """What a pod's end says in its evidence's details: its POD_ENDS key (`pod_end`'s), the key's why, and the reason
-    it was said as (None: not said).  Offline (the k8s_ended row, Job._not_ready) and the pod's object
+    it was said as (None: not said).  Offline (the k8s_ended row, Job._refined) and the pod's object
     (triage.inventory's pod_ended)."""
     return {"why": POD_ENDS[key].why, "pod_end": key, **({"pod_reason": reason} if reason else {})}
 
@@ -980,6 +996,20 @@ FACTS: tuple[Fact, ...] = (
     _f("k8s_not_ready", "pod_not_ready", ["Node is not ready"],
        r"\bWarning\s+NodeNotReady\s+(?:pod/(?P<pod>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?"
        r"Node is not ready\b", "info"),
+    # The NVIDIA GPU Operator's driver upgrade controller evicting a node's pods (NVIDIA/k8s-operator-libs pkg/upgrade:
+    # its Events on the Node, reason GPUDriverUpgrade, "Successfully updated node state label to %s", 2024+ "[%s]", its
+    # pod_manager.go's "Deleted workload pods on the node for the driver upgrade"): `kubectl get events`' rows ("10m
+    # Normal GPUDriverUpgrade node/localhost.localdomain Successfully updated node state label to
+    # [pod-deletion-required]", NVIDIA/cloud-native-docs gpu-operator/gpu-driver-upgrades.rst), describe node's Events
+    # table (no object column: no node named). Only the states that evict: pod-deletion-required (the GPU pods) and
+    # drain-required (the node's); a routine upgrade's other states (upgrade-required, cordon-required, upgrade-done,
+    # ..) and an upgrade that failed are no pod's end. Context only, never a failure (a routine upgrade of the node is
+    # healthy noise): an Eviction API eviction after it, of a pod on that node, is the upgrade's
+    # (triage.attribute Job._refined, POD_ENDS "drain:GPUDriverUpgrade")
+    _f("gpu_driver_upgrade", "node_driver_upgrade", ["GPUDriverUpgrade"],
+       r"\bGPUDriverUpgrade\s+(?:node/(?P<host>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?"
+       r"(?:Successfully updated node state label to \[?(?:pod-deletion|drain)-required\]?(?![-\w])|"
+       r"Deleted workload pods on the node for the driver upgrade\b)", "info"),
     # Kubernetes ended the pod itself (kubectl describe / get -o yaml / events; POD_ENDS, shared with the cluster
     # component, which reads the same reasons off the pod's status): its status.reason ("Reason:               Evicted",
     # "Message:              The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available:

@@ -1211,7 +1211,7 @@ def test_a_deletion_after_the_pods_node_not_ready_event_is_for_its_node_not_read
 ])
 def test_pod_end_refines_the_taint_managers_deletion_by_the_node_not_ready_event(reason, taints, key):
     """The one refinement of DeletionByTaintManager (facts.pod_end): the node's taints, else the node controller's
-    NodeNotReady Event of the pod before it (`not_ready`, as attribute's Job._not_ready gives it); every other POD_ENDS
+    NodeNotReady Event of the pod before it (`not_ready`, as attribute's Job._refined gives it); every other POD_ENDS
     key is itself.  Before: Job._not_ready built "taint:NodeNotReady" and its details by hand (pod_end took no Event)."""
     assert pod_end(reason, taints, not_ready=True) == key
     assert all(pod_end(k, not_ready=True) == k for k in POD_ENDS if k != "DeletionByTaintManager")
@@ -1232,3 +1232,72 @@ def test_a_pod_object_the_taint_manager_deleted_after_its_node_not_ready_event_i
     e = incident.evidence[0]
     assert {k: e.details[k] for k in ("pod_end", "why", "pod_reason")} == {
         "pod_end": "taint:NodeNotReady", "why": POD_ENDS["taint:NodeNotReady"].why, "pod_reason": "DeletionByTaintManager"}
+
+
+def _upgrade_lines() -> list[Evidence]:
+    """The GPU Operator's GPUDriverUpgrade Events of one node's upgrade (REAL: NVIDIA/cloud-native-docs
+    gpu-operator/gpu-driver-upgrades.rst's example output, every state from upgrade-required to upgrade-done)."""
+    path = ENDED / "events-gpu-driver-upgrade.txt"
+    return list(read_lines(path.read_text().splitlines(True), str(path), Clock(), root=str(ENDED)))
+
+
+def test_an_eviction_during_the_gpu_operators_driver_upgrade_is_that_nodes_planned_maintenance():
+    """REAL lines: the upgrade controller's GPUDriverUpgrade Events of node localhost.localdomain
+    (NVIDIA/cloud-native-docs gpu-driver-upgrades.rst) and gitlab-runner's words for a pod the Eviction API evicted
+    (qemu-devel 2025-10-23), the eviction the upgrade's drain helper makes (NVIDIA/k8s-operator-libs pkg/upgrade
+    pod_manager.go). Was: the Events not read and the eviction a drain of no node ("no single rank or node", DRAIN).
+    Now the pod's end is the GPU Operator's driver upgrade of that node (POD_ENDS "drain:GPUDriverUpgrade",
+    infrastructure: the node's planned maintenance, no GPU fault), the node named."""
+    upgrade = _upgrade_lines()
+    assert [e.line for e in upgrade if e.kind == "node_driver_upgrade"] == [4]  # pod-deletion-required only
+    [incident] = attribute(upgrade + _read("gitlab-runner-eviction-api.txt"))
+    end = incident.evidence[0]
+    assert (end.details["pod_end"], end.details["why"], end.details["pod_reason"]) == (
+        "drain:GPUDriverUpgrade", "GPU DRIVER UPGRADE", "EvictionByEvictionAPI")
+    assert incident.category == "infrastructure" and incident.root.host == "localhost.localdomain"
+    assert "for the GPU Operator's driver upgrade of its node" in incident.reason
+    assert POD_ENDS["drain:GPUDriverUpgrade"].restart is False  # the upgrade controller's decision, as a drain's
+
+
+def test_a_routine_driver_upgrade_alone_is_no_failure_and_refines_no_other_end():
+    """A node's routine, successful driver upgrade (every GPUDriverUpgrade Event of it, REAL) is healthy noise: no
+    incident. It refines only an Eviction API eviction: not one stamped before the upgrade evicted, not one of a pod
+    on another node, not another end (a node-pressure eviction stays the kubelet's)."""
+    upgrade = _upgrade_lines()
+    assert attribute(upgrade) == []
+    [evicted] = _read("gitlab-runner-eviction-api.txt")
+    [moved] = [e for e in upgrade if e.kind == "node_driver_upgrade"]
+    earlier = [replace(evicted, time=T0), replace(moved, time=T0 + timedelta(minutes=5))]
+    other_node = [moved, replace(evicted, host="node-7")]
+    pressure = [moved] + _read("describe-evicted.txt")
+    for evidence, key in ((earlier, "EvictionByEvictionAPI"), (other_node, "EvictionByEvictionAPI"),
+                          (pressure, "Evicted")):
+        assert attribute(evidence)[0].evidence[0].details["pod_end"] == key
+    assert attribute(other_node)[0].root.host == "node-7"
+
+
+@pytest.mark.parametrize("line, host", [
+    # shapes (not REAL lines) of NVIDIA/k8s-operator-libs' Events: describe node's Events table (no object column),
+    # its "Successfully updated node state label to %s" before its "[%s]" (NVIDIA/gpu-operator PR #2168's rows), the
+    # drain state, and pod_manager.go's Event after it deleted the node's GPU pods
+    ("  Normal  GPUDriverUpgrade           18m (x2 over 34m)      nvidia-gpu-operator  Successfully updated node "
+     "state label to [pod-deletion-required]", None),
+    ("5m32s       Normal   GPUDriverUpgrade     node/ipp1-2890   Successfully updated node state label to "
+     "drain-required", "ipp1-2890"),
+    ("Normal GPUDriverUpgrade node/gpu-3 Deleted workload pods on the node for the driver upgrade", "gpu-3"),
+])
+def test_every_shape_of_the_upgrades_evicting_states(line, host):
+    assert [(e.kind, e.host) for e in read_lines([line + "\n"], "k.txt", Clock())] == [("node_driver_upgrade", host)]
+
+
+@pytest.mark.parametrize("line", [
+    # the other states, an upgrade that failed (the node's, not a pod's end), the controller's annotation
+    "5m32s       Normal   GPUDriverUpgrade     node/ipp1-2890   Successfully updated node state label to "
+    "pod-restart-required",
+    "  Normal  GPUDriverUpgrade           20m                    nvidia-gpu-operator  Successfully updated node state "
+    "label to [upgrade-failed]",
+    "  Normal  GPUDriverUpgrade           30m                    nvidia-gpu-operator  Successfully updated node "
+    "annotation to [nvidia.com/gpu-driver-upgrade-validation-start-time 1727183014]=%!s(MISSING)",
+])
+def test_the_upgrades_other_events_say_nothing(line):
+    assert list(read_lines([line + "\n"], "k.txt", Clock())) == []
