@@ -142,6 +142,12 @@ BENIGN: tuple[tuple[str, str], ...] = (
     (r"mlx5_core .*(?:\bquery_mcia_reg failed: status: 0x[0-9a-f]+|\bmlx5e_get_module_eeprom: mlx5_query_eeprom "
      r"failed:)",
      "mlx5's answer to a module EEPROM query the firmware refused (an empty cage)"),
+    # Oracle's UEK mlx5_core at each port's probe and removal (every boot, openibd restart, a VF the hypervisor
+    # removes): "mlx5_core <pci>: Successfully registered panic handler for port 1" and its "unregistered" twin, the
+    # word "panic" the handler's name (netdev lore 2fc66048-36be-408d-a79f-0393ce2b4040@nvidia.com, an Oracle report;
+    # oracle/oracle-linux #85, UEK 5.4.17 on Azure). A probe's failure between them stays the net's.
+    (r"mlx5_core .*: Successfully (?:un)?registered panic handler for port \d+",
+     "UEK mlx5_core's notice at each port's probe and removal (its panic handler)"),
 )
 _BENIGN = LazyPattern("|".join(f"(?:{p})" for p, _ in BENIGN), re.I)  # compiled at the first driver error line
 
