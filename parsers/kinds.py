@@ -562,6 +562,16 @@ TABLE: tuple[Kind, ...] = (
     ), doc="the driver refuses the GPU work until it is reset: NVRM assertion NV_ERR_RESET_REQUIRED, or its "
            "initialisation failed (RmInitAdapter failed); UVM's global fatal error, every GPU's until the node reboots",
        category="hardware"),
+    # `dcgmi diag`'s table as saved or pasted beside a node's logs (parsers/rules.py dcgm_diag_*): a test's Fail on a
+    # GPU. A diag run once, not a log that repeats: no taint (a failure can be the run's own, another process holding
+    # the GPU, go-dcgm #52); the agent's own dcgm check is what raises DCGMDiagFailed. A Warn (thermal violations) is
+    # a warning and raises nothing.
+    Kind("dcgm_diag", "DCGM diagnostic failure", "gpu", "error", "hardware", "INVESTIGATE", "DCGMDiagFailed", (
+        Raise("GPUDegraded", "expire", {"severity": ["error", "fatal"]}),
+    ), doc="`dcgmi diag` output saved with a node's logs: a test (its `test` detail where its row names it) failed "
+           "(an error, GPUDegraded) or warned (a warning, nothing raised) on a GPU (`gpu`: its index; `all GPUs` "
+           "for 2.x/3.x's `Fail - All`); a `Pass` row is silent", category="hardware", named="DCGM diagnostic "
+           "{details.test|test} failed"),
     Kind("driver_mismatch", "GPU driver mismatch", "gpu", "error", "driver", "UPDATE_SWFW", "GPUDriverMismatch", (
         Raise("GPUUnhealthy", "reset", {"severity": ["error", "fatal"]}),
     ), doc="the NVIDIA driver as installed cannot drive the GPU: a GPU this release does not support (or only a "

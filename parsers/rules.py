@@ -291,6 +291,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                # nvidia-smi -q's Fabric header to its Health block's Summary (State, Status, CliqueId, ClusterUUID,
                # Health between): six lines
                "nvsmi_fabric": 6,
+               # dcgmi diag 4.x's table: a test's row to its entities' rows, each a few wrapped Warning rows apart
+               "dcgm_diag": 32,
                # Fabric Manager's GPU NVL error block: its header, twelve "key : value" lines (moduleId .. errorDebugData)
                "fm_nvl": 14,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
@@ -1217,6 +1219,31 @@ RULES: tuple[Rule, ...] = (
        r"^\s*(?:Status\s*: (?P<fabric_status>(?!(?:Success|N/A|Not Supported)\s*$)\w[^\n]*?)|"
        r"Summary\s*: (?P<fabric_health>(?i:" + "|".join(re.escape(w) for w in NVSMI_FABRIC_HEALTH) + r")))\s*$",
        refine="nvsmi_fabric", event=("nvsmi_fabric", "inside")),
+    # `dcgmi diag`'s table saved or pasted beside a node's logs (kind dcgm_diag; the agent's own dcgm check reads the
+    # run itself, agent/checks/dcgmdiag.py). 2.x/3.x print a test's results per GPU in its result cell, on its own row
+    # or on a continuation row below it without its name ("| GPU Memory | Pass - GPUs: 1, 2, .. |" then "|  | Fail -
+    # GPU: 0 |"), "Fail - All" where every GPU has it: a Fail an error of those GPUs, a Warn a warning; the test's name
+    # where its row gives it. 4.x prints the test's status on its row ("| memory | Fail |") and each entity's on the
+    # rows below ("|  | GPU0: Fail |"), a Warn test's entities as "Fail" too (dcgmi/Diag.cpp HelperDisplayDiagResult):
+    # an entity's Fail is a finding only below its test's Fail row (event "dcgm_diag", "inside"), a test row of any
+    # other status ends it. Pass and Skip rows are silent. A Deployment Error row naming a GPU's pending row remappings
+    # (DCGM_FR_PENDING_ROW_REMAP, "GPU 3 has uncorrectable memory errors and row remappings are pending", wrapped) stops
+    # the run: that GPU needs a reset (gpu_reset_required). REAL tables: NVIDIA/go-dcgm #52, NVIDIA/DCGM #49,
+    # stas00/ml-engineering's debug.md (tests/fixtures/dcgm, tests/fixtures/realworld/dcgm-diag-2026.yaml). Was nothing.
+    _r("dcgm_diag_fail", "dcgm_diag", ["Fail - GPU", "Fail - All"],
+       r"\|\s*(?P<test>[A-Za-z][^|]*?)?\s*\|\s*(?P<result>Fail) - (?:(?P<all>All)|GPUs?: (?P<gpu>\d{1,4}(?:, \d{1,4})*))"
+       r"\s*\|"),
+    _r("dcgm_diag_warn", "dcgm_diag", ["Warn - GPU", "Warn - All"],
+       r"\|\s*(?P<test>[A-Za-z][^|]*?)?\s*\|\s*(?P<result>Warn) - (?:(?P<all>All)|GPUs?: (?P<gpu>\d{1,4}(?:, \d{1,4})*))"
+       r"\s*\|", severity="warning"),
+    _r("dcgm_diag4_test_fail", None, ["| Fail "],
+       r"^\s*\|\s*[A-Za-z][\w /.-]*?\s*\|\s*Fail\s*\|\s*$", event=("dcgm_diag", "open")),
+    _r("dcgm_diag4_test_other", None, ["| Pass ", "| Warn ", "| Skip ", "| Not Run "],
+       r"^\s*\|\s*[A-Za-z][\w /.-]*?\s*\|\s*(?:Pass|Warn|Skip|Not Run)\s*\|\s*$", event=("dcgm_diag", "close")),
+    _r("dcgm_diag4_entity_fail", "dcgm_diag", [": Fail "],
+       r"^\s*\|\s*\|\s*GPU ?(?P<gpu>\d{1,4}): (?P<result>Fail)\s*\|\s*$", event=("dcgm_diag", "inside")),
+    _r("dcgm_diag_pending_row_remap", "gpu_reset_required", ["uncorrectable memory errors and row"],
+       r"\|\s*Error\s*\|\s*GPU (?P<gpu>\d{1,4}) has uncorrectable memory errors and row\b", attribution="hardware"),
     # The driver as installed cannot drive the GPU (kind driver_mismatch: the fix is the driver, not a reset). A GPU
     # this release does not support, in every era's wording after its "NVRM: The NVIDIA GPU <pci> (PCI ID: ..)"
     # line (the address from that line): 2011 ".. (PCI ID: 10de:1050) installed / NVRM: in this system is not
