@@ -969,32 +969,6 @@ def test_a_quoted_socket_error_gives_the_pods_event_its_peer_once(tmp_path, pods
                                                    {"namespace": "research", "kind": "nccl_remote_error"}) == 1
 
 
-def test_an_exception_and_the_line_it_quotes_read_in_two_polls_are_one_failure(tmp_path, pods):
-    """The same real log (pytorch/pytorch #150916), its quoted socket error written after a poll read the exception's
-    lines: the source numbers the pod log's lines on from poll to poll (Scanner.scan first_line), so the quoted line
-    joins the exception's event: one failure, counted once (its lines numbered from 1 again at each poll, the quoted
-    line was a second failure). The peer the later line gives amends a finding whose Event was said with the earlier
-    batch: no second occurrence, so the count stays true, but that Event re-worded with the peer (agent/pipeline.py
-    `_pod_findings`, agent/workloads.py `amend`; was: dropped, the peer never said)."""
-    pod = pods / "research_bert-worker-0_9a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" / "pytorch"
-    pod.mkdir(parents=True)
-    cri = amended_pair("pytorch-150916")[0]
-    log = pod.joinpath("0.log")
-    log.write_text("".join(cri[:-1]))
-    agent = make_agent(tmp_path, pods)
-    src = agent.pods.pod_source = source(pods)
-    src.discover()
-    agent.pipeline.process(WorkloadFindings(src.poll()))
-    append(log, cri[-1])
-    agent.pipeline.process(WorkloadFindings(src.poll()))
-    said = [e for e in workload_lines(agent) if e["pod"] == "bert-worker-0"]
-    assert [e["reason"] for e in said] == ["NCCLRemoteError"] * 2  # the Event, then the same Event re-worded
-    assert "(peer " not in said[0]["message"]
-    assert "rank 1 (peer ip-172-31-45-209.eu-north-1.compute.internal)" in said[1]["message"]
-    assert agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
-                                                   {"namespace": "research", "kind": "nccl_remote_error"}) == 1
-
-
 # the two real pairs whose later line amends the earlier's finding: pytorch/pytorch #150916's ncclRemoteError and the
 # socket error it quotes (the peer; tests/fixtures/incidents/pytorch-150916-killed-peer), vllm-project/vllm #15102's Ray
 # OOM kill and the memory monitor's line naming the node (tests/fixtures/realworld/ray-oom.yaml: a control in the tests of
@@ -1047,28 +1021,43 @@ def test_an_amendment_finds_its_event_though_the_standing_problem_cleared_betwee
     assert ("likely caused by Xid79FallenOffBus" in again.message) == caused and (words in again.message) != caused
 
 
+# each pair's failure: its Event's reason and its finding's kind
+AMENDED_FAILURES = {"pytorch-150916": ("NCCLRemoteError", "nccl_remote_error"), "vllm-15102": ("WorkloadError", "oom_kill")}
+
+
 @pytest.mark.parametrize("name", AMENDED_PAIRS)
-def test_an_amendment_finds_its_event_though_an_xid_was_raised_between_the_polls(tmp_path, pods, name):
-    """The same pairs through the agent's pipeline, the kernel's fatal Xid 79 read between the two polls (after the
-    failure: no remembered cause of it, but the node's standing problem when the amendment is read): that Event
-    re-worded with what the amendment gave, under its own key, without the cause it never said.  Was: dropped for
-    the ncclRemoteError (the key of now named the Xid)."""
+@pytest.mark.parametrize("xid", [False, True], ids=["two polls", "an xid between the polls"])
+def test_an_amendment_read_a_poll_later_rewords_its_event_once(tmp_path, pods, name, xid):
+    """A real pair (pytorch/pytorch #150916's exception and the socket error it quotes; vllm-project/vllm #15102's Ray
+    OOM kill and the line naming its node), its later line written after a poll read the earlier ones, through the
+    agent's pipeline: the source numbers the pod log's lines on from poll to poll (Scanner.scan first_line), so the
+    later line joins the earlier's event: one failure, counted once (its lines numbered from 1 again at each poll, the
+    later line was a second failure).  What the later line gives amends a finding whose Event was said with the earlier
+    batch: no second occurrence, so the count stays true, but that Event re-worded with it (agent/pipeline.py
+    `_pod_findings`, agent/workloads.py `amend`; was: dropped, the peer never said).  `xid`: the kernel's fatal Xid 79
+    read between the two polls (after the failure: no remembered cause of it, but the node's standing problem when the
+    amendment is read): that Event re-worded under its own key, without the cause it never said.  Was: dropped for the
+    ncclRemoteError (the key of now named the Xid)."""
     cri, words = amended_pair(name)
-    log = pods / "research_bert-worker-0_9a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" / "main" / "0.log"
+    reason, kind = AMENDED_FAILURES[name]
+    log = pods / "research_bert-worker-0_9a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" / "pytorch" / "0.log"
     log.parent.mkdir(parents=True)
     log.write_text("".join(cri[:-1]))
     agent = make_agent(tmp_path, pods, boot=Boot("this-boot"))
     src = agent.pods.pod_source = source(pods)
     src.discover()
     agent.pipeline.process(WorkloadFindings(src.poll()))
-    agent.pipeline.process([Record("kern", XID79.format(at="2025-04-15T21:20:00+0000"))])
-    assert agent.pipeline.workloads.standing(agent.pipeline.engine.problems.values()) is not None
+    if xid:
+        agent.pipeline.process([Record("kern", XID79.format(at="2025-04-15T21:20:00+0000"))])
+        assert agent.pipeline.workloads.standing(agent.pipeline.engine.problems.values()) is not None
     append(log, cri[-1])
     agent.pipeline.process(WorkloadFindings(src.poll()))
     said = [e for e in workload_lines(agent) if e["pod"] == "bert-worker-0"]
-    assert len(said) == 2 and said[0]["reason"] == said[1]["reason"], said
-    assert words not in said[0]["message"] and words in said[1]["message"]
+    assert [e["reason"] for e in said] == [reason] * 2, said  # the Event, then the same Event re-worded
+    assert "(peer " not in said[0]["message"] and words not in said[0]["message"] and words in said[1]["message"]
     assert "likely caused by" not in said[1]["message"]
+    assert agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
+                                                   {"namespace": "research", "kind": kind}) == 1
 
 
 # a vLLM server's workers, each line behind its worker's tag (REAL lines: vllm-project/vllm #19631 and #19483, in a CRI
