@@ -289,7 +289,8 @@ def test_a_fleets_plain_kernel_lines_are_read_per_node():
     COMPOSED; the NVRM lines REAL, #1151's).  node-a printed the GPU's banner, node-b (identical servers, the same
     address) its Xid 79, its banner gone from its ring buffer.  Was: no line named a host by an envelope, so the input
     was one stream: node-b's Xid took node-a's UUID and the findings named no node.  A prefix is a node where what
-    follows it is a kernel message the rows know (envelope.KERNEL_LEADS), the input a fleet's from its first such line."""
+    follows it is a kernel message the rows know (envelope.KERNEL_LEADS), the input a fleet's from its first such
+    line."""
     data = _interleaved(NOTIME[:2], NOTIME[2:])
     assert hosts_named(data) == 2
     got = [_key(f) for f in _findings(data)]
