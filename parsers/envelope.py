@@ -172,6 +172,22 @@ def node_prefixed(line: str) -> tuple[str, str] | None:
     return None if m is None else (m[1], m[2])
 
 
+# the leads of the kernel messages the rows know, behind which pdsh's prefix is a node's where no line names a host by
+# its envelope (`pdsh -w node-[1-9] 'dmesg --notime'`, `journalctl -k -o cat`: every line plain):
+# `node-a: NVRM: Xid ..`; never syslog's tag of the kernel, a syslog line's stamp and host cut off (`kernel: NVRM: Xid ..`, xid.yaml's #1150)
+KERNEL_LEADS = ("NVRM:", "nvidia-nvlink: ", "nvidia-nvswitch", "mlx5_core ", "pcieport ")
+_FLEET_LINE = re.compile("(?!kernel: )" + _NODE + "(?=" + "|".join(map(re.escape, KERNEL_LEADS)) + ")(.*)$", re.S)
+
+
+def fleet_node(line: str) -> tuple[str, str] | None:
+    """(the node, the kernel message behind it) of a plain line led by pdsh's prefix before a kernel message the rows
+    know (KERNEL_LEADS), the prefix no such lead itself (`NVRM: NVRM: ..` is NVRM's) nor the kernel's syslog tag: a
+    node whatever the input names (a program's `RuntimeError: ..` is followed by no such lead), the line that makes an
+    input of plain lines a fleet's (hosts_named; Classifier.read, its first such line the input's first host)."""
+    m = _FLEET_LINE.match(line)
+    return None if m is None or (m[1] + ": ").startswith(KERNEL_LEADS) else (m[1], m[2])
+
+
 def behind_node(node: str, rest: str, year: int | None) -> Envelope:
     """The envelope of the line behind pdsh's prefix (node_prefixed), split as a line of its own (as kubectl's prefix
     behind: _behind), naming the node where it names no host of its own."""
@@ -931,14 +947,20 @@ def host_of(env: Envelope | Pending) -> tuple[str | None, Envelope | Pending]:
 
 def hosts_named(head: bytes, lines: int = 64) -> int:
     """How many hosts the first `lines` lines of an input's start name, up to 2 (their envelopes' hosts: pdsh's and
-    clush's `node-a: `, syslog's and the journal's, stern's `nodeName`; one machine's names as one, host_key):
+    clush's `node-a: `, syslog's and the journal's, stern's `nodeName`; pdsh's before a plain kernel message,
+    fleet_node; one machine's names as one, host_key):
     `gpu-npd parse` reads an input naming several one stream context per host from its first line
     (Classifier.hosts_apart).  Whole lines only: a last line without its newline, where the head was cut inside it
     (more input follows), is left out; at the input's very end such a line changes nothing (a by_host reader takes a
     second host at its own line as it comes)."""
     seen: set[str] = set()
     for raw in head.split(b"\n", lines)[:-1]:  # (the rest past `lines` lines, or the piece after the last newline)
-        host = host_of(split(raw.decode("utf-8", "replace").rstrip("\r"))[2])[0]
+        line = raw.decode("utf-8", "replace").rstrip("\r")
+        name, _, env = split(line)
+        host = host_of(env)[0]
+        if host is None and name == "plain":  # (pdsh's prefix before a kernel message: fleet_node)
+            node = fleet_node(line)
+            host = None if node is None else host_key(node[0])
         if host is not None:
             seen.add(host)
             if len(seen) > 1:

@@ -277,3 +277,35 @@ def test_a_programs_prefix_naming_no_node_of_the_input_is_no_host():
     data = ("\n".join(["node-a: " + H200[0], "node-b: " + KVM[0], CUPY[6]]) + "\n").encode()
     assert CUPY[6].startswith("cupy_backends.cuda.api.runtime.CUDARuntimeError: ")
     assert [(f.host, f.kind) for f in _findings(data)] == [(None, "cuda_error")]
+
+
+# NVRM's banner naming the GPU (0000:06:00) and its UUID, its serial line, then Xid 79 and what followed it, printed
+# without dmesg's stamps (NVIDIA/open-gpu-kernel-modules #1151, xid-shapes.yaml): `dmesg --notime`'s plain lines
+NOTIME = _text("xid-shapes.yaml", "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1151")
+
+
+def test_a_fleets_plain_kernel_lines_are_read_per_node():
+    """`pdsh -w node-[a-b] 'dmesg --notime'`: every line plain behind pdsh's `node-x: ` (prepended here as pdsh does,
+    COMPOSED; the NVRM lines REAL, #1151's).  node-a printed the GPU's banner, node-b (identical servers, the same
+    address) its Xid 79, its banner gone from its ring buffer.  Was: no line named a host by an envelope, so the input
+    was one stream: node-b's Xid took node-a's UUID and the findings named no node.  A prefix is a node where what
+    follows it is a kernel message the rows know (envelope.KERNEL_LEADS), the input a fleet's from its first such
+    line."""
+    data = _interleaved(NOTIME[:2], NOTIME[2:])
+    assert hosts_named(data) == 2
+    got = [_key(f) for f in _findings(data)]
+    assert got == _alone("node-b", NOTIME[2:])
+    assert [(host, kind, uuid) for host, kind, _, _, uuid, _ in got] == [("node-b", "xid", None)]
+    # node-a's lines alone: its banner, no finding; the whole log of one node behind its prefix reads as unprefixed
+    assert _alone("node-a", NOTIME[:2]) == []
+    (one,) = _alone("node-a", NOTIME)
+    assert one[:2] == ("node-a", "xid") and one[4] == "GPU-0b6b7808-c002-f593-ac86-cd8e57757b94"
+
+
+def test_a_kernel_messages_own_lead_is_no_node():
+    """`NVRM: Xid (..)` looks like `name: rest` (NVRM's own lead before a message of NVRM's: `NVRM: GPU 0000:06:00.0:
+    ..`): one node's `dmesg --notime` names no host, read as one stream as before (the lines REAL, #1151's)."""
+    data = ("\n".join(NOTIME) + "\n").encode()
+    assert hosts_named(data) == 0
+    (xid,) = _findings(data)
+    assert xid.host is None and xid.details["uuid"] == "GPU-0b6b7808-c002-f593-ac86-cd8e57757b94"
