@@ -3212,9 +3212,11 @@ def test_node_faults_are_the_device_faults_and_the_driver_modules():
     # there hung or failed
     # nvlink_fabric: (h507) the NVLink fabric's word on a GPU (nvidia-smi -q's Fabric block, NVML's fabric rows): its
     # registration failed or its health Unhealthy, the GPU's NVLinks out of the job's reach
+    # dcgm_diag: (h644) `dcgmi diag`'s table saved beside the job's logs: a test failed on the node's GPU
     assert faults == {"xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink", "pcie_aer", "kernel_oops",
                       "ib_link", "nic_error", "peermem_error", "imex_error", "driver_mismatch", "driver_unusable",
-                      "parallel_fs_error", "nfs_error", "kernel_panic", "storage_oops", "nvlink_fabric"}
+                      "parallel_fs_error", "nfs_error", "kernel_panic", "storage_oops", "nvlink_fabric",
+                      "dcgm_diag"}
     # a Lustre connection lost (a warning: the client waits and reconnects) is no node fault, nor a hard mount's NFS
     # server "still trying" (a warning: the I/O waits)
     assert not is_node_fault(Evidence("parallel_fs_error", "warning", "unknown", None, "n"))
