@@ -52,7 +52,8 @@ from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
-from triage.facts import EVENT_ENDS, NODE_EVENTS, NODE_NAMED, read_collectives, read_node_named, read_ray_task, read_words
+from triage.facts import EVENT_ENDS, NODE_EVENTS, NODE_NAMED, read_collectives, read_node_named, read_ray_task
+from triage.facts import read_words
 from triage.read import of_ray_task, on_named_node
 from triage.inventory import MESSAGE_TEXT, deletion_asked, ended_by_deletion, pod_ends, read_events
 
@@ -215,8 +216,8 @@ class Reader:
         """A node agent's Event on a Node: a node fault (or nothing, for what is not one), at its problem's own time
         (the kernel line's: `event_times`), to which triage's node fault window is measured against the ranks' lines.
         Another component's of a reason NODE_SELECTORS watches (triage.facts NODE_EVENTS, no agent's): read as offline
-        triage reads it in `kubectl get events -o json` (triage.inventory read_events: the GPU Operator's upgrade evicting
-        the node's pods, context; its other states nothing)."""
+        triage reads it in `kubectl get events -o json` (triage.inventory read_events: the GPU Operator's upgrade
+        evicting the node's pods, context; its other states nothing)."""
         host = (ev.get("involvedObject") or {}).get("name")
         if ev.get("reason") in NODE_EVENTS:
             return read_events([ev], f"node/{host}")

@@ -53,6 +53,15 @@ def upgrade_event(node: str, message: str = EVICTING, n: int = 0, ago: float = 3
             "source": {"component": "nvidia-gpu-operator"}, "firstTimestamp": when, "lastTimestamp": when}
 
 
+def publish_upgrade(api: ApiDouble, node: str) -> None:
+    """The upgrade controller's Events of every state of one node's upgrade, written through the API."""
+    core = make_api(Settings(api_server=api.url))
+    for n, message in enumerate(STATES):
+        ev = upgrade_event(node, message, n)
+        core.create_namespaced_event("default", {**{k: v for k, v in ev.items() if k != "metadata"},
+                                                 "metadata": {"name": ev["metadata"]["name"], "namespace": "default"}})
+
+
 def evicted(status: dict | None = None, ago: float = 120.0) -> dict:
     return {**(status or {}), "phase": "Running", "conditions": [
         {"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI", "message": EVICTION_MESSAGE,
@@ -75,12 +84,7 @@ def test_a_pod_evicted_by_the_gpu_operators_driver_upgrade_is_that_nodes_planned
         api.pods[("train", "llm-w-0-1")]["status"] = evicted()
         api.pods.touch(("train", "llm-w-0-1"))
         with controller(api) as c:
-            core = make_api(Settings(api_server=api.url))
-            for n, message in enumerate(STATES):
-                ev = upgrade_event("node-b", message, n)
-                core.create_namespaced_event("default", {**{k: v for k, v in ev.items() if k != "metadata"},
-                                                         "metadata": {"name": ev["metadata"]["name"],
-                                                                      "namespace": "default"}})
+            publish_upgrade(api, "node-b")
             publish_timeouts(api, nodes=("node-a", "node-c", "node-d"))
             ev = wait_until(lambda: next((e for e in incidents(api) if UPGRADE_WORDS in e["message"]), None),
                             "an incident on the driver upgrade")
@@ -101,12 +105,7 @@ def test_a_routine_driver_upgrade_with_no_pod_evicted_is_no_incident_live():
     with ApiDouble() as api:
         gang(api)
         with controller(api) as c:
-            core = make_api(Settings(api_server=api.url))
-            for n, message in enumerate(STATES):
-                ev = upgrade_event("node-b", message, n)
-                core.create_namespaced_event("default", {**{k: v for k, v in ev.items() if k != "metadata"},
-                                                         "metadata": {"name": ev["metadata"]["name"],
-                                                                      "namespace": "default"}})
+            publish_upgrade(api, "node-b")
             wait_until(lambda: c.book.node_facts.get("node-b"), "the upgrade's Event read")
             settled(c, 3)
             assert incidents(api) == []
