@@ -171,7 +171,8 @@ class Book:
         self.reader = Reader()
         self.pods: dict[tuple[str, str], PodInfo] = {}
         self.jobs: dict[tuple, JobState] = {}
-        self.node_facts: dict[str, dict[str, Evidence]] = {}  # node -> key -> fault
+        # node -> key -> fault, or context of a pod's end there (another component's Event: evidence.NODE_SELECTORS)
+        self.node_facts: dict[str, dict[str, Evidence]] = {}
         self.node_gpus: dict[str, dict] = {}
         self.node_taints: dict[str, tuple[str, ...]] = {}  # node -> its NoExecute taints' keys (why a pod was deleted)
         self.node_jobs: dict[str, set] = {}
@@ -659,6 +660,10 @@ class Book:
                         and (e.kind, e.pci, e.xid, e.sxid) not in seen]
             here = [e for e in told + standing if e.time is None or _epoch(e.time) >= started - FAULT_SLACK]
             out.extend(with_gpus(here, self.node_gpus[node]) if node in self.node_gpus else here)
+        # the context of a node where a pod end the job holds was, its pod gone from it since (an eviction's: the GPU
+        # Operator's driver upgrade of that node, triage.attribute Job._refined); triage takes only that before the end
+        for node in {e.host for e in out if e.kind == "job_ended" and e.host} - nodes.keys():
+            out.extend(e for e in self.node_facts.get(node, {}).values() if e.kind in CONTEXT_KINDS)
         if state.mark.since or state.mark.seen is not None:
             out = [e for e in out if state.mark.counts(e)]
         if len(out) > MAX_EVIDENCE:
@@ -840,7 +845,8 @@ class Book:
         return newest, uids if len(uids) <= limit else None
 
     def counts(self) -> dict[str, int]:
-        return {"pods": len(self.pods), "jobs": len(self.jobs), "nodes_with_faults": len(self.node_facts),
+        return {"pods": len(self.pods), "jobs": len(self.jobs), "nodes_with_faults": sum(
+                    any(e.kind not in CONTEXT_KINDS for e in facts.values()) for facts in self.node_facts.values()),
                 "waiting_events": sum(len(w.events) for w in self.waiting.values()),
                 "addresses": len(self.pod_ips) + len(self.node_ips) + len(self.host_ips) + len(self.former_ips) +
                 len(self.hostnames),

@@ -52,7 +52,8 @@ from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
-from triage.facts import EVENT_ENDS, NODE_NAMED, read_collectives, read_node_named, read_ray_task, read_words
+from triage.facts import EVENT_ENDS, NODE_EVENTS, NODE_NAMED, read_collectives, read_node_named, read_ray_task
+from triage.facts import read_words
 from triage.read import of_ray_task, on_named_node
 from triage.inventory import MESSAGE_TEXT, deletion_asked, ended_by_deletion, pod_ends, read_events
 
@@ -92,6 +93,10 @@ TEXT = MESSAGE_TEXT  # characters of an Event's message kept as evidence text wh
 # involvedObject.kind and reason are among those it supports; a selector ANDs its terms, no set of values): the
 # cluster's other Warnings (probes, back-offs, scheduling) never reach the controller
 KUBELET_SELECTORS = tuple(f"type=Warning,involvedObject.kind=Pod,reason={reason}" for reason in EVENT_ENDS)
+# Other components' Events on a Node that triage reads as context of a job's pod ends there (triage.facts NODE_EVENTS:
+# the GPU Operator's GPUDriverUpgrade, type Normal, which says when its upgrade began evicting the node's pods): one
+# watch each, selected alike; read by Reader.node_event as offline reads the same Event
+NODE_SELECTORS = tuple(f"involvedObject.kind=Node,reason={reason}" for reason in NODE_EVENTS)
 CUT = "\u2026"  # how an excerpt cut to its length ends (agent/workloads.py quoted)
 # the peer a remote error names, in the agent's words before the excerpt (parsers/correlate.py explain)
 PEER = re.compile(r" \(peer ([^()\s]{1,256})\)")
@@ -211,8 +216,13 @@ class Reader:
 
     def node_event(self, ev: Mapping[str, Any]) -> list[Evidence]:
         """A node agent's Event on a Node: a node fault (or nothing, for what is not one), at its problem's own time
-        (the kernel line's: `event_times`), to which triage's node fault window is measured against the ranks' lines."""
+        (the kernel line's: `event_times`), to which triage's node fault window is measured against the ranks' lines.
+        Another component's of a reason NODE_SELECTORS watches (triage.facts NODE_EVENTS, no agent's): read as offline
+        triage reads it in `kubectl get events -o json` (triage.inventory read_events: the GPU Operator's upgrade
+        evicting the node's pods, context; its other states nothing)."""
         host = (ev.get("involvedObject") or {}).get("name")
+        if ev.get("reason") in NODE_EVENTS:
+            return read_events([ev], f"node/{host}")
         when = event_times(ev)[0]
         severity = "error" if ev.get("type") == "Warning" else "info"
         e = self._node_fact(ev.get("reason") or "", ev.get("message") or "", host, when, severity)

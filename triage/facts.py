@@ -430,6 +430,10 @@ WAITING_REASONS = ("ErrImagePull", "ImagePullBackOff")
 # its status).  The live cluster component watches the Warning Events of these on its jobs' pods (cluster/evidence.py
 # KUBELET_SELECTORS); an image pull it reads off the pod's status
 EVENT_ENDS = tuple(key for key, end in POD_ENDS.items() if end.event_only)
+# Other components' Events on a Node a row reads as context of the job's pod ends there: the NVIDIA GPU Operator's
+# upgrade controller's GPUDriverUpgrade (the gpu_driver_upgrade row; type Normal).  The live cluster component watches
+# the Events of these reasons on Nodes (cluster/evidence.py NODE_SELECTORS)
+NODE_EVENTS = ("GPUDriverUpgrade",)
 # How the k8s_ended row reads a POD_ENDS key.  A word no other text says is read wherever it stands (REASON_ANYWHERE:
 # NodeLost, the kubelet's admission error, a DisruptionTarget condition's reason); a key said by its messages is read
 # by them (REASON_BY_MESSAGE: the kubelet's "OutOf<resource>", OUT_OF_WORD; a cloud's notice; a volume's or a DRA
@@ -1006,7 +1010,7 @@ FACTS: tuple[Fact, ...] = (
     # ..) and an upgrade that failed are no pod's end. Context only, never a failure (a routine upgrade of the node is
     # healthy noise): an Eviction API eviction after it, of a pod on that node, is the upgrade's
     # (triage.attribute Job._refined, POD_ENDS "drain:GPUDriverUpgrade")
-    _f("gpu_driver_upgrade", "node_driver_upgrade", ["GPUDriverUpgrade"],
+    _f("gpu_driver_upgrade", "node_driver_upgrade", NODE_EVENTS,
        r"\bGPUDriverUpgrade\s+(?:node/(?P<host>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?"
        r"(?:Successfully updated node state label to \[?(?:pod-deletion|drain)-required\]?(?![-\w])|"
        r"Deleted workload pods on the node for the driver upgrade\b)", "info"),
