@@ -117,6 +117,7 @@ LOST_HOW = {"xla_task_heartbeat": "XLA's coordination service stopped hearing it
             **dict.fromkeys(("ras_dead_process", "ras_peer_dead"),
                             "NCCL's RAS declared it dead (unreachable over RAS's network past its timeout, 60 s)"),
             "ray_node_dead": "Ray declared its node dead",
+            "nvrx_rank_monitor": "its rank monitor (nvidia-resiliency-ext) heard no heartbeat or section update from it within its timeout and killed it",
             **dict.fromkeys(("mpi_daemon_lost", "mpi_daemon_lost_node"),
                             "Open MPI's launcher lost the connection to its daemon there"),
             "mpi_daemon_no_route": "Open MPI's launcher had no route to its daemon there",

@@ -676,6 +676,22 @@ FACTS: tuple[Fact, ...] = (
     # the rank.
     _f("xla_task_heartbeat", "process_lost", ["heartbeat timeout. This indicates"],
        r"Task /job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+) heartbeat timeout"),
+    # nvidia-resiliency-ext's rank monitor (ft_launcher runs one beside each rank; NeMo's and Megatron-Bridge's
+    # FaultTolerance plugin): its rank's heartbeats or a section's updates stopped past their timeout, so it kills that
+    # rank (SIGKILL) and the launcher restarts the worker group: the rank hung or never started ("initial", often a
+    # timeout shorter than its setup); the line names which, never why.  Each era's prefix names the rank it watches,
+    # never itself: 0.1-0.2 "[WARNING] [RankMonitorServer:34] Did not get subsequent heartbeat. Waited 171.92 seconds."
+    # (the rank; NVIDIA/NeMo docs resiliency, Megatron-Bridge docs), 0.3+ "[RankMonServer<pid>@<host>:<rank>]"
+    # (RankMonitorLogger), 0.5+ nvrx's "[<host>] [workload:<rank>(<local rank>) infra:..] rank_monitor_server.py:N
+    # [Cycle N] .." (its rank None: the launcher gives a monitor LOCAL_RANK alone); its section timeouts ("Section
+    # 'step' has been open for 181.02 seconds. Timeout is 180.00 seconds.", "Was out of section for ..") the same.
+    # Was: no line read, "No failure found".
+    _f("nvrx_rank_monitor", "process_lost", ["heartbeat. Waited", "has been open for", "Was out of section for"],
+       r"(?:\[(?:RankMonitorServer|RankMonServer\d+@(?P<host>[\w.\-]+)):(?:(?P<rank>\d+)|<none>)\] |"
+       r"\[(?P<host2>[\w.\-]+)\] \[workload:(?:(?P<rank2>\d+)|None)\((?:(?P<local_rank>\d+)|None)\) infra:[^\]]*\] "
+       r"\S+:\d+ )?(?:\[Cycle \d+\] )?(?:(?P<monitor>Did not get (?:initial|subsequent) heartbeat)\. Waited "
+       r"(?P<waited>\d+(?:\.\d+)?) seconds|(?P<monitor2>Section '(?P<section>[^']+)' has been open|Was out of section) "
+       r"for (?P<waited2>\d+(?:\.\d+)?) seconds\. Timeout is)"),
     # The same service meeting a task that came back as a new incarnation: the task restarted, so it died before (why,
     # its own log may say), whether the service hears it first in a heartbeat ("/job:jax_worker/replica:0/task:3
     # Heartbeat: Incarnation ID mismatch: ... The task has restarted and likely crashed earlier") or in its new

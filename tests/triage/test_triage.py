@@ -649,6 +649,21 @@ FACTS = [
      "process_lost", dict(node_id="56b97436e67393f15565e024278867700c2bd0ec6ca9e0dac7261fd1")),
     ("The actor died because its node has died. Node Id: 56b97436e67393f15565e024278867700c2bd0ec6ca9e0dac7261fd1",
      "process_lost", dict(node_id="56b97436e67393f15565e024278867700c2bd0ec6ca9e0dac7261fd1")),
+    # nvidia-resiliency-ext's rank monitor killing the rank it watches (was no line read, "No failure found"). REAL:
+    # NVIDIA/NeMo docs resiliency.html and NVIDIA/Megatron-Bridge docs ("[WARNING] [RankMonitorServer:34] .."): the
+    # rank its prefix names.  CONSTRUCTED from src/nvidia_resiliency_ext/fault_tolerance/rank_monitor_server.py: 0.3+'s
+    # RankMonitorLogger prefix (its host; "<none>" before the rank connected), 0.5+'s nvrx logger (its node, the
+    # rank's local rank), its section timeouts
+    ("[WARNING] [RankMonitorServer:34] Did not get subsequent heartbeat. Waited 171.92 seconds.", "process_lost",
+     dict(rank="34", host=None, monitor="Did not get subsequent heartbeat", waited="171.92")),
+    ("[2025-03-10 12:01:02,345] [WARNING] [RankMonServer41234@dgx-a100-07:13] Did not get initial heartbeat. Waited "
+     "600.00 seconds.", "process_lost", dict(rank="13", host="dgx-a100-07", monitor="Did not get initial heartbeat")),
+    ("[2025-03-10 12:01:02,345] [WARNING] [RankMonServer41234@dgx-a100-07:<none>] Was out of section for 301.50 "
+     "seconds. Timeout is 300.00 seconds.", "process_lost",
+     dict(rank=None, host="dgx-a100-07", monitor="Was out of section", waited="301.50")),
+    ("2026-02-03 10:11:12,131 [WARNING] [gpu-node-3] [workload:None(5) infra:2(5)] rank_monitor_server.py:528 [Cycle 1] "
+     "Section 'step' has been open for 181.02 seconds. Timeout is 180.00 seconds.", "process_lost",
+     dict(rank=None, local_rank="5", host="gpu-node-3", section="step", waited="181.02")),
     # a task whose container never started (Slurm's pyxis / enroot), each of its failures' own words and Slurm's line
     # after any: NVIDIA/pyxis #61 (tests/fixtures/incidents/pyxis-61-container-start; was no line read at all), #53
     # (the import's older wording, no image named), #135 (Slurm 23.11's "slurmstepd-<node>:"), #144 (slurmd's log),
@@ -964,6 +979,27 @@ def test_a_node_the_coordinator_lost_is_not_its_writers():
     assert ev.details["reporter_host"] == "head-node"
     first = attribute([ev])[0]
     assert (first.category, first.rule, first.root.host) == ("undetermined", "first_rank_death", "10.128.0.103")
+
+
+def test_a_rank_its_rank_monitor_killed_is_the_suspect_not_the_monitor():
+    """REAL lines (NVIDIA/NeMo docs resiliency.html "if a hang is encountered, you should see log statements similar
+    to the following"): nvidia-resiliency-ext's rank monitors of ranks 34 and 58 heard no heartbeat, then the elastic
+    agent's SIGTERMs: the first rank the monitor killed is the suspect, the monitor's wording its how (was: no
+    failure found).  The monitor's routine lines and a section line of another program are nothing."""
+    lines = ["[WARNING] [RankMonitorServer:34] Did not get subsequent heartbeat. Waited 171.92 seconds.",
+             "[WARNING] [RankMonitorServer:58] Did not get subsequent heartbeat. Waited 171.92 seconds.",
+             "torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 453152 closing signal SIGTERM",
+             "torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 453157 closing signal SIGTERM"]
+    ev = list(read_lines(lines, "job/launcher.log", Clock(), root="job"))
+    assert [(e.kind, e.rank) for e in ev if e.kind == "process_lost"] == [("process_lost", 34), ("process_lost", 58)]
+    first = attribute(ev)[0]
+    assert (first.category, first.rule, first.root.rank, first.root.kind) == \
+        ("undetermined", "first_rank_death", 34, "process_lost")
+    assert "rank monitor" in first.reason
+    for line in ("[INFO] [RankMonitorServer:0] Updated heartbeat timeouts: HeartbeatTimeouts(initial=600.00, "
+                 "subsequent=180.00, were_calculated=True)", "Section main has been open for 3 seconds",
+                 "Did not get subsequent heartbeat from the server"):
+        assert facts.match(line) is None, line
 
 
 def test_srun_task_summarys_other_rows_are_no_failure():
