@@ -38,7 +38,10 @@ PINNED_NODE_REASONS = [
     ("PCIeAERError$", "pcie_aer", "hardware"), ("PCIeFatalError$", "pcie_aer", "hardware"),
     ("PCIeUncorrectedError$", "pcie_aer", "hardware"), ("IBPortDown$", "ib_link", "fabric"),
     ("NICError$", "nic_error", "hardware"), ("NICFirmwareError$", "nic_error", "hardware"),
-    ("GPUResetRequired$", "gpu_reset_required", "driver"), ("GPUDriverMismatch$", "driver_mismatch", "driver"),
+    ("GPUResetRequired$", "gpu_reset_required", "driver"),
+    # (h644) a `dcgmi diag` test failed on a GPU (kind dcgm_diag; the agent's dcgm check's reason too): the node's GPU
+    ("DCGMDiagFailed$", "dcgm_diag", "hardware"),
+    ("GPUDriverMismatch$", "driver_mismatch", "driver"),
     ("PeermemError$", "peermem_error", "driver"),
     # (h66) the IMEX daemon failing a job's memory export or import, or its own start (multi-node NVLink's software,
     # kubernetes-sigs/dra-driver-nvidia-gpu #948): a fabric root for the jobs on the node, as peermem_error is
