@@ -570,7 +570,10 @@ TABLE: tuple[Kind, ...] = (
         Raise("GPUDegraded", "expire", {"severity": ["error", "fatal"]}),
     ), doc="`dcgmi diag` output saved with a node's logs: a test (its `test` detail where its row names it) failed "
            "(an error, GPUDegraded) or warned (a warning, nothing raised) on a GPU (`gpu`: its index; `all GPUs` "
-           "for 2.x/3.x's `Fail - All`); a `Pass` row is silent", category="hardware", named="DCGM diagnostic "
+           "for 2.x/3.x's `Fail - All`); a `Pass` row is silent. DCGM's health watches too: `dcgmi health -c`'s "
+           "report (a GPU's `Failure` an error, `Warning` a warning; `test` the system, `PCIe`, `NVLINK`, `Memory` "
+           "..) and nv-hostengine's log of each incident (`Detected a FAILURE in health system NVLink: ..`); "
+           "`Healthy` is silent", category="hardware", named="DCGM diagnostic "
            "{details.test|test} failed"),
     Kind("driver_mismatch", "GPU driver mismatch", "gpu", "error", "driver", "UPDATE_SWFW", "GPUDriverMismatch", (
         Raise("GPUUnhealthy", "reset", {"severity": ["error", "fatal"]}),

@@ -272,6 +272,11 @@ def _warn_header(name: str, kind: str, modules: str, stated: dict, **kw) -> Rule
 MNNVL_NOT_WORKING = r"(?:MNNVL \(cliqueSize (?P<clique_size>\d+)\) is available but not working on this system\.\s*)?"
 
 
+# DCGM's health result (dcgmHealthWatchResults_t) as `dcgmi health -c` and nv-hostengine's log spell it -> the
+# finding's severity (None: the kind's error). Healthy / PASS: no finding.
+DCGM_HEALTH_RESULT = {"Failure": None, "Warning": "warning"}  # nv-hostengine's log: the words in capitals
+
+
 # How many lines after its last line a multi-line event stays open (lines no rule reads count too).
 # An OOM report's task table (a line per process, no keyword) can run to hundreds of lines between its
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
@@ -293,6 +298,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "nvsmi_fabric": 6,
                # dcgmi diag 4.x's table: a test's row to its entities' rows, each a few wrapped Warning rows apart
                "dcgm_diag": 32,
+               # dcgmi health -c's table: a GPU's row to its systems' incidents, each a few wrapped rows
+               "dcgm_health": 16,
                # Fabric Manager's GPU NVL error block: its header, twelve "key : value" lines (moduleId .. errorDebugData)
                "fm_nvl": 14,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
@@ -405,7 +412,8 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs", "ceph"})
 #   count line and the page's handling after them).
 EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "cuda_exception": 2, "mce": 16, "xla_rendezvous": 64,
                 "smmu": 64, "cper": 64, "lockup": 32, "hung": 32, "rcu_stall": 64, "retrain": 16, "ofi": 4, "ecc": 1,
-                "oom": EVENT_LINES["oom"], "fm_nvl": EVENT_LINES["fm_nvl"], "ray_oom": EVENT_LINES["ray_oom"]}
+                "oom": EVENT_LINES["oom"], "fm_nvl": EVENT_LINES["fm_nvl"], "ray_oom": EVENT_LINES["ray_oom"],
+                "dcgm_health": EVENT_LINES["dcgm_health"]}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -463,7 +471,7 @@ EVENT_FILL_ATTRIBUTION = frozenset({"lockup", "rcu_stall", "hung"})
 EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function"),
                     "hung": ("module", "function"),
                     "ecc": ("memory", "detail_xid"), "oom": ("oom",), "cuda_exception": ("gpu",),
-                    "fm_nvl": ("gpu_guid", "port"), "ray_oom": ("node_ip",)}
+                    "fm_nvl": ("gpu_guid", "port"), "ray_oom": ("node_ip",), "dcgm_health": ("test",)}
 # Events whose opening line may come after a line that details it: an "open" line within the event's window (EVENT_LINES)
 # more severe than the finding its earlier line made is that finding's amendment (details "amends": "severity"), not a
 # second event, and takes the details the earlier line gave (EVENT_FILL_ALONE). The Xid 171 / 172 the GSP firmware logs
@@ -1244,6 +1252,28 @@ RULES: tuple[Rule, ...] = (
        r"^\s*\|\s*\|\s*GPU ?(?P<gpu>\d{1,4}): (?P<result>Fail)\s*\|\s*$", event=("dcgm_diag", "inside")),
     _r("dcgm_diag_pending_row_remap", "gpu_reset_required", ["uncorrectable memory errors and row"],
        r"\|\s*Error\s*\|\s*GPU (?P<gpu>\d{1,4}) has uncorrectable memory errors and row\b", attribution="hardware"),
+    # DCGM's health watches (kind dcgm_diag, `test` the watched system): `dcgmi health -c`'s report saved beside a
+    # node's logs, 1.x-3.x's table (dcgmi/Health.cpp): "| GPU ID: 0 | Warning |", then the system's incident on the
+    # row below, "|  | PCIe system: Warning - Detected more than 8 PCIe |" (wrapped): the GPU's row is the finding (its
+    # result DCGM's severity, DCGM_HEALTH_RESULT), the system's row below it the finding's `test` (EVENT_FILL_ALONE,
+    # event "dcgm_health"); the group's "Overall Health" row, a Healthy report, silent. And nv-hostengine's own log
+    # (/var/log/nv-hostengine.log, modules/health/DcgmHealthWatch.cpp SetResponse) at each check a client (dcgm-
+    # exporter, a health monitor) runs: "ERROR [pid:tid] [[Health]] Detected a WARNING in health system Thermal:
+    # 'Detected clocks event due to thermal violation in GPU 2. ..'", its message's GPU the finding's. A WARNING a
+    # warning (nothing raised: a clocks event is routine under load), a FAILURE an error (GPUDegraded, no taint).
+    # REAL: DCGM's user guide (Feature Overview, "Health and Diagnostics"), NVIDIA/DCGM #270
+    # (tests/fixtures/realworld/dcgm-health-2026.yaml). The log's other ERROR lines (a field no GPU supports, a module
+    # the node lacks: DCGM #141, #149) stay silent. Was nothing.
+    *(_r(f"dcgm_health_gpu_{word.lower()}", "dcgm_diag", ["GPU ID: "],
+         r"^\s*\|\s*GPU ID: (?P<gpu>\d{1,4})\s*\|\s*(?P<result>" + word + r")\s*\|\s*$",
+         severity=severity, event=("dcgm_health", "open")) for word, severity in DCGM_HEALTH_RESULT.items()),
+    _r("dcgm_health_system", None, [" system: "],
+       r"^\s*\|\s*\|\s*(?P<test>[A-Za-z][A-Za-z ]*?) system: (?:Warning|Failure) - ",
+       event=("dcgm_health", "within")),
+    *(_r(f"dcgm_health_log_{word.lower()}", "dcgm_diag", ["Detected a " + word.upper() + " in health system "],
+         r"Detected a (?P<result>" + word.upper() + r") in health system (?P<test>[A-Za-z][\w -]*?): '"
+         r"(?:[^'\n]*?\bGPU (?P<gpu>\d{1,4})\b)?", severity=severity)
+      for word, severity in DCGM_HEALTH_RESULT.items()),
     # The driver as installed cannot drive the GPU (kind driver_mismatch: the fix is the driver, not a reset). A GPU
     # this release does not support, in every era's wording after its "NVRM: The NVIDIA GPU <pci> (PCI ID: ..)"
     # line (the address from that line): 2011 ".. (PCI ID: 10de:1050) installed / NVRM: in this system is not

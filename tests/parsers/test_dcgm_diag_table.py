@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from parsers import Classifier
+from realworld import findings
 
 DCGM = Path(__file__).parents[1] / "fixtures" / "dcgm"
 
@@ -64,3 +65,45 @@ def test_a_warn_result_is_a_warning():
     found = run([ROW.format("Targeted Power", "Warn - GPU: 2")])
     assert [(f.kind, f.severity, f.details.get("test"), f.details.get("gpu")) for f in found] == \
         [("dcgm_diag", "warning", "Targeted Power", 2)]
+
+
+# `dcgmi health -c`'s 1.x-3.x table (dcgmi/Health.cpp): DCGM's user guide's report, verbatim as
+# tests/fixtures/realworld/dcgm-health-2026.yaml holds it (the guide's PCIe replays on GPU 0, a corrupt InfoROM on GPU 1)
+HEALTH = """\
+Health Monitor Report
++----------------------------------------------------------------------------+
+| Group 1          | Overall Health: Warning                                 |
++==================+=========================================================+
+| GPU ID: 0        | Warning                                                 |
+|                  | PCIe system: Warning - Detected more than 8 PCIe        |
+|                  | replays per minute for GPU 0: 13                        |
++------------------+---------------------------------------------------------+
+| GPU ID: 1        | Warning                                                 |
+|                  | InfoROM system: Warning - A corrupt InfoROM has been    |
+|                  | detected in GPU 1.                                      |
++------------------+---------------------------------------------------------+""".splitlines()
+
+
+def test_a_health_reports_gpu_row_names_the_gpu_and_the_system_below_it_at_dcgms_result():
+    found = findings("\n".join(HEALTH))  # as `gpu-npd parse` reads it: the GPU's finding, its system's amendment in it
+    assert [(f.kind, f.severity, f.details.get("gpu"), f.details.get("test")) for f in found] == [
+        ("dcgm_diag", "warning", 0, "PCIe"), ("dcgm_diag", "warning", 1, "InfoROM")]
+
+
+def test_a_health_reports_failure_is_an_error_and_a_healthy_report_is_silent():
+    # the rows in dcgmi/Health.cpp's layout, a Failure's words DCGM_FR_NVLINK_ERROR_CRITICAL's (not a real report)
+    failure = [HEALTH[4].replace("GPU ID: 0", "GPU ID: 3").replace("Warning", "Failure"),
+               "|                  | NVLINK system: Failure - Detected a NvLink replay or recovery error on GPU 3 |"]
+    found = findings("\n".join(failure))
+    assert [(f.severity, f.details.get("gpu"), f.details.get("test")) for f in found] == [("error", 3, "NVLINK")]
+    assert run(["Health Monitor Report", HEALTH[1], "| Group 1          | Overall Health: Healthy"
+                "                                 |", HEALTH[1]]) == []
+
+
+def test_nv_hostengines_health_incident_names_its_system_and_gpu_at_dcgms_result():
+    line = ("ERROR [1514002:1514004] [[Health]] Detected a WARNING in health system Thermal: 'Detected clocks event due "
+            "to thermal violation in GPU 2. Verify that the cooling on this machine is functional, including external, "
+            "thermal material interface, fans, and any other components.")  # NVIDIA/DCGM #270, verbatim
+    found = run([line, line.replace("WARNING", "FAILURE")])
+    assert [(f.kind, f.severity, f.details.get("test"), f.details.get("gpu")) for f in found] == [
+        ("dcgm_diag", "warning", "Thermal", 2), ("dcgm_diag", "error", "Thermal", 2)]
