@@ -810,13 +810,55 @@ def _unplaced(job: Job, v: Verdict, candidates: list[Evidence]) -> list[Evidence
     """The candidates no clock orders against the verdict's root: no time stamp (a relative age, kubectl's `4m49s`,
     or none at all) and in a file other than those of the root and its suspects (within one file the lines' order
     places them), nor a death the root explains (a worker's death its own completion error says why of), nor another
-    report of the root's own death (the rank's `[0]<stderr>:Killed` and its launcher's `Process 0 exit with status code
-    137.`, horovod/horovod #2907: one death, whichever file holds it)."""
+    report of the root's or a suspect's own death (the rank's `[0]<stderr>:Killed` and its launcher's `Process 0 exit
+    with status code 137.`, horovod/horovod #2907; JAX's every task naming the same tasks unhealthy: one death,
+    whichever file holds it)."""
     files = {e.file for e in (v.root, *v.suspects) if e is not None}
     return [e for e in candidates if e.time is None and e.file not in files
             and e is not v.root and e not in v.suspects
-            and not (v.root is not None and e.kind in DEATH_KINDS and (_same_death(v.root, e)
-                                                                        or _explanation(job, e) is v.root))]
+            and not (v.root is not None and e.kind in DEATH_KINDS and (
+                any(_same_death(d, e) for d in (v.root, *v.suspects)) or _explanation(job, e) is v.root))]
+
+
+# What names a process a coordinator declared lost (kind process_lost): two lines name the same one where every field
+# both name is the same (NCCL's RAS's "PEER_TIMEOUT_DEAD: <address>" then "PEER_DEAD: Process <pid> on node <address>")
+LOST_NAMES = ("rank", "local_rank", "host", "pid")
+
+
+def _lost_key(e: Evidence) -> tuple:
+    return (*(getattr(e, f) for f in LOST_NAMES), e.details.get("node_id"))
+
+
+def _lost_with(first: Evidence, candidates: list[Evidence]) -> list[Evidence]:
+    """The other processes or nodes the job's coordinator declared lost together with `first` (a process_lost line):
+    stamped within SKEW of it, or, unstamped, in its file (the coordinator's log, in the order it named them), each
+    once (`LOST_NAMES`); [] for any other first failure.  Unstamped lines of other files stay `_unplaced`."""
+    if first.kind != "process_lost":
+        return []
+    kept = [_lost_key(first)]
+    out = []
+    for e in candidates:
+        if e.kind != "process_lost" or e is first or not (
+                e.time is None and first.time is None and e.file == first.file
+                or e.time is not None and first.time is not None and abs(_ts(e) - _ts(first)) <= SKEW):
+            continue
+        key = _lost_key(e)
+        if all(v is None for v in key) or any(
+                all(a == b for a, b in zip(key, k) if a is not None and b is not None)
+                and any(a is not None and b is not None for a, b in zip(key, k)) for k in kept):
+            continue  # names nothing, or a process already named
+        kept.append(key)
+        out.append(e)
+    return out
+
+
+def _lost_names(lost: Sequence[Evidence], job: Job) -> str:
+    """Processes a coordinator declared lost, as a verdict names them: their ranks ("2 ranks (34,58)") where each line
+    names one, else each as `_dead` names it."""
+    if all(e.rank is not None for e in lost):
+        return _ranks([e.rank for e in lost])
+    shown = ", ".join(_dead(e, job) for e in lost[:4])
+    return f"{len(lost)} processes ({shown}{', ..' if len(lost) > 4 else ''})" if len(lost) > 1 else shown
 
 
 def _same_death(root: Evidence, e: Evidence) -> bool:
@@ -888,6 +930,16 @@ def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
             if first.kind == "process_lost" else _abort_how(first) \
             if first.details.get("fact") in ABORT_FACTS else "its exit code not shown"
         who = _dead(first, job) if first.kind in PROCESS_DEATHS else _process(first, job)
+        lost = _lost_with(first, candidates)
+        if lost:  # the coordinator declared several lost at once: each named, each a suspect, none denied
+            ways = list(dict.fromkeys(LOST_HOW.get(e.details.get("fact"), how) for e in (first, *lost)))
+            order = "named first" if first.time is None else "the earliest"
+            return Verdict(category, first, "first_rank_death",
+                           f"{_lost_names((first, *lost), job)} died first"
+                           f"{'' if first.time is None else f', within {SKEW:g} s of each other'} (each: {ways[0]}"
+                           + (f"; and {len(ways) - 1} other way(s)" if len(ways) > 1 else "")
+                           + f") and no line says why: they are the suspects, {who} {order}, their cause undetermined",
+                           suspects=tuple(lost))
         if category == "undetermined":
             senders = SIGNAL_SENDERS.get(first.signal)
             said = f": {SIGNALS.get(first.signal, how)} comes from {senders}, and no line says which" if senders else ""
@@ -1737,6 +1789,12 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
     if remote:
         peers = sorted({_peer_name(job, e) for e in remote if e.peer})
         parts.append(f"{len(remote)} remote/network error line(s)" + (f" naming {', '.join(peers[:4])}" if peers else ""))
+    # the others the coordinator declared lost with the verdict's first (`_lost_with`): lost with it, never denied
+    lost = [e for e in v.suspects if e.kind == "process_lost" and id(e) not in said and v.root is not None
+            and v.root.kind == "process_lost" and v.rule == "first_rank_death"]
+    said.update(map(id, lost))
+    if lost:
+        parts.append(f"{_lost_names(lost, job)} lost with it")
     # the verdict's witnesses: lines of ranks other than the one it names, which it read to name it and no part above
     # counts (JAX's tasks that lost the leader's coordination service, rank 0 named): said as read, never "no other
     # rank reported a failure"

@@ -996,6 +996,12 @@ def test_a_rank_its_rank_monitor_killed_is_the_suspect_not_the_monitor():
     assert (first.category, first.rule, first.root.rank, first.root.kind) == \
         ("undetermined", "first_rank_death", 34, "process_lost")
     assert "rank monitor" in first.reason
+    # both ranks the monitors killed are named, rank 34 (named first) first, both lines in the evidence; never "no
+    # other rank reported a failure" (was: rank 58's line left out and denied)
+    assert first.reason.startswith("2 ranks (34,58) died first (each: its rank monitor") and \
+        "rank 34 named first" in first.reason
+    assert [(e.kind, e.rank) for e in first.evidence] == [("process_lost", 34), ("process_lost", 58)]
+    assert first.consequences == "rank 58 lost with it"
     for line in ("[INFO] [RankMonitorServer:0] Updated heartbeat timeouts: HeartbeatTimeouts(initial=600.00, "
                  "subsequent=180.00, were_calculated=True)", "Section main has been open for 3 seconds",
                  "Did not get subsequent heartbeat from the server"):
@@ -4008,6 +4014,49 @@ def test_the_tasks_jax_names_unhealthy_on_the_lines_after_are_the_lost_processes
         (3, "xla_unhealthy_task", "jax_worker", 3)]
     first = attribute(got)[0]
     assert (first.category, first.rule, first.root.rank) == ("undetermined", "first_rank_death", 3)
+
+
+def test_every_task_jax_names_unhealthy_is_named_lost():
+    """REAL: ROCm/rocm-blogs blogs/software-tools-optimization/maxtext-slurm-agentic-diagnosis/README.md (a 24-node
+    MaxText run, srun's `--label` prefix): the coordination service names tasks 8 and 10 unhealthy.  Both are lost and
+    named, task 8 (named first) the first suspect, both lines in the evidence (was: task 8 alone, task 10's line left
+    out and "no other rank reported a failure").  The same list in another task's log (SYNTHETIC copy) names the
+    same deaths: nothing "could not be placed"."""
+    lines = [" 0: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):",
+             " 0: /job:jax_worker/replica:0/task:8",
+             " 0: /job:jax_worker/replica:0/task:10",
+             " 0: The tasks have crashed."]
+    got = list(read_lines(lines, "job/slurm.log", Clock(), root="job"))
+    first = attribute(got)[0]
+    assert (first.category, first.rule, first.root.rank) == ("undetermined", "first_rank_death", 8)
+    assert first.reason.startswith("2 ranks (8,10) died first (each: XLA's coordination service named it unhealthy")
+    assert "rank 8 named first" in first.reason and "no other rank" not in first.consequences
+    assert [(e.kind, e.rank) for e in first.evidence] == [("process_lost", 8), ("process_lost", 10)]
+    assert first.consequences == "rank 10 lost with it"
+    again = [line.replace(" 0: ", " 1: ") for line in lines]
+    both = attribute(got + list(read_lines(again, "job/slurm-1.log", Clock(), root="job")))[0]
+    assert (both.root.rank, both.consequences) == (8, "rank 10 lost with it")
+    assert "could not be placed" not in both.reason, both.reason
+
+
+def test_nodes_ray_marked_dead_in_the_same_seconds_are_each_named():
+    """REAL: ray-project/ray #18449 (a nightly test's driver log): Ray's GCS marks two nodes dead a second apart: both
+    are named, the earlier the first suspect (was: the first alone, the second's line left out and "no other rank
+    reported a failure")."""
+    lines = ["Reduce Progress.:  69%|██████▉   | 691/1000 [28:51<28:26,  5.52s/it]2021-09-05 05:42:38,294     WARNING "
+             "worker.py:1228 -- The node with node id: 0fc14938add3345146c57e92449e77a584cace230879f50fd0813cc0 and ip: "
+             "172.31.57.35 has been marked dead because the detector has missed too many heartbeats from it. This can "
+             "happen when a raylet crashes unexpectedly or has lagging heartbeats.",
+             "2021-09-05 05:42:39,292 WARNING worker.py:1228 -- The node with node id: 9d2c254a88cf3dfc896b1b1cfa4b62cf2b"
+             "95aff0ab4e066aceda60d4 and ip: 172.31.12.38 has been marked dead because the detector has missed too many "
+             "heartbeats from it. This can happen when a raylet crashes unexpectedly or has lagging heartbeats."]
+    first = attribute(read_lines(lines, "job/driver.log", Clock(), root="job"))[0]
+    assert (first.category, first.rule, first.root.host) == ("undetermined", "first_rank_death", "172.31.57.35")
+    assert first.reason.startswith("2 processes (172.31.57.35, 172.31.12.38) died first, within 5 s of each other "
+                                   "(each: Ray declared its node dead)"), first.reason
+    assert "172.31.57.35 the earliest" in first.reason
+    assert [e.host for e in first.evidence] == ["172.31.57.35", "172.31.12.38"]
+    assert first.consequences == "172.31.12.38 lost with it"
 
 
 def test_hydras_bad_termination_block_names_the_process_a_signal_killed():
