@@ -11,8 +11,8 @@ Each incident's lines are split the way a cluster would have seen them:
   description's scheduler row names ("Successfully assigned <ns>/<pod> to <node>", triage/read.py), else "node-0";
   each (file, node) is one pod of one job (labelled `job-name`), its lines written in kubelet's CRI format;
 - a row of a description's Events table (`kubectl describe`) of a reason triage's gang judges (triage/facts.py
-  EVENT_ENDS: FailedMount) is also the Warning Event its component (the kubelet) wrote on that pod, which the
-  cluster component watches (cluster/evidence.py KUBELET_SELECTORS).
+  POD_WARNINGS: FailedMount, the node controller's NodeNotReady) is also the Warning Event its component wrote on
+  that pod, which the cluster component watches (cluster/evidence.py KUBELET_SELECTORS).
 
 Then, per node, the agent's own code, in process: `agent.app.build` (mode off, no NVML), its Pipeline fed the
 kernel lines as records and the pod lines as PodLogSource reads them (a real /var/log/pods tree in a temporary
@@ -33,7 +33,7 @@ ranks an Event lists are at the time the agent recorded it), anything the agent 
 hang or a barrier's healthy ranks, read only offline; docs/triage.md, "Live and offline"), and a launcher summary's
 rows without the opener the agent reads the summary by (an excerpt cut before it).  A miss's causes: "Kubernetes Event
 not watched live" (offline's root read from an Event's row, triage/facts.py EVENT_ROW: another component's, of a
-reason the cluster component does not watch: it watches the kubelet's of EVENT_ENDS alone), "job fact not
+reason the cluster component does not watch: it watches other components' of POD_WARNINGS alone), "job fact not
 published" (no LIVE_FACTS row of offline's root's kind), "job fact names no culprit" (its line is its row's, but
 names no one the row publishes it for, and the row has no witness), "consequence not published" (offline's
 undetermined root an exception that says the failure is elsewhere, not published: the agent says one only as its
@@ -110,14 +110,15 @@ def _described(lines: list[str]) -> str | None:
 
 
 def kubelet_events(lines: list[str], pod: str, node: str, now: float) -> list[dict]:
-    """The Warning Events a description's Events rows show of a pod end only an Event says (EVENT_ENDS), as
-    the component in the row's From column wrote them on the pod (source.host its node), stamped a minute ago."""
-    from triage.facts import DESCRIBE_EVENT, EVENT_ENDS
+    """The Warning Events a description's Events rows show of a pod end only an Event says, or context of one
+    (POD_WARNINGS), as the component in the row's From column wrote them on the pod (source.host its node), stamped
+    a minute ago."""
+    from triage.facts import DESCRIBE_EVENT, POD_WARNINGS
 
     stamp = datetime.fromtimestamp(now - 60, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     out = []
     for m in filter(None, map(DESCRIBE_EVENT.match, lines)):
-        if m.group("type") != "Warning" or m.group("reason") not in EVENT_ENDS:
+        if m.group("type") != "Warning" or m.group("reason") not in POD_WARNINGS:
             continue
         uid = f"kev-{pod}-{len(out)}"
         out.append({"type": "Warning", "reason": m.group("reason"), "message": m.group("message"),
@@ -348,14 +349,14 @@ def why_not(want: dict, offline_doc: dict, pub: Published, sp: Split, live, evid
 def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
     """Why offline's root, a job kind of triage, is not among the live evidence: triage read it from a Kubernetes
     Event's row (triage/facts.py EVENT_ROW: `kubectl describe`'s Events table, `kubectl get events`), an Event of
-    another component than gpu-npd of a reason the cluster component does not watch (not EVENT_ENDS); no LIVE_FACTS
+    another component than gpu-npd of a reason the cluster component does not watch (not POD_WARNINGS); no LIVE_FACTS
     row publishes its kind (read from the job's lines by triage only: a Python exception, which its traceback and the
     chain before it make a failure or a consequence); its line is a fact of the row's kind that names no culprit, of a
     row without a witness (LiveFact.culprit, LiveFact.witness: not published); or the row that would publish it did
     not read its line (a summary's field, read live only within the lines after the summary's opener: triage/read.py
     BLOCK_OPENERS)."""
     from cluster.evidence import AGENT_COMPONENT
-    from triage.facts import EVENT_ROW, FACTS, EVENT_ENDS, LIVE, live
+    from triage.facts import EVENT_ROW, FACTS, LIVE, POD_WARNINGS, live
     from triage.read import BLOCK_OPENERS, job_fact
 
     root = off.get("root") or {}
@@ -363,10 +364,10 @@ def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
     text = next((e.get("text") for e in off.get("evidence") or [] if e.get("kind") == kind and
                  root.get("rank") in (None, e.get("rank"))), None) or ""
     event = EVENT_ROW.search(text)
-    if event is not None and event.group("reason") not in EVENT_ENDS:
+    if event is not None and event.group("reason") not in POD_WARNINGS:
         return ("Kubernetes Event not watched live", f"offline's root is {kind} ({rule}: {text.strip()!r}), read from "
                 f"a Kubernetes Event's row ({event.group('reason')}): the cluster component watches the pods' status "
-                f"and {AGENT_COMPONENT}'s own Events, and other components' Warnings of EVENT_ENDS alone")
+                f"and {AGENT_COMPONENT}'s own Events, and other components' Warnings of POD_WARNINGS alone")
     if kind not in LIVE:
         return ("job fact not published", f"offline's root is {kind} ({rule}: {text.strip()!r}), a job kind no "
                 "triage/facts.py LIVE_FACTS row names: read from the job's lines by triage only")

@@ -30,6 +30,7 @@ Pure (no I/O, a clock handed in): the watches feed it objects, `settle()` hands 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -37,7 +38,7 @@ from typing import Any, Mapping
 
 from parsers.bounded import keep_newest
 from parsers.envelope import parse_time
-from triage import DEFAULT_WINDOW, Evidence, Incident, attribute, is_consequence
+from triage import DEFAULT_WINDOW, SKEW, Evidence, Incident, attribute, is_consequence
 from triage.attribute import CONTEXT_KINDS
 from triage.facts import bare_address, said_at_end
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
@@ -140,6 +141,8 @@ class JobState:
     # Events, exits and nodes are not the job's evidence any more (None: never restarted)
     restarted: tuple[float, frozenset[str] | None] | None = None
     sources: dict = field(default_factory=dict)  # Event uid (or exit/..) -> the pod it is about: ((ns, name), uid)
+    # exit/.. of a deleted pod that ended badly -> (its node, its start): its node's facts stay the job's (_counting)
+    ends: dict = field(default_factory=dict)
     # pod -> the uids of its other components' Warnings among `events` (MAX_POD_WARNINGS a pod): the index of `events`
     # by pod that the cap is counted on (from `events` and `sources` it would be a scan of up to MAX_EVENTS a Warning)
     warned: dict = field(default_factory=dict)
@@ -338,6 +341,8 @@ class Book:
             if _counted(state, info.exits):
                 state.events[f"exit/{key[0]}/{key[1]}"] = info.exits
                 state.sources[f"exit/{key[0]}/{key[1]}"] = (key, info.uid)
+                if info.node and any(e.kind not in CONTEXT_KINDS for e in info.exits):
+                    state.ends[f"exit/{key[0]}/{key[1]}"] = (info.node, info.started)
         if state is None or not info.node:
             return
         left = state.nodes.get(info.node, 1) - 1
@@ -345,11 +350,23 @@ class Book:
             state.nodes[info.node] = left
             return
         state.nodes.pop(info.node, None)
-        jobs = self.node_jobs.get(info.node)
+        self._unlink(state, info.node)
+
+    def _release_ends(self, state: JobState) -> None:
+        """The pod ends the job held are forgotten (a closed incident's, a forgotten job's): so are their nodes'."""
+        ends, state.ends = state.ends, {}
+        for node in {where[0] for where in ends.values()}:
+            self._unlink(state, node)
+
+    def _unlink(self, state: JobState, node: str) -> None:
+        """A node's facts no longer touch the job: none of its pods runs there, nor does it hold a pod's end there."""
+        if node in state.nodes or any(where[0] == node for where in state.ends.values()):
+            return
+        jobs = self.node_jobs.get(node)
         if jobs is not None:
-            jobs.discard(info.job)
+            jobs.discard(state.job.key)
             if not jobs:
-                del self.node_jobs[info.node]
+                del self.node_jobs[node]
 
     def event(self, ev: Mapping[str, Any], now: float, deleted: bool = False) -> None:
         """A node agent's Event (on a Pod or a Node), or another component's Warning on a job's pod of a pod end only
@@ -427,6 +444,8 @@ class Book:
             if pod is not None and oldest in state.warned.get(pod[0], ()):
                 state.warned[pod[0]].discard(oldest)
             del state.events[oldest]
+            if (where := state.ends.pop(oldest, None)) is not None:
+                self._unlink(state, where[0])
             self.dropped += 1
         self._touch(state, now)
 
@@ -586,6 +605,7 @@ class Book:
         coming back must not reopen, or rename, an incident already written; its new pods' evidence is newer; what its
         torn-down pods say late, once the owner has recreated them, is not its evidence)."""
         del self.jobs[key]
+        self._release_ends(state)
         if state.seq:
             keep_newest(self.retired, key, (state.seq, state.mark, state.restarted), MAX_WAITING)
 
@@ -604,6 +624,7 @@ class Book:
         """What the job's evidence that counts now holds is marked (Mark.after) as a closed incident's (_close) or a
         healthy end's (_at_end), and its Events forgotten: a later failure is read from its own."""
         state.mark = state.mark.after(self._counting(state))
+        self._release_ends(state)
         state.events.clear()
         state.versions.clear()
         state.sources.clear()
@@ -637,11 +658,18 @@ class Book:
         """The job's evidence that counts (not a closed incident's), the newest MAX_EVIDENCE."""
         out: list[Evidence] = []
         gone = state.restarted
+        # node -> (the earliest start there of a deleted pod whose end the job holds, the latest such end): its facts
+        # of that time stay the job's (the fault of the node where its failed pod ran, once its owner replaced it)
+        ended: dict[str, tuple[float, float]] = {}
         for uid, found in state.events.items():
             was = self._source(state, gone, *state.sources[uid]) if gone is not None and uid in state.sources \
                 else NEW
             if was != CHOSEN:
                 out.extend(found if was == NEW else _own(found))
+                if (where := state.ends.get(uid)) is not None:
+                    end = max((_epoch(e.time) for e in found if e.time is not None), default=math.inf)
+                    was_start, was_end = ended.get(where[0], (where[1], end))
+                    ended[where[0]] = (min(was_start, where[1]), max(was_end, end))
         nodes: dict[str, float] = {}
         for pod in state.pods:
             info = self.pods.get(pod)
@@ -651,19 +679,19 @@ class Book:
             out.extend(info.exits if was == NEW else _own(info.exits))
             if info.node:
                 nodes[info.node] = min(nodes.get(info.node, info.started), info.started)
-        for node, started in nodes.items():
+        # the facts of a node where a pod of the job runs, from a minute before it started there; of a node where only
+        # a pod end the job holds was (its pod deleted since: its owner's restart), to that end (+ the nodes' skew):
+        # the fault, or the context (the GPU Operator's driver upgrade, triage.attribute Job._refined), of that end
+        for node, (started, until) in {**ended, **{node: (started, math.inf) for node, started in nodes.items()}}.items():
             facts = self.node_facts.get(node, {})
             told = [e for k, e in facts.items() if not k.startswith("condition/")]
             seen = {(e.kind, e.pci, e.xid, e.sxid) for e in told}
             # a condition repeats an Event of the same fault: it speaks only when the Event is gone (expired)
             standing = [e for k, e in facts.items() if k.startswith("condition/")
                         and (e.kind, e.pci, e.xid, e.sxid) not in seen]
-            here = [e for e in told + standing if e.time is None or _epoch(e.time) >= started - FAULT_SLACK]
+            here = [e for e in told + standing
+                    if e.time is None or started - FAULT_SLACK <= _epoch(e.time) <= until + SKEW]
             out.extend(with_gpus(here, self.node_gpus[node]) if node in self.node_gpus else here)
-        # the context of a node where a pod end the job holds was, its pod gone from it since (an eviction's: the GPU
-        # Operator's driver upgrade of that node, triage.attribute Job._refined); triage takes only that before the end
-        for node in {e.host for e in out if e.kind == "job_ended" and e.host} - nodes.keys():
-            out.extend(e for e in self.node_facts.get(node, {}).values() if e.kind in CONTEXT_KINDS)
         if state.mark.since or state.mark.seen is not None:
             out = [e for e in out if state.mark.counts(e)]
         if len(out) > MAX_EVIDENCE:

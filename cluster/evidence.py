@@ -52,7 +52,7 @@ from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
-from triage.facts import EVENT_ENDS, NODE_EVENTS, NODE_NAMED, read_collectives, read_node_named, read_ray_task
+from triage.facts import NODE_EVENTS, NODE_NAMED, POD_WARNINGS, read_collectives, read_node_named, read_ray_task
 from triage.facts import read_words
 from triage.read import of_ray_task, on_named_node
 from triage.inventory import MESSAGE_TEXT, deletion_asked, ended_by_deletion, pod_ends, read_events
@@ -91,8 +91,10 @@ TEXT = MESSAGE_TEXT  # characters of an Event's message kept as evidence text wh
 # waiting reason, triage.facts WAITING_REASONS), the kubelet's Events of it being "Failed" and "BackOff" of every
 # container error.  One watch each, filtered by the API server (core/v1 Event field selectors: type,
 # involvedObject.kind and reason are among those it supports; a selector ANDs its terms, no set of values): the
-# cluster's other Warnings (probes, back-offs, scheduling) never reach the controller
-KUBELET_SELECTORS = tuple(f"type=Warning,involvedObject.kind=Pod,reason={reason}" for reason in EVENT_ENDS)
+# cluster's other Warnings (probes, back-offs, scheduling) never reach the controller.  And the node controller's
+# NodeNotReady on a pod (triage.facts POD_EVENTS, context: the taint manager's deletion of the pod after it is for its
+# node not ready, as offline, where the node's NoExecute taints are not known: the node gone, or back)
+KUBELET_SELECTORS = tuple(f"type=Warning,involvedObject.kind=Pod,reason={reason}" for reason in POD_WARNINGS)
 # Other components' Events on a Node that triage reads as context of a job's pod ends there (triage.facts NODE_EVENTS:
 # the GPU Operator's GPUDriverUpgrade, type Normal, which says when its upgrade began evicting the node's pods): one
 # watch each, selected alike; read by Reader.node_event as offline reads the same Event
@@ -206,7 +208,7 @@ class Reader:
 
     def kubelet_event(self, ev: Mapping[str, Any], host: str | None = None) -> list[Evidence]:
         """Another component's Warning Event on a job's pod of a pod end only an Event says (`gang_warning`, which
-        the caller, cluster.book Book.event, tests first: EVENT_ENDS, the kubelet's FailedMount and
+        the caller, cluster.book Book.event, tests first: POD_WARNINGS, the kubelet's FailedMount and
         FailedPrepareDynamicResources, the attach-detach controller's FailedAttachVolume): read as offline triage reads the same Event in `kubectl get events -o json`
         (triage.inventory read_events, the k8s_ended row), on the node its kubelet names, else the pod's (`host`: an
         attach-detach controller's Event names none); [] for one it does not read."""
@@ -283,9 +285,9 @@ def event_times(ev: Mapping[str, Any]) -> tuple[datetime | None, datetime | None
 
 
 def gang_warning(ev: Mapping[str, Any]) -> bool:
-    """A Warning Event of a pod end only an Event says (EVENT_ENDS; KUBELET_SELECTORS, as the API server selects
-    them)."""
-    return ev.get("type") == "Warning" and ev.get("reason") in EVENT_ENDS
+    """A Warning Event of a pod end only an Event says, or context of one (POD_WARNINGS; KUBELET_SELECTORS, as the
+    API server selects them)."""
+    return ev.get("type") == "Warning" and ev.get("reason") in POD_WARNINGS
 
 
 @dataclass(frozen=True, slots=True)

@@ -434,6 +434,12 @@ EVENT_ENDS = tuple(key for key, end in POD_ENDS.items() if end.event_only)
 # upgrade controller's GPUDriverUpgrade (the gpu_driver_upgrade row; type Normal).  The live cluster component watches
 # the Events of these reasons on Nodes (cluster/evidence.py NODE_SELECTORS)
 NODE_EVENTS = ("GPUDriverUpgrade",)
+# Other components' Warning Events on a Pod a row reads as context of that pod's end: the node controller's NodeNotReady
+# (the k8s_not_ready row, pod_not_ready: the taint manager's deletion of the pod after it is for its node not ready)
+POD_EVENTS = ("NodeNotReady",)
+# Every Warning of another component on a pod that triage reads: a pod end only an Event says, or context of one.  The
+# live cluster component watches the Events of these on its jobs' pods (cluster/evidence.py KUBELET_SELECTORS)
+POD_WARNINGS = (*EVENT_ENDS, *POD_EVENTS)
 # How the k8s_ended row reads a POD_ENDS key.  A word no other text says is read wherever it stands (REASON_ANYWHERE:
 # NodeLost, the kubelet's admission error, a DisruptionTarget condition's reason); a key said by its messages is read
 # by them (REASON_BY_MESSAGE: the kubelet's "OutOf<resource>", OUT_OF_WORD; a cloud's notice; a volume's or a DRA

@@ -17,7 +17,7 @@ from cluster.book import MAX_POD_WARNINGS, Book
 from cluster.controller import Settings
 from cluster.evidence import KUBELET_SELECTORS, Reader, gang_warning
 from kubeapi.client import make_api
-from triage.facts import EVENT_ENDS, GANG_REASONS, POD_ENDS, WAITING_REASONS
+from triage.facts import EVENT_ENDS, GANG_REASONS, POD_ENDS, POD_WARNINGS, WAITING_REASONS
 
 from test_cluster import NODES, XID79, controller, gang, incidents, publish_timeouts, settled
 
@@ -68,7 +68,8 @@ def test_the_watched_reasons_are_the_pod_ends_only_an_event_says():
     assert set(WAITING_REASONS) <= set(GANG_REASONS)
     assert EVENT_ENDS == ("FailedMount", "FailedAttachVolume", "FailedPrepareDynamicResources")
     assert EVENT_ENDS == tuple(k for k, e in POD_ENDS.items() if e.event_only)
-    assert KUBELET_SELECTORS == tuple(f"type=Warning,involvedObject.kind=Pod,reason={r}" for r in EVENT_ENDS)
+    assert KUBELET_SELECTORS == tuple(f"type=Warning,involvedObject.kind=Pod,reason={r}" for r in POD_WARNINGS)
+    assert POD_WARNINGS[:len(EVENT_ENDS)] == EVENT_ENDS
 
 
 # constructed: a container waiting in ImagePullBackOff as the kubelet sets it in the pod's status
