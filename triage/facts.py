@@ -88,6 +88,18 @@ JOB_TABLE: tuple[JobKind, ...] = (
             restarts=True, raised=True, named=("store timeout ({details.store_joined} of {details.store_expected} ranks joined)",
                                   "store error '{details.what}' (store {details.store_host}:{details.store_port})",
                                   "store error '{details.what}'")),
+    # the job's network could not be set up at its start, by what the line says (not a consequence of another's
+    # failure, nor any node's hardware): the store's address did not resolve (Kubernetes' DNS record of a headless
+    # Service not there yet, a wrong name), the store's port was already taken on its host (another job, a hostNetwork
+    # pod, an earlier attempt's process), NCCL found no socket interface in the pod (NCCL_SOCKET_IFNAME naming none it
+    # has, a network attachment missing).  The job's or the cluster's configuration, or a race at its start
+    JobKind("network_setup", "a rank could not set up the job's network at its start: the rendezvous / store address "
+            "did not resolve (DNS), the store's port was already in use on its host, or NCCL found no socket "
+            "interface in the pod: the job's or the cluster's configuration (or a race at start), not a node's "
+            "hardware", "infrastructure", raised=True,
+            named=("network setup: {details.what} (port {details.store_port}: {details.store_error})",
+                   "network setup: {details.what} ({details.store_error})",
+                   "network setup: {details.what}")),
     JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure", raised=True,
             named="{storage}"),
     # the pod's or node's configuration, not the GPU nor the program's code: the same job runs where the limit is
@@ -1195,6 +1207,43 @@ FACTS: tuple[Fact, ...] = (
                                 "RendezvousConnectionError"],
        r"(?P<what>DistStoreError|RendezvousTimeoutError|RendezvousClosedError|RendezvousConnectionError|"
        r"TCPStore\S{0,64} [^\n]{0,200}?(?:failed|timed out|Connection reset by peer|Broken pipe))"),
+    # c10d's client that gave up on every address of the store (socket.cpp, 1.10-2.0: "[E socket.cpp:753] [c10d] The
+    # client socket has failed to connect to any network address of (6841231, 47389)." after its retried connects'
+    # warnings, hpcaitech/Open-Sora #667; the exception it raises with the same words and the last connect's after
+    # them, "The client socket has failed to connect to any network address of (hcp-bb-03, 52873). The client socket
+    # has failed to connect to hcp-bb-03:52873 (errno: 110 - Connection timed out)", hpcaitech/ColossalAI-Examples
+    # #207): the store's host never listened or could not be reached, as a timed-out connect (store_connect_timeout);
+    # the address the store's.  Was: nothing ("No failure found")
+    _f("store_connect_failed", "store_error", ["failed to connect to any network address of ("],
+       r"(?P<what>The client socket has failed to connect to any network address) of \((?P<store_host>[^,\s()]+), "
+       r"(?P<store_port>\d+)\)"),
+    # The job's network not set up at its start (network_setup), each line's own words:
+    # - torch 1.x's TCPStore whose MASTER_ADDR did not resolve, its ValueError "host not found: Name or service not
+    #   known" (kubeflow/pytorch-operator #125: a PyTorchJob's workers started before the master's Service had its DNS
+    #   record; #333; pytorch/pytorch #73682, the c10d rendezvous's store on Kubernetes), the resolver's words after
+    #   it (gai_strerror's, glibc's and macOS's: "Temporary failure in name resolution" too);
+    # - c10d's store server that could bind no address (socket.cpp, every era: "[E socket.cpp:462] [c10d] The server
+    #   socket has failed to listen on any local network address." after "failed to bind to [::]:29500 (errno: 98 -
+    #   Address already in use)" warnings, meta-llama/llama-cookbook #186; the exception with both, "The server socket
+    #   has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno:
+    #   98 - Address already in use). ..", meta-pytorch/torchtune #392, showlab/Tune-A-Video #90; 2.2+'s "..
+    #   address. port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use",
+    #   om-ai-lab/VLM-R1 #289): the port taken on its host; the port in `store_port`, the error in `store_error`;
+    # - NCCL's bootstrap that found no socket interface ("Bootstrap : no socket interface found", the "Last error:" of
+    #   ncclInternalError, EasonXiao-888/MambaTree #14; NVIDIA/nccl #210: "there is no IP interface found"): the pod's
+    #   interfaces, or NCCL_SOCKET_IFNAME naming none of them.
+    # Was: the ValueError an APPLICATION exception, the bind failure nothing ("No failure found"), NCCL's an
+    # UNDETERMINED nccl_error
+    _f("store_host_not_found", "network_setup", ["host not found: "],
+       r"(?<![\w\-])(?P<what>host not found): (?P<store_error>Name or service not known|Temporary failure in name "
+       r"resolution|No address associated with hostname|Non-recoverable failure in name resolution|nodename nor "
+       r"servname provided, or not known)"),
+    _f("store_listen_failed", "network_setup", ["failed to listen on any local network address"],
+       r"(?P<what>The server socket has failed to listen on any local network address)\.(?: port: "
+       r"(?P<store_port>\d+), useIpv6: \d, code: -?\d+, name: (?P<store_error>\w+)| The server socket has failed to "
+       r"bind to \S*?:(?P<store_port2>\d+) \(errno: \d+ - (?P<store_error2>[^)]{1,60})\))?"),
+    _f("nccl_no_interface", "network_setup", ["no socket interface found"],
+       r"(?P<what>Bootstrap : no socket interface found)"),
     # Horovod's Gloo rendezvous (its launcher's HTTP key-value store): a rank that waited past its timeout for the
     # others' keys, as gloo::IoException's what(): "[horovod/common/gloo/http_store.cc:53] ... Wait timeout for
     # key(s): 0" (0.19, horovod/horovod #2015, 50+ nodes), 0.21+ "... http_store.cc:57] ... Wait timeout after 30

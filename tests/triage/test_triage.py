@@ -558,6 +558,32 @@ FACTS = [
                          store_joined="1", store_expected="3")),
     ("torch.distributed.DistStoreError: Timed out after 6 seconds waiting for workers. 1/2 workers joined.",
      "store_error", dict(store_joined="1", store_expected="2")),
+    # a c10d client that gave up on every address of the store (1.10-2.0): hpcaitech/Open-Sora #667 (socket.cpp's
+    # line), hpcaitech/ColossalAI-Examples #207 (the exception's words, a leading space as pasted); was nothing
+    ("[E socket.cpp:753] [c10d] The client socket has failed to connect to any network address of (6841231, 47389).",
+     "store_error", dict(what="The client socket has failed to connect to any network address", store_host="6841231",
+                         store_port="47389")),
+    (" The client socket has failed to connect to any network address of (hcp-bb-03, 52873). The client socket has "
+     "failed to connect to hcp-bb-03:52873 (errno: 110 - Connection timed out)", "store_error",
+     dict(store_host="hcp-bb-03", store_port="52873")),
+    # the job's network not set up at its start (network_setup): torch 1.x's TCPStore whose MASTER_ADDR did not
+    # resolve (kubeflow/pytorch-operator #125, a PyTorchJob's worker before the master's Service record; was an
+    # APPLICATION exception); c10d's store server whose port was taken (meta-pytorch/torchtune #392, om-ai-lab/VLM-R1
+    # #289's 2.2+ words, meta-llama/llama-cookbook #186's socket.cpp line; was nothing); NCCL's bootstrap with no
+    # socket interface (EasonXiao-888/MambaTree #14; was an UNDETERMINED nccl_error)
+    ("ValueError: host not found: Name or service not known", "network_setup",
+     dict(what="host not found", store_error="Name or service not known")),
+    ("torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The "
+     "server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has "
+     "failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use).", "network_setup",
+     dict(what="The server socket has failed to listen on any local network address", store_port="29500",
+          store_error="Address already in use")),
+    ("RuntimeError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: 0, "
+     "code: -98, name: EADDRINUSE, message: address already in use.", "network_setup",
+     dict(store_port="29500", store_error="EADDRINUSE")),
+    ("[E socket.cpp:462] [c10d] The server socket has failed to listen on any local network address.",
+     "network_setup", dict(what="The server socket has failed to listen on any local network address")),
+    ("Bootstrap : no socket interface found", "network_setup", dict(what="Bootstrap : no socket interface found")),
     # XLA's coordination service names the task whose heartbeats stopped: EleutherAI/architecture-objective #26
     # (TensorFlow's copy, 2022), jax-ml/jax #23599 (XLA's, 2024, "Check the task logs ...")
     ("2022-11-15 16:03:15.140058: E external/org_tensorflow/tensorflow/core/distributed_runtime/coordination/"
