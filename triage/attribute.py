@@ -1826,8 +1826,9 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
     said.update(map(id, lost))
     if lost:
         parts.append(f"{_lost_names(lost, job)} lost with it")
-    # the others it declared lost, more than SKEW after it or in another part of the job: named, never denied
-    later, after = _lost_later(job, v, said)
+    # the others it declared lost, more than SKEW after it or in another part of the job: named, never denied (a node
+    # fault's outranked ones said with its other failures, at the end)
+    later, after = _lost_later(job, v, said | set(map(id, outranked)))
     said.update(map(id, later))
     if later:
         parts.append(f"{_lost_names(later, job)} lost {'after it' if after else 'too'}")
