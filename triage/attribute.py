@@ -835,26 +835,25 @@ def _lost_with(first: Evidence, candidates: list[Evidence]) -> list[Evidence]:
     once (`LOST_NAMES`); [] for any other first failure.  Unstamped lines of other files stay `_unplaced`."""
     if first.kind != "process_lost":
         return []
-    kept = [_lost_key(first)]
+    return _each_lost((e for e in candidates if e is not first and (
+        e.time is None and first.time is None and e.file == first.file
+        or e.time is not None and first.time is not None and abs(_ts(e) - _ts(first)) <= SKEW)), [first])
+
+
+def _each_lost(lines: Iterable[Evidence], named: Sequence[Evidence]) -> list[Evidence]:
+    """The process_lost `lines`, each process once, none one of `named` (`LOST_NAMES`: every field both name the same),
+    none that names nothing."""
+    kept = [_lost_key(e) for e in named]
     out = []
-    for e in candidates:
-        if e.kind != "process_lost" or e is first or not (
-                e.time is None and first.time is None and e.file == first.file
-                or e.time is not None and first.time is not None and abs(_ts(e) - _ts(first)) <= SKEW):
-            continue
+    for e in lines:
         key = _lost_key(e)
-        if _named_already(key, kept):
+        if e.kind != "process_lost" or all(v is None for v in key) or any(
+                all(a == b for a, b in zip(key, k) if a is not None and b is not None)
+                and any(a is not None and b is not None for a, b in zip(key, k)) for k in kept):
             continue
         kept.append(key)
         out.append(e)
     return out
-
-
-def _named_already(key: tuple, kept: list[tuple]) -> bool:
-    """Does a `_lost_key` name nothing, or a process one of `kept` names (every field both name the same)?"""
-    return all(v is None for v in key) or any(
-        all(a == b for a, b in zip(key, k) if a is not None and b is not None)
-        and any(a is not None and b is not None for a, b in zip(key, k)) for k in kept)
 
 
 def _lost_later(job: Job, v: Verdict, said: set[int]) -> tuple[list[Evidence], bool]:
@@ -862,16 +861,7 @@ def _lost_later(job: Job, v: Verdict, said: set[int]) -> tuple[list[Evidence], b
     `_unplaced`) nor counts (`said`), each once, none a process the root or a suspect is (`LOST_NAMES`); and whether
     each is placed after the root (stamped later, or later in the root's file)."""
     named = [e for e in (v.root, *v.suspects, *v.unplaced) if e is not None]
-    kept = [_lost_key(e) for e in named]
-    out = []
-    for e in job.failures:
-        if e.kind != "process_lost" or id(e) in said or any(e is x for x in named):
-            continue
-        key = _lost_key(e)
-        if _named_already(key, kept):
-            continue
-        kept.append(key)
-        out.append(e)
+    out = _each_lost((e for e in job.failures if id(e) not in said and not any(e is x for x in named)), named)
     root = v.root
     after = root is not None and all(
         e.time is not None and root.time is not None and e.time > root.time
