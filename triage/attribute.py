@@ -835,21 +835,38 @@ def _lost_with(first: Evidence, candidates: list[Evidence]) -> list[Evidence]:
     once (`LOST_NAMES`); [] for any other first failure.  Unstamped lines of other files stay `_unplaced`."""
     if first.kind != "process_lost":
         return []
-    kept = [_lost_key(first)]
+    return _each_lost((e for e in candidates if e is not first and (
+        e.time is None and first.time is None and e.file == first.file
+        or e.time is not None and first.time is not None and abs(_ts(e) - _ts(first)) <= SKEW)), [first])
+
+
+def _each_lost(lines: Iterable[Evidence], named: Sequence[Evidence]) -> list[Evidence]:
+    """The process_lost `lines`, each process once, none one of `named` (`LOST_NAMES`: every field both name the same),
+    none that names nothing."""
+    kept = [_lost_key(e) for e in named]
     out = []
-    for e in candidates:
-        if e.kind != "process_lost" or e is first or not (
-                e.time is None and first.time is None and e.file == first.file
-                or e.time is not None and first.time is not None and abs(_ts(e) - _ts(first)) <= SKEW):
-            continue
+    for e in lines:
         key = _lost_key(e)
-        if all(v is None for v in key) or any(
+        if e.kind != "process_lost" or all(v is None for v in key) or any(
                 all(a == b for a, b in zip(key, k) if a is not None and b is not None)
                 and any(a is not None and b is not None for a, b in zip(key, k)) for k in kept):
-            continue  # names nothing, or a process already named
+            continue
         kept.append(key)
         out.append(e)
     return out
+
+
+def _lost_later(job: Job, v: Verdict, said: set[int]) -> tuple[list[Evidence], bool]:
+    """The processes or nodes the job's coordinator declared lost that the verdict neither names (its root, suspects,
+    `_unplaced`) nor counts (`said`), each once, none a process the root or a suspect is (`LOST_NAMES`); and whether
+    each is placed after the root (stamped later, or later in the root's file)."""
+    named = [e for e in (v.root, *v.suspects, *v.unplaced) if e is not None]
+    out = _each_lost((e for e in job.failures if id(e) not in said and not any(e is x for x in named)), named)
+    root = v.root
+    after = root is not None and all(
+        e.time is not None and root.time is not None and e.time > root.time
+        or e.file == root.file and e.line is not None and root.line is not None and e.line > root.line for e in out)
+    return out, after
 
 
 def _lost_names(lost: Sequence[Evidence], job: Job) -> str:
@@ -1673,10 +1690,14 @@ def _related(job: Job, v: Verdict, outranked: list[Evidence]) -> list[Evidence]:
     head.extend(e for e in v.suspects[:20] if e not in head)
     ids = {id(e) for e in head}
     outranked_ids = {id(e) for e in outranked}
-    tail = [e for e in job.failures if id(e) not in ids and (is_consequence(e) or e.kind == "rank_exit"
+    tail = [e for e in job.failures if id(e) not in ids and (is_consequence(e) or e.kind in TAIL_KINDS
                                                              or id(e) in outranked_ids)]
     return head + tail[:200]
 
+
+# the failures of no consequence kind an incident's evidence lists after its root's: the ranks' exits, and the
+# processes the coordinator declared lost (the consequences name them: `_lost_later`)
+TAIL_KINDS = frozenset({"rank_exit", "process_lost"})
 
 # the rules whose root is a fault under the job, which outranks the job's own failures (`_outranked`)
 OUTRANKING_RULES = frozenset({"node_fault", "contained_fabric"})
@@ -1795,6 +1816,15 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
     said.update(map(id, lost))
     if lost:
         parts.append(f"{_lost_names(lost, job)} lost with it")
+    # the others it declared lost, more than SKEW after it or in another part of the job: named, never denied (a node
+    # fault's outranked ones said with its other failures, at the end)
+    later, after = _lost_later(job, v, said | set(map(id, outranked)))
+    said.update(map(id, later))
+    if later:
+        parts.append(f"{_lost_names(later, job)} lost {'after it' if after else 'too'}")
+    # the failures no time places against the root (`_unplaced`): counted as the reason says them, never said to have
+    # come after it nor denied
+    said.update(map(id, v.unplaced))
     # the verdict's witnesses: lines of ranks other than the one it names, which it read to name it and no part above
     # counts (JAX's tasks that lost the leader's coordination service, rank 0 named): said as read, never "no other
     # rank reported a failure"
@@ -1816,7 +1846,8 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
     explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}
     ended = [e for e in job.failures if e.kind == "rank_exit"]
     said.update(map(id, ended))  # those of the root's or a suspect's rank unsaid on purpose
-    exits = [e for e in ended if e is not v.root and id(e) not in explained and e.rank not in own]
+    exits = [e for e in ended if e is not v.root and id(e) not in explained and e.rank not in own
+             and not any(e is x for x in v.unplaced)]
     if exits:
         ranks = sorted({e.rank for e in exits if e.rank is not None})
         parts.append(f"{_ranks(ranks) if ranks else str(len(exits)) + ' process(es)'} exited after it")
@@ -1826,6 +1857,10 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
         said = list(dict.fromkeys(f"{_what(e)} on {_who(e, job)}" for e in others))
         more = f" and {len(said) - 3} more" if len(said) > 3 else ""
         parts.append(f"{len(others)} failure(s) of the job after it ({'; '.join(said[:3])}{more})")
+    if v.unplaced:
+        placed = "" if parts else "no other rank's failure could be placed before or after it; "
+        parts.append(f"{placed}{len(v.unplaced)} {'other failure(s) ' if not placed else ''}could not be placed "
+                     "in time")
     if not parts:
         return "no other rank reported a failure"
     return "; ".join(parts)

@@ -4085,6 +4085,59 @@ def test_nodes_ray_marked_dead_in_the_same_seconds_are_each_named():
     assert first.consequences == "172.31.12.38 lost with it"
 
 
+def test_lost_tasks_in_other_files_are_counted_never_denied():
+    """REAL lines: ROCm/rocm-blogs blogs/software-tools-optimization/maxtext-slurm-agentic-diagnosis (JAX's list of the
+    unhealthy tasks 8 and 10), split over two tasks' logs (SYNTHETIC: task-0's log names task 8, task-1's task 10):
+    neither placed against the other, the reason counts the one it could not place, and so do the consequences (was:
+    "no other rank reported a failure" beside the reason's "1 other failure(s) .. could not be placed")."""
+    head = " 0: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):"
+    tail = " 0: The tasks have crashed."
+    got = list(read_lines([head, " 0: /job:jax_worker/replica:0/task:8", tail], "job/slurm-0.log", Clock(), root="job"))
+    other = [line.replace(" 0: ", " 1: ") for line in (head, " 0: /job:jax_worker/replica:0/task:10", tail)]
+    got += read_lines(other, "job/slurm-1.log", Clock(), root="job")
+    first = attribute(got)[0]
+    assert "1 other failure(s) with no wall-clock time, in another file, could not be placed" in first.reason
+    assert first.consequences == "no other rank's failure could be placed before or after it; 1 could not be placed " \
+        "in time"
+    assert sorted(e.rank for e in first.evidence) == [8, 10]
+
+
+def test_a_rank_monitor_in_another_nodes_log_is_counted_and_an_exit_there_not_said_after():
+    """REAL lines: NVIDIA/NeMo docs resiliency.html (the rank monitors of ranks 34 and 58), each in its own node's
+    launcher log (SYNTHETIC split); pytorch/pytorch #116974 (srun's `srun: error: cdr2596: task 1: Exited with exit
+    code 1`) in srun's log.  No time places either against rank 34's loss: the consequences count them as the reason
+    does (was: "no other rank reported a failure", and the exit "rank 1 exited after it" while the reason said it may
+    have come first)."""
+    monitor = "[WARNING] [RankMonitorServer:{}] Did not get subsequent heartbeat. Waited 171.92 seconds."
+    got = list(read_lines([monitor.format(34)], "job/node-4/launcher.log", Clock(), root="job"))
+    alone = got + list(read_lines([monitor.format(58)], "job/node-7/launcher.log", Clock(), root="job"))
+    first = attribute(alone)[0]
+    assert (first.root.rank, first.consequences) == \
+        (34, "no other rank's failure could be placed before or after it; 1 could not be placed in time")
+    exited = got + list(read_lines(["srun: error: cdr2596: task 1: Exited with exit code 1"], "job/srun.log", Clock(),
+                                   root="job"))
+    first = attribute(exited)[0]
+    assert "exit (code 1) on rank 1" in first.reason and "may have come first" in first.reason
+    assert first.consequences == \
+        "no other rank's failure could be placed before or after it; 1 could not be placed in time"
+
+
+def test_a_node_ray_marked_dead_later_is_named_after_it():
+    """REAL lines: ray-project/ray #18449 (a nightly test's driver log), the second node's stamp moved 10 s later
+    (SYNTHETIC time): no longer lost with the first, it is named as lost after it and its line is in the evidence (was:
+    left out, and "no other rank reported a failure")."""
+    lines = ["2021-09-05 05:42:38,294     WARNING worker.py:1228 -- The node with node id: 0fc14938add3345146c57e9244"
+             "9e77a584cace230879f50fd0813cc0 and ip: 172.31.57.35 has been marked dead because the detector has missed "
+             "too many heartbeats from it. This can happen when a raylet crashes unexpectedly or has lagging heartbeats.",
+             "2021-09-05 05:42:48,292 WARNING worker.py:1228 -- The node with node id: 9d2c254a88cf3dfc896b1b1cfa4b62"
+             "cf2b95aff0ab4e066aceda60d4 and ip: 172.31.12.38 has been marked dead because the detector has missed too "
+             "many heartbeats from it. This can happen when a raylet crashes unexpectedly or has lagging heartbeats."]
+    first = attribute(read_lines(lines, "job/driver.log", Clock(), root="job"))[0]
+    assert first.reason.startswith("172.31.57.35 died first (Ray declared its node dead)"), first.reason
+    assert first.consequences == "172.31.12.38 lost after it"
+    assert [e.host for e in first.evidence] == ["172.31.57.35", "172.31.12.38"]
+
+
 def test_hydras_bad_termination_block_names_the_process_a_signal_killed():
     """REAL: MPICH's / Intel MPI's Hydra block, every era: 3.3+ "RANK N PID N RUNNING AT host" and "KILLED BY SIGNAL"
     (LonxunQuantum/PWmat-docs' MatPL page, bsc-performance-tools/extrae #101), 3.1-3.2 "PID N RUNNING AT host" and
