@@ -14,6 +14,8 @@ from typing import TextIO
 
 import click
 
+from .inputs import stdin
+
 LONG_INPUT = 64 << 20  # bytes: `auto` draws a bar from this total on (about half a second of parsing)
 REDRAW_SECONDS = 0.2
 MODES = ("auto", "always", "never")
@@ -23,7 +25,7 @@ def input_size(path: str) -> int | None:
     """Bytes in a regular file (`-`: stdin, when it is one); None for a pipe or a device; 0 for a file that
     cannot be read (it is reported, not counted)."""
     try:
-        st = os.fstat(sys.stdin.fileno()) if path == "-" else os.stat(path)
+        st = os.fstat(stdin().fileno()) if path == "-" else os.stat(path)
     except (OSError, ValueError):
         return 0
     return st.st_size if stat.S_ISREG(st.st_mode) else None
