@@ -239,9 +239,9 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
             except InputDamaged as exc:  # the findings of the part that decodes were given above
                 click.echo(f"gpu-npd parse: warning: {path}: {exc}; findings are from the part before it", err=True)
                 failed.append(path)
-            except BrokenPipeError:  # stdout closed (the flush before a read: `gpu-npd parse big.log | head`)
-                raise
             except (OSError, EOFError) as exc:  # unreadable, missing
+                if exc is out.failed:  # the output's (the flush before a read: `| head`, `> /dev/full`), not the input's
+                    raise
                 reason = exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc) or "truncated input"
                 click.echo(f"gpu-npd parse: cannot read {path}: {reason}", err=True)
                 failed.append(path)

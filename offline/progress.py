@@ -14,8 +14,6 @@ from typing import TextIO
 
 import click
 
-from .inputs import stdin
-
 LONG_INPUT = 64 << 20  # bytes: `auto` draws a bar from this total on (about half a second of parsing)
 REDRAW_SECONDS = 0.2
 MODES = ("auto", "always", "never")
@@ -24,6 +22,8 @@ MODES = ("auto", "always", "never")
 def input_size(path: str) -> int | None:
     """Bytes in a regular file (`-`: stdin, when it is one); None for a pipe or a device; 0 for a file that
     cannot be read (it is reported, not counted)."""
+    from .inputs import stdin  # noqa: PLC0415 - as parse imports it: when the inputs are read, not at --help
+
     try:
         st = os.fstat(stdin().fileno()) if path == "-" else os.stat(path)
     except (OSError, ValueError):
