@@ -11,6 +11,8 @@ parsers and the offline CLI, not the agent, the Kubernetes client or NVML (start
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from importlib import import_module
 
@@ -29,6 +31,9 @@ COMMANDS = {
 }
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_NOT_WRITTEN = 2  # as an input that could not be read: never triage's 1 ("no failure found") or a clean 0
+# an output that takes no more bytes (`> /dev/full`, a full disk or quota, a file at its size limit): no read fails so
+NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
 class LazyGroup(click.Group):
@@ -50,6 +55,26 @@ class LazyGroup(click.Group):
         except KeyboardInterrupt:  # Ctrl-C: one line and the shell's 128 + SIGINT, not click's "Aborted!" and 1
             click.echo(f"gpu-npd {ctx.invoked_subcommand}: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
+        except OSError as exc:
+            if exc.errno not in NO_ROOM:
+                raise
+            # every command's output (parse's table, triage's verdict, a snapshot): one line, not a traceback
+            click.echo(f"gpu-npd {ctx.invoked_subcommand}: cannot write {exc.filename or 'the output'}: "
+                       f"{exc.strerror or exc}", err=True)
+            _drop_stdout()
+            sys.exit(EXIT_NOT_WRITTEN)
+
+
+def _drop_stdout() -> None:
+    """stdout pointed at /dev/null: what it still holds is not written again at exit (Python's own flush there would
+    print "Exception ignored ..." after the one line)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # no stdout, or one without a descriptor (a test's)
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

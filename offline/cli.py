@@ -139,7 +139,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
     from parsers.finding import KERNEL_PROGRAMS
     from parsers.redacted import placeholder
 
-    from .inputs import InputDamaged, Notes, NotText, read_input
+    from .inputs import InputDamaged, Notes, NotText, read_input, stdin
     from .progress import ReadProgress, input_size
     from .report import Batched, Table, write_correlations, write_json
 
@@ -163,21 +163,21 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
     forgotten: list[tuple[str | None, int]] = []  # (input, hosts' contexts forgotten): per stream, _findings
 
     paths = files or ("-",)
-    if "-" in paths and sys.stdin.isatty():  # `gpu-npd parse` typed alone would otherwise wait without a word
-        click.echo("gpu-npd parse: reading the log from stdin (no FILE given): paste it and end with Ctrl-D, or "
-                   "name a file (gpu-npd parse dmesg.txt, dmesg | gpu-npd parse)", err=True)
     for path in paths:  # an input that cannot even be opened is said now, before any table is started
         if path != "-" and os.path.isdir(path):  # one line that says what to do, not click's usage error
             click.echo(f"gpu-npd parse: {path} is a directory: name its files ({os.path.join(path, '*')}), or "
                        f"let `gpu-npd triage {path}` walk it", err=True)
             failed.append(path)
-        elif path != "-":
+        else:
             try:
-                open(path, "rb").close()
+                stdin() if path == "-" else open(path, "rb").close()  # (stdin closed: `<&-`)
             except OSError as exc:
                 click.echo(f"gpu-npd parse: cannot read {path}: {exc.strerror or exc}", err=True)
                 failed.append(path)
     paths = tuple(p for p in paths if p not in failed)
+    if "-" in paths and sys.stdin.isatty():  # `gpu-npd parse` typed alone would otherwise wait without a word
+        click.echo("gpu-npd parse: reading the log from stdin (no FILE given): paste it and end with Ctrl-D, or "
+                   "name a file (gpu-npd parse dmesg.txt, dmesg | gpu-npd parse)", err=True)
     if not paths:
         sys.exit(2)  # nothing was read: no empty table
     sizes = [input_size(p) for p in paths]
@@ -239,9 +239,9 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
             except InputDamaged as exc:  # the findings of the part that decodes were given above
                 click.echo(f"gpu-npd parse: warning: {path}: {exc}; findings are from the part before it", err=True)
                 failed.append(path)
-            except BrokenPipeError:  # stdout closed (the flush before a read: `gpu-npd parse big.log | head`)
-                raise
             except (OSError, EOFError) as exc:  # unreadable, missing
+                if exc is out.failed:  # the output's (the flush before a read: `| head`, `> /dev/full`), not the input's
+                    raise
                 reason = exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc) or "truncated input"
                 click.echo(f"gpu-npd parse: cannot read {path}: {reason}", err=True)
                 failed.append(path)

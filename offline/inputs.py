@@ -18,6 +18,7 @@ Plain text costs one look at the first block (the hot path: no copy, no decoding
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import posixpath
@@ -26,7 +27,7 @@ import stat
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable, Iterator
+from typing import BinaryIO, Callable, Iterator, TextIO
 
 from parsers.decoded import CODECS, RAW_CHUNK, ZSTD_MAGIC, Codec, Decoded
 
@@ -161,11 +162,19 @@ class _UpTo(io.RawIOBase):
         return n
 
 
+def stdin() -> TextIO:
+    """sys.stdin, or OSError where the command was started with it closed (`<&-`: Python's sys.stdin is None): the
+    one test `parse`, `triage` and the progress bar share, so `-` is an input that cannot be read, not a traceback."""
+    if sys.stdin is None:
+        raise OSError(errno.EBADF, "stdin is closed")
+    return sys.stdin
+
+
 @contextmanager
 def _raw(path: str, count: Callable[[int], None] | None) -> Iterator[BinaryIO]:
     """The bytes of `path` (`-`: stdin) as a buffered stream that can be peeked."""
     if path == "-":
-        raw: BinaryIO = sys.stdin.buffer
+        raw: BinaryIO = stdin().buffer
         if sys.stdin.isatty():  # typed or pasted: one Ctrl-D ends it
             raw = io.BufferedReader(_UntilEof(getattr(raw, "raw", raw)),  # type: ignore[arg-type]
                                     buffer_size=RAW_CHUNK)

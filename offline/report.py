@@ -25,6 +25,7 @@ class Batched:
         self._out, self._size = out, size
         self._parts: list[str] = []
         self._pending = 0
+        self.failed: OSError | None = None  # the error a write raised (a closed pipe, a full disk): the output's
 
     def write(self, text: str) -> int:
         n = len(text)
@@ -36,12 +37,20 @@ class Batched:
 
     def _write(self) -> None:
         parts, self._parts, self._pending = self._parts, [], 0
-        self._out.write("".join(parts))
+        try:
+            self._out.write("".join(parts))
+        except OSError as exc:
+            self.failed = exc
+            raise
 
     def flush(self) -> None:
         if self._parts:
             self._write()
-        self._out.flush()
+        try:
+            self._out.flush()
+        except OSError as exc:
+            self.failed = exc
+            raise
 
 
 def write_json(findings: Iterable[Finding], out: IO[str]) -> int:
