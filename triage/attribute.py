@@ -862,11 +862,21 @@ def _lost_later(job: Job, v: Verdict, said: set[int]) -> tuple[list[Evidence], b
     each is placed after the root (stamped later, or later in the root's file)."""
     named = [e for e in (v.root, *v.suspects, *v.unplaced) if e is not None]
     out = _each_lost((e for e in job.failures if id(e) not in said and not any(e is x for x in named)), named)
-    root = v.root
-    after = root is not None and all(
+    return out, _all_after(v.root, out)
+
+
+def _all_after(root: Evidence | None, lines: Iterable[Evidence]) -> bool:
+    """Is each line placed after the root: stamped later, or later in the root's file?"""
+    return root is not None and all(
         e.time is not None and root.time is not None and e.time > root.time
-        or e.file == root.file and e.line is not None and root.line is not None and e.line > root.line for e in out)
-    return out, after
+        or e.file == root.file and e.line is not None and root.line is not None and e.line > root.line for e in lines)
+
+
+def _reported(lines: Sequence[Evidence]) -> str:
+    """"N ranks (..) reported <the first line's failure> (and M other failure(s))": ranks' lines, as read."""
+    what = list(dict.fromkeys(map(_what, lines)))
+    return (f"{_ranks([e.rank for e in lines if e.rank is not None])} reported {what[0]}"
+            + (f" (and {len(what) - 1} other failure(s))" if len(what) > 1 else ""))
 
 
 def _lost_names(lost: Sequence[Evidence], job: Job) -> str:
@@ -1662,8 +1672,9 @@ def _incident(job: Job, v: Verdict) -> Incident:
         kind = v.kind or (v.suspects[0].kind if v.suspects else (job.failures[0].kind if job.failures else None))
         r = Root(kind=kind, rank=v.rank, host=v.host)
     outranked = _outranked(job, v)  # once for the verdict: its evidence and its sentence
-    related = _related(job, v, outranked)
-    return Incident(v.category, r, tuple(related), consequences(job, v, outranked), v.rule, v.reason,
+    others = _others_failed(job, v, outranked)
+    related = _related(job, v, outranked, others)
+    return Incident(v.category, r, tuple(related), consequences(job, v, outranked, others), v.rule, v.reason,
                     root.time if root is not None else None)
 
 
@@ -1675,9 +1686,9 @@ def _root(e: Evidence) -> Root:
     return Root(kind=e.kind, rank=e.rank, host=e.host, gpu=e.gpu, pci=e.pci, device=e.device, pod=pod)
 
 
-def _related(job: Job, v: Verdict, outranked: list[Evidence]) -> list[Evidence]:
-    """The root's evidence, then the consequences (and the failures a node fault outranks, `_outranked`), each group
-    in time order (bounded)."""
+def _related(job: Job, v: Verdict, outranked: list[Evidence], others: list[Evidence]) -> list[Evidence]:
+    """The root's evidence, then the consequences (and the failures a node fault outranks, `_outranked`, and the other
+    ranks' own failures, `_others_failed`), each group in time order (bounded)."""
     head: list[Evidence] = []
     if v.root is not None:
         head.append(v.root)
@@ -1689,10 +1700,23 @@ def _related(job: Job, v: Verdict, outranked: list[Evidence]) -> list[Evidence]:
     head.extend(e for e in v.unplaced[:20] if e not in head)
     head.extend(e for e in v.suspects[:20] if e not in head)
     ids = {id(e) for e in head}
-    outranked_ids = {id(e) for e in outranked}
+    listed = {id(e) for e in (*outranked, *others)}
     tail = [e for e in job.failures if id(e) not in ids and (is_consequence(e) or e.kind in TAIL_KINDS
-                                                             or id(e) in outranked_ids)]
+                                                             or id(e) in listed)]
     return head + tail[:200]
+
+
+def _others_failed(job: Job, v: Verdict, outranked: list[Evidence]) -> list[Evidence]:
+    """The failures of ranks other than the verdict's (its rank, its root's, its suspects') that nothing else lists:
+    none the verdict names (root, suspects, `_unplaced`), no consequence, exit or lost process (TAIL_KINDS: said
+    apart), none a node fault outranks nor a node fault (its own incident).  A second rank's own CUDA error, NCCL
+    error or exception, printed after the root's (bytedance/flux #40's rank 0): the consequences say it, never "no
+    other rank reported a failure"."""
+    named = {id(e) for e in (v.root, *v.suspects, *v.unplaced, *outranked) if e is not None}
+    own = {r for r in (v.rank, v.root.rank if v.root is not None else None, *(e.rank for e in v.suspects))
+           if r is not None}
+    return [e for e in job.failures if id(e) not in named and e.rank is not None and e.rank not in own
+            and not is_consequence(e) and e.kind not in TAIL_KINDS and not is_node_fault(e)]
 
 
 # the failures of no consequence kind an incident's evidence lists after its root's: the ranks' exits, and the
@@ -1763,9 +1787,9 @@ def _whose(root: Root, e: Evidence, gpus: set[str]) -> str | None:
     return None
 
 
-def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
+def consequences(job: Job, v: Verdict, outranked: list[Evidence], others: list[Evidence]) -> str:
     """One sentence: what the failure did to the rest of the job; a node fault's `outranked` failures that no part of
-    it counts are said at its end."""
+    it counts are said at its end, the other ranks' own failures (`_others_failed`) that no part counts with theirs."""
     parts = []
     # the failures a part of the sentence accounts for, by id: a node fault's outranked failures it has not said are
     # said at its end (one account, so no failure the incident lists goes unsaid)
@@ -1832,9 +1856,13 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence]) -> str:
                  and e.rank != v.rank]
     said.update(map(id, witnesses))
     if witnesses:
-        what = list(dict.fromkeys(map(_what, witnesses)))
-        parts.append(f"{_ranks([e.rank for e in witnesses])} reported {what[0]}"
-                     + (f" (and {len(what) - 1} other failure(s))" if len(what) > 1 else ""))
+        parts.append(_reported(witnesses))
+    # the other ranks' own failures no part above counts (a second rank's CUDA error after the root's): said as read,
+    # after it where each is placed after it, never "no other rank reported a failure"
+    failed = [e for e in others if id(e) not in said]
+    said.update(map(id, failed))
+    if failed:
+        parts.append(_reported(failed) + (" after it" if _all_after(v.root, failed) else ""))
     # a rank is never a consequence of itself: not the root's rank, nor a suspect's but a witness's (the death the
     # root explains, the first symptom of an undetermined job), whichever of its lines the verdict names. A node fault
     # is no rank's own failure: the exit of the rank on the faulted node (the rank its line names, a job's report of

@@ -1950,6 +1950,35 @@ def test_lightnings_child_observer_names_the_child_that_died_and_a_c10_assert_is
     assert aborted.kind == "exception" and aborted.details["consequence"]
 
 
+def test_a_second_ranks_own_failure_after_the_root_is_in_its_consequences_and_evidence():
+    """REAL (awslabs/keys_values, tests/fixtures/incidents/keys-values-lightning-child-exit): rank 2's own "RuntimeError:
+    ncclComm != nullptr INTERNAL ASSERT FAILED .." after rank 1's (the root) is said ("rank 2 reported RuntimeError
+    after it") and listed (was: neither, the sentence silent on it: "1 process(es) exited after it")."""
+    (incident,) = attribute(read_lines(KEYS_VALUES.read_text().splitlines(), "train.log", Clock()))
+    assert incident.root.rank == 1
+    assert incident.consequences == "rank 2 reported RuntimeError after it; 1 process(es) exited after it"
+    assert [(e.kind, e.rank) for e in incident.evidence if e.kind == "exception"] == [("exception", 1), ("exception", 2)]
+
+
+FLUX = Path(__file__).parents[1] / "fixtures" / "incidents" / "flux-40-two-node-illegal-access" / "logs" / "train.log"
+
+
+def test_a_second_ranks_cuda_error_after_the_root_is_never_denied():
+    """REAL (bytedance/flux #40, tests/fixtures/incidents/flux-40-two-node-illegal-access): rank 0's watchdog reports
+    the same illegal memory access 100 ms after rank 1's (the root): the consequences say it and its line is in the
+    evidence (was: "no other rank reported a failure", the line left out).  SYNTHETIC: rank 0's line stamped 10 s
+    later (beyond the 5 s skew), the same."""
+    lines = FLUX.read_text().splitlines()
+    first = attribute(read_lines(lines, "train.log", Clock()))[0]
+    assert first.root.rank == 1
+    assert first.consequences == "rank 0 reported CUDA error 'an illegal memory access was encountered' after it"
+    assert [(e.rank, e.kind) for e in first.evidence] == [(1, "cuda_error"), (0, "cuda_error")]
+    later = [line.replace("[E907 22:34:22.823452114", "[E907 22:34:32.823452114") for line in lines]
+    again = attribute(read_lines(later, "train.log", Clock()))[0]
+    assert (again.root.rank, again.consequences) == (1, first.consequences)
+    assert "no other rank" not in again.consequences
+
+
 DLROVER = Path(__file__).parents[1] / "fixtures" / "incidents" / "dlrover-1046-sigbus" / "logs" / "agent.log"
 
 
