@@ -412,6 +412,14 @@ POD_ENDS: dict[str, PodEnd] = {
     "drain:GPUDriverUpgrade": PodEnd("GPU DRIVER UPGRADE", "infrastructure", "the Eviction API evicted it for the "
                                      "GPU Operator's driver upgrade of its node, its GPUDriverUpgrade Event before: "
                                      "the node's planned maintenance, no GPU fault", False),
+    # Evicted refined by its message (MESSAGE_ENDS): Karpenter's eviction of the pod, disrupting its node (its Event on
+    # the pod, type Normal: "Evicted pod" (2023; reason "Evict" in 2022, aws/karpenter-provider-aws PR #2210), v1's
+    # "Evicted pod: <the disruption's reason>", Underutilized, Empty, Drifted, ..; kubernetes-sigs/karpenter
+    # pkg/controllers/node/termination/terminator/events): an autoscaler taking the node away through the Eviction
+    # API, no node pressure nor GPU fault; its decision, as a drain's (no cascading restart)
+    "evict:Karpenter": PodEnd("NODE DISRUPTION", "infrastructure", "Karpenter evicted it, disrupting its node "
+                              "for consolidation, drift, expiry or an interruption: the autoscaler's decision, no "
+                              "GPU fault", False),
 }
 # A reason refined by what its message says (pod_end): (pattern, POD_ENDS key), the first that matches wins.  The
 # kubelet's FailedPrepareDynamicResources whose DRA driver rejected the claim's device configuration, in the words its
@@ -423,7 +431,11 @@ POD_ENDS: dict[str, PodEnd] = {
 # without its feature gate; an unknown time-slice interval, MPS limits out of range, "invalid MIG device sharing
 # settings"), a config of no kind it knows, a config not opaque.  Its "error applying config" (the MPS daemon, the
 # time-slice call on the GPU) and any other error stay the node's
+_KARPENTER_EVICTED = ((re.compile(r"\bEvicted pod(?::|\s*$)"), "evict:Karpenter"),)
 MESSAGE_ENDS: dict[str, tuple[tuple[re.Pattern, str], ...]] = {
+    # Karpenter's Event of its eviction ("Evicted pod", "Evicted pod: Underutilized"; 2022's reason "Evict"); the
+    # kubelet's own Evicted says the resource ("The node was low on resource: ..")
+    "Evicted": _KARPENTER_EVICTED, "Evict": _KARPENTER_EVICTED,
     "FailedPrepareDynamicResources": (
         (re.compile(r"\berror (?:decoding config parameters|(?:validating|normalizing) (?:GPU )?config): |"
                     r"\bruntime object is not a recognized configuration\b|"
@@ -1095,6 +1107,8 @@ FACTS: tuple[Fact, ...] = (
                                   "Failed to prepare dynamic resources", "Marking for deletion Pod ",
                                   "Starting deletion of Pod "],
        r"\b(?P<why>OOMKilled|" + "|".join(REASON_ANYWHERE) + r")\b|"
+       r"\bNormal\s+(?P<why5>Evict(?:ed)?)\s+(?:pod/(?P<epod4>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,200}?\s)?"
+       r"(?=Evicted pod(?::|\s*$))|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:" + "|".join(EVENT_TYPES) + r"))\s+"
        r"\"?(?P<why2>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")\b|"
        r"(?:^(?:(?P<rns>[a-z0-9][-a-z0-9]{0,62})\s+)?(?:pod/)?(?P<rpod>[a-z0-9][-a-z0-9.]{0,252})\s+|\s)"

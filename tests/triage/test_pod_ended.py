@@ -1301,3 +1301,44 @@ def test_every_shape_of_the_upgrades_evicting_states(line, host):
 ])
 def test_the_upgrades_other_events_say_nothing(line):
     assert list(read_lines([line + "\n"], "k.txt", Clock())) == []
+
+
+# ---- a node autoscaler taking the node away: Karpenter's eviction ---------------------------------------------------
+
+def test_karpenters_eviction_is_its_node_disruption_not_the_kubelets_node_pressure():
+    """(h657) REAL, aws/karpenter-provider-aws #3594: Karpenter's `Evicted` Event ("Evicted pod", From karpenter) of a
+    pod it evicted to consolidate its node.  Was: read as the kubelet's node-pressure eviction ("NODE PRESSURE: its
+    node ran low on a resource"); it is the autoscaler disrupting the node through the Eviction API: infrastructure,
+    no GPU fault, no cascading restart (the job's own controller reschedules it, as a drain's)."""
+    [e] = _read("events-karpenter-evicted.txt")
+    assert (e.details["pod_end"], e.details["why"], e.details["pod_reason"]) == \
+        ("evict:Karpenter", "NODE DISRUPTION", "Evicted")
+    incident = attribute([e])[0]
+    assert incident.category == "infrastructure" and "Karpenter evicted it" in incident.reason
+    assert "node-pressure" not in incident.reason and not fatal(incident)
+
+
+@pytest.mark.parametrize("line, pod", [
+    # REAL, aws/karpenter-provider-aws PR #2210 (its test's `kubectl get events` row): the 2022 wording, reason `Evict`
+    ("16m         Normal    Evict                  pod/ogreveil-4-cjtyd9gst2-6d998fb8b6-z7xd8           Evicted pod",
+     "ogreveil-4-cjtyd9gst2-6d998fb8b6-z7xd8"),
+    # constructed from kubernetes-sigs/karpenter pkg/controllers/node/termination/terminator/events (v1: EvictPod,
+    # reason Evicted, "Evicted pod: " + the disruption's reason) as `kubectl get events` and describe lay it out
+    ("22m         Normal    Evicted            pod/checkout-54d668c7cf-fv65x       Evicted pod: Underutilized",
+     "checkout-54d668c7cf-fv65x"),
+    ("  Normal  Evicted    3m    karpenter          Evicted pod: Drifted", None),
+])
+def test_every_era_of_karpenters_eviction_event(line, pod):
+    [e] = ended(line)
+    assert (e.details["pod_end"], e.details.get("pod")) == ("evict:Karpenter", pod)
+
+
+@pytest.mark.parametrize("line", [
+    # the kubelet's own Evicted Events stay its node-pressure evictions (kubernetes/kubernetes #122932's message; a
+    # pod/ object before it as `kubectl get events` prints it)
+    "5m   Warning   Evicted   pod/postgres-keycloak-6d8858f5b-4khf2   The node was low on resource: ephemeral-storage. "
+    "Threshold quantity: 1Gi, available: 777784Ki.",
+    "Reason:               Evicted",
+])
+def test_the_kubelets_evicted_stays_node_pressure(line):
+    assert [e.details["pod_end"] for e in ended(line)] == ["Evicted"]
