@@ -1501,9 +1501,10 @@ FACTS: tuple[Fact, ...] = (
     # it names: OpenSSH's "ssh: Could not resolve hostname mpic-worker-0: Temporary failure in name resolution"
     # (everpeace/kube-openmpi #26; an MPIJob's worker whose DNS name does not resolve yet: kubeflow/mpi-operator #481,
     # volcano-sh/volcano #2226: ssh_unresolved below), "ssh: connect to host 192.168.43.57 port 22: Connection
-    # refused" (open-mpi/ompi #5639: no sshd accepting there); and the daemon not found on the node the shell reached, "bash: orted: command not found"
-    # (OMPI users list, 2016-06, open-mpi.org/community/lists/users/2016/06/29387.php: its PATH there, the help text's
-    # first cause).  Launch failures, infrastructure, printed before the help text above
+    # refused" (open-mpi/ompi #5639: no sshd accepting there); and the daemon not found on the node the shell
+    # reached, "bash: orted: command not found" (OMPI users list, 2016-06,
+    # open-mpi.org/community/lists/users/2016/06/29387.php: its PATH there, the help text's first cause).  Launch
+    # failures, infrastructure, printed before the help text above
     # The name ssh could not resolve is the address of a node the launch was to reach, not a node that failed: an
     # MPIJob's launcher racing its workers' DNS records (the worker's pod not created or not yet in its headless
     # Service's records), a wrong hostfile: the job's network not set up (network_setup), the name said as the address

@@ -810,7 +810,8 @@ FACTS = [
      dict(host=None, unresolved="mpic-worker-0", what="Could not resolve hostname",
           resolver_error="Temporary failure in name resolution")),
     ("ssh: Could not resolve hostname tensorflow-benchmarks-worker-0.tensorflow-benchmarks-worker: Name or service not "
-     "known", "network_setup", dict(host=None, unresolved="tensorflow-benchmarks-worker-0.tensorflow-benchmarks-worker")),
+     "known", "network_setup",
+     dict(host=None, unresolved="tensorflow-benchmarks-worker-0.tensorflow-benchmarks-worker")),
     ("ssh: Could not resolve hostname localhost:4: Name or service not known", "network_setup",
      dict(unresolved="localhost:4", resolver_error="Name or service not known")),
     ("ssh: connect to host 192.168.43.57 port 22: Connection refused", "launch_error",

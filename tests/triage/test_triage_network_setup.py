@@ -138,8 +138,8 @@ def test_lookups_long_before_a_store_timeout_are_not_its_cause():
                       details={"unresolved": "master", "store_port": "29500",
                                "resolver_error": "gai error: -2 - Name or service not known"})
     timeout = Evidence(kind="store_error", severity="error", file="w.log", line=9,
-                       details={"what": "The client socket has timed out", "store_host": "master", "store_port": "29500",
-                                "store_timeout": "600000ms"})
+                       details={"what": "The client socket has timed out", "store_host": "master",
+                                "store_port": "29500", "store_timeout": "600000ms"})
     late = replace(timeout, time=t0 + timedelta(seconds=3600))
     (incident,) = attribute([lookup, late])
     assert incident.root.kind == "store_error"
