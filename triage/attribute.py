@@ -338,7 +338,13 @@ class Job:
         # the GPU Operator's driver upgrades evicting a node's pods (node_driver_upgrade, context, its GPUDriverUpgrade
         # Event), when and on which node: the Eviction API's eviction of a pod on it after is the upgrade's
         self.upgrades = [e for e in raw if e.kind == "node_driver_upgrade"]
-        filled = [self._refined(self._fill(e)) for e in raw if e.kind not in CONTEXT_KINDS]
+        # c10d's failed lookups of a store's address (store_unresolved, context), by file and address: a store error to
+        # that address after them in their file is the address that never resolved (`_unresolved`)
+        self.lookups: dict[tuple[str | None, str, str], list[Evidence]] = defaultdict(list)
+        for e in raw:
+            if e.kind == "store_unresolved":
+                self.lookups[(e.file, str(e.details["unresolved"]), str(e.details["store_port"]))].append(e)
+        filled = [self._unresolved(self._refined(self._fill(e))) for e in raw if e.kind not in CONTEXT_KINDS]
         # the job's statements of its own success (context, never a failure; triage.teardown), each in its file
         self.stated = [e for e in raw if e.kind == "job_success" and e.file is not None and e.line is not None]
         # NCCL RAS's ranks behind the operation count most of their communicator's ranks launched (ras_behind, context)
@@ -415,6 +421,24 @@ class Job:
         host = e.host if e.host is not None or key != "drain:GPUDriverUpgrade" or len(nodes) != 1 else nodes.pop()
         return replace(e, host=host, details={**e.details, **pod_ended_as(key, reason)})
 
+    def _unresolved(self, e: Evidence) -> Evidence:
+        """A store error to an address (a connect timed out, every address failed: store_host, store_port) after c10d
+        failed to look that address up in the same file (`lookups`, store_unresolved's retried warnings; stamped, the
+        last within the connect's timeout before it): the store's address never resolved, the job's network not set up
+        (network_setup, `unresolved` the address, `resolver_error` getaddrinfo's), not a store that went away; else
+        `e` as it is.  The lookups' warnings alone are no failure: the record may appear and the client connect."""
+        if e.kind != "store_error" or not self.lookups or not e.details.get("store_host"):
+            return e
+        host, port = str(e.details["store_host"]), str(e.details.get("store_port"))
+        before = [u for u in self.lookups.get((e.file, host, port), ()) if _read_before(u, e)]
+        if not before or (e.time is not None and before[-1].time is not None and
+                          (e.time - before[-1].time).total_seconds() > _seconds(e.details.get("store_timeout")) + SKEW):
+            return e
+        last = before[-1]
+        return replace(e, kind="network_setup", details={
+            **e.details, "unresolved": f"{host}:{port}", "what": UNRESOLVED_WHAT,
+            "resolver_error": last.details["resolver_error"], "store_what": e.details.get("what") or e.kind})
+
     def host_of(self, address: str | None) -> str | None:
         """The job's host a peer address is: by NCCL's own address lines, or a fully qualified name whose first label
         is a host the job's lines name ("node-22.cluster.local" -> "node-22")."""
@@ -450,6 +474,26 @@ class Job:
             return True
         t = _ts(e)
         return self.first_failure - self.window <= t <= (self.last_failure or t) + SKEW
+
+
+# a store error after its address's failed lookups (Job._unresolved): what the job's network_setup says
+UNRESOLVED_WHAT = "the store's address did not resolve"
+# c10d's connect timeout where a store error states none (torch.distributed's default, 30 minutes)
+STORE_TIMEOUT_S = 1800.0
+_DURATION = re.compile(r"(\d+)(ms|s)?")
+
+
+def _seconds(said: object) -> float:
+    """A store error's stated timeout ("1800s", "600000ms") in seconds; STORE_TIMEOUT_S where it states none."""
+    m = _DURATION.fullmatch(str(said or ""))
+    return STORE_TIMEOUT_S if m is None else int(m.group(1)) / (1000.0 if m.group(2) == "ms" else 1.0)
+
+
+def _read_before(a: Evidence, b: Evidence) -> bool:
+    """Whether line `a` was read before line `b` of the same file (both numbered), else stamped no later."""
+    if a.line is not None and b.line is not None:
+        return a.line < b.line
+    return a.time is None or b.time is None or a.time <= b.time
 
 
 def _one_name(raw: list[Evidence]) -> list[Evidence]:

@@ -97,9 +97,19 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "did not resolve (DNS), the store's port was already in use on its host, or NCCL found no socket "
             "interface in the pod: the job's or the cluster's configuration (or a race at start), not a node's "
             "hardware", "infrastructure", raised=True,
-            named=("network setup: {details.what} (port {details.store_port}: {details.store_error})",
+            named=("network setup: {details.unresolved}: {details.what} ({details.resolver_error}), then "
+                   "'{details.store_what}'",
+                   "network setup: {details.unresolved}: {details.what} ({details.resolver_error})",
+                   "network setup: {details.what} (port {details.store_port}: {details.store_error})",
                    "network setup: {details.what} ({details.store_error})",
                    "network setup: {details.what}")),
+    # c10d's resolver that could not look the store's address up, while its client retries until its timeout (the
+    # retried lookups' warnings): no failure by itself (the record may appear and the client connect), the cause of
+    # a store error to the same address after it in the same file (triage.attribute Job._unresolved)
+    JobKind("store_unresolved", "c10d's client could not look the store's address up (getaddrinfo failed) and retried: "
+            "no failure by itself (the address may resolve and the client connect); a store error to the same address "
+            "after it in the same file is the job's network not set up (network_setup: the address never resolved)",
+            context=True),
     JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure", raised=True,
             named="{storage}"),
     # the pod's or node's configuration, not the GPU nor the program's code: the same job runs where the limit is
@@ -1258,6 +1268,20 @@ FACTS: tuple[Fact, ...] = (
        r"bind to \S*?:(?P<store_port2>\d+) \(errno: \d+ - (?P<store_error2>[^)]{1,60})\))?"),
     _f("nccl_no_interface", "network_setup", ["no socket interface found"],
        r"(?P<what>Bootstrap : no socket interface found)"),
+    # c10d's client whose lookup of the store's address failed (socket.cpp's SocketConnectOp::tryConnect, 2.0+, each
+    # retry until its connect timeout: "[W socket.cpp:601] [c10d] The IPv6 network addresses of (cernet2.net, 52533)
+    # cannot be retrieved (gai error: -5 - No address associated with hostname)." five times then "[E socket.cpp:860]
+    # [c10d] The client socket has timed out after 1800s while trying to connect to (cernet2.net, 52533).",
+    # allenai/FineGrainedRLHF #12; 1.12-1.13 tried IPv6 then IPv4 once each: "The IPv6 .." and "The IPv4 network
+    # addresses of (codeflare-ray-jiajie-csqcn-head-sjvwx, 50176) cannot be retrieved (gai error: -2 - Name or service
+    # not known)." then "[E socket.cpp:610] [c10d] The client socket has failed to connect to any network address of
+    # (codeflare-ray-jiajie-csqcn-head-sjvwx, 50176).", meta-pytorch/torchx #540): context (store_unresolved), never a
+    # failure alone (kubernetes-sigs/jobset #93: "spammed in logs while its waiting for other pods to be ready", then
+    # the job ran).  getaddrinfo with AI_V4MAPPED answers an IPv4-only name for IPv6 too: a failed IPv6 lookup is a
+    # name that did not resolve at all
+    _f("store_unresolved", "store_unresolved", ["cannot be retrieved (gai error: "],
+       r"The (?:IPv[46] )?network addresses of \((?P<unresolved>[^,\s()]{1,253}), (?P<store_port>\d+)\) cannot be "
+       r"retrieved \((?P<resolver_error>gai error: -?\d+ - [^)\n]{1,80})\)", severity="info"),
     # Horovod's Gloo rendezvous (its launcher's HTTP key-value store): a rank that waited past its timeout for the
     # others' keys, as gloo::IoException's what(): "[horovod/common/gloo/http_store.cc:53] ... Wait timeout for
     # key(s): 0" (0.19, horovod/horovod #2015, 50+ nodes), 0.21+ "... http_store.cc:57] ... Wait timeout after 30
@@ -1490,15 +1514,22 @@ FACTS: tuple[Fact, ...] = (
     # The remote shell Open MPI's launcher (plm rsh; pdsh, DeepSpeed's) starts a node's daemon with, failing on the node
     # it names: OpenSSH's "ssh: Could not resolve hostname mpic-worker-0: Temporary failure in name resolution"
     # (everpeace/kube-openmpi #26; an MPIJob's worker whose DNS name does not resolve yet: kubeflow/mpi-operator #481,
-    # volcano-sh/volcano #2226), "ssh: connect to host 192.168.43.57 port 22: Connection refused" (open-mpi/ompi #5639:
-    # no sshd accepting there); and the daemon not found on the node the shell reached, "bash: orted: command not found"
-    # (OMPI users list, 2016-06, open-mpi.org/community/lists/users/2016/06/29387.php: its PATH there, the help text's
-    # first cause).  Launch failures, infrastructure, printed before the help text above
-    _f("ssh_launch", "launch_error", ["ssh: Could not resolve hostname ", "ssh: connect to host ",
-                                      "orted: command not found", "prted: command not found"],
-       r"(?<![\w\-])ssh: (?P<what>Could not resolve hostname (?P<host>\S{1,253}?): [^\n]{1,80}|connect to host "
-       r"(?P<host2>\S{1,253}) port \d{1,5}: [^\n]{1,80})|(?<![\w\-])\w{0,8}sh: (?:line \d{1,9}: )?"
-       r"(?P<what2>(?:orted|prted): command not found)"),
+    # volcano-sh/volcano #2226: ssh_unresolved below), "ssh: connect to host 192.168.43.57 port 22: Connection
+    # refused" (open-mpi/ompi #5639: no sshd accepting there); and the daemon not found on the node the shell
+    # reached, "bash: orted: command not found" (OMPI users list, 2016-06,
+    # open-mpi.org/community/lists/users/2016/06/29387.php: its PATH there, the help text's first cause).  Launch
+    # failures, infrastructure, printed before the help text above
+    # The name ssh could not resolve is the address of a node the launch was to reach, not a node that failed: an
+    # MPIJob's launcher racing its workers' DNS records (the worker's pod not created or not yet in its headless
+    # Service's records), a wrong hostfile: the job's network not set up (network_setup), the name said as the address
+    # that did not resolve (`unresolved`), never the line's host.  Was: a launch_error on that host, the name blamed
+    # as a faulty node
+    _f("ssh_unresolved", "network_setup", ["ssh: Could not resolve hostname "],
+       r"(?<![\w\-])ssh: (?P<what>Could not resolve hostname) (?P<unresolved>\S{1,253}?): "
+       r"(?P<resolver_error>[^\n]{1,80})"),
+    _f("ssh_launch", "launch_error", ["ssh: connect to host ", "orted: command not found", "prted: command not found"],
+       r"(?<![\w\-])ssh: (?P<what>connect to host (?P<host>\S{1,253}) port \d{1,5}: [^\n]{1,80})|(?<![\w\-])"
+       r"\w{0,8}sh: (?:line \d{1,9}: )?(?P<what2>(?:orted|prted): command not found)"),
     # NCCL's own address (peer address -> host): "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>" ("Bootstrap: Using" in
     # newer releases),
     # "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>", "NET/IB : Using [0]mlx5_0:1/IB ... ; OOB eth0:10.0.0.1<0>"

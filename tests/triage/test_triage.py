@@ -584,6 +584,19 @@ FACTS = [
     ("[E socket.cpp:462] [c10d] The server socket has failed to listen on any local network address.",
      "network_setup", dict(what="The server socket has failed to listen on any local network address")),
     ("Bootstrap : no socket interface found", "network_setup", dict(what="Bootstrap : no socket interface found")),
+    # c10d's failed lookup of the store's address, retried (store_unresolved: context, no failure alone):
+    # kubernetes-sigs/jobset #93 (2.0), meta-pytorch/torchx #540 (1.12's IPv4 try), verl-project/verl #2550 (2.6+'s
+    # stamp, an IPv6 address in brackets)
+    ("[W socket.cpp:558] [c10d] The IPv6 network addresses of (pytorch-workers-0-0.pytorch-workers, 3389) cannot be "
+     "retrieved (gai error: -2 - Name or service not known).", "store_unresolved",
+     dict(unresolved="pytorch-workers-0-0.pytorch-workers", store_port="3389",
+          resolver_error="gai error: -2 - Name or service not known")),
+    ("(CommandActor pid=369, ip=10.131.6.134) [0]:[W socket.cpp:558] [c10d] The IPv4 network addresses of "
+     "(codeflare-ray-jiajie-csqcn-head-sjvwx, 50176) cannot be retrieved (gai error: -2 - Name or service not known).",
+     "store_unresolved", dict(unresolved="codeflare-ray-jiajie-csqcn-head-sjvwx", store_port="50176")),
+    ("[W715 20:00:39.842901446 socket.cpp:752] [c10d] The IPv6 network addresses of "
+     "([2605:340:cd51:4900:73e8:12cb:cfe2:1540], 59699) cannot be retrieved (gai error: -2 - Name or service not "
+     "known).", "store_unresolved", dict(unresolved="[2605:340:cd51:4900:73e8:12cb:cfe2:1540]", store_port="59699")),
     # XLA's coordination service names the task whose heartbeats stopped: EleutherAI/architecture-objective #26
     # (TensorFlow's copy, 2022), jax-ml/jax #23599 (XLA's, 2024, "Check the task logs ...")
     ("2022-11-15 16:03:15.140058: E external/org_tensorflow/tensorflow/core/distributed_runtime/coordination/"
@@ -791,11 +804,16 @@ FACTS = [
     # the remote shell before it, on the node it names: everpeace/kube-openmpi #26, kubeflow/mpi-operator #481,
     # horovod/horovod #951 (horovodrun's -H passed on as the name), open-mpi/ompi #5639 (sshd refusing); the
     # daemon missing on the node reached (the Open MPI users' list, "bash: orted: command not found")
-    ("ssh: Could not resolve hostname mpic-worker-0: Temporary failure in name resolution", "launch_error",
-     dict(host="mpic-worker-0", what="Could not resolve hostname mpic-worker-0: Temporary failure in name resolution")),
+    # a name ssh could not resolve is the job's network not set up (network_setup), the name the address that did not
+    # resolve, never the line's host (was: a launch_error on that host)
+    ("ssh: Could not resolve hostname mpic-worker-0: Temporary failure in name resolution", "network_setup",
+     dict(host=None, unresolved="mpic-worker-0", what="Could not resolve hostname",
+          resolver_error="Temporary failure in name resolution")),
     ("ssh: Could not resolve hostname tensorflow-benchmarks-worker-0.tensorflow-benchmarks-worker: Name or service not "
-     "known", "launch_error", dict(host="tensorflow-benchmarks-worker-0.tensorflow-benchmarks-worker")),
-    ("ssh: Could not resolve hostname localhost:4: Name or service not known", "launch_error", dict(host="localhost:4")),
+     "known", "network_setup",
+     dict(host=None, unresolved="tensorflow-benchmarks-worker-0.tensorflow-benchmarks-worker")),
+    ("ssh: Could not resolve hostname localhost:4: Name or service not known", "network_setup",
+     dict(unresolved="localhost:4", resolver_error="Name or service not known")),
     ("ssh: connect to host 192.168.43.57 port 22: Connection refused", "launch_error",
      dict(host="192.168.43.57", what="connect to host 192.168.43.57 port 22: Connection refused")),
     ("bash: orted: command not found", "launch_error", dict(what="orted: command not found", host=None)),

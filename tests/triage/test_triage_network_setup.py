@@ -2,8 +2,12 @@
 store's port already taken, NCCL's bootstrap with no socket interface: the job's or the cluster's configuration (or a
 race at start), named by its words, never an application's exception nor a node's fault.  REAL lines, verbatim, their
 sources beside them."""
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+
 from triage import attribute, read_lines
 from triage.clock import Clock
+from triage.model import Evidence
 
 # kubeflow/pytorch-operator #125 (`kubectl logs optimizer-worker-0`: a PyTorchJob's worker started before the
 # master's Service had its DNS record; torch 1.x's TCPStore)
@@ -80,3 +84,74 @@ def test_the_retried_connects_and_lookups_warnings_are_no_failure():
              "[W socket.cpp:697] [c10d] The client socket has failed to connect to 0.104.99.143:47389 (errno: 110 - "
              "Connection timed out)."]
     assert attribute(read_lines(lines, "worker-0.log", Clock())) == []
+
+
+# allenai/FineGrainedRLHF #12 (torch 2.x: c10d's lookups of the store's address retried until its connect timeout)
+UNRESOLVED_STORE = [
+    "[W socket.cpp:601] [c10d] The IPv6 network addresses of (cernet2.net, 52533) cannot be retrieved (gai error: -5 "
+    "- No address associated with hostname).",
+] * 5 + [
+    "[E socket.cpp:860] [c10d] The client socket has timed out after 1800s while trying to connect to (cernet2.net, "
+    "52533).",
+]
+
+# meta-pytorch/torchx #540 (1.12: one IPv6 and one IPv4 lookup, then every address failed; behind Ray's prefix)
+UNRESOLVED_RAY = [
+    "(CommandActor pid=369, ip=10.131.6.134) [0]:[W socket.cpp:558] [c10d] The IPv6 network addresses of "
+    "(codeflare-ray-jiajie-csqcn-head-sjvwx, 50176) cannot be retrieved (gai error: -2 - Name or service not known).",
+    "(CommandActor pid=369, ip=10.131.6.134) [0]:[W socket.cpp:558] [c10d] The IPv4 network addresses of "
+    "(codeflare-ray-jiajie-csqcn-head-sjvwx, 50176) cannot be retrieved (gai error: -2 - Name or service not known).",
+    "(CommandActor pid=369, ip=10.131.6.134) [0]:[E socket.cpp:610] [c10d] The client socket has failed to connect to "
+    "any network address of (codeflare-ray-jiajie-csqcn-head-sjvwx, 50176).",
+]
+
+
+def test_a_store_timeout_after_its_address_never_resolved_is_the_networks_setup():
+    # was: UNDETERMINED, "only consequences were logged, the first store error 'The client socket has timed out'"
+    incident = _incident(UNRESOLVED_STORE)
+    assert (incident.category, incident.root.kind) == ("infrastructure", "network_setup")
+    assert "cernet2.net:52533: the store's address did not resolve (gai error: -5 - No address associated with " \
+           "hostname), then 'The client socket has timed out'" in incident.reason
+
+
+def test_every_address_failed_after_its_lookups_failed_is_the_networks_setup():
+    # was: UNDETERMINED, the store_error of c10d's "failed to connect to any network address"
+    incident = _incident(UNRESOLVED_RAY)
+    assert (incident.category, incident.root.kind) == ("infrastructure", "network_setup")
+    assert "codeflare-ray-jiajie-csqcn-head-sjvwx:50176: the store's address did not resolve" in incident.reason
+
+
+def test_a_store_timeout_to_another_address_than_the_one_that_did_not_resolve_stays_a_store_error():
+    """CONSTRUCTED from REAL lines: allenai/FineGrainedRLHF #12's lookups of (cernet2.net, 52533), then
+    lllyasviel/ControlNet #382's timeout to (127.0.0.1, 48391): another address, no cause of it."""
+    lines = UNRESOLVED_STORE[:5] + ["[E socket.cpp:793] [c10d] The client socket has timed out after 1800s while "
+                                    "trying to connect to (127.0.0.1, 48391)."]
+    incident = _incident(lines)
+    assert (incident.category, incident.root.kind) == ("undetermined", "store_error")
+
+
+def test_lookups_long_before_a_store_timeout_are_not_its_cause():
+    """SYNTHETIC evidence (no log line): a failed lookup stamped more than the connect's timeout before the store
+    error to the same address is another connect's, which resolved in the end (c10d retries until its deadline)."""
+    t0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    lookup = Evidence(kind="store_unresolved", severity="info", time=t0, file="w.log", line=1,
+                      details={"unresolved": "master", "store_port": "29500",
+                               "resolver_error": "gai error: -2 - Name or service not known"})
+    timeout = Evidence(kind="store_error", severity="error", file="w.log", line=9,
+                       details={"what": "The client socket has timed out", "store_host": "master",
+                                "store_port": "29500", "store_timeout": "600000ms"})
+    late = replace(timeout, time=t0 + timedelta(seconds=3600))
+    (incident,) = attribute([lookup, late])
+    assert incident.root.kind == "store_error"
+    (incident,) = attribute([lookup, replace(timeout, time=t0 + timedelta(seconds=600))])
+    assert incident.root.kind == "network_setup"
+
+
+def test_a_name_ssh_could_not_resolve_is_the_networks_setup_not_that_node():
+    """everpeace/kube-openmpi #26 (tests/fixtures/incidents/h548_kube-openmpi-26-ssh-resolve): mpirun's ssh could not
+    resolve a worker's name (an MPIJob's launcher before its workers' DNS records): the name is the address that did
+    not resolve, never a faulty node (was: INFRASTRUCTURE on host mpic-worker-0, a launch_error)."""
+    incident = _incident(["ssh: Could not resolve hostname mpic-worker-0: Temporary failure in name resolution",
+                          "ORTE was unable to reliably start one or more daemons."])
+    assert (incident.category, incident.root.kind, incident.root.host) == ("infrastructure", "network_setup", None)
+    assert "mpic-worker-0: Could not resolve hostname (Temporary failure in name resolution)" in incident.reason
