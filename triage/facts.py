@@ -255,6 +255,10 @@ def _f(name, kind, keywords, pattern, severity="error", flags=0, why=None, what=
     return Fact(name, kind, tuple(keywords), re.compile(pattern, flags), severity, why, what, category)
 
 
+# A rejected result as Megatron's rerun state machine prints it (f"{result}"): a float or a 0-dim tensor's repr
+_NONFINITE = r"(?:tensor\()?(?P<result>-?(?:nan|inf))(?:, [^()\n]{0,200}\))?"
+
+
 # The job's ends (details "why") that are an OOM kill, and whose memory it says ran out (parsers.kinds.OOM_SCOPES, whose
 # category the job's failure takes): Slurm's step cgroup ("Detected N oom-kill events in StepId=..": the step's own
 # memory limit, --mem) and a container Kubernetes reports OOMKilled (its cgroup's limit; the kubelet's node-pressure
@@ -836,14 +840,16 @@ FACTS: tuple[Fact, ...] = (
     # (message='found NaN in local grad norm for bucket #0 ..')", NVIDIA/Megatron-LM #5026): the rank whose numerics
     # diverged, the others' timeouts its consequence. Was: nothing, a traceback's an exception of no rank. A NaN or
     # Inf only: the state machine's other checks (a spiky loss, a number) are not this kind.
+    # The result as the state machine prints it: a float ("nan", the grad norm's) or a 0-dim tensor, the loss check's
+    # `loss[0]` on the rank's GPU ("tensor(nan, device='cuda:3')", f"{result}" of a CUDA tensor; was: no fact)
     _f("megatron_nan_assert", "nonfinite_result", [": found NaN in local", ": found Inf in local"],
        r"\bRank (?P<rank>\d+): found (?P<result>NaN|Inf) in local (?P<where>[^.\n]+)\."
        r"(?: Device: (?P<gpu>\d+)(?:, node: (?P<host>[^\s,]+))?)?"),
     _f("megatron_unexpected_raised", "nonfinite_result", ["Unexpected result "],
        r"\bRank (?P<rank>\d+), node (?P<host>[^\s,]+), device (?P<gpu>\d+), iteration #?(?P<iteration>-?\d+): "
-       r"Unexpected result (?P<result>-?(?:nan|inf)) \(message='(?P<check>[^'\n]*)"),
+       r"Unexpected result " + _NONFINITE + r" \(message='(?P<check>[^'\n]*)"),
     _f("megatron_unexpected_logged", "nonfinite_result", ["Unexpected result "],
-       r"\bUnexpected result (?P<result>-?(?:nan|inf)) on rank (?P<rank>\d+) at iteration #(?P<iteration>-?\d+)"
+       r"\bUnexpected result " + _NONFINITE + r" on rank (?P<rank>\d+) at iteration #(?P<iteration>-?\d+)"
        r"(?: invocation #\d+ \(message='(?P<check>[^'\n]*))?"),
     # Megatron-LM's rerun state machine's verdicts (megatron/core/rerun_state_machine.py validate_result, --rerun-mode
     # validate_results, every era: log_failure's "Rank {rank}, node {node}, device {device}, iteration #{iteration}:
