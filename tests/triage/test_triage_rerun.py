@@ -125,3 +125,12 @@ def test_a_verdict_alone_is_no_failure():
     """A warning: no non-finite result read, no incident (a fleet's routine reruns raise nothing)."""
     evidence = read_lines([*TRANSIENT[:2], *CORRECT], "run.log", Clock())
     assert attribute(evidence) == []
+
+
+def test_the_writers_prefix_never_names_the_suspect_gpu():
+    """NeMo 2's launcher prefix (as the REAL line of NVIDIA-NeMo/Speech #14348 has it) on the resumed run's verdict: the
+    rank is the line's, the GPU the first run's, never the pod or host the prefix names."""
+    prefixed = [f"i.pretrain/0 [default3]:[rank3]: {line}" for line in PERSISTENT]
+    incident = _incident([FIRST, *REPRODUCED], prefixed)
+    assert (incident.category, incident.root.rank, incident.root.host, incident.root.gpu) == (
+        "hardware", 3, "gpu-node-07", 3)
