@@ -1034,6 +1034,9 @@ def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
                        f"disk was over {pressure.details.get('threshold', '95')}% full before it{_at(pressure)}"
                        f"{' (' + said + ')' if said else ''}: the object store could not spill to it, the node's disk, "
                        "not the program", suspects=(first,))
+    rerun = _rerun_said(job, first)
+    if rerun is not None:
+        return rerun
     category = category_of(first) or "application"
     order = "earliest" if first.time is not None else "first (in the logs' order; no time stamps)"
     said, stated = _slurm_end_said(job, first)
@@ -1111,6 +1114,51 @@ def _slurm_end_said(job: Job, e: Evidence) -> tuple[str, tuple[Evidence, ...]]:
         s = max(stated, key=lambda s: s.line)
         return f"; it came after the job stated its success (line {s.line}): {end.after_success}", (s,)
     return f": {end.said}", ()
+
+
+# What the job's own rerun of a step decides of a rank's non-finite result (facts.py rerun_verdict): the GPU's fault
+# (its rows of category hardware) or the application's; its first rerun's reproduced result decides nothing
+RERUN_KIND = "rerun_verdict"
+NONFINITE_KIND = "nonfinite_result"
+
+
+def _rerun_said(job: Job, first: Evidence) -> Verdict | None:
+    """A rank's non-finite result the job's own rerun of the step gave its verdict on (Megatron-LM's rerun state
+    machine; the same rank's, or a line naming none): "Possible transient error!" (not reproduced on the same GPU)
+    and "Possible persistent error!" (reproduced there, not on another GPU) a fault of the first GPU, the one its
+    first rerun named (the persistent line's own node and device are the other GPU's); "Correct result" the
+    application's.  None: no verdict read, or only the first rerun's reproduced result (the job exits to rerun the step
+    on another GPU: the non-finite result's own verdict stands)."""
+    if first.kind != NONFINITE_KIND:
+        return None
+    said = [e for e in job.evidence if e.kind == RERUN_KIND and (e.rank is None or first.rank is None or
+                                                                   e.rank == first.rank)]
+    decided = [e for e in said if category_of(e) is not None]
+    if not decided:
+        return None
+    verdict = decided[-1]
+    # the suspect GPU: the one the verdict's line names (its transient error's, rerun in place), else the one its
+    # first rerun named (the persistent error's line names the other GPU, never read as its own)
+    named = [e for e in said if category_of(e) is None and e.host and e.gpu is not None]
+    gpu = verdict if verdict.gpu is not None else named[-1] if named else None
+    category = category_of(verdict)
+    where = f"GPU {gpu.gpu} of {gpu.host}" if gpu is not None else \
+        f"the GPU {_who(first, job)} first ran on (no line read names it: the first run's log does)"
+    root = replace(verdict, rank=first.rank if verdict.rank is None else verdict.rank,
+                   host=gpu.host if gpu is not None else None, gpu=gpu.gpu if gpu is not None else None)
+    head = f"{_what(first)} on {_who(first, job)}{_at(first)}, and the job's own rerun of the step said " \
+           f"'{_what(verdict)}'{_at(verdict)}"
+    if category == "application":
+        return Verdict(category, root, "first_failure",
+                       f"{head}: its rerun on another GPU gave the same result, the training's numerics (data, "
+                       "learning rate, a kernel), not the GPU", suspects=(first,))
+    how = "not reproduced when the step was rerun on the same GPU: a transient fault" \
+        if gpu is verdict else "reproduced on the same GPU but not on another: a persistent fault (silent data " \
+        "corruption)"
+    act = "run its diagnostics should it recur" if gpu is verdict else "drain it and run its diagnostics"
+    return Verdict(category, root, "first_failure",
+                   f"{head}: the result was {how} of {where}, not the program; {act} (the rerun state machine is a "
+                   "heuristic, not a diagnosis)", suspects=(first,))
 
 
 def _store_counts(job: Job, first: Evidence, death: Evidence | None) -> Verdict:

@@ -149,6 +149,19 @@ JOB_TABLE: tuple[JobKind, ...] = (
             named=("non-finite result ('{details.check}')",
                    "non-finite result ('found {details.result} in local {details.where}')",
                    "non-finite result ({details.result})")),
+    # the job's own rerun of the step whose result its check rejected (Megatron-LM's rerun state machine,
+    # --rerun-mode validate_results): its verdict on a non-finite result of the same rank (triage.attribute
+    # `_rerun_said`).  Not reproduced on the same GPU: a transient fault of that GPU; reproduced there but not on
+    # another GPU: a persistent fault of the first GPU (silent data corruption), the one its first rerun named (the
+    # line of the verdict names the other GPU, where it was rerun: never its host nor device); reproduced on another
+    # GPU too: the application's numerics.  Alone (no non-finite result read) it is no failure
+    JobKind("rerun_verdict", "the job's own rerun of a step whose result its check rejected (Megatron-LM's rerun "
+            "state machine): \"Possible transient error!\" (not reproduced on the same GPU: a transient fault of that "
+            "GPU), \"Possible persistent error!\" (reproduced on the same GPU, not on another: a fault of the first "
+            "GPU, silent data corruption), \"Correct result\" (reproduced on another GPU: the application's), or the "
+            "first rerun's reproduced result pending a rerun on another GPU; it decides the rank's non-finite result's "
+            "category (triage.attribute `_rerun_said`)", about="only_another",
+            named="{details.what}"),
     # the program's own check of its command line, before it did any work (Python's argparse: its usage, then
     # "<prog>: error: <message>", exit code 2; absl's "FATAL Flags parsing error: ..", exit code 1; Python Fire's
     # "ERROR: Could not consume arg: ..", exit code 2): the launcher and the script disagree on its arguments (torchrun
@@ -250,6 +263,10 @@ class Fact:
 
 def _f(name, kind, keywords, pattern, severity="error", flags=0, why=None, what=None, category=None) -> Fact:
     return Fact(name, kind, tuple(keywords), re.compile(pattern, flags), severity, why, what, category)
+
+
+# A rejected result as Megatron's rerun state machine prints it (f"{result}"): a float or a 0-dim tensor's repr
+_NONFINITE = r"(?:tensor\()?(?P<result>-?(?:nan|inf))(?:, [^()\n]{0,200}\))?"
 
 
 # The job's ends (details "why") that are an OOM kill, and whose memory it says ran out (parsers.kinds.OOM_SCOPES, whose
@@ -845,15 +862,47 @@ FACTS: tuple[Fact, ...] = (
     # (message='found NaN in local grad norm for bucket #0 ..')", NVIDIA/Megatron-LM #5026): the rank whose numerics
     # diverged, the others' timeouts its consequence. Was: nothing, a traceback's an exception of no rank. A NaN or
     # Inf only: the state machine's other checks (a spiky loss, a number) are not this kind.
+    # The result as the state machine prints it: a float ("nan", the grad norm's) or a 0-dim tensor, the loss check's
+    # `loss[0]` on the rank's GPU ("tensor(nan, device='cuda:3')", f"{result}" of a CUDA tensor; was: no fact)
     _f("megatron_nan_assert", "nonfinite_result", [": found NaN in local", ": found Inf in local"],
        r"\bRank (?P<rank>\d+): found (?P<result>NaN|Inf) in local (?P<where>[^.\n]+)\."
        r"(?: Device: (?P<gpu>\d+)(?:, node: (?P<host>[^\s,]+))?)?"),
     _f("megatron_unexpected_raised", "nonfinite_result", ["Unexpected result "],
        r"\bRank (?P<rank>\d+), node (?P<host>[^\s,]+), device (?P<gpu>\d+), iteration #?(?P<iteration>-?\d+): "
-       r"Unexpected result (?P<result>-?(?:nan|inf)) \(message='(?P<check>[^'\n]*)"),
+       r"Unexpected result " + _NONFINITE + r" \(message='(?P<check>[^'\n]*)"),
     _f("megatron_unexpected_logged", "nonfinite_result", ["Unexpected result "],
-       r"\bUnexpected result (?P<result>-?(?:nan|inf)) on rank (?P<rank>\d+) at iteration #(?P<iteration>-?\d+)"
+       r"\bUnexpected result " + _NONFINITE + r" on rank (?P<rank>\d+) at iteration #(?P<iteration>-?\d+)"
        r"(?: invocation #\d+ \(message='(?P<check>[^'\n]*))?"),
+    # Megatron-LM's rerun state machine's verdicts (megatron/core/rerun_state_machine.py validate_result, --rerun-mode
+    # validate_results, every era: log_failure's "Rank {rank}, node {node}, device {device}, iteration #{iteration}:
+    # {message}!", before 2025 with no iteration), on the rank whose result its check rejected.  The first rerun, in
+    # place: "Possible transient error!" (not reproduced: that GPU's transient fault, its node and device the line's),
+    # or "First rerun: unexpected result is reproducible within the tolerance (..). Need to rerun on a different GPU to
+    # verify correctness" (then exit code 16 to resume elsewhere; the suspect GPU the line's, named by the state machine
+    # as its suspicious node and device; before 2025 a warning naming none).  The second, resumed from its checkpoint:
+    # "Got rescheduled on the same GPU. Need to resume again from the same checkpoint (node: N, gpu: D)" (the suspect
+    # again), "Possible persistent error!" (not reproduced on another GPU: the first GPU's fault; its line names the
+    # other GPU, read as `rerun_host` / `rerun_gpu`, never the fact's host nor device), or "Correct result (but
+    # possible Application error) (<check>)!" (the application's).  A verdict's category its row's; the first rerun's
+    # reproduced result (and a reschedule on the same GPU) decides none: it names the suspect GPU
+    _f("megatron_rerun_transient", "rerun_verdict", ["Possible transient error!"],
+       r"\bRank (?P<rank>\d+), node (?P<host>[^\s,]+), device (?P<gpu>\d+)(?:, iteration #?(?P<iteration>-?\d+))?: "
+       r"Possible transient error!", severity="warning", what="possible transient error", category="hardware"),
+    _f("megatron_rerun_reproduced", "rerun_verdict", ["unexpected result is reproducible within the tolerance"],
+       r"(?:\bRank (?P<rank>\d+), node (?P<host>[^\s,]+), device (?P<gpu>\d+)(?:, iteration #?(?P<iteration>-?\d+))?: )?"
+       r"First rerun: unexpected result is reproducible within the tolerance", severity="warning",
+       what="reproduced on the same GPU"),
+    _f("megatron_rerun_rescheduled", "rerun_verdict", ["Got rescheduled on the same GPU"],
+       r"Got rescheduled on the same GPU\. Need to resume again from the same checkpoint \(node: (?P<host>[^\s,)]+), "
+       r"gpu: (?P<gpu>\d+)\)", severity="warning", what="reproduced on the same GPU"),
+    _f("megatron_rerun_persistent", "rerun_verdict", ["Possible persistent error!"],
+       r"\bRank (?P<rank>\d+), node (?P<rerun_host>[^\s,]+), device (?P<rerun_gpu>\d+)"
+       r"(?:, iteration #?(?P<iteration>-?\d+))?: Possible persistent error!", severity="warning",
+       what="possible persistent error", category="hardware"),
+    _f("megatron_rerun_correct", "rerun_verdict", ["Correct result (but possible Application error)"],
+       r"\bRank (?P<rank>\d+), node (?P<rerun_host>[^\s,]+), device (?P<rerun_gpu>\d+)"
+       r"(?:, iteration #?(?P<iteration>-?\d+))?: Correct result \(but possible Application error\)",
+       severity="warning", what="correct result", category="application"),
     # The job's own straggler detection stopping it (stop_if_detected), on every rank (rank 0's verdict broadcast):
     # nvidia-resiliency-ext's Lightning StragglerDetectionCallback (src/nvidia_resiliency_ext/ptl_resiliency/
     # straggler_det_callback.py `_stop_training`: logger.error("Detected stragglers. Terminating training..."), the last

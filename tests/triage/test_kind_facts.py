@@ -176,8 +176,11 @@ def test_the_death_kinds_are_the_rows():
 
 def test_whom_a_fact_is_about_is_the_rows():
     # were literal sets in triage/facts.py (ABOUT_ANOTHER, ONLY_ANOTHER): the rows' `about`
-    assert facts.ABOUT_ANOTHER == {"rank_exit", "job_ended", "worker_exit", "process_lost", "ras_behind"}
-    assert facts.ONLY_ANOTHER == {"process_lost", "ras_behind"}
+    # rerun_verdict: the GPU its words name (the persistent error's line names the other GPU it was rerun on), never
+    # its writer's prefix
+    assert facts.ABOUT_ANOTHER == {"rank_exit", "job_ended", "worker_exit", "process_lost", "ras_behind",
+                                   "rerun_verdict"}
+    assert facts.ONLY_ANOTHER == {"process_lost", "ras_behind", "rerun_verdict"}
     assert facts.ONLY_ANOTHER <= facts.ABOUT_ANOTHER
     for k in JOB_TABLE:
         assert k.about in facts.ABOUTS, k.name
