@@ -469,9 +469,15 @@ EVENT_FILL_ATTRIBUTION = frozenset({"lockup", "rcu_stall", "hung"})
 # "fm_nvl": the GPU ("gpu_guid", its fabric GUID) and port ("port") Fabric Manager's GPU NVL error block names on its
 # "gpuGuid : 0x.." and "portNum : N" lines.
 EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function"),
-                    "hung": ("module", "function"),
+                    "hung": ("module", "function", "lock", "owner"),
                     "ecc": ("memory", "detail_xid"), "oom": ("oom",), "cuda_exception": ("gpu",),
                     "fm_nvl": ("gpu_guid", "port"), "ray_oom": ("node_ip",), "dcgm_health": ("test",)}
+# Event -> the Finding fields a joining line that names them must name as the event's finding does to give it anything
+# (EVENT_FILLS, EVENT_FILL_ALONE, EVENT_FILL_DETAILS): "hung": 6.14+'s blocker line names the hung task whose lock it
+# names ("INFO: task kwin_wayland:1590 blocked on a semaphore likely last held by task nvidia-modeset/:501" after
+# "INFO: task kwin_wayland:1590 blocked for more than 860 seconds.", open-gpu-kernel-modules #1205): one naming another
+# task (its own hung line lost) is that task's lock, not the finding's.
+EVENT_FILL_SAME = {"hung": ("pid",)}
 # Events whose opening line may come after a line that details it: an "open" line within the event's window (EVENT_LINES)
 # more severe than the finding its earlier line made is that finding's amendment (details "amends": "severity"), not a
 # second event, and takes the details the earlier line gave (EVENT_FILL_ALONE). The Xid 171 / 172 the GSP firmware logs

@@ -241,8 +241,10 @@ def test_every_import_time_table_check_survives_python_o():
     ("parsers.classify", "CONTEXT_LEAD", lambda t: "NVRM: (", "CONTEXT's keywords share no literal lead ('NVRM: (')"),
     ("parsers.classify", "_TEMPLATE_FIELDS", lambda t: t[1:] + t[:1], "_TEMPLATE_FIELDS not in the Finding's order: "
                                                                       "kind, severity"),
-    ("parsers.classify", "EVENT_FILLS", lambda t: {**t, "mce": ("kind",)}, "EVENT_FILLS fields no template may "
-                                                                          "take: mce: kind"),
+    ("parsers.classify", "EVENT_FILLS", lambda t: {**t, "mce": ("kind",)}, "EVENT_FILLS / EVENT_FILL_SAME fields no "
+                                                                          "template may take: mce: kind"),
+    ("parsers.classify", "EVENT_FILL_SAME", lambda t: {**t, "hung": ("message",)},
+     "EVENT_FILLS / EVENT_FILL_SAME fields no template may take: hung: message"),
 ])
 def test_a_broken_table_entry_is_refused_in_one_line_naming_it(monkeypatch, module, name, broken, says):
     """(h474) Each import-time table check, on a copy of its table with one entry broken, raises a ValueError of one
