@@ -32,9 +32,9 @@ from .prefilter import Prefilter, groups_within, hyperscan_words_in, scan_source
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_DETAIL_FIRST,
                     EVENT_ECHOES, EVENT_ESCALATES, EVENT_ONE_PROCESS, EVENT_FILL_ATTRIBUTION,
-                    EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILL_SAME, EVENT_FILLS, EVENT_LINES, EVENT_PAGES,
-                    EVENT_PER_DEVICE,
-                    EVENT_PER_FINDING_DEVICE, EVENT_REPORTS, EVENT_WITHIN_DEVICE,
+                    EVENT_FILL_ALONE, EVENT_FILL_APPEND, EVENT_FILL_DETAILS, EVENT_FILL_SAME, EVENT_FILLS,
+                    EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE, EVENT_PER_FINDING_DEVICE, EVENT_REPORTS,
+                    EVENT_WITHIN_DEVICE,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_GROUP, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX,
                     KEYWORDS, PAGE_SHIFTS, PCI, REFINERS, RULES, STATED, Rule, sxid_row, xid_row)
 from .unclassified import DRIVER_DEVICES, DRIVER_KEYWORDS, ERROR_WORDS, unclassified
@@ -1286,6 +1286,10 @@ class Classifier:
         given = fields[_TEMPLATE_INDEX["details"]] or {}
         # the details it gives on their own (rules.EVENT_FILL_ALONE): those the finding lacks
         alone = {k: given[k] for k in EVENT_FILL_ALONE.get(prefix, ()) if k in given and k not in made.details}
+        # and those it adds to the finding's (rules.EVENT_FILL_APPEND: a GPU's second failing system)
+        for k in EVENT_FILL_APPEND.get(prefix, ()):
+            if k in given and k in made.details and given[k] not in str(made.details[k]).split(", "):
+                alone[k] = f"{made.details[k]}, {given[k]}"
         if stronger:
             changes["action"] = action
         if changes or alone:

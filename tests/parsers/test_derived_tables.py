@@ -233,6 +233,8 @@ def test_every_import_time_table_check_survives_python_o():
                                                                      "and EVENT_FILL_ALONE: oom_x"),
     ("parsers.rules", "EVENT_FILL_ALONE", lambda t: {**t, "zz": ("a",)}, "filled events (EVENT_FILLS, "
                                                                          "EVENT_FILL_ALONE) not in EVENT_AMENDS: zz"),
+    ("parsers.rules", "EVENT_FILL_APPEND", lambda t: {**t, "dcgm_health": ("gpu",)},
+     "EVENT_FILL_APPEND details not in the event's EVENT_FILL_ALONE: dcgm_health: gpu"),
     ("parsers.rules", "CUDA_ERRORS", lambda t: {**t, "out of memory!": "nvlink"},
      "CUDA_ERRORS statuses whose kind is no workload's deviceless one: out of memory!: nvlink"),
     ("parsers.rules", "EVENT_PAGES", lambda t: t | {"mce"}, 'events the "page" rows name and EVENT_PAGES differ in: mce'),
