@@ -1267,7 +1267,8 @@ RULES: tuple[Rule, ...] = (
     # node's logs, 1.x-3.x's table (dcgmi/Health.cpp): "| GPU ID: 0 | Warning |", then the system's incident on the
     # row below, "|  | PCIe system: Warning - Detected more than 8 PCIe |" (wrapped): the GPU's row is the finding (its
     # result DCGM's severity, DCGM_HEALTH_RESULT), the system's row below it the finding's `test` (EVENT_FILL_ALONE,
-    # event "dcgm_health"; a second failing system's row appends its name, EVENT_FILL_APPEND: "PCIe, InfoROM"); the group's "Overall Health" row, a Healthy report, silent. And nv-hostengine's own log
+    # event "dcgm_health"; a second failing system's row appends its name, EVENT_FILL_APPEND: "PCIe, InfoROM"); the
+    # group's "Overall Health" row, a Healthy report, silent. And nv-hostengine's own log
     # (/var/log/nv-hostengine.log, modules/health/DcgmHealthWatch.cpp SetResponse) at each check a client (dcgm-
     # exporter, a health monitor) runs: "ERROR [pid:tid] [[Health]] Detected a WARNING in health system Thermal:
     # 'Detected clocks event due to thermal violation in GPU 2. ..'", its message's GPU the finding's. A WARNING a

@@ -92,13 +92,15 @@ def test_a_health_reports_gpu_row_names_the_gpu_and_the_system_below_it_at_dcgms
 
 
 def test_a_gpus_several_failing_systems_are_all_its_findings_test():
-    """dcgmi/Health.cpp HandleOneEntity prints each failing system of a GPU on its own row below the GPU's: the finding's
-    `test` names them all (rules.EVENT_FILL_APPEND), the second an amendment as the first. COMPOSED: the guide's GPU 0
-    rows with its InfoROM system's rows (GPU 1's in the guide) below them, each row verbatim. Was: "PCIe" alone."""
+    """dcgmi/Health.cpp HandleOneEntity prints each failing system of a GPU on its own row below the GPU's: the
+    finding's `test` names them all (rules.EVENT_FILL_APPEND), the second an amendment as the first. COMPOSED: the
+    guide's GPU 0 rows with its InfoROM system's rows (GPU 1's in the guide) below them, each row verbatim. Was: "PCIe"
+    alone."""
     rows = HEALTH[:7] + HEALTH[9:11]
     assert rows[4].startswith("| GPU ID: 0") and "InfoROM system" in rows[7]
     found = findings("\n".join(rows))
-    assert [(f.severity, f.details.get("gpu"), f.details.get("test")) for f in found] == [("warning", 0, "PCIe, InfoROM")]
+    assert [(f.severity, f.details.get("gpu"), f.details.get("test")) for f in found] == [
+        ("warning", 0, "PCIe, InfoROM")]
     amended = classified(rows)  # the GPU's finding, then each system's amendment of it
     assert [(amends(f), f.details.get("test")) for f in amended] == [
         (None, None), ("test", "PCIe"), ("test", "PCIe, InfoROM")]
