@@ -32,8 +32,9 @@ from .prefilter import Prefilter, groups_within, hyperscan_words_in, scan_source
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_DETAIL_FIRST,
                     EVENT_ECHOES, EVENT_ESCALATES, EVENT_ONE_PROCESS, EVENT_FILL_ATTRIBUTION,
-                    EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
-                    EVENT_PER_FINDING_DEVICE, EVENT_REPORTS, EVENT_WITHIN_DEVICE,
+                    EVENT_FILL_ALONE, EVENT_FILL_APPEND, EVENT_FILL_DETAILS, EVENT_FILL_SAME, EVENT_FILLS,
+                    EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE, EVENT_PER_FINDING_DEVICE, EVENT_REPORTS,
+                    EVENT_WITHIN_DEVICE,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_GROUP, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX,
                     KEYWORDS, PAGE_SHIFTS, PCI, REFINERS, RULES, STATED, Rule, sxid_row, xid_row)
 from .unclassified import DRIVER_DEVICES, DRIVER_KEYWORDS, ERROR_WORDS, unclassified
@@ -1277,11 +1278,18 @@ class Classifier:
         stronger = above(action, made.action)
         if not takes and prefix not in EVENT_FILL_ALONE and not stronger:
             return
+        if any(fields[_TEMPLATE_INDEX[one]] not in (None, getattr(made, one))
+               for one in EVENT_FILL_SAME.get(prefix, ())):
+            return  # another task's line (rules.EVENT_FILL_SAME): nothing it names is the finding's
         changes = {one: fields[_TEMPLATE_INDEX[one]] for one in takes
                    if fields[_TEMPLATE_INDEX[one]] is not None and getattr(made, one) is None}
         given = fields[_TEMPLATE_INDEX["details"]] or {}
         # the details it gives on their own (rules.EVENT_FILL_ALONE): those the finding lacks
         alone = {k: given[k] for k in EVENT_FILL_ALONE.get(prefix, ()) if k in given and k not in made.details}
+        # and those it adds to the finding's (rules.EVENT_FILL_APPEND: a GPU's second failing system)
+        for k in EVENT_FILL_APPEND.get(prefix, ()):
+            if k in given and k in made.details and given[k] not in str(made.details[k]).split(", "):
+                alone[k] = f"{made.details[k]}, {given[k]}"
         if stronger:
             changes["action"] = action
         if changes or alone:
@@ -1592,9 +1600,10 @@ def check_tables() -> None:
         raise ValueError(f"parsers/classify.py: CONTEXT regexes not starting with {CONTEXT_LEAD!r}: {', '.join(astray)}")
     if (order := [f for f in Finding.__dataclass_fields__ if f in _TEMPLATE_FIELDS]) != list(_TEMPLATE_FIELDS):
         raise ValueError(f"parsers/classify.py: _TEMPLATE_FIELDS not in the Finding's order: {', '.join(order)}")
-    if unfillable := sorted(f"{event}: {one}" for event, takes in EVENT_FILLS.items() for one in takes
-                            if one not in _FILLABLE):
-        raise ValueError(f"parsers/classify.py: EVENT_FILLS fields no template may take: {', '.join(unfillable)}")
+    if unfillable := sorted(f"{event}: {one}" for event, takes in (*EVENT_FILLS.items(), *EVENT_FILL_SAME.items())
+                            for one in takes if one not in _FILLABLE):
+        raise ValueError("parsers/classify.py: EVENT_FILLS / EVENT_FILL_SAME fields no template may take: "
+                         + ", ".join(unfillable))
 
 
 check_tables()

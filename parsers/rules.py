@@ -469,9 +469,20 @@ EVENT_FILL_ATTRIBUTION = frozenset({"lockup", "rcu_stall", "hung"})
 # "fm_nvl": the GPU ("gpu_guid", its fabric GUID) and port ("port") Fabric Manager's GPU NVL error block names on its
 # "gpuGuid : 0x.." and "portNum : N" lines.
 EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function"),
-                    "hung": ("module", "function"),
+                    "hung": ("module", "function", "lock", "owner"),
                     "ecc": ("memory", "detail_xid"), "oom": ("oom",), "cuda_exception": ("gpu",),
                     "fm_nvl": ("gpu_guid", "port"), "ray_oom": ("node_ip",), "dcgm_health": ("test",)}
+# Event -> the details of EVENT_FILL_ALONE a joining line adds to the finding's where the finding has them already, of
+# another value: appended (", "), an amendment ("amends": the detail) as the first was. "dcgm_health": `dcgmi health
+# -c` prints each failing system of a GPU on its own row below the GPU's (dcgmi/Health.cpp HandleOneEntity: "PCIe
+# system: Warning - ..", then "InfoROM system: Warning - .."): the finding's `test` names them all ("PCIe, InfoROM").
+EVENT_FILL_APPEND = {"dcgm_health": ("test",)}
+# Event -> the Finding fields a joining line that names them must name as the event's finding does to give it anything
+# (EVENT_FILLS, EVENT_FILL_ALONE, EVENT_FILL_DETAILS): "hung": 6.14+'s blocker line names the hung task whose lock it
+# names ("INFO: task kwin_wayland:1590 blocked on a semaphore likely last held by task nvidia-modeset/:501" after
+# "INFO: task kwin_wayland:1590 blocked for more than 860 seconds.", open-gpu-kernel-modules #1205): one naming another
+# task (its own hung line lost) is that task's lock, not the finding's.
+EVENT_FILL_SAME = {"hung": ("pid",)}
 # Events whose opening line may come after a line that details it: an "open" line within the event's window (EVENT_LINES)
 # more severe than the finding its earlier line made is that finding's amendment (details "amends": "severity"), not a
 # second event, and takes the details the earlier line gave (EVENT_FILL_ALONE). The Xid 171 / 172 the GSP firmware logs
@@ -1256,7 +1267,8 @@ RULES: tuple[Rule, ...] = (
     # node's logs, 1.x-3.x's table (dcgmi/Health.cpp): "| GPU ID: 0 | Warning |", then the system's incident on the
     # row below, "|  | PCIe system: Warning - Detected more than 8 PCIe |" (wrapped): the GPU's row is the finding (its
     # result DCGM's severity, DCGM_HEALTH_RESULT), the system's row below it the finding's `test` (EVENT_FILL_ALONE,
-    # event "dcgm_health"); the group's "Overall Health" row, a Healthy report, silent. And nv-hostengine's own log
+    # event "dcgm_health"; a second failing system's row appends its name, EVENT_FILL_APPEND: "PCIe, InfoROM"); the
+    # group's "Overall Health" row, a Healthy report, silent. And nv-hostengine's own log
     # (/var/log/nv-hostengine.log, modules/health/DcgmHealthWatch.cpp SetResponse) at each check a client (dcgm-
     # exporter, a health monitor) runs: "ERROR [pid:tid] [[Health]] Detected a WARNING in health system Thermal:
     # 'Detected clocks event due to thermal violation in GPU 2. ..'", its message's GPU the finding's. A WARNING a
@@ -4196,6 +4208,10 @@ def check_tables() -> None:
     # an event whose detail comes first is amended by its opening line and takes the details the earlier line gave
     fail("EVENT_DETAIL_FIRST events not in EVENT_AMENDS and EVENT_FILL_ALONE",
          EVENT_DETAIL_FIRST - (set(EVENT_AMENDS) & set(EVENT_FILL_ALONE)))
+    # a detail appended is one the event's lines give on their own (parsers/classify.py _fill reads it only there)
+    fail("EVENT_FILL_APPEND details not in the event's EVENT_FILL_ALONE",
+         (f"{event}: {one}" for event, names in EVENT_FILL_APPEND.items() for one in names
+          if one not in EVENT_FILL_ALONE.get(event, ())))
     # a filled finding is an amended one: tracked, counted once
     fail("filled events (EVENT_FILLS, EVENT_FILL_ALONE) not in EVENT_AMENDS",
          (set(EVENT_FILLS) | set(EVENT_FILL_ALONE)) - set(EVENT_AMENDS))

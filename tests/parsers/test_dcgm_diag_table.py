@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from parsers import Classifier
-from realworld import findings
+from parsers.finding import amends
+from realworld import classified, findings
 
 DCGM = Path(__file__).parents[1] / "fixtures" / "dcgm"
 
@@ -88,6 +89,22 @@ def test_a_health_reports_gpu_row_names_the_gpu_and_the_system_below_it_at_dcgms
     found = findings("\n".join(HEALTH))  # as `gpu-npd parse` reads it: the GPU's finding, its system's amendment in it
     assert [(f.kind, f.severity, f.details.get("gpu"), f.details.get("test")) for f in found] == [
         ("dcgm_diag", "warning", 0, "PCIe"), ("dcgm_diag", "warning", 1, "InfoROM")]
+
+
+def test_a_gpus_several_failing_systems_are_all_its_findings_test():
+    """dcgmi/Health.cpp HandleOneEntity prints each failing system of a GPU on its own row below the GPU's: the
+    finding's `test` names them all (rules.EVENT_FILL_APPEND), the second an amendment as the first. COMPOSED: the
+    guide's GPU 0 rows with its InfoROM system's rows (GPU 1's in the guide) below them, each row verbatim. Was: "PCIe"
+    alone."""
+    rows = HEALTH[:7] + HEALTH[9:11]
+    assert rows[4].startswith("| GPU ID: 0") and "InfoROM system" in rows[7]
+    found = findings("\n".join(rows))
+    assert [(f.severity, f.details.get("gpu"), f.details.get("test")) for f in found] == [
+        ("warning", 0, "PCIe, InfoROM")]
+    amended = classified(rows)  # the GPU's finding, then each system's amendment of it
+    assert [(amends(f), f.details.get("test")) for f in amended] == [
+        (None, None), ("test", "PCIe"), ("test", "PCIe, InfoROM")]
+    assert [f.details.get("test") for f in classified(rows[:7] + rows[5:7])] == [None, "PCIe"]  # a system once
 
 
 def test_a_health_reports_failure_is_an_error_and_a_healthy_report_is_silent():

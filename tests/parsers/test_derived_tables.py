@@ -233,6 +233,8 @@ def test_every_import_time_table_check_survives_python_o():
                                                                      "and EVENT_FILL_ALONE: oom_x"),
     ("parsers.rules", "EVENT_FILL_ALONE", lambda t: {**t, "zz": ("a",)}, "filled events (EVENT_FILLS, "
                                                                          "EVENT_FILL_ALONE) not in EVENT_AMENDS: zz"),
+    ("parsers.rules", "EVENT_FILL_APPEND", lambda t: {**t, "dcgm_health": ("gpu",)},
+     "EVENT_FILL_APPEND details not in the event's EVENT_FILL_ALONE: dcgm_health: gpu"),
     ("parsers.rules", "CUDA_ERRORS", lambda t: {**t, "out of memory!": "nvlink"},
      "CUDA_ERRORS statuses whose kind is no workload's deviceless one: out of memory!: nvlink"),
     ("parsers.rules", "EVENT_PAGES", lambda t: t | {"mce"}, 'events the "page" rows name and EVENT_PAGES differ in: mce'),
@@ -241,8 +243,10 @@ def test_every_import_time_table_check_survives_python_o():
     ("parsers.classify", "CONTEXT_LEAD", lambda t: "NVRM: (", "CONTEXT's keywords share no literal lead ('NVRM: (')"),
     ("parsers.classify", "_TEMPLATE_FIELDS", lambda t: t[1:] + t[:1], "_TEMPLATE_FIELDS not in the Finding's order: "
                                                                       "kind, severity"),
-    ("parsers.classify", "EVENT_FILLS", lambda t: {**t, "mce": ("kind",)}, "EVENT_FILLS fields no template may "
-                                                                          "take: mce: kind"),
+    ("parsers.classify", "EVENT_FILLS", lambda t: {**t, "mce": ("kind",)}, "EVENT_FILLS / EVENT_FILL_SAME fields no "
+                                                                          "template may take: mce: kind"),
+    ("parsers.classify", "EVENT_FILL_SAME", lambda t: {**t, "hung": ("message",)},
+     "EVENT_FILLS / EVENT_FILL_SAME fields no template may take: hung: message"),
 ])
 def test_a_broken_table_entry_is_refused_in_one_line_naming_it(monkeypatch, module, name, broken, says):
     """(h474) Each import-time table check, on a copy of its table with one entry broken, raises a ValueError of one

@@ -250,10 +250,21 @@ def test_a_blocker_line_is_part_of_its_hung_tasks_report():
         ("kworker/u129:6", 447, "mutex", "cc-wrk:2142")] and amended == []
 
 
+def test_a_blocker_line_after_its_hung_tasks_line_amends_the_lock_and_its_holder():
+    """#1205, REAL: the hung task's line then its blocker line. The blocker names the lock and the task holding it
+    (details "lock", "owner"): the hung task's finding amended with them (rules.EVENT_FILL_ALONE "hung"). Was: the
+    blocker line joined the report and gave the finding nothing."""
+    found, amended = _read(_sample("https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1205"))
+    assert [(f.process, f.pid, "lock" in f.details) for f in found] == [("kwin_wayland", 1590, False)]
+    assert [(amends(a), a.process, a.details["seconds"], a.details["lock"], a.details["owner"]) for a in amended] == [
+        ("lock", "kwin_wayland", 860, "semaphore", "nvidia-modeset/:501")]
+
+
 def test_the_holders_frames_after_a_long_trace_stay_in_the_report():
     """The blocker line restarts the report's window (a join): the holder's frames in the driver after the hung task's
     own 30-odd lines are still its report's. COMPOSED: #15's hung task's first three lines, 28 filler lines standing
-    for its trace, #1289's blocker line and holder's trace."""
+    for its trace, #1289's blocker line and holder's trace. The blocker names another task (nvidia-modeset/:226, its own
+    hung line not here): its lock is not gdscheck's (rules.EVENT_FILL_SAME), only the frames amend."""
     hung = _sample("https://github.com/NVIDIA/nvidia-persistenced/issues/15")[:3]
     blocker = _sample("https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1289")
     found, amended = _read(hung + ["filler line"] * 28 + blocker[:3] + ["filler line"] * 20 + blocker[3:])
