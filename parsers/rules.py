@@ -25,11 +25,16 @@ from .wordscan import LazyPattern
 PCI = r"(?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
 # Domain optional: old drivers print `bus:dev.fn` only (`NVRM: GPU 18:00.0: ...`).
 PCI_SHORT = r"(?:PCI:)?(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
-# A kernel module the kernel would not load for a symbol it could not resolve, one line per symbol after the module's
-# name ("nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client", "nvidia: Unknown symbol
-# i2c_get_adapter (err -22)"): the rows of the NVIDIA modules that fail so, and their keywords.
-SYMBOL_FAILED = r": (?:disagrees about version of symbol|Unknown symbol) (?P<symbol>\w+)"
-SYMBOL_KEYWORDS = ["Unknown symbol", "disagrees about version of symbol"]
+# A kernel module the kernel would not load because it was built for another kernel, after the module's name: one line
+# per symbol it could not resolve ("nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client",
+# "nvidia: Unknown symbol i2c_get_adapter (err -22)"), or, a kernel without symbol versions (CONFIG_MODVERSIONS), its
+# vermagic string refused ("nvidia: version magic '5.4.18-100.fc30.x86_64 SMP mod_unload ' should be '5.4.18-200.fc31
+# .x86_64 SMP mod_unload '", negativo17/nvidia-driver #97: a DKMS module of the old kernel left in weak-updates; the
+# loader says "could not insert 'nvidia': Exec format error"). A force-loaded module's "nvidia: bad vermagic: kernel
+# tainted." loaded: not these. The rows of the NVIDIA modules that fail so, and their keywords.
+SYMBOL_FAILED = (r": (?:(?:disagrees about version of symbol|Unknown symbol) (?P<symbol>\w+)|"
+                 r"version magic '(?P<module_vermagic>[^'\n]*)' should be '(?P<kernel_vermagic>[^'\n]*)')")
+SYMBOL_KEYWORDS = ["Unknown symbol", "disagrees about version of symbol", "version magic '"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -1401,11 +1406,20 @@ RULES: tuple[Rule, ...] = (
     # GPU-lost event
     # ("fallen"): a probe that failed because the GPU fell off the bus is that event's, not a second one; with none
     # open, one event per GPU while they repeat.
+    # The summary that says another driver holds the GPUs, the probe never called for them, where no line before it
+    # named the driver (drivers before the per-GPU "is already bound to" line): "NVRM: The NVIDIA probe routine was not
+    # called for 1 device(s)." then "NVRM: This can occur when a driver such as nouveau, rivafb, / NVRM: nvidiafb, or
+    # rivatv was loaded and obtained ownership of / NVRM: the NVIDIA device(s)." and "NVRM: No NVIDIA graphics adapter
+    # probed!" (MrMEEE/ironhide #41; 4.x: mattshma/bigdata #133, 3 GPUs): the node's driver set-up (nouveau not
+    # blacklisted), a driver_mismatch; a reset cannot give the GPUs back. Was: a gpu_reset_required (fatal). Within
+    # an event a bound line opened (vfio-pci given to VMs, nouveau named) it is that event's, as the summary below.
+    _r("gpu_probe_not_called", "driver_mismatch", ["probe routine was not called"],
+       r"The NVIDIA probe routine was not called for (?P<devices>\d+) device", event=("fallen", "join")),
     _r("gpu_probe_failed", "gpu_reset_required",
        ["nvidia: probe of", "probe with driver nvidia failed", "NVIDIA probe routine", "NVIDIA graphics adapter",
         "NVIDIA devices were initialized", "No NVIDIA devices probed"],
        r"(?:nvidia(?:: probe of)? (?P<pci>" + PCI + r")(?:: probe with driver nvidia)? failed with error (?P<errno>-?\d+)|"
-       r"The NVIDIA probe routine (?:failed|was not called) for (?P<devices>\d+) device|"
+       r"The NVIDIA probe routine failed for (?P<devices>\d+) device|"
        r"None of the NVIDIA (?:graphics adapters|devices) were initialized|"
        r"No NVIDIA (?:graphics adapter|devices) probed)",
        action="INVESTIGATE", event=("fallen", "join")),
@@ -3679,11 +3693,21 @@ RULES: tuple[Rule, ...] = (
     # "insmod: ERROR: could not insert module /../nvidia.ko: Unknown symbol in module" (BugRoger/coreos-nvidia-driver
     # #4), modprobe's "modprobe: ERROR: could not insert 'nvidia': .." likewise. Only NVIDIA's modules: the driver
     # container's other modprobes (ipmi_msghandler, gpu-operator #1264) are not the GPU driver's. The kernel's own words
-    # for why (its "nvidia: Unknown symbol ..", NVRM's) are the kernel log's rows.
-    _r("nvidia_module_load_failed", "driver_unusable", ["Unable to load the kernel module '", "could not insert "],
+    # for why (its "nvidia: Unknown symbol ..", NVRM's) are the kernel log's rows. The module not installed for the
+    # running kernel at all (a kernel upgraded without its DKMS build or precompiled package): modprobe's "modprobe:
+    # FATAL: Module nvidia_uvm not found in directory /lib/modules/4.4.0-83-generic" (NVIDIA/nvidia-docker #481), older
+    # kmod's "modprobe: FATAL: Module nvidia-uvm not found." (Bumblebee-Project/Bumblebee #623); its "is in use" (a
+    # driver container's unload while a client holds it) is not this. The installer naming Secure Boot's refusal before
+    # its "Unable to load": "ERROR: The kernel module failed to load, because it was not signed by a key that is trusted
+    # by the kernel." (NVIDIA/gpu-operator #266, OpenShift); modprobe's own is "could not insert 'nvidia': Key was
+    # rejected by service" (acidanthera/bugtracker #2237). Was: nothing for these two.
+    _r("nvidia_module_load_failed", "driver_unusable",
+       ["Unable to load the kernel module '", "could not insert ", "FATAL: Module nvidia",
+        "not signed by a key that is trusted by the kernel"],
        r"(?P<driver_error>Unable to load the kernel module '(?P<module>nvidia[\w-]*)\.ko'|"
-       r"could not insert (?:module [^\s:]*/|')(?P<inserted>nvidia(?:[-_](?:uvm|modeset|drm|peermem|fs))?)(?:\.ko)?'?: "
-       r"[^\n]*)"),
+       r"(?:could not insert (?:module [^\s:]*/|')|FATAL: Module )"
+       r"(?P<inserted>nvidia(?:[-_](?:uvm|modeset|drm|peermem|fs))?)(?:(?:\.ko)?'?: [^\n]*| not found\b[^\n]*)|"
+       r"The kernel module failed to load, because it was not signed by a key that is trusted by the kernel)"),
     # The node's container runtime failing to give a pod its GPUs, in the OCI hook's words the kubelet's Event, the
     # container's waiting / terminated message (RunContainerError, StartError exit 128) and docker quote ("error running
     # hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'" then, on the next
