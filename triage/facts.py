@@ -2126,7 +2126,8 @@ _LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "p
            "store_port": "port", "store_error": "store error", "prog": "program", "rejected": "rejected",
            "rerun_host": "rerun host", "rerun_gpu": "rerun gpu", "unresolved": "address", "resolver_error": "resolver"}
 _BY_LABEL = {label: name for name, label in _LABELS.items()}
-_VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./'\-]{0,79}"),
+# (a "what" may hold a colon: NCCL's "Bootstrap : no socket interface found")
+_VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./:'\-]{0,79}"),
           "why": re.compile(r"[A-Z][A-Z ]{0,79}"),
           # a store's error as c10d words it (no ';' nor parenthesis: the Event's own separators)
           "store_error": re.compile(r"[A-Za-z][\w ,.'?\-]{0,119}"),

@@ -12,6 +12,7 @@ megatron/core/rerun_state_machine.py's format strings (hosts invented)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 
 from test_triage_rerun import CORRECT, FIRST, PERSISTENT, REPRODUCED, TRANSIENT, _incident
@@ -23,6 +24,11 @@ from cluster.evidence import Reader
 from triage import Clock, attribute, read_lines
 
 UID = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4{}"
+
+
+def _time(at: float | None) -> str | None:
+    """The Event's eventTime as the agent writes it (kubeapi.events: the quoted line's own time)."""
+    return datetime.fromtimestamp(at, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ") if at is not None else None
 
 
 def _cri(lines: list[str]) -> str:
@@ -51,7 +57,7 @@ def _live(tmp_path: Path, pods: list[tuple[str, list[str]]]):
                     said[ev.key] = ev
         for ev in said.values():
             events.append(ev)
-            evidence += Reader().pod_event({"reason": ev.reason, "message": ev.message, "source": {"host": node},
+            evidence += Reader().pod_event({"reason": ev.reason, "message": ev.message, "source": {"host": node}, "eventTime": _time(ev.at),
                                             "involvedObject": {"kind": "Pod", "name": ev.ref.pod}})
     return events, evidence
 
