@@ -10,8 +10,8 @@ What a node agent (`gpu-npd run`) writes, and what is read of it here:
   BROADCAST NumelIn 64 (rank 3); ...", triage.facts collectives_words): each listed rank's evidence has its own, which
   triage's mismatched-collective rule compares across the job's nodes.
 - Job fact Pod Events (RankExited, ProcessLost, DataLoaderWorkerKilled, BarrierTimeout, StorageError, JobEnded,
-  TaskNotStarted, CollectiveMismatch, StoreJoinTimeout, StoreLost, NonFiniteResult, ResourceLimit, ArgumentsRejected,
-  RankException; triage/facts.py
+  TaskNotStarted, CollectiveMismatch, StoreJoinTimeout, StoreLost, NonFiniteResult, RerunVerdict, RerunReproduced,
+  NetworkNotSetUp, ResourceLimit, ArgumentsRejected, RankException; triage/facts.py
   LIVE_FACTS):
   the job's first such fact on the node, its fields in the agent's own words ("A rank's process ended (rank 7; host
   node-b; signal 9 SIGKILL)"), read back by triage.facts.read_words into Evidence of the fact's kind.
