@@ -11,16 +11,12 @@ tests/triage/test_triage.py)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 from test_triage_network_setup import HOST_NOT_FOUND, NO_INTERFACE, PORT_IN_USE, UNRESOLVED_STORE
 
-from agent.metrics import Metrics
-from agent.sources.podlogs import PodLogSource
-from agent.workloads import WorkloadTracker
-from cluster.evidence import Reader
+from live_events import live
 from triage import Clock, attribute, read_lines
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
@@ -36,35 +32,9 @@ BIND_22 = ("RuntimeError: The server socket has failed to listen on any local ne
 NODE = "gpu-node-03"
 
 
-def _time(at: float | None) -> str | None:
-    """The Event's eventTime as the agent writes it (kubeapi.events: the quoted line's own time)."""
-    return datetime.fromtimestamp(at, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ") if at is not None else None
-
-
-def _cri(lines: list[str]) -> str:
-    return "".join(f"2026-03-18T10:00:{i:02d}.000000000Z stderr F {line}\n" for i, line in enumerate(lines))
-
-
 def _live(tmp_path: Path, lines: list[str]):
     """The job's pod on NODE logging `lines`: its agent's Events, read back by the cluster component."""
-    pod = "train_job-worker-0_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
-    log = tmp_path / pod / "main" / "0.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_text(_cri(lines))
-    src = PodLogSource(str(tmp_path), from_start=True)
-    src.discover()
-    tracker = WorkloadTracker(Metrics())
-    said = {}
-    while more := src.poll():
-        for ref, f in more:
-            ev = tracker.observe(ref, f)
-            if ev is not None:
-                said[ev.key] = ev
-    events = list(said.values())
-    evidence = [e for ev in events for e in Reader().pod_event({
-        "reason": ev.reason, "message": ev.message, "source": {"host": NODE}, "eventTime": _time(ev.at),
-        "involvedObject": {"kind": "Pod", "name": ev.ref.pod}})]
-    return events, evidence
+    return live(tmp_path, [(NODE, lines)])
 
 
 @pytest.mark.parametrize("lines, said", [

@@ -12,54 +12,10 @@ megatron/core/rerun_state_machine.py's format strings (hosts invented)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from pathlib import Path
-
 from test_triage_rerun import CORRECT, FIRST, PERSISTENT, REPRODUCED, TRANSIENT, _incident
 
-from agent.metrics import Metrics
-from agent.sources.podlogs import PodLogSource
-from agent.workloads import WorkloadTracker
-from cluster.evidence import Reader
+from live_events import live
 from triage import Clock, attribute, read_lines
-
-UID = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4{}"
-
-
-def _time(at: float | None) -> str | None:
-    """The Event's eventTime as the agent writes it (kubeapi.events: the quoted line's own time)."""
-    return datetime.fromtimestamp(at, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ") if at is not None else None
-
-
-def _cri(lines: list[str]) -> str:
-    return "".join(f"2026-03-18T10:{i // 60:02d}:{i % 60:02d}.000000000Z stderr F {line}\n"
-                   for i, line in enumerate(lines))
-
-
-def _live(tmp_path: Path, pods: list[tuple[str, list[str]]]):
-    """Each (node, lines) one pod of the job on that node, its agent's Events read back by the cluster component:
-    (the Events, the evidence)."""
-    events, evidence = [], []
-    for n, (node, lines) in enumerate(pods):
-        root = tmp_path / f"node{n}"
-        pod = f"train_gpt-worker-{n}_{UID.format(n)}"
-        log = root / pod / "main" / "0.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
-        log.write_text(_cri(lines))
-        src = PodLogSource(str(root), from_start=True)
-        src.discover()
-        tracker = WorkloadTracker(Metrics())
-        said = {}
-        while more := src.poll():
-            for ref, f in more:
-                ev = tracker.observe(ref, f)
-                if ev is not None:
-                    said[ev.key] = ev
-        for ev in said.values():
-            events.append(ev)
-            evidence += Reader().pod_event({"reason": ev.reason, "message": ev.message, "source": {"host": node}, "eventTime": _time(ev.at),
-                                            "involvedObject": {"kind": "Pod", "name": ev.ref.pod}})
-    return events, evidence
 
 
 def test_a_persistent_error_names_the_first_runs_gpu_live_as_offline(tmp_path):
@@ -67,7 +23,7 @@ def test_a_persistent_error_names_the_first_runs_gpu_live_as_offline(tmp_path):
     result differed: "Possible persistent error!" on gpu-node-12's device 3.  Live, as offline: hardware, GPU 3 of
     gpu-node-07 (the first rerun's), never gpu-node-12 (the rerun's, whose node wrote the verdict).  Was: application
     (the NonFiniteResult alone)."""
-    events, evidence = _live(tmp_path, [("gpu-node-07", [FIRST, *REPRODUCED]), ("gpu-node-12", PERSISTENT)])
+    events, evidence = live(tmp_path, [("gpu-node-07", [FIRST, *REPRODUCED]), ("gpu-node-12", PERSISTENT)])
     assert {ev.reason for ev in events} == {"NonFiniteResult", "RerunReproduced", "RerunVerdict"}
     verdict = next(ev for ev in events if ev.reason == "RerunVerdict")
     assert verdict.message.startswith("The job's rerun of a step gave its verdict on a rank's non-finite result (rank "
@@ -82,7 +38,7 @@ def test_a_persistent_error_names_the_first_runs_gpu_live_as_offline(tmp_path):
 
 def test_a_transient_error_names_its_own_gpu_live_as_offline(tmp_path):
     """Not reproduced when rerun in place: hardware, a transient fault of GPU 3 of gpu-node-07, as offline."""
-    _, evidence = _live(tmp_path, [("gpu-node-07", [FIRST, *TRANSIENT])])
+    _, evidence = live(tmp_path, [("gpu-node-07", [FIRST, *TRANSIENT])])
     (incident,) = attribute(evidence)
     offline = _incident([FIRST, *TRANSIENT])
     assert (incident.category, incident.root.host, incident.root.gpu) == ("hardware", "gpu-node-07", 3) == \
@@ -93,7 +49,7 @@ def test_a_transient_error_names_its_own_gpu_live_as_offline(tmp_path):
 def test_a_correct_result_on_another_gpu_is_the_applications_live_as_offline(tmp_path):
     """Reproduced on another GPU: the application's, as offline (the same node's verdict after its reproduced result
     an Event of its own: its own reason)."""
-    events, evidence = _live(tmp_path, [("gpu-node-07", [FIRST, *REPRODUCED, *CORRECT])])
+    events, evidence = live(tmp_path, [("gpu-node-07", [FIRST, *REPRODUCED, *CORRECT])])
     assert sorted(ev.reason for ev in events) == ["NonFiniteResult", "RerunReproduced", "RerunVerdict"]
     (incident,) = attribute(evidence)
     assert incident.category == _incident([FIRST, *REPRODUCED, *CORRECT]).category == "application"
@@ -102,6 +58,6 @@ def test_a_correct_result_on_another_gpu_is_the_applications_live_as_offline(tmp
 def test_a_verdict_or_reproduced_result_alone_makes_no_incident(tmp_path):
     """The verdicts are warnings, live as offline: a rerun's lines without the non-finite result they judge (its pod's
     log rotated away, another node's) decide nothing, no incident (offline: none either)."""
-    events, evidence = _live(tmp_path, [("gpu-node-07", REPRODUCED), ("gpu-node-12", PERSISTENT)])
+    events, evidence = live(tmp_path, [("gpu-node-07", REPRODUCED), ("gpu-node-12", PERSISTENT)])
     assert {ev.reason for ev in events} == {"RerunReproduced", "RerunVerdict"}
     assert attribute(evidence) == [] == attribute(read_lines(REPRODUCED + PERSISTENT, "run.log", Clock()))
