@@ -10,8 +10,8 @@ What a node agent (`gpu-npd run`) writes, and what is read of it here:
   BROADCAST NumelIn 64 (rank 3); ...", triage.facts collectives_words): each listed rank's evidence has its own, which
   triage's mismatched-collective rule compares across the job's nodes.
 - Job fact Pod Events (RankExited, ProcessLost, DataLoaderWorkerKilled, BarrierTimeout, StorageError, JobEnded,
-  TaskNotStarted, CollectiveMismatch, StoreJoinTimeout, StoreLost, NonFiniteResult, ResourceLimit, ArgumentsRejected,
-  RankException; triage/facts.py
+  TaskNotStarted, CollectiveMismatch, StoreJoinTimeout, StoreLost, NonFiniteResult, RerunVerdict, RerunReproduced,
+  NetworkNotSetUp, ResourceLimit, ArgumentsRejected, RankException; triage/facts.py
   LIVE_FACTS):
   the job's first such fact on the node, its fields in the agent's own words ("A rank's process ended (rank 7; host
   node-b; signal 9 SIGKILL)"), read back by triage.facts.read_words into Evidence of the fact's kind.
@@ -53,7 +53,7 @@ from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
 from triage.facts import NODE_EVENTS, NODE_NAMED, POD_WARNINGS, read_collectives, read_node_named, read_ray_task
-from triage.facts import read_words
+from triage.facts import FACT_SEVERITY, read_words
 from triage.read import of_ray_task, on_named_node
 from triage.inventory import MESSAGE_TEXT, deletion_asked, ended_by_deletion, pod_ends, read_events
 
@@ -354,15 +354,16 @@ def _job_fact(row, fields: dict, host: str | None, when: datetime | None, pod: s
     """A job fact's Pod Event (triage.facts.LIVE_FACTS; agent/workloads.py) as the Evidence triage reads from its line:
     the process it names (the rank, the host the line names, else the writer's node, unless the fact is never about
     its writer: a coordinator's lost process, a launcher's relay of a task's launch error, LiveFact.relayed), how
-    it ended; the other fields in details."""
+    it ended; the other fields in details; an error, but for a fact whose row reads it as less (FACT_SEVERITY: a rerun's
+    verdict, a warning)."""
     values = {name: fields[name] for name in fields if name in FACT_INT_FIELDS or name in FACT_TEXT_FIELDS}
     # (a witness's `consequence` stays True, as offline's: triage.attribute is_consequence)
     details = {name: value if isinstance(value, bool) else str(value) for name, value in fields.items()
                if name not in values}
     if "host" not in values and row.kind not in ONLY_ANOTHER and not row.relayed:
         values["host"] = host
-    return Evidence(row.kind, "error", "unknown", when, text=text, file=f"pod/{pod}" if pod else None,
-                    details=details, **values)
+    return Evidence(row.kind, FACT_SEVERITY.get(details.get("fact"), "error"), "unknown", when, text=text,
+                    file=f"pod/{pod}" if pod else None, details=details, **values)
 
 
 def _in_collective(e: Evidence, c: Collective | None) -> Evidence:

@@ -1661,6 +1661,9 @@ FACTS: tuple[Fact, ...] = (
 
 # The rows whose lines take a category of their own, not their kind's (Fact.category): fact name -> category
 FACT_CATEGORY = {f.name: f.category for f in FACTS if f.category is not None}
+# the rows read at less than an error (a rerun's verdict: a warning, weighed with the failure it judges), as the
+# cluster component reads a published fact of one back (cluster/evidence.py): no failure by itself, live as offline
+FACT_SEVERITY = {f.name: f.severity for f in FACTS if f.severity != "error"}
 
 # A coordinator's report that names the tasks it lost on the lines after it, one a line: JAX's fate-sharing end on every
 # live task, "F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX distributed service
@@ -2072,6 +2075,28 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
     LiveFact("store_error", "StoreLost", "A rank lost the job's store on another host",
              ("rank", "store_host", "store_port", "store_error", "fact"), ("store_host",), rows=("store_lost",),
              own="store_client", at_end=True),
+    # the job's own rerun of a step's verdict on a rank's non-finite result (Megatron-LM's rerun state machine, rows
+    # megatron_rerun_transient / _persistent / _correct): once a failure, on the rerun's rank; a warning, as offline
+    # (`severity`: alone it decides nothing, triage.attribute `_rerun_said` weighs it with the NonFiniteResult).  Its
+    # node and device are the fact's (a transient error's, rerun in place) or the other GPU's (`rerun_host` /
+    # `rerun_gpu`: a persistent error's or a correct result's, rerun elsewhere), never its writer's node
+    LiveFact("rerun_verdict", "RerunVerdict", "The job's rerun of a step gave its verdict on a rank's non-finite result",
+             ("rank", "host", "gpu", "rerun_host", "rerun_gpu", "iteration", "fact"), ()),
+    # its first rerun's result reproduced on the same GPU (rows megatron_rerun_reproduced, _rescheduled; the job exits
+    # to rerun the step elsewhere): the suspect GPU its line names, which a later "Possible persistent error!" (on the
+    # other GPU's node, often another pod) is about; its own reason, so that a verdict on the same node after it is
+    # an Event of its own.  Before 2025 its line named no GPU: not published (nothing to name)
+    LiveFact("rerun_verdict", "RerunReproduced", "The job's rerun of a step reproduced a rank's non-finite result on "
+             "the same GPU", ("rank", "host", "gpu", "iteration", "fact"), ("gpu",),
+             rows=("megatron_rerun_reproduced", "megatron_rerun_rescheduled")),
+    # the job's network not set up at its start (network_setup: the store's address did not resolve, its port already
+    # in use, NCCL's bootstrap with no socket interface, a name ssh could not resolve): once a failure, its writer's
+    # own words (the address, port, resolver's error), never a node's fault: no host but the one its line names (the
+    # launcher's node is not the fact's: `relayed`).  c10d's retried lookups' warnings (store_unresolved, context) stay
+    # unpublished, so a store timeout after them (triage.attribute Job._unresolved) stays offline's alone
+    LiveFact("network_setup", "NetworkNotSetUp", "A rank could not set up the job's network at its start",
+             ("rank", "local_rank", "what", "unresolved", "resolver_error", "store_port", "store_error", "fact"), (),
+             relayed=True),
     # a rank's Python exception that is no consequence of another's failure (not chained after the chain's first, no
     # CONSEQUENCE_EXCEPTIONS type or words, no fact it states, no parsers' kind of its text): the application's; its
     # writer is the culprit.  One that is a consequence (a CONSEQUENCE_EXCEPTIONS type or words: Ray's
@@ -2098,15 +2123,20 @@ _LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "p
            "callback": "callback", "rc": "rc", "store_key": "key", "store_joined": "joined",
            "store_expected": "expected", "store_timeout": "store timeout", "gpu": "gpu", "result": "result",
            "iteration": "iteration", "exception": "exception", "duration": "duration", "store_host": "store",
-           "store_port": "port", "store_error": "store error", "prog": "program", "rejected": "rejected"}
+           "store_port": "port", "store_error": "store error", "prog": "program", "rejected": "rejected",
+           "rerun_host": "rerun host", "rerun_gpu": "rerun gpu", "unresolved": "address", "resolver_error": "resolver"}
 _BY_LABEL = {label: name for name, label in _LABELS.items()}
-_VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./'\-]{0,79}"),
+# (a "what" may hold a colon: NCCL's "Bootstrap : no socket interface found")
+_VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./:'\-]{0,79}"),
           "why": re.compile(r"[A-Z][A-Z ]{0,79}"),
           # a store's error as c10d words it (no ';' nor parenthesis: the Event's own separators)
           "store_error": re.compile(r"[A-Za-z][\w ,.'?\-]{0,119}"),
           # a rejected command line's message (facts argparse_error's, absl_flags_error's, fire_error's `rejected`: no
           # ';' nor parenthesis; absl's and Fire's capitalised)
-          "rejected": re.compile(r"[A-Za-z][^;()\n]{0,400}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
+          "rejected": re.compile(r"[A-Za-z][^;()\n]{0,400}"),
+          # a resolver's error ("gai error: -5 - No address associated with hostname", ssh's "Temporary failure in
+          # name resolution"; no ';' nor parenthesis)
+          "resolver_error": re.compile(r"[A-Za-z][\w ,.:'\-]{0,119}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
           "int": re.compile(r"-?\d{1,18}")}
 _LABEL = "(" + "|".join(sorted(map(re.escape, _BY_LABEL), key=len, reverse=True)) + ")"
 _WORDS = re.compile(r" \(((?:" + _LABEL + r" [^;()]{1,400}?(?:; |(?=\))))+)\)")
