@@ -12,14 +12,13 @@ from __future__ import annotations
 from apiserver_double import ApiDouble
 from harness import wait_until
 
-from cluster.book import Book
 from cluster.controller import Settings
 from cluster.evidence import KUBELET_SELECTORS, NODE_SELECTORS, gang_warning
 from kubeapi.client import make_api
 from triage.facts import NODE_EVENTS, POD_ENDS, POD_NORMALS
 
 from test_cluster import NODES, controller, gang, incidents, publish_timeouts, settled
-from test_cluster_driver_upgrade import _stamp, evicted, upgrade_event
+from test_cluster_driver_upgrade import _book, _stamp, evicted, upgrade_event
 from test_cluster_kubelet_events import create, kubelet_event, pod_of
 
 # REAL: Karpenter's messages (aws/karpenter-provider-aws #5806's `kubectl get events -A` rows, tests/fixtures/pods/
@@ -59,62 +58,56 @@ def test_karpenters_events_are_watched_narrowly():
     assert not gang_warning({**karpenter_evicted("llm-w-0-1"), "reason": "Killing"})
 
 
+def _evicted_live(write) -> tuple:
+    """The job's pod on node-b evicted through the Eviction API (its DisruptionTarget condition), Karpenter's Event
+    `write`s, the other ranks timing out: the incident's root once refined to Karpenter's, its Event, the watches."""
+    with ApiDouble() as api:
+        gang(api)
+        api.pods[("train", "llm-w-0-1")]["status"] = evicted()
+        api.pods.touch(("train", "llm-w-0-1"))
+        with controller(api) as c:
+            write(api)
+            publish_timeouts(api, nodes=("node-a", "node-c", "node-d"))
+            root = wait_until(lambda: _root(c, "evict:Karpenter"), "the eviction refined by Karpenter's Event")
+            ev = wait_until(lambda: next((e for e in incidents(api) if KARPENTER_WORDS in e["message"]), None),
+                            "the incident's Event")
+            settled(c, 1)
+        asked = {params.get("fieldSelector") for method, path, params, _ in api.requests
+                 if method == "GET" and path == "/api/v1/events" and params.get("watch")}
+    return root, ev, asked
+
+
 def test_a_pod_karpenter_evicted_is_its_node_disruption_live():
     """Karpenter's Evicted Event of the job's pod on node-b, the pod's DisruptionTarget condition a second before it
     (EvictionByEvictionAPI), the other ranks timing out: the incident names node-b and Karpenter (infrastructure), as
     offline triage says of the same Event and pod.  Was: the Event never watched (type Normal), the eviction a drain of
     no known cause ("DRAIN")."""
-    with ApiDouble() as api:
-        gang(api)
-        api.pods[("train", "llm-w-0-1")]["status"] = evicted()
-        api.pods.touch(("train", "llm-w-0-1"))
-        with controller(api) as c:
-            create(api, karpenter_evicted("llm-w-0-1"))
-            publish_timeouts(api, nodes=("node-a", "node-c", "node-d"))
-            root = wait_until(lambda: _root(c, "evict:Karpenter"), "the eviction refined by Karpenter's Event")
-            assert (root.details["why"], root.host) == ("NODE DISRUPTION", "node-b")
-            ev = wait_until(lambda: next((e for e in incidents(api) if KARPENTER_WORDS in e["message"]), None),
-                            "the incident's Event")
-        assert ev["message"].startswith("infrastructure") and "node node-b" in ev["message"], ev["message"]
-        asked = {params.get("fieldSelector") for method, path, params, _ in api.requests
-                 if method == "GET" and path == "/api/v1/events" and params.get("watch")}
-        assert set(KUBELET_SELECTORS) | set(NODE_SELECTORS) <= asked
+    root, ev, asked = _evicted_live(lambda api: create(api, karpenter_evicted("llm-w-0-1")))
+    assert (root.details["why"], root.host) == ("NODE DISRUPTION", "node-b")
+    assert ev["message"].startswith("infrastructure") and "node node-b" in ev["message"], ev["message"]
+    assert set(KUBELET_SELECTORS) | set(NODE_SELECTORS) <= asked
+
+
+def _write_node_event(api: ApiDouble, ev: dict) -> None:
+    make_api(Settings(api_server=api.url)).create_namespaced_event("default", {
+        **{k: v for k, v in ev.items() if k != "metadata"},
+        "metadata": {"name": ev["metadata"]["name"], "namespace": "default"}})
 
 
 def test_an_eviction_on_a_node_karpenter_is_disrupting_is_its_node_disruption_live():
     """Karpenter's DisruptionTerminating Event on node-b, then the Eviction API's eviction of the job's pod there (no
     Evicted Event of it: expired, or not yet written): Karpenter's.  Was: the node Event never watched ("DRAIN")."""
-    with ApiDouble() as api:
-        gang(api)
-        api.pods[("train", "llm-w-0-1")]["status"] = evicted()
-        api.pods.touch(("train", "llm-w-0-1"))
-        with controller(api) as c:
-            ev = disrupting("node-b")
-            make_api(Settings(api_server=api.url)).create_namespaced_event("default", {
-                **{k: v for k, v in ev.items() if k != "metadata"},
-                "metadata": {"name": ev["metadata"]["name"], "namespace": "default"}})
-            publish_timeouts(api, nodes=("node-a", "node-c", "node-d"))
-            root = wait_until(lambda: _root(c, "evict:Karpenter"), "the eviction refined by the node's Event")
-            assert (root.details["pod_reason"], root.host) == ("EvictionByEvictionAPI", "node-b")
-            settled(c, 2)
+    root, ev, _ = _evicted_live(lambda api: _write_node_event(api, disrupting("node-b")))
+    assert (root.details["pod_reason"], root.host) == ("EvictionByEvictionAPI", "node-b")
+    assert ev["message"].startswith("infrastructure"), ev["message"]
     assert POD_ENDS["evict:Karpenter"].category == "infrastructure" and not POD_ENDS["evict:Karpenter"].restart
-
-
-def _book(status: dict | None = None) -> Book:
-    book = Book()
-    for i, node in enumerate(NODES):
-        p = pod_of(f"llm-w-0-{i}", node)
-        if i == 1 and status is not None:
-            p["status"] = status
-        book.pod(p, 100.0)
-    book.pod(pod_of("web-1", "node-a", job=None), 100.0)
-    return book
 
 
 def test_routine_disruptions_are_no_incident_and_a_pod_of_no_job_is_dropped():
     """Karpenter consolidating a fleet: its node Events alone are context (no incident, no nodes_with_faults); its
     Evicted Event of a pod of no job is not kept; one of a node no job runs on touches no job."""
     book = _book()
+    book.pod(pod_of("web-1", "node-a", job=None), 100.0)
     for node in (*NODES, "node-z"):
         book.event(disrupting(node) | {"metadata": {"name": f"d-{node}", "namespace": "default",
                                                     "uid": f"d-{node}", "resourceVersion": "1"}}, 100.0)
