@@ -371,8 +371,8 @@ class Book:
     def event(self, ev: Mapping[str, Any], now: float, deleted: bool = False) -> None:
         """A node agent's Event (on a Pod or a Node), or another component's Warning on a job's pod of a pod end only
         an Event says (triage.facts EVENT_ENDS: the kubelet's FailedMount and FailedPrepareDynamicResources, the
-        attach-detach controller's FailedAttachVolume; evidence.KUBELET_SELECTORS, as the API server selects them, the one filter here:
-        evidence.gang_warning; read by Reader.kubelet_event); those of a pod of no job are dropped at once, those of
+        attach-detach controller's FailedAttachVolume; Karpenter's Normal Evicted, POD_NORMALS;
+        evidence.KUBELET_SELECTORS, as the API server selects them, the one filter here: evidence.gang_warning; read by Reader.kubelet_event); those of a pod of no job are dropped at once, those of
         a pod not seen yet wait (bounded), at most MAX_POD_WARNINGS kept a pod."""
         obj = ev.get("involvedObject") or {}
         uid = (ev.get("metadata") or {}).get("uid") or _event_id(ev)

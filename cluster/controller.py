@@ -215,8 +215,8 @@ class Controller:
                     field_selector=f"source={AGENT_COMPONENT}", **opts),
             Watcher("nodes", self.core.list_node, self._put, **opts),
             # the kubelet's Warnings on pods that triage's gang judges (FailedMount), the node controller's NodeNotReady
-            # on pods and the Events on nodes that triage reads as context of a pod's end (the GPU Operator's
-            # GPUDriverUpgrade): one watch a reason, the API server selecting them (evidence.KUBELET_SELECTORS,
+            # and Karpenter's Normal Evicted on pods, and the Events on nodes that triage reads as context of a pod's
+            # end (the GPU Operator's GPUDriverUpgrade, Karpenter's DisruptionTerminating): one watch a reason, the API server selecting them (evidence.KUBELET_SELECTORS,
             # NODE_SELECTORS); the Book keeps those of its jobs' pods alone, and of a node those its reading keeps
             *(Watcher(f"events:{selector.rpartition('=')[2]}", self.core.list_event_for_all_namespaces, self._put,
                       field_selector=selector, **opts) for selector in (*KUBELET_SELECTORS, *NODE_SELECTORS)),

@@ -52,8 +52,8 @@ from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
-from triage.facts import NODE_EVENTS, NODE_NAMED, POD_WARNINGS, read_collectives, read_node_named, read_ray_task
-from triage.facts import FACT_SEVERITY, read_words
+from triage.facts import NODE_EVENTS, NODE_NAMED, POD_NORMALS, POD_WARNINGS, read_collectives, read_node_named
+from triage.facts import FACT_SEVERITY, read_ray_task, read_words
 from triage.read import of_ray_task, on_named_node
 from triage.inventory import MESSAGE_TEXT, deletion_asked, ended_by_deletion, pod_ends, read_events
 
@@ -93,11 +93,17 @@ TEXT = MESSAGE_TEXT  # characters of an Event's message kept as evidence text wh
 # involvedObject.kind and reason are among those it supports; a selector ANDs its terms, no set of values): the
 # cluster's other Warnings (probes, back-offs, scheduling) never reach the controller.  And the node controller's
 # NodeNotReady on a pod (triage.facts POD_EVENTS, context: the taint manager's deletion of the pod after it is for its
-# node not ready, as offline, where the node's NoExecute taints are not known: the node gone, or back)
-KUBELET_SELECTORS = tuple(f"type=Warning,involvedObject.kind=Pod,reason={reason}" for reason in POD_WARNINGS)
+# node not ready, as offline, where the node's NoExecute taints are not known: the node gone, or back).  And the
+# Normal Events of another component on a pod triage reads (triage.facts POD_NORMALS: Karpenter's Evicted, "Evicted pod:
+# <reason>", which says the Eviction API's eviction of the pod was Karpenter's; type and reason both selected, so the
+# kubelet's own Evicted Warnings, said by the pod's status, never come this way twice)
+POD_SELECTORS = {"Warning": POD_WARNINGS, "Normal": POD_NORMALS}
+KUBELET_SELECTORS = tuple(f"type={kind},involvedObject.kind=Pod,reason={reason}"
+                          for kind, reasons in POD_SELECTORS.items() for reason in reasons)
 # Other components' Events on a Node that triage reads as context of a job's pod ends there (triage.facts NODE_EVENTS:
-# the GPU Operator's GPUDriverUpgrade, type Normal, which says when its upgrade began evicting the node's pods): one
-# watch each, selected alike; read by Reader.node_event as offline reads the same Event
+# the GPU Operator's GPUDriverUpgrade and Karpenter's DisruptionTerminating, type Normal, which say when the upgrade,
+# or Karpenter disrupting the node, began evicting the node's pods): one watch each, selected alike; read by
+# Reader.node_event as offline reads the same Event
 NODE_SELECTORS = tuple(f"involvedObject.kind=Node,reason={reason}" for reason in NODE_EVENTS)
 CUT = "\u2026"  # how an excerpt cut to its length ends (agent/workloads.py quoted)
 # the peer a remote error names, in the agent's words before the excerpt (parsers/correlate.py explain)
@@ -285,9 +291,10 @@ def event_times(ev: Mapping[str, Any]) -> tuple[datetime | None, datetime | None
 
 
 def gang_warning(ev: Mapping[str, Any]) -> bool:
-    """A Warning Event of a pod end only an Event says, or context of one (POD_WARNINGS; KUBELET_SELECTORS, as the
-    API server selects them)."""
-    return ev.get("type") == "Warning" and ev.get("reason") in POD_WARNINGS
+    """Another component's Event on a pod that triage reads: a Warning of a pod end only an Event says, or context of
+    one (POD_WARNINGS), or a Normal one that says whose a pod end is (POD_NORMALS); KUBELET_SELECTORS, as the API
+    server selects them."""
+    return ev.get("reason") in POD_SELECTORS.get(ev.get("type"), ())
 
 
 @dataclass(frozen=True, slots=True)

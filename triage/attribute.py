@@ -52,7 +52,7 @@ from parsers.rules import CUDA_CONTAINED, NVSMI_NO_GPU
 
 from .clock import SKEW
 from .facts import FACT_CATEGORY, FR_MISSING, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
-from .facts import bare_address, loopback as _loopback, own_address, pod_end, pod_ended_as
+from .facts import NODE_DRAINS, bare_address, loopback as _loopback, own_address, pod_end, pod_ended_as
 from .model import Evidence, Incident, Root, _int
 from .teardown import ENDED_SIGNALS, Teardown, fails, teardown
 
@@ -205,6 +205,11 @@ JOB_PROCESS_NAMES = re.compile(r"python[\d.]*|pt_\w+|ray::.*")
 # Keyed by the line's words (details "what"), lower case.
 STORAGE_WHAT_CATEGORY = {"disk quota exceeded": "application"}
 CONTEXT_KINDS = frozenset(k.name for k in JOB_TABLE if k.context)
+# Karpenter's eviction of a pod (facts.POD_ENDS), and how far from the Eviction API's eviction of the same pod (its
+# DisruptionTarget condition's time) its Evicted Event may be and still be that eviction's: the Event is recorded once
+# the eviction call returns, within seconds (clocks of two machines, SKEW; a slow API server); a later pod of the same
+# name (a JobSet's, a StatefulSet's) evicted by someone else minutes later is not
+KARPENTER_EVICTED, EVICTED_WITHIN = "evict:Karpenter", 60.0
 # NCCL's lines that map ranks and addresses to hosts (the rows' `maps`): read into the job's maps, never a rank seen
 MAP_KINDS = frozenset(k.name for k in JOB_TABLE if k.maps)
 # A node's disk nearly full (kind disk_pressure: Ray's raylet, "... is over 95% full ... Object creation will fail if
@@ -335,9 +340,16 @@ class Job:
         for e in raw:
             if e.kind == "pod_not_ready":
                 self.not_ready.setdefault(_pod_key(e), e)
-        # the GPU Operator's driver upgrades evicting a node's pods (node_driver_upgrade, context, its GPUDriverUpgrade
-        # Event), when and on which node: the Eviction API's eviction of a pod on it after is the upgrade's
-        self.upgrades = [e for e in raw if e.kind == "node_driver_upgrade"]
+        # who began evicting a node's pods (facts.NODE_DRAINS, context: the GPU Operator's driver upgrade, its
+        # GPUDriverUpgrade Event; Karpenter disrupting it, its DisruptionTerminating), when and on which node: the
+        # Eviction API's eviction of a pod on it after is theirs
+        self.drains = [e for e in raw if e.kind in NODE_DRAINS]
+        # Karpenter's Evicted Events of pods (facts.MESSAGE_ENDS "evict:Karpenter"), by pod: the Eviction API's
+        # eviction of the same pod is Karpenter's
+        self.evicted: dict[tuple[str | None, str | None], list[Evidence]] = defaultdict(list)
+        for e in raw:
+            if e.kind == "job_ended" and e.details.get("pod_end") == KARPENTER_EVICTED:
+                self.evicted[_pod_key(e)].append(e)
         # c10d's failed lookups of a store's address (store_unresolved, context), by file and address: a store error to
         # that address after them in their file is the address that never resolved (`_unresolved`)
         self.lookups: dict[tuple[str | None, str, str], list[Evidence]] = defaultdict(list)
@@ -406,19 +418,25 @@ class Job:
         - the taint manager's deletion of a pod the node controller said was on a node not ready (its NodeNotReady
           Event of the same pod, `not_ready`), no NoExecute taint of its node known: ended for its node not ready
           (facts.pod_end: POD_ENDS "taint:NodeNotReady");
-        - the Eviction API's eviction of a pod on a node the GPU Operator's driver upgrade was evicting pods from (its
-          GPUDriverUpgrade Event, `upgrades`): the upgrade's (POD_ENDS "drain:GPUDriverUpgrade"), the node named where
-          the end names none and the upgrades one node only (a job's pasted Events of one node's upgrade)."""
+        - the Eviction API's eviction of a pod Karpenter said it evicted (its Evicted Event of the same pod, recorded
+          once the eviction went through: within EVICTED_WITHIN of it, either side): Karpenter's ("evict:Karpenter");
+        - the Eviction API's eviction of a pod on a node someone was evicting pods from (`drains`, facts.NODE_DRAINS:
+          the GPU Operator's driver upgrade, its GPUDriverUpgrade Event; Karpenter disrupting it, its
+          DisruptionTerminating), the last before it: theirs ("drain:GPUDriverUpgrade", "evict:Karpenter"), the node
+          named where the end names none and those Events one node only (a job's pasted Events of one node's)."""
         if e.kind != "job_ended" or e.details.get("pod_end") not in POD_ENDS:
             return e
         not_ready = _not_after(e, self.not_ready.get(_pod_key(e)))
-        upgrades = [u for u in self.upgrades if _not_after(e, u) and (e.host is None or u.host in (None, e.host))]
+        drains = sorted((u for u in self.drains if _not_after(e, u) and (e.host is None or u.host in (None, e.host))),
+                        key=_ts)
+        said = any(_near(e, k) for k in self.evicted.get(_pod_key(e), ()))
+        drain = KARPENTER_EVICTED if said else NODE_DRAINS[drains[-1].kind] if drains else None
         reason = e.details["pod_end"]
-        key = pod_end(reason, not_ready=not_ready, driver_upgrade=bool(upgrades))  # (a key: itself, but refined)
+        key = pod_end(reason, not_ready=not_ready, drain=drain)  # (a key: itself, but refined)
         if key == reason:
             return e
-        nodes = {u.host for u in upgrades}
-        host = e.host if e.host is not None or key != "drain:GPUDriverUpgrade" or len(nodes) != 1 else nodes.pop()
+        nodes = {u.host for u in drains}
+        host = e.host if e.host is not None or key != drain or said or len(nodes) != 1 else nodes.pop()
         return replace(e, host=host, details={**e.details, **pod_ended_as(key, reason)})
 
     def _unresolved(self, e: Evidence) -> Evidence:
@@ -1062,6 +1080,12 @@ def _pod_short(e: Evidence) -> str | None:
 def _not_after(end: Evidence, said: Evidence | None) -> bool:
     """Whether a context Event `said` (None: none) came before a pod's `end`, or either has no time."""
     return said is not None and (said.time is None or end.time is None or said.time <= end.time)
+
+
+def _near(end: Evidence, said: Evidence) -> bool:
+    """Whether an Event `said` of a pod's `end` was recorded within EVICTED_WITHIN of it (either side), or either has
+    no time."""
+    return said.time is None or end.time is None or abs((said.time - end.time).total_seconds()) <= EVICTED_WITHIN
 
 
 def _pod_key(e: Evidence) -> tuple[str | None, str | None]:

@@ -212,6 +212,9 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "evicts its pods (its GPUDriverUpgrade Event: pod-deletion-required, drain-required, or its pods deleted "
             "for the driver upgrade): the Eviction API's eviction of a pod on that node is the upgrade's "
             "(triage.attribute Job._refined)", context=True),
+    JobKind("node_disruption", "Karpenter began disrupting a node (its DisruptionTerminating Event, \"Disrupting Node: "
+            "<reason>\": consolidation, drift, expiry): the Eviction API's eviction of a pod on that node after it is "
+            "Karpenter's (triage.attribute Job._refined)", context=True),
 )
 JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
 
@@ -482,15 +485,23 @@ WAITING_REASONS = ("ErrImagePull", "ImagePullBackOff")
 # KUBELET_SELECTORS); an image pull it reads off the pod's status
 EVENT_ENDS = tuple(key for key, end in POD_ENDS.items() if end.event_only)
 # Other components' Events on a Node a row reads as context of the job's pod ends there: the NVIDIA GPU Operator's
-# upgrade controller's GPUDriverUpgrade (the gpu_driver_upgrade row; type Normal).  The live cluster component watches
-# the Events of these reasons on Nodes (cluster/evidence.py NODE_SELECTORS)
-NODE_EVENTS = ("GPUDriverUpgrade",)
+# upgrade controller's GPUDriverUpgrade (the gpu_driver_upgrade row), Karpenter's DisruptionTerminating (the
+# karpenter_disrupting row; both type Normal).  The live cluster component watches the Events of these reasons on Nodes
+# (cluster/evidence.py NODE_SELECTORS)
+NODE_EVENTS = ("GPUDriverUpgrade", "DisruptionTerminating")
+# The node context kinds that say who evicted a pod on their node after them, and the POD_ENDS key the Eviction API's
+# eviction (EvictionByEvictionAPI) of such a pod is then (triage.attribute Job._refined; pod_end's `drain`)
+NODE_DRAINS = {"node_driver_upgrade": "drain:GPUDriverUpgrade", "node_disruption": "evict:Karpenter"}
 # Other components' Warning Events on a Pod a row reads as context of that pod's end: the node controller's NodeNotReady
 # (the k8s_not_ready row, pod_not_ready: the taint manager's deletion of the pod after it is for its node not ready)
 POD_EVENTS = ("NodeNotReady",)
 # Every Warning of another component on a pod that triage reads: a pod end only an Event says, or context of one.  The
 # live cluster component watches the Events of these on its jobs' pods (cluster/evidence.py KUBELET_SELECTORS)
 POD_WARNINGS = (*EVENT_ENDS, *POD_EVENTS)
+# The Normal Events of another component on a pod that triage reads: Karpenter's Evicted ("Evicted pod: <reason>",
+# MESSAGE_ENDS; the kubelet's own Evicted is a Warning), which says whose the Eviction API's eviction of that pod was
+# (triage.attribute Job._refined).  Watched alike (cluster/evidence.py KUBELET_SELECTORS, type=Normal)
+POD_NORMALS = ("Evicted",)
 # How the k8s_ended row reads a POD_ENDS key.  A word no other text says is read wherever it stands (REASON_ANYWHERE:
 # NodeLost, the kubelet's admission error, a DisruptionTarget condition's reason); a key said by its messages is read
 # by them (REASON_BY_MESSAGE: the kubelet's "OutOf<resource>", OUT_OF_WORD; a cloud's notice; a volume's or a DRA
@@ -528,12 +539,13 @@ OUT_OF = re.compile(rf"^{OUT_OF_WORD}$")
 
 
 def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "", not_ready: bool = False,
-            driver_upgrade: bool = False) -> str | None:
+            drain: str | None = None) -> str | None:
     """The POD_ENDS key of a pod-level reason (None: not Kubernetes ending the pod), a taint manager's deletion refined
     by the NoExecute taint keys its node had (gpu-npd's first, then the node controller's), else by the node
     controller's NodeNotReady Event of the pod before it (`not_ready`: triage.attribute's Job._refined), an Eviction
-    API's eviction by the GPU Operator's driver upgrade of its node before it (`driver_upgrade`, Job._refined alike),
-    a reason MESSAGE_ENDS refines by what its message (or the line saying it) says."""
+    API's eviction by whoever `drain` (a NODE_DRAINS key: the GPU Operator's driver upgrade of its node, Karpenter
+    disrupting it) says evicted it (Job._refined alike), a reason MESSAGE_ENDS refines by what its message (or the line
+    saying it) says."""
     if not reason:
         return None
     for pattern, key in MESSAGE_ENDS.get(reason, ()):
@@ -547,8 +559,8 @@ def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "",
                 return "taint:" + t
         if not_ready:
             return "taint:NodeNotReady"
-    if reason == "EvictionByEvictionAPI" and driver_upgrade:
-        return "drain:GPUDriverUpgrade"
+    if reason == "EvictionByEvictionAPI" and drain:
+        return drain
     if reason in POD_ENDS:
         return reason
     return "OutOfDevices" if OUT_OF.match(reason) else None
@@ -1115,10 +1127,21 @@ FACTS: tuple[Fact, ...] = (
     # ..) and an upgrade that failed are no pod's end. Context only, never a failure (a routine upgrade of the node is
     # healthy noise): an Eviction API eviction after it, of a pod on that node, is the upgrade's
     # (triage.attribute Job._refined, POD_ENDS "drain:GPUDriverUpgrade")
-    _f("gpu_driver_upgrade", "node_driver_upgrade", NODE_EVENTS,
+    _f("gpu_driver_upgrade", "node_driver_upgrade", ["GPUDriverUpgrade"],
        r"\bGPUDriverUpgrade\s+(?:node/(?P<host>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?"
        r"(?:Successfully updated node state label to \[?(?:pod-deletion|drain)-required\]?(?![-\w])|"
        r"Deleted workload pods on the node for the driver upgrade\b)", "info"),
+    # Karpenter disrupting a node (kubernetes-sigs/karpenter pkg/controllers/disruption/events: its Event on the Node,
+    # type Normal, reason DisruptionTerminating, "Disrupting Node: <the disruption's reason>[/<Delete|Replace>]"):
+    # `kubectl get events`' row ("default 0s Normal DisruptionTerminating node/ip-10-0-40-247.ec2.internal Disrupting
+    # Node: Expiration/Replace", aws/karpenter-provider-aws #5806, tests/fixtures/pods/ended/
+    # events-karpenter-disrupting.txt), describe node's Events table (no node named).  Its twin on the NodeClaim
+    # ("Disrupting NodeClaim: ..") names no node.  Context only, never a failure (consolidation, drift, expiry is
+    # routine): an Eviction API eviction after it, of a pod on that node, is Karpenter's (triage.attribute
+    # Job._refined, POD_ENDS "evict:Karpenter")
+    _f("karpenter_disrupting", "node_disruption", ["DisruptionTerminating"],
+       r"\bDisruptionTerminating\s+(?:node/(?P<host>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?"
+       r"Disrupting Node: (?P<disruption>[A-Z][\w/]{0,80})", "info"),
     # Kubernetes ended the pod itself (kubectl describe / get -o yaml / events; POD_ENDS, shared with the cluster
     # component, which reads the same reasons off the pod's status): its status.reason ("Reason:               Evicted",
     # "Message:              The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available:

@@ -69,8 +69,8 @@ def evicted(status: dict | None = None, ago: float = 120.0) -> dict:
 
 
 def test_the_watched_node_reasons_are_the_node_events_triage_reads_as_context():
-    assert NODE_EVENTS == ("GPUDriverUpgrade",)
-    assert NODE_SELECTORS == ("involvedObject.kind=Node,reason=GPUDriverUpgrade",)
+    assert NODE_EVENTS[0] == "GPUDriverUpgrade"  # (and Karpenter's DisruptionTerminating: test_cluster_karpenter.py)
+    assert NODE_SELECTORS == tuple(f"involvedObject.kind=Node,reason={reason}" for reason in NODE_EVENTS)
 
 
 def test_a_pod_evicted_by_the_gpu_operators_driver_upgrade_is_that_nodes_planned_maintenance_live():

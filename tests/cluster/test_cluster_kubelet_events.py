@@ -68,7 +68,10 @@ def test_the_watched_reasons_are_the_pod_ends_only_an_event_says():
     assert set(WAITING_REASONS) <= set(GANG_REASONS)
     assert EVENT_ENDS == ("FailedMount", "FailedAttachVolume", "FailedPrepareDynamicResources")
     assert EVENT_ENDS == tuple(k for k, e in POD_ENDS.items() if e.event_only)
-    assert KUBELET_SELECTORS == tuple(f"type=Warning,involvedObject.kind=Pod,reason={r}" for r in POD_WARNINGS)
+    assert KUBELET_SELECTORS[:len(POD_WARNINGS)] == tuple(f"type=Warning,involvedObject.kind=Pod,reason={r}"
+                                                           for r in POD_WARNINGS)
+    # (and Karpenter's Normal Evicted, the one Normal Event of a pod read: tests/cluster/test_cluster_karpenter.py)
+    assert KUBELET_SELECTORS[len(POD_WARNINGS):] == ("type=Normal,involvedObject.kind=Pod,reason=Evicted",)
     assert POD_WARNINGS[:len(EVENT_ENDS)] == EVENT_ENDS
 
 

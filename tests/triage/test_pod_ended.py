@@ -1342,3 +1342,58 @@ def test_every_era_of_karpenters_eviction_event(line, pod):
 ])
 def test_the_kubelets_evicted_stays_node_pressure(line):
     assert [e.details["pod_end"] for e in ended(line)] == ["Evicted"]
+
+
+def _disrupting() -> list[Evidence]:
+    """REAL, aws/karpenter-provider-aws #5806: Karpenter disrupting node ip-10-0-40-247.ec2.internal for expiry
+    (DisruptionTerminating, "Disrupting Node: Expiration/Replace") and its Evicted Event of a pod."""
+    path = ENDED / "events-karpenter-disrupting.txt"
+    return list(read_lines(path.read_text().splitlines(True), str(path), Clock(), root=str(ENDED)))
+
+
+def test_karpenters_disruption_of_a_node_is_context_and_its_nodeclaims_twin_names_none():
+    lines = _disrupting()
+    assert [(e.kind, e.host, e.details.get("disruption")) for e in lines if e.kind == "node_disruption"] == [
+        ("node_disruption", "ip-10-0-40-247.ec2.internal", "Expiration/Replace")]
+    assert attribute([e for e in lines if e.kind == "node_disruption"]) == []  # routine: no failure
+
+
+def test_an_eviction_api_eviction_on_a_node_karpenter_was_disrupting_is_karpenters():
+    """(h663) The Eviction API's eviction of a pod (REAL: gitlab-runner's DisruptionTarget words) on the node
+    Karpenter's DisruptionTerminating Event (REAL, #5806) named before it: Karpenter's node disruption, that node named
+    (as the GPU Operator's driver upgrade refines it).  Was: a drain of no known cause ("DRAIN")."""
+    [node] = [e for e in _disrupting() if e.kind == "node_disruption"]
+    [evicted] = _read("gitlab-runner-eviction-api.txt")
+    (incident,) = attribute([replace(node, time=T0), replace(evicted, time=T0 + timedelta(minutes=1))])
+    end = incident.evidence[0]
+    assert (end.details["pod_end"], end.details["why"], end.details["pod_reason"]) == (
+        "evict:Karpenter", "NODE DISRUPTION", "EvictionByEvictionAPI")
+    assert incident.root.host == "ip-10-0-40-247.ec2.internal" and "Karpenter evicted it" in incident.reason
+    # one stamped after the eviction, or of another node, says nothing of it
+    for other in (replace(node, time=T0 + timedelta(minutes=2)), replace(node, time=T0, host="node-7")):
+        (incident,) = attribute([other, replace(evicted, time=T0 + timedelta(minutes=1), host="node-3")])
+        assert incident.evidence[0].details["pod_end"] == "EvictionByEvictionAPI"
+
+
+def test_karpenters_evicted_event_of_a_pod_makes_its_eviction_api_end_karpenters():
+    """(h663) A pod's object (its DisruptionTarget condition: EvictionByEvictionAPI, CONSTRUCTED around gitlab-runner's
+    REAL reason and message) and Karpenter's Evicted Event of the same pod a second later (REAL message, #3594): the
+    end is Karpenter's, whichever comes first.  Was: the condition's earlier stamp made the root a drain of no known
+    cause ("DRAIN"), the Event's words left to the second evidence."""
+    pod = {"kind": "Pod", "metadata": {"name": "llm-w-0-1", "namespace": "train"}, "spec": {"nodeName": "node-b"},
+           "status": {"phase": "Running", "conditions": [
+               {"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
+                "message": "Eviction API: evicting", "lastTransitionTime": "2024-01-22T12:00:10Z"}]}}
+
+    def event(at: str) -> dict:
+        return {"kind": "Event", "type": "Normal", "reason": "Evicted", "message": "Evicted pod",
+                "involvedObject": {"kind": "Pod", "name": "llm-w-0-1", "namespace": "train"},
+                "source": {"component": "karpenter"}, "firstTimestamp": at, "lastTimestamp": at}
+
+    (incident,) = attribute(read_objects({"kind": "List", "items": [pod, event("2024-01-22T12:00:11Z")]}))
+    root = incident.evidence[0]
+    assert (root.details["pod_end"], root.details["pod_reason"], root.host) == (
+        "evict:Karpenter", "EvictionByEvictionAPI", "node-b")
+    # an Evicted Event of a later pod of that name, an hour on, is not this eviction's
+    (incident,) = attribute(read_objects({"kind": "List", "items": [pod, event("2024-01-22T13:00:11Z")]}))
+    assert incident.evidence[0].details["pod_end"] == "EvictionByEvictionAPI"
