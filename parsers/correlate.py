@@ -18,7 +18,7 @@ from typing import Iterable, NamedTuple
 from .envelope import host_key
 from .finding import SEVERITY_RANK, Finding
 from .kinds import BY_NAME as KIND
-from .kinds import DEVICES, TABLE, named_as
+from .kinds import DEVICES, OOM_SCOPES, TABLE, named_as
 from .ports import DOWN_STATES
 
 WORKLOAD_KINDS = frozenset(k.name for k in TABLE if k.workload)
@@ -221,8 +221,9 @@ def explain(f: Finding, cause: Cause | None, window: float = DEFAULT_WINDOW,
         ranks = [f.rank] if f.rank is not None else []
     if ranks:
         what += f" on {rank_text(ranks)}"
-    if f.kind not in CORRELATED_KINDS:
-        return f"{what}: {UNCORRELATED.get(f.kind, CLAIMED)}"
+    if f.kind not in CORRELATED_KINDS:  # (a CUDA OOM whose GPU others held says so: kinds.OOM_SCOPES "gpu_held")
+        scope = OOM_SCOPES.get(f.details.get("oom")) if f.kind in UNCORRELATED else None
+        return f"{what}: {scope.said if scope is not None else UNCORRELATED.get(f.kind, CLAIMED)}"
     if cause is not None:
         at = datetime.fromtimestamp(cause.time, timezone.utc).strftime("%H:%M:%S")
         return f"{what}, likely caused by {cause.text} at {at} on this node"

@@ -3484,8 +3484,8 @@ RULES: tuple[Rule, ...] = (
         "cuda runtime error (2) : out of memory", "CUDA error !!!!! <out of memory>", "failed. Status: out of memory"],
        r"(?:OutOfMemoryError|CUDA out of memory|CUDA (?:driver )?error: out of memory|cuda runtime error \(2\) : out of memory|"
        r"CUDA error !!!!! <out of memory>|" + TF_CUDA_STATUS + r"out of memory)"
-       r"(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?",
-       event=CUDA_EXC_OPEN),
+       r"(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?(?P<oom_usage>.*)",
+       refine="cuda_oom", event=CUDA_EXC_OPEN),
     # The CUDA status "out of memory" by its names and number, in the words of the libraries beyond PyTorch: the runtime's
     # enum name (CuPy's "cupy.cuda.runtime.CUDARuntimeError: cudaErrorMemoryAllocation: out of memory", chainer/chainer
     # #748; mpi4jax's "Error 2 cudaErrorMemoryAllocation: out of memory", mpi4jax/mpi4jax #106; the CUDA samples'
@@ -4820,10 +4820,83 @@ def _refine_nvsmi_fabric(g: dict, out: dict) -> None:
         out["severity"] = NVSMI_FABRIC_HEALTH[health.lower()][0]
 
 
+# Whose GPU memory a CUDA OOM says filled the GPU (details "oom": a key of kinds.OOM_SCOPES), by PyTorch's own figures
+# in each era's words: 2.1+'s "GPU 0 has a total capacity of 93.00 GiB of which 134.94 MiB is free. Process 118636 has
+# 71.62 GiB memory in use. Including non-PyTorch memory, this process has 21.24 GiB memory in use. Of the allocated
+# memory 19.85 GiB is allocated by PyTorch, and 731.17 MiB is reserved by PyTorch but unallocated." (NVML's processes on
+# the GPU: "this process" the rank, "Process N" any other; 2.1's "capacty"; rwth-i6/returnn #1649, the earlier run's
+# process still on the GPU), and 1.x's "(GPU 0; 14.76 GiB total capacity; 4.37 GiB already allocated; 14.75 MiB free;
+# 4.43 GiB reserved in total by PyTorch)" (0.4-1.3: "cached"; NVIDIA/k8s-device-plugin #323, a time-sliced T4 whose
+# other pod held 9 GiB). The rank's own memory is the larger of NVML's "this process" and PyTorch's reserved memory
+# (NVML may say 0 bytes: rhymes-ai/Aria #24); in a container NVML names the rank by the host's pid, never "this
+# process": the smallest "Process N" holding at least PyTorch's reserved memory is the rank itself (hiyouga/
+# LlamaFactory #1936: its own 21.98 GiB beside its peers' 398 MiB contexts; modelscope/FunASR #2006). Others' memory: the
+# other processes NVML lists (2.1+), else all the GPU's memory outside the rank's PyTorch pool (1.x names no process:
+# the other processes', and the rank's CUDA context). Held by others (GPU_OOM_HELD): more than half the GPU's memory
+# AND more than the rank's own: the GPU was not free when the job got it (a process an earlier job left behind, a
+# second pod given the same GPU), the node's to clean, not the batch size's; an OOM whose rank holds most of its GPU is
+# its own. A message without the figures (a truncated line, another framework's) stays the application's.
+GPU_OOM_HELD = 0.5  # the fraction of the GPU's memory others must hold (and more than the rank) for "gpu_held"
+_SIZE = r"(\d+(?:\.\d+)?) (bytes|KiB|MiB|GiB|TiB)"
+_SIZE_GIB = {"bytes": 1 / 2 ** 30, "KiB": 1 / 2 ** 20, "MiB": 1 / 2 ** 10, "GiB": 1.0, "TiB": 2.0 ** 10}
+_OOM_V2 = re.compile(r"total capac(?:i)?ty of " + _SIZE + r" of which " + _SIZE + r" is free")
+_OOM_V1 = re.compile(_SIZE + r" total capacity; (?:.*?; )?" + _SIZE + r" free; " + _SIZE
+                     + r" (?:reserved in total by PyTorch|cached)")
+_OOM_PROCESS = re.compile(r"(?:Process (\d+)|this process) has " + _SIZE + r" memory in use")
+_OOM_POOL = re.compile(r"Of the allocated memory " + _SIZE + r" is allocated by PyTorch, .*?and " + _SIZE
+                       + r" is reserved by PyTorch but unallocated")
+_OOM_PIDS_SHOWN = 3
+
+
+def _gib(number: str, unit: str) -> float:
+    return float(number) * _SIZE_GIB[unit]
+
+
+def gpu_oom_usage(text: str) -> tuple[float, float, float, tuple[str, ...]] | None:
+    """(the GPU's memory, the rank's own, other processes', the pids NVML names for those (2.1+; () for 1.x)) in GiB,
+    as a CUDA OOM message's figures say (GPU_OOM_HELD's comment); None where it gives no capacity."""
+    v2 = _OOM_V2.search(text)
+    if v2 is not None:
+        total = _gib(*v2.group(1, 2))
+        pool = _OOM_POOL.search(text)
+        reserved = _gib(*pool.group(1, 2)) + _gib(*pool.group(3, 4)) if pool is not None else 0.0
+        listed = [(pid, _gib(n, u)) for pid, n, u in _OOM_PROCESS.findall(text)]
+        mine = [gib for pid, gib in listed if not pid]
+        others = [(pid, gib) for pid, gib in listed if pid]
+        if not mine:  # a container's rank: its own entry is the smallest holding at least its PyTorch pool
+            own = min((entry for entry in others if entry[1] >= reserved), key=lambda entry: entry[1], default=None)
+            if own is not None:
+                others.remove(own)
+                mine = [own[1]]
+        return (total, max([reserved, *mine]), sum(gib for _, gib in others),
+                tuple(pid for pid, _ in sorted(others, key=lambda entry: -entry[1])))
+    v1 = _OOM_V1.search(text)
+    if v1 is None:
+        return None
+    total, free, reserved = _gib(*v1.group(1, 2)), _gib(*v1.group(3, 4)), _gib(*v1.group(5, 6))
+    return total, reserved, max(total - free - reserved, 0.0), ()
+
+
+def _refine_cuda_oom(g: dict, out: dict) -> None:
+    """A CUDA OOM whose figures say other processes hold most of the GPU (GPU_OOM_HELD): details "oom" "gpu_held", the
+    figures (GiB) and the pids; the action to find those processes, not the application's to shrink."""
+    text = g.pop("oom_usage", None)
+    usage = gpu_oom_usage(text) if text and "total capac" in text else None
+    if usage is None:
+        return
+    total, own, others, pids = usage
+    if others > total * GPU_OOM_HELD and others > own:
+        shown = ", ".join(pids[:_OOM_PIDS_SHOWN]) + (f" +{len(pids) - _OOM_PIDS_SHOWN}"
+                                                       if len(pids) > _OOM_PIDS_SHOWN else "")
+        out["details"].update(oom="gpu_held", total_gib=f"{total:.2f}", held_gib=f"{others:.2f}",
+                              own_gib=f"{own:.2f}", held_by=f"pid {shown}" if pids else "processes not named")
+        out["attribution"], out["action"] = "unknown", "CHECK_GPU_PROCESSES"
+
+
 REFINERS = {"nvsmi_fabric": _refine_nvsmi_fabric, "nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "fm_nvl": _refine_fm_nvl, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "mce_record": _refine_mce_record, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
-            "cuda": _refine_cuda, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
+            "cuda": _refine_cuda, "cuda_oom": _refine_cuda_oom, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "cublas_status": _refine_cublas_status,
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
             "ucx_verbs_wc": _refine_ucx_verbs_wc,

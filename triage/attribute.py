@@ -591,12 +591,16 @@ def attribution_of(e: Evidence) -> str:
     return xid_info(int(cause)).attribution if cause is not None else e.attribution
 
 
+# The kinds whose lines' details "oom" say whose memory ran out: the kernel's OOM kill, a CUDA OOM's GPU held by others
+OOM_KINDS = frozenset({"oom_kill", "cuda_oom"})
+
+
 def oom_scope(e: Evidence) -> str | None:
     """Whose memory an OOM kill says ran out (a key of OOM_SCOPES): the kernel's lines' details "oom", a job's end for
     it by its reason (facts.WHY_OOM); None: not an OOM kill, or its lines do not say."""
     if e.kind == "job_ended":
         return WHY_OOM.get(e.details.get("why"))
-    scope = e.details.get("oom") if e.kind == "oom_kill" else None
+    scope = e.details.get("oom") if e.kind in OOM_KINDS else None
     return scope if scope in OOM_SCOPES else None
 
 
