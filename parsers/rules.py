@@ -896,7 +896,9 @@ NCCL_CUDA_FAILURE = (r"Cuda failure (?:(?P<cu_status>\d{1,4}) )?'(?P<cuda_error>
 NCCL_LAST_ERROR = r"(?:Last error:\s*|^(?:\[rank\d{1,9}\]:)?\s*)"
 # NET/IB's failed registration of a buffer with the NIC (src/misc/ibvwrap.cc: "Call to <call> failed with error
 # <strerror>", 2.27+ "failed with <errno> <strerror>")
-IBV_REG_FAILED = (r"Call to (?P<ibv_call>ibv_reg_(?:dmabuf_)?mr(?:_iova2)?) failed with (?:error )?(?:(?P<errno>\d+) )?"
+# ENOMEM is none of them: the pod's locked-memory limit (triage.facts memlock_limit, resource_limit), not the node's
+IBV_REG_FAILED = (r"Call to (?P<ibv_call>ibv_reg_(?:dmabuf_)?mr(?:_iova2)?) failed with "
+                  r"(?!(?:error )?(?:\d+ )?Cannot allocate memory)(?:error )?(?:(?P<errno>\d+) )?"
                   r"(?P<ibv_error>[A-Za-z][^,\n]{0,80}?)\s*$")
 
 
