@@ -896,7 +896,9 @@ NCCL_CUDA_FAILURE = (r"Cuda failure (?:(?P<cu_status>\d{1,4}) )?'(?P<cuda_error>
 NCCL_LAST_ERROR = r"(?:Last error:\s*|^(?:\[rank\d{1,9}\]:)?\s*)"
 # NET/IB's failed registration of a buffer with the NIC (src/misc/ibvwrap.cc: "Call to <call> failed with error
 # <strerror>", 2.27+ "failed with <errno> <strerror>")
-IBV_REG_FAILED = (r"Call to (?P<ibv_call>ibv_reg_(?:dmabuf_)?mr(?:_iova2)?) failed with (?:error )?(?:(?P<errno>\d+) )?"
+# ENOMEM is none of them: the pod's locked-memory limit (triage.facts memlock_limit, resource_limit), not the node's
+IBV_REG_FAILED = (r"Call to (?P<ibv_call>ibv_reg_(?:dmabuf_)?mr(?:_iova2)?) failed with "
+                  r"(?!(?:error )?(?:\d+ )?Cannot allocate memory)(?:error )?(?:(?P<errno>\d+) )?"
                   r"(?P<ibv_error>[A-Za-z][^,\n]{0,80}?)\s*$")
 
 
@@ -3017,8 +3019,9 @@ RULES: tuple[Rule, ...] = (
     # system error" after it); "misc/ibvwrap.cc:288 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error Operation
     # not supported" (NVIDIA/nccl #778, nccl-tests on two nodes: "Perhaps your IB driver version is too old to support
     # DMABUF?", the maintainer). The node's GPUDirect RDMA set-up (its peer-memory module, GPU and NIC drivers, a GPU
-    # without GDR, the locked-memory limit), not the link: attribution driver, and the job's cause on that node
-    # (triage.attribute IBV_CALL_CATEGORY; was: the NCCL WARN row's warning, unknown, and triage found no cause).
+    # without GDR), not the link: attribution driver, and the job's cause on that node (triage.attribute
+    # IBV_CALL_CATEGORY; was: the NCCL WARN row's warning, unknown, and triage found no cause). ENOMEM, the pod's
+    # locked-memory limit, is not the node's (IBV_REG_FAILED: the NCCL WARN row's warning; triage's memlock_limit).
     _r("nccl_ib_reg_mr_failed", "nccl_error", ["Call to ibv_reg_"], r"NCCL WARN " + IBV_REG_FAILED,
        attribution="driver", event=NCCL_IBV_OPEN),
     # PyTorch's NCCL exception quoting that WARN after "Last error:" (NCCL_LAST_ERROR), the rank's traceback before it:

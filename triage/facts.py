@@ -97,7 +97,9 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "did not resolve (DNS), the store's port was already in use on its host, or NCCL found no socket "
             "interface in the pod: the job's or the cluster's configuration (or a race at start), not a node's "
             "hardware", "infrastructure", raised=True,
-            named=("network setup: {details.unresolved}: {details.what} ({details.resolver_error}), then "
+            named=("network setup: NCCL_NET's network '{details.nccl_net}' not found in the pod (its RDMA devices or "
+                   "plugin not there)",
+                   "network setup: {details.unresolved}: {details.what} ({details.resolver_error}), then "
                    "'{details.store_what}'",
                    "network setup: {details.unresolved}: {details.what} ({details.resolver_error})",
                    "network setup: {details.what} (port {details.store_port}: {details.store_error})",
@@ -1340,6 +1342,16 @@ FACTS: tuple[Fact, ...] = (
        r"bind to \S*?:(?P<store_port2>\d+) \(errno: \d+ - (?P<store_error2>[^)]{1,60})\))?"),
     _f("nccl_no_interface", "network_setup", ["no socket interface found"],
        r"(?P<what>Bootstrap : no socket interface found)"),
+    # NCCL told which network to use (NCCL_NET="IB", "AWS Libfabric", a plugin's name) that found no such network in
+    # the pod: net.cc's "Error: network <name> not found." (ncclInvalidUsage, every era since 2.x's NCCL_NET), its
+    # devices not attached (the RDMA device plugin's resource or the secondary network not requested, /dev/infiniband
+    # absent: NCCL's IB transport finds no device and never registers) or its plugin not loaded. "nid006352:34157:34217
+    # [1] net.cc:626 NCCL WARN Error: network AWS Libfabric not found." (eth-cscs/cscs-docs, docs/software/
+    # communication/nccl.md: the aws-ofi-nccl plugin not in the environment; the job then fails with "invalid usage").
+    # The pod's network attachment or image, not a NIC's fault: without NCCL_NET, NCCL falls back to sockets and says
+    # so in INFO lines (no failure). Was: the NCCL WARN row's warning, and the job's "invalid usage" the application's
+    _f("nccl_net_not_found", "network_setup", ["Error: network "],
+       r"NCCL WARN Error: network (?P<nccl_net>\S[^\n]{0,40}?) not found\.", what="forced network not found"),
     # c10d's client whose lookup of the store's address failed (socket.cpp's SocketConnectOp::tryConnect, 2.0+, each
     # retry until its connect timeout: "[W socket.cpp:601] [c10d] The IPv6 network addresses of (cernet2.net, 52533)
     # cannot be retrieved (gai error: -5 - No address associated with hostname)." five times then "[E socket.cpp:860]
@@ -1490,6 +1502,16 @@ FACTS: tuple[Fact, ...] = (
     # "Failed to start worker with return value system:24: Too many open files" (ray-project/ray #10585)
     _f("open_files_limit", "resource_limit", ["Too many open files", "items of ancdata"],
        r"\bToo many open files\b|\breceived 0 items of ancdata\b", what="open file limit - ulimit -n"),
+    # NET/IB's registration of a buffer with the NIC refused for want of locked memory, ENOMEM from every call NCCL
+    # makes for it (misc/ibvwrap.cc: ibv_reg_mr, ibv_reg_mr_iova2, ibv_reg_dmabuf_mr): "misc/ibvwrap.cc:278 NCCL WARN
+    # Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory" (NVIDIA/nccl-tests #206: "ulimit -l" was
+    # 8192 kB, raising the limit fixed it, the maintainer's answer), the quote PyTorch's exception gives of it after
+    # "Last error:". The memlock limit the pod's container runs with (ulimit -l; the runtime's default, a pod without
+    # IPC_LOCK), not the NIC nor its driver (parsers/rules.py IBV_REG_FAILED leaves ENOMEM to this row). Was: the
+    # node's GPUDirect RDMA set-up (a driver finding)
+    _f("memlock_limit", "resource_limit", ["Cannot allocate memory"],
+       r"Call to ibv_reg_(?:dmabuf_)?mr(?:_iova2)? failed with (?:error )?(?:12 )?Cannot allocate memory",
+       what="locked memory limit - ulimit -l (memlock) or IPC_LOCK"),
     # A task that could not be started on its node: the rank's program never ran there (the others, started, wait for
     # it or are killed by srun).  Slurm's pyxis (the SPANK plugin that runs a step's tasks in enroot containers), every
     # release: what failed, in its own words (pyxis_slurmstepd.c), "slurmstepd: error: pyxis: container start failed

@@ -817,6 +817,16 @@ FACTS = [
     ("ssh: connect to host 192.168.43.57 port 22: Connection refused", "launch_error",
      dict(host="192.168.43.57", what="connect to host 192.168.43.57 port 22: Connection refused")),
     ("bash: orted: command not found", "launch_error", dict(what="orted: command not found", host=None)),
+    # NCCL_NET forcing a network the pod lacks (eth-cscs/cscs-docs, docs/software/communication/nccl.md; was: the
+    # NCCL WARN row's warning)
+    ("nid006352:34157:34217 [1] net.cc:626 NCCL WARN Error: network AWS Libfabric not found.", "network_setup",
+     dict(nccl_net="AWS Libfabric", what="forced network not found")),
+    # NET/IB's registration refused for the pod's locked-memory limit (NVIDIA/nccl-tests #206's title; "ulimit -l" was
+    # 8192, raising it fixed it), the quote PyTorch gives of it after "Last error:" (was: the node's driver finding)
+    ("misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate memory", "resource_limit",
+     dict(what="locked memory limit - ulimit -l (memlock) or IPC_LOCK")),
+    ("[rank3]: Call to ibv_reg_mr failed with error Cannot allocate memory", "resource_limit",
+     dict(what="locked memory limit - ulimit -l (memlock) or IPC_LOCK")),
 ]
 
 

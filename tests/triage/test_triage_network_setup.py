@@ -155,3 +155,45 @@ def test_a_name_ssh_could_not_resolve_is_the_networks_setup_not_that_node():
                           "ORTE was unable to reliably start one or more daemons."])
     assert (incident.category, incident.root.kind, incident.root.host) == ("infrastructure", "network_setup", None)
     assert "mpic-worker-0: Could not resolve hostname (Temporary failure in name resolution)" in incident.reason
+
+
+# eth-cscs/cscs-docs, docs/software/communication/nccl.md: NCCL_NET="AWS Libfabric" with its plugin not in the
+# environment (the warning "`invalid usage` error with NCCL_NET"); the same line NCCL_NET="IB" gives where the pod has
+# no IB device (its RDMA resource or secondary network not attached: NET/IB finds none and never registers)
+NET_NOT_FOUND = [
+    "nid006365:180142:180163 [0] NCCL INFO NET/Plugin: Could not find: ofi libnccl-net-ofi.so. Using internal network "
+    "plugin.",
+    "nid006365:180142:180163 [0] net.cc:626 NCCL WARN Error: network AWS Libfabric not found.",
+    "nid006352: Test NCCL failure common.cu:958 'invalid usage (run with NCCL_DEBUG=WARN for details)",
+]
+
+
+def test_a_forced_network_nccl_did_not_find_in_the_pod_is_the_networks_setup_not_the_application():
+    # was: APPLICATION, the NCCL test's "invalid usage" (its WARN a warning, unknown)
+    incident = _incident(NET_NOT_FOUND)
+    assert (incident.category, incident.root.kind, incident.root.host) == ("infrastructure", "network_setup",
+                                                                          "nid006365")
+    assert "NCCL_NET's network 'AWS Libfabric' not found in the pod" in incident.reason
+
+
+def test_the_forced_ib_network_not_found_names_ib():
+    # CONSTRUCTED from net.cc's WARN("Error: network %s not found.", netName) with NCCL_NET=IB, the prefix as above
+    incident = _incident(["nid006365:180142:180163 [0] net.cc:626 NCCL WARN Error: network IB not found."])
+    assert (incident.category, incident.root.kind) == ("infrastructure", "network_setup")
+    assert "network 'IB' not found in the pod (its RDMA devices or plugin not there)" in incident.reason
+
+
+def test_nccls_fallback_to_sockets_without_ib_is_no_failure():
+    """NCCL without NCCL_NET: no IB device opened, it uses sockets and says so (INFO), the job runs (slower):
+    NVIDIA/nccl #451 (a container without its IB device; the WARNs of the device it could not open), Oneflow-Inc/oneflow
+    PR #9115 (no IB device at all). No failure, no network_setup."""
+    lines = ["misc/ibvwrap.cc:212 NCCL WARN Call to ibv_open_device failed",
+             "transport/net_ib.cc:148 NCCL WARN NET/IB : Unable to open device mlx5_bond_0",
+             "NCCL INFO NET/IB : No device found.",
+             "NCCL INFO NET/Socket : Using [0]bond0:200.1.93.2<0>",
+             "NCCL INFO Using network Socket",
+             "oneflow-15:3907318:3907604 [1] NCCL INFO NET/IB : No device found.",
+             "oneflow-15:3907318:3907604 [1] NCCL INFO NET/Socket : Using [0]eno1:192.168.1.15<0> [1]veth2ea2288:fe80::"
+             "78d8:4eff:fe15:8fed%veth2ea2288<0> [2]vethae2223a:fe80::b43d:18ff:fee2:b08f%vethae2223a<0>",
+             "oneflow-15:3907318:3907604 [1] NCCL INFO Using network Socket"]
+    assert attribute(read_lines(lines, "worker-0.log", Clock())) == []
