@@ -74,8 +74,9 @@ OOM_SCOPES = MappingProxyType({
                        "memory than it asked for"),
     "host": OomScope("infrastructure", "the node's memory, no cgroup limit reached: another tenant, a daemon or the "
                      "job itself on a node without a limit"),
-    # a CUDA OOM (kind cuda_oom) whose figures say other processes held most of the GPU's memory (parsers/rules.py
-    # GPU_OOM_HELD): the GPU was not free when the job got it, the node's
+    # a CUDA OOM (kind cuda_oom) whose figures say one other process held most of the GPU's memory (parsers/rules.py
+    # GPU_OOM_HELD): the GPU was not free when the job got it, the node's (unless ranks of the job report that GPU
+    # together: triage/attribute.py `_gpu_shared`)
     "gpu_held": OomScope("infrastructure", "the GPU's memory held by other processes, not the job's: a process an "
                          "earlier job left behind or a second pod given the same GPU; find them on the node (`nvidia-smi "
                          "--query-compute-apps=pid,used_memory --format=csv`) and end them, or fix the GPU's sharing"),
@@ -451,9 +452,10 @@ TABLE: tuple[Kind, ...] = (
          named="straggler reported by the job: {details.stragglers|ranks not named}"),
     Kind("cuda_oom", "CUDA out of memory", None, "error", "application", "RESTART_APP", "CUDAOutOfMemory",
          workload=True, never_the_node="the application ran out of GPU memory (not a node fault)",
-         doc="the job ran out of GPU memory: its own doing, not the node's, unless PyTorch's figures say other "
-             "processes held more than half of the GPU's memory and more than the rank itself (details `oom` "
-             "`gpu_held`, action `CHECK_GPU_PROCESSES`): a leftover process or a shared GPU, infrastructure",
+         doc="the job ran out of GPU memory: its own doing, not the node's, unless PyTorch's figures say one other "
+             "process held more than half of the GPU's memory and more than the rank itself (details `oom` "
+             "`gpu_held`, action `CHECK_GPU_PROCESSES`): a leftover process or a shared GPU, infrastructure; "
+             "several ranks of the job out of memory on one GPU share it, the application's",
          category="application",
          named=("CUDA out of memory: {details.held_gib} of the GPU's {details.total_gib} GiB held by other processes "
                 "({details.held_by}), the rank's own {details.own_gib} GiB",)),

@@ -4835,11 +4835,20 @@ def _refine_nvsmi_fabric(g: dict, out: dict) -> None:
 # process": the smallest "Process N" holding at least PyTorch's reserved memory is the rank itself (hiyouga/
 # LlamaFactory #1936: its own 21.98 GiB beside its peers' 398 MiB contexts; modelscope/FunASR #2006). Others' memory: the
 # other processes NVML lists (2.1+), else all the GPU's memory outside the rank's PyTorch pool (1.x names no process:
-# the other processes', and the rank's CUDA context). Held by others (GPU_OOM_HELD): more than half the GPU's memory
-# AND more than the rank's own: the GPU was not free when the job got it (a process an earlier job left behind, a
-# second pod given the same GPU), the node's to clean, not the batch size's; an OOM whose rank holds most of its GPU is
-# its own. A message without the figures (a truncated line, another framework's) stays the application's.
-GPU_OOM_HELD = 0.5  # the fraction of the GPU's memory others must hold (and more than the rank) for "gpu_held"
+# the other processes', and the rank's CUDA context). Held by another (GPU_OOM_HELD): ONE other process holding more
+# than half the GPU's memory AND more than the rank's own (1.x, naming none: all that is outside the rank's pool, as
+# one): the GPU was not free when the job got it (a process an earlier job left behind, a second pod given the same
+# GPU), the node's to clean, not the batch size's. Several other processes that only together hold most of it are,
+# as often as not, the job's OWN other ranks on the same GPU (every rank on cuda:0: no torch.cuda.set_device(
+# local_rank), a wrong CUDA_VISIBLE_DEVICES, device_map="auto" in each rank; qibin0506/llm_trainer #2: three sibling
+# pids holding 9.89, 35.03 and 23.79 GiB of 79.32 beside the rank's 10.58, the job launched without its parallel
+# setup): the application's. Peers are no "near-equal" shares to recognise them by (that thread's are not: ranks OOM
+# at different steps), so a single holder is the test; several leftover processes, none holding half, stay the
+# application's per line (triage's per-job rule, `_gpu_shared`, names ranks that report one GPU together). An OOM
+# whose rank holds most of its GPU is its own. A message without the figures (a truncated line, another framework's)
+# stays the application's. Every figured line keeps the GPU's and the rank's own memory (details total_gib,
+# own_gib) for triage's per-job reading.
+GPU_OOM_HELD = 0.5  # the fraction of the GPU one other process must hold (and more than the rank) for "gpu_held"
 _SIZE = r"(\d+(?:\.\d+)?) (bytes|KiB|MiB|GiB|TiB)"
 _SIZE_GIB = {"bytes": 1 / 2 ** 30, "KiB": 1 / 2 ** 20, "MiB": 1 / 2 ** 10, "GiB": 1.0, "TiB": 2.0 ** 10}
 _OOM_V2 = re.compile(r"total capac(?:i)?ty of " + _SIZE + r" of which " + _SIZE + r" is free")
@@ -4855,9 +4864,10 @@ def _gib(number: str, unit: str) -> float:
     return float(number) * _SIZE_GIB[unit]
 
 
-def gpu_oom_usage(text: str) -> tuple[float, float, float, tuple[str, ...]] | None:
-    """(the GPU's memory, the rank's own, other processes', the pids NVML names for those (2.1+; () for 1.x)) in GiB,
-    as a CUDA OOM message's figures say (GPU_OOM_HELD's comment); None where it gives no capacity."""
+def gpu_oom_usage(text: str) -> tuple[float, float, float, tuple[str, ...], float] | None:
+    """(the GPU's memory, the rank's own, other processes', the pids NVML names for those (2.1+; () for 1.x), the most
+    one other holds (1.x: all the others' as one)) in GiB, as a CUDA OOM message's figures say (GPU_OOM_HELD's
+    comment); None where it gives no capacity."""
     v2 = _OOM_V2.search(text)
     if v2 is not None:
         total = _gib(*v2.group(1, 2))
@@ -4872,27 +4882,31 @@ def gpu_oom_usage(text: str) -> tuple[float, float, float, tuple[str, ...]] | No
                 others.remove(own)
                 mine = [own[1]]
         return (total, max([reserved, *mine]), sum(gib for _, gib in others),
-                tuple(pid for pid, _ in sorted(others, key=lambda entry: -entry[1])))
+                tuple(pid for pid, _ in sorted(others, key=lambda entry: -entry[1])),
+                max((gib for _, gib in others), default=0.0))
     v1 = _OOM_V1.search(text)
     if v1 is None:
         return None
     total, free, reserved = _gib(*v1.group(1, 2)), _gib(*v1.group(3, 4)), _gib(*v1.group(5, 6))
-    return total, reserved, max(total - free - reserved, 0.0), ()
+    outside = max(total - free - reserved, 0.0)
+    return total, reserved, outside, (), outside
 
 
 def _refine_cuda_oom(g: dict, out: dict) -> None:
-    """A CUDA OOM whose figures say other processes hold most of the GPU (GPU_OOM_HELD): details "oom" "gpu_held", the
-    figures (GiB) and the pids; the action to find those processes, not the application's to shrink."""
+    """A CUDA OOM whose figures say another process holds most of the GPU (GPU_OOM_HELD): details "oom" "gpu_held",
+    the others' figure (GiB) and pids; the action to find those processes, not the application's to shrink. Any
+    figured line: the GPU's and the rank's own memory (details total_gib, own_gib)."""
     text = g.pop("oom_usage", None)
     usage = gpu_oom_usage(text) if text and "total capac" in text else None
     if usage is None:
         return
-    total, own, others, pids = usage
-    if others > total * GPU_OOM_HELD and others > own:
+    total, own, others, pids, largest = usage
+    out["details"].update(total_gib=f"{total:.2f}", own_gib=f"{own:.2f}")
+    if largest > total * GPU_OOM_HELD and largest > own:
         shown = ", ".join(pids[:_OOM_PIDS_SHOWN]) + (f" +{len(pids) - _OOM_PIDS_SHOWN}"
                                                        if len(pids) > _OOM_PIDS_SHOWN else "")
-        out["details"].update(oom="gpu_held", total_gib=f"{total:.2f}", held_gib=f"{others:.2f}",
-                              own_gib=f"{own:.2f}", held_by=f"pid {shown}" if pids else "processes not named")
+        out["details"].update(oom="gpu_held", held_gib=f"{others:.2f}",
+                              held_by=f"pid {shown}" if pids else "processes not named")
         out["attribution"], out["action"] = "unknown", "CHECK_GPU_PROCESSES"
 
 

@@ -48,7 +48,7 @@ from parsers.kinds import BY_NAME as KIND
 from parsers.kinds import OOM_SCOPES, named_as
 from parsers.kinds import TABLE as KIND_TABLE
 from parsers.pci import PORT_DRIVERS, printed_by
-from parsers.rules import CUDA_CONTAINED, NVSMI_NO_GPU
+from parsers.rules import CUDA_CONTAINED, GPU_OOM_HELD, NVSMI_NO_GPU
 
 from .clock import SKEW
 from .facts import FACT_CATEGORY, FR_MISSING, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
@@ -1059,8 +1059,17 @@ def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
     rerun = _rerun_said(job, first)
     if rerun is not None:
         return rerun
-    category = category_of(first) or "application"
     order = "earliest" if first.time is not None else "first (in the logs' order; no time stamps)"
+    shared = _gpu_shared(job, first)
+    if shared:
+        ranks = ", ".join(str(r) for r in sorted({e.rank for e in (first, *shared)}))
+        return Verdict("application", first, "first_failure",
+                       f"{_what(first)} on {_who(first, job)}{_at(first)} is the {order} failure that is not a "
+                       f"consequence of another: ranks {ranks} share GPU {first.gpu}"
+                       f"{f' of {first.host}' if first.host else ''}: each rank must use its own device "
+                       "(torch.cuda.set_device(local_rank), its own CUDA_VISIBLE_DEVICES, no device_map=\"auto\" in a "
+                       "rank); the GPU's other processes are the job's own ranks, not the node's", suspects=shared)
+    category = category_of(first) or "application"
     said, stated = _slurm_end_said(job, first)
     gang = _gang_end(job, first)
     if gang is not None:
@@ -1148,6 +1157,34 @@ def _slurm_end_said(job: Job, e: Evidence) -> tuple[str, tuple[Evidence, ...]]:
 # (its rows of category hardware) or the application's; its first rerun's reproduced result decides nothing
 RERUN_KIND = "rerun_verdict"
 NONFINITE_KIND = "nonfinite_result"
+
+
+def _gpu_shared(job: Job, first: Evidence) -> tuple[Evidence, ...]:
+    """The other ranks' CUDA OOMs on the GPU the first's names, of its host (of its file where no host is known): two
+    or more ranks of the job out of memory on one GPU index of one node share that GPU (every rank on cuda:0: no
+    torch.cuda.set_device(local_rank), a wrong CUDA_VISIBLE_DEVICES, device_map="auto" in each rank), the
+    application's, whatever each line's figures say of other processes (parsers/rules.py GPU_OOM_HELD: they are its
+    own ranks; the 1.x message's memory outside the rank's pool too). Where each rank sees only its own GPU (a
+    container or Slurm task per GPU) every rank's GPU is "GPU 0": two ranks each holding more than GPU_OOM_HELD of
+    their GPU (details own_gib of total_gib) cannot share one, and decide nothing here. (): no other rank's."""
+    if first.kind != "cuda_oom" or first.gpu is None or first.rank is None:
+        return ()
+    place = first.host or first.file
+    same = [e for e in job.failures if e.kind == "cuda_oom" and e.gpu == first.gpu and e.rank is not None
+            and (e.host or e.file) == place]
+    others = {e.rank: e for e in reversed(same) if e.rank != first.rank}  # each other rank's first line
+    if not others:
+        return ()
+    big = {e.rank for e in same if _gib_over(e.details.get("own_gib"), e.details.get("total_gib"))}
+    return () if len(big) > 1 else tuple(sorted(others.values(), key=lambda e: e.rank))
+
+
+def _gib_over(own: str | None, total: str | None) -> bool:
+    """Whether a CUDA OOM's own memory is more than GPU_OOM_HELD of its GPU's (details own_gib, total_gib)."""
+    try:
+        return own is not None and total is not None and float(own) > float(total) * GPU_OOM_HELD
+    except ValueError:
+        return False
 
 
 def _rerun_said(job: Job, first: Evidence) -> Verdict | None:

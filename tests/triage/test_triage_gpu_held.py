@@ -34,6 +34,19 @@ NVML_ZERO = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.88
              "GiB of which 1.29 GiB is free. Including non-PyTorch memory, this process has 0 bytes memory in use. Of the "
              "allocated memory 19.02 GiB is allocated by PyTorch, and 1.32 GiB is reserved by PyTorch but unallocated.")
 
+# REAL: qibin0506/llm_trainer #2 (the job's own ranks on GPU 0: sibling pids 1563102-1563104, the job launched without
+# its parallel setup, "parallel_type=none" by its maintainer; the terminal's wrap after "Includ" joined, nothing else)
+OWN_RANKS = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 30.00 MiB. GPU 0 has a total capacity of "
+             "79.32 GiB of which 6.88 MiB is free. Process 1563103 has 9.89 GiB memory in use. Process 1563102 has "
+             "35.03 GiB memory in use. Process 1563104 has 23.79 GiB memory in use. Including non-PyTorch memory, this "
+             "process has 10.58 GiB memory in use. Of the allocated memory 9.56 GiB is allocated by PyTorch, and 534.22 "
+             "MiB is reserved by PyTorch but unallocated.")
+# REAL: ostris/ai-toolkit #277 (another service's process 3774011 on GPU 0: "My GPU 0 and GPU 1 are running services")
+SERVICE = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 24.00 MiB. GPU 0 has a total capacity of 39.38 "
+           "GiB of which 3.81 MiB is free. Process 3774011 has 38.88 GiB memory in use. Including non-PyTorch memory, this "
+           "process has 494.00 MiB memory in use. Of the allocated memory 62.54 MiB is allocated by PyTorch, and 17.46 "
+           "MiB is reserved by PyTorch but unallocated.")
+
 
 def _incident(line: str):
     (incident,) = attribute(read_lines([line], "train.log", Clock()))
@@ -87,3 +100,61 @@ def test_the_pods_event_says_whose_memory_it_was():
     said = explain(Classifier().classify(RETURNN), None)
     assert "held by other processes" in said and "not a node fault" not in said
     assert "the application ran out of GPU memory" in explain(Classifier().classify(CONTAINER), None)
+
+
+def test_one_other_process_holding_most_of_the_gpu_is_the_nodes():
+    assert _incident(SERVICE).category == "infrastructure"
+    assert "held by other processes (pid 3774011)" in _incident(SERVICE).reason
+    assert _incident(RETURNN).category == "infrastructure"
+
+
+def test_several_processes_only_together_holding_most_of_it_are_the_applications():
+    """The job's own ranks on one GPU (every rank on cuda:0), none holding half: the application's (was: the node's)."""
+    incident = _incident(OWN_RANKS)
+    assert incident.category == "application"
+    assert "held by other processes" not in incident.reason
+    assert gpu_oom_usage(OWN_RANKS)[4] == pytest.approx(35.03)
+
+
+@pytest.mark.parametrize("held, held_gib", [
+    # SYNTHETIC figures: three others of 18 GiB each (54 of 80 together, none half) vs one of 54 GiB
+    (False, (18.0, 18.0, 18.0)), (True, (54.0,))])
+def test_the_threshold_is_one_other_process_not_their_sum(held, held_gib):
+    others = " ".join(f"Process {1000 + i} has {gib:.2f} GiB memory in use." for i, gib in enumerate(held_gib))
+    line = (f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+            f"80.00 GiB of which 1.00 GiB is free. {others} Including non-PyTorch memory, this process has 25.00 GiB "
+            f"memory in use. Of the allocated memory 24.00 GiB is allocated by PyTorch, and 0 bytes is reserved by "
+            f"PyTorch but unallocated.")
+    assert (_incident(line).category == "infrastructure") is held
+
+
+def _job(*files: tuple[str, list[str]]):
+    evidence = [e for name, lines in files for e in read_lines(lines, name, Clock())]
+    return attribute(evidence)[0]
+
+
+def test_ranks_of_the_job_out_of_memory_on_one_gpu_share_it():
+    """SYNTHETIC: the REAL lines' shapes, each under a rank's prefix, two ranks of one node on GPU 0: the job's own
+    ranks share it, the application's, whatever each line's figures say (was: the node's, gpu_held)."""
+    incident = _job(("node1/train.log", [f"[rank0]: {RETURNN}", f"[rank1]: {RETURNN}"]))
+    assert incident.category == "application"
+    assert "ranks 0, 1 share GPU 0 of node1: each rank must use its own device" in incident.reason
+    # 1.x's message (no process named): the same
+    incident = _job(("node1/train.log", [f"[rank0]: {TIME_SLICED}", f"[rank3]: {TIME_SLICED}"]))
+    assert incident.category == "application" and "ranks 0, 3 share GPU 0" in incident.reason
+
+
+def test_ranks_on_other_nodes_or_other_gpus_share_nothing():
+    """SYNTHETIC: the same GPU index on two nodes, or two GPUs of one node: each line's own figures decide."""
+    assert _job(("node1/train.log", [f"[rank0]: {TIME_SLICED}"]),
+                ("node2/train.log", [f"[rank1]: {TIME_SLICED}"])).category == "infrastructure"
+    other_gpu = TIME_SLICED.replace("(GPU 0;", "(GPU 1;")
+    assert other_gpu != TIME_SLICED
+    assert _job(("node1/train.log", [f"[rank0]: {TIME_SLICED}", f"[rank1]: {other_gpu}"])).category == "infrastructure"
+
+
+def test_ranks_each_holding_most_of_their_gpu_are_not_said_to_share_one():
+    """SYNTHETIC: a GPU per rank seen as its "GPU 0" (a container or Slurm task per GPU): two ranks each holding more
+    than half of it cannot share one GPU; the application's, its own OOM, with no sharing said."""
+    incident = _job(("node1/train.log", [f"[rank0]: {CONTAINER}", f"[rank1]: {CONTAINER}"]))
+    assert incident.category == "application" and "share GPU" not in incident.reason
