@@ -52,7 +52,7 @@ from parsers.rules import CUDA_CONTAINED, NVSMI_NO_GPU
 
 from .clock import SKEW
 from .facts import FACT_CATEGORY, FR_MISSING, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
-from .facts import NODE_DRAINS, bare_address, loopback as _loopback, own_address, pod_end, pod_ended_as
+from .facts import KARPENTER_EVICTED, NODE_DRAINS, bare_address, loopback as _loopback, own_address, pod_end, pod_ended_as
 from .model import Evidence, Incident, Root, _int
 from .teardown import ENDED_SIGNALS, Teardown, fails, teardown
 
@@ -205,11 +205,11 @@ JOB_PROCESS_NAMES = re.compile(r"python[\d.]*|pt_\w+|ray::.*")
 # Keyed by the line's words (details "what"), lower case.
 STORAGE_WHAT_CATEGORY = {"disk quota exceeded": "application"}
 CONTEXT_KINDS = frozenset(k.name for k in JOB_TABLE if k.context)
-# Karpenter's eviction of a pod (facts.POD_ENDS), and how far from the Eviction API's eviction of the same pod (its
-# DisruptionTarget condition's time) its Evicted Event may be and still be that eviction's: the Event is recorded once
+# How far from the Eviction API's eviction of a pod (its DisruptionTarget condition's time) Karpenter's Evicted Event
+# of the same pod (facts.KARPENTER_EVICTED) may be and still be that eviction's: the Event is recorded once
 # the eviction call returns, within seconds (clocks of two machines, SKEW; a slow API server); a later pod of the same
 # name (a JobSet's, a StatefulSet's) evicted by someone else minutes later is not
-KARPENTER_EVICTED, EVICTED_WITHIN = "evict:Karpenter", 60.0
+EVICTED_WITHIN = 60.0
 # NCCL's lines that map ranks and addresses to hosts (the rows' `maps`): read into the job's maps, never a rank seen
 MAP_KINDS = frozenset(k.name for k in JOB_TABLE if k.maps)
 # A node's disk nearly full (kind disk_pressure: Ray's raylet, "... is over 95% full ... Object creation will fail if

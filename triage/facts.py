@@ -336,6 +336,7 @@ _VOLUME = PodEnd("VOLUME MOUNT", "application", "the kubelet could not mount a v
                  gang=Gang("infrastructure", "a device, directory or CSI driver it lacks, or storage it cannot reach",
                            "its volumes' spec: a host path, claim or driver its nodes do not have"),
                  ended=NEVER_STARTED, event_only=True)
+KARPENTER_EVICTED = "evict:Karpenter"  # Karpenter's eviction of a pod, disrupting its node (POD_ENDS' key below)
 POD_ENDS: dict[str, PodEnd] = {
     # status.reason
     "Evicted": PodEnd("NODE PRESSURE", "infrastructure", "the kubelet evicted it, a node-pressure "
@@ -447,7 +448,7 @@ POD_ENDS: dict[str, PodEnd] = {
     # "Evicted pod: <the disruption's reason>", Underutilized, Empty, Drifted, ..; kubernetes-sigs/karpenter
     # pkg/controllers/node/termination/terminator/events): an autoscaler taking the node away through the Eviction
     # API, no node pressure nor GPU fault; its decision, as a drain's (no cascading restart)
-    "evict:Karpenter": PodEnd("NODE DISRUPTION", "infrastructure", "Karpenter evicted it, disrupting its node "
+    KARPENTER_EVICTED: PodEnd("NODE DISRUPTION", "infrastructure", "Karpenter evicted it, disrupting its node "
                               "for consolidation, drift, expiry or an interruption: the autoscaler's decision, no "
                               "GPU fault", False),
 }
@@ -461,7 +462,7 @@ POD_ENDS: dict[str, PodEnd] = {
 # without its feature gate; an unknown time-slice interval, MPS limits out of range, "invalid MIG device sharing
 # settings"), a config of no kind it knows, a config not opaque.  Its "error applying config" (the MPS daemon, the
 # time-slice call on the GPU) and any other error stay the node's
-_KARPENTER_EVICTED = ((re.compile(r"\bEvicted pod(?::|\s*$)"), "evict:Karpenter"),)
+_KARPENTER_EVICTED = ((re.compile(r"\bEvicted pod(?::|\s*$)"), KARPENTER_EVICTED),)
 MESSAGE_ENDS: dict[str, tuple[tuple[re.Pattern, str], ...]] = {
     # Karpenter's Event of its eviction ("Evicted pod", "Evicted pod: Underutilized"; 2022's reason "Evict"); the
     # kubelet's own Evicted says the resource ("The node was low on resource: ..")
@@ -491,7 +492,7 @@ EVENT_ENDS = tuple(key for key, end in POD_ENDS.items() if end.event_only)
 NODE_EVENTS = ("GPUDriverUpgrade", "DisruptionTerminating")
 # The node context kinds that say who evicted a pod on their node after them, and the POD_ENDS key the Eviction API's
 # eviction (EvictionByEvictionAPI) of such a pod is then (triage.attribute Job._refined; pod_end's `drain`)
-NODE_DRAINS = {"node_driver_upgrade": "drain:GPUDriverUpgrade", "node_disruption": "evict:Karpenter"}
+NODE_DRAINS = {"node_driver_upgrade": "drain:GPUDriverUpgrade", "node_disruption": KARPENTER_EVICTED}
 # Other components' Warning Events on a Pod a row reads as context of that pod's end: the node controller's NodeNotReady
 # (the k8s_not_ready row, pod_not_ready: the taint manager's deletion of the pod after it is for its node not ready)
 POD_EVENTS = ("NodeNotReady",)
