@@ -462,7 +462,8 @@ POD_ENDS: dict[str, PodEnd] = {
 # without its feature gate; an unknown time-slice interval, MPS limits out of range, "invalid MIG device sharing
 # settings"), a config of no kind it knows, a config not opaque.  Its "error applying config" (the MPS daemon, the
 # time-slice call on the GPU) and any other error stay the node's
-_KARPENTER_EVICTED = ((re.compile(r"\bEvicted pod(?::|\s*$)"), KARPENTER_EVICTED),)
+_KARPENTER_SAYS = r"Evicted pod(?::|\s*$)"  # Karpenter's Evicted Event's message (MESSAGE_ENDS, the k8s_ended row)
+_KARPENTER_EVICTED = ((re.compile(r"\b" + _KARPENTER_SAYS), KARPENTER_EVICTED),)
 MESSAGE_ENDS: dict[str, tuple[tuple[re.Pattern, str], ...]] = {
     # Karpenter's Event of its eviction ("Evicted pod", "Evicted pod: Underutilized"; 2022's reason "Evict"); the
     # kubelet's own Evicted says the resource ("The node was low on resource: ..")
@@ -1191,7 +1192,7 @@ FACTS: tuple[Fact, ...] = (
                                   "Starting deletion of Pod "],
        r"\b(?P<why>OOMKilled|" + "|".join(REASON_ANYWHERE) + r")\b|"
        r"\bNormal\s+(?P<why5>Evict(?:ed)?)\s+(?:pod/(?P<epod4>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,200}?\s)?"
-       r"(?=Evicted pod(?::|\s*$))|"
+       r"(?=" + _KARPENTER_SAYS + r")|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:" + "|".join(EVENT_TYPES) + r"))\s+"
        r"\"?(?P<why2>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")\b|"
        r"(?:^(?:(?P<rns>[a-z0-9][-a-z0-9]{0,62})\s+)?(?:pod/)?(?P<rpod>[a-z0-9][-a-z0-9.]{0,252})\s+|\s)"
