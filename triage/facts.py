@@ -545,9 +545,9 @@ def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "",
     """The POD_ENDS key of a pod-level reason (None: not Kubernetes ending the pod), a taint manager's deletion refined
     by the NoExecute taint keys its node had (gpu-npd's first, then the node controller's), else by the node
     controller's NodeNotReady Event of the pod before it (`not_ready`: triage.attribute's Job._refined), an Eviction
-    API's eviction by whoever `drain` (a NODE_DRAINS key: the GPU Operator's driver upgrade of its node, Karpenter
-    disrupting it) says evicted it (Job._refined alike), a reason MESSAGE_ENDS refines by what its message (or the line
-    saying it) says."""
+    API's eviction as the evictor's own POD_ENDS key `drain` (a NODE_DRAINS value: the GPU Operator's driver upgrade
+    of its node, Karpenter disrupting it; Job._refined alike), a reason MESSAGE_ENDS refines by what its message (or
+    the line saying it) says."""
     if not reason:
         return None
     for pattern, key in MESSAGE_ENDS.get(reason, ()):
