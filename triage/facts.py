@@ -270,6 +270,11 @@ def _f(name, kind, keywords, pattern, severity="error", flags=0, why=None, what=
 
 # A rejected result as Megatron's rerun state machine prints it (f"{result}"): a float or a 0-dim tensor's repr
 _NONFINITE = r"(?:tensor\()?(?P<result>-?(?:nan|inf))(?:, [^()\n]{0,200}\))?"
+# The rank, node and device the rerun state machine's log_failure names before its verdict (the megatron_rerun_* rows):
+# the fact's own host and device, or (`rerun_`) the other GPU the job was rerun on
+_RERUN_RANK = (r"\bRank (?P<rank>\d+), node (?P<{host}>[^\s,]+), device (?P<{gpu}>\d+)"
+               r"(?:, iteration #?(?P<iteration>-?\d+))?: ")
+_RERUN_ON, _RERUN_ELSEWHERE = (_RERUN_RANK.format(host=f"{p}host", gpu=f"{p}gpu") for p in ("", "rerun_"))
 
 
 # The job's ends (details "why") that are an OOM kill, and whose memory it says ran out (parsers.kinds.OOM_SCOPES, whose
@@ -900,22 +905,19 @@ FACTS: tuple[Fact, ...] = (
     # possible Application error) (<check>)!" (the application's).  A verdict's category its row's; the first rerun's
     # reproduced result (and a reschedule on the same GPU) decides none: it names the suspect GPU
     _f("megatron_rerun_transient", "rerun_verdict", ["Possible transient error!"],
-       r"\bRank (?P<rank>\d+), node (?P<host>[^\s,]+), device (?P<gpu>\d+)(?:, iteration #?(?P<iteration>-?\d+))?: "
-       r"Possible transient error!", severity="warning", what="possible transient error", category="hardware"),
+       _RERUN_ON + r"Possible transient error!", severity="warning", what="possible transient error",
+       category="hardware"),
     _f("megatron_rerun_reproduced", "rerun_verdict", ["unexpected result is reproducible within the tolerance"],
-       r"(?:\bRank (?P<rank>\d+), node (?P<host>[^\s,]+), device (?P<gpu>\d+)(?:, iteration #?(?P<iteration>-?\d+))?: )?"
-       r"First rerun: unexpected result is reproducible within the tolerance", severity="warning",
-       what="reproduced on the same GPU"),
+       r"(?:" + _RERUN_ON + r")?First rerun: unexpected result is reproducible within the tolerance",
+       severity="warning", what="reproduced on the same GPU"),
     _f("megatron_rerun_rescheduled", "rerun_verdict", ["Got rescheduled on the same GPU"],
        r"Got rescheduled on the same GPU\. Need to resume again from the same checkpoint \(node: (?P<host>[^\s,)]+), "
        r"gpu: (?P<gpu>\d+)\)", severity="warning", what="reproduced on the same GPU"),
     _f("megatron_rerun_persistent", "rerun_verdict", ["Possible persistent error!"],
-       r"\bRank (?P<rank>\d+), node (?P<rerun_host>[^\s,]+), device (?P<rerun_gpu>\d+)"
-       r"(?:, iteration #?(?P<iteration>-?\d+))?: Possible persistent error!", severity="warning",
+       _RERUN_ELSEWHERE + r"Possible persistent error!", severity="warning",
        what="possible persistent error", category="hardware"),
     _f("megatron_rerun_correct", "rerun_verdict", ["Correct result (but possible Application error)"],
-       r"\bRank (?P<rank>\d+), node (?P<rerun_host>[^\s,]+), device (?P<rerun_gpu>\d+)"
-       r"(?:, iteration #?(?P<iteration>-?\d+))?: Correct result \(but possible Application error\)",
+       _RERUN_ELSEWHERE + r"Correct result \(but possible Application error\)",
        severity="warning", what="correct result", category="application"),
     # The job's own straggler detection stopping it (stop_if_detected), on every rank (rank 0's verdict broadcast):
     # nvidia-resiliency-ext's Lightning StragglerDetectionCallback (src/nvidia_resiliency_ext/ptl_resiliency/
