@@ -275,6 +275,15 @@ _NONFINITE = r"(?:tensor\()?(?P<result>-?(?:nan|inf))(?:, [^()\n]{0,200}\))?"
 _RERUN_RANK = (r"\bRank (?P<rank>\d+), node (?P<{host}>[^\s,]+), device (?P<{gpu}>\d+)"
                r"(?:, iteration #?(?P<iteration>-?\d+))?: ")
 _RERUN_ON, _RERUN_ELSEWHERE = (_RERUN_RANK.format(host=f"{p}host", gpu=f"{p}gpu") for p in ("", "rerun_"))
+# A Kubernetes object's name (a DNS subdomain: a pod's, a node's) and a namespace's (a DNS label), as the k8s rows read
+_K8S_NAME, _K8S_NS = r"[a-z0-9][-a-z0-9.]{0,252}", r"[a-z0-9][-a-z0-9]{0,62}"
+
+
+def _event_row(reason: str, obj: str, group: str, gap: int = 400) -> str:
+    """An Event's row up to its message: `kubectl get events`' ("<type> <reason> <obj>/<name> <message>", the name read
+    as `group`) or describe's Events table's ("<type> <reason> <age> <from> <message>", no object); `reason` a regex
+    (its type before it or not), at most `gap` characters (the age, the source) between it and the message."""
+    return rf"\b{reason}\s+(?:{obj}/(?P<{group}>{_K8S_NAME})\s+)?(?:[^\n]{{0,{gap}}}?\s)?"
 
 
 # The job's ends (details "why") that are an OOM kill, and whose memory it says ran out (parsers.kinds.OOM_SCOPES, whose
@@ -1110,7 +1119,7 @@ FACTS: tuple[Fact, ...] = (
     # Started, kubebb/core PR #130; a flexvolume's "failed to get key vault" then Started, Azure/kubernetes-keyvault-
     # flexvol #68), no pod that never started
     _f("k8s_started", "pod_started", ["Started container"],
-       r"\bNormal\s+Started\s+(?:pod/(?P<pod>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?Started container\b",
+       _event_row(r"Normal\s+Started", "pod", "pod") + r"Started container\b",
        "info"),
     # The node controller marking the pod not ready, its node's Ready condition no longer True (pkg/controller/util/
     # node MarkPodsNotReady, `recorder.Event(pod, Warning, "NodeNotReady", "Node is not ready")`): describe's Events
@@ -1119,8 +1128,7 @@ FACTS: tuple[Fact, ...] = (
     # of the same pod after it is for its node not ready (triage.attribute Job.not_ready). The node's own Event
     # ("Normal NodeNotReady node/.. Node .. status is now: NodeNotReady") is not read
     _f("k8s_not_ready", "pod_not_ready", ["Node is not ready"],
-       r"\bWarning\s+NodeNotReady\s+(?:pod/(?P<pod>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?"
-       r"Node is not ready\b", "info"),
+       _event_row(r"Warning\s+NodeNotReady", "pod", "pod") + r"Node is not ready\b", "info"),
     # The NVIDIA GPU Operator's driver upgrade controller evicting a node's pods (NVIDIA/k8s-operator-libs pkg/upgrade:
     # its Events on the Node, reason GPUDriverUpgrade, "Successfully updated node state label to %s", 2024+ "[%s]", its
     # pod_manager.go's "Deleted workload pods on the node for the driver upgrade"): `kubectl get events`' rows ("10m
@@ -1132,7 +1140,7 @@ FACTS: tuple[Fact, ...] = (
     # healthy noise): an Eviction API eviction after it, of a pod on that node, is the upgrade's
     # (triage.attribute Job._refined, POD_ENDS "drain:GPUDriverUpgrade")
     _f("gpu_driver_upgrade", "node_driver_upgrade", ["GPUDriverUpgrade"],
-       r"\bGPUDriverUpgrade\s+(?:node/(?P<host>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?"
+       _event_row("GPUDriverUpgrade", "node", "host") +
        r"(?:Successfully updated node state label to \[?(?:pod-deletion|drain)-required\]?(?![-\w])|"
        r"Deleted workload pods on the node for the driver upgrade\b)", "info"),
     # Karpenter disrupting a node (kubernetes-sigs/karpenter pkg/controllers/disruption/events: its Event on the Node,
@@ -1144,7 +1152,7 @@ FACTS: tuple[Fact, ...] = (
     # routine): an Eviction API eviction after it, of a pod on that node, is Karpenter's (triage.attribute
     # Job._refined, POD_ENDS "evict:Karpenter")
     _f("karpenter_disrupting", "node_disruption", ["DisruptionTerminating"],
-       r"\bDisruptionTerminating\s+(?:node/(?P<host>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?"
+       _event_row("DisruptionTerminating", "node", "host") +
        r"Disrupting Node: (?P<disruption>[A-Z][\w/]{0,80})", "info"),
     # Kubernetes ended the pod itself (kubectl describe / get -o yaml / events; POD_ENDS, shared with the cluster
     # component, which reads the same reasons off the pod's status): its status.reason ("Reason:               Evicted",
@@ -1193,27 +1201,27 @@ FACTS: tuple[Fact, ...] = (
                                   "Failed to prepare dynamic resources", "Marking for deletion Pod ",
                                   "Starting deletion of Pod "],
        r"\b(?P<why>OOMKilled|" + "|".join(REASON_ANYWHERE) + r")\b|"
-       r"\bNormal\s+(?P<why5>Evict(?:ed)?)\s+(?:pod/(?P<epod4>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,200}?\s)?"
+       + _event_row(r"Normal\s+(?P<why5>Evict(?:ed)?)", "pod", "epod4", 200) +
        r"(?=" + _KARPENTER_SAYS + r")|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:" + "|".join(EVENT_TYPES) + r"))\s+"
        r"\"?(?P<why2>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")\b|"
-       r"(?:^(?:(?P<rns>[a-z0-9][-a-z0-9]{0,62})\s+)?(?:pod/)?(?P<rpod>[a-z0-9][-a-z0-9.]{0,252})\s+|\s)"
+       r"(?:^(?:(?P<rns>" + _K8S_NS + r")\s+)?(?:pod/)?(?P<rpod>" + _K8S_NAME + r")\s+|\s)"
        r"\d+/\d+\s+(?P<why3>" + "|".join(REASON_WORDS + REASON_STATUS_ONLY) + "|" + OUT_OF_WORD + r")\s+\d+"
        r"(?:\s+\d+[smhdy]\w*\s+(?:<none>|[0-9a-fA-F.:]+)\s+"
-       r"(?P<rnode>[a-z0-9][-a-z0-9.]{0,252})(?=\s|$))?|"
-       r"(?:\bpod/(?P<epod>[a-z0-9][-a-z0-9.]{0,252})\s+)?\bError: (?P<pull>ErrImagePull|ImagePullBackOff)\b|"
+       r"(?P<rnode>" + _K8S_NAME + r")(?=\s|$))?|"
+       r"(?:\bpod/(?P<epod>" + _K8S_NAME + r")\s+)?\bError: (?P<pull>ErrImagePull|ImagePullBackOff)\b|"
        r"\bWarning\s+(?P<mount>FailedMount|FailedAttachVolume|FailedPrepareDynamicResources)\b" + _NO_RACE +
-       r"(?:\s+pod/(?P<epod2>[a-z0-9][-a-z0-9.]{0,252})\b)?|"
+       r"(?:\s+pod/(?P<epod2>" + _K8S_NAME + r")\b)?|"
        r"\b(?P<mount2>MountVolume\.(?:SetUp|MountDevice)|AttachVolume\.Attach) failed for volume\b" + _NO_RACE + "|"
        r"\b(?P<mount3>Failed to prepare dynamic resources)(?:: |\" err=\"(?:(?:[^\"\\\n]|\\.){0,8192}?\" "
-       r"pod=\"(?P<epod3>[a-z0-9][-a-z0-9]{0,62}/[a-z0-9][-a-z0-9.]{0,252})\")?)|"
+       r"pod=\"(?P<epod3>" + _K8S_NS + "/" + _K8S_NAME + r")\")?)|"
        r"(?P<spot>\"Kind\":\"SPOT_ITN\".{0,400}?\"NodeName\":\"(?P<host>[^\"\s]+)\"|"
        r"\"messageKind\":\s?\"(?:SpotInterruptionKind|spot_interrupted)\".{0,400}?\"[Nn]ode\":\s?(?:\{\"name\":\s?)?"
        r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>" + HOST_WORD + r")\s+)?Spot interruption warning was triggered|"
        r"(?:\bnode/(?P<host4>[^\s/]+)\s.{0,200}?)?\bPreempt Scheduled: |"
        r"\bcompute\.instances\.preempted\b.{0,400}?/instances/(?P<host5>[^\s/\"]+))|"
        r"(?:\bMarking for deletion|\bNodeControllerEviction\s[^\n]{0,300}?\bStarting deletion of) Pod "
-       r"(?P<tpod>(?:[a-z0-9][-a-z0-9]{0,62}/)?[a-z0-9][-a-z0-9.]{0,252})(?: from Node (?P<tnode>" + HOST_WORD + r"))?"
+       r"(?P<tpod>(?:" + _K8S_NS + "/)?" + _K8S_NAME + r")(?: from Node (?P<tnode>" + HOST_WORD + r"))?"
        r"(?=\s|$)|"
        r"\b(?P<why4>Preempted) (?:by .{1,300}? on node |in order to admit critical pod|"
        r"to accommodate a (?:workload|higher priority [Ww]orkload)\b)|"
@@ -1221,7 +1229,7 @@ FACTS: tuple[Fact, ...] = (
        r"(?P<shutdown>Pod was terminated in response to (?:imminent )?node shutdown|Node is shutting, evicting pods)|"
        r"(?P<deadline>(?:Pod|Job) was active (?:on the node )?longer than (?:the )?specified deadline)|"
        r"(?P<admission>Allocate failed due to .{1,400}, which is unexpected)|"
-       r"\beviction manager: pods? (?P<kname>[a-z0-9][-a-z0-9.]{0,252})_(?P<kns>[a-z0-9][-a-z0-9]{0,62})\([-0-9a-f]+\)"
+       r"\beviction manager: pods? (?P<kname>" + _K8S_NAME + ")_(?P<kns>" + _K8S_NS + r")\([-0-9a-f]+\)"
        r"(?: is evicted successfully|,.*? evicted, waiting for pod to be cleaned up| evicted, waiting for pod)|"
        r"\bEviction manager: (?:pod is evicted successfully\" pod=\"(?P<kpod>[^\"/\s]+/[^\"\s]+)\"|"
        r"pods evicted, waiting for pod to be cleaned up\" pods=\[\"?(?P<kpod2>[^\"/\s\],]+/[^\"\s\],]+))"),
