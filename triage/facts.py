@@ -1696,8 +1696,9 @@ FACTS: tuple[Fact, ...] = (
 
 # The rows whose lines take a category of their own, not their kind's (Fact.category): fact name -> category
 FACT_CATEGORY = {f.name: f.category for f in FACTS if f.category is not None}
-# the rows read at less than an error (a rerun's verdict: a warning, weighed with the failure it judges), as the
-# cluster component reads a published fact of one back (cluster/evidence.py): no failure by itself, live as offline
+# Every row read at less than an error (Fact.severity: a warning, as a rerun's verdict weighed with the failure it
+# judges; an info, context), as the cluster component reads a published fact of one back (cluster/evidence.py): no
+# failure by itself, live as offline
 FACT_SEVERITY = {f.name: f.severity for f in FACTS if f.severity != "error"}
 
 # A coordinator's report that names the tasks it lost on the lines after it, one a line: JAX's fate-sharing end on every
