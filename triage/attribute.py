@@ -51,7 +51,7 @@ from parsers.pci import PORT_DRIVERS, printed_by
 from parsers.rules import CUDA_CONTAINED, NVSMI_NO_GPU
 
 from .clock import SKEW
-from .facts import FACT_CATEGORY, FR_MISSING, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
+from .facts import FACT_CATEGORY, FR_MISSING_FACTS, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
 from .facts import KARPENTER_EVICTED, NODE_DRAINS, bare_address, loopback as _loopback, own_address, pod_end, pod_ended_as
 from .model import Evidence, Incident, Root, _int
 from .teardown import ENDED_SIGNALS, Teardown, fails, teardown
@@ -1379,10 +1379,6 @@ NET_IB = ("NET/IB errors", "the InfiniBand / RoCE fabric")
 
 def _net_of(e: Evidence) -> tuple[str, str]:
     return next((said for tag, said in NETS.items() if tag in e.text), NET_IB)
-
-
-# the flight recorder analyser's ranks that never joined the collective (triage/facts.py FR_MISSING, fr_missing_line)
-FR_MISSING_FACTS = frozenset({FR_MISSING.name, "fr_missing_line"})
 
 
 def _lagging_rank(job: Job) -> Verdict | None:

@@ -275,6 +275,7 @@ _NONFINITE = r"(?:tensor\()?(?P<result>-?(?:nan|inf))(?:, [^()\n]{0,200}\))?"
 _RERUN_RANK = (r"\bRank (?P<rank>\d+), node (?P<{host}>[^\s,]+), device (?P<{gpu}>\d+)"
                r"(?:, iteration #?(?P<iteration>-?\d+))?: ")
 _RERUN_ON, _RERUN_ELSEWHERE = (_RERUN_RANK.format(host=f"{p}host", gpu=f"{p}gpu") for p in ("", "rerun_"))
+FR_MISSING_LINE = "fr_missing_line"  # the flight recorder analyser's first era's row (FR_MISSING_FACTS)
 # A Kubernetes object's name (a DNS subdomain: a pod's, a node's) and a namespace's (a DNS label), as the k8s rows read
 _K8S_NAME, _K8S_NS = r"[a-z0-9][-a-z0-9.]{0,252}", r"[a-z0-9][-a-z0-9]{0,62}"
 
@@ -1254,7 +1255,7 @@ FACTS: tuple[Fact, ...] = (
     _f("flight_recorder_culprit", "collective_mismatch", ["Culprit rank"],
        r"Culprit rank (?P<rank>\d+); Error type: (?P<error_type>\w*MISMATCH\w*)"),
     # the flight recorder analyser's first era (FR_MISSING's comment): the missing ranks on the line that says so
-    _f("fr_missing_line", "barrier_timeout", ["Missing ranks are {"],
+    _f(FR_MISSING_LINE, "barrier_timeout", ["Missing ranks are {"],
        r"Not all ranks joining collective for group \S+ collective \S+.*?Missing ranks are "
        r"\{(?P<lagging>\d{1,9}(?:, \d{1,9})*)\}"),
     _f("nccl_mismatch", "collective_mismatch", ["Mismatched collective detected"],
@@ -1781,6 +1782,8 @@ FR_NOT_JOINED_OPENER = re.compile(FR_NOT_JOINED + r"(?:, sequence number:)? \d{1
 FR_MISSING = _f("fr_missing_ranks", "barrier_timeout", [],
                 r"^\s*(?:missing ranks: \{(?P<lagging>\d{1,9}(?:, \d{1,9})*)\}|(?:internal record id|group info|"
                 r"collective): .*)\s*$")
+# the rows of the ranks that never joined the collective, either era (triage.attribute's lagging ranks)
+FR_MISSING_FACTS = frozenset({FR_MISSING.name, FR_MISSING_LINE})
 
 TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbeats):": _f(
     "xla_unhealthy_task", "process_lost", [], r"^/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+)\s*$"),
