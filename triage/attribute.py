@@ -337,24 +337,24 @@ class Job:
         # the pods the node controller marked not ready (pod_not_ready, context, its NodeNotReady Event), when: the taint
         # manager's deletion of one after it is for its node not ready (`_refined`)
         self.not_ready: dict[tuple[str | None, str | None], Evidence] = {}
-        for e in raw:
-            if e.kind == "pod_not_ready":
-                self.not_ready.setdefault(_pod_key(e), e)
         # who began evicting a node's pods (facts.NODE_DRAINS, context: the GPU Operator's driver upgrade, its
         # GPUDriverUpgrade Event; Karpenter disrupting it, its DisruptionTerminating), when and on which node: the
         # Eviction API's eviction of a pod on it after is theirs
-        self.drains = [e for e in raw if e.kind in NODE_DRAINS]
-        # Karpenter's Evicted Events of pods (facts.MESSAGE_ENDS "evict:Karpenter"), by pod: the Eviction API's
+        self.drains: list[Evidence] = []
+        # Karpenter's Evicted Events of pods (facts.MESSAGE_ENDS, KARPENTER_EVICTED), by pod: the Eviction API's
         # eviction of the same pod is Karpenter's
         self.evicted: dict[tuple[str | None, str | None], list[Evidence]] = defaultdict(list)
-        for e in raw:
-            if e.kind == "job_ended" and e.details.get("pod_end") == KARPENTER_EVICTED:
-                self.evicted[_pod_key(e)].append(e)
         # c10d's failed lookups of a store's address (store_unresolved, context), by file and address: a store error to
         # that address after them in their file is the address that never resolved (`_unresolved`)
         self.lookups: dict[tuple[str | None, str, str], list[Evidence]] = defaultdict(list)
         for e in raw:
-            if e.kind == "store_unresolved":
+            if e.kind == "pod_not_ready":
+                self.not_ready.setdefault(_pod_key(e), e)
+            elif e.kind in NODE_DRAINS:
+                self.drains.append(e)
+            elif e.kind == "job_ended" and e.details.get("pod_end") == KARPENTER_EVICTED:
+                self.evicted[_pod_key(e)].append(e)
+            elif e.kind == "store_unresolved":
                 self.lookups[(e.file, str(e.details["unresolved"]), str(e.details["store_port"]))].append(e)
         filled = [self._unresolved(self._refined(self._fill(e))) for e in raw if e.kind not in CONTEXT_KINDS]
         # the job's statements of its own success (context, never a failure; triage.teardown), each in its file
