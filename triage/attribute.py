@@ -906,16 +906,19 @@ def _lost_with(first: Evidence, candidates: list[Evidence]) -> list[Evidence]:
         or e.time is not None and first.time is not None and abs(_ts(e) - _ts(first)) <= SKEW)), [first])
 
 
+def _same_lost(key: tuple, other: tuple) -> bool:
+    """Do two `_lost_key`s name the same process: some field both name, and every field both name the same?"""
+    both = [(a, b) for a, b in zip(key, other) if a is not None and b is not None]
+    return bool(both) and all(a == b for a, b in both)
+
+
 def _each_lost(lines: Iterable[Evidence], named: Sequence[Evidence]) -> list[Evidence]:
-    """The process_lost `lines`, each process once, none one of `named` (`LOST_NAMES`: every field both name the same),
-    none that names nothing."""
+    """The process_lost `lines`, each process once, none one of `named` (`_same_lost`), none that names nothing."""
     kept = [_lost_key(e) for e in named]
     out = []
     for e in lines:
         key = _lost_key(e)
-        if e.kind != "process_lost" or all(v is None for v in key) or any(
-                all(a == b for a, b in zip(key, k) if a is not None and b is not None)
-                and any(a is not None and b is not None for a, b in zip(key, k)) for k in kept):
+        if e.kind != "process_lost" or all(v is None for v in key) or any(_same_lost(key, k) for k in kept):
             continue
         kept.append(key)
         out.append(e)
