@@ -1954,8 +1954,8 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence], others: list[E
         peers = sorted({_peer_name(job, e) for e in remote if e.peer})
         parts.append(f"{len(remote)} remote/network error line(s)" + (f" naming {', '.join(peers[:4])}" if peers else ""))
     # the others the coordinator declared lost with the verdict's first (`_lost_with`): lost with it, never denied
-    lost = [e for e in v.suspects if e.kind == "process_lost" and id(e) not in said and v.root is not None
-            and v.root.kind == "process_lost" and v.rule == "first_rank_death"]
+    lost_first = v.rule == "first_rank_death" and v.root is not None and v.root.kind == "process_lost"
+    lost = [e for e in v.suspects if e.kind == "process_lost" and id(e) not in said] if lost_first else []
     said.update(map(id, lost))
     if lost:
         parts.append(f"{_lost_names(lost, job)} lost with it")
