@@ -930,7 +930,8 @@ def _lost_later(job: Job, v: Verdict, said: set[int]) -> tuple[list[Evidence], b
     `_unplaced`) nor counts (`said`), each once, none a process the root or a suspect is (`LOST_NAMES`); and whether
     each is placed after the root (stamped later, or later in the root's file)."""
     named = [e for e in (v.root, *v.suspects, *v.unplaced) if e is not None]
-    out = _each_lost((e for e in job.failures if id(e) not in said and not any(e is x for x in named)), named)
+    ids = said | {id(e) for e in named}
+    out = _each_lost((e for e in job.failures if id(e) not in ids), named)
     return out, _all_after(v.root, out)
 
 
@@ -1967,7 +1968,8 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence], others: list[E
         parts.append(f"{_lost_names(later, job)} lost {'after it' if after else 'too'}")
     # the failures no time places against the root (`_unplaced`): counted as the reason says them, never said to have
     # come after it nor denied
-    said.update(map(id, v.unplaced))
+    unplaced = set(map(id, v.unplaced))
+    said |= unplaced
     # the verdict's witnesses: lines of ranks other than the one it names, which it read to name it and no part above
     # counts (JAX's tasks that lost the leader's coordination service, rank 0 named): said as read, never "no other
     # rank reported a failure"
@@ -1990,11 +1992,10 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence], others: list[E
     own = set() if v.rule in OUTRANKING_RULES else \
         {r for r in (v.rank, v.root.rank if v.root is not None else None,
                      *(e.rank for e in v.suspects if id(e) not in seen)) if r is not None}
-    explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}
+    explained = {id(e) for e in v.suspects if e.kind == "rank_exit"} | unplaced  # (unplaced: counted apart)
     ended = [e for e in job.failures if e.kind == "rank_exit"]
     said.update(map(id, ended))  # those of the root's or a suspect's rank unsaid on purpose
-    exits = [e for e in ended if e is not v.root and id(e) not in explained and e.rank not in own
-             and not any(e is x for x in v.unplaced)]
+    exits = [e for e in ended if e is not v.root and id(e) not in explained and e.rank not in own]
     if exits:
         ranks = sorted({e.rank for e in exits if e.rank is not None})
         parts.append(f"{_ranks(ranks) if ranks else str(len(exits)) + ' process(es)'} exited after it")
