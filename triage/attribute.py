@@ -1172,22 +1172,23 @@ def _rerun_said(job: Job, first: Evidence) -> Verdict | None:
     # the suspect GPU: the one the verdict's line names (its transient error's, rerun in place), else the one its
     # first rerun named (the persistent error's line names the other GPU, never read as its own)
     named = [e for e in said if category_of(e) is None and e.host and e.gpu is not None]
-    gpu = verdict if verdict.gpu is not None else named[-1] if named else None
+    gpu_line = verdict if verdict.gpu is not None else named[-1] if named else None
     category = category_of(verdict)
-    where = f"GPU {gpu.gpu} of {gpu.host}" if gpu is not None else \
+    where = f"GPU {gpu_line.gpu} of {gpu_line.host}" if gpu_line is not None else \
         f"the GPU {_who(first, job)} first ran on (no line read names it: the first run's log does)"
     root = replace(verdict, rank=first.rank if verdict.rank is None else verdict.rank,
-                   host=gpu.host if gpu is not None else None, gpu=gpu.gpu if gpu is not None else None)
+                   host=gpu_line.host if gpu_line is not None else None,
+                   gpu=gpu_line.gpu if gpu_line is not None else None)
     head = f"{_what(first)} on {_who(first, job)}{_at(first)}, and the job's own rerun of the step said " \
            f"'{_what(verdict)}'{_at(verdict)}"
     if category == "application":
         return Verdict(category, root, "first_failure",
                        f"{head}: its rerun on another GPU gave the same result, the training's numerics (data, "
                        "learning rate, a kernel), not the GPU", suspects=(first,))
-    how = "not reproduced when the step was rerun on the same GPU: a transient fault" \
-        if gpu is verdict else "reproduced on the same GPU but not on another: a persistent fault (silent data " \
-        "corruption)"
-    act = "run its diagnostics should it recur" if gpu is verdict else "drain it and run its diagnostics"
+    how, act = ("not reproduced when the step was rerun on the same GPU: a transient fault",
+                "run its diagnostics should it recur") if gpu_line is verdict else \
+        ("reproduced on the same GPU but not on another: a persistent fault (silent data corruption)",
+         "drain it and run its diagnostics")
     return Verdict(category, root, "first_failure",
                    f"{head}: the result was {how} of {where}, not the program; {act} (the rerun state machine is a "
                    "heuristic, not a diagnosis)", suspects=(first,))
