@@ -2001,11 +2001,11 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence], others: list[E
         ranks = sorted({e.rank for e in exits if e.rank is not None})
         parts.append(f"{_ranks(ranks) if ranks else str(len(exits)) + ' process(es)'} exited after it")
     # a node fault's: the job's other failures it outranks, those the sentence has not counted above
-    others = [e for e in outranked if id(e) not in said]
-    if others:
-        said = list(dict.fromkeys(f"{_what(e)} on {_who(e, job)}" for e in others))
-        more = f" and {len(said) - 3} more" if len(said) > 3 else ""
-        parts.append(f"{len(others)} failure(s) of the job after it ({'; '.join(said[:3])}{more})")
+    unsaid_outranked = [e for e in outranked if id(e) not in said]
+    if unsaid_outranked:
+        listed = list(dict.fromkeys(f"{_what(e)} on {_who(e, job)}" for e in unsaid_outranked))
+        more = f" and {len(listed) - 3} more" if len(listed) > 3 else ""
+        parts.append(f"{len(unsaid_outranked)} failure(s) of the job after it ({'; '.join(listed[:3])}{more})")
     if v.unplaced:
         placed = "" if parts else "no other rank's failure could be placed before or after it; "
         parts.append(f"{placed}{len(v.unplaced)} {'other failure(s) ' if not placed else ''}could not be placed "
