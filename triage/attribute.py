@@ -1834,10 +1834,16 @@ def _others_failed(job: Job, v: Verdict, outranked: list[Evidence]) -> list[Evid
     error or exception, printed after the root's (bytedance/flux #40's rank 0): the consequences say it, never "no
     other rank reported a failure"."""
     named = {id(e) for e in (v.root, *v.suspects, *v.unplaced, *outranked) if e is not None}
-    own = {r for r in (v.rank, v.root.rank if v.root is not None else None, *(e.rank for e in v.suspects))
-           if r is not None}
+    own = _own_ranks(v)
     return [e for e in job.failures if id(e) not in named and e.rank is not None and e.rank not in own
             and not is_consequence(e) and e.kind not in TAIL_KINDS and not is_node_fault(e)]
+
+
+def _own_ranks(v: Verdict, witnesses: set[int] | frozenset[int] = frozenset()) -> set[int]:
+    """The ranks whose own failure the verdict names: its rank, its root's, its suspects' (none of the `witnesses`,
+    by id: lines of other ranks it read to name its own)."""
+    return {r for r in (v.rank, v.root.rank if v.root is not None else None,
+                        *(e.rank for e in v.suspects if id(e) not in witnesses)) if r is not None}
 
 
 # the failures of no consequence kind an incident's evidence lists after its root's: the ranks' exits, and the
@@ -1989,10 +1995,7 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence], others: list[E
     # root explains, the first symptom of an undetermined job), whichever of its lines the verdict names. A node fault
     # is no rank's own failure: the exit of the rank on the faulted node (the rank its line names, a job's report of
     # the fault) is its consequence, said with the others'
-    seen = set(map(id, witnesses))
-    own = set() if v.rule in OUTRANKING_RULES else \
-        {r for r in (v.rank, v.root.rank if v.root is not None else None,
-                     *(e.rank for e in v.suspects if id(e) not in seen)) if r is not None}
+    own = set() if v.rule in OUTRANKING_RULES else _own_ranks(v, set(map(id, witnesses)))
     explained = {id(e) for e in v.suspects if e.kind == "rank_exit"} | unplaced  # (unplaced: counted apart)
     ended = [e for e in job.failures if e.kind == "rank_exit"]
     said.update(map(id, ended))  # those of the root's or a suspect's rank unsaid on purpose
