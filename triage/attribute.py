@@ -51,8 +51,8 @@ from parsers.pci import PORT_DRIVERS, printed_by
 from parsers.rules import CUDA_CONTAINED, GPU_OOM_HELD, NVSMI_NO_GPU
 
 from .clock import SKEW
-from .facts import FACT_CATEGORY, FR_MISSING, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
-from .facts import NODE_DRAINS, bare_address, loopback as _loopback, own_address, pod_end, pod_ended_as
+from .facts import FACT_CATEGORY, FR_MISSING_FACTS, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
+from .facts import KARPENTER_EVICTED, NODE_DRAINS, bare_address, loopback as _loopback, own_address, pod_end, pod_ended_as
 from .model import Evidence, Incident, Root, _int
 from .teardown import ENDED_SIGNALS, Teardown, fails, teardown
 
@@ -205,11 +205,11 @@ JOB_PROCESS_NAMES = re.compile(r"python[\d.]*|pt_\w+|ray::.*")
 # Keyed by the line's words (details "what"), lower case.
 STORAGE_WHAT_CATEGORY = {"disk quota exceeded": "application"}
 CONTEXT_KINDS = frozenset(k.name for k in JOB_TABLE if k.context)
-# Karpenter's eviction of a pod (facts.POD_ENDS), and how far from the Eviction API's eviction of the same pod (its
-# DisruptionTarget condition's time) its Evicted Event may be and still be that eviction's: the Event is recorded once
+# How far from the Eviction API's eviction of a pod (its DisruptionTarget condition's time) Karpenter's Evicted Event
+# of the same pod (facts.KARPENTER_EVICTED) may be and still be that eviction's: the Event is recorded once
 # the eviction call returns, within seconds (clocks of two machines, SKEW; a slow API server); a later pod of the same
 # name (a JobSet's, a StatefulSet's) evicted by someone else minutes later is not
-KARPENTER_EVICTED, EVICTED_WITHIN = "evict:Karpenter", 60.0
+EVICTED_WITHIN = 60.0
 # NCCL's lines that map ranks and addresses to hosts (the rows' `maps`): read into the job's maps, never a rank seen
 MAP_KINDS = frozenset(k.name for k in JOB_TABLE if k.maps)
 # A node's disk nearly full (kind disk_pressure: Ray's raylet, "... is over 95% full ... Object creation will fail if
@@ -337,24 +337,24 @@ class Job:
         # the pods the node controller marked not ready (pod_not_ready, context, its NodeNotReady Event), when: the taint
         # manager's deletion of one after it is for its node not ready (`_refined`)
         self.not_ready: dict[tuple[str | None, str | None], Evidence] = {}
-        for e in raw:
-            if e.kind == "pod_not_ready":
-                self.not_ready.setdefault(_pod_key(e), e)
         # who began evicting a node's pods (facts.NODE_DRAINS, context: the GPU Operator's driver upgrade, its
         # GPUDriverUpgrade Event; Karpenter disrupting it, its DisruptionTerminating), when and on which node: the
         # Eviction API's eviction of a pod on it after is theirs
-        self.drains = [e for e in raw if e.kind in NODE_DRAINS]
-        # Karpenter's Evicted Events of pods (facts.MESSAGE_ENDS "evict:Karpenter"), by pod: the Eviction API's
+        self.drains: list[Evidence] = []
+        # Karpenter's Evicted Events of pods (facts.MESSAGE_ENDS, KARPENTER_EVICTED), by pod: the Eviction API's
         # eviction of the same pod is Karpenter's
         self.evicted: dict[tuple[str | None, str | None], list[Evidence]] = defaultdict(list)
-        for e in raw:
-            if e.kind == "job_ended" and e.details.get("pod_end") == KARPENTER_EVICTED:
-                self.evicted[_pod_key(e)].append(e)
         # c10d's failed lookups of a store's address (store_unresolved, context), by file and address: a store error to
         # that address after them in their file is the address that never resolved (`_unresolved`)
         self.lookups: dict[tuple[str | None, str, str], list[Evidence]] = defaultdict(list)
         for e in raw:
-            if e.kind == "store_unresolved":
+            if e.kind == "pod_not_ready":
+                self.not_ready.setdefault(_pod_key(e), e)
+            elif e.kind in NODE_DRAINS:
+                self.drains.append(e)
+            elif e.kind == "job_ended" and e.details.get("pod_end") == KARPENTER_EVICTED:
+                self.evicted[_pod_key(e)].append(e)
+            elif e.kind == "store_unresolved":
                 self.lookups[(e.file, str(e.details["unresolved"]), str(e.details["store_port"]))].append(e)
         filled = [self._unresolved(self._refined(self._fill(e))) for e in raw if e.kind not in CONTEXT_KINDS]
         # the job's statements of its own success (context, never a failure; triage.teardown), each in its file
@@ -906,16 +906,19 @@ def _lost_with(first: Evidence, candidates: list[Evidence]) -> list[Evidence]:
         or e.time is not None and first.time is not None and abs(_ts(e) - _ts(first)) <= SKEW)), [first])
 
 
+def _same_lost(key: tuple, other: tuple) -> bool:
+    """Do two `_lost_key`s name the same process: some field both name, and every field both name the same?"""
+    both = [(a, b) for a, b in zip(key, other) if a is not None and b is not None]
+    return bool(both) and all(a == b for a, b in both)
+
+
 def _each_lost(lines: Iterable[Evidence], named: Sequence[Evidence]) -> list[Evidence]:
-    """The process_lost `lines`, each process once, none one of `named` (`LOST_NAMES`: every field both name the same),
-    none that names nothing."""
+    """The process_lost `lines`, each process once, none one of `named` (`_same_lost`), none that names nothing."""
     kept = [_lost_key(e) for e in named]
     out = []
     for e in lines:
         key = _lost_key(e)
-        if e.kind != "process_lost" or all(v is None for v in key) or any(
-                all(a == b for a, b in zip(key, k) if a is not None and b is not None)
-                and any(a is not None and b is not None for a, b in zip(key, k)) for k in kept):
+        if e.kind != "process_lost" or all(v is None for v in key) or any(_same_lost(key, k) for k in kept):
             continue
         kept.append(key)
         out.append(e)
@@ -927,7 +930,8 @@ def _lost_later(job: Job, v: Verdict, said: set[int]) -> tuple[list[Evidence], b
     `_unplaced`) nor counts (`said`), each once, none a process the root or a suspect is (`LOST_NAMES`); and whether
     each is placed after the root (stamped later, or later in the root's file)."""
     named = [e for e in (v.root, *v.suspects, *v.unplaced) if e is not None]
-    out = _each_lost((e for e in job.failures if id(e) not in said and not any(e is x for x in named)), named)
+    ids = said | {id(e) for e in named}
+    out = _each_lost((e for e in job.failures if id(e) not in ids), named)
     return out, _all_after(v.root, out)
 
 
@@ -1205,22 +1209,23 @@ def _rerun_said(job: Job, first: Evidence) -> Verdict | None:
     # the suspect GPU: the one the verdict's line names (its transient error's, rerun in place), else the one its
     # first rerun named (the persistent error's line names the other GPU, never read as its own)
     named = [e for e in said if category_of(e) is None and e.host and e.gpu is not None]
-    gpu = verdict if verdict.gpu is not None else named[-1] if named else None
+    gpu_line = verdict if verdict.gpu is not None else named[-1] if named else None
     category = category_of(verdict)
-    where = f"GPU {gpu.gpu} of {gpu.host}" if gpu is not None else \
+    where = f"GPU {gpu_line.gpu} of {gpu_line.host}" if gpu_line is not None else \
         f"the GPU {_who(first, job)} first ran on (no line read names it: the first run's log does)"
     root = replace(verdict, rank=first.rank if verdict.rank is None else verdict.rank,
-                   host=gpu.host if gpu is not None else None, gpu=gpu.gpu if gpu is not None else None)
+                   host=gpu_line.host if gpu_line is not None else None,
+                   gpu=gpu_line.gpu if gpu_line is not None else None)
     head = f"{_what(first)} on {_who(first, job)}{_at(first)}, and the job's own rerun of the step said " \
            f"'{_what(verdict)}'{_at(verdict)}"
     if category == "application":
         return Verdict(category, root, "first_failure",
                        f"{head}: its rerun on another GPU gave the same result, the training's numerics (data, "
                        "learning rate, a kernel), not the GPU", suspects=(first,))
-    how = "not reproduced when the step was rerun on the same GPU: a transient fault" \
-        if gpu is verdict else "reproduced on the same GPU but not on another: a persistent fault (silent data " \
-        "corruption)"
-    act = "run its diagnostics should it recur" if gpu is verdict else "drain it and run its diagnostics"
+    how, act = ("not reproduced when the step was rerun on the same GPU: a transient fault",
+                "run its diagnostics should it recur") if gpu_line is verdict else \
+        ("reproduced on the same GPU but not on another: a persistent fault (silent data corruption)",
+         "drain it and run its diagnostics")
     return Verdict(category, root, "first_failure",
                    f"{head}: the result was {how} of {where}, not the program; {act} (the rerun state machine is a "
                    "heuristic, not a diagnosis)", suspects=(first,))
@@ -1416,10 +1421,6 @@ NET_IB = ("NET/IB errors", "the InfiniBand / RoCE fabric")
 
 def _net_of(e: Evidence) -> tuple[str, str]:
     return next((said for tag, said in NETS.items() if tag in e.text), NET_IB)
-
-
-# the flight recorder analyser's ranks that never joined the collective (triage/facts.py FR_MISSING, fr_missing_line)
-FR_MISSING_FACTS = frozenset({FR_MISSING.name, "fr_missing_line"})
 
 
 def _lagging_rank(job: Job) -> Verdict | None:
@@ -1870,10 +1871,16 @@ def _others_failed(job: Job, v: Verdict, outranked: list[Evidence]) -> list[Evid
     error or exception, printed after the root's (bytedance/flux #40's rank 0): the consequences say it, never "no
     other rank reported a failure"."""
     named = {id(e) for e in (v.root, *v.suspects, *v.unplaced, *outranked) if e is not None}
-    own = {r for r in (v.rank, v.root.rank if v.root is not None else None, *(e.rank for e in v.suspects))
-           if r is not None}
+    own = _own_ranks(v)
     return [e for e in job.failures if id(e) not in named and e.rank is not None and e.rank not in own
             and not is_consequence(e) and e.kind not in TAIL_KINDS and not is_node_fault(e)]
+
+
+def _own_ranks(v: Verdict, witnesses: set[int] | frozenset[int] = frozenset()) -> set[int]:
+    """The ranks whose own failure the verdict names: its rank, its root's, its suspects' (none of the `witnesses`,
+    by id: lines of other ranks it read to name its own)."""
+    return {r for r in (v.rank, v.root.rank if v.root is not None else None,
+                        *(e.rank for e in v.suspects if id(e) not in witnesses)) if r is not None}
 
 
 # the failures of no consequence kind an incident's evidence lists after its root's: the ranks' exits, and the
@@ -1992,8 +1999,8 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence], others: list[E
         peers = sorted({_peer_name(job, e) for e in remote if e.peer})
         parts.append(f"{len(remote)} remote/network error line(s)" + (f" naming {', '.join(peers[:4])}" if peers else ""))
     # the others the coordinator declared lost with the verdict's first (`_lost_with`): lost with it, never denied
-    lost = [e for e in v.suspects if e.kind == "process_lost" and id(e) not in said and v.root is not None
-            and v.root.kind == "process_lost" and v.rule == "first_rank_death"]
+    lost_first = v.rule == "first_rank_death" and v.root is not None and v.root.kind == "process_lost"
+    lost = [e for e in v.suspects if e.kind == "process_lost" and id(e) not in said] if lost_first else []
     said.update(map(id, lost))
     if lost:
         parts.append(f"{_lost_names(lost, job)} lost with it")
@@ -2005,7 +2012,8 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence], others: list[E
         parts.append(f"{_lost_names(later, job)} lost {'after it' if after else 'too'}")
     # the failures no time places against the root (`_unplaced`): counted as the reason says them, never said to have
     # come after it nor denied
-    said.update(map(id, v.unplaced))
+    unplaced = set(map(id, v.unplaced))
+    said |= unplaced
     # the verdict's witnesses: lines of ranks other than the one it names, which it read to name it and no part above
     # counts (JAX's tasks that lost the leader's coordination service, rank 0 named): said as read, never "no other
     # rank reported a failure"
@@ -2024,24 +2032,20 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence], others: list[E
     # root explains, the first symptom of an undetermined job), whichever of its lines the verdict names. A node fault
     # is no rank's own failure: the exit of the rank on the faulted node (the rank its line names, a job's report of
     # the fault) is its consequence, said with the others'
-    seen = set(map(id, witnesses))
-    own = set() if v.rule in OUTRANKING_RULES else \
-        {r for r in (v.rank, v.root.rank if v.root is not None else None,
-                     *(e.rank for e in v.suspects if id(e) not in seen)) if r is not None}
-    explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}
+    own = set() if v.rule in OUTRANKING_RULES else _own_ranks(v, set(map(id, witnesses)))
+    explained = {id(e) for e in v.suspects if e.kind == "rank_exit"} | unplaced  # (unplaced: counted apart)
     ended = [e for e in job.failures if e.kind == "rank_exit"]
     said.update(map(id, ended))  # those of the root's or a suspect's rank unsaid on purpose
-    exits = [e for e in ended if e is not v.root and id(e) not in explained and e.rank not in own
-             and not any(e is x for x in v.unplaced)]
+    exits = [e for e in ended if e is not v.root and id(e) not in explained and e.rank not in own]
     if exits:
         ranks = sorted({e.rank for e in exits if e.rank is not None})
         parts.append(f"{_ranks(ranks) if ranks else str(len(exits)) + ' process(es)'} exited after it")
     # a node fault's: the job's other failures it outranks, those the sentence has not counted above
-    others = [e for e in outranked if id(e) not in said]
-    if others:
-        said = list(dict.fromkeys(f"{_what(e)} on {_who(e, job)}" for e in others))
-        more = f" and {len(said) - 3} more" if len(said) > 3 else ""
-        parts.append(f"{len(others)} failure(s) of the job after it ({'; '.join(said[:3])}{more})")
+    unsaid_outranked = [e for e in outranked if id(e) not in said]
+    if unsaid_outranked:
+        listed = list(dict.fromkeys(f"{_what(e)} on {_who(e, job)}" for e in unsaid_outranked))
+        more = f" and {len(listed) - 3} more" if len(listed) > 3 else ""
+        parts.append(f"{len(unsaid_outranked)} failure(s) of the job after it ({'; '.join(listed[:3])}{more})")
     if v.unplaced:
         placed = "" if parts else "no other rank's failure could be placed before or after it; "
         parts.append(f"{placed}{len(v.unplaced)} {'other failure(s) ' if not placed else ''}could not be placed "

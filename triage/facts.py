@@ -272,6 +272,21 @@ def _f(name, kind, keywords, pattern, severity="error", flags=0, why=None, what=
 
 # A rejected result as Megatron's rerun state machine prints it (f"{result}"): a float or a 0-dim tensor's repr
 _NONFINITE = r"(?:tensor\()?(?P<result>-?(?:nan|inf))(?:, [^()\n]{0,200}\))?"
+# The rank, node and device the rerun state machine's log_failure names before its verdict (the megatron_rerun_* rows):
+# the fact's own host and device, or (`rerun_`) the other GPU the job was rerun on
+_RERUN_RANK = (r"\bRank (?P<rank>\d+), node (?P<{host}>[^\s,]+), device (?P<{gpu}>\d+)"
+               r"(?:, iteration #?(?P<iteration>-?\d+))?: ")
+_RERUN_ON, _RERUN_ELSEWHERE = (_RERUN_RANK.format(host=f"{p}host", gpu=f"{p}gpu") for p in ("", "rerun_"))
+FR_MISSING_LINE = "fr_missing_line"  # the flight recorder analyser's first era's row (FR_MISSING_FACTS)
+# A Kubernetes object's name (a DNS subdomain: a pod's, a node's) and a namespace's (a DNS label), as the k8s rows read
+_K8S_NAME, _K8S_NS = r"[a-z0-9][-a-z0-9.]{0,252}", r"[a-z0-9][-a-z0-9]{0,62}"
+
+
+def _event_row(reason: str, obj: str, group: str, gap: int = 400) -> str:
+    """An Event's row up to its message: `kubectl get events`' ("<type> <reason> <obj>/<name> <message>", the name read
+    as `group`) or describe's Events table's ("<type> <reason> <age> <from> <message>", no object); `reason` a regex
+    (its type before it or not), at most `gap` characters (the age, the source) between it and the message."""
+    return rf"\b{reason}\s+(?:{obj}/(?P<{group}>{_K8S_NAME})\s+)?(?:[^\n]{{0,{gap}}}?\s)?"
 
 
 # The job's ends (details "why") that are an OOM kill, and whose memory it says ran out (parsers.kinds.OOM_SCOPES, whose
@@ -338,6 +353,7 @@ _VOLUME = PodEnd("VOLUME MOUNT", "application", "the kubelet could not mount a v
                  gang=Gang("infrastructure", "a device, directory or CSI driver it lacks, or storage it cannot reach",
                            "its volumes' spec: a host path, claim or driver its nodes do not have"),
                  ended=NEVER_STARTED, event_only=True)
+KARPENTER_EVICTED = "evict:Karpenter"  # Karpenter's eviction of a pod, disrupting its node (POD_ENDS' key below)
 POD_ENDS: dict[str, PodEnd] = {
     # status.reason
     "Evicted": PodEnd("NODE PRESSURE", "infrastructure", "the kubelet evicted it, a node-pressure "
@@ -449,7 +465,7 @@ POD_ENDS: dict[str, PodEnd] = {
     # "Evicted pod: <the disruption's reason>", Underutilized, Empty, Drifted, ..; kubernetes-sigs/karpenter
     # pkg/controllers/node/termination/terminator/events): an autoscaler taking the node away through the Eviction
     # API, no node pressure nor GPU fault; its decision, as a drain's (no cascading restart)
-    "evict:Karpenter": PodEnd("NODE DISRUPTION", "infrastructure", "Karpenter evicted it, disrupting its node "
+    KARPENTER_EVICTED: PodEnd("NODE DISRUPTION", "infrastructure", "Karpenter evicted it, disrupting its node "
                               "for consolidation, drift, expiry or an interruption: the autoscaler's decision, no "
                               "GPU fault", False),
 }
@@ -463,7 +479,8 @@ POD_ENDS: dict[str, PodEnd] = {
 # without its feature gate; an unknown time-slice interval, MPS limits out of range, "invalid MIG device sharing
 # settings"), a config of no kind it knows, a config not opaque.  Its "error applying config" (the MPS daemon, the
 # time-slice call on the GPU) and any other error stay the node's
-_KARPENTER_EVICTED = ((re.compile(r"\bEvicted pod(?::|\s*$)"), "evict:Karpenter"),)
+_KARPENTER_SAYS = r"Evicted pod(?::|\s*$)"  # Karpenter's Evicted Event's message (MESSAGE_ENDS, the k8s_ended row)
+_KARPENTER_EVICTED = ((re.compile(r"\b" + _KARPENTER_SAYS), KARPENTER_EVICTED),)
 MESSAGE_ENDS: dict[str, tuple[tuple[re.Pattern, str], ...]] = {
     # Karpenter's Event of its eviction ("Evicted pod", "Evicted pod: Underutilized"; 2022's reason "Evict"); the
     # kubelet's own Evicted says the resource ("The node was low on resource: ..")
@@ -493,7 +510,7 @@ EVENT_ENDS = tuple(key for key, end in POD_ENDS.items() if end.event_only)
 NODE_EVENTS = ("GPUDriverUpgrade", "DisruptionTerminating")
 # The node context kinds that say who evicted a pod on their node after them, and the POD_ENDS key the Eviction API's
 # eviction (EvictionByEvictionAPI) of such a pod is then (triage.attribute Job._refined; pod_end's `drain`)
-NODE_DRAINS = {"node_driver_upgrade": "drain:GPUDriverUpgrade", "node_disruption": "evict:Karpenter"}
+NODE_DRAINS = {"node_driver_upgrade": "drain:GPUDriverUpgrade", "node_disruption": KARPENTER_EVICTED}
 # Other components' Warning Events on a Pod a row reads as context of that pod's end: the node controller's NodeNotReady
 # (the k8s_not_ready row, pod_not_ready: the taint manager's deletion of the pod after it is for its node not ready)
 POD_EVENTS = ("NodeNotReady",)
@@ -545,9 +562,9 @@ def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "",
     """The POD_ENDS key of a pod-level reason (None: not Kubernetes ending the pod), a taint manager's deletion refined
     by the NoExecute taint keys its node had (gpu-npd's first, then the node controller's), else by the node
     controller's NodeNotReady Event of the pod before it (`not_ready`: triage.attribute's Job._refined), an Eviction
-    API's eviction by whoever `drain` (a NODE_DRAINS key: the GPU Operator's driver upgrade of its node, Karpenter
-    disrupting it) says evicted it (Job._refined alike), a reason MESSAGE_ENDS refines by what its message (or the line
-    saying it) says."""
+    API's eviction as the evictor's own POD_ENDS key `drain` (a NODE_DRAINS value: the GPU Operator's driver upgrade
+    of its node, Karpenter disrupting it; Job._refined alike), a reason MESSAGE_ENDS refines by what its message (or
+    the line saying it) says."""
     if not reason:
         return None
     for pattern, key in MESSAGE_ENDS.get(reason, ()):
@@ -900,22 +917,19 @@ FACTS: tuple[Fact, ...] = (
     # possible Application error) (<check>)!" (the application's).  A verdict's category its row's; the first rerun's
     # reproduced result (and a reschedule on the same GPU) decides none: it names the suspect GPU
     _f("megatron_rerun_transient", "rerun_verdict", ["Possible transient error!"],
-       r"\bRank (?P<rank>\d+), node (?P<host>[^\s,]+), device (?P<gpu>\d+)(?:, iteration #?(?P<iteration>-?\d+))?: "
-       r"Possible transient error!", severity="warning", what="possible transient error", category="hardware"),
+       _RERUN_ON + r"Possible transient error!", severity="warning", what="possible transient error",
+       category="hardware"),
     _f("megatron_rerun_reproduced", "rerun_verdict", ["unexpected result is reproducible within the tolerance"],
-       r"(?:\bRank (?P<rank>\d+), node (?P<host>[^\s,]+), device (?P<gpu>\d+)(?:, iteration #?(?P<iteration>-?\d+))?: )?"
-       r"First rerun: unexpected result is reproducible within the tolerance", severity="warning",
-       what="reproduced on the same GPU"),
+       r"(?:" + _RERUN_ON + r")?First rerun: unexpected result is reproducible within the tolerance",
+       severity="warning", what="reproduced on the same GPU"),
     _f("megatron_rerun_rescheduled", "rerun_verdict", ["Got rescheduled on the same GPU"],
        r"Got rescheduled on the same GPU\. Need to resume again from the same checkpoint \(node: (?P<host>[^\s,)]+), "
        r"gpu: (?P<gpu>\d+)\)", severity="warning", what="reproduced on the same GPU"),
     _f("megatron_rerun_persistent", "rerun_verdict", ["Possible persistent error!"],
-       r"\bRank (?P<rank>\d+), node (?P<rerun_host>[^\s,]+), device (?P<rerun_gpu>\d+)"
-       r"(?:, iteration #?(?P<iteration>-?\d+))?: Possible persistent error!", severity="warning",
+       _RERUN_ELSEWHERE + r"Possible persistent error!", severity="warning",
        what="possible persistent error", category="hardware"),
     _f("megatron_rerun_correct", "rerun_verdict", ["Correct result (but possible Application error)"],
-       r"\bRank (?P<rank>\d+), node (?P<rerun_host>[^\s,]+), device (?P<rerun_gpu>\d+)"
-       r"(?:, iteration #?(?P<iteration>-?\d+))?: Correct result \(but possible Application error\)",
+       _RERUN_ELSEWHERE + r"Correct result \(but possible Application error\)",
        severity="warning", what="correct result", category="application"),
     # The job's own straggler detection stopping it (stop_if_detected), on every rank (rank 0's verdict broadcast):
     # nvidia-resiliency-ext's Lightning StragglerDetectionCallback (src/nvidia_resiliency_ext/ptl_resiliency/
@@ -1108,7 +1122,7 @@ FACTS: tuple[Fact, ...] = (
     # Started, kubebb/core PR #130; a flexvolume's "failed to get key vault" then Started, Azure/kubernetes-keyvault-
     # flexvol #68), no pod that never started
     _f("k8s_started", "pod_started", ["Started container"],
-       r"\bNormal\s+Started\s+(?:pod/(?P<pod>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?Started container\b",
+       _event_row(r"Normal\s+Started", "pod", "pod") + r"Started container\b",
        "info"),
     # The node controller marking the pod not ready, its node's Ready condition no longer True (pkg/controller/util/
     # node MarkPodsNotReady, `recorder.Event(pod, Warning, "NodeNotReady", "Node is not ready")`): describe's Events
@@ -1117,8 +1131,7 @@ FACTS: tuple[Fact, ...] = (
     # of the same pod after it is for its node not ready (triage.attribute Job.not_ready). The node's own Event
     # ("Normal NodeNotReady node/.. Node .. status is now: NodeNotReady") is not read
     _f("k8s_not_ready", "pod_not_ready", ["Node is not ready"],
-       r"\bWarning\s+NodeNotReady\s+(?:pod/(?P<pod>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?"
-       r"Node is not ready\b", "info"),
+       _event_row(r"Warning\s+NodeNotReady", "pod", "pod") + r"Node is not ready\b", "info"),
     # The NVIDIA GPU Operator's driver upgrade controller evicting a node's pods (NVIDIA/k8s-operator-libs pkg/upgrade:
     # its Events on the Node, reason GPUDriverUpgrade, "Successfully updated node state label to %s", 2024+ "[%s]", its
     # pod_manager.go's "Deleted workload pods on the node for the driver upgrade"): `kubectl get events`' rows ("10m
@@ -1130,7 +1143,7 @@ FACTS: tuple[Fact, ...] = (
     # healthy noise): an Eviction API eviction after it, of a pod on that node, is the upgrade's
     # (triage.attribute Job._refined, POD_ENDS "drain:GPUDriverUpgrade")
     _f("gpu_driver_upgrade", "node_driver_upgrade", ["GPUDriverUpgrade"],
-       r"\bGPUDriverUpgrade\s+(?:node/(?P<host>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?"
+       _event_row("GPUDriverUpgrade", "node", "host") +
        r"(?:Successfully updated node state label to \[?(?:pod-deletion|drain)-required\]?(?![-\w])|"
        r"Deleted workload pods on the node for the driver upgrade\b)", "info"),
     # Karpenter disrupting a node (kubernetes-sigs/karpenter pkg/controllers/disruption/events: its Event on the Node,
@@ -1142,7 +1155,7 @@ FACTS: tuple[Fact, ...] = (
     # routine): an Eviction API eviction after it, of a pod on that node, is Karpenter's (triage.attribute
     # Job._refined, POD_ENDS "evict:Karpenter")
     _f("karpenter_disrupting", "node_disruption", ["DisruptionTerminating"],
-       r"\bDisruptionTerminating\s+(?:node/(?P<host>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,400}?\s)?"
+       _event_row("DisruptionTerminating", "node", "host") +
        r"Disrupting Node: (?P<disruption>[A-Z][\w/]{0,80})", "info"),
     # Kubernetes ended the pod itself (kubectl describe / get -o yaml / events; POD_ENDS, shared with the cluster
     # component, which reads the same reasons off the pod's status): its status.reason ("Reason:               Evicted",
@@ -1191,27 +1204,27 @@ FACTS: tuple[Fact, ...] = (
                                   "Failed to prepare dynamic resources", "Marking for deletion Pod ",
                                   "Starting deletion of Pod "],
        r"\b(?P<why>OOMKilled|" + "|".join(REASON_ANYWHERE) + r")\b|"
-       r"\bNormal\s+(?P<why5>Evict(?:ed)?)\s+(?:pod/(?P<epod4>[a-z0-9][-a-z0-9.]{0,252})\s+)?(?:[^\n]{0,200}?\s)?"
-       r"(?=Evicted pod(?::|\s*$))|"
+       + _event_row(r"Normal\s+(?P<why5>Evict(?:ed)?)", "pod", "epod4", 200) +
+       r"(?=" + _KARPENTER_SAYS + r")|"
        r"(?:\b[Rr]eason:|\"reason\":|\b(?:" + "|".join(EVENT_TYPES) + r"))\s+"
        r"\"?(?P<why2>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")\b|"
-       r"(?:^(?:(?P<rns>[a-z0-9][-a-z0-9]{0,62})\s+)?(?:pod/)?(?P<rpod>[a-z0-9][-a-z0-9.]{0,252})\s+|\s)"
+       r"(?:^(?:(?P<rns>" + _K8S_NS + r")\s+)?(?:pod/)?(?P<rpod>" + _K8S_NAME + r")\s+|\s)"
        r"\d+/\d+\s+(?P<why3>" + "|".join(REASON_WORDS + REASON_STATUS_ONLY) + "|" + OUT_OF_WORD + r")\s+\d+"
        r"(?:\s+\d+[smhdy]\w*\s+(?:<none>|[0-9a-fA-F.:]+)\s+"
-       r"(?P<rnode>[a-z0-9][-a-z0-9.]{0,252})(?=\s|$))?|"
-       r"(?:\bpod/(?P<epod>[a-z0-9][-a-z0-9.]{0,252})\s+)?\bError: (?P<pull>ErrImagePull|ImagePullBackOff)\b|"
+       r"(?P<rnode>" + _K8S_NAME + r")(?=\s|$))?|"
+       r"(?:\bpod/(?P<epod>" + _K8S_NAME + r")\s+)?\bError: (?P<pull>ErrImagePull|ImagePullBackOff)\b|"
        r"\bWarning\s+(?P<mount>FailedMount|FailedAttachVolume|FailedPrepareDynamicResources)\b" + _NO_RACE +
-       r"(?:\s+pod/(?P<epod2>[a-z0-9][-a-z0-9.]{0,252})\b)?|"
+       r"(?:\s+pod/(?P<epod2>" + _K8S_NAME + r")\b)?|"
        r"\b(?P<mount2>MountVolume\.(?:SetUp|MountDevice)|AttachVolume\.Attach) failed for volume\b" + _NO_RACE + "|"
        r"\b(?P<mount3>Failed to prepare dynamic resources)(?:: |\" err=\"(?:(?:[^\"\\\n]|\\.){0,8192}?\" "
-       r"pod=\"(?P<epod3>[a-z0-9][-a-z0-9]{0,62}/[a-z0-9][-a-z0-9.]{0,252})\")?)|"
+       r"pod=\"(?P<epod3>" + _K8S_NS + "/" + _K8S_NAME + r")\")?)|"
        r"(?P<spot>\"Kind\":\"SPOT_ITN\".{0,400}?\"NodeName\":\"(?P<host>[^\"\s]+)\"|"
        r"\"messageKind\":\s?\"(?:SpotInterruptionKind|spot_interrupted)\".{0,400}?\"[Nn]ode\":\s?(?:\{\"name\":\s?)?"
        r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>" + HOST_WORD + r")\s+)?Spot interruption warning was triggered|"
        r"(?:\bnode/(?P<host4>[^\s/]+)\s.{0,200}?)?\bPreempt Scheduled: |"
        r"\bcompute\.instances\.preempted\b.{0,400}?/instances/(?P<host5>[^\s/\"]+))|"
        r"(?:\bMarking for deletion|\bNodeControllerEviction\s[^\n]{0,300}?\bStarting deletion of) Pod "
-       r"(?P<tpod>(?:[a-z0-9][-a-z0-9]{0,62}/)?[a-z0-9][-a-z0-9.]{0,252})(?: from Node (?P<tnode>" + HOST_WORD + r"))?"
+       r"(?P<tpod>(?:" + _K8S_NS + "/)?" + _K8S_NAME + r")(?: from Node (?P<tnode>" + HOST_WORD + r"))?"
        r"(?=\s|$)|"
        r"\b(?P<why4>Preempted) (?:by .{1,300}? on node |in order to admit critical pod|"
        r"to accommodate a (?:workload|higher priority [Ww]orkload)\b)|"
@@ -1219,7 +1232,7 @@ FACTS: tuple[Fact, ...] = (
        r"(?P<shutdown>Pod was terminated in response to (?:imminent )?node shutdown|Node is shutting, evicting pods)|"
        r"(?P<deadline>(?:Pod|Job) was active (?:on the node )?longer than (?:the )?specified deadline)|"
        r"(?P<admission>Allocate failed due to .{1,400}, which is unexpected)|"
-       r"\beviction manager: pods? (?P<kname>[a-z0-9][-a-z0-9.]{0,252})_(?P<kns>[a-z0-9][-a-z0-9]{0,62})\([-0-9a-f]+\)"
+       r"\beviction manager: pods? (?P<kname>" + _K8S_NAME + ")_(?P<kns>" + _K8S_NS + r")\([-0-9a-f]+\)"
        r"(?: is evicted successfully|,.*? evicted, waiting for pod to be cleaned up| evicted, waiting for pod)|"
        r"\bEviction manager: (?:pod is evicted successfully\" pod=\"(?P<kpod>[^\"/\s]+/[^\"\s]+)\"|"
        r"pods evicted, waiting for pod to be cleaned up\" pods=\[\"?(?P<kpod2>[^\"/\s\],]+/[^\"\s\],]+))"),
@@ -1244,7 +1257,7 @@ FACTS: tuple[Fact, ...] = (
     _f("flight_recorder_culprit", "collective_mismatch", ["Culprit rank"],
        r"Culprit rank (?P<rank>\d+); Error type: (?P<error_type>\w*MISMATCH\w*)"),
     # the flight recorder analyser's first era (FR_MISSING's comment): the missing ranks on the line that says so
-    _f("fr_missing_line", "barrier_timeout", ["Missing ranks are {"],
+    _f(FR_MISSING_LINE, "barrier_timeout", ["Missing ranks are {"],
        r"Not all ranks joining collective for group \S+ collective \S+.*?Missing ranks are "
        r"\{(?P<lagging>\d{1,9}(?:, \d{1,9})*)\}"),
     _f("nccl_mismatch", "collective_mismatch", ["Mismatched collective detected"],
@@ -1706,8 +1719,9 @@ FACTS: tuple[Fact, ...] = (
 
 # The rows whose lines take a category of their own, not their kind's (Fact.category): fact name -> category
 FACT_CATEGORY = {f.name: f.category for f in FACTS if f.category is not None}
-# the rows read at less than an error (a rerun's verdict: a warning, weighed with the failure it judges), as the
-# cluster component reads a published fact of one back (cluster/evidence.py): no failure by itself, live as offline
+# Every row read at less than an error (Fact.severity: a warning, as a rerun's verdict weighed with the failure it
+# judges; an info, context), as the cluster component reads a published fact of one back (cluster/evidence.py): no
+# failure by itself, live as offline
 FACT_SEVERITY = {f.name: f.severity for f in FACTS if f.severity != "error"}
 
 # A coordinator's report that names the tasks it lost on the lines after it, one a line: JAX's fate-sharing end on every
@@ -1790,6 +1804,8 @@ FR_NOT_JOINED_OPENER = re.compile(FR_NOT_JOINED + r"(?:, sequence number:)? \d{1
 FR_MISSING = _f("fr_missing_ranks", "barrier_timeout", [],
                 r"^\s*(?:missing ranks: \{(?P<lagging>\d{1,9}(?:, \d{1,9})*)\}|(?:internal record id|group info|"
                 r"collective): .*)\s*$")
+# the rows of the ranks that never joined the collective, either era (triage.attribute's lagging ranks)
+FR_MISSING_FACTS = frozenset({FR_MISSING.name, FR_MISSING_LINE})
 
 TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbeats):": _f(
     "xla_unhealthy_task", "process_lost", [], r"^/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+)\s*$"),
@@ -1804,7 +1820,8 @@ TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbe
     "located on the indicated node:": _f(
         "mpi_daemon_no_route", "process_lost", [], r"^\s*(?:my node: +\S+|target node: +(?P<host>\S+))\s*$"),
     "job process is considered dead (unreachable via the RAS network)": _RAS_DEAD,
-    "job processes are considered dead (unreachable via the RAS network)": _RAS_DEAD}
+    "job processes are considered dead (unreachable via the RAS network)": _RAS_DEAD,
+    FR_NOT_JOINED_OPENER: FR_MISSING}  # a pattern: one the line holds (searched), not a string it ends with
 
 # Ray's error about an actor that died (RayActorError, ActorDiedError since 2.10) names the actor's process on the lines
 # between its first and its cause (python/ray/exceptions.py, every era since 1.x: "The actor died unexpectedly before

@@ -108,7 +108,11 @@ _SRUN_HELD = tuple(f for f in facts.FACTS if f.name in SRUN_NODE_HOW)
 SRUN_LINES = 8
 SRUN_HELD_MAX = 256
 _SRUN_KEYWORDS = tuple(dict.fromkeys(k for f in _SRUN_HELD for k in f.keywords))  # (a block opener's: block_fact)
-BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER, *_SRUN_KEYWORDS)
+# a coordinator's list of tasks opened (facts.TASK_LIST_OPENERS): by a line ending with one of these, or holding a match
+# of one of the patterns (its word in the prefilter's: facts.FR_NOT_JOINED)
+_TASK_LIST_ENDS = tuple(k for k in facts.TASK_LIST_OPENERS if isinstance(k, str))
+_TASK_LIST_FOUND = re.compile("|".join(k.pattern for k in facts.TASK_LIST_OPENERS if not isinstance(k, str)))
+BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *_TASK_LIST_ENDS, facts.RAY_ACTOR_OPENER, *_SRUN_KEYWORDS)
 BLOCK_LINES = 12
 
 
@@ -299,7 +303,6 @@ CAUGHT = re.compile(r"^(?:(?:DEBUG|INFO):[\w.]+:)?Import of [\w.]+(?: from [\w.]
 CAUGHT_BEFORE = ("WON'T CONVERT ", "Exception ignored ")
 _CAUGHT_BEFORE = re.compile("|".join(map(re.escape, CAUGHT_BEFORE)))
 CAUGHT_AHEAD = 3
-_TASK_LIST_ENDS = tuple(facts.TASK_LIST_OPENERS)
 
 BATCH = 4096  # lines whose keywords are found in one scan
 # A logger's record header between the launcher prefixes and the message, peeled like a stamp (its time kept) so that
@@ -356,7 +359,7 @@ def _prefilter() -> Prefilter:
     nothing for a line without one), the job facts' (facts.match likewise), the traceback's and torchrun summary's
     own, and a describe Events table's Scheduled row's; a block's "[0]:" opener holds none and is matched apart."""
     words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, facts.FRAME_WORD, *facts.CHAINED,
-             _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.FR_NOT_JOINED, facts.RAY_ACTOR_OPENER,
+             _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *_TASK_LIST_ENDS, facts.FR_NOT_JOINED, facts.RAY_ACTOR_OPENER,
              facts.RAY_TASK_KEYWORD, facts.RAS_COUNTS_END, *CAUGHT_BEFORE, *STOP_SAID, _SCHEDULED_WORD)
     return Prefilter(dict.fromkeys(words))
 
@@ -560,7 +563,7 @@ def progress_group(message: str) -> tuple[int, int, str] | None:
 
 
 _BLOCK_FACTS = frozenset({"elastic_summary", "mpi_first_exit", "hydra_bad_termination"})
-_TASK_FACTS = frozenset(row.name for row in facts.TASK_LIST_OPENERS.values())
+_TASK_FACTS = frozenset(facts.TASK_LIST_OPENERS[k].name for k in _TASK_LIST_ENDS)  # (the flight recorder's: not live)
 _LIST_FACTS = _TASK_FACTS | facts.RAY_ACTOR_FACTS  # a block's facts of a lost process or a barrier's lagging ranks
 
 
@@ -1045,12 +1048,11 @@ class FileReader:
             if not rest.strip():  # a blank line of spaces (Open MPI's help text between its opener and its fields)
                 return
             del self._tasks[key]
-        if rest.endswith(_TASK_LIST_ENDS):
+        if rest.endswith(_TASK_LIST_ENDS) or _TASK_LIST_FOUND.search(rest) is not None:
             for opener, row in facts.TASK_LIST_OPENERS.items():
-                if rest.endswith(opener) and len(self._tasks) < MAX_KEYS:
+                if (rest.endswith(opener) if isinstance(opener, str) else opener.search(rest)) and \
+                        len(self._tasks) < MAX_KEYS:
                     self._tasks[key] = row
-        elif facts.FR_NOT_JOINED in rest and facts.FR_NOT_JOINED_OPENER.search(rest) and len(self._tasks) < MAX_KEYS:
-            self._tasks[key] = facts.FR_MISSING  # the flight recorder analyser's ranks that never joined, lines after
         tail = rest  # the line without an exception group's margin
         if key in self._groups or facts.GROUP_TRACEBACK in rest:
             m = facts.GROUP_MARGIN.match(rest)

@@ -1049,7 +1049,6 @@ def test_a_rank_its_rank_monitor_killed_is_the_suspect_not_the_monitor():
     first = attribute(ev)[0]
     assert (first.category, first.rule, first.root.rank, first.root.kind) == \
         ("undetermined", "first_rank_death", 34, "process_lost")
-    assert "rank monitor" in first.reason
     # both ranks the monitors killed are named, rank 34 (named first) first, both lines in the evidence; never "no
     # other rank reported a failure" (was: rank 58's line left out and denied)
     assert first.reason.startswith("2 ranks (34,58) died first (each: its rank monitor") and \
@@ -2004,7 +2003,6 @@ def test_a_second_ranks_cuda_error_after_the_root_is_never_denied():
     later = [line.replace("[E907 22:34:22.823452114", "[E907 22:34:32.823452114") for line in lines]
     again = attribute(read_lines(later, "train.log", Clock()))[0]
     assert (again.root.rank, again.consequences) == (1, first.consequences)
-    assert "no other rank" not in again.consequences
 
 
 DLROVER = Path(__file__).parents[1] / "fixtures" / "incidents" / "dlrover-1046-sigbus" / "logs" / "agent.log"
@@ -4113,7 +4111,7 @@ def test_every_task_jax_names_unhealthy_is_named_lost():
     first = attribute(got)[0]
     assert (first.category, first.rule, first.root.rank) == ("undetermined", "first_rank_death", 8)
     assert first.reason.startswith("2 ranks (8,10) died first (each: XLA's coordination service named it unhealthy")
-    assert "rank 8 named first" in first.reason and "no other rank" not in first.consequences
+    assert "rank 8 named first" in first.reason
     assert [(e.kind, e.rank) for e in first.evidence] == [("process_lost", 8), ("process_lost", 10)]
     assert first.consequences == "rank 10 lost with it"
     again = [line.replace(" 0: ", " 1: ") for line in lines]

@@ -49,6 +49,14 @@ PORT_IN_USE = [
     "[E socket.cpp:500] [c10d] The server socket has failed to listen on any local network address.",
 ]
 
+# meta-pytorch/torchtune #392 (two distributed finetunes on one machine: torchrun's default store port, 29500, taken;
+# the launcher's exception, 2.x's words in one line)
+PORT_IN_USE_RAISED = [
+    "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The "
+    "server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has "
+    "failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use).",
+]
+
 
 def _incident(lines):
     (incident,) = attribute(read_lines(lines, "worker-0.log", Clock()))
@@ -73,6 +81,12 @@ def test_a_store_port_already_in_use_is_the_networks_setup():
     # was: nothing ("No failure found")
     incident = _incident(PORT_IN_USE)
     assert (incident.category, incident.root.kind) == ("infrastructure", "network_setup")
+
+
+def test_the_launchers_exception_of_a_store_port_in_use_names_the_port():
+    incident = _incident(PORT_IN_USE_RAISED)
+    assert (incident.category, incident.root.kind) == ("infrastructure", "network_setup")
+    assert "port 29500" in incident.reason
 
 
 def test_the_retried_connects_and_lookups_warnings_are_no_failure():

@@ -49,14 +49,7 @@ CORRECT = [
 
 
 def _incident(*files):
-    lines = []
-    for i, f in enumerate(files):
-        lines += [(line, f"run{i}.log") for line in f]
-    by_file = {}
-    for line, name in lines:
-        by_file.setdefault(name, []).append(line)
-    evidence = [e for name, ls in by_file.items() for e in read_lines(ls, name, Clock())]
-    (incident,) = attribute(evidence)
+    (incident,) = attribute([e for i, f in enumerate(files) for e in read_lines(f, f"run{i}.log", Clock())])
     return incident
 
 
