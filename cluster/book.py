@@ -141,7 +141,7 @@ class JobState:
     # Events, exits and nodes are not the job's evidence any more (None: never restarted)
     restarted: tuple[float, frozenset[str] | None] | None = None
     sources: dict = field(default_factory=dict)  # Event uid (or exit/..) -> the pod it is about: ((ns, name), uid)
-    # exit/.. of a deleted pod that ended badly -> (its node, its start): its node's facts stay the job's (_counting)
+    # exit/<ns>/<name>/<uid> of a deleted pod that ended badly -> (its node, its start): its node's facts stay the job's (_counting)
     ends: dict = field(default_factory=dict)
     # pod -> the uids of its other components' Warnings among `events` (MAX_POD_WARNINGS a pod): the index of `events`
     # by pod that the cap is counted on (from `events` and `sources` it would be a scan of up to MAX_EVENTS a Warning)
@@ -339,10 +339,13 @@ class Book:
             self._ended(state)
             state.pods.discard(key)
             if _counted(state, info.exits):
-                state.events[f"exit/{key[0]}/{key[1]}"] = info.exits
-                state.sources[f"exit/{key[0]}/{key[1]}"] = (key, info.uid)
+                # keyed by the pod's uid too: a pod its owner re-creates under the same name (a PyTorchJob's) that ends
+                # badly again, elsewhere, is a second end, its node's facts the job's as well as the first's
+                end = f"exit/{key[0]}/{key[1]}/{info.uid}"
+                state.events[end] = info.exits
+                state.sources[end] = (key, info.uid)
                 if info.node and any(e.kind not in CONTEXT_KINDS for e in info.exits):
-                    state.ends[f"exit/{key[0]}/{key[1]}"] = (info.node, info.started)
+                    state.ends[end] = (info.node, info.started)
         if state is None or not info.node:
             return
         left = state.nodes.get(info.node, 1) - 1
@@ -681,8 +684,11 @@ class Book:
                 nodes[info.node] = min(nodes.get(info.node, info.started), info.started)
         # the facts of a node where a pod of the job runs, from a minute before it started there; of a node where only
         # a pod end the job holds was (its pod deleted since: its owner's restart), to that end (+ the nodes' skew):
-        # the fault, or the context (the GPU Operator's driver upgrade, triage.attribute Job._refined), of that end
-        for node, (started, until) in {**ended, **{node: (started, math.inf) for node, started in nodes.items()}}.items():
+        # the fault, or the context (the GPU Operator's driver upgrade, triage.attribute Job._refined), of that end; of
+        # a node with both (the restart's replacement put back on the failed pod's node), from the earlier start on
+        for node, started in nodes.items():
+            ended[node] = (min(started, ended[node][0]) if node in ended else started, math.inf)
+        for node, (started, until) in ended.items():
             facts = self.node_facts.get(node, {})
             told = [e for k, e in facts.items() if not k.startswith("condition/")]
             seen = {(e.kind, e.pci, e.xid, e.sxid) for e in told}
