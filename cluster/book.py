@@ -141,7 +141,8 @@ class JobState:
     # Events, exits and nodes are not the job's evidence any more (None: never restarted)
     restarted: tuple[float, frozenset[str] | None] | None = None
     sources: dict = field(default_factory=dict)  # Event uid (or exit/..) -> the pod it is about: ((ns, name), uid)
-    # exit/<ns>/<name>/<uid> of a deleted pod that ended badly -> (its node, its start): its node's facts stay the job's (_counting)
+    # exit/<ns>/<name>/<uid> of a deleted pod that ended badly -> (its node, its start): its node's facts stay the
+    # job's (_counting)
     ends: dict = field(default_factory=dict)
     # pod -> the uids of its other components' Warnings among `events` (MAX_POD_WARNINGS a pod): the index of `events`
     # by pod that the cap is counted on (from `events` and `sources` it would be a scan of up to MAX_EVENTS a Warning)
