@@ -8,7 +8,6 @@ their own code writes them (test_cluster.agent_pod_event, publish_xid's recorder
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
 
 import cluster.book as book_module
 from cluster.book import FAULT_SLACK, Book
@@ -16,11 +15,7 @@ from kubeapi.events import EventRecorder, Ref
 from triage import attribute
 
 from test_cluster import NODES, XID79, agent_pod_event
-from test_cluster_kubelet_events import pod_of
-
-
-def _stamp(t: float) -> str:
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+from test_cluster_kubelet_events import pod_of, stamp
 
 
 def xid_event(node: str, at: float, n: int = 0) -> dict:
@@ -39,9 +34,9 @@ def failed(name: str, node: str, finished: float, uid: str | None = None, starte
     if uid:
         p["metadata"]["uid"] = uid
     if started is not None:
-        p["metadata"]["creationTimestamp"] = _stamp(started)
+        p["metadata"]["creationTimestamp"] = stamp(started)
     p["status"] = {"phase": "Failed", "containerStatuses": [{"name": "main", "state": {"terminated": {
-        "exitCode": 1, "reason": "Error", "startedAt": "2024-07-25T06:00:05Z", "finishedAt": _stamp(finished)}}}]}
+        "exitCode": 1, "reason": "Error", "startedAt": "2024-07-25T06:00:05Z", "finishedAt": stamp(finished)}}}]}
     return p
 
 
@@ -63,7 +58,7 @@ def _replace(book: Book, t0: float, node: str = "node-c", started: float | None 
     book.pod(failed("llm-w-0-1", "node-b", t0 - 10), t0 + 1, deleted=True)
     replacement = pod_of("llm-w-0-1-r", node) | {"status": {"phase": "Running"}}
     if started is not None:
-        replacement["metadata"]["creationTimestamp"] = _stamp(started)
+        replacement["metadata"]["creationTimestamp"] = stamp(started)
     book.pod(replacement, t0 + 2)
 
 
