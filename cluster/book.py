@@ -43,7 +43,7 @@ from triage.attribute import CONTEXT_KINDS
 from triage.facts import bare_address, said_at_end
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
 
-from .evidence import AGENT_COMPONENT, Order, Reader, gang_warning, repair_gpus, watched, with_gpus
+from .evidence import AGENT_COMPONENT, Order, Reader, watched_pod_event, repair_gpus, watched, with_gpus
 from .owners import Job, Owner, job_of, kind_name
 from .recovery import OPT_IN
 
@@ -373,11 +373,15 @@ class Book:
                 del self.node_jobs[node]
 
     def event(self, ev: Mapping[str, Any], now: float, deleted: bool = False) -> None:
-        """A node agent's Event (on a Pod or a Node), or another component's Warning on a job's pod of a pod end only
-        an Event says (triage.facts EVENT_ENDS: the kubelet's FailedMount and FailedPrepareDynamicResources, the
-        attach-detach controller's FailedAttachVolume; Karpenter's Normal Evicted, POD_NORMALS;
-        evidence.KUBELET_SELECTORS, as the API server selects them, the one filter here: evidence.gang_warning; read by Reader.kubelet_event); those of a pod of no job are dropped at once, those of
-        a pod not seen yet wait (bounded), at most MAX_POD_WARNINGS kept a pod."""
+        """A node agent's Event (on a Pod or a Node); another component's Event on a Node that triage reads as context
+        (evidence.NODE_SELECTORS: the GPU Operator's driver upgrade, Karpenter's disruption; Reader.node_event); or
+        another component's Event on a job's pod that triage reads: a Warning of a pod end only an Event says
+        (triage.facts POD_WARNINGS: the kubelet's FailedMount and FailedPrepareDynamicResources, the attach-detach
+        controller's FailedAttachVolume) or context of one (the node controller's NodeNotReady), or a Normal one that
+        says whose a pod end is (POD_NORMALS: Karpenter's Evicted).  evidence.POD_EVENT_SELECTORS, as the API server
+        selects them; the one filter here: evidence.watched_pod_event; read by Reader.their_pod_event.  Those of a pod
+        of no job are dropped at once, those of a pod not seen yet wait (bounded), at most MAX_POD_WARNINGS kept a
+        pod."""
         obj = ev.get("involvedObject") or {}
         uid = (ev.get("metadata") or {}).get("uid") or _event_id(ev)
         if obj.get("kind") == "Node":
@@ -397,7 +401,7 @@ class Book:
             self._node_changed(node, now)
             return
         theirs = _theirs(ev)
-        if obj.get("kind") != "Pod" or (theirs and not gang_warning(ev)):
+        if obj.get("kind") != "Pod" or (theirs and not watched_pod_event(ev)):
             return
         key = (obj.get("namespace") or (ev.get("metadata") or {}).get("namespace", ""), obj.get("name", ""))
         if deleted:
@@ -425,7 +429,7 @@ class Book:
         if rv is not None and state.versions.get(uid) == rv and uid in state.events:
             return  # read already (a relist hands every object again)
         if theirs:
-            found = self.reader.kubelet_event(ev, info.node)
+            found = self.reader.their_pod_event(ev, info.node)
             warned = state.warned.get(key, set())
             if uid not in warned and (not found or len(warned) >= MAX_POD_WARNINGS):
                 self.dropped += bool(found)
