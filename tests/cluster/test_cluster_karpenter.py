@@ -45,7 +45,8 @@ def test_karpenters_events_are_watched_narrowly():
     assert "type=Normal,involvedObject.kind=Pod,reason=Evicted" in POD_EVENT_SELECTORS
     assert "involvedObject.kind=Node,reason=DisruptionTerminating" in NODE_SELECTORS
     assert watched_pod_event(karpenter_evicted("llm-w-0-1"))
-    assert not watched_pod_event({**karpenter_evicted("llm-w-0-1"), "type": "Warning"})  # (the kubelet's: not this watch)
+    # (the kubelet's own Evicted, a Warning: not this watch)
+    assert not watched_pod_event({**karpenter_evicted("llm-w-0-1"), "type": "Warning"})
     assert not watched_pod_event({**karpenter_evicted("llm-w-0-1"), "reason": "Killing"})
 
 

@@ -332,8 +332,9 @@ DRA = ("Failed to prepare dynamic resources: prepare dynamic resources: NodePrep
 
 
 def test_a_dra_claim_the_kubelet_could_not_prepare_is_read_live_on_its_node():
-    """The kubelet's FailedPrepareDynamicResources Event on a job's pod passes the one filter (watched_pod_event) and reads
-    as offline: the pod never started, on the node its kubelet names, infrastructure.  Was: not watched, not read."""
+    """The kubelet's FailedPrepareDynamicResources Event on a job's pod passes the one filter (watched_pod_event) and
+    reads as offline: the pod never started, on the node its kubelet names, infrastructure.  Was: not watched, not
+    read."""
     ev = kubelet_event("llm-w-0-1", "node-b", reason="FailedPrepareDynamicResources", message=DRA)
     assert watched_pod_event(ev)
     [e] = Reader().their_pod_event(ev)
