@@ -115,9 +115,9 @@ class _Pod:
     # one (_bar)
     bar: _Bar | None = None
 
-    def filed(self, n: int = 0) -> None:
-        """`n` more checkpoint files in flight (a `Saving`'s +1, a `Saved`'s -1), never below 0: a line lost, a `Saved`
-        without its `Saving`; a damaged or hand-edited state's negative count (`__post_init__`): none in flight."""
+    def filed(self, n: int) -> None:
+        """`n` more checkpoint files in flight (a `Saving`'s +1, a `Saved`'s -1), never below 0 (a line lost, a `Saved`
+        without its `Saving`)."""
         self.files = max(0, self.files + n)
 
     def unpause(self) -> None:
@@ -126,7 +126,7 @@ class _Pod:
 
     def __post_init__(self) -> None:
         self.intervals = deque(self.intervals, maxlen=INTERVALS)
-        self.filed()  # (a damaged or hand-edited state's negative count)
+        self.files = max(0, self.files)  # (a damaged or hand-edited state's negative count: none in flight)
         # the pod name without its ordinal, every metric's label: derived once from `ref` (never reassigned), not a
         # field, never saved (a `job` an older agent saved is not read)
         self.job: str = job_of(self.ref.pod)
@@ -173,7 +173,8 @@ class ProgressTracker:
                     if p.trainer == pod.trainer:  # advance; its trainer's printed step time
                         self._step_time(pod, p.seconds, True)
                     continue
-                pod.filed(p.files)
+                if p.files:
+                    pod.filed(p.files)
                 if p.ended and not (p.rank and pod.files):  # an evaluation's results or a save's end, said when done:
                     # alive now, back to training (the silence after it is the pace's, no pause's)
                     pod.last = now

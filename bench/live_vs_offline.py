@@ -12,7 +12,7 @@ Each incident's lines are split the way a cluster would have seen them:
   each (file, node) is one pod of one job (labelled `job-name`), its lines written in kubelet's CRI format;
 - a row of a description's Events table (`kubectl describe`) of a reason triage's gang judges (triage/facts.py
   POD_WARNINGS: FailedMount, the node controller's NodeNotReady) is also the Warning Event its component wrote on
-  that pod, which the cluster component watches (cluster/evidence.py KUBELET_SELECTORS).
+  that pod, which the cluster component watches (cluster/evidence.py POD_EVENT_SELECTORS).
 
 Then, per node, the agent's own code, in process: `agent.app.build` (mode off, no NVML), its Pipeline fed the
 kernel lines as records and the pod lines as PodLogSource reads them (a real /var/log/pods tree in a temporary

@@ -43,7 +43,7 @@ from triage.attribute import CONTEXT_KINDS
 from triage.facts import bare_address, said_at_end
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
 
-from .evidence import AGENT_COMPONENT, Order, Reader, gang_warning, repair_gpus, watched, with_gpus
+from .evidence import AGENT_COMPONENT, Order, Reader, watched_pod_event, repair_gpus, watched, with_gpus
 from .owners import Job, Owner, job_of, kind_name
 from .recovery import OPT_IN
 
@@ -141,7 +141,8 @@ class JobState:
     # Events, exits and nodes are not the job's evidence any more (None: never restarted)
     restarted: tuple[float, frozenset[str] | None] | None = None
     sources: dict = field(default_factory=dict)  # Event uid (or exit/..) -> the pod it is about: ((ns, name), uid)
-    # exit/.. of a deleted pod that ended badly -> (its node, its start): its node's facts stay the job's (_counting)
+    # exit/<ns>/<name>/<uid> of a deleted pod that ended badly -> (its node, its start): its node's facts stay the
+    # job's (_counting)
     ends: dict = field(default_factory=dict)
     # pod -> the uids of its other components' Warnings among `events` (MAX_POD_WARNINGS a pod): the index of `events`
     # by pod that the cap is counted on (from `events` and `sources` it would be a scan of up to MAX_EVENTS a Warning)
@@ -339,10 +340,13 @@ class Book:
             self._ended(state)
             state.pods.discard(key)
             if _counted(state, info.exits):
-                state.events[f"exit/{key[0]}/{key[1]}"] = info.exits
-                state.sources[f"exit/{key[0]}/{key[1]}"] = (key, info.uid)
+                # keyed by the pod's uid too: a pod its owner re-creates under the same name (a PyTorchJob's) that ends
+                # badly again, elsewhere, is a second end, its node's facts the job's as well as the first's
+                end = f"exit/{key[0]}/{key[1]}/{info.uid}"
+                state.events[end] = info.exits
+                state.sources[end] = (key, info.uid)
                 if info.node and any(e.kind not in CONTEXT_KINDS for e in info.exits):
-                    state.ends[f"exit/{key[0]}/{key[1]}"] = (info.node, info.started)
+                    state.ends[end] = (info.node, info.started)
         if state is None or not info.node:
             return
         left = state.nodes.get(info.node, 1) - 1
@@ -369,11 +373,15 @@ class Book:
                 del self.node_jobs[node]
 
     def event(self, ev: Mapping[str, Any], now: float, deleted: bool = False) -> None:
-        """A node agent's Event (on a Pod or a Node), or another component's Warning on a job's pod of a pod end only
-        an Event says (triage.facts EVENT_ENDS: the kubelet's FailedMount and FailedPrepareDynamicResources, the
-        attach-detach controller's FailedAttachVolume; Karpenter's Normal Evicted, POD_NORMALS;
-        evidence.KUBELET_SELECTORS, as the API server selects them, the one filter here: evidence.gang_warning; read by Reader.kubelet_event); those of a pod of no job are dropped at once, those of
-        a pod not seen yet wait (bounded), at most MAX_POD_WARNINGS kept a pod."""
+        """A node agent's Event (on a Pod or a Node); another component's Event on a Node that triage reads as context
+        (evidence.NODE_SELECTORS: the GPU Operator's driver upgrade, Karpenter's disruption; Reader.node_event); or
+        another component's Event on a job's pod that triage reads: a Warning of a pod end only an Event says
+        (triage.facts POD_WARNINGS: the kubelet's FailedMount and FailedPrepareDynamicResources, the attach-detach
+        controller's FailedAttachVolume) or context of one (the node controller's NodeNotReady), or a Normal one that
+        says whose a pod end is (POD_NORMALS: Karpenter's Evicted).  evidence.POD_EVENT_SELECTORS, as the API server
+        selects them; the one filter here: evidence.watched_pod_event; read by Reader.their_pod_event.  Those of a pod
+        of no job are dropped at once, those of a pod not seen yet wait (bounded), at most MAX_POD_WARNINGS kept a
+        pod."""
         obj = ev.get("involvedObject") or {}
         uid = (ev.get("metadata") or {}).get("uid") or _event_id(ev)
         if obj.get("kind") == "Node":
@@ -393,7 +401,7 @@ class Book:
             self._node_changed(node, now)
             return
         theirs = _theirs(ev)
-        if obj.get("kind") != "Pod" or (theirs and not gang_warning(ev)):
+        if obj.get("kind") != "Pod" or (theirs and not watched_pod_event(ev)):
             return
         key = (obj.get("namespace") or (ev.get("metadata") or {}).get("namespace", ""), obj.get("name", ""))
         if deleted:
@@ -421,7 +429,7 @@ class Book:
         if rv is not None and state.versions.get(uid) == rv and uid in state.events:
             return  # read already (a relist hands every object again)
         if theirs:
-            found = self.reader.kubelet_event(ev, info.node)
+            found = self.reader.their_pod_event(ev, info.node)
             warned = state.warned.get(key, set())
             if uid not in warned and (not found or len(warned) >= MAX_POD_WARNINGS):
                 self.dropped += bool(found)
@@ -681,8 +689,11 @@ class Book:
                 nodes[info.node] = min(nodes.get(info.node, info.started), info.started)
         # the facts of a node where a pod of the job runs, from a minute before it started there; of a node where only
         # a pod end the job holds was (its pod deleted since: its owner's restart), to that end (+ the nodes' skew):
-        # the fault, or the context (the GPU Operator's driver upgrade, triage.attribute Job._refined), of that end
-        for node, (started, until) in {**ended, **{node: (started, math.inf) for node, started in nodes.items()}}.items():
+        # the fault, or the context (the GPU Operator's driver upgrade, triage.attribute Job._refined), of that end; of
+        # a node with both (the restart's replacement put back on the failed pod's node), from the earlier start on
+        for node, started in nodes.items():
+            ended[node] = (min(started, ended[node][0]) if node in ended else started, math.inf)
+        for node, (started, until) in ended.items():
             facts = self.node_facts.get(node, {})
             told = [e for k, e in facts.items() if not k.startswith("condition/")]
             seen = {(e.kind, e.pci, e.xid, e.sxid) for e in told}

@@ -98,8 +98,8 @@ TEXT = MESSAGE_TEXT  # characters of an Event's message kept as evidence text wh
 # <reason>", which says the Eviction API's eviction of the pod was Karpenter's; type and reason both selected, so the
 # kubelet's own Evicted Warnings, said by the pod's status, never come this way twice)
 POD_SELECTORS = {"Warning": POD_WARNINGS, "Normal": POD_NORMALS}
-KUBELET_SELECTORS = tuple(f"type={kind},involvedObject.kind=Pod,reason={reason}"
-                          for kind, reasons in POD_SELECTORS.items() for reason in reasons)
+POD_EVENT_SELECTORS = tuple(f"type={kind},involvedObject.kind=Pod,reason={reason}"
+                            for kind, reasons in POD_SELECTORS.items() for reason in reasons)
 # Other components' Events on a Node that triage reads as context of a job's pod ends there (triage.facts NODE_EVENTS:
 # the GPU Operator's GPUDriverUpgrade and Karpenter's DisruptionTerminating, type Normal, which say when the upgrade,
 # or Karpenter disrupting the node, began evicting the node's pods): one watch each, selected alike; read by
@@ -200,9 +200,9 @@ class Reader:
         node = read_node_named(ours)
         if node is not None:  # the node its line names (agent/workloads.py): that node's, as offline
             context["details"] = {**context.get("details", base.details), NODE_NAMED: node}
-        base = base.with_context(**context)
-        if node is not None:
-            base = on_named_node(base)
+            base = on_named_node(base.with_context(**context))
+        else:
+            base = base.with_context(**context)
         task = read_ray_task(ours)
         if task is not None:  # raised in a Ray task's process (agent/workloads.py): that process's, on its node
             return [of_ray_task(base, *task)]
@@ -212,12 +212,14 @@ class Reader:
         return [_in_collective(base.with_context(rank=r) if base.rank in (None, r) or recorded is None else
                                base.with_context(rank=r, time=recorded), colls.get(r)) for r in ranks]
 
-    def kubelet_event(self, ev: Mapping[str, Any], host: str | None = None) -> list[Evidence]:
-        """Another component's Warning Event on a job's pod of a pod end only an Event says (`gang_warning`, which
-        the caller, cluster.book Book.event, tests first: POD_WARNINGS, the kubelet's FailedMount and
-        FailedPrepareDynamicResources, the attach-detach controller's FailedAttachVolume): read as offline triage reads the same Event in `kubectl get events -o json`
-        (triage.inventory read_events, the k8s_ended row), on the node its kubelet names, else the pod's (`host`: an
-        attach-detach controller's Event names none); [] for one it does not read."""
+    def their_pod_event(self, ev: Mapping[str, Any], host: str | None = None) -> list[Evidence]:
+        """Another component's Event on a job's pod that triage reads (`watched_pod_event`, which the caller,
+        cluster.book Book.event, tests first): a Warning of a pod end only an Event says (POD_WARNINGS: the kubelet's
+        FailedMount and FailedPrepareDynamicResources, the attach-detach controller's FailedAttachVolume) or context of
+        one (the node controller's NodeNotReady), or a Normal one that says whose a pod end is (POD_NORMALS:
+        Karpenter's Evicted).  Read as offline triage reads the same Event in `kubectl get events -o json`
+        (triage.inventory read_events), on the node its kubelet names, else the pod's (`host`: an attach-detach
+        controller's, the node controller's and Karpenter's Events name none); [] for one it does not read."""
         pod = (ev.get("involvedObject") or {}).get("name")
         return [e if e.host else e.with_context(host=host)
                 for e in read_events([ev], f"pod/{pod}" if pod else None)]
@@ -290,9 +292,9 @@ def event_times(ev: Mapping[str, Any]) -> tuple[datetime | None, datetime | None
     return parse_time(ev.get("eventTime")) or recorded, recorded
 
 
-def gang_warning(ev: Mapping[str, Any]) -> bool:
+def watched_pod_event(ev: Mapping[str, Any]) -> bool:
     """Another component's Event on a pod that triage reads: a Warning of a pod end only an Event says, or context of
-    one (POD_WARNINGS), or a Normal one that says whose a pod end is (POD_NORMALS); KUBELET_SELECTORS, as the API
+    one (POD_WARNINGS), or a Normal one that says whose a pod end is (POD_NORMALS); POD_EVENT_SELECTORS, as the API
     server selects them."""
     return ev.get("reason") in POD_SELECTORS.get(ev.get("type"), ())
 

@@ -1,7 +1,7 @@
 """Karpenter's node disruptions, live: its Evicted Event on a pod it evicted (type Normal, "Evicted pod" / v1's
 "Evicted pod: <reason>", kubernetes-sigs/karpenter pkg/controllers/node/termination/terminator/events) and its
 DisruptionTerminating Event on the node it disrupts ("Disrupting Node: <reason>", pkg/controllers/disruption/events).
-The cluster component watches both (cluster/evidence.py KUBELET_SELECTORS type=Normal,reason=Evicted on pods; and
+The cluster component watches both (cluster/evidence.py POD_EVENT_SELECTORS type=Normal,reason=Evicted on pods; and
 NODE_SELECTORS, triage.facts NODE_EVENTS) and reads them as offline triage reads the same Events (triage.inventory
 read_events): the Eviction API's eviction of a job's pod (its DisruptionTarget condition, EvictionByEvictionAPI) is
 then Karpenter's disruption of its node (POD_ENDS "evict:Karpenter", triage.attribute Job._refined), not a drain of
@@ -12,14 +12,12 @@ from __future__ import annotations
 from apiserver_double import ApiDouble
 from harness import wait_until
 
-from cluster.controller import Settings
-from cluster.evidence import KUBELET_SELECTORS, NODE_SELECTORS, gang_warning
-from kubeapi.client import make_api
-from triage.facts import NODE_EVENTS, POD_ENDS, POD_NORMALS
+from cluster.evidence import POD_EVENT_SELECTORS, NODE_SELECTORS, watched_pod_event
+from triage.facts import POD_ENDS
 
 from test_cluster import NODES, controller, gang, incidents, publish_timeouts, settled
-from test_cluster_driver_upgrade import _book, _stamp, evicted, upgrade_event
-from test_cluster_kubelet_events import create, kubelet_event, pod_of
+from test_cluster_driver_upgrade import _book, evicted, upgrade_event
+from test_cluster_kubelet_events import create, kubelet_event, pod_of, refined_root, stamp_ago, watched_selectors
 
 # REAL: Karpenter's messages (aws/karpenter-provider-aws #5806's `kubectl get events -A` rows, tests/fixtures/pods/
 # ended/events-karpenter-disrupting.txt: "Evicted pod" on the pod, "Disrupting Node: Expiration/Replace" on the node);
@@ -31,7 +29,7 @@ KARPENTER_WORDS = "Karpenter evicted it"  # (POD_ENDS["evict:Karpenter"]'s words
 
 
 def karpenter_evicted(pod: str, ago: float = 119.0) -> dict:
-    when = _stamp(ago)
+    when = stamp_ago(ago)
     ev = kubelet_event(pod, None, reason="Evicted", message=EVICTED, kind="Normal", n=7)
     return {**ev, "count": 1, "source": {"component": "karpenter"}, "firstTimestamp": when, "lastTimestamp": when}
 
@@ -41,21 +39,15 @@ def disrupting(node: str, ago: float = 300.0) -> dict:
     return {**ev, "reason": "DisruptionTerminating", "source": {"component": "karpenter"}}
 
 
-def _root(c, pod_end: str):
-    state = next(iter(c.book.jobs.values()), None)
-    root = state.open.incident.evidence[0] if state is not None and state.open is not None else None
-    return root if root is not None and root.details.get("pod_end") == pod_end else None
-
-
 def test_karpenters_events_are_watched_narrowly():
     """One watch each: the Normal Evicted Events of pods (the kubelet's own Evicted is a Warning, said by the pod's
     status) and DisruptionTerminating on Nodes (its NodeClaim's twin is no Node's)."""
-    assert POD_NORMALS == ("Evicted",) and "DisruptionTerminating" in NODE_EVENTS
-    assert "type=Normal,involvedObject.kind=Pod,reason=Evicted" in KUBELET_SELECTORS
+    assert "type=Normal,involvedObject.kind=Pod,reason=Evicted" in POD_EVENT_SELECTORS
     assert "involvedObject.kind=Node,reason=DisruptionTerminating" in NODE_SELECTORS
-    assert gang_warning(karpenter_evicted("llm-w-0-1"))
-    assert not gang_warning({**karpenter_evicted("llm-w-0-1"), "type": "Warning"})  # (the kubelet's: not this watch)
-    assert not gang_warning({**karpenter_evicted("llm-w-0-1"), "reason": "Killing"})
+    assert watched_pod_event(karpenter_evicted("llm-w-0-1"))
+    # (the kubelet's own Evicted, a Warning: not this watch)
+    assert not watched_pod_event({**karpenter_evicted("llm-w-0-1"), "type": "Warning"})
+    assert not watched_pod_event({**karpenter_evicted("llm-w-0-1"), "reason": "Killing"})
 
 
 def _evicted_live(write) -> tuple:
@@ -68,12 +60,11 @@ def _evicted_live(write) -> tuple:
         with controller(api) as c:
             write(api)
             publish_timeouts(api, nodes=("node-a", "node-c", "node-d"))
-            root = wait_until(lambda: _root(c, "evict:Karpenter"), "the eviction refined by Karpenter's Event")
+            root = wait_until(lambda: refined_root(c, "evict:Karpenter"), "the eviction refined by Karpenter's Event")
             ev = wait_until(lambda: next((e for e in incidents(api) if KARPENTER_WORDS in e["message"]), None),
                             "the incident's Event")
             settled(c, 1)
-        asked = {params.get("fieldSelector") for method, path, params, _ in api.requests
-                 if method == "GET" and path == "/api/v1/events" and params.get("watch")}
+        asked = watched_selectors(api)
     return root, ev, asked
 
 
@@ -85,19 +76,13 @@ def test_a_pod_karpenter_evicted_is_its_node_disruption_live():
     root, ev, asked = _evicted_live(lambda api: create(api, karpenter_evicted("llm-w-0-1")))
     assert (root.details["why"], root.host) == ("NODE DISRUPTION", "node-b")
     assert ev["message"].startswith("infrastructure") and "node node-b" in ev["message"], ev["message"]
-    assert set(KUBELET_SELECTORS) | set(NODE_SELECTORS) <= asked
-
-
-def _write_node_event(api: ApiDouble, ev: dict) -> None:
-    make_api(Settings(api_server=api.url)).create_namespaced_event("default", {
-        **{k: v for k, v in ev.items() if k != "metadata"},
-        "metadata": {"name": ev["metadata"]["name"], "namespace": "default"}})
+    assert set(POD_EVENT_SELECTORS) | set(NODE_SELECTORS) <= asked
 
 
 def test_an_eviction_on_a_node_karpenter_is_disrupting_is_its_node_disruption_live():
     """Karpenter's DisruptionTerminating Event on node-b, then the Eviction API's eviction of the job's pod there (no
     Evicted Event of it: expired, or not yet written): Karpenter's.  Was: the node Event never watched ("DRAIN")."""
-    root, ev, _ = _evicted_live(lambda api: _write_node_event(api, disrupting("node-b")))
+    root, ev, _ = _evicted_live(lambda api: create(api, disrupting("node-b")))
     assert (root.details["pod_reason"], root.host) == ("EvictionByEvictionAPI", "node-b")
     assert ev["message"].startswith("infrastructure"), ev["message"]
     assert POD_ENDS["evict:Karpenter"].category == "infrastructure" and not POD_ENDS["evict:Karpenter"].restart

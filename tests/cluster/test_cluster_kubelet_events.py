@@ -1,6 +1,6 @@
 """The kubelet's Warning Events on a job's pod of a pod end only an Event says (triage.facts
 EVENT_ENDS: FailedMount): a pod that never started logs nothing and its status says only ContainerCreating, so the
-cluster component watches them (cluster/evidence.py KUBELET_SELECTORS, one server-side field selector a reason) and
+cluster component watches them (cluster/evidence.py POD_EVENT_SELECTORS, one server-side field selector a reason) and
 reads them as offline triage reads the same Event (triage.inventory read_events); an image pull and a pod that
 started after all it reads off the pod's status.  Against the HTTP API double with the real kubernetes client, and
 the Book alone for its bounds."""
@@ -15,7 +15,7 @@ from harness import wait_until
 
 from cluster.book import MAX_POD_WARNINGS, Book
 from cluster.controller import Settings
-from cluster.evidence import KUBELET_SELECTORS, Reader, gang_warning
+from cluster.evidence import POD_EVENT_SELECTORS, Reader, watched_pod_event
 from kubeapi.client import make_api
 from triage.facts import EVENT_ENDS, GANG_REASONS, POD_ENDS, POD_WARNINGS, WAITING_REASONS
 
@@ -29,9 +29,18 @@ MOUNT = ('MountVolume.SetUp failed for volume "dmabuf" : hostPath type check fai
          'not a character device')
 
 
+def stamp(t: float) -> str:
+    """An API time (RFC 3339, whole seconds, UTC) of epoch `t`."""
+    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def stamp_ago(ago: float) -> str:
+    return stamp(time.time() - ago)
+
+
 def kubelet_event(pod: str, node: str | None, reason: str = "FailedMount", message: str = MOUNT, n: int = 0,
                   kind: str = "Warning") -> dict:
-    when = datetime.fromtimestamp(time.time() - 120, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    when = stamp_ago(120)
     return {"apiVersion": "v1", "kind": "Event", "type": kind, "reason": reason, "message": message, "count": 12,
             "metadata": {"name": f"{pod}.k{n}", "namespace": "train", "uid": f"kev-{pod}-{n}", "resourceVersion": "1"},
             "involvedObject": {"apiVersion": "v1", "kind": "Pod", "name": pod, "namespace": "train",
@@ -41,9 +50,24 @@ def kubelet_event(pod: str, node: str | None, reason: str = "FailedMount", messa
 
 
 def create(api: ApiDouble, ev: dict) -> None:
+    """An Event written through the API, in its own namespace (a Pod's, or `default` for a Node's), as its component
+    creates it (no uid nor resourceVersion of its own)."""
     body = {k: v for k, v in ev.items() if k != "metadata"}
     body["metadata"] = {k: v for k, v in ev["metadata"].items() if k in ("name", "namespace")}
-    make_api(Settings(api_server=api.url)).create_namespaced_event("train", body)
+    make_api(Settings(api_server=api.url)).create_namespaced_event(body["metadata"]["namespace"], body)
+
+
+def watched_selectors(api: ApiDouble) -> set:
+    """The field selectors of the controller's watches of Events (the API double's requests)."""
+    return {params.get("fieldSelector") for method, path, params, _ in api.requests
+            if method == "GET" and path == "/api/v1/events" and params.get("watch")}
+
+
+def refined_root(c, pod_end: str):
+    """The root of the job's open incident once its pod end is `pod_end` (for wait_until), else None."""
+    state = next(iter(c.book.jobs.values()), None)
+    root = state.open.incident.evidence[0] if state is not None and state.open is not None else None
+    return root if root is not None and root.details.get("pod_end") == pod_end else None
 
 
 def failed_mount_incident(api: ApiDouble) -> dict:
@@ -68,10 +92,11 @@ def test_the_watched_reasons_are_the_pod_ends_only_an_event_says():
     assert set(WAITING_REASONS) <= set(GANG_REASONS)
     assert EVENT_ENDS == ("FailedMount", "FailedAttachVolume", "FailedPrepareDynamicResources")
     assert EVENT_ENDS == tuple(k for k, e in POD_ENDS.items() if e.event_only)
-    assert KUBELET_SELECTORS[:len(POD_WARNINGS)] == tuple(f"type=Warning,involvedObject.kind=Pod,reason={r}"
-                                                           for r in POD_WARNINGS)
+    assert {"type=Warning,involvedObject.kind=Pod,reason=FailedMount",
+            "type=Warning,involvedObject.kind=Pod,reason=FailedAttachVolume",
+            "type=Warning,involvedObject.kind=Pod,reason=FailedPrepareDynamicResources"} <= set(POD_EVENT_SELECTORS)
     # (and Karpenter's Normal Evicted, the one Normal Event of a pod read: tests/cluster/test_cluster_karpenter.py)
-    assert KUBELET_SELECTORS[len(POD_WARNINGS):] == ("type=Normal,involvedObject.kind=Pod,reason=Evicted",)
+    assert POD_EVENT_SELECTORS[len(POD_WARNINGS):] == ("type=Normal,involvedObject.kind=Pod,reason=Evicted",)
     assert POD_WARNINGS[:len(EVENT_ENDS)] == EVENT_ENDS
 
 
@@ -100,10 +125,9 @@ def test_an_image_one_node_cannot_pull_is_read_off_the_pod_status_live_with_no_e
                             "an infrastructure incident on the image pull")
             assert c.ready.is_set()
         assert "only node node-b of the job failed so" in ev["message"], ev["message"]
-        asked = {params.get("fieldSelector") for method, path, params, _ in api.requests
-                 if method == "GET" and path == "/api/v1/events" and params.get("watch")}
+        asked = watched_selectors(api)
         assert not {s for s in asked if s and any(f"reason={r}" in s for r in WAITING_REASONS)}, asked
-        assert set(KUBELET_SELECTORS) <= asked
+        assert set(POD_EVENT_SELECTORS) <= asked
 
 
 # constructed: a container the kubelet started, as its status says it (core/v1 ContainerStatus: state.running,
@@ -148,9 +172,8 @@ def test_a_mount_failing_on_one_node_of_a_running_gang_is_that_nodes_live():
         ev = failed_mount_incident(api)
         assert ev["message"].startswith("infrastructure"), ev["message"]
         assert "node-b" in ev["message"] and "only node node-b of the job failed so" in ev["message"], ev["message"]
-        asked = {params.get("fieldSelector") for method, path, params, _ in api.requests
-                 if method == "GET" and path == "/api/v1/events" and params.get("watch")}
-        assert set(KUBELET_SELECTORS) <= asked
+        asked = watched_selectors(api)
+        assert set(POD_EVENT_SELECTORS) <= asked
 
 
 def test_a_mount_failing_on_every_pod_is_the_workloads():
@@ -199,8 +222,7 @@ def test_a_pods_warnings_after_its_incident_closed_are_kept_again():
     (closed,) = book.settle(103.0)
     assert closed.what == "closed"
     later = kubelet_event("llm-w-0-1", "node-b", message=SYNC, n=99)  # (a minute later: one the close did not hold)
-    later["firstTimestamp"] = later["lastTimestamp"] = datetime.fromtimestamp(
-        time.time() - 60, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    later["firstTimestamp"] = later["lastTimestamp"] = stamp_ago(60)
     book.event(later, 104.0)
     (state,) = book.jobs.values()
     assert "kev-llm-w-0-1-99" in state.events and book.dropped == 0
@@ -220,7 +242,7 @@ def test_an_incident_whose_node_fault_is_withdrawn_closes_when_quiet_and_a_flap_
     (a later transition) is the same incident, no second Event nor recovery decision.  Was (h429): closed at once, and
     each flap opened the next incident.  A refuted one still closes at once (the FailedMount test above)."""
     now = datetime.now(timezone.utc).timestamp()
-    at = [datetime.fromtimestamp(now + s, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") for s in (0, 30, 60)]
+    at = [stamp(now + s) for s in (0, 30, 60)]
     book = Book(idle=600.0)
     for i, node in enumerate(NODES):
         book.pod(pod_of(f"llm-w-0-{i}", node), 100.0)
@@ -300,7 +322,7 @@ def test_the_double_refuses_an_event_field_selector_the_api_server_does_not_supp
             assert exc.status == 400 and "field label not supported: involvedObject.node" in exc.body
         else:
             raise AssertionError("accepted")
-        for selector in KUBELET_SELECTORS:
+        for selector in POD_EVENT_SELECTORS:
             core.list_event_for_all_namespaces(field_selector=selector)
 
 
@@ -310,11 +332,12 @@ DRA = ("Failed to prepare dynamic resources: prepare dynamic resources: NodePrep
 
 
 def test_a_dra_claim_the_kubelet_could_not_prepare_is_read_live_on_its_node():
-    """The kubelet's FailedPrepareDynamicResources Event on a job's pod passes the one filter (gang_warning) and reads
-    as offline: the pod never started, on the node its kubelet names, infrastructure.  Was: not watched, not read."""
+    """The kubelet's FailedPrepareDynamicResources Event on a job's pod passes the one filter (watched_pod_event) and
+    reads as offline: the pod never started, on the node its kubelet names, infrastructure.  Was: not watched, not
+    read."""
     ev = kubelet_event("llm-w-0-1", "node-b", reason="FailedPrepareDynamicResources", message=DRA)
-    assert gang_warning(ev)
-    [e] = Reader().kubelet_event(ev)
+    assert watched_pod_event(ev)
+    [e] = Reader().their_pod_event(ev)
     assert (e.kind, e.host, e.details["pod_end"], e.details["why"]) == (
         "job_ended", "node-b", "FailedPrepareDynamicResources", "DRA PREPARE")
     assert POD_ENDS[e.details["pod_end"]].category == "infrastructure"
@@ -330,8 +353,8 @@ def test_a_dra_claim_whose_config_its_driver_rejected_is_read_live_as_the_jobs()
                "3c8337ad-f366-4541-883d-30b9e99fd6be: prepare devices failed: error validating GPU config: unknown GPU "
                "sharing strategy: TimeSlicing")
     ev = kubelet_event("llm-w-0-1", "node-b", reason="FailedPrepareDynamicResources", message=message)
-    assert gang_warning(ev)
-    [e] = Reader().kubelet_event(ev)
+    assert watched_pod_event(ev)
+    [e] = Reader().their_pod_event(ev)
     assert (e.host, e.details["pod_end"], e.details["pod_reason"], e.details["why"]) == (
         "node-b", "claim:config", "FailedPrepareDynamicResources", "DRA CLAIM CONFIG")
     assert POD_ENDS[e.details["pod_end"]].category == "application"

@@ -1,6 +1,6 @@
 """The node controller's NodeNotReady Warning Event on a pod (pkg/controller/util/node MarkPodsNotReady,
 `recorder.Event(pod, Warning, "NodeNotReady", "Node is not ready")`), live: the cluster component watches it
-(cluster/evidence.py KUBELET_SELECTORS, triage.facts POD_EVENTS, one server-side field selector as the kubelet's
+(cluster/evidence.py POD_EVENT_SELECTORS, triage.facts POD_EVENTS, one server-side field selector as the kubelet's
 Warnings) and reads it as offline triage reads the same Event (triage.inventory read_events, the k8s_not_ready row:
 context pod_not_ready), so the taint manager's deletion of the pod after it is for its node not ready
 ("taint:NodeNotReady", triage.attribute Job._refined) where the node's NoExecute taints are not known (the Node
@@ -9,18 +9,15 @@ API double with the real kubernetes client, and the Book alone."""
 
 from __future__ import annotations
 
-import time
-from datetime import datetime, timezone
-
 from apiserver_double import ApiDouble
 from harness import wait_until
 
 from cluster.book import Book
-from cluster.evidence import KUBELET_SELECTORS, gang_warning
-from triage.facts import POD_ENDS, POD_EVENTS
+from cluster.evidence import POD_EVENT_SELECTORS, watched_pod_event
+from triage.facts import POD_ENDS
 
 from test_cluster import NODES, controller, gang, incidents, publish_timeouts
-from test_cluster_kubelet_events import create, kubelet_event, pod_of
+from test_cluster_kubelet_events import create, kubelet_event, pod_of, refined_root, stamp_ago, watched_selectors
 
 # REAL: the node controller's message on the pod (robert-fekete/KubernetesDemo's README, `kubectl get events`:
 # "16m Warning NodeNotReady pod/java-demo-api-5b876b98f8-nc7ct Node is not ready",
@@ -32,13 +29,9 @@ NOT_READY = "Node is not ready"
 TAINTED = "DeletionByTaintManager"
 
 
-def _stamp(ago: float) -> str:
-    return datetime.fromtimestamp(time.time() - ago, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def not_ready_event(pod: str, ago: float = 300.0) -> dict:
     ev = kubelet_event(pod, None, reason="NodeNotReady", message=NOT_READY)
-    when = _stamp(ago)
+    when = stamp_ago(ago)
     return {**ev, "count": 1, "source": {"component": "node-controller"}, "firstTimestamp": when,
             "lastTimestamp": when}
 
@@ -46,14 +39,13 @@ def not_ready_event(pod: str, ago: float = 300.0) -> dict:
 def deleted_by_taint_manager(ago: float = 60.0) -> dict:
     return {"phase": "Running", "conditions": [
         {"type": "DisruptionTarget", "status": "True", "reason": TAINTED,
-         "message": "Taint manager: deleting due to NoExecute taint", "lastTransitionTime": _stamp(ago)}]}
+         "message": "Taint manager: deleting due to NoExecute taint", "lastTransitionTime": stamp_ago(ago)}]}
 
 
 def test_the_node_controllers_not_ready_event_is_watched_on_pods():
-    assert POD_EVENTS == ("NodeNotReady",)
-    assert "type=Warning,involvedObject.kind=Pod,reason=NodeNotReady" in KUBELET_SELECTORS
-    assert gang_warning(not_ready_event("llm-w-0-1"))
-    assert not gang_warning({**not_ready_event("llm-w-0-1"), "type": "Normal"})
+    assert "type=Warning,involvedObject.kind=Pod,reason=NodeNotReady" in POD_EVENT_SELECTORS
+    assert watched_pod_event(not_ready_event("llm-w-0-1"))
+    assert not watched_pod_event({**not_ready_event("llm-w-0-1"), "type": "Normal"})
 
 
 def test_a_pod_the_taint_manager_deleted_after_its_nodes_not_ready_event_ended_for_its_node_not_ready_live():
@@ -68,21 +60,14 @@ def test_a_pod_the_taint_manager_deleted_after_its_nodes_not_ready_event_ended_f
         with controller(api) as c:
             create(api, not_ready_event("llm-w-0-1"))
             publish_timeouts(api, nodes=("node-a", "node-c", "node-d"))
-
-            def refined():
-                state = next(iter(c.book.jobs.values()), None)
-                root = state.open.incident.evidence[0] if state is not None and state.open is not None else None
-                return root if root is not None and root.details.get("pod_end") == "taint:NodeNotReady" else None
-
-            root = wait_until(refined, "the deletion refined by the NodeNotReady Event")
+            root = wait_until(lambda: refined_root(c, "taint:NodeNotReady"),
+                              "the deletion refined by the NodeNotReady Event")
             assert (root.details["why"], root.host) == ("NODE NOT READY", "node-b")
             ev = wait_until(lambda: next((e for e in incidents(api) if "node node-b" in e["message"]), None),
                             "the incident's Event")
         assert ev["message"].startswith("infrastructure"), ev["message"]
         assert POD_ENDS["taint:NodeNotReady"].category == "infrastructure"
-        asked = {params.get("fieldSelector") for method, path, params, _ in api.requests
-                 if method == "GET" and path == "/api/v1/events" and params.get("watch")}
-        assert "type=Warning,involvedObject.kind=Pod,reason=NodeNotReady" in asked
+        assert "type=Warning,involvedObject.kind=Pod,reason=NodeNotReady" in watched_selectors(api)
 
 
 def test_a_not_ready_event_alone_is_no_incident_and_one_of_a_pod_of_no_job_is_dropped():

@@ -8,18 +8,14 @@ their own code writes them (test_cluster.agent_pod_event, publish_xid's recorder
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
 
-from cluster.book import Book
+import cluster.book as book_module
+from cluster.book import FAULT_SLACK, Book
 from kubeapi.events import EventRecorder, Ref
 from triage import attribute
 
 from test_cluster import NODES, XID79, agent_pod_event
-from test_cluster_kubelet_events import pod_of
-
-
-def _stamp(t: float) -> str:
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+from test_cluster_kubelet_events import pod_of, stamp
 
 
 def xid_event(node: str, at: float, n: int = 0) -> dict:
@@ -31,13 +27,16 @@ def xid_event(node: str, at: float, n: int = 0) -> dict:
     return {**body, "metadata": {"name": f"{node}.xid{n}", "namespace": "default", "uid": f"xid-{node}-{n}"}}
 
 
-def failed(name: str, node: str, finished: float, uid: str | None = None) -> dict:
-    """A rank's pod whose container exited 1 at `finished` (its node's kubelet's finishedAt): phase Failed."""
+def failed(name: str, node: str, finished: float, uid: str | None = None, started: float | None = None) -> dict:
+    """A rank's pod whose container exited 1 at `finished` (its node's kubelet's finishedAt): phase Failed; created at
+    `started` where given (else pod_of's creationTimestamp, long before)."""
     p = pod_of(name, node)
     if uid:
         p["metadata"]["uid"] = uid
+    if started is not None:
+        p["metadata"]["creationTimestamp"] = stamp(started)
     p["status"] = {"phase": "Failed", "containerStatuses": [{"name": "main", "state": {"terminated": {
-        "exitCode": 1, "reason": "Error", "startedAt": "2024-07-25T06:00:05Z", "finishedAt": _stamp(finished)}}}]}
+        "exitCode": 1, "reason": "Error", "startedAt": "2024-07-25T06:00:05Z", "finishedAt": stamp(finished)}}}]}
     return p
 
 
@@ -53,10 +52,19 @@ def _job(t0: float) -> Book:
     return book
 
 
-def _replace(book: Book, t0: float, node: str = "node-c") -> None:
-    """The job controller deletes the failed pod and creates its replacement on `node`."""
+def _replace(book: Book, t0: float, node: str = "node-c", started: float | None = None) -> None:
+    """The job controller deletes the failed pod and creates its replacement on `node` (created at `started` where
+    given, else pod_of's creationTimestamp)."""
     book.pod(failed("llm-w-0-1", "node-b", t0 - 10), t0 + 1, deleted=True)
-    book.pod(pod_of("llm-w-0-1-r", node) | {"status": {"phase": "Running"}}, t0 + 2)
+    replacement = pod_of("llm-w-0-1-r", node) | {"status": {"phase": "Running"}}
+    if started is not None:
+        replacement["metadata"]["creationTimestamp"] = stamp(started)
+    book.pod(replacement, t0 + 2)
+
+
+def _xids(book: Book) -> list[tuple[str, float]]:
+    (state,) = book.jobs.values()
+    return sorted((e.host, e.time.timestamp() // 1) for e in book.evidence(state) if e.kind == "xid")
 
 
 def test_the_failed_pods_node_fault_stays_the_root_after_the_pod_is_deleted_and_replaced():
@@ -90,6 +98,67 @@ def test_a_fault_of_the_old_node_after_the_failed_pod_ended_is_not_the_jobs():
     (state,) = book.jobs.values()
     xids = [e for e in book.evidence(state) if e.kind == "xid"]
     assert [e.time.timestamp() // 1 for e in xids] == [(t0 - 20) // 1]
+
+
+def test_an_old_nodes_fault_from_before_its_failed_pod_started_is_not_the_jobs():
+    """The ended pod's window on node-b starts FAULT_SLACK before the pod started there: an Xid a second earlier, a
+    previous tenant's, is no evidence of the job once the pod is replaced; one within it is."""
+    t0 = time.time()
+    started = t0 - 300
+    book = Book()
+    for i, node in enumerate(NODES):
+        book.pod(failed(f"llm-w-0-{i}", node, t0 - 10, started=started) if node == "node-b" else
+                 pod_of(f"llm-w-0-{i}", node), t0)
+    book.event(xid_event("node-b", started - FAULT_SLACK - 1), t0)
+    book.event(xid_event("node-b", started - FAULT_SLACK + 1, n=1), t0)
+    _replace(book, t0)
+    assert _xids(book) == [("node-b", (started - FAULT_SLACK + 1) // 1)]
+
+
+def test_the_old_nodes_fault_is_released_with_its_pod_end_past_the_jobs_max_events(monkeypatch):
+    """The pod end that ties the job to node-b is one of the job's Events: pushed out past MAX_EVENTS (the oldest
+    forgotten first), node-b's facts are no longer the job's and node-b no longer touches it."""
+    monkeypatch.setattr(book_module, "MAX_EVENTS", 8)
+    t0 = time.time()
+    book = _job(t0)
+    _replace(book, t0)
+    (state,) = book.jobs.values()
+    assert state.ends and "node-b" in book.node_jobs and _xids(book) == [("node-b", (t0 - 20) // 1)]
+    for n in range(8):
+        book.event(agent_pod_event("node-a", "llm-w-0-0", [0], clock=lambda: t0 + 3) | {"metadata": {
+            "name": f"llm-w-0-0.{n}", "namespace": "train", "uid": f"ev-llm-w-0-0-{n}"}}, t0 + 3)
+    assert not state.ends and "node-b" not in book.node_jobs and _xids(book) == []
+
+
+def test_the_failed_pods_node_fault_stays_when_its_replacement_lands_on_the_same_node_later():
+    """Was: a pod of the job running now on a node replaced that node's ended-pod window, so a replacement put back on
+    node-b more than FAULT_SLACK after node-b's Xid (a JobSet / PyTorchJob restart's rescheduling) dropped the Xid that
+    failed the first pod: the window is the earliest start of either."""
+    t0 = time.time()
+    book = _job(t0)
+    book.settle(t0 + 1)
+    _replace(book, t0, node="node-b", started=t0 + FAULT_SLACK + 30)
+    assert _xids(book) == [("node-b", (t0 - 20) // 1)]
+
+
+def test_a_pod_recreated_under_its_name_that_fails_again_keeps_both_failures_nodes():
+    """Was: the pod end was keyed by the pod's name, which a PyTorchJob re-creates: the replacement failing on node-e
+    overwrote the first failure's end on node-b, so node-b's Xid left the open incident and node-b's link to the job
+    outlived it (never unlinked).  Both ends are kept (by pod uid), each releasing its node."""
+    t0 = time.time()
+    book = _job(t0)
+    book.settle(t0 + 1)
+    book.pod(failed("llm-w-0-1", "node-b", t0 - 10), t0 + 1, deleted=True)
+    again = failed("llm-w-0-1", "node-e", t0 + 50, uid="uid-llm-w-0-1-2", started=t0 + 2)
+    book.pod(again, t0 + 2)
+    book.event(xid_event("node-e", t0 + 40), t0 + 45)
+    book.pod(again, t0 + 51, deleted=True)
+    assert _xids(book) == [("node-b", (t0 - 20) // 1), ("node-e", (t0 + 40) // 1)]
+    (state,) = book.jobs.values()
+    assert {where[0] for where in state.ends.values()} == {"node-b", "node-e"}
+    book.settle(t0 + 52)
+    closed = [c for c in book.settle(t0 + 52 + book.idle + 1) if c.what == "closed"]
+    assert closed and not state.ends and not {"node-b", "node-e"} & set(book.node_jobs)
 
 
 def test_a_deleted_pod_whose_end_the_job_does_not_hold_brings_no_node_fault():

@@ -156,7 +156,7 @@ def test_each_miss_left_says_why_precisely(monkeypatch):
 def test_a_volume_the_kubelet_could_not_mount_is_named_live_as_offline():
     """gke-a3-382-failed-mount: the pod's description holds the kubelet's FailedMount row; replayed as the Warning
     Event the kubelet wrote on the pod (on the node the scheduler's row names), which the cluster component now
-    watches (cluster/evidence.py KUBELET_SELECTORS), the cluster names the workload and the node, as offline (was: no
+    watches (cluster/evidence.py POD_EVENT_SELECTORS), the cluster names the workload and the node, as offline (was: no
     incident live, "Kubernetes Event not watched live")."""
     bench = _bench()
     sp = bench.split(bench.INCIDENTS / "gke-a3-382-failed-mount")
