@@ -501,7 +501,7 @@ WAITING_REASONS = ("ErrImagePull", "ImagePullBackOff")
 # The pod ends only an Event says (PodEnd.event_only): the kubelet's FailedMount and FailedPrepareDynamicResources, the
 # attach-detach controller's FailedAttachVolume (a pod waiting on a volume or a DRA claim is only ContainerCreating in
 # its status).  The live cluster component watches the Warning Events of these on its jobs' pods (cluster/evidence.py
-# KUBELET_SELECTORS); an image pull it reads off the pod's status
+# POD_EVENT_SELECTORS); an image pull it reads off the pod's status
 EVENT_ENDS = tuple(key for key, end in POD_ENDS.items() if end.event_only)
 # Other components' Events on a Node a row reads as context of the job's pod ends there: the NVIDIA GPU Operator's
 # upgrade controller's GPUDriverUpgrade (the gpu_driver_upgrade row), Karpenter's DisruptionTerminating (the
@@ -515,11 +515,11 @@ NODE_DRAINS = {"node_driver_upgrade": "drain:GPUDriverUpgrade", "node_disruption
 # (the k8s_not_ready row, pod_not_ready: the taint manager's deletion of the pod after it is for its node not ready)
 POD_EVENTS = ("NodeNotReady",)
 # Every Warning of another component on a pod that triage reads: a pod end only an Event says, or context of one.  The
-# live cluster component watches the Events of these on its jobs' pods (cluster/evidence.py KUBELET_SELECTORS)
+# live cluster component watches the Events of these on its jobs' pods (cluster/evidence.py POD_EVENT_SELECTORS)
 POD_WARNINGS = (*EVENT_ENDS, *POD_EVENTS)
 # The Normal Events of another component on a pod that triage reads: Karpenter's Evicted ("Evicted pod: <reason>",
 # MESSAGE_ENDS; the kubelet's own Evicted is a Warning), which says whose the Eviction API's eviction of that pod was
-# (triage.attribute Job._refined).  Watched alike (cluster/evidence.py KUBELET_SELECTORS, type=Normal)
+# (triage.attribute Job._refined).  Watched alike (cluster/evidence.py POD_EVENT_SELECTORS, type=Normal)
 POD_NORMALS = ("Evicted",)
 # How the k8s_ended row reads a POD_ENDS key.  A word no other text says is read wherever it stands (REASON_ANYWHERE:
 # NodeLost, the kubelet's admission error, a DisruptionTarget condition's reason); a key said by its messages is read
