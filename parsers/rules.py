@@ -1284,8 +1284,8 @@ RULES: tuple[Rule, ...] = (
     *(_r(f"dcgm_health_gpu_{word.lower()}", "dcgm_diag", ["GPU ID: "],
          r"^\s*\|\s*GPU ID: (?P<gpu>\d{1,4})\s*\|\s*(?P<result>" + word + r")\s*\|\s*$",
          severity=severity, event=("dcgm_health", "open")) for word, severity in DCGM_HEALTH_RESULT.items()),
-    _r("dcgm_health_system", None, [" system: "],
-       r"^\s*\|\s*\|\s*(?P<test>[A-Za-z][A-Za-z ]*?) system: (?:Warning|Failure) - ",
+    _r("dcgm_health_system", None, [f" system: {word} - " for word in DCGM_HEALTH_RESULT],
+       r"^\s*\|\s*\|\s*(?P<test>[A-Za-z][A-Za-z ]*?) system: (?:" + "|".join(DCGM_HEALTH_RESULT) + ") - ",
        event=("dcgm_health", "within")),
     *(_r(f"dcgm_health_log_{word.lower()}", "dcgm_diag", ["Detected a " + word.upper() + " in health system "],
          r"Detected a (?P<result>" + word.upper() + r") in health system (?P<test>[A-Za-z][\w -]*?): '"
