@@ -1254,12 +1254,10 @@ RULES: tuple[Rule, ...] = (
     # (DCGM_FR_PENDING_ROW_REMAP, "GPU 3 has uncorrectable memory errors and row remappings are pending", wrapped) stops
     # the run: that GPU needs a reset (gpu_reset_required). REAL tables: NVIDIA/go-dcgm #52, NVIDIA/DCGM #49,
     # stas00/ml-engineering's debug.md (tests/fixtures/dcgm, tests/fixtures/realworld/dcgm-diag-2026.yaml). Was nothing.
-    _r("dcgm_diag_fail", "dcgm_diag", ["Fail - GPU", "Fail - All"],
-       r"\|\s*(?P<test>[A-Za-z][^|]*?)?\s*\|\s*(?P<result>Fail) - (?:(?P<all>All)|GPUs?: (?P<gpu>\d{1,4}(?:, \d{1,4})*))"
-       r"\s*\|"),
-    _r("dcgm_diag_warn", "dcgm_diag", ["Warn - GPU", "Warn - All"],
-       r"\|\s*(?P<test>[A-Za-z][^|]*?)?\s*\|\s*(?P<result>Warn) - (?:(?P<all>All)|GPUs?: (?P<gpu>\d{1,4}(?:, \d{1,4})*))"
-       r"\s*\|", severity="warning"),
+    *(_r(f"dcgm_diag_{word.lower()}", "dcgm_diag", [word + " - GPU", word + " - All"],
+         r"\|\s*(?P<test>[A-Za-z][^|]*?)?\s*\|\s*(?P<result>" + word
+         + r") - (?:(?P<all>All)|GPUs?: (?P<gpu>\d{1,4}(?:, \d{1,4})*))\s*\|", severity=severity)
+      for word, severity in (("Fail", None), ("Warn", "warning"))),
     _r("dcgm_diag4_test_fail", None, ["| Fail "],
        r"^\s*\|\s*[A-Za-z][\w /.-]*?\s*\|\s*Fail\s*\|\s*$", event=("dcgm_diag", "open")),
     _r("dcgm_diag4_test_other", None, ["| Pass ", "| Warn ", "| Skip ", "| Not Run "],
