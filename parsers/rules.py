@@ -4879,6 +4879,7 @@ def _refine_cuda_oom(g: dict, out: dict) -> None:
     """A CUDA OOM whose figures say other processes hold most of the GPU (GPU_OOM_HELD): details "oom" "gpu_held", the
     figures (GiB) and the pids; the action to find those processes, not the application's to shrink."""
     text = g.pop("oom_usage", None)
+    # ("total capac": a fast path, one substring test before gpu_oom_usage's two searches, which both need it)
     usage = gpu_oom_usage(text) if text and "total capac" in text else None
     if usage is None:
         return
