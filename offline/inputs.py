@@ -164,7 +164,8 @@ class _UpTo(io.RawIOBase):
 
 def stdin() -> TextIO:
     """sys.stdin, or OSError where the command was started with it closed (`<&-`: Python's sys.stdin is None): the
-    one test `parse`, `triage` and the progress bar share, so `-` is an input that cannot be read, not a traceback."""
+    one test `parse` and `triage` share, so `-` is an input that cannot be read, not a traceback (parse leaves such a
+    `-` out before it asks the progress bar's input_size)."""
     if sys.stdin is None:
         raise OSError(errno.EBADF, "stdin is closed")
     return sys.stdin

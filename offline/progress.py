@@ -22,10 +22,8 @@ MODES = ("auto", "always", "never")
 def input_size(path: str) -> int | None:
     """Bytes in a regular file (`-`: stdin, when it is one); None for a pipe or a device; 0 for a file that
     cannot be read (it is reported, not counted)."""
-    from .inputs import stdin  # noqa: PLC0415 - as parse imports it: when the inputs are read, not at --help
-
     try:
-        st = os.fstat(stdin().fileno()) if path == "-" else os.stat(path)
+        st = os.fstat(sys.stdin.fileno()) if path == "-" else os.stat(path)
     except (OSError, ValueError):
         return 0
     return st.st_size if stat.S_ISREG(st.st_mode) else None

@@ -6,7 +6,7 @@ import json
 import math
 from collections import Counter, defaultdict
 from operator import attrgetter
-from typing import IO, Iterable
+from typing import IO, Callable, Iterable
 
 from parsers import Cause, CauseIndex, Finding, amends, explain, likely_cause, xid_info
 from parsers.envelope import host_key
@@ -37,17 +37,17 @@ class Batched:
 
     def _write(self) -> None:
         parts, self._parts, self._pending = self._parts, [], 0
-        try:
-            self._out.write("".join(parts))
-        except OSError as exc:
-            self.failed = exc
-            raise
+        self._kept(self._out.write, "".join(parts))
 
     def flush(self) -> None:
         if self._parts:
             self._write()
+        self._kept(self._out.flush)
+
+    def _kept(self, call: Callable[..., object], *args: str) -> None:
+        """`call(*args)` of the output, the OSError it raises kept in `failed` (then raised)."""
         try:
-            self._out.flush()
+            call(*args)
         except OSError as exc:
             self.failed = exc
             raise

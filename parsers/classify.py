@@ -21,7 +21,7 @@ from typing import Callable, Collection
 
 from .bounded import Derived, keep_newest
 from .envelope import (JOURNAL_BYTES_KEYWORDS, JOURNAL_BYTES_LINE, JSON_DECODED, JSON_MESSAGE_LINE, HOSTLESS, Envelope,
-                       Pending, behind_node, finish, fleet_node, host_key, host_of, is_kmsg_continuation, node_prefixed, split)
+                       Pending, behind_node, finish, host_key, host_of, is_fleet_node, is_kmsg_continuation, node_prefixed, split)
 
 from .finding import Finding, above, bounded_int
 from .kinds import BY_NAME as KIND
@@ -573,16 +573,16 @@ class Classifier:
         """A plain line's envelope where a by_host reader's input names a host (pdsh's `node-a: ` before a program's
         line or a kernel message's continuation, which no envelope row reads as a host's): the line behind the prefix,
         the node's, where the node is one the input names (its stream context: a program's `RuntimeError: ` names no
-        host), or pdsh's before a kernel message whatever the input names (envelope.fleet_node: a fleet's `dmesg
+        host), or pdsh's before a kernel message whatever the input names (envelope.is_fleet_node: a fleet's `dmesg
         --notime`, no line naming a host by its envelope); else the plain one, as it was."""
+        node = node_prefixed(line)
+        if node is None:
+            return env
         if self._own is not None:
-            node = node_prefixed(line)
-            if node is not None:
-                key = host_key(node[0])
-                if key == self._own or key == self._host or (self._hosts is not None and key in self._hosts):
-                    return behind_node(node[0], node[1], self.year)
-        node = fleet_node(line)
-        return env if node is None else behind_node(node[0], node[1], self.year)
+            key = host_key(node[0])
+            if key == self._own or key == self._host or (self._hosts is not None and key in self._hosts):
+                return behind_node(node[0], node[1], self.year)
+        return behind_node(node[0], node[1], self.year) if is_fleet_node(*node) else env
 
     def _forgot(self, _saved: tuple) -> None:
         self.hosts_forgotten += 1

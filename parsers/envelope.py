@@ -176,16 +176,21 @@ def node_prefixed(line: str) -> tuple[str, str] | None:
 # its envelope (`pdsh -w node-[1-9] 'dmesg --notime'`, `journalctl -k -o cat`: every line plain):
 # `node-a: NVRM: Xid ..`; never syslog's tag of the kernel, a syslog line's stamp and host cut off (`kernel: NVRM: Xid ..`, xid.yaml's #1150)
 KERNEL_LEADS = ("NVRM:", "nvidia-nvlink: ", "nvidia-nvswitch", "mlx5_core ", "pcieport ")
-_FLEET_LINE = re.compile("(?!kernel: )" + _NODE + "(?=" + "|".join(map(re.escape, KERNEL_LEADS)) + ")(.*)$", re.S)
+
+
+def is_fleet_node(node: str, rest: str) -> bool:
+    """Whether pdsh's prefix `node` (node_prefixed) before `rest` is a node whatever the input names: before a kernel
+    message the rows know (KERNEL_LEADS), the prefix no such lead itself (`NVRM: NVRM: ..` is NVRM's) nor the kernel's
+    syslog tag (a program's `RuntimeError: ..` is followed by no such lead)."""
+    return rest.startswith(KERNEL_LEADS) and node != "kernel" and not (node + ": ").startswith(KERNEL_LEADS)
 
 
 def fleet_node(line: str) -> tuple[str, str] | None:
-    """(the node, the kernel message behind it) of a plain line led by pdsh's prefix before a kernel message the rows
-    know (KERNEL_LEADS), the prefix no such lead itself (`NVRM: NVRM: ..` is NVRM's) nor the kernel's syslog tag: a
-    node whatever the input names (a program's `RuntimeError: ..` is followed by no such lead), the line that makes an
-    input of plain lines a fleet's (hosts_named; Classifier.read, its first such line the input's first host)."""
-    m = _FLEET_LINE.match(line)
-    return None if m is None or (m[1] + ": ").startswith(KERNEL_LEADS) else (m[1], m[2])
+    """(the node, the kernel message behind it) of a plain line led by pdsh's prefix that is a node whatever the input
+    names (is_fleet_node): the line that makes an input of plain lines a fleet's (hosts_named; Classifier.read, its
+    first such line the input's first host)."""
+    node = node_prefixed(line)
+    return node if node is not None and is_fleet_node(*node) else None
 
 
 def behind_node(node: str, rest: str, year: int | None) -> Envelope:

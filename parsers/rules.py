@@ -1256,12 +1256,10 @@ RULES: tuple[Rule, ...] = (
     # (DCGM_FR_PENDING_ROW_REMAP, "GPU 3 has uncorrectable memory errors and row remappings are pending", wrapped) stops
     # the run: that GPU needs a reset (gpu_reset_required). REAL tables: NVIDIA/go-dcgm #52, NVIDIA/DCGM #49,
     # stas00/ml-engineering's debug.md (tests/fixtures/dcgm, tests/fixtures/realworld/dcgm-diag-2026.yaml). Was nothing.
-    _r("dcgm_diag_fail", "dcgm_diag", ["Fail - GPU", "Fail - All"],
-       r"\|\s*(?P<test>[A-Za-z][^|]*?)?\s*\|\s*(?P<result>Fail) - (?:(?P<all>All)|GPUs?: (?P<gpu>\d{1,4}(?:, \d{1,4})*))"
-       r"\s*\|"),
-    _r("dcgm_diag_warn", "dcgm_diag", ["Warn - GPU", "Warn - All"],
-       r"\|\s*(?P<test>[A-Za-z][^|]*?)?\s*\|\s*(?P<result>Warn) - (?:(?P<all>All)|GPUs?: (?P<gpu>\d{1,4}(?:, \d{1,4})*))"
-       r"\s*\|", severity="warning"),
+    *(_r(f"dcgm_diag_{word.lower()}", "dcgm_diag", [word + " - GPU", word + " - All"],
+         r"\|\s*(?P<test>[A-Za-z][^|]*?)?\s*\|\s*(?P<result>" + word
+         + r") - (?:(?P<all>All)|GPUs?: (?P<gpu>\d{1,4}(?:, \d{1,4})*))\s*\|", severity=severity)
+      for word, severity in (("Fail", None), ("Warn", "warning"))),
     _r("dcgm_diag4_test_fail", None, ["| Fail "],
        r"^\s*\|\s*[A-Za-z][\w /.-]*?\s*\|\s*Fail\s*\|\s*$", event=("dcgm_diag", "open")),
     _r("dcgm_diag4_test_other", None, ["| Pass ", "| Warn ", "| Skip ", "| Not Run "],
@@ -1286,8 +1284,8 @@ RULES: tuple[Rule, ...] = (
     *(_r(f"dcgm_health_gpu_{word.lower()}", "dcgm_diag", ["GPU ID: "],
          r"^\s*\|\s*GPU ID: (?P<gpu>\d{1,4})\s*\|\s*(?P<result>" + word + r")\s*\|\s*$",
          severity=severity, event=("dcgm_health", "open")) for word, severity in DCGM_HEALTH_RESULT.items()),
-    _r("dcgm_health_system", None, [" system: "],
-       r"^\s*\|\s*\|\s*(?P<test>[A-Za-z][A-Za-z ]*?) system: (?:Warning|Failure) - ",
+    _r("dcgm_health_system", None, [f" system: {word} - " for word in DCGM_HEALTH_RESULT],
+       r"^\s*\|\s*\|\s*(?P<test>[A-Za-z][A-Za-z ]*?) system: (?:" + "|".join(DCGM_HEALTH_RESULT) + ") - ",
        event=("dcgm_health", "within")),
     *(_r(f"dcgm_health_log_{word.lower()}", "dcgm_diag", ["Detected a " + word.upper() + " in health system "],
          r"Detected a (?P<result>" + word.upper() + r") in health system (?P<test>[A-Za-z][\w -]*?): '"
@@ -4897,6 +4895,7 @@ def _refine_cuda_oom(g: dict, out: dict) -> None:
     the others' figure (GiB) and pids; the action to find those processes, not the application's to shrink. Any
     figured line: the GPU's and the rank's own memory (details total_gib, own_gib)."""
     text = g.pop("oom_usage", None)
+    # ("total capac": a fast path, one substring test before gpu_oom_usage's two searches, which both need it)
     usage = gpu_oom_usage(text) if text and "total capac" in text else None
     if usage is None:
         return

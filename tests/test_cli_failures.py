@@ -47,5 +47,5 @@ def test_a_full_output_is_one_line_naming_it(tmp_path: Path, args):
                            timeout=120)
     err = r.stderr.decode()
     assert "Traceback" not in err, err
-    assert r.returncode != 0
+    assert r.returncode == 2
     assert err.splitlines() == [f"gpu-npd {args[0]}: cannot write the output: No space left on device"]  # not the input

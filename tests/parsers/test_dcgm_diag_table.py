@@ -97,7 +97,6 @@ def test_a_gpus_several_failing_systems_are_all_its_findings_test():
     guide's GPU 0 rows with its InfoROM system's rows (GPU 1's in the guide) below them, each row verbatim. Was: "PCIe"
     alone."""
     rows = HEALTH[:7] + HEALTH[9:11]
-    assert rows[4].startswith("| GPU ID: 0") and "InfoROM system" in rows[7]
     found = findings("\n".join(rows))
     assert [(f.severity, f.details.get("gpu"), f.details.get("test")) for f in found] == [
         ("warning", 0, "PCIe, InfoROM")]

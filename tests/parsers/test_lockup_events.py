@@ -240,11 +240,9 @@ def test_the_holder_of_a_hung_tasks_lock_spinning_in_the_driver_is_the_drivers_h
     assert [(a.attribution, a.details["module"]) for a in amended] == [("driver", "nvidia")]
 
 
-def test_a_blocker_line_is_part_of_its_hung_tasks_report():
-    """#1205, REAL: the hung task's line then its blocker line, one finding; Nathanw1014/strix-halo-llamacpp #8, REAL:
-    the mutex form ("is blocked on a mutex likely owned by task ..") alone, the hung task's finding."""
-    found, _ = _read(_sample("https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1205"))
-    assert [(f.kind, f.details.get("seconds")) for f in found] == [("hung_task", 860)]
+def test_a_mutex_blocker_line_alone_is_the_hung_tasks_finding():
+    """Nathanw1014/strix-halo-llamacpp #8, REAL: the mutex form ("is blocked on a mutex likely owned by task ..")
+    alone, the hung task's finding with the lock and its holder."""
     found, amended = _read(_sample("https://github.com/Nathanw1014/strix-halo-llamacpp/issues/8"))
     assert [(f.process, f.pid, f.details["lock"], f.details["owner"]) for f in found] == [
         ("kworker/u129:6", 447, "mutex", "cc-wrk:2142")] and amended == []
