@@ -537,6 +537,15 @@ EVENT_SECTIONS = {"cper": frozenset({"cper_memory", "cper_arm"})}
 # or one the record's section does not follow, stays its own finding.
 EVENT_ECHOES = {"cper": ("mce", "mce_logged", 2)}
 AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
+# ipmitool's words for a sensor's event (include/ipmitool/ipmi_sel.h sensor_specific_event_types: Memory 0x0c offsets
+# 0-1, Critical Interrupt 0x13 offsets 7, 8, 10) -> the AER word of the same severity (AER_SEVERITY: a corrected error
+# a warning, an uncorrected one an error, a bus's fatal error fatal), and a SEL row of one of them (`sensor`: the
+# sensor's type, its name or number after it; an OEM's detail in brackets after the event; its direction Asserted)
+IPMI_SEL_EVENTS = {"Correctable ECC": "corrected", "Uncorrectable ECC": "uncorrected",
+                   "Bus Correctable error": "corrected", "Bus Uncorrectable error": "uncorrected",
+                   "Bus Fatal Error": "fatal"}
+IPMI_SEL_ROW = (r"\| (?P<sensor>{sensor}\b[^|\n]*?) *\| (?P<event>" + "|".join(map(re.escape, IPMI_SEL_EVENTS)) +
+                r")(?: \((?P<detail>[^|\n]*)\))? *\| Asserted\b")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
 SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
 FM_NVL_OPEN = ("fm_nvl", "open")
@@ -2634,6 +2643,15 @@ RULES: tuple[Rule, ...] = (
     _r("cper_pcie_device", "pcie_aer", ["[Hardware Error]:"],
        r"\[Hardware Error\]:\s+device_id: (?P<pci>" + PCI + r")",
        severity="warning", action="MONITOR", event=AER_JOIN),
+    # A BMC's System Event Log row as ipmitool prints it (`ipmitool sel elist` / `sel list`: "  89 | 08/31/2016 |
+    # 06:20:30 | <sensor type> <sensor name or #0xNN> | <event>[ (<OEM detail>)] | Asserted"; ipmitool's event texts,
+    # include/ipmitool/ipmi_sel.h sensor_specific_event_types, as IPMI_SEL_EVENTS): a Memory sensor's ECC error is
+    # the host's memory error, a Critical Interrupt sensor's bus error (the PCIe slot's or root port's, HGX / DGX
+    # "PCIE_ERR") a PCIe error, each at the severity its words give. A "Deasserted" row is the end of the state the
+    # asserted one began, no fault; every other row (the log cleared, boot progress, presence) says nothing.
+    _r("ipmi_sel_memory", "memory_error", ["| Memory "], IPMI_SEL_ROW.format(sensor="Memory"), refine="ipmi_sel"),
+    _r("ipmi_sel_bus", "pcie_aer", ["| Critical Interrupt "], IPMI_SEL_ROW.format(sensor="Critical Interrupt"),
+       refine="ipmi_sel"),
     _r("cper_memory", "memory_error", ["section_type: memory error"],
        r"\[Hardware Error\]:\s+section_type: memory error",
        event=("cper", "join")),
@@ -4464,6 +4482,11 @@ def _refine_iommu(g: dict, out: dict) -> None:
         g["pci"] = g["device"].replace("0x", "")
 
 
+def _refine_ipmi_sel(g: dict, out: dict) -> None:
+    """A SEL row's event: its severity and action (IPMI_SEL_EVENTS)."""
+    out["severity"], out["action"] = AER_SEVERITY[IPMI_SEL_EVENTS[g["event"]]]
+
+
 def _refine_edac_ghes(g: dict, out: dict) -> None:
     """ghes_edac's count line: an uncorrected error (UE) is an error, a corrected one (CE) the kind's warning."""
     if g.get("ecc") == "UE":
@@ -4910,7 +4933,7 @@ def _refine_cuda_oom(g: dict, out: dict) -> None:
 
 
 REFINERS = {"nvsmi_fabric": _refine_nvsmi_fabric, "nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "fm_nvl": _refine_fm_nvl, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
-            "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "mce_record": _refine_mce_record, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
+            "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "ipmi_sel": _refine_ipmi_sel, "mce_record": _refine_mce_record, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_oom": _refine_cuda_oom, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "cublas_status": _refine_cublas_status,
