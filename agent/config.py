@@ -18,6 +18,7 @@ import yaml
 from kubeapi.reserved import reserved_condition
 from parsers.kinds import CLEAR_MODES
 from parsers.telemetry import with_condition
+from parsers.wordscan import LazyPattern
 
 from .gpu.nvml import nvml_spec_problem
 from .keyspec import NOTHING, Invalid, convert
@@ -39,7 +40,7 @@ NOT_CONFIG = ("GPU_NPD_CONFIG", "GPU_NPD_MATCHER", "GPU_NPD_BIN", "GPU_NPD_TEST_
 # GPU_NPD_PORT_9810_TCP[_PROTO|_PORT|_ADDR] into every pod (unless enableServiceLinks: false). Such a variable
 # that is not a configuration key is no configuration and is dropped before validation: a scraping Service must
 # never crash-loop the agents.
-_SERVICE_LINK = re.compile(
+_SERVICE_LINK = LazyPattern(
     r"^GPU_NPD(?:_[A-Z0-9_]+)?_(?:SERVICE_HOST|SERVICE_PORT(?:_[A-Z0-9_]+)?|PORT_[0-9]+_(?:TCP|UDP|SCTP)"
     r"(?:_PROTO|_PORT|_ADDR)?)$|^GPU_NPD(?:_[A-Z0-9_]+)?_PORT$")
 _SERVICE_URL = re.compile(r"^(?:tcp|udp|sctp)://\S+:[0-9]+$")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections import OrderedDict
 
+from parsers.wordscan import LazyPattern
+
 # kubepods/burstable/pod<uid>/<cid>  |  kubepods-burstable-pod<uid_with_underscores>.slice/cri-containerd-<cid>.scope
-_POD = re.compile(r"pod([0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12})")
-_CONTAINER = re.compile(r"(?:cri-containerd-|crio-|docker-|/)([0-9a-f]{64})(?:\.scope)?$")
+_POD = LazyPattern(r"pod([0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12})")
+_CONTAINER = LazyPattern(r"(?:cri-containerd-|crio-|docker-|/)([0-9a-f]{64})(?:\.scope)?$")
 
 
 def pod_of_pid(pid: int, proc_root: str = "/") -> tuple[str, str] | None:

@@ -470,7 +470,7 @@ def xid_reason(code: int) -> str:
     return f"Xid{code}{name}"
 
 
-_SXID_ACTION = re.compile(r"NVSentinel: ([A-Z_]+)/")
+_SXID_ACTION = LazyPattern(r"NVSentinel: ([A-Z_]+)/")
 
 
 @lru_cache(maxsize=1)

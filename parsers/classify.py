@@ -1431,8 +1431,8 @@ _WORKLOAD = frozenset(k.name for k in KIND_TABLE if k.workload)
 # (tensorrt_llm/executor/worker.py worker_main: f"Failed to initialize executor on rank {mpi_rank()}: {e}"): "[TRT-LLM]
 # [E] Failed to initialize executor on rank 3: [TensorRT-LLM][ERROR] CUDA runtime error in .." (NVIDIA/TensorRT-LLM
 # #4708), 2026's "[TRT-LLM] [E] [executor] Failed to initialize executor on rank 0: .." (NVIDIA/Model-Optimizer #1933)
-_RANK = re.compile(r"\[(?:PG [^\]\n]{0,80}?)?(?:Rank|RANK) (\d{1,9})\]|\[rank(\d{1,9})\]:"
-                   r"|Failed to initialize executor on rank (\d{1,9}): ")
+_RANK = LazyPattern(r"\[(?:PG [^\]\n]{0,80}?)?(?:Rank|RANK) (\d{1,9})\]|\[rank(\d{1,9})\]:"
+                    r"|Failed to initialize executor on rank (\d{1,9}): ")
 # ProcessGroupNCCL's log prefix names the process group and the rank *in that group*, in each era's shape:
 #   2.2-2.3 "[PG <n> Rank <r>]"                    n: the process's count of groups made, 0 the default group's
 #   2.4     "[PG <name> (<desc>) Rank <r>]"        name: the group's name, "0" the default's; desc left out when
@@ -1442,10 +1442,10 @@ _RANK = re.compile(r"\[(?:PG [^\]\n]{0,80}?)?(?:Rank|RANK) (\d{1,9})\]|\[rank(\d
 # 2.5+'s GUID is the group's name, the same on every rank of it; its ID is the count of groups this process made, which
 # two ranks may share for two different groups (NVIDIA/nccl #1610: "[PG ID 11 PG GUID 119 Rank 1]" on global rank 13,
 # "[PG ID 11 PG GUID 112 Rank 0]" on rank 15): where the tag prints a GUID, the GUID names the group
-_PG_TAG = re.compile(r"\[PG (?:ID )?(?P<id>[^\s\]()]{1,64})(?: PG GUID (?P<guid>[^\s\]()]{1,64}))?"
-                     r"(?P<rest>[^\]\n]{0,160}?) ?Rank (?P<rank>\d{1,9})\]")
-_PG_DESC = re.compile(r"\((?P<desc>[^()\]\n]{0,128})\)")
-_LAUNCHER_RANK = re.compile(r"\[rank(\d{1,9})\]:")
+_PG_TAG = LazyPattern(r"\[PG (?:ID )?(?P<id>[^\s\]()]{1,64})(?: PG GUID (?P<guid>[^\s\]()]{1,64}))?"
+                      r"(?P<rest>[^\]\n]{0,160}?) ?Rank (?P<rank>\d{1,9})\]")
+_PG_DESC = LazyPattern(r"\((?P<desc>[^()\]\n]{0,128})\)")
+_LAUNCHER_RANK = LazyPattern(r"\[rank(\d{1,9})\]:")
 DEFAULT_PG_DESC = "default_pg"
 
 

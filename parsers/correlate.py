@@ -8,7 +8,6 @@ Used by the agent (per node, live) and by `gpu-npd parse` (over a training log p
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right, insort
 from heapq import merge
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from .finding import SEVERITY_RANK, Finding
 from .kinds import BY_NAME as KIND
 from .kinds import DEVICES, OOM_SCOPES, TABLE, named_as
 from .ports import DOWN_STATES
+from .wordscan import LazyPattern
 
 WORKLOAD_KINDS = frozenset(k.name for k in TABLE if k.workload)
 CORRELATED_KINDS = frozenset(k.name for k in TABLE if k.correlated)  # not: running out of memory
@@ -172,7 +172,7 @@ def what_of(f: Finding) -> str:
 
 # A sentence of `explain` that opens with a CUDA error's words, read back: the error in full (an Event quotes the line
 # cut to its length; cluster/evidence.py completes a line cut inside its error with it)
-CUDA_WHAT = re.compile(r"^CUDA error '(.+?)'(?= on (?:rank \d|\d+ ranks \()|, likely caused by |: | \(peer |$)")
+CUDA_WHAT = LazyPattern(r"^CUDA error '(.+?)'(?= on (?:rank \d|\d+ ranks \()|, likely caused by |: | \(peer |$)")
 
 RANKS_SHOWN = 16
 

@@ -235,8 +235,8 @@ _DMESG_STAMP = (r"(?:\[ *\d+\.\d+(?: < *\d+\.\d+[ *]?>| {16})?\]|\[< *\d+\.\d+>\
                 r"|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}(?: < *\d+\.\d+>)?\]"
                 r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+[+-]\d\d:?\d\d)")
 _DMESG_STAMPS = _DMESG_STAMP + "(?: " + _DMESG_STAMP + ")*"
-_DMESG_PARTS = re.compile(r"\[ *(\d+\.\d+)[ \]]|\[[A-Z][a-z]{2} ([A-Z][a-z]{2}) ([ \d]\d) (\d\d:\d\d:\d\d) (\d{4})[ \]]"
-                          r"|(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d)")
+_DMESG_PARTS = LazyPattern(r"\[ *(\d+\.\d+)[ \]]|\[[A-Z][a-z]{2} ([A-Z][a-z]{2}) ([ \d]\d) (\d\d:\d\d:\d\d) (\d{4})[ \]]"
+                           r"|(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d)")
 
 
 def _decoded_stamps(m: re.Match) -> tuple[float | None, datetime | None]:
@@ -639,8 +639,8 @@ def _journal_text(m: re.Match, year: int | None) -> Envelope:
 # `journalctl -o verbose`'s record header (systemd's logs-show.c output_verbose): the time in the host's zone, then the
 # cursor, whose t= and m= are __REALTIME_TIMESTAMP and __MONOTONIC_TIMESTAMP in hex ("Tue 2017-10-24 10:37:50.315725
 # UTC [s=6bff..;i=524715a;b=0a16..;m=914ed6facb5;t=55c4887dc4ccd;x=98df..]"): the time read from t=, no zone's name
-_VERBOSE_HEADER = re.compile(r"^[A-Z][a-z]{2} \d{4}-\d\d-\d\d \S+ \S+ \[s=[0-9a-f]+;i=[0-9a-f]+;b=[0-9a-f]+;"
-                             r"m=([0-9a-f]{1,16});t=([0-9a-f]{1,16});")
+_VERBOSE_HEADER = LazyPattern(r"^[A-Z][a-z]{2} \d{4}-\d\d-\d\d \S+ \S+ \[s=[0-9a-f]+;i=[0-9a-f]+;b=[0-9a-f]+;"
+                              r"m=([0-9a-f]{1,16});t=([0-9a-f]{1,16});")
 
 
 def journal_text_record(lines: list[str]) -> Envelope | None:
@@ -999,7 +999,7 @@ def is_kmsg_continuation(line: str) -> bool:
     return bool(_KMSG_CONTINUATION.match(line))
 
 
-_CRI_PARTIAL = re.compile(r"^\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) P ")
+_CRI_PARTIAL = LazyPattern(r"^\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) P ")
 
 
 def is_cri_partial(line: str) -> bool:

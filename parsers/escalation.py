@@ -26,13 +26,13 @@ a finding's fields and its time in, the row that decided and its count out.  The
 from __future__ import annotations
 
 import math
-import re
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .bounded import keep_newest
 from .catalog import REPEAT_WORKFLOW_XIDS
+from .wordscan import LazyPattern
 
 BURST_SECONDS = 180.0  # sightings of one Xid on one scope this close together are one burst (NVSentinel's window)
 SCOPES = ("unit", "gpu", "gpus")
@@ -40,7 +40,7 @@ MAX_KEYS = 1024  # scopes remembered (oldest forgotten first): input cannot grow
 MAX_BURSTS = 64  # bursts remembered per scope (more than any row counts)
 MAX_GPUS = 32  # GPUs remembered per Xid (a node has 8 or 16; a line can name any address): bounds the spread scan
 # the unit an Xid 13 names: "Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0)", older "(GPC 0, TPC 0)"
-UNIT = re.compile(r"\(GPC (\d{1,4}), TPC (\d{1,4})(?:, SM \d{1,4})?\)")
+UNIT = LazyPattern(r"\(GPC (\d{1,4}), TPC (\d{1,4})(?:, SM \d{1,4})?\)")
 
 
 @dataclass(frozen=True, slots=True)

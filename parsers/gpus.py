@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping, TypeVar
 
 from .pci import normalize_pci
+from .wordscan import LazyPattern
 
 T = TypeVar("T")
 _FUNCTION = re.compile(r"\.[0-7]$")
@@ -21,7 +22,7 @@ _FUNCTION = re.compile(r"\.[0-7]$")
 # DEVICES and CUDA_VISIBLE_DEVICES carry it: `MIG-GPU-<GPU uuid>/<GPU instance>/<compute instance>` (NVIDIA's MIG user
 # guide, "CUDA Device Enumeration"; NVIDIA/dcgm-exporter pkg/dcgmexporter/kubernetes.go reads its GPU's UUID so). R470
 # on, a MIG device's own UUID, `MIG-<uuid>`, names no GPU.
-_MIG_ON_GPU = re.compile(r"mig-(gpu-[0-9a-f-]+)/\d+/\d+$")
+_MIG_ON_GPU = LazyPattern(r"mig-(gpu-[0-9a-f-]+)/\d+/\d+$")
 
 
 def gpu_key(value: Any) -> str:

@@ -4708,9 +4708,10 @@ TRAP_SIGNALS = {"general protection fault": 11, "invalid opcode": 4, "divide err
 # Whose code a crashed process died in, by its library (the first pattern matching the library's name): the GPU driver's
 # user-space libraries (CUDA's driver API, NVML, the PTX JIT, the GL/Vulkan/video ones): attribution driver; NCCL's,
 # PyTorch's: the application's stack, its own libraries; any other: the program's.
-CRASH_STACKS = ((re.compile(r"libcuda\.so|libnvidia-|libnvcuvid|libnvoptix|lib(?:GLX|EGL)_nvidia"), "driver", "driver"),
-                (re.compile(r"libnccl"), "nccl", "application"),
-                (re.compile(r"libtorch|libc10|libcaffe2"), "pytorch", "application"))
+# (LazyPattern: compiled at the first crash that names a library; an idle agent holds none of them)
+CRASH_STACKS = ((LazyPattern(r"libcuda\.so|libnvidia-|libnvcuvid|libnvoptix|lib(?:GLX|EGL)_nvidia"), "driver", "driver"),
+                (LazyPattern(r"libnccl"), "nccl", "application"),
+                (LazyPattern(r"libtorch|libc10|libcaffe2"), "pytorch", "application"))
 
 
 def _refine_crash(g: dict, out: dict) -> None:
@@ -4872,12 +4873,13 @@ def _refine_nvsmi_fabric(g: dict, out: dict) -> None:
 GPU_OOM_HELD = 0.5  # the fraction of the GPU one other process must hold (and more than the rank) for "gpu_held"
 _SIZE = r"(\d+(?:\.\d+)?) (bytes|KiB|MiB|GiB|TiB)"
 _SIZE_GIB = {"bytes": 1 / 2 ** 30, "KiB": 1 / 2 ** 20, "MiB": 1 / 2 ** 10, "GiB": 1.0, "TiB": 2.0 ** 10}
-_OOM_V2 = re.compile(r"total capac(?:i)?ty of " + _SIZE + r" of which " + _SIZE + r" is free")
-_OOM_V1 = re.compile(_SIZE + r" total capacity; (?:.*?; )?" + _SIZE + r" free; " + _SIZE
-                     + r" (?:reserved in total by PyTorch|cached)")
-_OOM_PROCESS = re.compile(r"(?:Process (\d+)|this process) has " + _SIZE + r" memory in use")
-_OOM_POOL = re.compile(r"Of the allocated memory " + _SIZE + r" is allocated by PyTorch, .*?and " + _SIZE
-                       + r" is reserved by PyTorch but unallocated")
+# (LazyPattern: compiled at the first CUDA OOM line with figures; ~15 KiB an idle agent held compiled)
+_OOM_V2 = LazyPattern(r"total capac(?:i)?ty of " + _SIZE + r" of which " + _SIZE + r" is free")
+_OOM_V1 = LazyPattern(_SIZE + r" total capacity; (?:.*?; )?" + _SIZE + r" free; " + _SIZE
+                      + r" (?:reserved in total by PyTorch|cached)")
+_OOM_PROCESS = LazyPattern(r"(?:Process (\d+)|this process) has " + _SIZE + r" memory in use")
+_OOM_POOL = LazyPattern(r"Of the allocated memory " + _SIZE + r" is allocated by PyTorch, .*?and " + _SIZE
+                        + r" is reserved by PyTorch but unallocated")
 _OOM_PIDS_SHOWN = 3
 
 

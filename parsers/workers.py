@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from .wordscan import LazyPattern
+
 # Ray's (and vLLM's) worker prefix: the actor or task name is any word Ray prints there, a named actor's with its own
 # "/" or "." ("(model_worker/12 pid=43581, ip=10.208.16.54)", AReaL); `workers`: the words before "pid=" (a vLLM
 # worker's name and indices), `rank`: vLLM 0.8's "rank=N"
@@ -50,11 +52,11 @@ _ALONG_TP = frozenset({"TP", "EP", "DCP"})
 # "#033[1;36m(VllmWorker TP1 pid=413)#033[0;0m " (vllm-project/vllm #24004, a container's log through syslog).  Peeled,
 # never a prefix of its own: by tag_rank and by offline triage (triage.ranks) alike; COLOUR_FIRST: the characters
 # such a code may start with (a cheap test before the regex)
-COLOURS = re.compile(r"(?:(?:\x1b|\ufffd|\^\[|#033)?\[[0-9;]{1,16}m)+ ?")
+COLOURS = LazyPattern(r"(?:(?:\x1b|\ufffd|\^\[|#033)?\[[0-9;]{1,16}m)+ ?")
 COLOUR_FIRST = frozenset("\x1b\ufffd[^#")
 
-_WORKER = re.compile(WORKER_PREFIX)
-_SGLANG = re.compile(SGLANG_PREFIX)
+_WORKER = LazyPattern(WORKER_PREFIX)
+_SGLANG = LazyPattern(SGLANG_PREFIX)
 MAX_TAGS = 4  # prefixes read before a line's text ("(APIServer pid=32) (EngineCore_0 pid=296) (VllmWorker TP0 ...")
 _SGLANG_DIM = frozenset("DPTEAM")  # the first letter of an index SGLang prints after its stamp
 

@@ -5,6 +5,7 @@ the figures themselves are bench/agent.py footprint's."""
 from __future__ import annotations
 
 import ctypes
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -80,3 +81,36 @@ def test_the_xid_144_150_decode_table_is_derived_at_its_first_line():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[2]).stdout
     assert out.split() == ["0", "XID_154_EVAL", "1"]
+
+
+# module-level regexes only a rare line (or a path idle never takes) needs: LazyPatterns, compiled at first use, so an
+# idle agent holds none of them compiled (each 1-7 KiB, and their compiling at start)
+COMPILED_AT_FIRST_USE = {
+    "parsers.rules": ["_OOM_V2", "_OOM_V1", "_OOM_PROCESS", "_OOM_POOL"],  # a CUDA OOM line's figures
+    "parsers.envelope": ["_DMESG_PARTS", "_VERBOSE_HEADER", "_CRI_PARTIAL"],  # dmesg -T -d, journal export, pod logs
+    "parsers.classify": ["_RANK", "_PG_TAG", "_PG_DESC", "_LAUNCHER_RANK"],  # a rank on a framework's line
+    "parsers.workers": ["COLOURS", "_WORKER", "_SGLANG"],  # a worker's prefix (Ray, vLLM, SGLang)
+    "parsers.gpus": ["_MIG_ON_GPU"],  # a MIG device's name
+    "parsers.escalation": ["UNIT"],  # an Xid 13's unit
+    "parsers.catalog": ["_SXID_ACTION"],  # an NVSwitch SXid's catalog row
+    "parsers.correlate": ["CUDA_WHAT"],  # offline correlation, cluster evidence
+    "agent.pidmap": ["_POD", "_CONTAINER"],  # a GPU process's pod (NVML on)
+    "agent.config": ["_SERVICE_LINK"],  # a GPU_NPD_ variable that is no key (a Service's link)
+}
+
+
+def test_rare_line_regexes_are_compiled_at_first_use():
+    """What the agent imports leaves the regexes of COMPILED_AT_FIRST_USE uncompiled (CRASH_STACKS' too): an idle agent
+    never compiles them."""
+    code = ("import importlib, json, sys\n"
+            "import agent.app, gpunpd.cli\n"
+            "from parsers.rules import CRASH_STACKS\n"
+            "names = json.loads(sys.argv[1])\n"
+            "out = {f'{m}.{n}': getattr(getattr(importlib.import_module(m), n), '_re', 'eager') is None\n"
+            "       for m, ns in names.items() for n in ns}\n"
+            "out['parsers.rules.CRASH_STACKS'] = all(getattr(p, '_re', 'eager') is None for p, _, _ in CRASH_STACKS)\n"
+            "print(json.dumps(out))\n")
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(COMPILED_AT_FIRST_USE)], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).resolve().parents[2]).stdout
+    lazy = json.loads(out)
+    assert [name for name, uncompiled in lazy.items() if not uncompiled] == []
