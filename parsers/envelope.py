@@ -567,7 +567,7 @@ def _ipmi_sel(m: re.Match, year: int | None) -> Envelope:
     row's own time, the BMC's clock at the event (the date "%m/%d/%Y", 1.8.19's "%x": a two-digit year, 69-99 the
     1900s as strptime's %y; the time with the zone 1.8.19 prints after it, _zoned); the message the whole row, as
     the rows read it (parsers/rules.py IPMI_SEL_ROW)."""
-    line, month, day, yr, clock, zone = m.groups()
+    month, day, yr, clock, zone, line = m.groups()
     year_n = int(yr) if len(yr) == 4 else int(yr) + (1900 if int(yr) >= 69 else 2000)
     return Envelope("ipmi_sel", line, _zoned(_at(int(month), day, clock, year_n), zone))
 
@@ -862,12 +862,12 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("kubectl", "[", _KUBECTL, _kubectl, None),
     # ipmitool's SEL row (ipmi_sel.c's elist / list: the record id "%4x", then "| <date> | <time>[ <zone>] | <sensor>
     # | <event> | Asserted"): "  3a | 12/14/22 | 23:09:44 CET | Memory #0x88 | ..", the row's time its finding's
-    # (_ipmi_sel), the message the whole row. Its lines start with the id's padding or a hex digit (an id past 0xfff);
-    # last, so that the lines of the rows above try no more rows than before. A "Pre-Init" row (the BMC's seconds since
-    # its start, no date) stays plain text
+    # (_ipmi_sel), the message the whole row (its fields read in a lookahead). Its lines start with the id's padding
+    # or a hex digit (an id past 0xfff); last, so that the lines of the rows above try no more rows than before. A
+    # "Pre-Init" row (the BMC's seconds since its start, no date) stays plain text
     ("ipmi_sel", " 0123456789abcdef", LazyPattern(
-        r"^( {0,3}[0-9a-f]{1,8} \| (\d\d)/(\d\d)/(\d\d(?:\d\d)?) \| (\d\d:\d\d:\d\d)(?: ([A-Z]{1,5}|[+-]\d\d:?\d\d))? \| .*)$",
-        re.S), _ipmi_sel, "last"),
+        r"^(?= {0,3}[0-9a-f]{1,8} \| (\d\d)/(\d\d)/(\d\d(?:\d\d)?) \| (\d\d:\d\d:\d\d)(?: ([A-Z]{1,5}|"
+        r"[+-]\d\d:?\d\d))? \| )(.*)$", re.S), _ipmi_sel, "last"),
 )
 
 
