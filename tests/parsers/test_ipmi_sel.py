@@ -25,6 +25,7 @@ MCE = "   1 | 05/14/2026 | 20:40:26 | Processor #0x40 | Uncorrectable machine ch
 IERR = "  89 | 08/31/2016 | 06:20:30 | Processor #0xc9 | IERR | Asserted"
 # CONSTRUCTED
 ROW = "  1a | 03/14/2024 | 10:22:31 | {sensor} | {event} | {state}"
+UE = ROW.format(sensor="Memory DIMM_A1", event="Uncorrectable ECC", state="Asserted")
 
 
 @pytest.mark.parametrize("line, kind, severity, sensor, detail", [
@@ -75,14 +76,10 @@ def test_every_sel_event_reads_as_a_severity_of_the_aer_table():
 @pytest.mark.parametrize("line, when", [
     (MCE, datetime(2026, 5, 14, 20, 40, 26)),
     (CORRECTED, datetime(2022, 12, 14, 23, 9, 44)),  # a two-digit year; a zone's name read as the BMC's clock
-    (ROW.format(sensor="Memory DIMM_A1", event="Uncorrectable ECC", state="Asserted"), datetime(2024, 3, 14, 10, 22, 31)),
-    (ROW.format(sensor="Memory DIMM_A1", event="Uncorrectable ECC", state="Asserted").replace("10:22:31", "10:22:31 UTC"),
-     datetime(2024, 3, 14, 10, 22, 31, tzinfo=timezone.utc)),
-    (ROW.format(sensor="Memory DIMM_A1", event="Uncorrectable ECC", state="Asserted").replace("10:22:31", "10:22:31 +0100"),
-     datetime(2024, 3, 14, 10, 22, 31, tzinfo=timezone(timedelta(hours=1)))),
-    # an id past 0xfff fills its four columns: no padding before it
-    (ROW.format(sensor="Memory DIMM_A1", event="Uncorrectable ECC", state="Asserted").replace("  1a |", "1a2b |"),
-     datetime(2024, 3, 14, 10, 22, 31)),
+    (UE, datetime(2024, 3, 14, 10, 22, 31)),
+    (UE.replace("10:22:31", "10:22:31 UTC"), datetime(2024, 3, 14, 10, 22, 31, tzinfo=timezone.utc)),
+    (UE.replace("10:22:31", "10:22:31 +0100"), datetime(2024, 3, 14, 10, 22, 31, tzinfo=timezone(timedelta(hours=1)))),
+    (UE.replace("  1a |", "1a2b |"), datetime(2024, 3, 14, 10, 22, 31)),  # an id past 0xfff: no padding before it
 ])
 def test_a_sel_rows_finding_carries_the_rows_own_time_and_its_message_is_the_row(line, when):
     f = parse_line(line)
