@@ -537,24 +537,39 @@ def _short_unix(m: re.Match, year: int | None) -> Envelope:
 _ZONE_OFFSET = re.compile(r"^([+-])(\d\d):?(\d\d)?$")
 
 
+def _zoned(when: datetime | None, zone: str | None) -> datetime | None:
+    """A stamp's time in the zone printed after it, as the host's locale names it: UTC and numeric offsets are read,
+    any other name ("CET") or none is left off (the time as the host's clock showed it, as a BSD syslog stamp's)."""
+    if when is None or zone is None:
+        return when
+    if zone in ("UTC", "GMT"):
+        return when.replace(tzinfo=timezone.utc)
+    off = _ZONE_OFFSET.match(zone)
+    if off is None:
+        return when
+    sign = -1 if off.group(1) == "-" else 1
+    from datetime import timedelta  # noqa: PLC0415 - numeric zones only
+
+    return when.replace(tzinfo=timezone(sign * timedelta(hours=int(off.group(2)), minutes=int(off.group(3) or 0))))
+
+
 def _short_full(m: re.Match, year: int | None) -> Envelope:
     """`journalctl -o short-full` / `with-unit` (systemd's format_timestamp: "Tue 2024-01-02 03:04:05 UTC"), then
     the host and the tag (with-unit: the record's unit where it has one; the kernel's records have none, "kernel").
-    The zone as the host's locale names it: UTC and numeric offsets are read, any other name ("CET") is left off
-    (the time as the host's clock showed it, as a BSD syslog stamp's)."""
+    The zone as the host's locale names it (_zoned)."""
     date, clock, zone, host, tag, pid, msg = m.groups()
-    when = _iso(f"{date}T{clock}")
-    if when is not None:
-        off = _ZONE_OFFSET.match(zone)
-        if zone in ("UTC", "GMT"):
-            when = when.replace(tzinfo=timezone.utc)
-        elif off:
-            sign = -1 if off.group(1) == "-" else 1
-            from datetime import timedelta  # noqa: PLC0415 - numeric zones only
-
-            when = when.replace(tzinfo=timezone(sign * timedelta(hours=int(off.group(2)),
-                                                                 minutes=int(off.group(3) or 0))))
+    when = _zoned(_iso(f"{date}T{clock}"), zone)
     return _strip_inner_uptime(Envelope("journal", msg, timestamp=when, extra=_syslog_extra(host, tag, pid, None)))
+
+
+def _ipmi_sel(m: re.Match, year: int | None) -> Envelope:
+    """A BMC's System Event Log row as ipmitool prints it (`ipmitool sel elist` / `sel list`, the ipmi_sel row): the
+    row's own time, the BMC's clock at the event (the date "%m/%d/%Y", 1.8.19's "%x": a two-digit year, 69-99 the
+    1900s as strptime's %y; the time with the zone 1.8.19 prints after it, _zoned); the message the whole row, as
+    the rows read it (parsers/rules.py IPMI_SEL_ROW)."""
+    month, day, yr, clock, zone, line = m.groups()
+    year_n = int(yr) if len(yr) == 4 else int(yr) + (1900 if int(yr) >= 69 else 2000)
+    return Envelope("ipmi_sel", line, _zoned(_at(int(month), day, clock, year_n), zone))
 
 
 def journal_field(value: Any) -> str | None:
@@ -845,6 +860,14 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     # `kubectl logs --prefix`: "[pod/train-worker-1/pytorch] <the pod's line>", the line behind it split as its own
     # (_kubectl, built at once); last, so that the lines of the "[" rows above try no more rows than before
     ("kubectl", "[", _KUBECTL, _kubectl, None),
+    # ipmitool's SEL row (ipmi_sel.c's elist / list: the record id "%4x", then "| <date> | <time>[ <zone>] | <sensor>
+    # | <event> | Asserted"): "  3a | 12/14/22 | 23:09:44 CET | Memory #0x88 | ..", the row's time its finding's
+    # (_ipmi_sel), the message the whole row (its fields read in a lookahead). Its lines start with the id's padding
+    # or a hex digit (an id past 0xfff); last, so that the lines of the rows above try no more rows than before. A
+    # "Pre-Init" row (the BMC's seconds since its start, no date) stays plain text
+    ("ipmi_sel", " 0123456789abcdef", LazyPattern(
+        r"^(?= {0,3}[0-9a-f]{1,8} \| (\d\d)/(\d\d)/(\d\d(?:\d\d)?) \| (\d\d:\d\d:\d\d)(?: ([A-Z]{1,5}|"
+        r"[+-]\d\d:?\d\d))? \| )(.*)$", re.S), _ipmi_sel, "last"),
 )
 
 

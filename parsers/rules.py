@@ -538,12 +538,20 @@ EVENT_SECTIONS = {"cper": frozenset({"cper_memory", "cper_arm"})}
 EVENT_ECHOES = {"cper": ("mce", "mce_logged", 2)}
 AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
 # ipmitool's words for a sensor's event (include/ipmitool/ipmi_sel.h sensor_specific_event_types: Memory 0x0c offsets
-# 0-1, Critical Interrupt 0x13 offsets 7, 8, 10) -> the AER word of the same severity (AER_SEVERITY: a corrected error
-# a warning, an uncorrected one an error, a bus's fatal error fatal), and a SEL row of one of them (`sensor`: the
-# sensor's type, its name or number after it; an OEM's detail in brackets after the event; its direction Asserted)
+# 0-1, Critical Interrupt 0x13 offsets 4, 5, 7, 8, 10, Processor 0x07 offsets 11-12) -> the AER word of the same
+# severity (AER_SEVERITY: a corrected error a warning, an uncorrected one an error, a bus's fatal error fatal), and a
+# SEL row of one of them (`sensor`: the sensor's type, its name or number after it; an OEM's detail in brackets after
+# the event; its direction Asserted). PCI PERR, the bus's parity error (a PCIe platform's BIOS logs its poisoned or
+# uncorrectable non-fatal errors so), an error; PCI SERR, the bus's system error, fatal: the signal PCI keeps for
+# errors whose result is catastrophic, an NMI on x86 that firmware set to halt or reset the machine. A processor's
+# machine check, its unit unnamed, is a memory_error as the kernel's machine check of no cache or TLB unit is
+# (rows mce_logged, mce_detail): uncorrected an error, corrected a warning. A processor's IERR (its internal error,
+# CATERR) is no kind's: left out.
 IPMI_SEL_EVENTS = {"Correctable ECC": "corrected", "Uncorrectable ECC": "uncorrected",
                    "Bus Correctable error": "corrected", "Bus Uncorrectable error": "uncorrected",
-                   "Bus Fatal Error": "fatal"}
+                   "Bus Fatal Error": "fatal", "PCI PERR": "uncorrected", "PCI SERR": "fatal",
+                   "Uncorrectable machine check exception": "uncorrected",
+                   "Correctable machine check error": "corrected"}
 IPMI_SEL_ROW = (r"\| (?P<sensor>{sensor}\b[^|\n]*?) *\| (?P<event>" + "|".join(map(re.escape, IPMI_SEL_EVENTS)) +
                 r")(?: \((?P<detail>[^|\n]*)\))? *\| Asserted\b")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
@@ -2649,8 +2657,11 @@ RULES: tuple[Rule, ...] = (
     # the host's memory error, a Critical Interrupt sensor's bus error (the PCIe slot's or root port's, HGX / DGX
     # "PCIE_ERR") a PCIe error, each at the severity its words give. A "Deasserted" row is the end of the state the
     # asserted one began, no fault; every other row (the log cleared, boot progress, presence) says nothing.
+    # A Processor sensor's machine check is the host's machine check, a memory_error as the kernel's (IPMI_SEL_EVENTS).
     _r("ipmi_sel_memory", "memory_error", ["| Memory "], IPMI_SEL_ROW.format(sensor="Memory"), refine="ipmi_sel"),
     _r("ipmi_sel_bus", "pcie_aer", ["| Critical Interrupt "], IPMI_SEL_ROW.format(sensor="Critical Interrupt"),
+       refine="ipmi_sel"),
+    _r("ipmi_sel_processor", "memory_error", ["| Processor "], IPMI_SEL_ROW.format(sensor="Processor"),
        refine="ipmi_sel"),
     _r("cper_memory", "memory_error", ["section_type: memory error"],
        r"\[Hardware Error\]:\s+section_type: memory error",
