@@ -863,10 +863,10 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     # ipmitool's SEL row (ipmi_sel.c's elist / list: the record id "%4x", then "| <date> | <time>[ <zone>] | <sensor>
     # | <event> | Asserted"): "  3a | 12/14/22 | 23:09:44 CET | Memory #0x88 | ..", the row's time its finding's
     # (_ipmi_sel), the message the whole row (its fields read in a lookahead). Its lines start with the id's padding
-    # or a hex digit (an id past 0xfff); last, so that the lines of the rows above try no more rows than before. A
+    # or a hex digit other than 0 (an id past 0xfff: "%4x" pads with spaces, never zeros); last, so that the lines of the rows above try no more rows than before. A
     # "Pre-Init" row (the BMC's seconds since its start, no date) stays plain text
-    ("ipmi_sel", " 0123456789abcdef", LazyPattern(
-        r"^(?= {0,3}[0-9a-f]{1,8} \| (\d\d)/(\d\d)/(\d\d(?:\d\d)?) \| (\d\d:\d\d:\d\d)(?: ([A-Z]{1,5}|"
+    ("ipmi_sel", " 123456789abcdef", LazyPattern(
+        r"^(?= {0,3}[0-9a-f]{1,4} \| (\d\d)/(\d\d)/(\d\d(?:\d\d)?) \| (\d\d:\d\d:\d\d)(?: ([A-Z]{1,5}|"
         r"[+-]\d\d:?\d\d))? \| )(.*)$", re.S), _ipmi_sel, "last"),
 )
 

@@ -2658,11 +2658,9 @@ RULES: tuple[Rule, ...] = (
     # "PCIE_ERR") a PCIe error, each at the severity its words give. A "Deasserted" row is the end of the state the
     # asserted one began, no fault; every other row (the log cleared, boot progress, presence) says nothing.
     # A Processor sensor's machine check is the host's machine check, a memory_error as the kernel's (IPMI_SEL_EVENTS).
-    _r("ipmi_sel_memory", "memory_error", ["| Memory "], IPMI_SEL_ROW.format(sensor="Memory"), refine="ipmi_sel"),
-    _r("ipmi_sel_bus", "pcie_aer", ["| Critical Interrupt "], IPMI_SEL_ROW.format(sensor="Critical Interrupt"),
-       refine="ipmi_sel"),
-    _r("ipmi_sel_processor", "memory_error", ["| Processor "], IPMI_SEL_ROW.format(sensor="Processor"),
-       refine="ipmi_sel"),
+    *(_r(f"ipmi_sel_{name}", kind, [f"| {sensor} "], IPMI_SEL_ROW.format(sensor=sensor), refine="ipmi_sel")
+      for name, kind, sensor in (("memory", "memory_error", "Memory"), ("bus", "pcie_aer", "Critical Interrupt"),
+                                 ("processor", "memory_error", "Processor"))),
     _r("cper_memory", "memory_error", ["section_type: memory error"],
        r"\[Hardware Error\]:\s+section_type: memory error",
        event=("cper", "join")),

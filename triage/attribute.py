@@ -1064,12 +1064,12 @@ def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
     if rerun is not None:
         return rerun
     order = "earliest" if first.time is not None else "first (in the logs' order; no time stamps)"
+    head = f"{_what(first)} on {_who(first, job)}{_at(first)} is the {order} failure that is not a consequence of another"
     shared = _gpu_shared(job, first)
     if shared:
         ranks = ", ".join(str(r) for r in sorted({e.rank for e in (first, *shared)}))
         return Verdict("application", first, "first_failure",
-                       f"{_what(first)} on {_who(first, job)}{_at(first)} is the {order} failure that is not a "
-                       f"consequence of another: ranks {ranks} share GPU {first.gpu}"
+                       f"{head}: ranks {ranks} share GPU {first.gpu}"
                        f"{f' of {first.host}' if first.host else ''}: each rank must use its own device "
                        "(torch.cuda.set_device(local_rank), its own CUDA_VISIBLE_DEVICES, no device_map=\"auto\" in a "
                        "rank); the GPU's other processes are the job's own ranks, not the node's", suspects=shared)
@@ -1078,9 +1078,7 @@ def _earliest(job: Job, candidates: list[Evidence]) -> Verdict | None:
     gang = _gang_end(job, first)
     if gang is not None:
         category, said = gang
-    return Verdict(category, first, "first_failure",
-                   f"{_what(first)} on {_who(first, job)}{_at(first)} is the {order} failure that is not a "
-                   f"consequence of another{said}", suspects=stated)
+    return Verdict(category, first, "first_failure", f"{head}{said}", suspects=stated)
 
 
 def _pod_name(e: Evidence) -> str | None:

@@ -13,7 +13,6 @@ import pytest
 
 from parsers import parse_line
 from parsers.envelope import detect
-from parsers.rules import AER_SEVERITY, IPMI_SEL_EVENTS
 
 # REAL: https://github.com/ipmitool/ipmitool/pull/340
 BUS_FATAL = "   1 |  Pre-Init  |0000198492| Critical Interrupt #0xa1 | Bus Fatal Error (Bus fatal:B5d/D03/F02) | Asserted"
@@ -67,10 +66,6 @@ def test_a_sel_rows_memory_or_bus_error_is_its_devices_fault_at_the_severity_its
 ])
 def test_a_deasserted_row_and_routine_rows_say_nothing(line):
     assert parse_line(line) is None
-
-
-def test_every_sel_event_reads_as_a_severity_of_the_aer_table():
-    assert set(IPMI_SEL_EVENTS.values()) <= set(AER_SEVERITY)
 
 
 @pytest.mark.parametrize("line, when", [

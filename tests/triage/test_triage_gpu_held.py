@@ -149,7 +149,6 @@ def test_ranks_on_other_nodes_or_other_gpus_share_nothing():
     assert _job(("node1/train.log", [f"[rank0]: {TIME_SLICED}"]),
                 ("node2/train.log", [f"[rank1]: {TIME_SLICED}"])).category == "infrastructure"
     other_gpu = TIME_SLICED.replace("(GPU 0;", "(GPU 1;")
-    assert other_gpu != TIME_SLICED
     assert _job(("node1/train.log", [f"[rank0]: {TIME_SLICED}", f"[rank1]: {other_gpu}"])).category == "infrastructure"
 
 
