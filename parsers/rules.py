@@ -3728,13 +3728,17 @@ RULES: tuple[Rule, ...] = (
     # driver container's unload while a client holds it) is not this. The installer naming Secure Boot's refusal before
     # its "Unable to load": "ERROR: The kernel module failed to load, because it was not signed by a key that is trusted
     # by the kernel." (NVIDIA/gpu-operator #266, OpenShift); modprobe's own is "could not insert 'nvidia': Key was
-    # rejected by service" (acidanthera/bugtracker #2237). Was: nothing for these two.
+    # rejected by service" (acidanthera/bugtracker #2237). Was: nothing for these two. Talos Linux's controller, its
+    # module named: "error loading module \x5c"nvidia\x5c": load nvidia failed: key was rejected by service" (the log's
+    # quote escaped so; siderolabs/talos #7174: the kernel's own "Loading of module with unavailable key is rejected"
+    # names none). Was: nothing.
     _r("nvidia_module_load_failed", "driver_unusable",
        ["Unable to load the kernel module '", "could not insert ", "FATAL: Module nvidia",
-        "not signed by a key that is trusted by the kernel"],
+        "not signed by a key that is trusted by the kernel", '": load nvidia'],
        r"(?P<driver_error>Unable to load the kernel module '(?P<module>nvidia[\w-]*)\.ko'|"
-       r"(?:could not insert (?:module [^\s:]*/|')|FATAL: Module )"
-       r"(?P<inserted>nvidia(?:[-_](?:uvm|modeset|drm|peermem|fs))?)(?:(?:\.ko)?'?: [^\n]*| not found\b[^\n]*)|"
+       r"(?:could not insert (?:module [^\s:]*/|')|FATAL: Module |error loading module (?:\\x5c|\\)?\")"
+       r"(?P<inserted>nvidia(?:[-_](?:uvm|modeset|drm|peermem|fs))?)"
+       r"(?:(?:\.ko)?'?: [^\n]*| not found\b[^\n]*|(?:\\x5c|\\)?\": load [\w-]+ failed: [^\n\"]*)|"
        r"The kernel module failed to load, because it was not signed by a key that is trusted by the kernel)"),
     # The node's container runtime failing to give a pod its GPUs, in the OCI hook's words the kubelet's Event, the
     # container's waiting / terminated message (RunContainerError, StartError exit 128) and docker quote ("error running
