@@ -170,7 +170,10 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
             failed.append(path)
         else:
             try:
-                stdin() if path == "-" else open(path, "rb").close()  # (stdin closed: `<&-`)
+                if path == "-":
+                    stdin()  # (stdin closed: `<&-`)
+                else:
+                    open(path, "rb").close()
             except OSError as exc:
                 click.echo(f"gpu-npd parse: cannot read {path}: {exc.strerror or exc}", err=True)
                 failed.append(path)

@@ -164,8 +164,8 @@ class _UpTo(io.RawIOBase):
 
 def stdin() -> TextIO:
     """sys.stdin, or OSError where the command was started with it closed (`<&-`: Python's sys.stdin is None): the
-    one test `parse` and `triage` share, so `-` is an input that cannot be read, not a traceback (parse leaves such a
-    `-` out before it asks the progress bar's input_size)."""
+    test `parse` and `triage` share before they read `-`, so it is an input that cannot be read, not a traceback (the
+    progress bar's input_size reads sys.stdin itself: parse has left such a `-` out by then)."""
     if sys.stdin is None:
         raise OSError(errno.EBADF, "stdin is closed")
     return sys.stdin

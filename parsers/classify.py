@@ -578,11 +578,10 @@ class Classifier:
         node = node_prefixed(line)
         if node is None:
             return env
-        if self._own is not None:
-            key = host_key(node[0])
-            if key == self._own or key == self._host or (self._hosts is not None and key in self._hosts):
-                return behind_node(node[0], node[1], self.year)
-        return behind_node(node[0], node[1], self.year) if is_fleet_node(*node) else env
+        key = None if self._own is None else host_key(node[0])
+        named = key is not None and (key == self._own or key == self._host or
+                                     (self._hosts is not None and key in self._hosts))
+        return behind_node(node[0], node[1], self.year) if named or is_fleet_node(*node) else env
 
     def _forgot(self, _saved: tuple) -> None:
         self.hosts_forgotten += 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 from .wordscan import LazyPattern
@@ -548,8 +548,6 @@ def _zoned(when: datetime | None, zone: str | None) -> datetime | None:
     if off is None:
         return when
     sign = -1 if off.group(1) == "-" else 1
-    from datetime import timedelta  # noqa: PLC0415 - numeric zones only
-
     return when.replace(tzinfo=timezone(sign * timedelta(hours=int(off.group(2)), minutes=int(off.group(3) or 0))))
 
 
@@ -568,7 +566,9 @@ def _ipmi_sel(m: re.Match, year: int | None) -> Envelope:
     1900s as strptime's %y; the time with the zone 1.8.19 prints after it, _zoned); the message the whole row, as
     the rows read it (parsers/rules.py IPMI_SEL_ROW)."""
     month, day, yr, clock, zone, line = m.groups()
-    year_n = int(yr) if len(yr) == 4 else int(yr) + (1900 if int(yr) >= 69 else 2000)
+    year_n = int(yr)
+    if len(yr) == 2:
+        year_n += 1900 if year_n >= 69 else 2000
     return Envelope("ipmi_sel", line, _zoned(_at(int(month), day, clock, year_n), zone))
 
 
