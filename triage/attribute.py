@@ -427,10 +427,10 @@ class Job:
         if e.kind != "job_ended" or e.details.get("pod_end") not in POD_ENDS:
             return e
         not_ready = _not_after(e, self.not_ready.get(_pod_key(e)))
-        drains = sorted((u for u in self.drains if _not_after(e, u) and (e.host is None or u.host in (None, e.host))),
-                        key=_ts)
+        drains = [u for u in self.drains if _not_after(e, u) and (e.host is None or u.host in (None, e.host))]
+        latest = max(reversed(drains), key=_ts, default=None)  # (of equal times the last, as a stable sort's)
         said = any(_near(e, k) for k in self.evicted.get(_pod_key(e), ()))
-        drain = KARPENTER_EVICTED if said else NODE_DRAINS[drains[-1].kind] if drains else None
+        drain = KARPENTER_EVICTED if said else NODE_DRAINS[latest.kind] if latest is not None else None
         reason = e.details["pod_end"]
         key = pod_end(reason, not_ready=not_ready, drain=drain)  # (a key: itself, but refined)
         if key == reason:

@@ -92,7 +92,6 @@ def test_the_threshold_is_half_the_gpu_and_more_than_the_rank(others_gib, own_gi
             f"80.00 GiB of which 1.00 GiB is free. Process 12345 has {others_gib:.2f} GiB memory in use. Including "
             f"non-PyTorch memory, this process has {own_gib:.2f} GiB memory in use. Of the allocated memory 1.00 GiB is "
             f"allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated.")
-    assert GPU_OOM_HELD == 0.5
     assert (_incident(line).category == "infrastructure") is held
 
 
