@@ -33,7 +33,8 @@ ranks an Event lists are at the time the agent recorded it), anything the agent 
 hang or a barrier's healthy ranks, read only offline; docs/triage.md, "Live and offline"), and a launcher summary's
 rows without the opener the agent reads the summary by (an excerpt cut before it).  A miss's causes: "Kubernetes Event
 not watched live" (offline's root read from an Event's row, triage/facts.py EVENT_ROW: another component's, of a
-reason the cluster component does not watch: it watches other components' of POD_WARNINGS alone), "job fact not
+reason the cluster component does not watch: it watches other components' of the reasons cluster/evidence.py
+selects alone, POD_SELECTORS and NODE_EVENTS), "job fact not
 published" (no LIVE_FACTS row of offline's root's kind), "job fact names no culprit" (its line is its row's, but
 names no one the row publishes it for, and the row has no witness), "consequence not published" (offline's
 undetermined root an exception that says the failure is elsewhere, not published: the agent says one only as its
@@ -110,18 +111,20 @@ def _described(lines: list[str]) -> str | None:
 
 
 def kubelet_events(lines: list[str], pod: str, node: str, now: float) -> list[dict]:
-    """The Warning Events a description's Events rows show of a pod end only an Event says, or context of one
-    (POD_WARNINGS), as the component in the row's From column wrote them on the pod (source.host its node), stamped
+    """The Events a description's Events rows show that the cluster component watches on a pod (cluster/evidence.py
+    watched_pod_event: a Warning of a pod end only an Event says or context of one, a Normal one saying whose a pod
+    end is), as the component in the row's From column wrote them on the pod (source.host its node), stamped
     a minute ago."""
-    from triage.facts import DESCRIBE_EVENT, POD_WARNINGS
+    from cluster.evidence import watched_pod_event
+    from triage.facts import DESCRIBE_EVENT
 
     stamp = datetime.fromtimestamp(now - 60, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     out = []
     for m in filter(None, map(DESCRIBE_EVENT.match, lines)):
-        if m.group("type") != "Warning" or m.group("reason") not in POD_WARNINGS:
+        if not watched_pod_event({"type": m.group("type"), "reason": m.group("reason")}):
             continue
         uid = f"kev-{pod}-{len(out)}"
-        out.append({"type": "Warning", "reason": m.group("reason"), "message": m.group("message"),
+        out.append({"type": m.group("type"), "reason": m.group("reason"), "message": m.group("message"),
                     "count": int(m.group("count") or 1), "firstTimestamp": stamp, "lastTimestamp": stamp,
                     "involvedObject": {"kind": "Pod", "name": pod, "namespace": NAMESPACE, "uid": f"uid-{pod}"},
                     "source": {"component": m.group("source"), "host": node},
@@ -349,14 +352,14 @@ def why_not(want: dict, offline_doc: dict, pub: Published, sp: Split, live, evid
 def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
     """Why offline's root, a job kind of triage, is not among the live evidence: triage read it from a Kubernetes
     Event's row (triage/facts.py EVENT_ROW: `kubectl describe`'s Events table, `kubectl get events`), an Event of
-    another component than gpu-npd of a reason the cluster component does not watch (not POD_WARNINGS); no LIVE_FACTS
+    another component than gpu-npd of a reason the cluster component does not watch (POD_SELECTORS, NODE_EVENTS); no LIVE_FACTS
     row publishes its kind (read from the job's lines by triage only: a Python exception, which its traceback and the
     chain before it make a failure or a consequence); its line is a fact of the row's kind that names no culprit, of a
     row without a witness (LiveFact.culprit, LiveFact.witness: not published); or the row that would publish it did
     not read its line (a summary's field, read live only within the lines after the summary's opener: triage/read.py
     BLOCK_OPENERS)."""
-    from cluster.evidence import AGENT_COMPONENT
-    from triage.facts import EVENT_ROW, FACTS, LIVE, POD_WARNINGS, live
+    from cluster.evidence import AGENT_COMPONENT, POD_SELECTORS
+    from triage.facts import EVENT_ROW, FACTS, LIVE, NODE_EVENTS, live
     from triage.read import BLOCK_OPENERS, job_fact
 
     root = off.get("root") or {}
@@ -364,10 +367,11 @@ def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
     text = next((e.get("text") for e in off.get("evidence") or [] if e.get("kind") == kind and
                  root.get("rank") in (None, e.get("rank"))), None) or ""
     event = EVENT_ROW.search(text)
-    if event is not None and event.group("reason") not in POD_WARNINGS:
+    watched = {reason for reasons in POD_SELECTORS.values() for reason in reasons} | set(NODE_EVENTS)
+    if event is not None and event.group("reason") not in watched:
         return ("Kubernetes Event not watched live", f"offline's root is {kind} ({rule}: {text.strip()!r}), read from "
                 f"a Kubernetes Event's row ({event.group('reason')}): the cluster component watches the pods' status "
-                f"and {AGENT_COMPONENT}'s own Events, and other components' Warnings of POD_WARNINGS alone")
+                f"and {AGENT_COMPONENT}'s own Events, and other components' of the reasons it selects alone")
     if kind not in LIVE:
         return ("job fact not published", f"offline's root is {kind} ({rule}: {text.strip()!r}), a job kind no "
                 "triage/facts.py LIVE_FACTS row names: read from the job's lines by triage only")

@@ -200,9 +200,9 @@ class Reader:
         node = read_node_named(ours)
         if node is not None:  # the node its line names (agent/workloads.py): that node's, as offline
             context["details"] = {**context.get("details", base.details), NODE_NAMED: node}
-            base = on_named_node(base.with_context(**context))
-        else:
-            base = base.with_context(**context)
+        base = base.with_context(**context)
+        if node is not None:
+            base = on_named_node(base)
         task = read_ray_task(ours)
         if task is not None:  # raised in a Ray task's process (agent/workloads.py): that process's, on its node
             return [of_ray_task(base, *task)]

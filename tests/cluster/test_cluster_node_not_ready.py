@@ -66,7 +66,6 @@ def test_a_pod_the_taint_manager_deleted_after_its_nodes_not_ready_event_ended_f
             ev = wait_until(lambda: next((e for e in incidents(api) if "node node-b" in e["message"]), None),
                             "the incident's Event")
         assert ev["message"].startswith("infrastructure"), ev["message"]
-        assert POD_ENDS["taint:NodeNotReady"].category == "infrastructure"
         assert "type=Warning,involvedObject.kind=Pod,reason=NodeNotReady" in watched_selectors(api)
 
 
