@@ -49,6 +49,13 @@ class LazyGroup(click.Group):
         module, attribute = target.split(":")
         return getattr(import_module(module), attribute)
 
+    def make_context(self, info_name, args, parent=None, **extra):  # noqa: ANN001, ANN201 - click's
+        # the group's own eager options print here, before any command runs: `gpu-npd --help` / `--version`
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except OSError as exc:
+            _not_written(exc, "gpu-npd")
+
     def invoke(self, ctx: click.Context):  # noqa: ANN201 - click's
         try:
             return super().invoke(ctx)
@@ -56,13 +63,18 @@ class LazyGroup(click.Group):
             click.echo(f"gpu-npd {ctx.invoked_subcommand}: interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
         except OSError as exc:
-            if exc.errno not in NO_ROOM:
-                raise
-            # every command's output (parse's table, triage's verdict, a snapshot): one line, not a traceback
-            click.echo(f"gpu-npd {ctx.invoked_subcommand}: cannot write {exc.filename or 'the output'}: "
-                       f"{exc.strerror or exc}", err=True)
-            _drop_stdout()
-            sys.exit(EXIT_NOT_WRITTEN)
+            # every command's output (parse's table, triage's verdict, a snapshot, its --help): one line
+            _not_written(exc, f"gpu-npd {ctx.invoked_subcommand}")
+
+
+def _not_written(exc: OSError, who: str) -> None:
+    """An output that took no more bytes: one line naming it and EXIT_NOT_WRITTEN, not a traceback; any other OSError
+    raised again."""
+    if exc.errno not in NO_ROOM:
+        raise exc
+    click.echo(f"{who}: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}", err=True)
+    _drop_stdout()
+    sys.exit(EXIT_NOT_WRITTEN)
 
 
 def _drop_stdout() -> None:

@@ -49,3 +49,17 @@ def test_a_full_output_is_one_line_naming_it(tmp_path: Path, args):
     assert "Traceback" not in err, err
     assert r.returncode == 2
     assert err.splitlines() == [f"gpu-npd {args[0]}: cannot write the output: No space left on device"]  # not the input
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize("args", [("--help",), ("--version",), ("parse", "--help")])
+def test_help_and_version_into_a_full_output_are_one_line(args):
+    """The group's own eager options print before any command runs (was: OSError's traceback and exit 1)."""
+    with open("/dev/full", "wb") as full:
+        r = subprocess.run([*GPU_NPD, *args], stdin=subprocess.DEVNULL, stdout=full, stderr=subprocess.PIPE,
+                           timeout=120)
+    err = r.stderr.decode()
+    assert "Traceback" not in err, err
+    assert r.returncode == 2
+    who = "gpu-npd parse" if args[0] == "parse" else "gpu-npd"
+    assert err.splitlines() == [f"{who}: cannot write the output: No space left on device"]
