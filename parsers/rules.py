@@ -1075,7 +1075,7 @@ RULES: tuple[Rule, ...] = (
     # subdeviceCtrlCmdGpuCheckMemSubsysError_IMPL, an excerpt cut there) they make no finding, as the heartbeat check.
     _r("gsp_timeout_classify", None, ["unresponsive =", "GSP-RM is slow", "kbusSendSysmembarSingle",
                                       "MemSubsysError", "_kgspCheckIfMemsysError"],
-       r"^(?>.*?NVRM: (?P<device>GPU\d+) \w+: )?.*?(?:=+ GSP(?:-RM| core) (?:unresponsive|is slow) =+|"
+       r"^(?>.*?NVRM: (?P<device>GPU\d+) \w+: )?.*?(?:={1,64} GSP(?:-RM| core) (?:unresponsive|is slow) =+|"
        r"kbusSendSysmembarSingle\w*: - timeout error|Memory Subsystem Error detected|"
        r"checking for memory subsystem error)",
        event=("gsp", "lead")),
@@ -1183,7 +1183,7 @@ RULES: tuple[Rule, ...] = (
                                 "RC all channels for critical error", "Lost display notification",
                                 "Error while waiting for GPU progress"],
        r"(?:NVRM: (?P<device>GPU\d+) \w+: )?(?:os_pci_init_handle: invalid context!|NVRM: NVIDIA init module failed!|"
-       r"\w+RcAndNotifyAllChannels\w*: RC all channels for critical error \d+\.|"
+       r"\w{1,64}RcAndNotifyAllChannels\w{0,64}: RC all channels for critical error \d+\.|"
        r"nvidia-modeset: (?:ERROR|WARNING): GPU:\d+: (?:Lost display notification |"
        r"Error while waiting for GPU progress: ))",
        event=("fallen|reset", "within")),
@@ -1243,7 +1243,7 @@ RULES: tuple[Rule, ...] = (
     _r("nvsmi_recovery_action", "gpu_reset_required", ["GPU Recovery Action", "Reset Required", "Reset Recommended"],
        r"(?:GPU Recovery Action\s*: (?P<recovery_action>(?i:"
        + "|".join(re.escape(w) for w in sorted(NVSMI_RECOVERY_ACTION, key=len, reverse=True)) + r"))|"
-       r"(?<![\w ])\s*(?P<reset_status>Reset Required|Drain and Reset Recommended)\s*: Yes)\s*$",
+       r"(?<![\w ])\s{0,64}(?P<reset_status>Reset Required|Drain and Reset Recommended)\s*: Yes)\s*$",
        refine="nvsmi_recovery", event=("reset", "join")),
     # nvidia-smi -q's Fabric block (NVML's fabric info of the GPU, 550+: State, Status; 570+ CliqueId, ClusterUUID and
     # a Health block, its Summary first), pasted into a bug report or an SRE's notes: a registration completed with an
@@ -1525,7 +1525,7 @@ RULES: tuple[Rule, ...] = (
        r"FSP boot cmds failed\. RM cannot boot|RM cannot boot with FSP missing|"
        r"FSP secure boot (?:partition timed out|GSP prechecks failed)|"
        r"s_prepareForFwsec_\w+: failed to prepare interface data|"
-       r"\w+: (?:failed to execute (?:FWSEC|Booter(?! Reload))\b|Booter failed with non-zero error code)|"
+       r"\w{1,64}: (?:failed to execute (?:FWSEC|Booter(?! Reload))\b|Booter failed with non-zero error code)|"
        r"(?:Assertion|Check) failed: .* returned from "
        r"(?:kfsp\w*BootCommands|kgsp(?:WaitForRmInitDone|CreateRadix3|PrepareForBootstrap|Bootstrap))\w*\(",
        event=("rminit", "lead")),
@@ -1726,7 +1726,7 @@ RULES: tuple[Rule, ...] = (
     # agent's sysfs and NVML readings judge the link against the port's capability and under load
     # (parsers/sample_rules.yaml).
     _r("pcie_link_limited", "pcie_aer", ["available PCIe bandwidth, limited by"],
-       r"(?P<driver>[\w.-]+) (?P<pci>" + PCI + r"): [\d.]+ Gb/s available PCIe bandwidth, limited by "
+       r"(?P<driver>[\w.-]{1,64}) (?P<pci>" + PCI + r"): [\d.]+ Gb/s available PCIe bandwidth, limited by "
        r"(?P<speed>[\d.]+ GT/s|Unknown(?: speed)?)(?: PCIe)? x(?P<width>\d+) link at "
        r"(?P<limited_at>" + PCI + r"|<unknown>) "
        r"\(capable of [\d.]+ Gb/s with (?P<speed_cap>[\d.]+ GT/s)(?: PCIe)? x(?P<width_cap>\d+) link\)",
@@ -1995,7 +1995,7 @@ RULES: tuple[Rule, ...] = (
        r"NETDEV WATCHDOG: (?P<netdev>[^\s:()]+)(?: \((?P<driver>[^)]+)\)| \(\))?: transmit (?:queue (?P<queue>\d+) )?timed out",
        event=("netdev_watchdog", "join")),
     _r("netdev_watchdog_cpu", "nic_error", ["NETDEV WATCHDOG"],
-       r"(?:\b(?P<driver>[\w-]+) (?:(?P<pci>" + PCI + r")|\S+) (?P<netdev>[^\s:]+): )?NETDEV WATCHDOG: CPU: \d+: "
+       r"(?:\b(?P<driver>[\w-]{1,64}) (?:(?P<pci>" + PCI + r")|\S+) (?P<netdev>[^\s:]{1,64}): )?NETDEV WATCHDOG: CPU: \d+: "
        r"transmit queue (?P<queue>\d+) timed out", event=("netdev_watchdog", "join")),
     # IPoIB's own TX timeout handler (drivers/infiniband/ulp/ipoib ipoib_timeout, every era: ipoib_warn's "<netdev>: "
     # prefix): "ib0.beef: transmit timeout: latency 10 msecs", then "ib0.beef: queue stopped 0, tx_head 0, tx_tail 0,
@@ -2006,9 +2006,9 @@ RULES: tuple[Rule, ...] = (
     # interface's, joined to its NETDEV WATCHDOG line where one names it), the queue's line part of it. Was: no
     # finding, a stuck IPoIB interface (storage, the job's bootstrap) silent after its first timeout of the boot.
     _r("ipoib_tx_timeout", "nic_error", ["transmit timeout: latency"],
-       r"(?P<netdev>[^\s:]+): transmit timeout: latency (?P<latency_ms>\d+) msecs", event=("netdev_watchdog", "join")),
+       r"(?P<netdev>[^\s:]{1,64}): transmit timeout: latency (?P<latency_ms>\d+) msecs", event=("netdev_watchdog", "join")),
     _r("ipoib_tx_queue", None, ["queue stopped"],
-       r"(?P<netdev>[^\s:]+): queue stopped \d+, tx_head \d+, tx_tail \d+", event=("netdev_watchdog", "within")),
+       r"(?P<netdev>[^\s:]{1,64}): queue stopped \d+, tx_head \d+, tx_tail \d+", event=("netdev_watchdog", "within")),
     # Broadcom NetXtreme-C/E (bnxt_en, and bnxt_re for RoCE: Thor2 400G NICs of AMD and some H100/H200 clouds). The
     # RoCE driver talks to the NIC's firmware through its command queue (qplib_rcfw.c, printed through the bnxt_en PCI
     # function with the "QPLIB: " prefix): the firmware answering no command for its max timeout is a stall, 6.x
