@@ -136,7 +136,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
     findings made before it are printed).
     """
     from parsers import SEVERITIES, WORKLOAD_KINDS, Classifier, Scanner, at_least, cause_of
-    from parsers.finding import KERNEL_PROGRAMS
+    from parsers.finding import KERNEL_PROGRAMS, from_kernel
     from parsers.redacted import placeholder
 
     from .inputs import InputDamaged, Notes, NotText, read_input, stdin
@@ -203,8 +203,9 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
                     findings, classifier = _read_stream(scanner, stream.fp, named, year, flush)
                     try:
                         for f in findings:
-                            # (from_kernel's test, inline: a call a finding cost more)
-                            if f.program not in KERNEL_PROGRAMS and f.kind not in WORKLOAD_KINDS:
+                            # (from_kernel's kernel test inline, a call a finding cost more; its daemons' own
+                            # kinds, parsers.finding.DAEMON_KINDS, asked only of another program's line)
+                            if f.program not in KERNEL_PROGRAMS and f.kind not in WORKLOAD_KINDS and not from_kernel(f):
                                 # another program's line that reads like a kernel fault: not one, as in the agent
                                 key = (str(f.program), f.kind)
                                 not_kernel[key] = not_kernel.get(key, 0) + 1

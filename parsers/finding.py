@@ -75,10 +75,39 @@ def bounded_int(value: str | None) -> int | None:
 # the kernel gives a facility other than LOG_KERN) is not, however much it reads like a kernel fault.
 KERNEL_PROGRAMS = frozenset({None, "kernel"})
 
+# NVIDIA's own daemons whose lines the rules read (parsers/rules.py), by the program name their syslog / journal lines
+# carry, each with the finding kinds its own lines give: such a line is the daemon's word, a node fault as the kernel's
+# are.  Only daemons that write these lines to syslog / the journal (seen there in public logs) and only the kinds
+# they report themselves: Fabric Manager (nv-fabricmanager; 570+ started by nvidia-fabricmanager-start.sh, whose tag
+# its own lines then carry, data-infra/cube-studio #29) refusing a driver of another version (driver_mismatch,
+# "fm_driver_mismatch": gpu-operator #544, akash-network/website #632) and its fabric's failures (nvlink: "fm_topology_
+# mismatch", "fm_multicast_gpu_missing", "fm_gpu_nvl_error", "fm_trunk_port_failure").  Never an Xid, an SXid or
+# another kind of the kernel's alone: the daemon's copy of an NVSwitch error ("detected NVSwitch .. error", kind sxid)
+# is the kernel's SXid line's too and counts from the kernel (or from fabricmanager.log, whose envelope names no
+# program); a line under a daemon's tag that reads like an Xid stays another program's.  Not here: nv-hostengine
+# (DCGM writes its health lines to its own log, /var/log/nv-hostengine.log, not to syslog: common/DcgmLogging.h's
+# BASE_LOGGER; that file's lines name no program and count already), nvidia-imex (its own log, or the ComputeDomain
+# pod's stderr), nvidia-persistenced, nvidia-gridd and the MIG manager (no rule reads their lines).
+# What it trusts: a syslog tag and the journal's SYSLOG_IDENTIFIER are the writer's own claim (any local process can
+# `logger -t nv-fabricmanager ...`), so such a line can raise one of these kinds and nothing else: at worst the
+# GPUUnhealthy / NVLinkUnhealthy a real refusal raises (never an Xid's policy, an SXid's, a reboot), where otherwise
+# Fabric Manager's failure to start (the NVSwitch fabric down, every GPU's CUDA failing with 802) is dropped from
+# every syslog file and journal export.  The agent's journald source reads the kernel transport alone and tags its
+# records "kernel" (agent/sources/journald.py: no SYSLOG_IDENTIFIER, no _COMM), so only its log-file sources and
+# `gpu-npd parse` (whose journal exports take SYSLOG_IDENTIFIER: parsers/envelope.py journal_record) see such lines.
+# docs/security.md says it.
+_FABRIC_MANAGER_KINDS = frozenset({"driver_mismatch", "nvlink"})
+DAEMON_KINDS: dict[str, frozenset[str]] = {
+    "nv-fabricmanager": _FABRIC_MANAGER_KINDS,
+    "nvidia-fabricmanager-start.sh": _FABRIC_MANAGER_KINDS,
+}
+
 
 def from_kernel(f: Finding) -> bool:
-    """Was this line written by the kernel? Only those are node faults, in the agent and in `gpu-npd parse` alike."""
-    return f.program in KERNEL_PROGRAMS
+    """Was this line written by the kernel, or by the NVIDIA daemon whose own kind this is (DAEMON_KINDS)? Only those
+    are node faults, in the agent and in `gpu-npd parse` alike."""
+    program = f.program
+    return program in KERNEL_PROGRAMS or (program in DAEMON_KINDS and f.kind in DAEMON_KINDS[program])
 
 
 def seen_at(f: Finding, now: float, since: float | None = None) -> float | None:

@@ -311,3 +311,18 @@ def test_a_kernel_finding_is_annotated_without_a_call_into_the_gpu_map():
     assert calls(lambda: annotate(f, empty, frozenset())) == 3
     annotate(g, named, frozenset())
     assert "uuid" not in f.details and (g.details["uuid"], g.details["gpu_index"]) == ("GPU-5", 2)
+
+
+def test_a_fabric_manager_journal_line_is_a_node_problem_and_its_xid_shaped_line_is_not(tmp_path):
+    """A syslog file the agent follows (`fallback_log_files`) holds Fabric Manager's own line under its program name
+    (tests/fixtures/realworld/daemon-journal-2026.yaml, akash-network/website#632): its kind is one the daemon reports
+    (parsers.finding.DAEMON_KINDS), so it is a node problem (failed before h676: dropped as another program's line,
+    counted in gpu_npd_forged_or_userspace_total).  The daemon's tag before a kernel Xid line and another program's
+    tag before Fabric Manager's message (both CONSTRUCTED, tests/offline/test_parse_daemon_lines.py's) stay dropped."""
+    from test_parse_daemon_lines import AS_XID, OTHER, REAL  # noqa: PLC0415 - tests/offline's lines, one copy
+
+    agent = make(tmp_path)
+    agent.pipeline.process([Record("files", line) for line in (REAL + AS_XID + OTHER).splitlines()])
+    assert [p.kind for p in agent.engine.problems.values()] == ["driver_mismatch"]
+    forged = agent.pipeline.metrics.forged
+    assert [forged.labels("files", kind)._value.get() for kind in ("xid", "driver_mismatch")] == [1, 1]

@@ -1923,3 +1923,13 @@ def test_the_last_part_of_a_cri_group_longer_than_its_cap_joins_the_parts_before
     parts = [stamp.format(i % 10, "P", "part") for i in range(MAX_CRI_PARTS)] + [stamp.format(9, "F", xid)]
     (f,) = Scanner().scan(io.BytesIO(("\n".join(parts) + "\n").encode()))
     assert (f.kind, f.xid, f.line) == ("xid", 79, 2) and f.message.startswith("part")
+
+
+def test_a_daemons_kinds_are_known_and_never_the_kernels_xid_or_sxid():
+    """parsers.finding.DAEMON_KINDS: a daemon's program name (the writer's own claim) lets only kinds that daemon
+    reports through from_kernel: known kinds, never an Xid or SXid (the kernel's word alone)."""
+    from parsers.finding import DAEMON_KINDS, KERNEL_PROGRAMS, KINDS  # noqa: PLC0415
+
+    assert not set(DAEMON_KINDS) & KERNEL_PROGRAMS
+    for program, kinds in DAEMON_KINDS.items():
+        assert kinds and kinds <= set(KINDS) and not kinds & {"xid", "sxid"}, program
