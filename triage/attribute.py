@@ -1200,15 +1200,15 @@ def _rerun_said(job: Job, first: Evidence) -> Verdict | None:
         return None
     said = [e for e in job.evidence if e.kind == RERUN_KIND and (e.rank is None or first.rank is None or
                                                                    e.rank == first.rank)]
-    decided = [e for e in said if category_of(e) is not None]
+    categories = [(e, category_of(e)) for e in said]
+    decided = [(e, c) for e, c in categories if c is not None]
     if not decided:
         return None
-    verdict = decided[-1]
+    verdict, category = decided[-1]
     # the suspect GPU: the one the verdict's line names (its transient error's, rerun in place), else the one its
     # first rerun named (the persistent error's line names the other GPU, never read as its own)
-    named = [e for e in said if category_of(e) is None and e.host and e.gpu is not None]
+    named = [e for e, c in categories if c is None and e.host and e.gpu is not None]
     gpu_line = verdict if verdict.gpu is not None else named[-1] if named else None
-    category = category_of(verdict)
     where = f"GPU {gpu_line.gpu} of {gpu_line.host}" if gpu_line is not None else \
         f"the GPU {_who(first, job)} first ran on (no line read names it: the first run's log does)"
     root = replace(verdict, rank=first.rank if verdict.rank is None else verdict.rank,

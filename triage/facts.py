@@ -1820,8 +1820,9 @@ TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbe
     "located on the indicated node:": _f(
         "mpi_daemon_no_route", "process_lost", [], r"^\s*(?:my node: +\S+|target node: +(?P<host>\S+))\s*$"),
     "job process is considered dead (unreachable via the RAS network)": _RAS_DEAD,
-    "job processes are considered dead (unreachable via the RAS network)": _RAS_DEAD,
-    FR_NOT_JOINED_OPENER: FR_MISSING}  # a pattern: one the line holds (searched), not a string it ends with
+    "job processes are considered dead (unreachable via the RAS network)": _RAS_DEAD}  # a string the line ends with
+# the lists a line opens by holding a match of a pattern (searched), not by ending with a string: the flight recorder's
+TASK_LIST_FOUND = {FR_NOT_JOINED_OPENER: FR_MISSING}
 
 # Ray's error about an actor that died (RayActorError, ActorDiedError since 2.10) names the actor's process on the lines
 # between its first and its cause (python/ray/exceptions.py, every era since 1.x: "The actor died unexpectedly before

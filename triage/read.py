@@ -108,10 +108,9 @@ _SRUN_HELD = tuple(f for f in facts.FACTS if f.name in SRUN_NODE_HOW)
 SRUN_LINES = 8
 SRUN_HELD_MAX = 256
 _SRUN_KEYWORDS = tuple(dict.fromkeys(k for f in _SRUN_HELD for k in f.keywords))  # (a block opener's: block_fact)
-# a coordinator's list of tasks opened (facts.TASK_LIST_OPENERS): by a line ending with one of these, or holding a match
-# of one of the patterns (its word in the prefilter's: facts.FR_NOT_JOINED)
-_TASK_LIST_ENDS = tuple(k for k in facts.TASK_LIST_OPENERS if isinstance(k, str))
-_TASK_LIST_FOUND = re.compile("|".join(k.pattern for k in facts.TASK_LIST_OPENERS if not isinstance(k, str)))
+# a coordinator's list of tasks opened: by a line ending with one of these (facts.TASK_LIST_OPENERS), or holding a match
+# of one of facts.TASK_LIST_FOUND's patterns (its word in the prefilter's: facts.FR_NOT_JOINED)
+_TASK_LIST_ENDS = tuple(facts.TASK_LIST_OPENERS)
 BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *_TASK_LIST_ENDS, facts.RAY_ACTOR_OPENER, *_SRUN_KEYWORDS)
 BLOCK_LINES = 12
 
@@ -563,7 +562,7 @@ def progress_group(message: str) -> tuple[int, int, str] | None:
 
 
 _BLOCK_FACTS = frozenset({"elastic_summary", "mpi_first_exit", "hydra_bad_termination"})
-_TASK_FACTS = frozenset(facts.TASK_LIST_OPENERS[k].name for k in _TASK_LIST_ENDS)  # (the flight recorder's: not live)
+_TASK_FACTS = frozenset(row.name for row in facts.TASK_LIST_OPENERS.values())  # (the flight recorder's: not live)
 _LIST_FACTS = _TASK_FACTS | facts.RAY_ACTOR_FACTS  # a block's facts of a lost process or a barrier's lagging ranks
 
 
@@ -1048,11 +1047,13 @@ class FileReader:
             if not rest.strip():  # a blank line of spaces (Open MPI's help text between its opener and its fields)
                 return
             del self._tasks[key]
-        if rest.endswith(_TASK_LIST_ENDS) or _TASK_LIST_FOUND.search(rest) is not None:
+        if rest.endswith(_TASK_LIST_ENDS):
             for opener, row in facts.TASK_LIST_OPENERS.items():
-                if (rest.endswith(opener) if isinstance(opener, str) else opener.search(rest)) and \
-                        len(self._tasks) < MAX_KEYS:
+                if rest.endswith(opener) and len(self._tasks) < MAX_KEYS:
                     self._tasks[key] = row
+        for pattern, row in facts.TASK_LIST_FOUND.items():
+            if pattern.search(rest) is not None and len(self._tasks) < MAX_KEYS:
+                self._tasks[key] = row
         tail = rest  # the line without an exception group's margin
         if key in self._groups or facts.GROUP_TRACEBACK in rest:
             m = facts.GROUP_MARGIN.match(rest)
