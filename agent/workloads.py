@@ -360,11 +360,13 @@ class WorkloadTracker:
         as one occurrence (PodEvent count 0); None where no Event quotes it (another rank's line, a fact, a daemon's
         fault, a pod's GPU access: those Events quote nothing amended).  The Event is the one the finding was quoted
         under (`_quoted`), its key and cause as said: a node problem raised or cleared since changes neither."""
-        if not self._said_of(f) or f.kind in ON_GPU_PODS or daemon_of(ref, f) is not None:
+        # (a pod's GPU access, a daemon's fault: ref's container and f's kind, which the `_quoted` key holds, and
+        # `observe` quotes neither: no lookup of theirs finds a quote)
+        if not self._said_of(f):  # false where its own read marked it teardown (podlogs `_teardown`: after_success)
             return None
         from triage.facts import live  # noqa: PLC0415 (see `observe`)
 
-        if live(f.kind, f.details.get("fact")) is not None:
+        if live(f.kind, f.details.get("fact")) is not None:  # true only where a fill gives "fact" (EVENT_FILL_*: none)
             return None
         key, cause = self._quoted.get((ref, f.kind, f.line)) or ((), None)
         quote = self._quote.get(key)

@@ -130,6 +130,44 @@ class Mark:
 
 
 @dataclass(slots=True)
+class Ends:
+    """The pod ends a job holds whose node's facts stay the job's (Book._counting): exit/<ns>/<name>/<uid> of a deleted
+    pod that ended badly -> (its node, its start, its end: the newest time its exits say, inf when none), and how many
+    of them each node holds (Book._unlink asks a node's, not every end's).  Changed here alone, the two together."""
+
+    where: dict[str, tuple[str, float, float]] = field(default_factory=dict)
+    nodes: dict[str, int] = field(default_factory=dict)  # node -> how many of `where` are there
+
+    def __len__(self) -> int:
+        return len(self.where)
+
+    def get(self, end: str) -> tuple[str, float, float] | None:
+        return self.where.get(end)
+
+    def add(self, end: str, node: str, started: float, exits: list[Evidence]) -> None:
+        self.pop(end)  # (a pod of that name and uid dropped again: its end as read now)
+        self.where[end] = (node, started, max((_epoch(e.time) for e in exits if e.time is not None), default=math.inf))
+        self.nodes[node] = self.nodes.get(node, 0) + 1
+
+    def pop(self, end: str) -> tuple[str, float, float] | None:
+        where = self.where.pop(end, None)
+        if where is not None:
+            left = self.nodes[where[0]] - 1
+            if left:
+                self.nodes[where[0]] = left
+            else:
+                del self.nodes[where[0]]
+        return where
+
+    def clear(self) -> list[str]:
+        """Every end forgotten; returns the nodes they were on."""
+        nodes = list(self.nodes)
+        self.where.clear()
+        self.nodes.clear()
+        return nodes
+
+
+@dataclass(slots=True)
 class JobState:
     job: Job
     pods: set = field(default_factory=set)
@@ -141,9 +179,7 @@ class JobState:
     # Events, exits and nodes are not the job's evidence any more (None: never restarted)
     restarted: tuple[float, frozenset[str] | None] | None = None
     sources: dict = field(default_factory=dict)  # Event uid (or exit/..) -> the pod it is about: ((ns, name), uid)
-    # exit/<ns>/<name>/<uid> of a deleted pod that ended badly -> (its node, its start): its node's facts stay the
-    # job's (_counting)
-    ends: dict = field(default_factory=dict)
+    ends: Ends = field(default_factory=Ends)  # its deleted pods' bad ends, whose nodes' facts stay the job's
     # pod -> the uids of its other components' Warnings among `events` (MAX_POD_WARNINGS a pod): the index of `events`
     # by pod that the cap is counted on (from `events` and `sources` it would be a scan of up to MAX_EVENTS a Warning)
     warned: dict = field(default_factory=dict)
@@ -346,7 +382,7 @@ class Book:
                 state.events[end] = info.exits
                 state.sources[end] = (key, info.uid)
                 if info.node and any(e.kind not in CONTEXT_KINDS for e in info.exits):
-                    state.ends[end] = (info.node, info.started)
+                    state.ends.add(end, info.node, info.started, info.exits)
         if state is None or not info.node:
             return
         left = state.nodes.get(info.node, 1) - 1
@@ -358,13 +394,12 @@ class Book:
 
     def _release_ends(self, state: JobState) -> None:
         """The pod ends the job held are forgotten (a closed incident's, a forgotten job's): so are their nodes'."""
-        ends, state.ends = state.ends, {}
-        for node in {where[0] for where in ends.values()}:
+        for node in state.ends.clear():
             self._unlink(state, node)
 
     def _unlink(self, state: JobState, node: str) -> None:
         """A node's facts no longer touch the job: none of its pods runs there, nor does it hold a pod's end there."""
-        if node in state.nodes or any(where[0] == node for where in state.ends.values()):
+        if node in state.nodes or node in state.ends.nodes:
             return
         jobs = self.node_jobs.get(node)
         if jobs is not None:
@@ -452,7 +487,7 @@ class Book:
             if pod is not None and oldest in state.warned.get(pod[0], ()):
                 state.warned[pod[0]].discard(oldest)
             del state.events[oldest]
-            if (where := state.ends.pop(oldest, None)) is not None:
+            if (where := state.ends.pop(oldest)) is not None:
                 self._unlink(state, where[0])
             self.dropped += 1
         self._touch(state, now)
@@ -675,9 +710,9 @@ class Book:
             if was != CHOSEN:
                 out.extend(found if was == NEW else _own(found))
                 if (where := state.ends.get(uid)) is not None:
-                    end = max((_epoch(e.time) for e in found if e.time is not None), default=math.inf)
-                    was_start, was_end = ended.get(where[0], (where[1], end))
-                    ended[where[0]] = (min(was_start, where[1]), max(was_end, end))
+                    node, started, end = where
+                    was_start, was_end = ended.get(node, (started, end))
+                    ended[node] = (min(was_start, started), max(was_end, end))
         nodes: dict[str, float] = {}
         for pod in state.pods:
             info = self.pods.get(pod)

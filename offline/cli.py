@@ -52,6 +52,16 @@ def annotate(finding, gpus: GpuMap) -> None:
 NVIDIA_DRIVER = "/proc/driver/nvidia"
 
 
+class _OutputFailed(Exception):
+    """The output's OSError (a closed pipe: `| head`; a full disk: `> /dev/full`) raised by the flush before a read
+    (_Flushing): carried out of the input's `except OSError` (it is not the input's), and raised again as itself where
+    the input's reading ends (parse's findings())."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error)
+        self.error = error
+
+
 class _Flushing:
     """An input whose every read first writes out what parse has printed (`flush`): the findings of the lines read
     so far are on stdout before parse waits for more (`dmesg -w | gpu-npd parse`), not held in the output's batch
@@ -63,7 +73,10 @@ class _Flushing:
         self._read, self._flush = getattr(fp, "read1", None) or fp.read, flush
 
     def read1(self, n: int = -1) -> bytes:
-        self._flush()
+        try:
+            self._flush()
+        except OSError as exc:
+            raise _OutputFailed(exc) from None
         return self._read(n)
 
 
@@ -189,6 +202,8 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
     def findings() -> Iterator:
         try:
             yield from _findings()
+        except _OutputFailed as exc:  # the output's, met in a read: raised as the writes outside the reads raise it
+            raise exc.error from None
         finally:
             bar.close()
 
@@ -243,9 +258,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
             except InputDamaged as exc:  # the findings of the part that decodes were given above
                 click.echo(f"gpu-npd parse: warning: {path}: {exc}; findings are from the part before it", err=True)
                 failed.append(path)
-            except (OSError, EOFError) as exc:  # unreadable, missing
-                if exc is out.failed:  # the output's (the flush before a read: `| head`, `> /dev/full`), not the input's
-                    raise
+            except (OSError, EOFError) as exc:  # unreadable, missing (the output's, in a read: _OutputFailed, not here)
                 reason = exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc) or "truncated input"
                 click.echo(f"gpu-npd parse: cannot read {path}: {reason}", err=True)
                 failed.append(path)

@@ -6,7 +6,7 @@ import json
 import math
 from collections import Counter, defaultdict
 from operator import attrgetter
-from typing import IO, Callable, Iterable
+from typing import IO, Iterable
 
 from parsers import Cause, CauseIndex, Finding, amends, explain, likely_cause, xid_info
 from parsers.envelope import host_key
@@ -25,7 +25,6 @@ class Batched:
         self._out, self._size = out, size
         self._parts: list[str] = []
         self._pending = 0
-        self.failed: OSError | None = None  # the error a write raised (a closed pipe, a full disk): the output's
 
     def write(self, text: str) -> int:
         n = len(text)
@@ -37,20 +36,12 @@ class Batched:
 
     def _write(self) -> None:
         parts, self._parts, self._pending = self._parts, [], 0
-        self._kept(self._out.write, "".join(parts))
+        self._out.write("".join(parts))
 
     def flush(self) -> None:
         if self._parts:
             self._write()
-        self._kept(self._out.flush)
-
-    def _kept(self, call: Callable[..., object], *args: str) -> None:
-        """`call(*args)` of the output, the OSError it raises kept in `failed` (then raised)."""
-        try:
-            call(*args)
-        except OSError as exc:
-            self.failed = exc
-            raise
+        self._out.flush()
 
 
 def write_json(findings: Iterable[Finding], out: IO[str]) -> int:

@@ -155,7 +155,7 @@ def test_a_pod_recreated_under_its_name_that_fails_again_keeps_both_failures_nod
     book.pod(again, t0 + 51, deleted=True)
     assert _xids(book) == [("node-b", (t0 - 20) // 1), ("node-e", (t0 + 40) // 1)]
     (state,) = book.jobs.values()
-    assert {where[0] for where in state.ends.values()} == {"node-b", "node-e"}
+    assert set(state.ends.nodes) == {"node-b", "node-e"}
     book.settle(t0 + 52)
     closed = [c for c in book.settle(t0 + 52 + book.idle + 1) if c.what == "closed"]
     assert closed and not state.ends and not {"node-b", "node-e"} & set(book.node_jobs)
