@@ -3,7 +3,9 @@ Pure (no I/O, a clock handed in): the watches feed it objects, `settle()` hands 
 
 - Evidence is kept per source object and replaced when the object changes (an aggregated Event's count grows:
   its evidence is read again, never added twice), so a relist after a watch reset changes nothing.
-- A node fault counts for the jobs with a pod on that node, from a minute before the pod started there.
+- A node fault counts for the jobs with a pod on that node, from a minute before the pod started there; once the pod
+  is deleted, for the job that holds its end (Ends): its bad end, or its deletion while running where a fault of its
+  node from before the deletion can have caused it (_leave), to that end.
 - An incident opens when triage.attribute() finds one in a job's evidence, is updated as its verdict or its
   evidence grows (one Event, patched), and closes after `idle` seconds without new evidence or when the job's
   owner is deleted; a later failure opens the next incident (`seq` + 1).  What the closed incident held is
@@ -73,6 +75,9 @@ class PodInfo:
     hostname: str = ""  # its spec.hostname where set (an Indexed Job's, a JobSet's: not its name)
     order: Order = field(default_factory=Order)  # what the watch saw of it before its deletion (evidence.Order)
     ended: bool = False  # its containers ended for good (_finished) or its deletion was asked (deletionTimestamp)
+    # its deletion's deadline as first seen (metadata.deletionTimestamp, the API server's clock): no later than the
+    # request + its grace; None: no deletion seen before it went (a force delete of a running pod, grace 0)
+    deleting: float | None = None
 
 
 @dataclass(slots=True)
@@ -129,11 +134,28 @@ class Mark:
         return Mark(since, frozenset(sorted(seen, key=lambda s: s[1])[:MAX_EVIDENCE]))
 
 
+@dataclass(frozen=True, slots=True)
+class Left:
+    """A job's pod deleted with no end of its own (Book._leave: force-deleted while running, its node lost, its
+    controller's delete), whose deletion's deadline is known: a fault of its node from before it, read later (the
+    Events' and the pods' watches are separate streams), makes its node's facts the job's as a bad end's
+    (Book._suspect_left).  Bounded (MAX_WAITING)."""
+
+    job: tuple
+    record: int  # the record of its job it was deleted from (JobState.record)
+    pod: tuple[str, str]
+    uid: str
+    node: str
+    started: float
+    deadline: float | None  # PodInfo.deleting
+
+
 @dataclass(slots=True)
 class Ends:
     """The pod ends a job holds whose node's facts stay the job's (Book._counting): exit/<ns>/<name>/<uid> of a deleted
-    pod that ended badly -> (its node, its start, its end: the newest time its exits say, inf when none), and how many
-    of them each node holds (Book._unlink asks a node's, not every end's).  Changed here alone, the two together."""
+    pod that ended badly, or that its node's fault before its deletion can have ended (Book._leave) -> (its node, its
+    start, its end: the newest time its exits say, inf when none; the deletion's), and how many of them each node holds
+    (Book._unlink asks a node's, not every end's).  Changed here alone, the two together."""
 
     where: dict[str, tuple[str, float, float]] = field(default_factory=dict)
     nodes: dict[str, int] = field(default_factory=dict)  # node -> how many of `where` are there
@@ -144,9 +166,9 @@ class Ends:
     def get(self, end: str) -> tuple[str, float, float] | None:
         return self.where.get(end)
 
-    def add(self, end: str, node: str, started: float, exits: list[Evidence]) -> None:
+    def add(self, end: str, node: str, started: float, until: float) -> None:
         self.pop(end)  # (a pod of that name and uid dropped again: its end as read now)
-        self.where[end] = (node, started, max((_epoch(e.time) for e in exits if e.time is not None), default=math.inf))
+        self.where[end] = (node, started, until)
         self.nodes[node] = self.nodes.get(node, 0) + 1
 
     def pop(self, end: str) -> tuple[str, float, float] | None:
@@ -179,7 +201,7 @@ class JobState:
     # Events, exits and nodes are not the job's evidence any more (None: never restarted)
     restarted: tuple[float, frozenset[str] | None] | None = None
     sources: dict = field(default_factory=dict)  # Event uid (or exit/..) -> the pod it is about: ((ns, name), uid)
-    ends: Ends = field(default_factory=Ends)  # its deleted pods' bad ends, whose nodes' facts stay the job's
+    ends: Ends = field(default_factory=Ends)  # its deleted pods' ends (_drop_pod, _leave): their nodes' facts the job's
     # pod -> the uids of its other components' Warnings among `events` (MAX_POD_WARNINGS a pod): the index of `events`
     # by pod that the cap is counted on (from `events` and `sources` it would be a scan of up to MAX_EVENTS a Warning)
     warned: dict = field(default_factory=dict)
@@ -220,6 +242,10 @@ class Book:
         self.other_pods: set[tuple[str, str]] = set()
         # deleted pod -> (job, node, creation time, uid, its own opt-in, its job's record: _tombstone)
         self.gone: OrderedDict[tuple[str, str], tuple[tuple, str, float, str, bool, int]] = OrderedDict()
+        # deleted pods with no end of their own and a known deletion, whose node's fault from before it may still be
+        # read (Left, Book._leave): end id -> it, and node -> its end ids
+        self.left: OrderedDict[str, Left] = OrderedDict()
+        self.left_on: dict[str, set[str]] = {}
         self.records = 0  # the jobs' records made so far (JobState.record)
         self.dropped = 0
         # forgotten jobs: (seq, mark, restarted)
@@ -282,10 +308,15 @@ class Book:
                 not _finished(obj) or self.hostnames.get((key[0], hostname), key) == key):
             self.hostnames[(key[0], hostname)] = key
         ended = _finished(obj) or bool(meta.get("deletionTimestamp"))
+        deadline = parse_time(meta.get("deletionTimestamp"))
+        deleting = None if deadline is None else _epoch(deadline)
         if old is not None:
             if ended and not old.ended:
                 self._ended(state)
             old.uid, old.labelled, old.order, old.ended = uid, labelled, order, ended
+            if old.deleting is not None and deleting is not None:
+                deleting = min(old.deleting, deleting)  # (a later delete with a shorter grace moves it earlier)
+            old.deleting = deleting if deleting is not None else old.deleting
             if old.hostname and old.hostname != hostname and self.hostnames.get((key[0], old.hostname)) == key:
                 del self.hostnames[(key[0], old.hostname)]
             old.hostname = hostname
@@ -296,7 +327,7 @@ class Book:
             if node:
                 self.node_jobs.setdefault(node, set()).add(job.key)
                 state.nodes[node] = state.nodes.get(node, 0) + 1
-            self.pods[key] = PodInfo(job.key, node, started, exits, uid, labelled, hostname, order, ended)
+            self.pods[key] = PodInfo(job.key, node, started, exits, uid, labelled, hostname, order, ended, deleting)
             if (node and self.node_facts.get(node)) or state.restarted is not None:
                 self._touch(state, now)  # after a restart: the Events of a pod seen only now are its own
             waiting = self.waiting.pop(key, None)
@@ -378,19 +409,77 @@ class Book:
             if _counted(state, info.exits):
                 # keyed by the pod's uid too: a pod its owner re-creates under the same name (a PyTorchJob's) that ends
                 # badly again, elsewhere, is a second end, its node's facts the job's as well as the first's
-                end = f"exit/{key[0]}/{key[1]}/{info.uid}"
+                end = _end_id(key, info.uid)
                 state.events[end] = info.exits
                 state.sources[end] = (key, info.uid)
                 if info.node and any(e.kind not in CONTEXT_KINDS for e in info.exits):
-                    state.ends.add(end, info.node, info.started, info.exits)
+                    state.ends.add(end, info.node, info.started, max(
+                        (_epoch(e.time) for e in info.exits if e.time is not None), default=math.inf))
         if state is None or not info.node:
             return
+        if state.ends.get(_end_id(key, info.uid)) is None:
+            self._leave(state, Left(info.job, state.record, key, info.uid, info.node, info.started, info.deleting))
         left = state.nodes.get(info.node, 1) - 1
         if left > 0:
             state.nodes[info.node] = left
             return
         state.nodes.pop(info.node, None)
         self._unlink(state, info.node)
+
+    def _leave(self, state: JobState, left: Left) -> None:
+        """A pod of the job went with no end of its own (running: force-deleted, grace 0, its node lost or its
+        GPU hung; its controller's or a user's delete; its node deleted): its node's facts stay the job's as a bad
+        end's (Ends) where a fault of that node can have caused the deletion: one from before it (from FAULT_SLACK
+        before the pod started to its deletion's deadline + SKEW), read already or, the deadline known, read later
+        (left, bounded: _suspect_left).  A deletion with no deadline seen (a running pod force-deleted at once) is
+        timed by the watch's order alone: the faults read before it, to the newest of them.  Not otherwise: a gang's
+        healthy pods its controller deleted after a rank elsewhere failed leave no node of the job, and a fault of
+        their node after their deletion is none of its."""
+        suspects = self._suspects(state, left)
+        if not suspects:
+            if left.deadline is not None:
+                end = _end_id(left.pod, left.uid)
+                self._forget_left(end)
+                self.left[end] = left
+                self.left_on.setdefault(left.node, set()).add(end)
+                while len(self.left) > MAX_WAITING:
+                    self._forget_left(next(iter(self.left)))
+            return
+        end = _end_id(left.pod, left.uid)
+        if end not in state.events:
+            state.events[end] = []
+            state.sources[end] = (left.pod, left.uid)
+        until = left.deadline if left.deadline is not None else max(
+            (_epoch(e.time) for e in suspects if e.time is not None), default=left.started)
+        state.ends.add(end, left.node, left.started, until)
+        self.node_jobs.setdefault(left.node, set()).add(state.job.key)
+
+    def _suspects(self, state: JobState, left: Left) -> list[Evidence]:
+        """The faults of a deleted pod's node (not context: a driver upgrade or a disruption explains a pod's end only
+        as the end's own context) that can have caused its deletion (_leave), and that count for its job (its mark)."""
+        return [e for e in self.node_facts.get(left.node, {}).values()
+                if e.kind not in CONTEXT_KINDS and state.mark.counts(e) and (e.time is None or left.started -
+                FAULT_SLACK <= _epoch(e.time) <= (math.inf if left.deadline is None else left.deadline + SKEW))]
+
+    def _suspect_left(self, node: str) -> None:
+        """A node's facts changed: the pods deleted there with no end of their own whose deletion a fault of it now
+        read can have caused are kept as ends (_leave) of their jobs (the same record: not a forgotten job's)."""
+        for end in list(self.left_on.get(node, ())):
+            left = self.left[end]
+            state = self.jobs.get(left.job)
+            if state is None or state.record != left.record:
+                self._forget_left(end)
+            elif self._suspects(state, left):
+                self._forget_left(end)
+                self._leave(state, left)
+
+    def _forget_left(self, end: str) -> None:
+        left = self.left.pop(end, None)
+        if left is not None:
+            ends = self.left_on[left.node]
+            ends.discard(end)
+            if not ends:
+                del self.left_on[left.node]
 
     def _release_ends(self, state: JobState) -> None:
         """The pod ends the job held are forgotten (a closed incident's, a forgotten job's): so are their nodes'."""
@@ -674,6 +763,8 @@ class Book:
         state.warned.clear()  # (the uids of Events no longer held: a pod's cap counts what its job holds)
 
     def _node_changed(self, node: str, now: float) -> None:
+        if node in self.left_on:
+            self._suspect_left(node)
         for key in self.node_jobs.get(node, ()):
             state = self.jobs.get(key)
             if state is not None:
@@ -981,6 +1072,11 @@ def _finished(pod: Mapping[str, Any]) -> bool:
     (kubernetes/kubernetes #92697, #98611), which a later pod may have now, and an Indexed Job's replacement pod has
     its hostname: it takes neither from a pod kept (the later one; a relist hands both in name order)."""
     return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+
+
+def _end_id(pod: tuple[str, str], uid: str) -> str:
+    """The key of a deleted pod's end among its job's Events (JobState.events, JobState.ends)."""
+    return f"exit/{pod[0]}/{pod[1]}/{uid}"
 
 
 def _epoch(t: datetime | None) -> float:
