@@ -162,8 +162,9 @@ def test_a_pod_recreated_under_its_name_that_fails_again_keeps_both_failures_nod
 
 
 def test_a_deleted_pod_whose_end_the_job_does_not_hold_brings_no_node_fault():
-    """A pod deleted with no end of its own (its owner's restart deleting a running rank) leaves no node of the job:
-    node-d's Xid after it is no evidence of the job."""
+    """A pod deleted with no end of its own and no deletion's deadline seen (a running rank deleted at once, grace 0)
+    is timed by the watch's order alone (Book._leave): node-d's Xid read after the deletion (stamped before it) is no
+    evidence of the job. A deadline seen would make it one: tests/cluster/test_cluster_deleted_running_pods.py."""
     t0 = time.time()
     book = Book()
     for i, node in enumerate(NODES):
