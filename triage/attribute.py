@@ -48,7 +48,7 @@ from parsers.kinds import BY_NAME as KIND
 from parsers.kinds import OOM_SCOPES, named_as
 from parsers.kinds import TABLE as KIND_TABLE
 from parsers.pci import PORT_DRIVERS, printed_by
-from parsers.rules import CUDA_CONTAINED, GPU_OOM_HELD, NVSMI_NO_GPU
+from parsers.rules import CUDA_CONTAINED, GPU_OOM_HELD, NVSMI_NO_GPU, held_alone
 
 from .clock import SKEW
 from .facts import FACT_CATEGORY, FR_MISSING_FACTS, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
@@ -1167,18 +1167,39 @@ def _gpu_shared(job: Job, first: Evidence) -> tuple[Evidence, ...]:
     torch.cuda.set_device(local_rank), a wrong CUDA_VISIBLE_DEVICES, device_map="auto" in each rank), the
     application's, whatever each line's figures say of other processes (parsers/rules.py GPU_OOM_HELD: they are its
     own ranks; the 1.x message's memory outside the rank's pool too). Where each rank sees only its own GPU (a
-    container or Slurm task per GPU) every rank's GPU is "GPU 0": two ranks each holding more than GPU_OOM_HELD of
-    their GPU (details own_gib of total_gib) cannot share one, and decide nothing here. (): no other rank's."""
+    container or Slurm task per GPU) every rank's GPU is "GPU 0", and the figures of two ranks' lines can say they
+    cannot share one (`_gpu_apart`): then each line's own figures decide, nothing here. (): no other rank's."""
     if first.kind != "cuda_oom" or first.gpu is None or first.rank is None:
         return ()
     place = first.host or first.file
     same = [e for e in job.failures if e.kind == "cuda_oom" and e.gpu == first.gpu and e.rank is not None
             and (e.host or e.file) == place]
     others = {e.rank: e for e in reversed(same) if e.rank != first.rank}  # each other rank's first line
-    if not others:
+    if not others or _gpu_apart(job, same):
         return ()
-    big = {e.rank for e in same if _gib_over(e.details.get("own_gib"), e.details.get("total_gib"))}
-    return () if len(big) > 1 else tuple(sorted(others.values(), key=lambda e: e.rank))
+    return tuple(sorted(others.values(), key=lambda e: e.rank))
+
+
+def _gpu_apart(job: Job, same: list[Evidence]) -> bool:
+    """Whether the figures of ranks' CUDA OOMs on one GPU index of one node say two of the ranks were on different GPUs
+    (each seeing its own as "GPU 0"):
+    - two ranks each holding more than GPU_OOM_HELD of their GPU (details own_gib of total_gib): one GPU holds no two;
+    - two ranks whose lines each name ONE other process on the GPU, holding most of it (parsers/rules.py `held_alone`:
+      NVML listed the rank and that process alone: a process an earlier run left, another pod's), that process no
+      rank of the job's (no pid the job's NCCL lines map to a rank of that host): on one GPU the rank still running
+      at the other's OOM would be listed there too (the same process named by both: neither lists the other; a
+      different one each: each would be the other rank, holding more than half the GPU at the other's OOM and less
+      at its own, the two trading more than half of it between their OOMs). Lines that name several processes, or
+      none (1.x's memory outside the rank's pool), may be listing the job's own ranks: they decide nothing here."""
+    big: set[int | None] = set()
+    alone: set[int | None] = set()
+    for e in same:
+        if _gib_over(e.details.get("own_gib"), e.details.get("total_gib")):
+            big.add(e.rank)
+        pid = held_alone(e.details)
+        if pid is not None and (e.host, int(pid)) not in job.pid_rank:
+            alone.add(e.rank)
+    return len(big) > 1 or len(alone) > 1
 
 
 def _gib_over(own: str | None, total: str | None) -> bool:
