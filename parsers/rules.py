@@ -4947,6 +4947,17 @@ def _refine_cuda_oom(g: dict, out: dict) -> None:
         out["attribution"], out["action"] = "unknown", "CHECK_GPU_PROCESSES"
 
 
+def held_alone(details: dict) -> str | None:
+    """The pid of the one other process a "gpu_held" CUDA OOM names on its GPU (details held_by "pid 118636": NVML
+    listed the rank and that process alone); None: it names several ("pid 5, 6"), none (1.x's "processes not named"),
+    or the line is no gpu_held one."""
+    held_by = details.get("held_by") if details.get("oom") == "gpu_held" else None
+    if not held_by or not held_by.startswith("pid "):
+        return None
+    pid = held_by[4:]
+    return pid if pid.isdigit() else None
+
+
 REFINERS = {"nvsmi_fabric": _refine_nvsmi_fabric, "nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "fm_nvl": _refine_fm_nvl, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "ipmi_sel": _refine_ipmi_sel, "mce_record": _refine_mce_record, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,

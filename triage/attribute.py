@@ -48,7 +48,7 @@ from parsers.kinds import BY_NAME as KIND
 from parsers.kinds import OOM_SCOPES, named_as
 from parsers.kinds import TABLE as KIND_TABLE
 from parsers.pci import PORT_DRIVERS, printed_by
-from parsers.rules import CUDA_CONTAINED, GPU_OOM_HELD, NVSMI_NO_GPU
+from parsers.rules import CUDA_CONTAINED, GPU_OOM_HELD, NVSMI_NO_GPU, held_alone
 
 from .clock import SKEW
 from .facts import FACT_CATEGORY, FR_MISSING_FACTS, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
@@ -1167,18 +1167,39 @@ def _gpu_shared(job: Job, first: Evidence) -> tuple[Evidence, ...]:
     torch.cuda.set_device(local_rank), a wrong CUDA_VISIBLE_DEVICES, device_map="auto" in each rank), the
     application's, whatever each line's figures say of other processes (parsers/rules.py GPU_OOM_HELD: they are its
     own ranks; the 1.x message's memory outside the rank's pool too). Where each rank sees only its own GPU (a
-    container or Slurm task per GPU) every rank's GPU is "GPU 0": two ranks each holding more than GPU_OOM_HELD of
-    their GPU (details own_gib of total_gib) cannot share one, and decide nothing here. (): no other rank's."""
+    container or Slurm task per GPU) every rank's GPU is "GPU 0", and the figures of two ranks' lines can say they
+    cannot share one (`_gpu_apart`): then each line's own figures decide, nothing here. (): no other rank's."""
     if first.kind != "cuda_oom" or first.gpu is None or first.rank is None:
         return ()
     place = first.host or first.file
     same = [e for e in job.failures if e.kind == "cuda_oom" and e.gpu == first.gpu and e.rank is not None
             and (e.host or e.file) == place]
     others = {e.rank: e for e in reversed(same) if e.rank != first.rank}  # each other rank's first line
-    if not others:
+    if not others or _gpu_apart(job, same):
         return ()
-    big = {e.rank for e in same if _gib_over(e.details.get("own_gib"), e.details.get("total_gib"))}
-    return () if len(big) > 1 else tuple(sorted(others.values(), key=lambda e: e.rank))
+    return tuple(sorted(others.values(), key=lambda e: e.rank))
+
+
+def _gpu_apart(job: Job, same: list[Evidence]) -> bool:
+    """Whether the figures of ranks' CUDA OOMs on one GPU index of one node say two of the ranks were on different GPUs
+    (each seeing its own as "GPU 0"):
+    - two ranks each holding more than GPU_OOM_HELD of their GPU (details own_gib of total_gib): one GPU holds no two;
+    - two ranks whose lines each name ONE other process on the GPU, holding most of it (parsers/rules.py `held_alone`:
+      NVML listed the rank and that process alone: a process an earlier run left, another pod's), that process no
+      rank of the job's (no pid the job's NCCL lines map to a rank of that host): on one GPU the rank still running
+      at the other's OOM would be listed there too (the same process named by both: neither lists the other; a
+      different one each: each would be the other rank, holding more than half the GPU at the other's OOM and less
+      at its own, the two trading more than half of it between their OOMs). Lines that name several processes, or
+      none (1.x's memory outside the rank's pool), may be listing the job's own ranks: they decide nothing here."""
+    big: set[int | None] = set()
+    alone: set[int | None] = set()
+    for e in same:
+        if _gib_over(e.details.get("own_gib"), e.details.get("total_gib")):
+            big.add(e.rank)
+        pid = held_alone(e.details)
+        if pid is not None and (e.host, int(pid)) not in job.pid_rank:
+            alone.add(e.rank)
+    return len(big) > 1 or len(alone) > 1
 
 
 def _gib_over(own: str | None, total: str | None) -> bool:
@@ -1850,8 +1871,8 @@ def _related(job: Job, v: Verdict, outranked: list[Evidence], others: list[Evide
         head.append(v.root)
         # the root's other lines: of its kind, host and device, and its rank or none (a rank's traceback line after
         # its watchdog's names no rank)
-        same = [e for e in job.failures if e is not v.root and e.kind == v.root.kind and e.host == v.root.host
-                and e.rank in (v.root.rank, None) and (e.pci, e.device) == (v.root.pci, v.root.device)]
+        same = [e for e in job.failures if e is not v.root and _report_key(e) == _report_key(v.root)
+                and e.rank in (v.root.rank, None)]
         head.extend(same[:20])
     head.extend(e for e in v.unplaced[:20] if e not in head)
     head.extend(e for e in v.suspects[:20] if e not in head)
@@ -1867,11 +1888,42 @@ def _others_failed(job: Job, v: Verdict, outranked: list[Evidence]) -> list[Evid
     none the verdict names (root, suspects, `_unplaced`), no consequence, exit or lost process (TAIL_KINDS: said
     apart), none a node fault outranks nor a node fault (its own incident).  A second rank's own CUDA error, NCCL
     error or exception, printed after the root's (bytedance/flux #40's rank 0): the consequences say it, never "no
-    other rank reported a failure"."""
+    other rank reported a failure".  A line naming no rank too (a launcher's, Slurm's, an unranked pod's), unless it
+    is a twin (`_twins`): listed, and said as naming no rank."""
     named = {id(e) for e in (v.root, *v.suspects, *v.unplaced, *outranked) if e is not None}
     own = _own_ranks(v)
-    return [e for e in job.failures if id(e) not in named and e.rank is not None and e.rank not in own
+    twins = _twins(job, v)
+    return [e for e in job.failures if id(e) not in named and e.rank not in own
+            and (e.rank is not None or not _twin(e, twins))
             and not is_consequence(e) and e.kind not in TAIL_KINDS and not is_node_fault(e)]
+
+
+def _report_key(e: Evidence) -> tuple:
+    """What tells one report from another of the same failure: its kind, host and device (a rank's traceback line after
+    its watchdog's, naming no rank, is the same report)."""
+    return e.kind, e.host, e.pci, e.device
+
+
+def _twins(job: Job, v: Verdict) -> set[tuple]:
+    """The reports and processes (`_twin_keys`) of the job's lines that name a rank, and of the verdict's root and
+    suspects: a line naming no rank of one of them is its twin (the same failure printed again without the rank's
+    prefix, or said in the same words on the same host or file: NCCL's "Error while creating shared memory segment"
+    after its "No space left on device", both /dev/shm too small or full; or another line of the same process: NCCL's
+    "host:pid:tid" prefix), said with it, never counted apart."""
+    return {key for e in (v.root, *v.suspects, *(e for e in job.failures if e.rank is not None)) if e is not None
+            for key in _twin_keys(e)}
+
+
+def _twin_keys(e: Evidence) -> tuple[tuple, ...]:
+    """What tells a line a twin of another (`_twins`): its report (`_report_key`), what it says where (`_what`, its
+    host, else its file), and its process where it names one."""
+    keys = (_report_key(e), ("said", _what(e), e.host or e.file))
+    return (*keys, ("process", e.host, e.pid)) if e.pid is not None else keys
+
+
+def _twin(e: Evidence, twins: set[tuple]) -> bool:
+    """Whether a line is a twin of one the `twins` (`_twins`) were taken from."""
+    return any(key in twins for key in _twin_keys(e))
 
 
 def _own_ranks(v: Verdict, witnesses: set[int] | frozenset[int] = frozenset()) -> set[int]:
@@ -1968,11 +2020,12 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence], others: list[E
         errors = list(dict.fromkeys(str(e.details["store_error"]) for e in reset))
         parts.append(f"{_ranks([e.rank for e in reset])} lost the store waiting for the NCCL unique id "
                      f"('{errors[0]}'" + (f" and {len(errors) - 1} other error(s))" if len(errors) > 1 else ")"))
+    said.update(map(id, reset + timeouts))
     if timeouts:
         parts.append(_timed_out(job, timeouts))
     elif watchdog and not reset:
         parts.append("NCCL watchdog timeouts")
-    said.update(map(id, watchdog))
+        said.update(map(id, watchdog))
     told_ev = [e for e in job.failures if e.kind == "barrier_timeout" and e.rank is not None
                and not e.details.get("lagging") and not e.details.get("barrier")]
     said.update(map(id, told_ev))
@@ -2022,7 +2075,7 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence], others: list[E
         parts.append(_reported(witnesses))
     # the other ranks' own failures no part above counts (a second rank's CUDA error after the root's): said as read,
     # after it where each is placed after it, never "no other rank reported a failure"
-    failed = [e for e in others if id(e) not in said]
+    failed = [e for e in others if id(e) not in said and e.rank is not None]
     said.update(map(id, failed))
     if failed:
         parts.append(_reported(failed) + (" after it" if _all_after(v.root, failed) else ""))
@@ -2033,10 +2086,11 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence], others: list[E
     own = set() if v.rule in OUTRANKING_RULES else _own_ranks(v, set(map(id, witnesses)))
     explained = {id(e) for e in v.suspects if e.kind == "rank_exit"} | unplaced  # (unplaced: counted apart)
     ended = [e for e in job.failures if e.kind == "rank_exit"]
-    said.update(map(id, ended))  # those of the root's or a suspect's rank unsaid on purpose
     exits = [e for e in ended if e is not v.root and id(e) not in explained and e.rank not in own]
+    ranks = sorted({e.rank for e in exits if e.rank is not None})
+    # those of the root's or a suspect's rank unsaid on purpose; beside ranks' exits, one naming no rank said apart
+    said.update(id(e) for e in ended if not (ranks and e.rank is None and e in exits))
     if exits:
-        ranks = sorted({e.rank for e in exits if e.rank is not None})
         parts.append(f"{_ranks(ranks) if ranks else str(len(exits)) + ' process(es)'} exited after it")
     # a node fault's: the job's other failures it outranks, those the sentence has not counted above
     unsaid_outranked = [e for e in outranked if id(e) not in said]
@@ -2044,6 +2098,17 @@ def consequences(job: Job, v: Verdict, outranked: list[Evidence], others: list[E
         listed = list(dict.fromkeys(f"{_what(e)} on {_who(e, job)}" for e in unsaid_outranked))
         more = f" and {len(listed) - 3} more" if len(listed) > 3 else ""
         parts.append(f"{len(unsaid_outranked)} failure(s) of the job after it ({'; '.join(listed[:3])}{more})")
+    # the lines naming no rank no part above counts (a launcher's, Slurm's, an Event of a pod no rank is known of),
+    # none the twin of a line that names one or of the verdict's (`_twins`): counted, each said by where it came from
+    named = {id(e) for e in (v.root, *v.suspects, *outranked) if e is not None}
+    twins = _twins(job, v)
+    unranked = [e for e in job.failures if e.rank is None and id(e) not in said and id(e) not in named
+                and not is_node_fault(e) and not _twin(e, twins)]
+    said.update(map(id, unranked))
+    if unranked:
+        listed = list(dict.fromkeys(f"{_what(e)} on {_who(e, job)}" for e in unranked))
+        more = f" and {len(listed) - 3} more" if len(listed) > 3 else ""
+        parts.append(f"{len(unranked)} line(s) naming no rank ({'; '.join(listed[:3])}{more})")
     if v.unplaced:
         placed = "" if parts else "no other rank's failure could be placed before or after it; "
         parts.append(f"{placed}{len(v.unplaced)} {'other failure(s) ' if not placed else ''}could not be placed "

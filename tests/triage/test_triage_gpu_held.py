@@ -135,9 +135,13 @@ def _job(*files: tuple[str, list[str]]):
 def test_ranks_of_the_job_out_of_memory_on_one_gpu_share_it():
     """SYNTHETIC: the REAL lines' shapes, each under a rank's prefix, two ranks of one node on GPU 0: the job's own
     ranks share it, the application's, whatever each line's figures say (was: the node's, gpu_held)."""
-    incident = _job(("node1/train.log", [f"[rank0]: {RETURNN}", f"[rank1]: {RETURNN}"]))
+    incident = _job(("node1/train.log", [f"[rank0]: {OWN_RANKS}", f"[rank1]: {OWN_RANKS}"]))
     assert incident.category == "application"
     assert "ranks 0, 1 share GPU 0 of node1: each rank must use its own device" in incident.reason
+    # a rank's line naming one other process (most of the GPU) beside a line naming several: the first may be the
+    # second rank's (SYNTHETIC: RETURNN's shape beside llm_trainer's)
+    incident = _job(("node1/train.log", [f"[rank0]: {RETURNN}", f"[rank1]: {OWN_RANKS}"]))
+    assert incident.category == "application" and "ranks 0, 1 share GPU 0" in incident.reason
     # 1.x's message (no process named): the same
     incident = _job(("node1/train.log", [f"[rank0]: {TIME_SLICED}", f"[rank3]: {TIME_SLICED}"]))
     assert incident.category == "application" and "ranks 0, 3 share GPU 0" in incident.reason
@@ -156,3 +160,36 @@ def test_ranks_each_holding_most_of_their_gpu_are_not_said_to_share_one():
     than half of it cannot share one GPU; the application's, its own OOM, with no sharing said."""
     incident = _job(("node1/train.log", [f"[rank0]: {CONTAINER}", f"[rank1]: {CONTAINER}"]))
     assert incident.category == "application" and "share GPU" not in incident.reason
+
+
+# SYNTHETIC (from PyTorch's format, reportProcessMemoryInfo, with the REAL lines' shapes): a GPU per rank, each
+# seen as its "GPU 0", another process still holding most of it (a crashed earlier run's, another pod's)
+def _held(own: float, pid: int, held: float = 71.62, total: float = 93.0) -> str:
+    return (f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 290.00 MiB. GPU 0 has a total capacity of "
+            f"{total:.2f} GiB of which 134.94 MiB is free. Process {pid} has {held:.2f} GiB memory in use. Including "
+            f"non-PyTorch memory, this process has {own:.2f} GiB memory in use. Of the allocated memory 1.00 GiB is "
+            f"allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated.")
+
+
+@pytest.mark.parametrize("lines", [
+    # REAL rwth-i6/returnn #1649's line under two ranks' prefixes (SYNTHETIC job): each rank's GPU held by one
+    # process, the same pid; on one GPU the line of the rank that failed first would list the other rank too
+    [f"[rank0]: {RETURNN}", f"[rank1]: {RETURNN}"],
+    # REAL ostris/ai-toolkit #277's (another service's 38.88 of 39.38 GiB), twice: the ranks' own 0.48 GiB each
+    [f"[rank0]: {SERVICE}", f"[rank1]: {SERVICE}"],
+    # a different process each: each other's would mean trading more than half the GPU between their OOMs
+    [f"[rank0]: {_held(2.0, 118636)}", f"[rank1]: {_held(3.0, 118637)}"]])
+def test_ranks_each_alone_with_another_process_holding_their_gpu_are_not_said_to_share_one(lines):
+    """A GPU per rank with another process holding most of each: the node's (gpu_held, CHECK_GPU_PROCESSES), no
+    sharing said (was: "ranks 0, 1 share GPU 0", the application's)."""
+    incident = _job(("node1/train.log", lines))
+    assert incident.category == "infrastructure" and "share GPU" not in incident.reason
+    assert "held by other processes" in incident.reason
+
+
+def test_a_holder_the_job_maps_to_its_rank_is_the_jobs_own():
+    """The one process both lines name is a rank of the job (its NCCL line, CONSTRUCTED from NCCL's "Init COMPLETE"
+    format, maps node1's pid 118636 to rank 2): the ranks share the GPU, the application's."""
+    nccl = "node1:118636:118700 [0] NCCL INFO comm 0x453b9880 rank 2 nranks 4 cudaDev 0 busId 4f000 - Init COMPLETE"
+    incident = _job(("node1/train.log", [nccl, f"[rank0]: {RETURNN}", f"[rank1]: {RETURNN}"]))
+    assert incident.category == "application" and "share GPU 0 of node1" in incident.reason
