@@ -799,13 +799,16 @@ class Classifier:
             elif not inside and role == "join" and name[-1:] != " ":
                 if prefix in EVENT_ADOPTS:  # the event its lines naming no GPU opened: this GPU's from now on
                     anon = prefix + " "
-                    at = self._events.pop(anon, None)
+                    at = self._events.get(anon)
                     if at is not None and 0 <= position - at <= EVENT_LINES[prefix]:
+                        led = anon in self._led
+                        self._rename(anon, name)  # (its finding's too: what this line names fills it, _fill)
                         self._events[name] = position
-                        if anon in self._led:  # opened by lead lines alone: this line's finding is the event's
-                            self._led.discard(anon)
+                        self._led.discard(name)
+                        if led:  # opened by lead lines alone: this line's finding is the event's
                             return False, name, None, None
-                        return _ABSORBED
+                        return (True, None, None, name) if name in self._made else _ABSORBED
+                    self._events.pop(anon, None)
                     self._led.discard(anon)
             if role != "open":  # (the commonest role, none of these four is its)
                 if role == "escalate":

@@ -591,7 +591,8 @@ TABLE: tuple[Kind, ...] = (
     ), doc="the NVIDIA driver as installed cannot drive the GPU: a GPU this release does not support (or only a "
            "legacy branch does), the open kernel module on a GPU without a GSP or the proprietary one on a GPU "
            "that requires the open one, the GSP firmware files missing (RmInitAdapter 0x61), another driver holding "
-           "the GPU (nouveau, nova_core), the kernel module built for another kernel (unknown symbols), or the kernel "
+           "the GPU (nouveau, nova_core), a confidential VM's driver on a GPU whose confidential computing mode the host "
+           "left off, the kernel module built for another kernel (unknown symbols), or the kernel "
            "module and the user-space driver of different versions (API mismatch); a driver (re)load ends it. The "
            "NVSwitch driver's Version mismatch is a warning and raises nothing: one client of the switches' control "
            "device of another release (a monitoring container's), printed on nodes without NVSwitches too",

@@ -418,7 +418,7 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs", "ceph"})
 EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "cuda_exception": 2, "mce": 16, "xla_rendezvous": 64,
                 "smmu": 64, "cper": 64, "lockup": 32, "hung": 32, "rcu_stall": 64, "retrain": 16, "ofi": 4, "ecc": 1,
                 "oom": EVENT_LINES["oom"], "fm_nvl": EVENT_LINES["fm_nvl"], "ray_oom": EVENT_LINES["ray_oom"],
-                "dcgm_health": EVENT_LINES["dcgm_health"]}
+                "dcgm_health": EVENT_LINES["dcgm_health"], "rminit": EVENT_LINES["rminit"]}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -444,10 +444,13 @@ EVENT_ADDRESS_FROM = {"gsp": frozenset({("xid", 154), ("xid", 119), ("xid", 120)
 #   signalled is the error's (triage reads a job's rank that died by that SIGBUS as killed by the node's memory).
 # - "smmu": an SMMUv3 event ("arm-smmu-v3 arm-smmu-v3.5.auto: event 0x10 received:"), then 6.14+'s decode naming the
 #   device whose DMA faulted ("event: F_TRANSLATION client: 0001:06:00.0 sid: .."): the fault's device.
+# - "rminit": an init attempt whose finding's line named no GPU (a confidential VM's driver on a GPU whose CC mode is
+#   off: "GPU confidential compute capability is not enabled.", NVIDIA/nvtrust #124), then its "GPU 0000:06:00.0:
+#   RmInitAdapter failed!" naming the GPU (EVENT_ADOPTS: the event the GPU's from then on): its address the finding's.
 # - "cper": a firmware-first record's memory error, then hwpoison's lines about its page (as "mce").
 # - "ofi": aws-ofi-nccl's "NET/OFI Request .. completed with error", then libfabric's "<warn>" line for the same
 #   completion naming the peer's instance ("Peer host id: i-0ce6d3d57139f053c"): the completion's peer.
-EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer", "rank"), "mce": ("pid", "process"), "smmu": ("pci",),
+EVENT_FILLS = {"reset": ("pci",), "rminit": ("pci",), "nccl_exception": ("peer", "rank"), "mce": ("pid", "process"), "smmu": ("pci",),
                "cper": ("pid", "process"), "ofi": ("peer",)}
 # Event -> the details a joining line's row read that go with the fields it fills (EVENT_FILLS), into the same
 # amendment: "mce": hwpoison's "forcibly killing <comm>:<pid>" (details "forced": it sent SIGKILL, not SIGBUS).
@@ -1203,7 +1206,7 @@ RULES: tuple[Rule, ...] = (
     # Confidential computing (Hopper+ in CC mode): the driver encrypts each RPC to the GSP (message_queue_cpu.c
     # GspMsgQueueSendCommand, CCSL) and does not retry one whose encryption failed: "NVRM: GspMsgQueueSendCommand:
     # Encryption failed with status = 0x1f." (an IV overflow, status NV_ERR_INSUFFICIENT_RESOURCES, adds "Fatal error
-    # detected in RPC encrypt: IV overflow!" and puts confidential computing in its error state), then the send's own
+    # detected in RPC encrypt: IV overflow!" and puts confidential computing in its error state: cc_fatal), then the send's own
     # verdict naming the GPU, "NVRM: _kgspRpcSendMessage: GspMsgQueueSendCommand failed on GPU0: 0x1f" (kernel_gsp.c;
     # later drivers print it from the send routine _kgspRpcSendMessage calls), then the RPC's callers, "_issueRpcAndWait:
     # rpcSendMessage failed with status 0x0000001f for fn 10!", "rpcRmApiFree_GSP: GspRmFree failed: ..; status=0x.."; and
@@ -1215,9 +1218,26 @@ RULES: tuple[Rule, ...] = (
     # NV_ERR_BUSY_RETRY or NV_ERR_TIMEOUT too); inside an open GSP timeout or reset event it is that event's. The RM calls
     # failing after it (RM_CALL_FAILED, any status) are "within": part of the open event, alone what they are without it
     # (the unclassified net's; a lost GPU's or a reset's status has its row above).
-    _r("cc_rpc_encrypt", None, ["Encryption failed with status", "Fatal error detected in RPC encrypt"],
-       r"(?:NVRM: (?P<device>GPU\d+) )?GspMsgQueueSendCommand: (?:Encryption failed with status = 0x[0-9a-fA-F]+\.|"
-       r"Fatal error detected in RPC encrypt: IV overflow!)", event=("ccrpc", "lead")),
+    _r("cc_rpc_encrypt", None, ["Encryption failed with status"],
+       r"(?:NVRM: (?P<device>GPU\d+) )?GspMsgQueueSendCommand: Encryption failed with status = 0x[0-9a-fA-F]+\.",
+       event=("ccrpc", "lead")),
+    # Confidential computing's fatal errors: each channel the driver encrypts failing for good, then the error state it
+    # puts confidential computing in (conf_compute.c confComputeSetErrorState_KERNEL: "ConfCompute: Fatal error hit!";
+    # the GPU accepts no client's request, its SPDM session and keys torn down, until it is reset). Its callers' lines
+    # before it (open-gpu-kernel-modules 595.45.04): an RPC to the GSP ("Fatal error detected in RPC encrypt: IV
+    # overflow!", "Fatal error detected in RPC decrypt: 0x25!", message_queue_cpu.c), the GSP's copies of memory
+    # (mem_utils.c _memmgrMemReadOrWriteWithGsp: "Fatal error detected in GSP-DMA encrypt: IV Overflow!", ".. GSP-DMA
+    # decrypt: 0x25!"), the replayable fault buffer's packets (kern_gmmu_gh100.c ".. fault buffer packet encryption: IV
+    # overflow!", nv_gpu_ops.c ".. fault buffer packet decryption: 0x%x"; a non-fatal "Error detected in .." is not one),
+    # the SPDM session's heartbeat (spdm_gh100.c "SPDM: Fatal heartbeat failure detected 0x%x"). NVIDIA/nvtrust #54 (an
+    # H100 in a TDX guest, 550): the GSP-DMA decrypt, then the error state: two unclassified warnings, now one event of
+    # the GPU (gpu_reset_required, "ccrpc": with a failed RPC send's lines, or a GSP timeout's or a reset's open event,
+    # the same one), the GPU's index where the line prints it (57x+ "NVRM: GPU0 ..", details "device").
+    _r("cc_fatal", "gpu_reset_required",
+       ["Fatal error detected in", "ConfCompute: Fatal error hit", "SPDM: Fatal heartbeat failure"],
+       r"(?:NVRM: (?P<device>GPU\d+) \w+: )?(?:ConfCompute: Fatal error hit!|SPDM: Fatal heartbeat failure detected|"
+       r"Fatal error detected in (?:(?:RPC|GSP-DMA) (?:en|de)crypt|fault buffer packet (?:en|de)cryption)\b)",
+       event=("ccrpc|gsp|reset", "join")),
     _r("gsp_send_failed", "gpu_reset_required", ["GspMsgQueueSendCommand failed on GPU"],
        r"GspMsgQueueSendCommand failed on (?P<device>GPU\d+): (?P<send_status>0x[0-9a-fA-F]+)",
        event=("ccrpc|gsp|reset", "join")),
@@ -1338,6 +1358,18 @@ RULES: tuple[Rule, ...] = (
     # from that line), then at each open "NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:1050)" and its
     # "rm_init_adapter failed": the fix is the driver flavour (nvidia-driver-*-open), not a reset. It opens that GPU's
     # init event, so the failed init after it is part of it (NVIDIA/open-gpu-kernel-modules #1332).
+    # A confidential VM's driver on a GPU whose confidential computing (and protected PCIe) mode the host left off:
+    # "NVRM: confComputeConstructEngine_IMPL: GPU confidential compute capability is not enabled." (conf_compute.c:
+    # the OS is a CVM, the GPU CC-capable, its mode off), its assertion ("Assertion failed: 0 @ conf_compute.c:118"),
+    # then the attempt's "osInitNvMapping: *** Cannot attach gpu" and "RmInitAdapter failed! (0x22:0x3f:744)"
+    # (NV_ERR_INVALID_REQUEST) at each attempt (NVIDIA/nvtrust #124, H100s in a TDX guest, 570.195.03). The GPU's mode as
+    # the host set it (nvidia_gpu_tools.py --set-cc-mode / --set-ppcie-mode), not the GPU nor a reset's to fix: a
+    # driver_mismatch opening the GPU's init event (no address: the failed init's line after it gives the event its
+    # GPU and the finding its address, rules.EVENT_FILLS "rminit"; its assertion and the attempt's reasons part of it).
+    # Was: a gpu_reset_required (fatal, RESET_GPU) and an unclassified warning per attempt.
+    _r("gpu_cc_not_enabled", "driver_mismatch", ["confidential compute capability is not enabled"],
+       r"(?:NVRM: (?P<device>GPU\d+) \w+: )?GPU confidential compute capability is not enabled",
+       event=("rminit", "join")),
     _r("gpu_requires_open", "driver_mismatch", ["requires use of the NVIDIA open kernel modules"],
        r"in this system requires use of the NVIDIA (?P<open_required>open) kernel modules", event=("rminit", "open")),
     # The reverse, R515-R555: the open module refusing each GPU it does not support by default (GeForce, workstation)

@@ -141,15 +141,56 @@ def test_cc_rpc_lines_alone():
 
 
 def test_cc_rpc_iv_overflow_line_is_part_of_the_event():
-    """The IV overflow the driver reports after a failed encryption (NV_ERR_INSUFFICIENT_RESOURCES, 0x1a) is the same
-    event's. Constructed: message_queue_cpu.c GspMsgQueueSendCommand's two NV_PRINTFs for status 0x1a
-    (open-gpu-kernel-modules, "Encryption failed with status = 0x%x." then "Fatal error detected in RPC encrypt: IV
-    overflow!") with #53's prefix and stamps; the send's line is #53's with the status changed to 0x1a."""
+    """The IV overflow the driver reports after a failed encryption (NV_ERR_INSUFFICIENT_RESOURCES, 0x1a) and the
+    error state it puts confidential computing in are the same event's, the overflow line its finding (a GPU needing
+    reset whatever the send's status after it; was: the send's line, the error state's line an unclassified warning).
+    Constructed: message_queue_cpu.c GspMsgQueueSendCommand's two NV_PRINTFs for status 0x1a (open-gpu-kernel-modules,
+    "Encryption failed with status = 0x%x." then "Fatal error detected in RPC encrypt: IV overflow!"), then
+    confComputeSetErrorState_KERNEL's "ConfCompute: Fatal error hit!" (conf_compute.c, the call after the overflow's
+    line) with #53's prefix and stamps; the send's line is #53's with the status changed to 0x1a."""
     lines = ["[38679.045446] NVRM: GspMsgQueueSendCommand: Encryption failed with status = 0x1a.",
              "[38679.045450] NVRM: GspMsgQueueSendCommand: Fatal error detected in RPC encrypt: IV overflow!",
+             "[38679.045452] NVRM: confComputeSetErrorState_KERNEL: ConfCompute: Fatal error hit!",
              "[38679.047129] NVRM: _kgspRpcSendMessage: GspMsgQueueSendCommand failed on GPU0: 0x1a"] + CC_CYCLE[2:]
-    assert [(f.kind, f.details.get("device"), f.details.get("send_status"))
-            for f in realworld.findings("\n".join(lines) + "\n")] == [("gpu_reset_required", "GPU0", "0x1a")]
+    for found in (realworld.findings("\n".join(lines) + "\n"), realworld.classified(lines)):
+        assert [(f.kind, f.severity, f.uptime) for f in found] == [("gpu_reset_required", "fatal", 38679.04545)]
+
+
+# conf_compute.c confComputeSetErrorState_KERNEL's line and each caller's line before it (open-gpu-kernel-modules
+# 595.45.04: message_queue_cpu.c, mem_utils.c, kern_gmmu_gh100.c, nv_gpu_ops.c, spdm_gh100.c), each with the "NVRM: "
+# prefix and function name the driver prints: CONSTRUCTED from the driver's format strings (status values filled in).
+CC_FATAL = [
+    "NVRM: GspMsgQueueSendCommand: Fatal error detected in RPC encrypt: IV overflow!",
+    "NVRM: GspMsgQueueReceiveStatus: Fatal error detected in RPC decrypt: 0x25!",
+    "NVRM: _memmgrMemReadOrWriteWithGsp: Fatal error detected in GSP-DMA encrypt: IV Overflow!",
+    "NVRM: _memmgrMemReadOrWriteWithGsp: Fatal error detected in GSP-DMA decrypt: 0x25!",
+    "NVRM: kgmmuCopyFaultPacketToClientShadowBuffer_GH100: Fatal error detected in fault buffer packet encryption: IV overflow!",
+    "NVRM: nvGpuOpsGetNonReplayableFaults: Fatal error detected in fault buffer packet decryption: 0x25",
+    "NVRM: _spdmSendHeartbeat: SPDM: Fatal heartbeat failure detected 0x65",
+]
+CC_ERROR_STATE = "NVRM: confComputeSetErrorState_KERNEL: ConfCompute: Fatal error hit!"
+
+
+@pytest.mark.parametrize("line", CC_FATAL)
+def test_each_confidential_computing_fatal_error_is_a_gpu_needing_reset(line):
+    """Each fatal error of confidential computing's channels (RPC, GSP-DMA, the fault buffer's packets, the SPDM
+    session's heartbeat) puts it in its error state (confComputeSetErrorState: the GPU accepts no client's request
+    until it is reset): with the error state's line after it, one event, a GPU needing reset (was: two unclassified
+    warnings, the RPC encrypt's line an event's lead with no finding alone); the error state's line alone the same;
+    the GPU's index where the driver prints it (57x+ "NVRM: GPU1 ..")."""
+    for lines in ([line, CC_ERROR_STATE], [line], [CC_ERROR_STATE]):
+        for found in (realworld.findings("\n".join(lines) + "\n"), realworld.classified(lines)):
+            assert [(f.kind, f.severity, f.action) for f in found] == [("gpu_reset_required", "fatal", "RESET_GPU")]
+    (found,) = realworld.findings(line.replace("NVRM: ", "NVRM: GPU1 ", 1) + "\n")
+    assert found.details.get("device") == "GPU1"
+
+
+def test_a_non_fatal_fault_buffer_encryption_error_is_not_the_error_state():
+    """The fault buffer's encryption failing with a status other than an IV overflow is no fatal error (the driver
+    does not put confidential computing in its error state): not this family (kern_gmmu_gh100.c "Error detected in
+    fault buffer packet encryption: 0x%x"; CONSTRUCTED from that format, status 0x25)."""
+    line = "NVRM: kgmmuCopyFaultPacketToClientShadowBuffer_GH100: Error detected in fault buffer packet encryption: 0x25\n"
+    assert all(f.kind != "gpu_reset_required" for f in realworld.findings(line))
 
 
 def test_gsp_send_failure_in_an_open_gsp_timeout_is_that_event():
