@@ -2147,35 +2147,36 @@ def group_order(pg: str | None) -> tuple:
 
 
 def _timed_out(job: Job, timeouts: list[Evidence]) -> str:
-    """"N ranks (...) timed out in OP SeqNum X"; where the lines name two process groups or more, each group's ranks,
-    operation and SeqNum are said apart ("...: 2 ranks (1,2) in ALLREDUCE SeqNum 808 of process group 0; 2 ranks (0,3)
-    in ALLREDUCE SeqNum 1580 of process group 1"); within a group, the collective most ranks timed out in, then the
-    others' with their ranks ("3 ranks (1,2,4) timed out in ALLREDUCE SeqNum 70002 (rank 1 in BROADCAST SeqNum
-    70005)"): no rank is said to have timed out in a collective its own line does not name."""
-    def one(op: str | None, seq: int | None) -> str:
-        return (f" in {op}" if op else "") + (f" SeqNum {seq}" if seq is not None else "")
-
-    def said(es: list[Evidence]) -> str:
+    """"N ranks (...) timed out in OP SeqNum X"; where the ranks timed out in different collectives, each collective
+    with its own ranks, the one most ranks timed out in first ("2 ranks (2,4) timed out in ALLREDUCE SeqNum 70002,
+    rank 1 in BROADCAST SeqNum 70005"): no rank is said to have timed out in a collective its own lines do not name.
+    Where the lines name two process groups or more, each group's are said apart ("4 ranks (0,1,2,3) timed out:
+    2 ranks (1,2) in ALLREDUCE SeqNum 808 of process group 0; 2 ranks (0,3) in ALLREDUCE SeqNum 1580 of process group
+    1")."""
+    def said(es: list[Evidence]) -> list[tuple[str, str]]:
+        """(ranks, " in OP SeqNum X") for each collective the reports name, most ranks first (the first read wins a
+        tie); the ranks whose reports name none last; where none does, all the reports' ranks, unqualified."""
         # a watchdog's "detected by watchdog at work: N" line names no op: the op another line names for that SeqNum
         op_of = {e.seq: e.op for e in reversed(es) if e.op and e.seq is not None}
         ranks: dict[tuple, dict] = {}  # (op, SeqNum) -> its ranks, in the order read
         for e in es:
             if e.op or e.seq is not None:
                 ranks.setdefault((e.op or op_of.get(e.seq), e.seq), {})[e.rank] = None
-        if not ranks:
-            return ""
-        first, *others = sorted(ranks, key=lambda k: -len(ranks[k]))  # stable: the first read wins a tie
-        rest = "; ".join(f"{_ranks(ranks[k])}{one(*k)}" for k in others)
-        return one(*first) + (f" ({rest})" if rest else "")
+        out = [(_ranks(ranks[k]), (f" in {k[0]}" if k[0] else "") + (f" SeqNum {k[1]}" if k[1] is not None else ""))
+               for k in sorted(ranks, key=lambda k: -len(ranks[k]))]
+        unnamed = {e.rank for e in es}.difference(*ranks.values())
+        if unnamed:
+            out.append((_ranks(unnamed), " in a collective no line names" if out else ""))
+        return out
 
     groups = by_group(job, timeouts)
     if list(groups) == [None]:
-        return f"{_ranks([e.rank for e in timeouts])} timed out{said(timeouts)}"
+        (first, words), *others = said(timeouts)
+        return f"{first} timed out{words}" + "".join(f", {ranks}{words}" for ranks, words in others)
     clauses = []
     for pg in sorted(groups, key=group_order):
-        es = groups[pg]
         where = f" of process group {pg}" if pg is not None else " (process group not named)"
-        clauses.append(f"{_ranks([e.rank for e in es])}{said(es)}{where}")
+        clauses.extend(f"{ranks}{words}{where}" for ranks, words in said(groups[pg]))
     return f"{_ranks([e.rank for e in timeouts])} timed out: " + "; ".join(clauses)
 
 
@@ -2189,8 +2190,22 @@ def _ranks(ranks: Sequence[int]) -> str:
     ranks = sorted(set(ranks))
     if len(ranks) == 1:
         return f"rank {ranks[0]}"
-    shown = ",".join(map(str, ranks[:16])) + ("..." if len(ranks) > 16 else "")
+    # beyond 16 ranks, each run of 3 consecutive ranks or more as a range ("0-39,41,60-63"), the first 16 items
+    items = list(map(str, ranks)) if len(ranks) <= 16 else _runs(ranks)
+    shown = ",".join(items[:16]) + ("..." if len(items) > 16 else "")
     return f"{len(ranks)} ranks ({shown})"
+
+
+def _runs(ranks: list[int]) -> list[str]:
+    """Sorted ranks as runs: "a-b" for 3 consecutive ranks or more, else each rank."""
+    out: list[str] = []
+    start = 0
+    for i in range(1, len(ranks) + 1):
+        if i == len(ranks) or ranks[i] != ranks[i - 1] + 1:
+            run = ranks[start:i]
+            out += [f"{run[0]}-{run[-1]}"] if len(run) >= 3 else list(map(str, run))
+            start = i
+    return out
 
 
 def _who(e: Evidence, job: Job) -> str:

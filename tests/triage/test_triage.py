@@ -4374,17 +4374,57 @@ def test_a_ray_tasks_traceback_is_the_failure_of_the_process_its_header_names():
     assert (ev.host, ev.pid) == (None, None)
 
 
-def test_the_consequences_say_each_collective_its_ranks_timed_out_in():
-    """REAL: CVL-UESTC/PFT-SR #13 (tests/fixtures/incidents/pft-sr-13-mixed-seqnum): rank 1 timed out in BROADCAST
-    SeqNum 70005, ranks 4 and 2 in ALLREDUCE SeqNum 70002; the consequences said all three timed out in ALLREDUCE
-    70002. The majority's collective first, each other one with its ranks; a watchdog's "at work: N" line (no op) is
-    its SeqNum's collective, no other."""
-    path = Path(__file__).parents[1] / "fixtures" / "incidents" / "pft-sr-13-mixed-seqnum" / "logs" / "train.log"
-    evidence = list(read_lines(path.read_text().splitlines(), "train.log", Clock()))
+@pytest.mark.parametrize("name, said", [
+    # REAL: CVL-UESTC/PFT-SR #13: rank 1 in BROADCAST SeqNum 70005, ranks 4 and 2 in ALLREDUCE SeqNum 70002
+    ("pft-sr-13-mixed-seqnum", "2 ranks (2,4) timed out in ALLREDUCE SeqNum 70002, rank 1 in BROADCAST SeqNum 70005"),
+    # REAL: SWivid/F5-TTS #346: rank 1 in ALLREDUCE SeqNum 215121, rank 0 in BROADCAST SeqNum 215122 (a watchdog's
+    # "at work: N" line, no op, is its SeqNum's collective, no other)
+    ("h681_f5-tts-346-rank1-behind",
+     "rank 1 timed out in ALLREDUCE SeqNum 215121, rank 0 in BROADCAST SeqNum 215122; rank 1 never reached it"),
+])
+def test_the_consequences_say_each_collective_its_ranks_timed_out_in(name, said):
+    """Ranks that timed out in different collectives: each collective with its own ranks, the one most ranks timed
+    out in first. Before: all the ranks said to have timed out in the majority's collective, the others' after in
+    brackets ("3 ranks (1,2,4) timed out in ALLREDUCE SeqNum 70002 (rank 1 in BROADCAST SeqNum 70005)"), read as
+    written rank 1 in both."""
+    logs = Path(__file__).parents[1] / "fixtures" / "incidents" / name / "logs"
+    evidence = [e for f in sorted(logs.iterdir())
+                for e in read_lines(f.read_text().splitlines(), f.name, Clock())]
     (incident,) = attribute(evidence)
     assert incident.category == "undetermined"
-    assert incident.consequences == \
-        "3 ranks (1,2,4) timed out in ALLREDUCE SeqNum 70002 (rank 1 in BROADCAST SeqNum 70005)"
+    assert incident.consequences == said
+
+
+def test_many_ranks_timed_out_in_a_few_collectives_are_said_in_one_short_line():
+    """CONSTRUCTED from SWivid/F5-TTS #346's WorkNCCL line (PyTorch's ProcessGroupNCCL watchdog format), 64 ranks: 59
+    in ALLREDUCE SeqNum 215121, 3 in BROADCAST SeqNum 215122, 2 in _ALLGATHER_BASE SeqNum 215123; and a 65th whose
+    line names no collective (SYNTHETIC evidence). Each collective with its ranks, beyond 16 ranks the runs as ranges;
+    the rank whose line names none said as such, not as one of any collective's. Before: "64 ranks (0,1,...,15...)
+    timed out in ALLREDUCE SeqNum 215121 (...)", the first 16 ranks only and every rank in the ALLREDUCE."""
+    def line(rank: int, seq: int, op: str) -> str:
+        return (f"[rank{rank}]:[E1030 03:19:32.584828663 ProcessGroupNCCL.cpp:616] [Rank {rank}] Watchdog caught "
+                f"collective operation timeout: WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn=1, NumelOut=1, "
+                "Timeout(ms)=600000) ran for 600080 milliseconds before timing out.")
+    ops = {6: (215122, "BROADCAST"), 60: (215122, "BROADCAST"), 61: (215122, "BROADCAST"),
+           62: (215123, "_ALLGATHER_BASE"), 63: (215123, "_ALLGATHER_BASE")}
+    lines = [line(r, *ops.get(r, (215121, "ALLREDUCE"))) for r in range(64)]
+    said = ("59 ranks (0-5,7-59) timed out in ALLREDUCE SeqNum 215121, 3 ranks (6,60,61) in BROADCAST SeqNum 215122, "
+            "2 ranks (62,63) in _ALLGATHER_BASE SeqNum 215123")
+    (incident,) = attribute(list(read_lines(lines, "train.log", Clock())))
+    assert incident.consequences.split("; ")[0] == said
+    unnamed = Evidence("nccl_timeout", "error", "unknown", None, "node-0", rank=64)
+    (incident,) = attribute([*read_lines(lines, "train.log", Clock()), unnamed])
+    assert incident.consequences.split("; ")[0] == said + ", rank 64 in a collective no line names"
+
+
+def test_each_process_groups_ranks_are_said_by_the_collective_they_timed_out_in():
+    """SYNTHETIC lines (`_group_lines`): in process group 0 ranks 0 and 1 time out in SeqNum 10, rank 2 in SeqNum 12;
+    rank 3 in SeqNum 5 of group 1. Before: "3 ranks (0,1,2) in BROADCAST SeqNum 10 (rank 2 in BROADCAST SeqNum 12) of
+    process group 0", rank 2 said in SeqNum 10 too."""
+    lines = [*_group_lines(0, 0, 10), *_group_lines(1, 0, 10), *_group_lines(2, 0, 12), *_group_lines(3, 1, 5)]
+    (incident, *_) = job({"launcher.log": lines})
+    assert ("4 ranks (0,1,2,3) timed out: 2 ranks (0,1) in BROADCAST SeqNum 10 of process group 0; rank 2 in BROADCAST "
+            "SeqNum 12 of process group 0; rank 3 in BROADCAST SeqNum 5 of process group 1") in incident.consequences
 
 
 def test_a_dead_workers_own_rdma_error_completion_explains_its_death():
