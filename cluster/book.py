@@ -228,8 +228,10 @@ class Change:
 
 
 class Book:
-    def __init__(self, window: float = DEFAULT_WINDOW, idle: float = 1800.0, hold: float = HOLD) -> None:
+    def __init__(self, window: float = DEFAULT_WINDOW, idle: float = 1800.0, hold: float = HOLD,
+                 foreign_conditions: bool = True) -> None:
         self.window, self.idle, self.hold = window, idle, hold
+        self.foreign_conditions = foreign_conditions  # other detectors' node conditions read too (Reader.condition)
         self.reader = Reader()
         self.pods: dict[tuple[str, str], PodInfo] = {}
         self.jobs: dict[tuple, JobState] = {}
@@ -598,7 +600,8 @@ class Book:
         return False if created is not None and _epoch(created) < info.started else None
 
     def node(self, obj: Mapping[str, Any], now: float, deleted: bool = False) -> None:
-        """A Node: gpu-npd's conditions that stand, and the GPUs of its repair annotation."""
+        """A Node: gpu-npd's conditions that stand (and other detectors' its reader reads), and the GPUs of its repair
+        annotation."""
         name = (obj.get("metadata") or {}).get("name", "")
         self._node_addresses(name, {} if deleted else obj)
         taints = () if deleted else no_execute(obj)
@@ -611,7 +614,7 @@ class Book:
         now_facts = {}
         if not deleted:
             for c in (obj.get("status") or {}).get("conditions") or []:
-                e = self.reader.condition(name, c)
+                e = self.reader.condition(name, c, now, self.foreign_conditions)
                 if e is not None:
                     now_facts[f"condition/{c.get('type')}"] = e
         gpus = {} if deleted else repair_gpus(obj)

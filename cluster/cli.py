@@ -70,10 +70,15 @@ LEASE_SECONDS = Finite(min=1, max=MAX_LEASE_SECONDS)
 @click.option("--recovery-namespace-budget", type=click.IntRange(min=0), default=None,
               help="restarts of the jobs of one namespace within the window for faults of their own, not a "
               "node's (default: no bound)")
+@click.option("--foreign-conditions/--no-foreign-conditions", envvar="GPU_NPD_CLUSTER_FOREIGN_CONDITIONS",
+              default=True, show_default=True,
+              help="read other detectors' node conditions (the EKS node monitoring agent's, node-problem-detector's, "
+                   "NVSentinel's: triage/facts.py FOREIGN_CONDITIONS) as node faults of the jobs on the node, as "
+                   "gpu-npd's own; an Unknown status or a stale heartbeat is none")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
 def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_address, window, idle, hold,
             lease_duration, renew_deadline, retry_period, events_per_minute, recovery, recovery_budget,
-            recovery_window, recoveries_per_minute, recovery_namespace_budget, log_level) -> None:
+            recovery_window, recoveries_per_minute, recovery_namespace_budget, foreign_conditions, log_level) -> None:
     """Job incidents across the cluster: groups pods into jobs by owner, reads what the node agents publish
     (Pod and Node Events, node conditions, the repair annotation), attributes each failing job's root cause
     and writes one Event on the job's owner per incident.  Leader-elected; prints incidents as JSON lines.
@@ -87,7 +92,7 @@ def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_add
     s = Settings(api_server=api_server, kubeconfig=kubeconfig, namespace=namespace, lease_name=lease_name,
                  identity=identity or socket.gethostname(), window=window, idle=idle, hold=hold,
                  lease_duration=lease_duration, renew_deadline=renew_deadline, retry_period=retry_period,
-                 events_per_minute=events_per_minute,
+                 events_per_minute=events_per_minute, foreign_conditions=foreign_conditions,
                  recovery=Policy(recovery, recovery_budget, recovery_window, recoveries_per_minute,
                                  recovery_namespace_budget))
     if not 0 < s.retry_period < s.renew_deadline < s.lease_duration:  # (their bound above: --lease-duration's)

@@ -78,6 +78,7 @@ class Settings:
     watch_timeout: int = 300
     max_backoff: float = 30.0
     recovery: Policy = field(default_factory=Policy)  # cascading recovery (opt-in per job; observe by default)
+    foreign_conditions: bool = True  # other detectors' node conditions as node faults (triage.facts FOREIGN_CONDITIONS)
     queue_size: int = 2_000  # raw objects between the watches and the loop (a full queue slows the watches)
 
 
@@ -100,7 +101,8 @@ class Controller:
         self.custom = client.CustomObjectsApi(api.api_client)
         self.coordination = client.CoordinationV1Api(api.api_client)
         self.metrics = metrics or Metrics()
-        self.book = self.metrics.evidence_dropped.add(Book(settings.window, settings.idle, settings.hold))
+        self.book = self.metrics.evidence_dropped.add(Book(settings.window, settings.idle, settings.hold,
+                                                             settings.foreign_conditions))
         self.stop = threading.Event()
         self.lost = threading.Event()
         self.queue: queue.Queue = queue.Queue(settings.queue_size)

@@ -19,7 +19,9 @@ What a node agent (`gpu-npd run`) writes, and what is read of it here:
   (Xid79FallenOffBus, IBPortDown...), message "Xid 79 on GPU 0000:5d:00: <the kernel's line>. Recommended
   action: ..."; the kernel's line is classified again too.
 - Node conditions (GPUUnhealthy, NVLinkUnhealthy, InfiniBandUnhealthy, PCIeUnhealthy: True = a problem):
-  evidence when the Events are gone (Events expire after an hour; conditions stand).
+  evidence when the Events are gone (Events expire after an hour; conditions stand).  Other detectors' conditions
+  (triage.facts FOREIGN_CONDITIONS: the EKS node monitoring agent's AcceleratedHardwareReady=False,
+  node-problem-detector's KernelDeadlock=True, NVSentinel's SysLogsXIDError=True, ...) alike, unless turned off.
 - The repair annotation (gpu-npd.io/repair, JSON with the GPUs' PCI address, index and UUID): fills the GPU
   index of evidence that names only the PCI address.
 - Pod status: a container that terminated with a non-zero exit code, a signal or OOMKilled is a rank's death
@@ -53,7 +55,7 @@ from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
 from triage.facts import NODE_EVENTS, NODE_NAMED, POD_NORMALS, POD_WARNINGS, read_collectives, read_node_named
-from triage.facts import FACT_SEVERITY, read_ray_task, read_words
+from triage.facts import FACT_SEVERITY, FOREIGN_TYPES, STALE_BEATS, foreign_condition, read_ray_task, read_words
 from triage.read import of_ray_task, on_named_node
 from triage.inventory import MESSAGE_TEXT, deletion_asked, ended_by_deletion, pod_ends, read_events
 
@@ -238,13 +240,44 @@ class Reader:
         e = self._node_fact(ev.get("reason") or "", ev.get("message") or "", host, when, severity)
         return [e] if e is not None else []
 
-    def condition(self, host: str, cond: Mapping[str, Any]) -> Evidence | None:
-        """A gpu-npd node condition that stands (status True) as a node fault."""
-        severity = FAULT_CONDITIONS.get(cond.get("type", ""))
-        if severity is None or cond.get("status") != "True":
+    def condition(self, host: str, cond: Mapping[str, Any], now: float | None = None,
+                  foreign: bool = True) -> Evidence | None:
+        """A gpu-npd node condition that stands (status True) as a node fault; with `foreign`, another detector's
+        (triage.facts FOREIGN_CONDITIONS) whose status is its problem, unless its detector stopped beating (`now`, the
+        caller's clock in epoch seconds: its lastHeartbeatTime more than STALE_BEATS of its period before)."""
+        ctype = cond.get("type", "")
+        severity = FAULT_CONDITIONS.get(ctype)
+        if severity is None:
+            return self._foreign(host, cond, now) if foreign and ctype in FOREIGN_TYPES else None
+        if cond.get("status") != "True":
             return None
         return self._node_fact(cond.get("reason") or "", cond.get("message") or "", host,
                                parse_time(cond.get("lastTransitionTime")), severity)
+
+    @staticmethod
+    def _foreign(host: str, cond: Mapping[str, Any], now: float | None) -> Evidence | None:
+        """Another detector's condition as the node fault of the kind its row names, the kind's attribution (as
+        NODE_REASONS gives gpu-npd's own), its words in the text: "EKS node monitoring agent: AcceleratedHardwareReady=
+        False (NvidiaXID79Error): ..."."""
+        ctype, status = cond.get("type", ""), cond.get("status")
+        reason, message = str(cond.get("reason") or ""), str(cond.get("message") or "")
+        row = foreign_condition(ctype, reason)
+        if row is None or status != row.problem:
+            return None
+        if row.heartbeat is not None and now is not None:
+            beat = parse_time(cond.get("lastHeartbeatTime"))
+            if beat is None or now - beat.timestamp() > STALE_BEATS * row.heartbeat:
+                return None  # its detector no longer says it: gone, or wedged
+        code = None
+        if row.code:
+            m = re.search(row.code, reason) or re.search(row.code, message)
+            code = int(m.group(1)) if m else None
+        k = KIND[row.kind]
+        text = f"{row.detector}: {ctype}={status} ({reason})" + (f": {message}" if message else "")
+        return Evidence(row.kind, row.severity, k.node_attribution or k.attribution,
+                        parse_time(cond.get("lastTransitionTime")), host, text=text[:TEXT],
+                        xid=code if row.kind == "xid" else None, sxid=code if row.kind == "sxid" else None,
+                        file=f"node/{host}", details={"reason": reason, "detector": row.detector, "condition": ctype})
 
     def _node_fact(self, reason: str, message: str, host: str | None, when: datetime | None,
                    severity: str) -> Evidence | None:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from parsers.classify import pg_name
-from parsers.kinds import TAINT_PREFIX
+from parsers.kinds import CONDITIONS as OWN_CONDITIONS, TABLE as KIND_TABLE, TAINT_PREFIX
 from parsers.rules import NCCL_WARN_AT
 
 
@@ -508,6 +508,79 @@ EVENT_ENDS = tuple(key for key, end in POD_ENDS.items() if end.event_only)
 # karpenter_disrupting row; both type Normal).  The live cluster component watches the Events of these reasons on Nodes
 # (cluster/evidence.py NODE_SELECTORS)
 NODE_EVENTS = ("GPUDriverUpgrade", "DisruptionTerminating")
+@dataclass(frozen=True, slots=True)
+class ForeignCondition:
+    """A node condition another detector writes that says a job on the node can break (FOREIGN_CONDITIONS)."""
+    detector: str  # who writes it, as the evidence's text names it
+    type: str  # the condition's type
+    problem: str  # the status that is a problem ("True" or "False"); any other (Unknown, the healthy one) is none
+    kind: str  # the finding kind it is for a job (parsers/kinds.py; its attribution the kind's, as gpu-npd's own)
+    severity: str  # how bad, as gpu-npd's own conditions' `fault` (parsers/kinds.py CONDITIONS)
+    # seconds between the detector's refreshes of lastHeartbeatTime; None: it writes the event's time, never a beat
+    heartbeat: float | None
+    reason: str = ""  # a regex the condition's reason must match (the type's first row that matches is read)
+    code: str = ""  # a regex whose group 1, in the reason or else the message, is the Xid / SXid code
+
+
+_EKS = "EKS node monitoring agent"
+_NPD = "node-problem-detector"
+_NVS = "NVSentinel"
+# Other detectors' node conditions the cluster component reads as node faults of the jobs on the node (cluster/evidence.py
+# Reader.condition; `gpu-npd cluster --no-foreign-conditions` reads none), beside gpu-npd's own (parsers/kinds.py
+# CONDITIONS).  Only types whose meaning their detector documents; one whose detector has stopped beating
+# (lastHeartbeatTime older than STALE_BEATS of its period) or whose status is Unknown is none.
+# - EKS node monitoring agent (aws/eks-node-monitoring-agent pkg/conditions/conditions.go, pkg/reasons/reasons.yaml,
+#   pkg/manager/node_exporter.go; https://docs.aws.amazon.com/eks/latest/userguide/node-health-nma.html): one condition
+#   per category, True while healthy, False with the reason of a "Fatal" issue; every condition's heartbeat refreshed
+#   each 5 minutes.  AcceleratedHardwareReady: NvidiaXID<code>Error (a critical Xid DCGM's policy reported, one of
+#   its WellKnownXidCodes), NvidiaNVLinkError, NvidiaFabricError / FabricManagerNotRunning (the NVSwitch fabric), and
+#   the DCGM diagnostics' and health checks' failures, NvidiaDoubleBitError, NvidiaDeviceCountMismatch.  Not read:
+#   NetworkingReady (the VPC CNI's IPAMD, any interface down: its docs tell to exclude IPoIB interfaces it flags),
+#   KernelReady (ForkFailedOutOfPIDs, no GPU fault), StorageReady (no reason of it is Fatal), ContainerRuntimeReady.
+# - node-problem-detector (kubernetes/node-problem-detector config/kernel-monitor.json, readonly-monitor.json; its
+#   k8s exporter's heartbeat, --k8s-exporter-heartbeat-period, 5 minutes by default): True is the problem.
+#   KernelDeadlock (DockerHung, AUFSUmountHung: a task blocked for minutes, gpu-npd's own hung_task),
+#   ReadonlyFilesystem (FilesystemIsReadOnly: "Remounting filesystem read-only") and XfsShutdown (XfsHasShutdown),
+#   gpu-npd's filesystem_error.
+# - NVIDIA NVSentinel (platform-connectors/pkg/connectors/kubernetes/process_node_events.go; the condition types of
+#   https://docs.nvidia.com/nvsentinel/getting-started/integrations): a fatal health event's check name is the type,
+#   True with "<check>IsNotHealthy" and "ErrorCode:<code> <entity> .. Recommended Action=..;" messages; its heartbeat is
+#   the last event's time, never refreshed.  The syslog monitor's SysLogsXIDError / SysLogsSXIDError /
+#   SysLogsGPUFallenOff; the DCGM health watches (GpuMemWatch, GpuNvlinkWatch, ...: gpu-npd's dcgm_diag, DCGM's
+#   health system).  Not read: GpuCpusetWatch (CPU affinity), its system conditions.
+# (leptonai/gpud writes no node condition: its state is its own API's.)
+FOREIGN_CONDITIONS: tuple[ForeignCondition, ...] = (
+    ForeignCondition(_EKS, "AcceleratedHardwareReady", "False", "xid", "fatal", 300.0, reason=r"NvidiaXID\d+Error$",
+                     code=r"^NvidiaXID(\d+)Error$"),
+    ForeignCondition(_EKS, "AcceleratedHardwareReady", "False", "nvlink", "error", 300.0, reason="NvidiaNVLinkError$"),
+    ForeignCondition(_EKS, "AcceleratedHardwareReady", "False", "nvlink_fabric", "error", 300.0,
+                     reason="(?:NvidiaFabricError|FabricManagerNotRunning)$"),
+    ForeignCondition(_EKS, "AcceleratedHardwareReady", "False", "dcgm_diag", "error", 300.0),
+    *(ForeignCondition(_NPD, t, "True", kind, "error", 300.0) for t, kind in (
+        ("KernelDeadlock", "hung_task"), ("ReadonlyFilesystem", "filesystem_error"),
+        ("XfsShutdown", "filesystem_error"))),
+    ForeignCondition(_NVS, "SysLogsXIDError", "True", "xid", "fatal", None, code=r"\bErrorCode:(\d+)\b"),
+    ForeignCondition(_NVS, "SysLogsSXIDError", "True", "sxid", "error", None, code=r"\bErrorCode:(\d+)\b"),
+    ForeignCondition(_NVS, "SysLogsGPUFallenOff", "True", "fallen_off_bus", "fatal", None),
+    ForeignCondition(_NVS, "GpuNvlinkWatch", "True", "nvlink", "error", None),
+    *(ForeignCondition(_NVS, t, "True", "dcgm_diag", "error", None) for t in (
+        "GpuMemWatch", "GpuThermalWatch", "GpuPcieWatch", "GpuPowerWatch", "GpuInforomWatch", "GpuSmWatch",
+        "GpuMcuWatch", "GpuPmuWatch", "GpuDriverWatch")),
+)
+STALE_BEATS = 3  # heartbeats missed before a detector's condition is stale (its detector gone or wedged)
+FOREIGN_TYPES = frozenset(c.type for c in FOREIGN_CONDITIONS)
+if _odd := sorted({c.kind for c in FOREIGN_CONDITIONS} - {k.name for k in KIND_TABLE}) + sorted(
+        FOREIGN_TYPES & {c.type for c in OWN_CONDITIONS}):
+    raise ValueError(f"triage/facts.py FOREIGN_CONDITIONS: no such kind, or gpu-npd's own condition: {', '.join(_odd)}")
+
+
+def foreign_condition(ctype: str, reason: str) -> ForeignCondition | None:
+    """The row of FOREIGN_CONDITIONS a condition of this type and reason is read by (None: not one read)."""
+    for row in FOREIGN_CONDITIONS:
+        if row.type == ctype and (not row.reason or re.match(row.reason, reason)):
+            return row
+    return None
+
 # The node context kinds that say who evicted a pod on their node after them, and the POD_ENDS key the Eviction API's
 # eviction (EvictionByEvictionAPI) of such a pod is then (triage.attribute Job._refined; pod_end's `drain`)
 NODE_DRAINS = {"node_driver_upgrade": "drain:GPUDriverUpgrade", "node_disruption": KARPENTER_EVICTED}
