@@ -508,6 +508,8 @@ EVENT_ENDS = tuple(key for key, end in POD_ENDS.items() if end.event_only)
 # karpenter_disrupting row; both type Normal).  The live cluster component watches the Events of these reasons on Nodes
 # (cluster/evidence.py NODE_SELECTORS)
 NODE_EVENTS = ("GPUDriverUpgrade", "DisruptionTerminating")
+
+
 @dataclass(frozen=True, slots=True)
 class ForeignCondition:
     """A node condition another detector writes that says a job on the node can break (FOREIGN_CONDITIONS)."""
