@@ -823,14 +823,13 @@ class Book:
         for node, started in nodes.items():
             ended[node] = (min(started, ended[node][0]) if node in ended else started, math.inf)
         for node, (started, until) in ended.items():
-            facts = self.node_facts.get(node, {})
-            told = [e for k, e in facts.items() if not k.startswith("condition/")]
-            seen = {(e.kind, e.pci, e.xid, e.sxid) for e in told}
-            # a condition repeats an Event of the same fault: it speaks only when the Event is gone (expired)
-            standing = [e for k, e in facts.items() if k.startswith("condition/")
-                        and (e.kind, e.pci, e.xid, e.sxid) not in seen]
-            here = [e for e in told + standing
-                    if e.time is None or started - FAULT_SLACK <= _epoch(e.time) <= until + SKEW]
+            window = [(k.startswith("condition/"), e) for k, e in self.node_facts.get(node, {}).items()
+                      if e.time is None or started - FAULT_SLACK <= _epoch(e.time) <= until + SKEW]
+            # a condition repeats an Event of the same fault: it speaks only where no such Event of the window does
+            # (the Event expired, or it is an earlier fault's, outside the window)
+            seen = {(e.kind, e.pci, e.xid, e.sxid) for standing, e in window if not standing}
+            here = [e for standing, e in window if not standing] + \
+                [e for standing, e in window if standing and (e.kind, e.pci, e.xid, e.sxid) not in seen]
             out.extend(with_gpus(here, self.node_gpus[node]) if node in self.node_gpus else here)
         if state.mark.since or state.mark.seen is not None:
             out = [e for e in out if state.mark.counts(e)]

@@ -17,6 +17,7 @@ from cluster.book import MAX_POD_WARNINGS, Book
 from cluster.controller import Settings
 from cluster.evidence import POD_EVENT_SELECTORS, Reader, watched_pod_event
 from kubeapi.client import make_api
+from kubeapi.events import EventRecorder, Ref
 from triage.facts import EVENT_ENDS, GANG_REASONS, POD_ENDS, POD_WARNINGS, WAITING_REASONS
 
 from test_cluster import NODES, XID79, controller, gang, incidents, publish_timeouts, settled
@@ -494,3 +495,29 @@ def test_a_late_event_of_a_former_pod_is_not_a_recreated_pods_live():
             ev = wait_until(lambda: next((e for e in incidents(api) if "FailedMount" in e["message"]), None),
                             "an incident on the new pod's FailedMount")
         assert "llm-w-0-1" in ev["message"], ev["message"]
+
+
+def test_a_condition_speaks_when_its_faults_only_event_is_outside_the_jobs_window():
+    """A condition repeats a node Event of the same fault, so it speaks only where no such Event does; an Event from
+    before the job's pods started on the node (an earlier fault of the same GPU, its Event kept by the API server for an
+    hour) is none of the job's evidence, so it silences nothing: the condition raised again while the job ran is its
+    node's fault.  Was (h689): the Event outside the window silenced the condition, and the job had no node fault."""
+    book = Book()
+    for i, node in enumerate(NODES):
+        book.pod(pod_of(f"llm-w-0-{i}", node), 100.0)  # created 2024-07-25T06:00:00Z
+    rec = EventRecorder("default", "node-b")
+    rec.record(Ref("Node", "node-b", uid="node-b"), "Xid79FallenOffBus",
+               f"Xid 79 on GPU 0000:5d:00: {XID79.rstrip('.')}. Recommended action: RESTART_BM")
+    old = {**rec._body(next(iter(rec._aggs.values()))), "firstTimestamp": "2024-07-25T05:00:00Z",
+           "lastTimestamp": "2024-07-25T05:00:00Z", "eventTime": "2024-07-25T05:00:00.000000Z",
+           "metadata": {"name": "node-b.x79", "namespace": "default", "uid": "ev-x79", "resourceVersion": "1"}}
+    book.event(old, 101.0)
+    book.node(xid_condition("True", "2024-07-25T06:36:02Z"), 102.0)
+    (state,) = book.jobs.values()
+    found = [(e.kind, e.xid, e.host) for e in book.evidence(state)]
+    assert found == [("xid", 79, "node-b")]
+    # the same Event inside the window speaks, and the condition repeating it stays silent
+    book.event({**old, "firstTimestamp": "2024-07-25T06:36:00Z", "lastTimestamp": "2024-07-25T06:36:00Z",
+                "eventTime": "2024-07-25T06:36:00.000000Z",
+                "metadata": {**old["metadata"], "resourceVersion": "2"}}, 103.0)
+    assert [(e.kind, e.xid, e.host) for e in book.evidence(state)] == [("xid", 79, "node-b")]
