@@ -342,11 +342,11 @@ EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", 
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe", "mlx5_temp", "mlx5_cmd_timeout", "mlx5_cmd_recovered",
                               "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "retrain",
-                              "tcpx", "ecc", "ccrpc", "bnxt_refused"})
+                              "tcpx", "ecc", "ccrpc", "bnxt_refused", "bnxt"})
 # "within" rows whose line is part of an open event of its device's other functions too, where its own function has
 # none open (the key's address up to its function: domain:bus:device): what a function prints of a resource its device
 # shares (mlx5's vendor-specific gateway, mlx5_crdump_refused).
-EVENT_WITHIN_DEVICE = frozenset({"mlx5_crdump_refused"})
+EVENT_WITHIN_DEVICE = frozenset({"mlx5_crdump_refused", "bnxt_after"})
 # Events kept per device by the address their findings carry (function kept: parsers/kinds.py FUNCTION_DEVICES): a PCIe
 # AER report's "error received" line names the device reported (its `pci`: "pcieport 0000:00:1c.4: AER: Corrected error
 # received: 0000:00:1c.4", 6.x "Correctable error message received from 0000:03:00.0", before 4.x "id=00e5", its
@@ -2054,8 +2054,11 @@ RULES: tuple[Rule, ...] = (
     # .."): part of the open event, else the unclassified net's. bnxt_en's TX timeout handler, "bnxt_en 0000:04:00.0
     # eth0: TX timeout detected, starting reset task!" (after the kernel's own NETDEV WATCHDOG line, its own event as
     # for mlx5), then the reset's ring frees the firmware did not answer ("Resp cmpl intr err msg: 0x51", "hwrm_ring_free
-    # type 1 failed. rc:fffffff0 err:0"): one event. One event per host while its lines come (the RoCE lines of 5.x name
-    # the IB device, not the PCI function). Was: no finding, every line of them.
+    # type 1 failed. rc:fffffff0 err:0"): one event. One event per PCI function (EVENT_PER_DEVICE: two functions' probe
+    # failures are two NICs' faults, lore netdev CACKFLimgUxTV7Cgg5dYtWtvTsWpOK538UtLmyyxP0tTaYOzL6g@mail.gmail.com;
+    # were one event, the second function never named); the verbs layer's lines part of the newest open one where they
+    # name no function (5.x's name the IB device), or of one of their device's other functions (EVENT_WITHIN_DEVICE).
+    # Was: no finding, every line of them.
     _r("bnxt_fw_stall", "nic_error", ["FW STALL Detected"],
        r"bnxt_en (?P<pci>" + PCI + r"):? QPLIB: (?:\w+: )?(?P<what>FW STALL Detected)",
        severity="fatal", action="RESET_NIC", event=("bnxt", "join")),
