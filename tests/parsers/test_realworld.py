@@ -14,7 +14,6 @@ import realworld
 
 ITEMS = realworld.samples()
 SCORES = realworld.score(ITEMS)
-TARGET = {"xid": 1.0, "sxid": 1.0}  # every other kind: 0.98
 XFAIL: dict[str, str] = {}
 
 
@@ -46,8 +45,10 @@ def test_the_corpus_is_parsed_once_and_each_caller_gets_a_copy_of_its_own(monkey
 def test_recall_per_kind(kind):
     if kind in XFAIL:
         pytest.xfail(XFAIL[kind])
+    # every expected event of every kind (was 98% but Xid and SXid: a second NIC's failed probe folded into the first's
+    # passed under it; an event the corpus expects and the rules miss on purpose goes to XFAIL, with why)
     total, found, misses = SCORES[kind]
-    assert found / total >= TARGET.get(kind, 0.98), "\n".join(misses)
+    assert found == total, "\n".join(misses)
 
 
 @pytest.mark.parametrize("item", [i for i in ITEMS if any("severity" in e for e in i["expect"])],
