@@ -676,8 +676,8 @@ SIGNAL_WORDS = {"Killed": 9, "Terminated": 15, "Aborted": 6, "Segmentation fault
 
 # PyTorch's "[PG ...]" tag before a watchdog line, where it prints one, and the rank in it (what the tag names:
 # parsers.classify.pg_name, in _groups). The tag's words ("ID 0 PG GUID 0(default_pg)") are read up to PG_TAG_WITHIN
-# characters, no further: an unbounded gap rescanned the rest of the line from every "[PG " (9.8 s on a 64 KiB line of
-# them)
+# characters, no further, and never across another "[" (no tag holds one): an unbounded gap rescanned the rest of the
+# line from every "[PG " (9.8 s on a 64 KiB line of them), a bounded one that crossed "[" 200 characters (0.1 s)
 PG_TAG_WITHIN = 200
 # A host name a row reads after a word that can repeat inside it ("slurmstepd-<host>", "node/<host>", "pdsh@<host>"):
 # at most a DNS name's 253 characters; an unbounded run rescanned the rest of a run of that word from each of its
@@ -689,7 +689,7 @@ HOST_WORD = r"\S{1,253}"
 # torch 2.0) among the arguments a program rejected: the writer's local rank
 _REJECTED_REST = r"(?:[^\n;()]{0,399}[^\s;()])?"
 _LOCAL_RANK_ARG = r"(?:[^\n;()]{0,400}?(?<![\w\-])--local[-_]rank=(?P<local_rank>\d{1,6})\b)"
-_PG_PREFIX = rf"(?:(?P<pg>\[PG )[^\]]{{0,{PG_TAG_WITHIN}}}? )?(?:Rank (?P<rank>\d+)\] +)?"
+_PG_PREFIX = rf"(?:(?P<pg>\[PG )[^\[\]]{{0,{PG_TAG_WITHIN}}}? )?(?:Rank (?P<rank>\d+)\] +)?"
 
 # A socket's address as c10d's SocketImpl prints it (torch/csrc/distributed/c10d/socket.cpp `formatSockAddr`): an IPv4
 # socket's "host:port", an IPv6 one's (a dual-stack socket's "::ffff:10.0.0.1" too) "[host]:port"; the host a name
@@ -1295,7 +1295,7 @@ FACTS: tuple[Fact, ...] = (
        r"pod=\"(?P<epod3>" + _K8S_NS + "/" + _K8S_NAME + r")\")?)|"
        r"(?P<spot>\"Kind\":\"SPOT_ITN\".{0,400}?\"NodeName\":\"(?P<host>[^\"\s]+)\"|"
        r"\"messageKind\":\s?\"(?:SpotInterruptionKind|spot_interrupted)\".{0,400}?\"[Nn]ode\":\s?(?:\{\"name\":\s?)?"
-       r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>" + HOST_WORD + r")\s+)?Spot interruption warning was triggered|"
+       r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>" + HOST_NAME + r")\s+)?Spot interruption warning was triggered|"
        r"(?:\bnode/(?P<host4>[^\s/]+)\s.{0,200}?)?\bPreempt Scheduled: |"
        r"\bcompute\.instances\.preempted\b.{0,400}?/instances/(?P<host5>[^\s/\"]+))|"
        r"(?:\bMarking for deletion|\bNodeControllerEviction\s[^\n]{0,300}?\bStarting deletion of) Pod "

@@ -243,7 +243,7 @@ def hostname_of_pod(pod: str, host: str) -> bool:
 # #134006: global rank 1 prints "[Rank 0]" for a subgroup's work): a launcher prefix's rank wins over it, and without
 # one it is read as the global rank, right for the default group's work, wrong for a subgroup's, which a log without
 # "[PG ...]" tags cannot tell apart (a known gap, tests/triage/test_triage.py pins it).
-IN_MESSAGE = re.compile(rf"\[(?:PG [^\]]{{0,{PG_TAG_WITHIN}}}?)?(?:Rank|RANK) (?P<rank>\d+)\]")
+IN_MESSAGE = re.compile(rf"\[(?:PG [^\[\]]{{0,{PG_TAG_WITHIN}}}?)?(?:Rank|RANK) (?P<rank>\d+)\]")
 # A host name must hold a letter or a dot/dash to be one (not "12" or "E0321"): pdsh's row is tried after the others
 # but the rare ones, and only when what looks like a host is not a log level or a Python/NCCL word (`host_checked`).
 _NOT_HOSTS = frozenset({"Traceback", "RuntimeError", "ERROR", "WARNING", "INFO", "DEBUG", "NCCL", "File", "Error",
