@@ -25,7 +25,7 @@ from parsers.envelope import parse_time
 from parsers.kinds import BY_NAME as KIND, CONDITIONS as KIND_CONDITIONS, TABLE as KIND_TABLE
 from parsers.telemetry import node_fault_reasons
 
-from .attribute import NODE_FAULT_KINDS
+from .attribute import NODE_FAULT_KINDS, STANDING
 from .facts import FOREIGN_TYPES, STALE_BEATS, foreign_condition
 from .model import Evidence
 
@@ -105,8 +105,9 @@ def read_condition(classifier: Classifier, host: str, cond: Any, now: float | No
         return foreign_fact(host, cond, now) if foreign and ctype in FOREIGN_TYPES else None
     if cond.get("status") != "True":
         return None
-    return node_fact(classifier, cond.get("reason") or "", cond.get("message") or "", host,
-                     parse_time(cond.get("lastTransitionTime")), severity)
+    e = node_fact(classifier, cond.get("reason") or "", cond.get("message") or "", host,
+                  parse_time(cond.get("lastTransitionTime")), severity)
+    return e.with_context(details={**e.details, STANDING: ctype}) if e is not None else None
 
 
 def foreign_fact(host: str, cond: Mapping[str, Any], now: float | None) -> Evidence | None:
@@ -132,4 +133,4 @@ def foreign_fact(host: str, cond: Mapping[str, Any], now: float | None) -> Evide
     return Evidence(row.kind, row.severity, k.node_attribution or k.attribution,
                     parse_time(cond.get("lastTransitionTime")), host, text=text[:MESSAGE_TEXT],
                     xid=code if row.kind == "xid" else None, sxid=code if row.kind == "sxid" else None,
-                    file=f"node/{host}", details={"reason": reason, "detector": row.detector, "condition": ctype})
+                    file=f"node/{host}", details={"reason": reason, "detector": row.detector, STANDING: ctype})
