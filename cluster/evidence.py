@@ -22,6 +22,7 @@ What a node agent (`gpu-npd run`) writes, and what is read of it here:
   evidence when the Events are gone (Events expire after an hour; conditions stand).  Other detectors' conditions
   (triage.facts FOREIGN_CONDITIONS: the EKS node monitoring agent's AcceleratedHardwareReady=False,
   node-problem-detector's KernelDeadlock=True, NVSentinel's SysLogsXIDError=True, ...) alike, unless turned off.
+  Read by triage.conditions read_condition, offline triage's reading of a Node in a dump too.
 - The repair annotation (gpu-npd.io/repair, JSON with the GPUs' PCI address, index and UUID): fills the GPU
   index of evidence that names only the PCI address.
 - Pod status: a container that terminated with a non-zero exit code, a signal or OOMKilled is a rank's death
