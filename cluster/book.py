@@ -41,7 +41,7 @@ from typing import Any, Mapping
 from parsers.bounded import keep_newest
 from parsers.envelope import parse_time
 from triage import DEFAULT_WINDOW, SKEW, Evidence, Incident, attribute, is_consequence
-from triage.attribute import CONTEXT_KINDS
+from triage.attribute import CONTEXT_KINDS, said_once
 from triage.facts import bare_address, said_at_end
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
 
@@ -823,13 +823,10 @@ class Book:
         for node, started in nodes.items():
             ended[node] = (min(started, ended[node][0]) if node in ended else started, math.inf)
         for node, (started, until) in ended.items():
-            window = [(k.startswith("condition/"), e) for k, e in self.node_facts.get(node, {}).items()
-                      if e.time is None or started - FAULT_SLACK <= _epoch(e.time) <= until + SKEW]
             # a condition repeats an Event of the same fault: it speaks only where no such Event of the window does
-            # (the Event expired, or it is an earlier fault's, outside the window)
-            seen = {(e.kind, e.pci, e.xid, e.sxid) for standing, e in window if not standing}
-            here = [e for standing, e in window if not standing] + \
-                [e for standing, e in window if standing and (e.kind, e.pci, e.xid, e.sxid) not in seen]
+            # (the Event expired, or it is an earlier fault's, outside the window; triage.attribute said_once)
+            here = said_once(e for e in self.node_facts.get(node, {}).values()
+                             if e.time is None or started - FAULT_SLACK <= _epoch(e.time) <= until + SKEW)
             out.extend(with_gpus(here, self.node_gpus[node]) if node in self.node_gpus else here)
         if state.mark.since or state.mark.seen is not None:
             out = [e for e in out if state.mark.counts(e)]

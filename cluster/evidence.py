@@ -22,6 +22,7 @@ What a node agent (`gpu-npd run`) writes, and what is read of it here:
   evidence when the Events are gone (Events expire after an hour; conditions stand).  Other detectors' conditions
   (triage.facts FOREIGN_CONDITIONS: the EKS node monitoring agent's AcceleratedHardwareReady=False,
   node-problem-detector's KernelDeadlock=True, NVSentinel's SysLogsXIDError=True, ...) alike, unless turned off.
+  Read by triage.conditions read_condition, offline triage's reading of a Node in a dump too.
 - The repair annotation (gpu-npd.io/repair, JSON with the GPUs' PCI address, index and UUID): fills the GPU
   index of evidence that names only the PCI address.
 - Pod status: a container that terminated with a non-zero exit code, a signal or OOMKilled is a rank's death
@@ -48,14 +49,13 @@ from typing import Any, Iterable, Mapping
 from parsers.envelope import parse_time
 from parsers import Classifier
 from parsers.correlate import CLAIMED as CLAIMED_WORDS, CUDA_WHAT
-from parsers.kinds import BY_NAME as KIND, CONDITIONS as KIND_CONDITIONS, CUDA_REASONS, TABLE as KIND_TABLE
+from parsers.kinds import BY_NAME as KIND, CUDA_REASONS, TABLE as KIND_TABLE
 from parsers.redacted import placeholder
-from parsers.telemetry import node_fault_reasons
 from triage import Evidence
-from triage.attribute import NODE_FAULT_KINDS
+from triage.conditions import GPU, classify_alone, node_fact, read_condition
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
 from triage.facts import NODE_EVENTS, NODE_NAMED, POD_NORMALS, POD_WARNINGS, read_collectives, read_node_named
-from triage.facts import FACT_SEVERITY, FOREIGN_TYPES, STALE_BEATS, foreign_condition, read_ray_task, read_words
+from triage.facts import FACT_SEVERITY, read_ray_task, read_words
 from triage.read import of_ray_task, on_named_node
 from triage.inventory import MESSAGE_TEXT, deletion_asked, ended_by_deletion, pod_ends, read_events
 
@@ -63,29 +63,12 @@ AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
 REPAIR_ANNOTATION = "gpu-npd.io/repair"
 EXCERPT = re.compile(r' Container output: "(.*)"$', re.S)
 RANKS = re.compile(r" on (?:rank (\d+)|\d+ ranks \(([\d,]+)(?:\.\.\.)?\))")
-GPU = re.compile(r"\bon GPU (?:(\d+) \()?((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)\)?")
-# the problem's text (agent/health.py _message; a condition adds " (+N more problems)" when others stand)
-KERNEL_TEXT = re.compile(r"^(.*?)(?: \[[^\]]*\])?\. Recommended action: \S+(?: \(\+\d+ more problems?\))?$", re.S)
 
 # Pod Event reason -> kind: the workload kinds' reasons (parsers/kinds.py) and the CUDA errors' refined ones
 # (parsers/kinds.py CUDA_REASONS, which words them), read the other way
 POD_REASON_KINDS = {**{k.reason: k.name for k in KIND_TABLE if k.workload},
                     **{reason: "cuda_error" for reason in CUDA_REASONS.values()}}
 HARDWARE_CUDA = {"CUDAUncorrectableECC"}
-# Node problem reason (Event or condition) -> (kind, attribution) when the text says no more: the per-code
-# reasons (parsers/kinds.py "Xid<code><Name>", "SXid<code>": by their prefix), the telemetry rules'
-# (parsers/sample_rules.yaml, by each row's `kind`), then each node fault kind's own reasons
-# (parsers/kinds.py: the kind's and its condition rules', e.g. PCIeFatalError, NICFirmwareError)
-NODE_REASONS: tuple[tuple[re.Pattern, str, str], ...] = tuple(
-    (re.compile("^" + re.escape(k.reason.split("<code>")[0]) + r"(\d+)"), k.name, k.node_attribution or k.attribution)
-    for k in KIND_TABLE if k.name in NODE_FAULT_KINDS and "<code>" in k.reason
-) + tuple((re.compile(re.escape(reason) + "$"), kind, attribution)
-             for reason, (kind, attribution) in node_fault_reasons().items()) + tuple(
-    (re.compile(re.escape(reason) + "$"), k.name, k.node_attribution or k.attribution)
-    for k in KIND_TABLE if k.name in NODE_FAULT_KINDS
-    for reason in dict.fromkeys((k.reason, *(r.reason for r in k.raises if r.reason))) if "<code>" not in reason)
-# gpu-npd's node conditions that say a job on the node can break, and how bad (parsers/kinds.py CONDITIONS)
-FAULT_CONDITIONS = {c.type: c.fault for c in KIND_CONDITIONS if c.fault}
 TEXT = MESSAGE_TEXT  # characters of an Event's message kept as evidence text when it quotes no line (as offline)
 # The Warning Events other components write on a job's pod of a pod end only an Event says (triage.facts EVENT_ENDS):
 # the kubelet's FailedMount and FailedPrepareDynamicResources, the attach-detach controller's FailedAttachVolume (a pod
@@ -124,10 +107,7 @@ class Reader:
         self.classifier = Classifier()
 
     def _classify(self, text: str):
-        try:
-            return self.classifier.classify_alone(text)
-        except Exception:  # noqa: BLE001 - a line the parsers choke on is just not evidence
-            return None
+        return classify_alone(self.classifier, text)
 
     def _uncut_cuda(self, excerpt: str, ours: str):
         """The finding of a quoted line its excerpt cut inside (or right before) its CUDA error, the line completed
@@ -244,63 +224,15 @@ class Reader:
                   foreign: bool = True) -> Evidence | None:
         """A gpu-npd node condition that stands (status True) as a node fault; with `foreign`, another detector's
         (triage.facts FOREIGN_CONDITIONS) whose status is its problem, unless its detector stopped beating (`now`, the
-        caller's clock in epoch seconds: its lastHeartbeatTime more than STALE_BEATS of its period before)."""
-        ctype = cond.get("type", "")
-        severity = FAULT_CONDITIONS.get(ctype)
-        if severity is None:
-            return self._foreign(host, cond, now) if foreign and ctype in FOREIGN_TYPES else None
-        if cond.get("status") != "True":
-            return None
-        return self._node_fact(cond.get("reason") or "", cond.get("message") or "", host,
-                               parse_time(cond.get("lastTransitionTime")), severity)
-
-    @staticmethod
-    def _foreign(host: str, cond: Mapping[str, Any], now: float | None) -> Evidence | None:
-        """Another detector's condition as the node fault of the kind its row names, the kind's attribution (as
-        NODE_REASONS gives gpu-npd's own), its words in the text: "EKS node monitoring agent: AcceleratedHardwareReady=
-        False (NvidiaXID79Error): ..."."""
-        ctype, status = cond.get("type", ""), cond.get("status")
-        reason, message = str(cond.get("reason") or ""), str(cond.get("message") or "")
-        row = foreign_condition(ctype, reason)
-        if row is None or status != row.problem:
-            return None
-        if row.heartbeat is not None and now is not None:
-            beat = parse_time(cond.get("lastHeartbeatTime"))
-            if beat is None or now - beat.timestamp() > STALE_BEATS * row.heartbeat:
-                return None  # its detector no longer says it: gone, or wedged
-        code = None
-        if row.code:
-            m = re.search(row.code, reason) or re.search(row.code, message)
-            code = int(m.group(1)) if m else None
-        k = KIND[row.kind]
-        text = f"{row.detector}: {ctype}={status} ({reason})" + (f": {message}" if message else "")
-        return Evidence(row.kind, row.severity, k.node_attribution or k.attribution,
-                        parse_time(cond.get("lastTransitionTime")), host, text=text[:TEXT],
-                        xid=code if row.kind == "xid" else None, sxid=code if row.kind == "sxid" else None,
-                        file=f"node/{host}", details={"reason": reason, "detector": row.detector, "condition": ctype})
+        caller's clock in epoch seconds: its lastHeartbeatTime more than STALE_BEATS of its period before).  The one
+        reading of a condition, offline triage's of a Node in a dump too (triage.conditions read_condition)."""
+        return read_condition(self.classifier, host, cond, now, foreign)
 
     def _node_fact(self, reason: str, message: str, host: str | None, when: datetime | None,
                    severity: str) -> Evidence | None:
-        text = KERNEL_TEXT.match(message)
-        finding = self._classify(text.group(1)) if text else None
-        if finding is not None and finding.kind in NODE_FAULT_KINDS:
-            e = Evidence.from_finding(finding, host=host, time=when, text=message[:TEXT])
-        else:
-            for pattern, kind, attribution in NODE_REASONS:
-                m = pattern.match(reason)
-                if m:
-                    code = int(m.group(1)) if m.groups() and m.group(1) and m.group(1).isdigit() else None
-                    e = Evidence(kind, severity, attribution, when, host, text=message[:TEXT],
-                                 xid=code if kind == "xid" else None, sxid=code if kind == "sxid" else None,
-                                 details={"state": "down"} if kind == "ib_link" else {})
-                    break
-            else:
-                return None
-        gpu = GPU.search(message)
-        if gpu:
-            e = e.with_context(pci=e.pci or gpu.group(2).lower(),
-                               gpu=e.gpu if e.gpu is not None else (int(gpu.group(1)) if gpu.group(1) else None))
-        return e.with_context(details={**e.details, "reason": reason}, file=f"node/{host}")
+        """A node agent's problem (its Node Event's or condition's words) as a node fault (triage.conditions
+        node_fact)."""
+        return node_fact(self.classifier, reason, message, host, when, severity)
 
     # ---- pods ----------------------------------------------------------------------------------------
 

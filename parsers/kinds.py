@@ -171,7 +171,7 @@ class Kind:
     # cable) is in the cage, so its port is cabled and its error stays one
     unused_states: tuple[str, ...] = ()
     # a node problem of this kind whose text says no more than its reason is attributed so (triage reading a
-    # node's Events and conditions, cluster/evidence.py); None: the kind's attribution
+    # node's Events and conditions, triage/conditions.py); None: the kind's attribution
     node_attribution: str | None = None
     # findings that raise nothing alone and whose repeat by several processes does (decided by it alone, the
     # condition rules not consulted)

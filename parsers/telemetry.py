@@ -1,6 +1,6 @@
 """The telemetry rule table shipped with gpu-npd (parsers/sample_rules.yaml): the default of the agent's
 `sample_rules` key (agent/settings.py, judged by agent/samples.py), and the reasons the cluster component reads
-as node faults by each row's `kind` (cluster/evidence.py).  Data, declared once; read on first use."""
+as node faults by each row's `kind` (triage/conditions.py).  Data, declared once; read on first use."""
 
 from __future__ import annotations
 

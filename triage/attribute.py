@@ -385,6 +385,14 @@ class Job:
         own = [_ts(e) for e in self.failures if e.time and not is_node_fault(e)]
         self.first_failure = min(own, default=None)
         self.last_failure = max(own, default=None)
+        # a node's condition that repeats its fault's Event in the window, one fault said twice (`said_once`): the Event's,
+        # as the cluster component's Book keeps it (where it silenced the condition before; offline, a dump's Node and
+        # Events of one fault, or its Node and the node's log)
+        faults = [e for e in self.evidence if is_node_fault(e) and self.in_window(e)]
+        if any(STANDING in e.details for e in faults):
+            repeats = {id(e) for e in faults} - {id(e) for e in said_once(faults)}
+            self.evidence = [e for e in self.evidence if id(e) not in repeats]
+            self.failures = [e for e in self.failures if id(e) not in repeats]
 
     @cached_property
     def progress_group(self) -> dict[tuple[int, int], str]:
@@ -689,6 +697,24 @@ def is_node_fault(e: Evidence) -> bool:
     if states:  # a link state: down is a fault whatever its severity
         return e.details.get("state") in states
     return SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"]
+
+
+# The details key a node condition's evidence carries, its type (triage.conditions read_condition): a fault that stands
+# while its problem does, said again by the node's Event of it (which expires after an hour), `said_once`
+STANDING = "condition"
+
+
+def said_once(faults: Iterable[Evidence]) -> list[Evidence]:
+    """A job's node faults of its window, a node condition that repeats what else of the window says of the same fault
+    (its node, kind, device, Xid / SXid code: the node agent's Event of it, read live or from a dump, the kernel's own
+    line read from the node's log) left out: one fault said once, by what said it as it happened; a condition speaks
+    only where nothing else of the window does (its Event expired, or was an earlier fault's, outside the window).
+    The others first, then the conditions kept, each in their order.  The cluster component's Book (its window, of the
+    pods' nodes) and triage's Job (`in_window`, of the job's failures) both read a node's faults so."""
+    faults = list(faults)
+    said = [e for e in faults if STANDING not in e.details]
+    seen = {(e.host, e.kind, e.pci, e.xid, e.sxid) for e in said}
+    return said + [e for e in faults if STANDING in e.details and (e.host, e.kind, e.pci, e.xid, e.sxid) not in seen]
 
 
 def uncorrected_memory(e: Evidence) -> bool:

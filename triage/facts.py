@@ -527,10 +527,11 @@ class ForeignCondition:
 _EKS = "EKS node monitoring agent"
 _NPD = "node-problem-detector"
 _NVS = "NVSentinel"
-# Other detectors' node conditions the cluster component reads as node faults of the jobs on the node (cluster/evidence.py
-# Reader.condition; `gpu-npd cluster --no-foreign-conditions` reads none), beside gpu-npd's own (parsers/kinds.py
-# CONDITIONS).  Only types whose meaning their detector documents; one whose detector has stopped beating
-# (lastHeartbeatTime older than STALE_BEATS of its period) or whose status is Unknown is none.
+# Other detectors' node conditions read as node faults of the jobs on the node (triage/conditions.py read_condition: the
+# cluster component's, offline triage's of a Node in a dump; `gpu-npd cluster --no-foreign-conditions` reads none),
+# beside gpu-npd's own (parsers/kinds.py CONDITIONS).  Only types whose meaning their detector documents; one whose
+# detector has stopped beating (lastHeartbeatTime older than STALE_BEATS of its period) or whose status is Unknown is
+# none.
 # - EKS node monitoring agent (aws/eks-node-monitoring-agent pkg/conditions/conditions.go, pkg/reasons/reasons.yaml,
 #   pkg/manager/node_exporter.go; https://docs.aws.amazon.com/eks/latest/userguide/node-health-nma.html): one condition
 #   per category, True while healthy, False with the reason of a "Fatal" issue; every condition's heartbeat refreshed

@@ -32,6 +32,7 @@ from parsers.envelope import json_document, json_value, parse_time
 
 from .attribute import JOB_SEEN_NODE_FAULTS, NODE_FAULT_KINDS
 from .clock import Clock
+from .conditions import MESSAGE_TEXT, read_condition
 from .facts import POD_ENDS, WAITING_REASONS, WHY_OOM, pod_end, pod_ended_as
 from .model import TEXT_MAX, Evidence
 from .read import read_lines
@@ -237,10 +238,6 @@ def _pod_name(pod: Mapping[str, Any]) -> str | None:
 def _mapping(value: Any) -> Mapping[str, Any]:
     """A field that should hold an object: {} where it holds anything else (a hand-edited document's string)."""
     return value if isinstance(value, dict) else {}
-
-
-# characters of a message kept as evidence text: a container status (runtime_faults), a node Event (cluster/evidence.py)
-MESSAGE_TEXT = 240
 
 
 def runtime_faults(pod: Mapping[str, Any], rank: int | None = None, file: str | None = None,
@@ -574,7 +571,8 @@ def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
     out = read_events([obj for obj in items if _kind(obj) == "Event"], file)
     taints = {_mapping(obj.get("metadata")).get("name"): no_execute(obj) for obj in items
               if isinstance(obj, dict) and obj.get("kind") == "Node"}
-    classifier = Classifier()  # one for the pods' status messages (pod_ended)
+    classifier = Classifier()  # one for the pods' status messages (pod_ended) and the nodes' conditions
+    now = beaten(obj for obj in items if _kind(obj) == "Node")
     for obj in items:
         kind = _kind(obj)
         if kind == "Pod":
@@ -591,7 +589,40 @@ def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
         elif kind == "Node":
             name = _mapping(obj.get("metadata")).get("name") or ""
             out.extend(located(a, name, None, file) for a in node_addresses(obj) if name and a != name.lower())
+            out.extend(node_conditions(obj, classifier, file, now))
     return out
+
+
+def _conditions(node: Any) -> list:
+    """A Node object's status.conditions ([] where it holds anything but a list)."""
+    conditions = _mapping(_mapping(node).get("status")).get("conditions")
+    return conditions if isinstance(conditions, list) else []
+
+
+def beaten(nodes: Iterable[Any]) -> float | None:
+    """The newest lastHeartbeatTime of the Nodes' conditions (epoch seconds; None: none), the dump's clock for the
+    heartbeat check of other detectors' conditions (triage.conditions foreign_fact).  A dump has no clock of its own
+    (`kubectl get` writes none), and live's (the controller's now) is not offline's: the newest beat is the latest
+    moment the dump is known to show (each kubelet refreshes its own conditions' at least every 5 minutes), never after
+    kubectl read it, so a condition it finds stale was stale then too, as live would have found it, and a single
+    node's dump judges its detector against its kubelet's beat.  Without beats (a hand-cut document) the check is
+    skipped: the condition is read as it stands."""
+    beats = (parse_time(c.get("lastHeartbeatTime")) for node in nodes for c in _conditions(node)
+             if isinstance(c, dict) and isinstance(c.get("lastHeartbeatTime"), str))
+    return max((b.timestamp() for b in beats if b is not None), default=None)
+
+
+def node_conditions(node: Mapping[str, Any], classifier: Classifier, file: str | None = None,
+                    now: float | None = None) -> list[Evidence]:
+    """A Node object's conditions that say a fault of it, read as the live cluster component reads them
+    (triage.conditions read_condition: gpu-npd's own that stand, other detectors' that say their problem; `now`, the
+    dump's clock, `beaten`), each a node fault on the node at its lastTransitionTime, in `file` (the document's, as the
+    node's addresses); a condition it cannot read (not a mapping, fields of other types) is skipped."""
+    name = _mapping(node.get("metadata")).get("name")
+    if not name or not isinstance(name, str):
+        return []
+    found = (read_condition(classifier, name, c, now) for c in _conditions(node))
+    return [e.with_context(file=file or e.file) for e in found if e is not None]
 
 
 def read_inventory(lines: Iterator[str], first: str, file: str | None = None, max_chars: int = 256 << 20,

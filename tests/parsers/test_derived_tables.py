@@ -8,7 +8,7 @@ import pytest
 
 from agent.kube.settings import DEFAULT_TAINTS, KubeSettings
 from agent.samples import validate_rules
-from cluster.evidence import FAULT_CONDITIONS, NODE_REASONS
+from triage.conditions import FAULT_CONDITIONS, NODE_REASONS
 from parsers.telemetry import sample_rules
 
 PINNED_NODE_REASONS = [
