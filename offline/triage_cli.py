@@ -162,6 +162,9 @@ def _read_file(path: str, root: str | None, year: int | None) -> _Read:
                             (None, []))
             if found is not None:  # the cluster's objects (kubectl's wide table, the API's JSON or YAML)
                 evidence.extend(found)
+                for e in found:  # dated: their year is the job's where its logs print none (c10's "[E725 06:46:03..]")
+                    if e.time is not None:
+                        clock.dated(e.time)
             else:
                 origin = None if stream.member is None else _member_origin(path, root, stream.member)
                 reader = FileReader(label, clock, root=root, year=year, origin=origin)

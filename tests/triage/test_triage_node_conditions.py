@@ -223,3 +223,17 @@ def test_a_condition_speaks_where_its_faults_event_is_outside_the_window(tmp_pat
     assert (first.root.host, first.root.kind) == ("node-b", "xid")
     assert first.evidence[0].details.get("condition") == "GPUUnhealthy"
     assert first.evidence[0].time.isoformat() == "2024-07-25T06:36:02+00:00"
+
+
+def test_the_dumps_objects_give_the_year_of_rank_lines_that_print_none(tmp_path: Path):
+    """Ranks' logs as `kubectl logs` gives them without --timestamps: PyTorch's c10 stamp prints no year
+    ("[E725 06:46:03..]"), and no other line of the job gives one; the dump's objects are dated (the condition's
+    lastTransitionTime, the Ready condition's, the heartbeats): their year is the job's, so the node's fault and the
+    ranks' timeouts ten minutes later are one incident in any later year.  Was: the rank lines took this year (the
+    caller's fallback), two years after the fault, and the fault was outside every window (undetermined)."""
+    dump(tmp_path, node("node-a", "10.0.0.1"), node("node-b", "10.0.0.2", gpu_unhealthy()))
+    for host, ranks in (("node-a", (0, 1)), ("node-b", (2, 3))):
+        (tmp_path / host / "train.log").write_text("".join(watchdog(r).split(" ", 1)[1] for r in ranks))
+    first = incidents(tmp_path)[0]
+    assert (first.category, first.rule, first.root.host, first.root.kind) == ("hardware", "node_fault", "node-b", "xid")
+    assert first.evidence[-1].time.year == 2024  # a rank's timeout: the dump's year
