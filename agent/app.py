@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import psutil
 
-from parsers import keyword_prefilter
+from parsers import Prefilter, keyword_prefilter
 from parsers.model import Boot, Change, Record, WorkloadFindings
 
 from .checkpoint import Checkpoint, Section
@@ -127,15 +127,16 @@ def _kube_sink(cfg: Config, metrics: Metrics, emit: Callable[[Any], None]):
     return KubernetesSink(api, cfg.node_name, cfg.kube, cfg.mode, metrics, emit)
 
 
-def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: Boot | None = None) -> Agent:
+def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: Boot | None = None,
+          prefilter: Prefilter | None = None) -> Agent:
     """The one factory from config to an agent: boot facts read once, the saved state restored before the engine
     is built (a state that cannot be restored is moved aside and the agent starts fresh), then every stage is
-    built once, each handed what it needs.  Nothing runs until `Agent.start`."""
-    # the kernel records' keyword regex first (a process compiles it at the first line it looks at: a short
-    # `gpu-npd parse` pays only for what it reads): compiling it holds ~0.9 MiB for a moment (re's parse tree of a
-    # ~11,000-character pattern), which the rest of start-up then reuses; compiled at an idle node's first kernel
-    # line, that much stayed in the agent's heap for good (issue 24, bench/agent.py footprint)
-    prefilter = keyword_prefilter().compile()
+    built once, each handed what it needs.  Nothing runs until `Agent.start`.  `prefilter`: the kernel records'
+    keyword test, its regex compiled already (`gpu-npd run` compiles it before it imports this module), else compiled
+    here, first (a process compiles it at the first line it looks at: a short `gpu-npd parse` pays only for what it
+    reads; compiled at an idle node's first kernel line, what compiling it holds for a moment, ~1.6 MiB, stayed in the
+    agent's heap for good)."""
+    prefilter = prefilter if prefilter is not None else keyword_prefilter().compile()
     boot = boot if boot is not None else read_boot()
     metrics = Metrics(cfg.workload_pod_label, cfg.max_series_per_family, cfg.node_name, cfg.proc_root)
     store = StateStore(cfg.state_dir)

@@ -164,7 +164,6 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     import os
     import signal
 
-    from .app import build
     from .config import ConfigError, loaded
     from .settings import ENV_PREFIX, NESTED_SEP
     from .state import StateDirInUse, hold_state_dir
@@ -190,8 +189,17 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     except StateDirInUse as exc:
         click.echo(f"gpu-npd: cannot start: {exc}", err=True)
         sys.exit(2)
+    # the kernel records' keyword regex compiled before the agent's modules are imported: what compiling it holds for a
+    # moment (~1.6 MiB: re's parse tree of a ~13,000-character pattern) is freed, and their import then fills it;
+    # compiled after them (in build), one more 1 MiB arena of CPython's allocator stayed with the idle agent, partly
+    # filled by what start-up allocated after it (issue 24, bench/agent.py footprint: ~1 MiB of RSS)
+    from parsers import keyword_prefilter
+
+    prefilter = keyword_prefilter().compile()
+    from .app import build
+
     try:
-        agent = build(cfg)
+        agent = build(cfg, prefilter=prefilter)
     except ValueError as exc:
         click.echo(f"gpu-npd: configuration error: {config_error(exc)}", err=True)
         sys.exit(2)

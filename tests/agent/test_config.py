@@ -286,7 +286,7 @@ def test_the_file_is_read_once_for_the_configuration_and_its_replaced_keys(tmp_p
     import agent.logs
     from gpunpd.cli import main
 
-    def stop(cfg):
+    def stop(cfg, **_):
         raise ValueError("stopped before start")
 
     monkeypatch.setattr(agent.app, "build", stop)
@@ -311,7 +311,7 @@ def test_a_file_key_the_kubeconfig_option_replaces_is_said_by_the_option(tmp_pat
     import agent.logs
     from gpunpd.cli import main
 
-    def stop(cfg):
+    def stop(cfg, **_):
         raise ValueError("stopped before start")
 
     monkeypatch.setattr(agent.app, "build", stop)  # run exits 2 after its warnings
