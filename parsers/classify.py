@@ -436,8 +436,8 @@ class Classifier:
                  "_by_host", "_hosts", "_host", "_own", "_named", "hosts_forgotten", "_apart", "errors", "uuid_evictions",
                  # the stream context (_new_stream; _STREAM_FIELDS)
                  "uuids", "_gpu_index", "_index_of", "_last_pci", "_events", "_led", "_stages", "_ranks", "_stated",
-                 "_carried", "_made", "_pages", "_sectioned", "_echoes", "_echoed", "_opened", "_ended", "_dies", "_header",
-                 "_amended", "boot", "links", "_count", "_lag")
+                 "_carried", "_made", "_pages", "_sectioned", "_echoes", "_echoed", "_opened", "_ended", "_dies",
+                 "_header", "_amended", "boot", "links", "_count", "_lag")
 
     def __init__(self, rules: tuple[Rule, ...] = RULES, year: int | None = None,
                  prefilter: Prefilter | None = None, memo_size: int = MEMO_SIZE, max_line: int = MAX_LINE,

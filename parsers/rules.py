@@ -1300,10 +1300,11 @@ RULES: tuple[Rule, ...] = (
     # Pass row too, opens it and hands its test on to the row below). 4.x prints the test's status on its row ("| memory
     # | Fail |") and each entity's on the rows below ("|  | GPU0: Fail |"), a Warn test's entities as "Fail" too
     # (dcgmi/Diag.cpp HelperDisplayDiagResult): an entity's Fail is a finding only below its test's Fail row (event
-    # "dcgm_diag", "inside"), the test that row's, a test row of any other status ends it. Pass and Skip rows are silent. A Deployment Error row naming a GPU's pending row remappings
-    # (DCGM_FR_PENDING_ROW_REMAP, "GPU 3 has uncorrectable memory errors and row remappings are pending", wrapped) stops
-    # the run: that GPU needs a reset (gpu_reset_required). REAL tables: NVIDIA/go-dcgm #52, NVIDIA/DCGM #49,
-    # stas00/ml-engineering's debug.md (tests/fixtures/dcgm, tests/fixtures/realworld/dcgm-diag-2026.yaml). Was nothing.
+    # "dcgm_diag", "inside"), the test that row's, a test row of any other status ends it. Pass and Skip rows are
+    # silent. A Deployment Error row naming a GPU's pending row remappings (DCGM_FR_PENDING_ROW_REMAP, "GPU 3 has
+    # uncorrectable memory errors and row remappings are pending", wrapped) stops the run: that GPU needs a reset
+    # (gpu_reset_required). REAL tables: NVIDIA/go-dcgm #52, NVIDIA/DCGM #49, stas00/ml-engineering's debug.md
+    # (tests/fixtures/dcgm, tests/fixtures/realworld/dcgm-diag-2026.yaml). Was nothing.
     *(_r(f"dcgm_diag_{word.lower()}", "dcgm_diag", [word + " - GPU", word + " - All"],
          r"\|\s*(?P<test>[A-Za-z][^|]*?)?\s*\|\s*(?P<result>" + word
          + r") - (?:(?P<all>All)|GPUs?: (?P<gpu>\d{1,4}(?:, \d{1,4})*))\s*\|", severity=severity,
