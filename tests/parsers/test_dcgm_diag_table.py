@@ -1,6 +1,6 @@
-"""`dcgmi diag`'s table as `gpu-npd parse` reads it (parsers/rules.py dcgm_diag_*): a test's Fail names its GPU, even
-on the continuation row below the test's name; Pass rows and a 4.x Warn test's entity rows are silent. The real tables
-are tests/fixtures/dcgm's (verbatim, sources in its SOURCES.md)."""
+"""`dcgmi diag`'s table as `gpu-npd parse` reads it (parsers/rules.py dcgm_diag_*): a test's Fail names its GPU and the
+test, even on the continuation row below the test's name; Pass rows and a 4.x Warn test's entity rows are silent. The
+real tables are tests/fixtures/dcgm's (verbatim, sources in its SOURCES.md)."""
 
 from __future__ import annotations
 
