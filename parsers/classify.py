@@ -30,8 +30,8 @@ from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter, groups_within, hyperscan_words_in, scan_source
 from .ports import BootClock
-from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_DETAIL_FIRST,
-                    EVENT_ECHOES, EVENT_ESCALATES, EVENT_ONE_PROCESS, EVENT_FILL_ATTRIBUTION,
+from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_CARRIES,
+                    EVENT_DETAIL_FIRST, EVENT_ECHOES, EVENT_ESCALATES, EVENT_ONE_PROCESS, EVENT_FILL_ATTRIBUTION,
                     EVENT_FILL_ALONE, EVENT_FILL_APPEND, EVENT_FILL_DETAILS, EVENT_FILL_SAME, EVENT_FILLS,
                     EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE, EVENT_PER_FINDING_DEVICE, EVENT_REPORTS,
                     EVENT_WITHIN_DEVICE,
@@ -359,9 +359,10 @@ def _row_plans(rules: tuple[Rule, ...]) -> dict[str, "RowPlan"]:
         names = event.split("|")
         # (only the lines of an event kept per GPU by address or index go through Classifier._by_gpu)
         boot, by_gpu, stated = role == BOOT_MARK[1], any(one in EVENT_PER_GPU_INDEX for one in names), STATED.get(name)
+        carries = single in EVENT_CARRIES and role in ("open", "inside")
         return (boot, single in EVENT_PER_GPU, by_gpu, stated, single,
-                role == "within" and any(one in EVENT_FILL_ALONE for one in names),
-                not (boot or by_gpu or stated is not None or role == "begin"))
+                carries or role == "within" and any(one in EVENT_FILL_ALONE for one in names),
+                not (boot or by_gpu or stated is not None or role == "begin" or carries))
 
     def plan_of(name: str) -> RowPlan:
         rule = by_name[name]
@@ -400,8 +401,9 @@ Template = tuple[tuple | None, bool, tuple[str, str, str] | None, "EventPlan | N
 # per GPU (EVENT_PER_GPU: a key naming none takes the GPU the lines before it named); its lines may name the GPU by
 # index (Classifier._by_gpu); its stated-severity table (STATED) or None; its event's name in the tables (an event
 # key's first word; None for a row of several events); a "within" line of an event whose finding takes details from its
-# lines alone (EVENT_FILL_ALONE): a look-alike row's line makes those details, no finding of its own; none of the first,
-# the third, the fourth nor a report's first line ("begin"): Classifier._instantiate asks none of them of its line,
+# lines alone (EVENT_FILL_ALONE), or an "open" or "inside" line of one whose lines hand details on (EVENT_CARRIES): a
+# look-alike row's line makes those details, no finding of its own; none of the first, the third, the fourth, a report's
+# first line ("begin") nor a line handing details on: Classifier._instantiate asks none of them of its line,
 # `asks_none`)
 EventPlan = tuple[bool, bool, bool, "tuple[str, dict] | None", "str | None", bool, bool]
 # What the tables say of a row, derived once per row (Classifier._row_plans), not per line: (its refiner (REFINERS) or
@@ -434,8 +436,8 @@ class Classifier:
                  "_by_host", "_hosts", "_host", "_own", "_named", "hosts_forgotten", "_apart", "errors", "uuid_evictions",
                  # the stream context (_new_stream; _STREAM_FIELDS)
                  "uuids", "_gpu_index", "_index_of", "_last_pci", "_events", "_led", "_stages", "_ranks", "_stated",
-                 "_made", "_pages", "_sectioned", "_echoes", "_echoed", "_opened", "_ended", "_dies", "_header",
-                 "_amended", "boot", "links", "_count", "_lag")
+                 "_carried", "_made", "_pages", "_sectioned", "_echoes", "_echoed", "_opened", "_ended", "_dies",
+                 "_header", "_amended", "boot", "links", "_count", "_lag")
 
     def __init__(self, rules: tuple[Rule, ...] = RULES, year: int | None = None,
                  prefilter: Prefilter | None = None, memo_size: int = MEMO_SIZE, max_line: int = MAX_LINE,
@@ -496,6 +498,7 @@ class Classifier:
         self._stages: dict[str, frozenset[str]] = {}  # open event -> its "once" rows seen so far
         self._ranks: dict[str, int] = {}  # open escalating event (rules.EVENT_ESCALATES) -> its findings' top severity
         self._stated: dict[str, tuple[int, str]] = {}  # event -> (position, the severity its "state" line stated)
+        self._carried: dict[str, dict] = {}  # event -> the details its last line handed on (rules.EVENT_CARRIES)
         # events whose finding may be amended (rules.EVENT_AMENDS) -> (position of the event's last line, its finding)
         self._made: dict[str, tuple[int, Finding]] = {}
         # open event -> the pfns its "page" lines named (rules.EVENT_PAGES); None: more than MAX_EVENT_PAGES, unknown
@@ -1040,6 +1043,7 @@ class Classifier:
             self._led.clear()
             self._stages.clear()
             self._ranks.clear()
+            self._carried.clear()
             self._made.clear()
             self._pages.clear()
             self._sectioned.clear()
@@ -1092,7 +1096,7 @@ class Classifier:
         if event is not None:  # a line of a multi-line event (most findings are none: this is skipped)
             # (a "state" row's key holds the word it stated where others hold the row: such a line is absorbed
             # before any of these but `prefix` is read)
-            boot, per_gpu, by_gpu, stated_by, prefix, _, asks_none = plan
+            boot, per_gpu, by_gpu, stated_by, prefix, makes_details, asks_none = plan
             if context_pci and per_gpu and event[0].endswith(" "):
                 event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
             keyed = stated = None
@@ -1110,6 +1114,8 @@ class Classifier:
                     if said is not None and 0 <= position - said[0] <= EVENT_LINES[name] and said[1] in table \
                             and not self._outside_report(name, fields[-1].get("function"), event[0], position):
                         stated = table[said[1]]
+                if makes_details and prefix in EVENT_CARRIES:  # what the event's line before it named (a test's row)
+                    fields = self._carry(event[0], prefix, fields, position)
                 if event[1] == "begin" and fields is not None:  # a report's first line with a finding of its own (a
                     self._in_event(event, position)  # WARN naming the module, rules.WARN_AT): its report's event opens
                     prefix = next(one for one in event[0] if one in EVENT_REPORTS)  # with it
@@ -1266,6 +1272,21 @@ class Classifier:
                 takes = EVENT_ADDRESS_FROM.get(kind)
                 if takes is not None and (f.kind, f.xid) in takes:
                     self._amend(name, at, made, "pci", pci=f.pci)
+
+    def _carry(self, name: str, prefix: str, fields: tuple, position: int) -> tuple:
+        """A line that opens the event `name` or is a finding within it (rules.EVENT_CARRIES; `prefix`: the event's name
+        in the tables), before it joins: its fields with the details it lacks that the event's line before it handed
+        on, where the event is open (its window); what it then has is handed on to the next."""
+        given = fields[-1]
+        last = self._events.get(name)
+        if last is not None and 0 <= position - last <= EVENT_LINES[prefix]:
+            handed = self._carried.get(name, {})
+            lacks = {one: handed[one] for one in EVENT_CARRIES[prefix] if one in handed and one not in given}
+            if lacks:
+                given = {**given, **lacks}
+                fields = (*fields[:-1], given)
+        self._carried[name] = {one: given[one] for one in EVENT_CARRIES[prefix] if one in given}
+        return fields
 
     def _fill(self, name: str, fields: tuple, prefix: str | None = None) -> None:
         """A line joined the open event `name` (no finding of its own): the fields it gives that the event's finding

@@ -579,7 +579,7 @@ TABLE: tuple[Kind, ...] = (
     # a warning and raises nothing.
     Kind("dcgm_diag", "DCGM diagnostic failure", "gpu", "error", "hardware", "INVESTIGATE", "DCGMDiagFailed", (
         Raise("GPUDegraded", "expire", {"severity": ["error", "fatal"]}),
-    ), doc="`dcgmi diag` output saved with a node's logs: a test (its `test` detail where its row names it) failed "
+    ), doc="`dcgmi diag` output saved with a node's logs: a test (its `test` detail, the test's row's) failed "
            "(an error, GPUDegraded) or warned (a warning, nothing raised) on a GPU (`gpu`: its index; `all GPUs` "
            "for 2.x/3.x's `Fail - All`); a `Pass` row is silent. DCGM's health watches too: `dcgmi health -c`'s "
            "report (a GPU's `Failure` an error, `Warning` a warning; `test` the system, `PCIe`, `NVLINK`, `Memory` "

@@ -303,6 +303,9 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "nvsmi_fabric": 6,
                # dcgmi diag 4.x's table: a test's row to its entities' rows, each a few wrapped Warning rows apart
                "dcgm_diag": 32,
+               # dcgmi diag 2.x/3.x's table: a test's result rows, each right below the one before (a row's cell is
+               # cut, never wrapped: CommandOutputController ReplaceTag), its Warning and Info rows after the last
+               "dcgm_gpus": 1,
                # dcgmi health -c's table: a GPU's row to its systems' incidents, each a few wrapped rows
                "dcgm_health": 16,
                # Fabric Manager's GPU NVL error block: its header, twelve "key : value" lines (moduleId .. errorDebugData)
@@ -491,6 +494,13 @@ EVENT_FILL_APPEND = {"dcgm_health": ("test",)}
 # "INFO: task kwin_wayland:1590 blocked for more than 860 seconds.", open-gpu-kernel-modules #1205): one naming another
 # task (its own hung line lost) is that task's lock, not the finding's.
 EVENT_FILL_SAME = {"hung": ("pid",)}
+# Event -> the details a line that opens the event, or is a finding within it ("open", "inside"), takes where it lacks
+# them from the event's line before it (open within its window, EVENT_LINES), and hands on to the next: a line that
+# names them starts afresh. `dcgmi diag`'s tables name a test on its first row only: 2.x/3.x a test's results per GPU,
+# its Pass row first, its Fail and Warn rows right below it without its name ("| GPU Memory | Pass - GPU: 1 |" then
+# "|  | Fail - GPU: 0 |", go-dcgm #52), each row opening "dcgm_gpus" (one line apart: a section separator, another
+# row or a line outside the table between, no test); 4.x an entity's Fail below its test's Fail row ("dcgm_diag").
+EVENT_CARRIES = {"dcgm_gpus": ("test",), "dcgm_diag": ("test",)}
 # Events whose opening line may come after a line that details it: an "open" line within the event's window (EVENT_LINES)
 # more severe than the finding its earlier line made is that finding's amendment (details "amends": "severity"), not a
 # second event, and takes the details the earlier line gave (EVENT_FILL_ALONE). The Xid 171 / 172 the GSP firmware logs
@@ -1286,19 +1296,24 @@ RULES: tuple[Rule, ...] = (
     # run itself, agent/checks/dcgmdiag.py). 2.x/3.x print a test's results per GPU in its result cell, on its own row
     # or on a continuation row below it without its name ("| GPU Memory | Pass - GPUs: 1, 2, .. |" then "|  | Fail -
     # GPU: 0 |"), "Fail - All" where every GPU has it: a Fail an error of those GPUs, a Warn a warning; the test's name
-    # where its row gives it. 4.x prints the test's status on its row ("| memory | Fail |") and each entity's on the
-    # rows below ("|  | GPU0: Fail |"), a Warn test's entities as "Fail" too (dcgmi/Diag.cpp HelperDisplayDiagResult):
-    # an entity's Fail is a finding only below its test's Fail row (event "dcgm_diag", "inside"), a test row of any
-    # other status ends it. Pass and Skip rows are silent. A Deployment Error row naming a GPU's pending row remappings
-    # (DCGM_FR_PENDING_ROW_REMAP, "GPU 3 has uncorrectable memory errors and row remappings are pending", wrapped) stops
-    # the run: that GPU needs a reset (gpu_reset_required). REAL tables: NVIDIA/go-dcgm #52, NVIDIA/DCGM #49,
-    # stas00/ml-engineering's debug.md (tests/fixtures/dcgm, tests/fixtures/realworld/dcgm-diag-2026.yaml). Was nothing.
+    # its row's, or the row's above it on a continuation row (event "dcgm_gpus", EVENT_CARRIES: each result row, a
+    # Pass row too, opens it and hands its test on to the row below). 4.x prints the test's status on its row ("| memory
+    # | Fail |") and each entity's on the rows below ("|  | GPU0: Fail |"), a Warn test's entities as "Fail" too
+    # (dcgmi/Diag.cpp HelperDisplayDiagResult): an entity's Fail is a finding only below its test's Fail row (event
+    # "dcgm_diag", "inside"), the test that row's, a test row of any other status ends it. Pass and Skip rows are
+    # silent. A Deployment Error row naming a GPU's pending row remappings (DCGM_FR_PENDING_ROW_REMAP, "GPU 3 has
+    # uncorrectable memory errors and row remappings are pending", wrapped) stops the run: that GPU needs a reset
+    # (gpu_reset_required). REAL tables: NVIDIA/go-dcgm #52, NVIDIA/DCGM #49, stas00/ml-engineering's debug.md
+    # (tests/fixtures/dcgm, tests/fixtures/realworld/dcgm-diag-2026.yaml). Was nothing.
     *(_r(f"dcgm_diag_{word.lower()}", "dcgm_diag", [word + " - GPU", word + " - All"],
          r"\|\s*(?P<test>[A-Za-z][^|]*?)?\s*\|\s*(?P<result>" + word
-         + r") - (?:(?P<all>All)|GPUs?: (?P<gpu>\d{1,4}(?:, \d{1,4})*))\s*\|", severity=severity)
+         + r") - (?:(?P<all>All)|GPUs?: (?P<gpu>\d{1,4}(?:, \d{1,4})*))\s*\|", severity=severity,
+         event=("dcgm_gpus", "open"))
       for word, severity in (("Fail", None), ("Warn", "warning"))),
+    _r("dcgm_diag_pass", None, ["Pass - GPU"],
+       r"\|\s*(?P<test>[A-Za-z][^|]*?)\s*\|\s*Pass - GPUs?: \d", event=("dcgm_gpus", "open")),
     _r("dcgm_diag4_test_fail", None, ["| Fail "],
-       r"^\s*\|\s*[A-Za-z][\w /.-]*?\s*\|\s*Fail\s*\|\s*$", event=("dcgm_diag", "open")),
+       r"^\s*\|\s*(?P<test>[A-Za-z][\w /.-]*?)\s*\|\s*Fail\s*\|\s*$", event=("dcgm_diag", "open")),
     _r("dcgm_diag4_test_other", None, ["| Pass ", "| Warn ", "| Skip ", "| Not Run "],
        r"^\s*\|\s*[A-Za-z][\w /.-]*?\s*\|\s*(?:Pass|Warn|Skip|Not Run)\s*\|\s*$", event=("dcgm_diag", "close")),
     _r("dcgm_diag4_entity_fail", "dcgm_diag", [": Fail "],

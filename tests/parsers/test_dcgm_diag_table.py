@@ -1,6 +1,6 @@
-"""`dcgmi diag`'s table as `gpu-npd parse` reads it (parsers/rules.py dcgm_diag_*): a test's Fail names its GPU, even
-on the continuation row below the test's name; Pass rows and a 4.x Warn test's entity rows are silent. The real tables
-are tests/fixtures/dcgm's (verbatim, sources in its SOURCES.md)."""
+"""`dcgmi diag`'s table as `gpu-npd parse` reads it (parsers/rules.py dcgm_diag_*): a test's Fail names its GPU and the
+test, even on the continuation row below the test's name; Pass rows and a 4.x Warn test's entity rows are silent. The
+real tables are tests/fixtures/dcgm's (verbatim, sources in its SOURCES.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from parsers import Classifier
 from parsers.finding import amends
-from realworld import classified, findings
+from realworld import classified, findings, lines_by_source
 
 DCGM = Path(__file__).parents[1] / "fixtures" / "dcgm"
 
@@ -24,10 +24,14 @@ def table(name):
     return (DCGM / name).read_text().splitlines()
 
 
+ROW = "| {:<25} | {:<46} |"  # a row of dcgmi diag's table (its DIAG_DATA stencil: the real tables' widths)
+
+
 @pytest.mark.parametrize("name,details,severity", [
-    # GPU Memory: Pass on GPU 1 on the test's row, Fail on GPU 0 on the row below it (go-dcgm #52)
-    ("dcgm3-r2-gpu-memory-fail-go-dcgm-52.txt", {"result": "Fail", "gpu": 0}, "error"),
-    ("dcgm-r2-gpu-memory-thermal-fail-ml-engineering.txt", {"result": "Fail", "gpu": 0}, "error"),
+    # GPU Memory: Pass on GPU 1 on the test's row, Fail on GPU 0 on the row below it (go-dcgm #52), the test's name
+    # the row above's
+    ("dcgm3-r2-gpu-memory-fail-go-dcgm-52.txt", {"test": "GPU Memory", "result": "Fail", "gpu": 0}, "error"),
+    ("dcgm-r2-gpu-memory-thermal-fail-ml-engineering.txt", {"test": "GPU Memory", "result": "Fail", "gpu": 0}, "error"),
     # every GPU (DCGM #49)
     ("dcgm2.4.6-r2-pcie-fail-all-nvlink-down-dcgm-49.txt", {"test": "PCIe", "result": "Fail", "all": "All"}, "error"),
 ])
@@ -35,6 +39,45 @@ def test_a_failed_test_names_its_gpu(name, details, severity):
     found = run(table(name))
     assert [(f.kind, f.severity) for f in found] == [("dcgm_diag", severity)]
     assert found[0].details.items() >= details.items()
+
+
+def test_a_fail_on_the_continuation_row_names_the_test_of_the_row_above():
+    """go-dcgm #52 (DCGM 3.3.1): "| GPU Memory | Pass - GPU: 1 |" then "|  | Fail - GPU: 0 |": the Fail is GPU 0's in
+    the GPU Memory test (rules.EVENT_CARRIES, event "dcgm_gpus"), as `gpu-npd parse` reads the corpus's sample and as
+    the agent's pipeline reads the lines. Was: no `test`, "a DCGM diagnostic failed on GPU 0" without which."""
+    lines = lines_by_source("dcgm-diag-2026.yaml")["https://github.com/NVIDIA/go-dcgm/issues/52"]
+    assert lines == table("dcgm3-r2-gpu-memory-fail-go-dcgm-52.txt")
+    for found in (findings("\n".join(lines)), classified(lines)):
+        assert [(f.kind, f.details.get("test"), f.details.get("gpu")) for f in found] == [
+            ("dcgm_diag", "GPU Memory", 0)]
+
+
+# CONSTRUCTED: rows in dcgmi/Diag.cpp HelperDisplayGpuResults' order (v2.4.7-v3.3.9: a test's Pass row first, named,
+# then its Fail, Warn and Skip rows unnamed, then its Warning and Info rows), in the DIAG_DATA stencil's layout (ROW
+# below, the real tables' widths); the section separators as go-dcgm #52's and ml-engineering's tables print them.
+HARDWARE = "+-----  Hardware  ----------+------------------------------------------------+"
+DEPLOYMENT = "|-----  Deployment  --------+------------------------------------------------|"
+
+
+def test_a_continuation_rows_test_is_its_own_tests_never_another_ones():
+    rows = [ROW.format("Diagnostic", "Pass - GPU: 1"), ROW.format("", "Fail - GPU: 0"), ROW.format("", "Warn - GPU: 2"),
+            ROW.format("Warning", "GPU 0 Error using CUDA API cuCtxCreate"),
+            ROW.format("Targeted Power", "Fail - GPU: 3"), ROW.format("", "Warn - GPUs: 0, 1"),
+            ROW.format("Memory Bandwidth", "Pass - GPUs: 0, 1, 2, 3"), ROW.format("", "Skip - GPU: 4")]
+    assert [(f.severity, f.details.get("test"), f.details.get("gpu")) for f in run(rows)] == [
+        ("error", "Diagnostic", 0), ("warning", "Diagnostic", 2), ("error", "Targeted Power", 3),
+        ("warning", "Targeted Power", "0, 1")]
+
+
+@pytest.mark.parametrize("between", [
+    [HARDWARE], [DEPLOYMENT],  # a section separator: the next section's row, not the test's
+    [ROW.format("Warning", "GPU 1 Thermal violations totaling 13.3 second")],  # the test's rows ended
+    ["Successfully ran diagnostic for group."],  # a line outside the table
+    [ROW.format("PCIe", "Pass - All")]])  # another test's row (every GPU passed: no continuation row of its own)
+def test_a_continuation_row_after_anything_but_its_tests_rows_names_no_test(between):
+    rows = [ROW.format("GPU Memory", "Pass - GPU: 1")] + between + [ROW.format("", "Fail - GPU: 0")]
+    assert [(f.details.get("test"), f.details.get("gpu")) for f in run(rows)] == [(None, 0)]
+    assert [f.details.get("test") for f in run(rows[-1:])] == [None]  # a table cut above it: as it was
 
 
 def test_a_deployment_error_rows_pending_row_remap_is_that_gpus_reset():
@@ -51,7 +94,6 @@ def test_a_passing_table_is_silent(name):
 
 # 4.x's layout (dcgmi/Diag.cpp HelperDisplayEntityResults; DCGM #253's rows): the test's status on its row, each
 # entity's below it, a Warn test's entities printed "Fail" too
-ROW = "| {:<25} | {:<46} |"
 
 
 def test_4x_entity_fail_rows_count_only_below_their_tests_fail_row():
@@ -59,7 +101,9 @@ def test_4x_entity_fail_rows_count_only_below_their_tests_fail_row():
              ROW.format("memory", "Fail"), ROW.format("", "GPU0: Pass"), ROW.format("", "GPU1: Fail"),
              ROW.format("pcie", "Pass"), ROW.format("", "GPU0: Fail")]
     found = run(lines)
-    assert [(f.kind, f.severity, f.details.get("gpu")) for f in found] == [("dcgm_diag", "error", 1)]
+    # the entity's test the Fail row's above it (rules.EVENT_CARRIES, event "dcgm_diag"); was: no `test`
+    assert [(f.kind, f.severity, f.details.get("gpu"), f.details.get("test")) for f in found] == [
+        ("dcgm_diag", "error", 1, "memory")]
 
 
 def test_a_warn_result_is_a_warning():
