@@ -708,13 +708,18 @@ def said_once(faults: Iterable[Evidence]) -> list[Evidence]:
     """A job's node faults of its window, a node condition that repeats what else of the window says of the same fault
     (its node, kind, device, Xid / SXid code: the node agent's Event of it, read live or from a dump, the kernel's own
     line read from the node's log) left out: one fault said once, by what said it as it happened; a condition speaks
-    only where nothing else of the window does (its Event expired, or was an earlier fault's, outside the window).
+    only where nothing else of the window does (its Event expired, or was an earlier fault's, outside the window); one
+    naming no device (another detector's) not where anything names the device of the same fault.
     The others first, then the conditions kept, each in their order.  The cluster component's Book (its window, of the
     pods' nodes) and triage's Job (`in_window`, of the job's failures) both read a node's faults so."""
     faults = list(faults)
     said = [e for e in faults if STANDING not in e.details]
     seen = {(e.host, e.kind, e.pci, e.xid, e.sxid) for e in said}
-    return said + [e for e in faults if STANDING in e.details and (e.host, e.kind, e.pci, e.xid, e.sxid) not in seen]
+    kept = said + [e for e in faults if STANDING in e.details and (e.host, e.kind, e.pci, e.xid, e.sxid) not in seen]
+    # a condition naming no device (another detector's: EKS's AcceleratedHardwareReady names no GPU) repeats what says
+    # the same fault of the node naming its device (the node agent's Event, its own condition)
+    named = {(e.host, e.kind, e.xid, e.sxid) for e in kept if e.pci}
+    return [e for e in kept if e.pci or STANDING not in e.details or (e.host, e.kind, e.xid, e.sxid) not in named]
 
 
 def uncorrected_memory(e: Evidence) -> bool:

@@ -237,3 +237,15 @@ def test_the_dumps_objects_give_the_year_of_rank_lines_that_print_none(tmp_path:
     first = incidents(tmp_path)[0]
     assert (first.category, first.rule, first.root.host, first.root.kind) == ("hardware", "node_fault", "node-b", "xid")
     assert first.evidence[-1].time.year == 2024  # a rank's timeout: the dump's year
+
+
+def test_a_condition_naming_no_gpu_repeats_what_names_the_gpu_of_the_same_fault(tmp_path: Path):
+    """The EKS node monitoring agent's AcceleratedHardwareReady=False (NvidiaXID79Error) names no GPU; the node agent's
+    Event of the same Xid 79 names it (0000:5d:00), and so does gpu-npd's own condition: one fault, said once, by what
+    names the GPU.  Was: both said, the EKS condition "another fault in the window"."""
+    for items in ((node("node-a", "10.0.0.1"), node("node-b", "10.0.0.2", eks_xid()), xid_event()),
+                  (node("node-a", "10.0.0.1"), node("node-b", "10.0.0.2", eks_xid(), gpu_unhealthy()))):
+        [first] = incidents(dump(tmp_path, *items))
+        xids = [e for e in first.evidence if e.kind == "xid"]
+        assert [(e.pci, e.details.get("detector")) for e in xids] == [("0000:5d:00", None)], [e.text for e in xids]
+    # alone, the EKS condition is the root (test_a_foreign_condition_is_the_root_too)
