@@ -217,7 +217,7 @@ class Reader:
             return read_events([ev], f"node/{host}")
         when = event_times(ev)[0]
         severity = "error" if ev.get("type") == "Warning" else "info"
-        e = self._node_fact(ev.get("reason") or "", ev.get("message") or "", host, when, severity)
+        e = node_fact(self.classifier, ev.get("reason") or "", ev.get("message") or "", host, when, severity)
         return [e] if e is not None else []
 
     def condition(self, host: str, cond: Mapping[str, Any], now: float | None = None,
@@ -227,12 +227,6 @@ class Reader:
         caller's clock in epoch seconds: its lastHeartbeatTime more than STALE_BEATS of its period before).  The one
         reading of a condition, offline triage's of a Node in a dump too (triage.conditions read_condition)."""
         return read_condition(self.classifier, host, cond, now, foreign)
-
-    def _node_fact(self, reason: str, message: str, host: str | None, when: datetime | None,
-                   severity: str) -> Evidence | None:
-        """A node agent's problem (its Node Event's or condition's words) as a node fault (triage.conditions
-        node_fact)."""
-        return node_fact(self.classifier, reason, message, host, when, severity)
 
     # ---- pods ----------------------------------------------------------------------------------------
 
