@@ -569,9 +569,10 @@ def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
     none."""
     items = _items(doc)
     out = read_events([obj for obj in items if _kind(obj) == "Event"], file)
-    taints = {_mapping(obj.get("metadata")).get("name"): no_execute(obj) for obj in items if _kind(obj) == "Node"}
+    nodes = [obj for obj in items if _kind(obj) == "Node"]
+    taints = {_mapping(obj.get("metadata")).get("name"): no_execute(obj) for obj in nodes}
     classifier = Classifier()  # one for the pods' status messages (pod_ended) and the nodes' conditions
-    now = beaten(obj for obj in items if _kind(obj) == "Node")
+    now = beaten(nodes)
     for obj in items:
         kind = _kind(obj)
         if kind == "Pod":
