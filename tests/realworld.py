@@ -21,6 +21,12 @@ if __name__ == "__main__":  # run as a script, sys.path[0] is tests/, whose pars
 from parsers import Classifier, Scanner, amends
 
 ROOT = Path(__file__).parent / "fixtures" / "realworld"
+# The corpus files of jobs' own output (NCCL, PyTorch, CUDA, frameworks): a pod's log, not a node's
+WORKLOAD_FILES = ("nccl-", "ib-transports", "workload-", "jobs-")
+# Samples whose events neither `gpu-npd parse` nor the agent report, on purpose (sample -> why): another machine's
+# kernel relayed by a script on this one (caliptra-sw #1392: `run1.sh[75558]: UART: [..] Kernel panic ..` in a
+# Raspberry Pi's journal), a program's line, not the host's kernel (parsers/finding.py KERNEL_PROGRAMS)
+NOT_THIS_HOST = {"kernel-2026j.yaml#8": "another machine's kernel, relayed by a script (run1.sh): not this host's"}
 WHOLE_LOGS = ROOT / "wholelogs.yaml"  # whole logs (healthy/ and wholelogs/): sources and allowed loud findings
 CODE_KINDS = {"xid": "xid", "sxid": "sxid"}  # kinds whose code is scored, and the Finding field holding it
 

@@ -18,14 +18,12 @@ from agent.sources import Record
 from parsers.correlate import WORKLOAD_KINDS
 from parsers.model import Boot
 
-# the corpus files of jobs' own output (tests/parsers/test_realworld.py WORKLOAD_FILES): a pod's log, not the node's
-WORKLOAD_FILES = ("nccl-", "ib-transports", "workload-", "jobs-")
 _WORKLOAD_FROM_NODE_LOG = ("a job's failure in the node's syslog (another program's line): the agent reads a job's "
                            "failures from its pod's log; the kubelet's pod Events say a runtime's refusal "
                            "(gpu-npd cluster)")
 # sample (file#index) -> why the agent does not count its expected events
 BY_DESIGN = {
-    "kernel-2026j.yaml#8": "another machine's kernel, relayed by a script (run1.sh[75558]: UART: ..): not this host's",
+    **realworld.NOT_THIS_HOST,
     # Talos's machined writes its log to /dev/kmsg at the user facility: a record any local process can write, so
     # never a node fault (parsers/finding.py KERNEL_PROGRAMS; `gpu-npd parse` reports it, as a driver_unusable failure)
     "module-load-2026.yaml#7": "Talos's controller line, a userspace /dev/kmsg record (user: warning: [talos] ..)",
@@ -49,7 +47,7 @@ def _counted(agent) -> collections.Counter:
 def test_the_agent_counts_every_node_event_the_corpus_expects(tmp_path: Path):
     missed = {}
     for item in realworld.samples():
-        if item["file"].startswith(WORKLOAD_FILES):
+        if item["file"].startswith(realworld.WORKLOAD_FILES):
             continue
         name = f"{item['file']}#{item['index']}"
         state = tmp_path / name

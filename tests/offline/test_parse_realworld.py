@@ -17,11 +17,7 @@ import realworld
 from test_cli_parse import GPU_NPD
 
 # sample (file#index) -> why the command does not report its expected event
-HIDDEN = {
-    # another board's kernel relayed over UART by a script on a Raspberry Pi (caliptra-sw #1392): the lines are
-    # `run1.sh[75558]: UART: [..] Kernel panic ..` in the Pi's journal, a program's line, not the host's kernel
-    "kernel-2026j.yaml#8": "another machine's kernel, relayed by a script (run1.sh): not this host's kernel",
-}
+HIDDEN = realworld.NOT_THIS_HOST
 
 
 def _reported(tmp_path: Path) -> dict[str, collections.Counter]:

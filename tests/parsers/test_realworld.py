@@ -93,7 +93,7 @@ def test_samples_with_events_give_nothing_loud_beyond_them(item):
 # The corpus files of jobs' own output (NCCL, PyTorch, CUDA, frameworks): every annotated event is found once and
 # nothing else is loud (a CUDA error and its "Search for `cudaError..'" line are one failure, a rank's watchdog lines
 # one event), and a `rank` an expectation names is the finding's.
-WORKLOAD_FILES = ("nccl-", "ib-transports", "workload-", "jobs-")
+WORKLOAD_FILES = realworld.WORKLOAD_FILES
 
 
 @pytest.mark.parametrize("item", [i for i in ITEMS if i["file"].startswith(WORKLOAD_FILES)],
