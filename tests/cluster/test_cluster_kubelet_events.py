@@ -514,10 +514,11 @@ def test_a_condition_speaks_when_its_faults_only_event_is_outside_the_jobs_windo
     book.event(old, 101.0)
     book.node(xid_condition("True", "2024-07-25T06:36:02Z"), 102.0)
     (state,) = book.jobs.values()
-    found = [(e.kind, e.xid, e.host) for e in book.evidence(state)]
-    assert found == [("xid", 79, "node-b")]
+    found = [(e.kind, e.xid, e.host, e.details.get("condition")) for e in book.evidence(state)]
+    assert found == [("xid", 79, "node-b", "GPUUnhealthy")]  # the condition speaks
     # the same Event inside the window speaks, and the condition repeating it stays silent
     book.event({**old, "firstTimestamp": "2024-07-25T06:36:00Z", "lastTimestamp": "2024-07-25T06:36:00Z",
                 "eventTime": "2024-07-25T06:36:00.000000Z",
                 "metadata": {**old["metadata"], "resourceVersion": "2"}}, 103.0)
-    assert [(e.kind, e.xid, e.host) for e in book.evidence(state)] == [("xid", 79, "node-b")]
+    assert [(e.kind, e.xid, e.host, e.details.get("condition")) for e in book.evidence(state)] == [
+        ("xid", 79, "node-b", None)]  # the Event speaks
