@@ -15,6 +15,7 @@ import realworld
 from agent.app import build
 from agent.config import load
 from agent.sources import Record
+from parsers import keyword_prefilter
 from parsers.correlate import WORKLOAD_KINDS
 from parsers.model import Boot
 
@@ -46,14 +47,16 @@ def _counted(agent) -> collections.Counter:
 
 def test_the_agent_counts_every_node_event_the_corpus_expects(tmp_path: Path):
     missed = {}
+    # one configuration and keyword test for all: an agent of its own a sample (what it counted, its alone), built
+    # from them as `gpu-npd run` builds its one (nothing is saved: no tick runs, so the state directory stays empty)
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp_path), "fallback_log_files": [],
+                              "fabricmanager_log": "", "imex_log": "", "nvml": "off", "mode": "off"})
+    prefilter = keyword_prefilter().compile()
     for item in realworld.samples():
         if item["file"].startswith(realworld.WORKLOAD_FILES):
             continue
         name = f"{item['file']}#{item['index']}"
-        state = tmp_path / name
-        cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(state), "fallback_log_files": [],
-                                  "fabricmanager_log": "", "imex_log": "", "nvml": "off", "mode": "off"})
-        agent = build(cfg, out=io.StringIO(), boot=Boot("this-boot", 1_000_000_000.0))
+        agent = build(cfg, out=io.StringIO(), boot=Boot("this-boot", 1_000_000_000.0), prefilter=prefilter)
         # (a log file the agent follows: its lines as the files source hands them over, one batch)
         agent.pipeline.process([Record("files", line) for line in item["text"].splitlines()])
         want = collections.Counter(e["kind"] for e in item["expect"])
