@@ -418,7 +418,7 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs", "ceph"})
 #   check's), the event's finding amended with what they add (EVENT_FILLS, EVENT_FILL_ALONE) or, from a record stated
 #   corrected, to their severity. The record's window is the longer (an ARM processor error's vendor bytes, ghes_edac's
 #   count line and the page's handling after them).
-EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "cuda_exception": 2, "mce": 16, "xla_rendezvous": 64,
+EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "cuda_exception": 2, "nccl_watchdog": 2, "mce": 16, "xla_rendezvous": 64,
                 "smmu": 64, "cper": 64, "lockup": 32, "hung": 32, "rcu_stall": 64, "retrain": 16, "ofi": 4, "ecc": 1,
                 "oom": EVENT_LINES["oom"], "fm_nvl": EVENT_LINES["fm_nvl"], "ray_oom": EVENT_LINES["ray_oom"],
                 "dcgm_health": EVENT_LINES["dcgm_health"], "rminit": EVENT_LINES["rminit"]}
@@ -482,7 +482,8 @@ EVENT_FILL_ATTRIBUTION = frozenset({"lockup", "rcu_stall", "hung"})
 EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function"),
                     "hung": ("module", "function", "lock", "owner"),
                     "ecc": ("memory", "detail_xid"), "oom": ("oom",), "cuda_exception": ("gpu",),
-                    "fm_nvl": ("gpu_guid", "port"), "ray_oom": ("node_ip",), "dcgm_health": ("test",)}
+                    "fm_nvl": ("gpu_guid", "port"), "ray_oom": ("node_ip",), "dcgm_health": ("test",),
+                    "nccl_watchdog": ("seq", "op", "timeout_ms")}
 # Event -> the details of EVENT_FILL_ALONE a joining line adds to the finding's where the finding has them already, of
 # another value: appended (", "), an amendment ("amends": the detail) as the first was. "dcgm_health": `dcgmi health
 # -c` prints each failing system of a GPU on its own row below the GPU's (dcgmi/Health.cpp HandleOneEntity: "PCIe

@@ -1086,10 +1086,14 @@ FACTS: tuple[Fact, ...] = (
     # the flight recorder announcing a dump, on every rank a timeout anywhere reached, its own or not: "[PG 0 Rank
     # 144] ProcessGroupNCCL preparing to dump debug info." (2.3+, "... Include stack trace: 1" later), and the exit
     # after it: "Terminating the process after attempting to dump debug info, due to collective timeout or
-    # exception."; no timeout of this rank's (the parsers read them as part of a rank's watchdog failure)
-    _f("dump_notice", "nccl_dump", ["preparing to dump debug info", "after attempting to dump debug info"],
+    # exception."; no timeout of this rank's (the parsers read them as part of a rank's watchdog failure);
+    # 2.5+'s monitor thread on a rank whose own watchdog had not fired, told through the store that another's had
+    # (before its "Received a dump signal .. from  rank N"): "[PG ID 0 PG GUID 0(default_pg) Rank 5] Observed flight
+    # recorder dump signal from another rank via TCPStore." (bytedance/Protenix #321): heard from, not gone silent
+    _f("dump_notice", "nccl_dump", ["preparing to dump debug info", "after attempting to dump debug info",
+                                    "Observed flight recorder dump signal"],
        r"(?:Rank (?P<rank>\d+)\] +)?(?:ProcessGroupNCCL preparing to dump debug info|Terminating the process after "
-       r"attempting to dump debug info)", severity="warning"),
+       r"attempting to dump debug info|Observed flight recorder dump signal from another rank)", severity="warning"),
     # PyTorch's monitored_barrier (ProcessGroupGloo, every release since 1.9): rank 0 names the ranks that did not
     # reach it in time, "[E ProcessGroupGloo.cpp:138] [Rank 0]: Rank 2 failed to pass monitoredBarrier in 30000 ms"
     # (QwenAudio/CosyVoice #180), with wait_all_ranks (and 2.x's single rank too) "RuntimeError: [Rank 0]: Ranks 6

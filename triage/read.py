@@ -24,13 +24,16 @@ from parsers.redacted import placeholder
 from . import facts
 from .facts import NODE_NAMED
 from .clock import Clock, app_stamp
-from .model import TEXT_MAX, Evidence, utc
+from .model import TEXT_MAX, Evidence, _int, utc
 from .ranks import UNREAD, Origin, from_path, hostname_of_pod, in_message, origin_of, strip_lead
 
 log = logging.getLogger("gpu_npd.triage")
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
 # what a later line of an event may amend in its evidence (parsers' EVENT_AMENDS details, read in `_amended`)
-_AMENDED = frozenset({"severity", "pci", "peer", "pid", "oom", "gpu", "rank", NODE_NAMED})
+_AMENDED = frozenset({"severity", "pci", "peer", "pid", "oom", "gpu", "rank", NODE_NAMED, "seq", "op", "timeout_ms"})
+# a rank's collective as its watchdog's WorkNCCL(..) names it (parsers/rules.py EVENT_FILL_ALONE's "nccl_watchdog": a
+# later line of the rank's failure naming what its first line did not)
+_WORK = ("seq", "op", "timeout_ms")
 YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's year) until one is found
 MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million timeouts says no more than this
 MAX_PENDING = 50000  # evidence held back to the file's end for the rank another line of its process names
@@ -962,6 +965,13 @@ class FileReader:
                 continue
             if what == "oom":  # a later line of an OOM kill said whose memory ran out (its category: OOM_SCOPES)
                 yield ev.with_context(details=details)
+                continue
+            if what in _WORK:  # a later line of a rank's watchdog failure named its collective ("Some NCCL operations have
+                # failed or timed out" first, then the timeout's WorkNCCL(SeqNum=3106, OpType=ALLREDUCE, ..))
+                work = {k: ev.details.get(k, f.details.get(k)) for k in _WORK}
+                yield ev.with_context(details={**details, **{k: v for k, v in work.items() if v is not None}},
+                                      seq=ev.seq if ev.seq is not None else _int(work["seq"]), op=ev.op or work["op"],
+                                      timeout_ms=ev.timeout_ms if ev.timeout_ms is not None else _int(work["timeout_ms"]))
                 continue
             if what == "gpu":  # a later line of the event named the GPU index it was on (ggml's "current device: N")
                 yield ev.with_context(details=details, gpu=ev.gpu if ev.gpu is not None else f.details["gpu"])

@@ -3878,6 +3878,45 @@ def test_preparing_to_dump_is_a_dump_notice(line, rank):
     assert (ev.kind, ev.rank, ev.details["fact"]) == ("nccl_dump", rank, "dump_notice")
 
 
+# REAL: https://github.com/bytedance/Protenix/issues/321 (tests/fixtures/incidents/h693_protenix-321-observed-dump-signal)
+PROTENIX_321 = (Path(__file__).parents[1] / "fixtures/incidents/h693_protenix-321-observed-dump-signal/logs/train.log"
+                ).read_text(encoding="utf-8").splitlines()
+
+
+def test_observed_dump_signal_is_a_dump_notice():
+    """REAL (Protenix #321): PyTorch 2.5+'s monitor on a rank whose own watchdog had not fired, told through the store
+    that another's had, is heard from: a dump notice, as "preparing to dump debug info" is."""
+    (ev,) = [e for e in read_lines(PROTENIX_321[-1:], "job/train.log", Clock(), root="job", year=2025)
+             if e.kind != "rank_seen"]
+    assert (ev.kind, ev.rank, ev.details["fact"]) == ("nccl_dump", 5, "dump_notice")
+
+
+def test_a_rank_that_observed_the_dump_signal_is_no_lagging_rank():
+    """REAL (Protenix #321): rank 1 timed out, ranks 2 and 5 dumped because of it; rank 5's only line, its monitor's
+    "Observed flight recorder dump signal from another rank via TCPStore.", says nothing of where its work stood (was:
+    rule lagging_rank, "rank 5 reported no timeout while 2 ranks did: it never reached the collective")."""
+    incident = job({"train.log": PROTENIX_321})[0]
+    assert (incident.category, incident.root.rank, incident.rule) == ("undetermined", None, "undetermined")
+    assert incident.consequences == "rank 1 timed out"
+
+
+# REAL: https://github.com/om-ai-lab/VLM-R1/issues/294 (tests/fixtures/incidents/h693_vlm-r1-294-ops-failed-first)
+VLM_R1_294 = (Path(__file__).parents[1] / "fixtures/incidents/h693_vlm-r1-294-ops-failed-first/logs/train.log"
+              ).read_text(encoding="utf-8").splitlines()
+
+
+def test_a_watchdog_failure_takes_its_collective_from_a_later_line():
+    """REAL (VLM-R1 #294): rank 0's failure opens with "Some NCCL operations have failed or timed out" (no
+    collective named); its "watchdog thread terminated" line two lines on names WorkNCCL(SeqNum=3106,
+    OpType=ALLREDUCE, .., Timeout(ms)=600000): the rank's one piece of evidence carries them (was: "rank 0 timed out",
+    the later line's fields dropped with it)."""
+    evs = [e for e in read_lines(VLM_R1_294, "job/train.log", Clock(), root="job", year=2025)
+           if e.kind == "nccl_timeout"]
+    assert (evs[-1].line, evs[-1].rank, evs[-1].seq, evs[-1].op, evs[-1].timeout_ms) == (1, 0, 3106, "ALLREDUCE", 600000)
+    assert job({"train.log": VLM_R1_294})[0].consequences == "rank 0 timed out in ALLREDUCE SeqNum 3106"
+
+
+
 # --- a process's rank from its other lines (REAL lines) ----------------------------------------------------------
 
 AREAL_3 = (Path(__file__).parents[1] / "fixtures/incidents/areal-3-ib-flush/logs/train.log").read_text(
