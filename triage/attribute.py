@@ -53,7 +53,7 @@ from parsers.rules import CUDA_CONTAINED, GPU_OOM_HELD, NVSMI_NO_GPU, held_alone
 from .clock import SKEW
 from .facts import FACT_CATEGORY, FR_MISSING_FACTS, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
 from .facts import KARPENTER_EVICTED, NODE_DRAINS, bare_address, loopback as _loopback, own_address, pod_end, pod_ended_as
-from .model import Evidence, Incident, Root, _int
+from .model import Evidence, Incident, Root, as_int
 from .teardown import ENDED_SIGNALS, Teardown, fails, teardown
 
 DEFAULT_WINDOW = 600.0  # seconds a node fault may precede the job's first failure it explains
@@ -307,12 +307,12 @@ class Job:
         self.seen_ranks: set[int] = set()
         # the hosts the job's lines name (not every node of a cluster's inventory)
         self.hosts: set[str] = {e.host for e in raw if e.host and not (e.kind == "nccl_address" and "map" in e.details)}
-        comms = [e for e in raw if e.kind == "nccl_rank" and e.rank is not None and _int(e.details.get("nranks"))]
+        comms = [e for e in raw if e.kind == "nccl_rank" and e.rank is not None and as_int(e.details.get("nranks"))]
         # the job's size: its largest communicator (split communicators of tensor / pipeline groups number their
         # ranks from 0 again, so only the world communicator's lines say which global rank a host:pid is)
-        self.world = max((_int(e.details["nranks"]) for e in comms), default=None)
+        self.world = max((as_int(e.details["nranks"]) for e in comms), default=None)
         for e in comms:
-            if _int(e.details["nranks"]) == self.world and e.pid is not None:
+            if as_int(e.details["nranks"]) == self.world and e.pid is not None:
                 self.pid_rank.setdefault((e.host, e.pid), e.rank)
         # the cluster's map first (its node, where NCCL names the pod's hostname), then NCCL's own lines
         for e in sorted((e for e in raw if e.kind == "nccl_address"), key=lambda e: e.details.get("map") != "cluster"):
@@ -589,7 +589,7 @@ def store_counts(e: Evidence) -> tuple[int, int] | None:
     """(joined, expected) of a line of STORE_COUNTS whose counts differ; None otherwise."""
     if e.details.get("fact") not in STORE_COUNTS:
         return None
-    joined, expected = _int(e.details.get("store_joined")), _int(e.details.get("store_expected"))
+    joined, expected = as_int(e.details.get("store_joined")), as_int(e.details.get("store_expected"))
     return (joined, expected) if joined is not None and expected is not None and joined != expected else None
 
 
@@ -1552,7 +1552,7 @@ def _unique_id_waits(job: Job) -> list[Evidence]:
     .. got error: .."), where that group's rank 0 is the job's: the line's group rank is its writer's job rank (a
     group whose rank N is job rank N holds job ranks 0 .. N, its rank 0 job rank 0), or its writer is unknown."""
     return [e for e in job.evidence if e.details.get("root_rank") is not None and job.in_window(e)
-            and (e.rank is None or _int(e.details.get("waiting_rank")) == e.rank)]
+            and (e.rank is None or as_int(e.details.get("waiting_rank")) == e.rank)]
 
 
 _SEND_RECV_KEY = re.compile(r"(\d+):\d+")  # PyTorch's getKeySendRecv: "<low>:<high>", a send / recv pair's ranks
@@ -1563,7 +1563,7 @@ def _unique_id_publisher(e: Evidence) -> int:
     collective's communicator (the store key a counter), the pair's low rank for a single send / recv's (the key
     "<low>:<high>": ProcessGroupNCCL's broadcastUniqueNCCLID, p2pRank 0; its words say "[0]" all the same)."""
     m = _SEND_RECV_KEY.fullmatch(str(e.details.get("store_key") or ""))
-    return int(m.group(1)) if m else _int(e.details.get("root_rank")) or 0
+    return int(m.group(1)) if m else as_int(e.details.get("root_rank")) or 0
 
 
 def _unique_id_root(job: Job, waited: list[Evidence]) -> Verdict:
@@ -1671,7 +1671,7 @@ def _ras_behind(job: Job) -> Verdict:
     what = "operations" if op in (None, "collective") else f"{op} operations"
     # the job's ranks only where the communicator is the job's world: as many ranks as NCCL's world communicator has
     # (Job.world); else its own numbers, said as such and no job rank named (the host RAS names stays)
-    size = max(_int(e.details.get("ranks")) or 0 for e in report)
+    size = max(as_int(e.details.get("ranks")) or 0 for e in report)
     world = job.world is not None and size == job.world
     ranks = _ranks(behind) if world else _ranks(behind).replace("rank", "communicator rank", 1)
     return Verdict("undetermined", None, "lagging_rank",

@@ -75,10 +75,10 @@ class Evidence:
         return cls(
             kind=f.kind, severity=f.severity, attribution=f.attribution,
             time=time if time is not None else utc(f.timestamp), host=host,
-            rank=rank if rank is not None else f.rank, gpu=_int(gpu), pci=f.pci,
+            rank=rank if rank is not None else f.rank, gpu=as_int(gpu), pci=f.pci,
             device=d.get("netdev") or d.get("switch"), file=f.file, line=f.line,
-            text=(text if text is not None else f.message)[:TEXT_MAX], seq=_int(seq), op=d.get("op"),
-            timeout_ms=_int(timeout), peer=f.peer, xid=f.xid, sxid=f.sxid, details=dict(d), **extra)
+            text=(text if text is not None else f.message)[:TEXT_MAX], seq=as_int(seq), op=d.get("op"),
+            timeout_ms=as_int(timeout), peer=f.peer, xid=f.xid, sxid=f.sxid, details=dict(d), **extra)
 
 
 TEXT_MAX = 400
@@ -162,7 +162,7 @@ def utc(t: datetime | None) -> datetime | None:
     return t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t.astimezone(timezone.utc)
 
 
-def _int(value: Any) -> int | None:
+def as_int(value: Any) -> int | None:
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int):

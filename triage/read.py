@@ -24,7 +24,7 @@ from parsers.redacted import placeholder
 from . import facts
 from .facts import NODE_NAMED
 from .clock import Clock, app_stamp
-from .model import TEXT_MAX, Evidence, _int, utc
+from .model import TEXT_MAX, Evidence, as_int, utc
 from .ranks import UNREAD, Origin, from_path, hostname_of_pod, in_message, origin_of, strip_lead
 
 log = logging.getLogger("gpu_npd.triage")
@@ -970,8 +970,8 @@ class FileReader:
                 # failed or timed out" first, then the timeout's WorkNCCL(SeqNum=3106, OpType=ALLREDUCE, ..))
                 work = {k: ev.details.get(k, f.details.get(k)) for k in _WORK}
                 yield ev.with_context(details={**details, **{k: v for k, v in work.items() if v is not None}},
-                                      seq=ev.seq if ev.seq is not None else _int(work["seq"]), op=ev.op or work["op"],
-                                      timeout_ms=ev.timeout_ms if ev.timeout_ms is not None else _int(work["timeout_ms"]))
+                                      seq=ev.seq if ev.seq is not None else as_int(work["seq"]), op=ev.op or work["op"],
+                                      timeout_ms=ev.timeout_ms if ev.timeout_ms is not None else as_int(work["timeout_ms"]))
                 continue
             if what == "gpu":  # a later line of the event named the GPU index it was on (ggml's "current device: N")
                 yield ev.with_context(details=details, gpu=ev.gpu if ev.gpu is not None else f.details["gpu"])

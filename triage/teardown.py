@@ -33,7 +33,7 @@ from parsers.finding import SEVERITY_RANK
 from parsers.kinds import TABLE as KIND_TABLE
 
 from .facts import JOB_TABLE, SRUN_TASK_ENDS
-from .model import Evidence, _int
+from .model import Evidence, as_int
 
 S = TypeVar("S", bound=tuple)
 
@@ -124,7 +124,7 @@ def ends(kind: str, details: dict | None, signal: int | None = None) -> bool:
     details = details or {}
     if kind == "job_ended":
         return details.get("fact") == "slurm_cancelled" and not details.get("why")
-    return kind in ENDED_KINDS and (signal if signal is not None else _int(details.get("signal"))) in ENDED_SIGNALS
+    return kind in ENDED_KINDS and (signal if signal is not None else as_int(details.get("signal"))) in ENDED_SIGNALS
 
 
 def after_success(error_line: int | None, error_at: float | None, success_line: int | None,

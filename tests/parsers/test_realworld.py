@@ -128,7 +128,7 @@ def test_the_agents_record_path_finds_the_events_parse_finds():
         assert fields(realworld.events(raw)) == fields(realworld.findings(item["text"])), item["source"]
     # the corpus holds each kind: the comparison says something
     assert amended == {"severity", "pci", "peer", "pid", "pfn", "consumed", "oom", "gpu", "gpu_guid", "port", "rank",
-                       "module", "node_ip", "test", "lock"}
+                       "module", "node_ip", "test", "lock", "seq"}
 
 
 WHOLE = realworld.whole_logs()

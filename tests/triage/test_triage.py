@@ -3878,8 +3878,8 @@ def test_preparing_to_dump_is_a_dump_notice(line, rank):
     assert (ev.kind, ev.rank, ev.details["fact"]) == ("nccl_dump", rank, "dump_notice")
 
 
-# REAL: https://github.com/bytedance/Protenix/issues/321 (tests/fixtures/incidents/h693_protenix-321-observed-dump-signal)
-PROTENIX_321 = (Path(__file__).parents[1] / "fixtures/incidents/h693_protenix-321-observed-dump-signal/logs/train.log"
+# REAL: https://github.com/bytedance/Protenix/issues/321 (tests/fixtures/incidents/protenix-321-observed-dump-signal)
+PROTENIX_321 = (Path(__file__).parents[1] / "fixtures/incidents/protenix-321-observed-dump-signal/logs/train.log"
                 ).read_text(encoding="utf-8").splitlines()
 
 
@@ -3900,8 +3900,8 @@ def test_a_rank_that_observed_the_dump_signal_is_no_lagging_rank():
     assert incident.consequences == "rank 1 timed out"
 
 
-# REAL: https://github.com/om-ai-lab/VLM-R1/issues/294 (tests/fixtures/incidents/h693_vlm-r1-294-ops-failed-first)
-VLM_R1_294 = (Path(__file__).parents[1] / "fixtures/incidents/h693_vlm-r1-294-ops-failed-first/logs/train.log"
+# REAL: https://github.com/om-ai-lab/VLM-R1/issues/294 (tests/fixtures/incidents/vlm-r1-294-ops-failed-first)
+VLM_R1_294 = (Path(__file__).parents[1] / "fixtures/incidents/vlm-r1-294-ops-failed-first/logs/train.log"
               ).read_text(encoding="utf-8").splitlines()
 
 
