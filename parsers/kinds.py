@@ -383,8 +383,9 @@ TABLE: tuple[Kind, ...] = (
          unused_states=_UNCABLED, named="IB link down"),
     Kind("nic_error", "NIC error", "nic", "error", "hardware", "INVESTIGATE", "NICError", (
         Raise("InfiniBandUnhealthy", "boot", {"severity": "fatal"}, reason="NICFirmwareError"),
-    ), doc="a Mellanox NIC failure (firmware health, command failures, TX timeouts, power), an AWS EFA device whose "
-           "admin queue failed, an AWS ENA device its driver reset (a warning)", category="fabric"),
+    ), doc="a Mellanox NIC failure (firmware health, command failures, TX timeouts, power), a kernel RDMA work "
+           "request the ConnectX completed in error (a warning), an AWS EFA device whose admin queue failed, an AWS "
+           "ENA device its driver reset (a warning)", category="fabric"),
     # named by what its rules' groups say (parsers/rules.py): the completion's status in ibv_wc_status_str's words and
     # its number (`wc_status`: NCCL's "status=12", UCX's words or mlx5 syndrome), the adapter's async event
     # (`event`: "port error"), libfabric's error (aws-ofi-nccl's `error`: "2 (UNDELIVERABLE)"); else its wording
@@ -773,7 +774,8 @@ TABLE: tuple[Kind, ...] = (
         Raise("StorageUnhealthy", "boot", {"severity": "fatal"}, reason="NVMeControllerRemoved"),
         Raise("StorageUnhealthy", "expire", {"severity": "error"}, reason="NVMeReset"),
     ), doc="NVMe I/O timeouts, controller resets, a controller removed, a namespace with no path left, a namespace's "
-           "I/O the controller failed"),
+           "I/O the controller failed; an NVMe over Fabrics controller (TCP, RDMA, FC) whose transport failed, in "
+           "error recovery (a warning), its reconnects failing (an error)"),
 )
 
 

@@ -1982,6 +1982,20 @@ RULES: tuple[Rule, ...] = (
        severity="warning", attribution="driver", refine="mlx5_cq_error", event=("mlx5_err_cqe", "join")),
     _r("mlx5_cq_error_after", None, ["mlx5e_cq_error_event"],
        FIRST_MLX5 + r" \S+: mlx5e_cq_error_event: cqn=0x[0-9a-f]+ event=", event=("mlx5_err_cqe", "within")),
+    # A kernel consumer's RDMA work request the ConnectX completed in error (mlx5_ib's cq.c: the ULPs of a GPU node's
+    # storage and fabric, NVMe over RDMA, NFS over RDMA, Lustre's o2iblnd, SRP, iSER, IPoIB; a job's own verbs log
+    # nothing here): "infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 4, Message: local protection
+    # error" (5.x-6.x; a later dump_cqe prints the same words), then "dump error cqe" and the CQE's bytes. Flushed
+    # work requests (the consequence of the first) the driver never prints. The status by its libibverbs name
+    # (`wc_status`, the kernel's ib_wc_status numbers are libibverbs'); a warning of the RDMA device (the IB device's
+    # name, no PCI address on the line), its queue-error event (mlx5_err_cqe: the dump's lines part of it). Was: no
+    # finding (lore linux-rdma, Martin Oliveira's NVMe-oF report, 2022).
+    _r("mlx5_ib_wc_error", "nic_error", ["WC error: "],
+       r"infiniband (?P<device>mlx5_\d+): (?:\w+:\d+:\(pid \d+\): )?WC error: (?P<error_code>\d+), Message: "
+       r"(?P<wc_message>[^\n]+?)\s*$",
+       severity="warning", attribution="unknown", action="MONITOR", refine="ib_wc", event=("mlx5_err_cqe", "join")),
+    _r("mlx5_ib_wc_dump", None, ["dump error cqe"],
+       r"infiniband (?P<device>mlx5_\d+): (?:\w+:\d+:\(pid \d+\): )?dump error cqe", event=("mlx5_err_cqe", "member")),
     # A register access the firmware refused ("status bad operation(0x2)"): on HGX/DGX systems the ConnectX functions
     # the fabric manager manages are restricted (DGX OS 7 known issue: "Accessing PF0 and PF1 is restricted"), and any
     # reader of their InfiniBand counters (node_exporter's infiniband collector, gpud, our poller) makes mlx5 log, at
@@ -2943,6 +2957,36 @@ RULES: tuple[Rule, ...] = (
        r"(?P<status>I/O|critical medium|critical target|critical nexus|critical protection|critical space allocation|"
        r"recoverable transport|timeout|device offline) error, dev (?P<device>nvme\d+)(?:c\d+)?n\d+(?:p\d+)?, "
        r"sector (?P<sector>\d+)", event=("nvme", "join")),
+    # NVMe over Fabrics (nvme-tcp, nvme-rdma, nvme-fc: a GPU node's remote NVMe, GPUDirect Storage's targets): a
+    # controller whose transport failed (its keep-alive or an I/O timed out, its connection dropped, an RDMA work
+    # request completed in error) starts error recovery, "nvme nvme4: starting error recovery" (nvme-fc "nvme nvme0:
+    # NVME-FC{0}: starting error recovery <reason>"), its I/O queued while it reconnects ("Reconnecting in 10
+    # seconds..."): a warning, the controller's nvme event; each reconnect that fails, "Failed reconnect attempt 2"
+    # (6.x "Failed reconnect attempt 1/600", 4.x nvme-rdma "Failed reconnect attempt, requeueing..."), an error (the
+    # event's escalation: I/O stalls until a reconnect succeeds, or fails once ctrl_loss_tmo ends, "no available
+    # path"). What failed on the way is part of the event and no finding of its own: the transport's timeout ("queue
+    # 7: timeout request 0x11 type 4", 6.x "queue 0: timeout cid 0xb001 type 4 opcode 0x18 (Admin Cmd)", 6.5+ "I/O tag
+    # 0 (0000) type 4 opcode 0x7f (Fabrics Cmd) QID 80 timeout"), nvme-rdma's failed work request ("RECV for CQE
+    # 0x00000000ce392ed9 failed with status local protection error (4)"), the keep-alive's failure, a connect's
+    # ("failed to connect socket: -111", "failed to connect queue: 0 ret=-111", nvme-rdma "Connect rejected: status 8
+    # (invalid service ID).", "rdma_resolve_addr wait failed (-104).", "Connect command failed, error wo/DNR bit:
+    # 881"); with no recovery open they are a connect the tool that asked for it reports (nvme connect), nothing. The
+    # target or the network between, not this node's drive: attribution unknown. "Successfully reconnected" ends
+    # nothing: a recovery that came back leaves its warning. Were: no finding (lore linux-nvme, openebs/mayastor).
+    _r("nvmf_error_recovery", "nvme_error", ["starting error recovery"],
+       r"nvme (?P<device>nvme\d+): (?:NVME-FC\{\d+\}: )?starting error recovery",
+       severity="warning", attribution="unknown", action="MONITOR", event=("nvme", "join")),
+    _r("nvmf_reconnect_failed", "nvme_error", ["Failed reconnect attempt"],
+       r"nvme (?P<device>nvme\d+): Failed reconnect attempt(?: (?P<attempt>\d+)(?:/(?P<attempts>\d+))?)?",
+       attribution="unknown", event=("nvme", "join")),
+    _r("nvmf_transport_failed", None,
+       ["timeout request 0x", "timeout cid 0x", "(Fabrics Cmd) QID", " for CQE 0x", "nvme_keep_alive_end_io",
+        "failed to connect socket", "failed to connect queue", "Connect rejected", "rdma_resolve_addr wait failed",
+        "Connect command failed"],
+       r"nvme (?P<device>nvme\d+): (?:queue \d+: timeout (?:request|cid) 0x|I/O tag \d+ .*\(Fabrics Cmd\) QID \d+ "
+       r"timeout|[A-Z_]+ for CQE 0x[0-9a-f]+ failed with status |failed nvme_keep_alive_end_io|failed to connect "
+       r"(?:socket|queue)|Connect rejected|rdma_resolve_addr wait failed|Connect command failed)",
+       event=("nvme", "member")),
     # --- NCCL / PyTorch distributed (application logs) ---
     # The WorkNCCL(..) details are optional: a log that wraps long lines (milabench's runner, a terminal's copy)
     # ends the line at "timeout: " and prints "WorkNCCL(SeqNum=2070, ..)" on the next, no rank's prefix on it
