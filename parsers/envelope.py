@@ -564,7 +564,7 @@ def _ipmi_sel(m: re.Match, year: int | None) -> Envelope:
     """A BMC's System Event Log row as ipmitool prints it (`ipmitool sel elist` / `sel list`, the ipmi_sel row): the
     row's own time, the BMC's clock at the event (the date "%m/%d/%Y", 1.8.19's "%x": a two-digit year, 69-99 the
     1900s as strptime's %y; the time with the zone 1.8.19 prints after it, _zoned); the message the whole row, as
-    the rows read it (parsers/rules.py IPMI_SEL_ROW)."""
+    the rows read it (parsers/rules.py ipmi_sel_row)."""
     month, day, yr, clock, zone, line = m.groups()
     year_n = int(yr)
     if len(yr) == 2:

@@ -729,6 +729,38 @@ TABLE: tuple[Kind, ...] = (
              "0 Bank b: <MCi_STATUS>` whose error code is a cache hierarchy, generic cache or TLB error: details `mca` "
              "the level and transaction, \"L2 instruction cache error, instruction fetch\"), corrected (warning) or "
              "not (error): the processor's fault, not the DIMMs'", named="{details.mca|CPU cache error}"),
+    # What a node's BMC logged in its System Event Log (`ipmitool sel elist` / `sel list` rows: parsers/rules.py
+    # IPMI_SEL_EVENTS), read after the node crashed, rebooted or its GPUs throttled. A processor's own fault: its
+    # internal error (IERR, Intel's CATERR: the machine hung or the platform reset it), its thermal trip (over its trip
+    # temperature: the platform cut its power, action CHECK_COOLING) or a failed self test or start-up (FRB1/2/3):
+    # an error, the node stopped, a job then running ended by the hardware. No condition: the SEL is read after the
+    # fact, the node it stopped has booted since (its Node Event says it).
+    Kind("cpu_fault", "CPU fault", None, "error", "hardware", "HARDWARE_INSPECTION", "CPUFault",
+         doc="a processor's fault its BMC logged (a SEL row as `ipmitool sel elist` prints it): `IERR` (its internal "
+             "error, Intel's CATERR: the machine hung or was reset), `Thermal Trip` (over its trip temperature, the "
+             "platform cut its power: action `CHECK_COOLING`), an FRB self-test or start-up failure; details `sensor`, "
+             "`event`", category="hardware", named=("{details.sensor}: {details.event}",)),
+    # A power supply or the power unit as the BMC logged them: a supply failed or the power unit lost its input (an
+    # error: a GPU node's supplies carry its GPUs' load, one fewer power-brakes or drops them, a power unit's AC lost
+    # stops the node), or too few supplies left for the load (Non-Redundant: Insufficient Resources, an error); a
+    # supply's input lost or out of range, its predictive failure, the redundancy lost or degraded (a warning: the
+    # node runs on the others). No condition (the node runs, or has stopped and booted since); its Node Event says it.
+    Kind("power_supply", "power supply fault", None, "warning", "hardware", "HARDWARE_INSPECTION",
+         "PowerSupplyFault",
+         doc="a power supply or the power unit as the BMC logged them (a SEL row): `Failure detected`, the power "
+             "unit's `AC lost`, `Non-Redundant: Insufficient Resources` an error; a supply's `Power Supply AC lost` "
+             "or out-of-range input, `Predictive failure`, `Redundancy Lost` / degraded a warning; details `sensor`, "
+             "`event`", named=("{details.sensor}: {details.event}",)),
+    # A BMC's temperature, fan, voltage or current sensor past a critical threshold (`Upper Critical going high`,
+    # `Lower Critical going low`: a warning; Non-recoverable: an error, the platform's own limit at which it shuts
+    # down or fails), or the fans' redundancy lost: temperature and fans a cooling fault (CHECK_COOLING, a GPU node's
+    # GPUs throttle first), voltage and current a board or supply fault. Non-critical thresholds say nothing (the
+    # BMC's early notice, crossed under any heavy load). No condition; its Node Event says it.
+    Kind("bmc_sensor", "BMC sensor alarm", None, "warning", "hardware", "CHECK_COOLING", "BMCSensorAlarm",
+         doc="a BMC sensor past its critical threshold (a SEL row: a `Temperature` or `Fan` sensor, an HGX board's "
+             "`GPU0_Temp` too, or a `Voltage` / `Current` one, action `HARDWARE_INSPECTION`): `Upper Critical going "
+             "high` / `Lower Critical going low` a warning, Non-recoverable an error; the fans' `Redundancy Lost` a "
+             "warning; details `sensor`, `event`", named=("{details.sensor}: {details.event}",)),
     # An NFS server not responding: a hard mount's RPC waits and is retried ("still trying", a warning: the job's I/O
     # blocks, hung tasks follow if it lasts); a soft mount's fails ("timed out": -EIO / -ETIMEDOUT to the read or write,
     # net/sunrpc/clnt.c), an error and, as a Lustre eviction, the node's infrastructure fault for the job then running

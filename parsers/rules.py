@@ -551,23 +551,87 @@ EVENT_SECTIONS = {"cper": frozenset({"cper_memory", "cper_arm"})}
 # or one the record's section does not follow, stays its own finding.
 EVENT_ECHOES = {"cper": ("mce", "mce_logged", 2)}
 AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
-# ipmitool's words for a sensor's event (include/ipmitool/ipmi_sel.h sensor_specific_event_types: Memory 0x0c offsets
-# 0-1, Critical Interrupt 0x13 offsets 4, 5, 7, 8, 10, Processor 0x07 offsets 11-12) -> the AER word of the same
-# severity (AER_SEVERITY: a corrected error a warning, an uncorrected one an error, a bus's fatal error fatal), and a
-# SEL row of one of them (`sensor`: the sensor's type, its name or number after it; an OEM's detail in brackets after
-# the event; its direction Asserted). PCI PERR, the bus's parity error (a PCIe platform's BIOS logs its poisoned or
-# uncorrectable non-fatal errors so), an error; PCI SERR, the bus's system error, fatal: the signal PCI keeps for
-# errors whose result is catastrophic, an NMI on x86 that firmware set to halt or reset the machine. A processor's
-# machine check, its unit unnamed, is a memory_error as the kernel's machine check of no cache or TLB unit is
-# (rows mce_logged, mce_detail): uncorrected an error, corrected a warning. A processor's IERR (its internal error,
-# CATERR) is no kind's: left out.
-IPMI_SEL_EVENTS = {"Correctable ECC": "corrected", "Uncorrectable ECC": "uncorrected",
-                   "Bus Correctable error": "corrected", "Bus Uncorrectable error": "uncorrected",
-                   "Bus Fatal Error": "fatal", "PCI PERR": "uncorrected", "PCI SERR": "fatal",
-                   "Uncorrectable machine check exception": "uncorrected",
-                   "Correctable machine check error": "corrected"}
-IPMI_SEL_ROW = (r"\| (?P<sensor>{sensor}\b[^|\n]*?) *\| (?P<event>" + "|".join(map(re.escape, IPMI_SEL_EVENTS)) +
-                r")(?: \((?P<detail>[^|\n]*)\))? *\| Asserted\b")
+AER_SEVERITY = {  # aer_severity as the kernel prints it -> (severity, action)
+    "corrected": ("warning", "MONITOR"),
+    "correctable": ("warning", "MONITOR"),
+    "uncorrected (non-fatal)": ("error", "INVESTIGATE"),
+    "uncorrectable (non-fatal)": ("error", "INVESTIGATE"),
+    "uncorrected": ("error", "INVESTIGATE"),
+    "uncorrected (fatal)": ("fatal", "RESTART_BM"),
+    "uncorrectable (fatal)": ("fatal", "RESTART_BM"),
+    "fatal": ("fatal", "RESTART_BM"),
+}
+# A BMC's System Event Log row as ipmitool prints it (`ipmitool sel elist` / `sel list`, ipmi_sel.c
+# ipmi_sel_print_std_entry: "  89 | 08/31/2016 | 06:20:30 | <sensor type>[ <sensor name> | #0xNN] | <event>[ (<OEM
+# detail>)] | Asserted[ | Reading <r> > Threshold <t> <unit>]"), its event one of ipmitool's texts
+# (include/ipmitool/ipmi_sel.h: sensor_specific_event_types for a sensor type's own events, generic_event_types for
+# thresholds and redundancy; a threshold's "going low " text ends in a space, printed before the " | "). A row of
+# ipmi_sel_<row>: a sensor of one of `types`, one of `events`, Asserted: event -> (severity, action; None: the
+# kind's). A "Deasserted" row is the end of the state the asserted one began, no fault; every other event of those
+# sensors (presence, power off/down, the log cleared, boot progress, a Non-critical threshold, "Fully Redundant"),
+# and every other sensor, says nothing.
+#   memory, bus, processor: a Memory sensor's ECC error is the host's memory error, a Critical Interrupt sensor's bus
+# error (the PCIe slot's or root port's, HGX / DGX "PCIE_ERR") a PCIe error, each at the severity of the AER words
+# that say the same (AER_SEVERITY: corrected a warning, uncorrected an error, a bus's fatal error fatal); PCI PERR,
+# the bus's parity error (a PCIe platform's BIOS logs its poisoned or uncorrectable non-fatal errors so), an error;
+# PCI SERR, the bus's system error, fatal: the signal PCI keeps for errors whose result is catastrophic, an NMI on
+# x86 that firmware set to halt or reset the machine. A Processor sensor's machine check, its unit unnamed, is a
+# memory_error as the kernel's machine check of no cache or TLB unit is (rows mce_logged, mce_detail).
+#   cpu: a processor's own fault (cpu_fault, an error): IERR, its internal error (Intel's CATERR, a sensor of that
+# name whose state is asserted too: row caterr): the machine hung or was reset; its Thermal Trip: over its trip
+# temperature, the platform cut its power (a cooling fault); an FRB self-test or start-up failure, the BIOS's
+# uncorrectable CPU-complex error. Its "Throttled" is the CPU's thermal throttling (cpu_throttle, a warning).
+#   power: a power supply's or the power unit's (power_supply): a supply's failure, the power unit's AC lost or
+# failure, too few supplies for the load (Insufficient Resources) an error; a supply's input lost or out of range,
+# a predictive failure, the redundancy lost or degraded a warning (the node runs on the other supplies).
+#   cooling, electrical: a sensor past a critical threshold, upper going high or lower going low (bmc_sensor): Critical
+# a warning, Non-recoverable (the platform's own limit) an error; the fans' redundancy lost a warning. Temperature
+# and fans a cooling fault (the kind's CHECK_COOLING), voltage and current the board's or a supply's.
+_SEL_WARNING, _SEL_ERROR = ("warning", None), ("error", None)
+_SEL_REDUNDANCY = {"Redundancy Lost": _SEL_WARNING, "Redundancy Degraded": _SEL_WARNING,
+                   "Redundancy Degraded from Fully Redundant": _SEL_WARNING,
+                   "Non-Redundant: Sufficient from Redundant": _SEL_WARNING,
+                   "Non-Redundant: Insufficient Resources": _SEL_ERROR}
+
+
+def _sel_thresholds(action: str | None) -> dict:
+    """A threshold sensor's events that are a fault: past a critical (a warning) or non-recoverable (an error)
+    threshold, upward or downward."""
+    return {f"{side} {level} going {way}": (severity, action) for side, way in (("Upper", "high"), ("Lower", "low"))
+            for level, severity in (("Critical", "warning"), ("Non-recoverable", "error"))}
+
+
+IPMI_SEL_EVENTS = {  # row -> (kind, sensor types, the sensor's name (a regex; "": any), {event: (severity, action)})
+    "memory": ("memory_error", ("Memory",), "", {"Correctable ECC": AER_SEVERITY["corrected"],
+                                                  "Uncorrectable ECC": AER_SEVERITY["uncorrected"]}),
+    "bus": ("pcie_aer", ("Critical Interrupt",), "", {
+        "Bus Correctable error": AER_SEVERITY["corrected"], "Bus Uncorrectable error": AER_SEVERITY["uncorrected"],
+        "Bus Fatal Error": AER_SEVERITY["fatal"], "PCI PERR": AER_SEVERITY["uncorrected"],
+        "PCI SERR": AER_SEVERITY["fatal"]}),
+    "processor": ("memory_error", ("Processor",), "", {
+        "Uncorrectable machine check exception": AER_SEVERITY["uncorrected"],
+        "Correctable machine check error": AER_SEVERITY["corrected"]}),
+    "cpu": ("cpu_fault", ("Processor",), "", {
+        "IERR": _SEL_ERROR, "Thermal Trip": ("error", "CHECK_COOLING"), "FRB1/BIST failure": _SEL_ERROR,
+        "FRB2/Hang in POST failure": _SEL_ERROR, "FRB3/Processor startup/init failure": _SEL_ERROR,
+        "SM BIOS Uncorrectable CPU-complex Error": _SEL_ERROR}),
+    "caterr": ("cpu_fault", ("Processor",), r"[^|\n]*CATERR", {"State Asserted": _SEL_ERROR}),
+    "cpu_throttle": ("cpu_throttle", ("Processor",), "", {"Throttled": _SEL_WARNING}),
+    "power": ("power_supply", ("Power Supply", "Power Unit"), "", {
+        "Failure detected": _SEL_ERROR, "AC lost": _SEL_ERROR, "Power Supply AC lost": _SEL_WARNING,
+        "AC lost or out-of-range": _SEL_WARNING, "AC out-of-range, but present": _SEL_WARNING,
+        "Predictive failure": _SEL_WARNING, **_SEL_REDUNDANCY}),
+    "cooling": ("bmc_sensor", ("Temperature", "Fan"), "", {**_sel_thresholds(None), **_SEL_REDUNDANCY}),
+    "electrical": ("bmc_sensor", ("Voltage", "Current"), "", _sel_thresholds("HARDWARE_INSPECTION")),
+}
+
+
+def ipmi_sel_row(types: tuple[str, ...], name: str, events: dict) -> str:
+    """The pattern of a SEL row of a sensor of `types` (its name matching `name`) and one of `events`, Asserted
+    (IPMI_SEL_EVENTS)."""
+    return (r"\| (?P<sensor>(?:" + "|".join(map(re.escape, types)) + r")\b" + name + r"[^|\n]*?) *\| (?P<event>" +
+            "|".join(map(re.escape, sorted(events, key=len, reverse=True))) +
+            r")(?: \((?P<detail>[^|\n]*)\))? *\| Asserted\b")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
 SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
 FM_NVL_OPEN = ("fm_nvl", "open")
@@ -2716,16 +2780,17 @@ RULES: tuple[Rule, ...] = (
     _r("cper_pcie_device", "pcie_aer", ["[Hardware Error]:"],
        r"\[Hardware Error\]:\s+device_id: (?P<pci>" + PCI + r")",
        severity="warning", action="MONITOR", event=AER_JOIN),
-    # A BMC's System Event Log row as ipmitool prints it (`ipmitool sel elist` / `sel list`: "  89 | 08/31/2016 |
-    # 06:20:30 | <sensor type> <sensor name or #0xNN> | <event>[ (<OEM detail>)] | Asserted"; ipmitool's event texts,
-    # include/ipmitool/ipmi_sel.h sensor_specific_event_types, as IPMI_SEL_EVENTS): a Memory sensor's ECC error is
-    # the host's memory error, a Critical Interrupt sensor's bus error (the PCIe slot's or root port's, HGX / DGX
-    # "PCIE_ERR") a PCIe error, each at the severity its words give. A "Deasserted" row is the end of the state the
-    # asserted one began, no fault; every other row (the log cleared, boot progress, presence) says nothing.
-    # A Processor sensor's machine check is the host's machine check, a memory_error as the kernel's (IPMI_SEL_EVENTS).
-    *(_r(f"ipmi_sel_{name}", kind, [f"| {sensor} "], IPMI_SEL_ROW.format(sensor=sensor), refine="ipmi_sel")
-      for name, kind, sensor in (("memory", "memory_error", "Memory"), ("bus", "pcie_aer", "Critical Interrupt"),
-                                 ("processor", "memory_error", "Processor"))),
+    # A BMC's System Event Log row as ipmitool prints it (`ipmitool sel elist` / `sel list`), a row per IPMI_SEL_EVENTS
+    # row: a sensor's event that is a fault, Asserted, its kind's at the severity the event's words give (a Memory
+    # sensor's ECC error the host's memory, a Critical Interrupt sensor's bus error PCIe, a Processor's machine check
+    # memory_error as the kernel's, its IERR or thermal trip a cpu_fault, a power supply's failure power_supply, a
+    # temperature, fan or voltage sensor past its critical threshold bmc_sensor); Deasserted and routine rows nothing.
+    # Their keyword the direction every row of them holds ("| Asserted": never in a Deasserted row's "| Deasserted"),
+    # one word for them all: a word per sensor type changed the keyword scan's entry characters (wordscan
+    # entry_points: "|" and "l" among them), 2-4 % more instructions a keyword line of bench/perline.py.
+    *(_r(f"ipmi_sel_{name}", kind, ["| Asserted"], ipmi_sel_row(types, sensor_name, events),
+         refine=f"ipmi_sel_{name}")
+      for name, (kind, types, sensor_name, events) in IPMI_SEL_EVENTS.items()),
     _r("cper_memory", "memory_error", ["section_type: memory error"],
        r"\[Hardware Error\]:\s+section_type: memory error",
        event=("cper", "join")),
@@ -4406,16 +4471,6 @@ FM_NVL_FATALITY = {  # Fabric Manager's word for a GPU NVL error -> (severity, a
     "non fatal": ("warning", "MONITOR"),
 }
 
-AER_SEVERITY = {  # aer_severity as the kernel prints it -> (severity, action)
-    "corrected": ("warning", "MONITOR"),
-    "correctable": ("warning", "MONITOR"),
-    "uncorrected (non-fatal)": ("error", "INVESTIGATE"),
-    "uncorrectable (non-fatal)": ("error", "INVESTIGATE"),
-    "uncorrected": ("error", "INVESTIGATE"),
-    "uncorrected (fatal)": ("fatal", "RESTART_BM"),
-    "uncorrectable (fatal)": ("fatal", "RESTART_BM"),
-    "fatal": ("fatal", "RESTART_BM"),
-}
 
 IB_LINK_STATE = {  # state word -> (severity, action, normalised state)
     "up": ("info", "NONE", "up"),
@@ -4590,9 +4645,14 @@ def _refine_iommu(g: dict, out: dict) -> None:
         g["pci"] = g["device"].replace("0x", "")
 
 
-def _refine_ipmi_sel(g: dict, out: dict) -> None:
-    """A SEL row's event: its severity and action (IPMI_SEL_EVENTS)."""
-    out["severity"], out["action"] = AER_SEVERITY[IPMI_SEL_EVENTS[g["event"]]]
+def _refine_ipmi_sel(events: dict):
+    """The refiner of a SEL row of IPMI_SEL_EVENTS: its event's severity and action (None: the kind's)."""
+    def refine(g: dict, out: dict) -> None:
+        severity, action = events[g["event"]]
+        out["severity"] = severity
+        if action is not None:
+            out["action"] = action
+    return refine
 
 
 def _refine_edac_ghes(g: dict, out: dict) -> None:
@@ -5054,7 +5114,7 @@ def held_alone(details: dict) -> str | None:
 
 
 REFINERS = {"nvsmi_fabric": _refine_nvsmi_fabric, "nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "fm_nvl": _refine_fm_nvl, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
-            "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "ipmi_sel": _refine_ipmi_sel, "mce_record": _refine_mce_record, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
+            "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "mce_record": _refine_mce_record, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_oom": _refine_cuda_oom, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "cublas_status": _refine_cublas_status,
@@ -5064,6 +5124,7 @@ REFINERS = {"nvsmi_fabric": _refine_nvsmi_fabric, "nvsmi_recovery": _refine_nvsm
             "nccl_text": _refine_nccl_text, "crash": _refine_crash, "storage_oops": _refine_storage_oops,
             "oom": _refine_oom,
             "straggler_ids": _refine_straggler_ids, "straggler_rtt": _refine_straggler_rtt,
+            **{f"ipmi_sel_{name}": _refine_ipmi_sel(events) for name, (_, _, _, events) in IPMI_SEL_EVENTS.items()},
             **{key: _refine_as_xid(xid) for key, xid in XID_WITHOUT_LINE.items()}}
 
 # Every keyword of the table: the prefilter over whole buffers is built from these.

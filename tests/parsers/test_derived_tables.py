@@ -52,6 +52,9 @@ PINNED_NODE_REASONS = [
     ("StorageClientOops$", "storage_oops", "driver"),
     # (h99) the node's kernel panicked (a console's or an earlier boot's log): the node's fault for the jobs on it
     ("KernelPanic$", "kernel_panic", "unknown"),
+    # (h694) a processor's IERR, thermal trip or failed start-up its BMC logged (the node hung, was reset or cut off):
+    # the node's hardware fault for the jobs on it
+    ("CPUFault$", "cpu_fault", "hardware"),
     # (h36) a parallel filesystem client evicted (its StorageUnhealthy reason) or its connection lost: the node's
     # infrastructure fault for the jobs on it since parallel_fs_error joined triage's NODE_FAULT_KINDS (an error
     # or worse: a lost connection, a warning, is none)

@@ -3336,10 +3336,12 @@ def test_node_faults_are_the_device_faults_and_the_driver_modules():
     # nvlink_fabric: (h507) the NVLink fabric's word on a GPU (nvidia-smi -q's Fabric block, NVML's fabric rows): its
     # registration failed or its health Unhealthy, the GPU's NVLinks out of the job's reach
     # dcgm_diag: (h644) `dcgmi diag`'s table saved beside the job's logs: a test failed on the node's GPU
+    # cpu_fault: (h694) the node's BMC logged a processor's IERR, thermal trip or failed start-up: the node hung, was
+    # reset or cut off under the job
     assert faults == {"xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink", "pcie_aer", "kernel_oops",
                       "ib_link", "nic_error", "peermem_error", "imex_error", "driver_mismatch", "driver_unusable",
                       "parallel_fs_error", "nfs_error", "kernel_panic", "storage_oops", "nvlink_fabric",
-                      "dcgm_diag"}
+                      "dcgm_diag", "cpu_fault"}
     # a Lustre connection lost (a warning: the client waits and reconnects) is no node fault, nor a hard mount's NFS
     # server "still trying" (a warning: the I/O waits)
     assert not is_node_fault(Evidence("parallel_fs_error", "warning", "unknown", None, "n"))
