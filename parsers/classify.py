@@ -1422,6 +1422,14 @@ class Classifier:
             if group is not None:
                 details.update(pg=group, group_rank=group_rank)  # the tag's (the rank read may be the launcher's)
                 rank = None if launcher is None else str(launcher)
+        elif rank is not None and "[rank" in message:
+            # a bare "[Rank N]" is the rank in the work's group (pytorch/pytorch #134006), torch's own "[rankM]:" prefix
+            # the global rank: where they differ the prefix wins, N kept as the group's (NVIDIA/nccl #1610: global rank
+            # 13's "[Rank 1] Watchdog caught .." was rank 1's, an event apart from its other lines'; as triage.ranks)
+            launcher = _LAUNCHER_RANK.search(message)
+            if launcher is not None and launcher.group(1) != rank and f"[Rank {rank}]" in message:
+                details["group_rank"] = int(rank)
+                rank = of_line = launcher.group(1)
         if tagged is not None:  # the worker's global rank, over a bare "[Rank N]" (the work's group's, as triage reads)
             rank = str(tagged)
         fields = (kind, severity, attribution, action, message,  # _TEMPLATE_FIELDS order

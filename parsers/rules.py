@@ -4012,9 +4012,14 @@ RULES: tuple[Rule, ...] = (
        r"(?P<cuda_error>(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE)_STATUS_(?!SUCCESS\b)[A-Z_]+)",
        refine="cuda", event=CUDA_EXC_OPEN),
     # Marian's CUBLAS_CHECK gives the status by its number alone: "Error: Cublas Error: 13 - <file>:<line>: <call>"
-    # (marian-nmt/marian #383, #333): named by cuBLAS's enum (CUBLAS_STATUS_NUMBERS), then refined as above (was nothing).
-    _r("cublas_status_code", "cuda_error", ["Cublas Error: "],
-       r"Cublas Error: (?P<cublas_status>\d+)\b", refine="cublas_status", event=CUDA_EXC_OPEN),
+    # (marian-nmt/marian #383, #333), as does the checkCublasStatus() of NVIDIA's cuBLASLt samples that bitsandbytes and
+    # others copy: "cuBLAS API failed with status 15" (bitsandbytes #383: int8 matmul on an H100), "CuBLAS API failed
+    # with status 13, <line>, <file>": named by cuBLAS's enum (CUBLAS_STATUS_NUMBERS), then refined as above (were
+    # nothing).
+    _r("cublas_status_code", "cuda_error", ["Cublas Error: ", "cuBLAS API failed with status ",
+                                            "CuBLAS API failed with status "],
+       r"(?:Cublas Error: |[cC]uBLAS API failed with status )(?P<cublas_status>\d+)\b", refine="cublas_status",
+       event=CUDA_EXC_OPEN),
     # TensorRT-LLM's and TensorRT's words for any other failed CUDA call (their out of memory: trtllm_oom), the runtime's
     # text named: "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaEventSynchronize(get()): an illegal memory access
     # was encountered (/app/tensorrt_llm/cpp/include/tensorrt_llm/runtime/cudaEvent.h:66)", ".. CUDA runtime error in

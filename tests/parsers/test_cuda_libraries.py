@@ -20,6 +20,11 @@ LINES = {
         ("cuda_oom", "application", None),
     # marian-nmt/marian #383 (the title): cuBLAS's status by its number alone, named
     "Error: Cublas Error: 13": ("cuda_error", "unknown", "CUBLAS_STATUS_EXECUTION_FAILED"),
+    # bitsandbytes-foundation/bitsandbytes #383, NVIDIA/CUDALibrarySamples #277: the cuBLASLt samples' checkCublasStatus()
+    # by number (was nothing); its "CuBLAS .., <line>, <file>" variant CONSTRUCTED from the copies' printf
+    "cuBLAS API failed with status 15": ("cuda_error", "application", "CUBLAS_STATUS_NOT_SUPPORTED"),
+    "cuBLAS API failed with status 1": ("cuda_error", "unknown", "CUBLAS_STATUS_NOT_INITIALIZED"),
+    "CuBLAS API failed with status 13, 88, helpers.h": ("cuda_error", "unknown", "CUBLAS_STATUS_EXECUTION_FAILED"),
     # mozilla/translations #1002: Marian's status by number and text; the text decides, the node's driver
     "[2025-01-21 16:30:37] Error: CUDA error 999 'unknown error' - /builds/worker/fetches/marian-source/src/tensors/gpu/"
     "algorithm.cu:54: cudaStreamSynchronize(0)": ("cuda_error", "driver", "unknown error"),

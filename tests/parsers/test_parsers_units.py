@@ -820,6 +820,31 @@ def test_a_subgroups_rank_is_no_global_rank():
     assert (f.rank, f.details["pg"], f.details["group_rank"]) == (12, "134", 1)
 
 
+def test_a_launcher_prefix_wins_over_a_bare_group_rank_and_joins_the_ranks_event():
+    """REAL (NVIDIA/nccl #1610): global rank 13's watchdog line names its work's group rank "[Rank 1]" with no "[PG ..]"
+    tag; torch's "[rank13]:" prefix is the rank, 1 the group's (details group_rank), and the rank's next line (its PG
+    tag's) joins the same event. Was: rank 1's finding, and a second event for rank 13."""
+    import realworld
+
+    lines = ("[rank13]:[E218 04:54:22.864467604 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+             "timeout: WorkNCCL(SeqNum=216, OpType=ALLTOALL_BASE, NumelIn=1379328, NumelOut=1572864, Timeout(ms)=600000) "
+             "ran for 600045 milliseconds before timing out.\n"
+             "[rank13]:[E218 04:54:22.864535778 ProcessGroupNCCL.cpp:1795] [PG ID 11 PG GUID 119 Rank 1] Exception "
+             "(either an error or timeout) detected by watchdog at work: 216, last enqueued NCCL work: 220, last "
+             "completed NCCL work: 215.\n")
+    found = realworld.findings(lines)
+    assert [(f.kind, f.rank, f.details.get("group_rank")) for f in found] == [("nccl_timeout", 13, 1)]
+    # the same on any row whose "[Rank N]" is a rank group: NCCL's remote error (CONSTRUCTED from the line above's
+    # prefix with nccl_remote's words); a prefix that agrees leaves no group rank
+    f = parse_line("[rank9]:[E218 04:54:22.864467604 ProcessGroupNCCL.cpp:1534] [Rank 1] NCCL error: remote process "
+                   "exited or there was a network error, NCCL version 2.21.5")
+    assert (f.kind, f.rank, f.details.get("group_rank")) == ("nccl_remote_error", 9, 1)
+    f = parse_line("[rank4]:[E318 07:39:53.792630246 ProcessGroupNCCL.cpp:616] [Rank 4] Watchdog caught collective "
+                   "operation timeout: WorkNCCL(SeqNum=610, OpType=COALESCED, NumelIn=56320, NumelOut=450560, "
+                   "Timeout(ms)=600000) ran for 600086 milliseconds before timing out.")
+    assert (f.rank, "group_rank" in f.details) == (4, False)
+
+
 @pytest.mark.parametrize("line,kind,rank", [
     # REAL (deepseek-ai/DeepSeek-MoE #47): the watchdog re-raising a CUDA error names the rank it ran on
     ("[rank1]:[E410 01:50:33.889423318 ProcessGroupNCCL.cpp:1895] [PG ID 0 PG GUID 0(default_pg) Rank 1] Process group "
