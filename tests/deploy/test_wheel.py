@@ -8,6 +8,7 @@ finder of the source tree is not loaded): the run does not depend on the network
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -24,11 +25,21 @@ ROOT = Path(__file__).resolve().parents[2]
 XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 
 
+# what the build does not read: the tree's own build outputs, the test venv, the tests, docs and benches
+NOT_BUILT = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "site", ".state",
+                                   "tests", "tests_image", "docs", "bench")
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
-                    str(ROOT)], check=True, capture_output=True)
+    """The wheel built from a copy of the tree: pip builds a directory in place (its build/ and egg-info there), so
+    two xdist workers each building it for this module's tests raced in one build/ (a run failed "pip wheel .. exit
+    status 1"), and a module deleted from the tree stayed in build/lib, into the wheel."""
+    out, tree = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("tree") / "gpu-npd"
+    shutil.copytree(ROOT, tree, ignore=NOT_BUILT)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+                           str(out), str(tree)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
     return next(out.glob("gpu_npd-*.whl"))
 
 
