@@ -26,6 +26,10 @@ incident establishes them).
 
     PYTHONPATH=. .venv/bin/python bench/live_vs_offline.py [NAME ...]   # the table, the two scores, the reasons
 
+A pod whose kubectl text states its pod-level end (a describe's "Reason:" / "Message:", -o yaml's reason, `kubectl
+get pods`' STATUS, the kubelet's Event of an admission it refused), in lines naming no other pod, has that
+status.reason and message (`pod_status`), as the cluster component reads the pod live.
+
 What is not there live, by construction: the pods' container statuses (exit codes, OOMKilled: no incident says
 them), the lines' own times but the one each Event quotes (its eventTime: kubelet's stamp of the line here; the other
 ranks an Event lists are at the time the agent recorded it), anything the agent does not publish
@@ -51,6 +55,7 @@ import io
 import json
 import math
 import os
+import re
 import sys
 import tempfile
 import time
@@ -74,6 +79,7 @@ PADDING = "  "  # the blanks a terminal pads a line's last piece with, at the le
 KERNEL_ENVELOPES = ("kmsg", "dmesg")  # envelope rows (parsers/envelope.py) whose lines are the kernel's
 # how the kernel (and its drivers) open a line: a plain line of a node fault kind worded so is the kernel's, one
 # worded otherwise is a program's report of it (Ray's memory monitor's OOM kill is the job's output)
+GET_PODS_ROW = re.compile(r"^(?:\S+\s+)?\S+\s+\d+/\d+\s")  # `kubectl get pods`' row: [NAMESPACE] NAME READY ..
 KERNEL_WORDS = ("kernel:", "NVRM:", "nvidia-nvswitch", "NVSwitch", "mlx5_core", "pcieport", "Out of memory:",
                 "BUG:", "watchdog:", "rcu:", "INFO: task", "EXT4-fs", "XFS", "nfs:", "nvme")
 
@@ -130,6 +136,30 @@ def kubelet_events(lines: list[str], pod: str, node: str, now: float) -> list[di
                     "source": {"component": m.group("source"), "host": node},
                     "metadata": {"name": f"{pod}.{uid}", "namespace": NAMESPACE, "uid": uid, "resourceVersion": "1"}})
     return out
+
+
+def pod_status(lines: list[str]) -> dict | None:
+    """The pod-level status a pod's kubectl text states (triage.facts' k8s_ended row: describe's "Reason:" and
+    "Message:", -o yaml / json's reason, `kubectl get pods`' STATUS, the kubelet's Event of the same end, which its
+    rejectPod writes with the status), as the pod object the cluster component reads would hold it
+    (triage.inventory's pod end): phase Failed, status.reason the end's reason, status.message the text of the line
+    that said it (describe's "Message:" value where there is one); None where no line ends the pod, only an Event
+    does (POD_ENDS' event_only: replayed as that Event, `kubelet_events`), or only lines naming a pod (a table's
+    rows, an Event's object: pods of their own, read as before)."""
+    from triage import Clock, read_lines
+    from triage.facts import POD_ENDS
+
+    status = None
+    for e in read_lines(lines, "pod.txt", Clock()):
+        key = e.details.get("pod_end") if e.kind == "job_ended" else None
+        if key is None or key not in POD_ENDS or POD_ENDS[key].event_only or ":" in key or \
+                GET_PODS_ROW.match(e.text) or (e.details.get("pod") or "\0").rpartition("/")[2] in e.text:
+            continue  # (a line naming a pod, a `kubectl get pods` row or an Event's object, is another pod's)
+        said = e.text.strip()
+        status = status or {"phase": "Failed", "reason": e.details.get("pod_reason") or key}
+        if said.startswith("Message:") or "message" not in status:
+            status["message"] = said.removeprefix("Message:").strip()
+    return status
 
 
 def unwrap(lines: list[str]) -> list[str]:
@@ -244,6 +274,8 @@ def publish(sp: Split, now: float | None = None) -> Published:
                                               "labels": {"job-name": JOB},
                                               "creationTimestamp": "1970-01-02T00:00:00Z"},
                                  "spec": {"nodeName": node}})
+                if (status := pod_status(lines)) is not None:
+                    pub.pods[-1]["status"] = status
                 pub.events += kubelet_events(lines, pod, node, now)
             source = PodLogSource(pods_root, from_start=True)
             source.discover()

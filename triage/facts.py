@@ -623,7 +623,8 @@ DESCRIBE_EVENT = re.compile(rf"^\s*{_EVENT_HEAD}\s+\S+(?: \(x(?P<count>\d+) over
                             r"(?P<message>\S.*?)\s*$")
 # status.reason "Out<resource>": the kubelet's admission found the node short of an extended resource
 # ("OutOfnvidia.com/gpu")
-OUT_OF_WORD = r"Out[Oo]f[a-z0-9][\w.\-]*/[\w.\-]+"  # as it stands in kubectl's text (the k8s_ended row)
+OUT_OF_RESOURCE = r"[a-z0-9][\w.\-]*/[\w.\-]+"  # an extended resource's name, "nvidia.com/gpu"
+OUT_OF_WORD = r"Out[Oo]f" + OUT_OF_RESOURCE  # as it stands in kubectl's text (the k8s_ended row)
 # A volume failure that is no pod end: the kubelet's ConfigMap and Secret cache not (or no longer) holding the pod,
 # "MountVolume.SetUp failed for volume "kube-api-access-gvtq4" : object "pgo"/"kube-root-ca.crt" not registered",
 # said of pods that start and run a moment later and after they end (kubernetes/kubernetes #105204, #119361): the
@@ -1282,12 +1283,13 @@ FACTS: tuple[Fact, ...] = (
                                   "Volume.MountDevice failed for volume", "Volume.Attach failed for volume",
                                   "DeletionByDeviceTaintManager", "FailedPrepareDynamicResources",
                                   "Failed to prepare dynamic resources", "Marking for deletion Pod ",
-                                  "Starting deletion of Pod "],
+                                  "Starting deletion of Pod ", "Allocate failed due to ",
+                                  "plugin resources failed due to ", "enough resource: "],
        r"\b(?P<why>OOMKilled|" + "|".join(REASON_ANYWHERE) + r")\b|"
        + _event_row(r"Normal\s+(?P<why5>Evict(?:ed)?)", "pod", "epod4", 200) +
        r"(?=" + _KARPENTER_SAYS + r")|"
-       r"(?:\b[Rr]eason:|\"reason\":|\b(?:" + "|".join(EVENT_TYPES) + r"))\s+"
-       r"\"?(?P<why2>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")\b|"
+       r"(?:\b[Rr]eason(?::\s*|=)|\"reason\":\s*|\b(?:" + "|".join(EVENT_TYPES) + r")\s+)"
+       r"[\"']?(?P<why2>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")\b|"
        r"(?:^(?:(?P<rns>" + _K8S_NS + r")\s+)?(?:pod/)?(?P<rpod>" + _K8S_NAME + r")\s+|\s)"
        r"\d+/\d+\s+(?P<why3>" + "|".join(REASON_WORDS + REASON_STATUS_ONLY) + "|" + OUT_OF_WORD + r")\s+\d+"
        r"(?:\s+\d+[smhdy]\w*\s+(?:<none>|[0-9a-fA-F.:]+)\s+"
@@ -1311,7 +1313,9 @@ FACTS: tuple[Fact, ...] = (
        r"The node was low on resource: (?P<resource>[\w.\-/]+)|"
        r"(?P<shutdown>Pod was terminated in response to (?:imminent )?node shutdown|Node is shutting, evicting pods)|"
        r"(?P<deadline>(?:Pod|Job) was active (?:on the node )?longer than (?:the )?specified deadline)|"
-       r"(?P<admission>Allocate failed due to .{1,400}, which is unexpected)|"
+       r"(?P<admission>\bPod (?:was rejected: )?Allocate failed due to |"
+       r"(?:Allocate|Update plugin resources) failed due to .{1,400}, which is unexpected)|"
+       r"\bNode didn't have enough resource: (?P<outof>" + OUT_OF_RESOURCE + r")\b|"
        r"\beviction manager: pods? (?P<kname>" + _K8S_NAME + ")_(?P<kns>" + _K8S_NS + r")\([-0-9a-f]+\)"
        r"(?: is evicted successfully|,.*? evicted, waiting for pod to be cleaned up| evicted, waiting for pod)|"
        r"\bEviction manager: (?:pod is evicted successfully\" pod=\"(?P<kpod>[^\"/\s]+/[^\"\s]+)\"|"
@@ -2062,6 +2066,7 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             "Evicted" if evicted else \
             "Terminated" if g.pop("shutdown", None) else \
             "UnexpectedAdmissionError" if g.pop("admission", None) else \
+            "OutOfDevices" if g.pop("outof", None) else \
             "DeadlineExceeded" if g.pop("deadline", None) else g.get("why", "")
         # "OutOfnvidia.com/gpu": the kubelet's admission short of a device (OutOfDevices); a DRA claim's config its
         # driver rejected, by the line's words (MESSAGE_ENDS)

@@ -581,6 +581,54 @@ def test_every_form_of_an_out_of_device_admission(line, host, pod):
         "OutOfDevices", "OUT OF DEVICES", host, pod)
 
 
+@pytest.mark.parametrize("line, key", [
+    # REAL: NVIDIA/k8s-device-plugin #1223 (AKS, describe's Message: the kubelet's rejectPod status message, "Pod was
+    # rejected: " + the admission's message, its ", which is unexpected" not in the quoted line)
+    ("Pod was rejected: Allocate failed due to device plugin GetPreferredAllocation; unable to get device link "
+     "information: error calling nvml.Init", "UnexpectedAdmissionError"),
+    # the same status message of kubelets before 1.27 ("Pod " + message), a terminal's width cutting the trailer
+    ("Message:        Pod Allocate failed due to device plugin GetPreferredAllocation rpc failed with err: rpc",
+     "UnexpectedAdmissionError"),
+    # constructed from pkg/kubelet/cm/devicemanager (1.10-1.12: "Update plugin resources failed due to %v, which is
+    # unexpected.") as the kubelet's status message
+    ("Message:  Pod Update plugin resources failed due to requested number of devices unavailable for "
+     "nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected.", "UnexpectedAdmissionError"),
+    # the OutOf<resource> admission's message (pkg/kubelet/lifecycle/predicate.go) without its reason: a status
+    # message (rejectPod's "Pod was rejected: "), the Event's message alone
+    ("Message:        Pod was rejected: Node didn't have enough resource: nvidia.com/gpu, requested: 1, used: 0, "
+     "capacity: 0", "OutOfDevices"),
+    # klog's line of an Event (client-go tools/record: "Event(%#v): type: '%v' reason: '%v' %v"), the reason quoted;
+    # REAL shape: kubernetes/kubernetes #68002 (the kubelet's journal after its restart)
+    ("I0829 18:20:22.586445   10333 server.go:457] Event(v1.ObjectReference{Kind:\"Pod\", Namespace:\"default\", "
+     "Name:\"busybox-2\", UID:\"1a2ccb08-ab75-11e8-be16-6c0b840b6709\", APIVersion:\"v1\", ResourceVersion:\"278\", "
+     "FieldPath:\"\"}): type: 'Warning' reason: 'OutOfnvidia.com/gpu' Node didn't have enough resource: "
+     "nvidia.com/gpu", "OutOfDevices"),
+    ("I0829 18:20:22.586445   10333 server.go:457] Event(v1.ObjectReference{Kind:\"Pod\", Namespace:\"default\", "
+     "Name:\"w-0\"}): type: 'Warning' reason: 'Evicted' The node had condition: [DiskPressure].", "Evicted"),
+    # the structured one (1.21+: "Event occurred" .. type="Warning" reason="..."), and compact JSON (jq -c, the API)
+    ('I0129 05:42:59.060605 3736781 event.go:294] "Event occurred" object="train/w-0" kind="Pod" apiVersion="v1" '
+     'type="Warning" reason="OutOfnvidia.com/gpu" message="Node didn\'t have enough resource: nvidia.com/gpu, '
+     'requested: 1, used: 0, capacity: 0"', "OutOfDevices"),
+    ('{"status":{"phase":"Failed","reason":"Evicted","message":"The node had condition: [DiskPressure]. "}}',
+     "Evicted"),
+])
+def test_every_form_of_the_kubelets_admission_and_event_words(line, key):
+    """Was: nothing (the admission's message read only with its ", which is unexpected"; the OutOf<resource> admission
+    only by its reason; a reason only after "Reason:", '"reason": ' or an Event's type)."""
+    [e] = ended(line)
+    assert e.details["pod_end"] == key, line
+
+
+@pytest.mark.parametrize("line", [
+    # constructed: the words without the kubelet's prefix or trailer, a resource no device plugin serves, prose
+    "Allocate failed due to device plugin GetPreferredAllocation rpc failed",
+    "Node didn't have enough resource: cpu, requested: 1000, used: 0, capacity: 0",
+    "the season: 'Evicted' tenants",
+])
+def test_admission_words_the_kubelet_did_not_say_end_no_pod(line):
+    assert ended(line) == []
+
+
 @pytest.mark.parametrize("line", [
     # REAL: https://github.com/NVIDIA/k8s-device-plugin/issues/25 (the scheduler found no node with a free GPU: a pod
     # still pending, no node refused it)
