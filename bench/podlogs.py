@@ -123,7 +123,7 @@ print(json.dumps({"cpu": cpu, "lines": src.lines, "bytes": src.bytes_read, "find
 # --follow: the files' lines (argv: checkout, pod log root, state dir, K) appended K a file at a time, one turn of the
 # source's loop after each append (`PodLogSource.turn`, as `run` calls it; its writes not counted): its JSON figures
 FOLLOWER = r'''
-import json, os, sys, time
+import inspect, json, os, sys, time
 sys.path.insert(0, sys.argv[1])
 from agent.sources.podlogs import PodLogSource
 from agent.state import StateStore
@@ -134,7 +134,10 @@ for d in sorted(os.listdir(src_root)):
     os.makedirs(os.path.join(root, c))
     files.append((open(os.path.join(src_root, c, "0.log"), "rb").read().splitlines(keepends=True),
                   open(os.path.join(root, c, "0.log"), "ab", buffering=0)))
-src = PodLogSource(root, StateStore(sys.argv[4], "podlogs.json"), from_start=True)
+# (its saved offsets: a store, or, before the store (14e57b9), the state directory itself)
+saved = sys.argv[4] if "state_dir" in inspect.signature(PodLogSource).parameters else \
+    StateStore(sys.argv[4], "podlogs.json")
+src = PodLogSource(root, saved, from_start=True)
 if not hasattr(src, "turn"):
     print("its PodLogSource has no turn (one turn of its loop): --follow compares checkouts that have it",
           file=sys.stderr)

@@ -56,7 +56,8 @@ def main() -> None:
         for _ in range(args.cycles):
             for g in agent.gpu.gpus:
                 for group in GROUPS:
-                    fake.read(g.ident.index, group)
+                    if group not in g.unsupported:  # (as the collector: a group NOT_SUPPORTED is read no more)
+                        fake.read(g.ident.index, group)
                 for link in g.links:
                     fake.nvlink(g.ident.index, link)
         nvml = (time.process_time() - c0) / args.cycles
