@@ -71,6 +71,10 @@ MAX_PENDING = 1 << 20  # a "line" longer than this without a newline is scanned 
 # object per line of its burst at the same time (10,000 NCCL lines were 13 MiB in one batch, and RSS
 # never gave it back)
 MAX_BATCH_FINDINGS = 1024
+# what a poll reads of one file at most (the rest at the next poll, from where it stopped): a pod writing faster than
+# the source reads (a logging storm, NCCL_DEBUG=INFO on every rank) kept one poll reading it to no end, nothing it or
+# the other pods' files held handed on meanwhile (bench/podlogs.py at 50 MB/s: 199 MB read, 0 findings of 295)
+MAX_POLL_BYTES = 16 * READ_CHUNK
 # Polls after the first listing by which the source counts as read up (`caught_up`) even if none went through every
 # file (each cut short by MAX_BATCH_FINDINGS: pods printing findings faster than a poll takes them): a hang tracker
 # that never judges is worse than one judging a pod before its last lines are read
@@ -400,7 +404,7 @@ class PodLogSource(Source):
                  "_first_scan",
                  # its reads
                  "bytes_read", "lines", "_gone_evictions", "_gone_memo_evictions", "memo", "_classifier", "_next",
-                 "_whole", "_released",
+                 "_whole", "_cut", "_released",
                  # the pods and their progress, restarts
                  "pods", "listed", "_read_up", "_polls_listed", "_marks", "_restarted", "_restarting",
                  "_restart_files", "missing")
@@ -473,6 +477,7 @@ class PodLogSource(Source):
         self._next = 0  # where the next poll starts (after a poll cut short by MAX_BATCH_FINDINGS)
         # the last poll read every file to its end (none cut short by MAX_BATCH_FINDINGS, the last one's read included)
         self._whole = False
+        self._cut = False  # the last poll stopped a file's read at MAX_POLL_BYTES (the rest at the next)
         self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
         self.listed = False  # `pods` is a listing's (before the first, no pod is known to be gone)
@@ -774,6 +779,7 @@ class PodLogSource(Source):
         is read as it stands (`_tail_ended`)."""
         now = time.monotonic() if now is None else now
         out, self._released = self._released, []
+        self._cut = False
         tails = list(self.tails.values())
         start = self._next % len(tails) if tails else 0
         for i, tail in enumerate(tails[start:] + tails[:start]):
@@ -803,18 +809,24 @@ class PodLogSource(Source):
             if st is None or st.st_size <= tail.offset and tail.fd is None:
                 continue
             if self._open(tail):
-                out += self._read(tail, tail.fd, MAX_BATCH_FINDINGS - len(out))
+                out += self._read(tail, tail.fd, MAX_BATCH_FINDINGS - len(out), MAX_POLL_BYTES)
         else:
             self._next = 0
-        # (a loop that ended may still have stopped its last file's read at the bound: that file is not read up)
-        self._whole = len(out) < MAX_BATCH_FINDINGS
+        # (a loop that ended may still have stopped its last file's read at the bound, or a file's at MAX_POLL_BYTES:
+        # that file is not read up)
+        self._whole = len(out) < MAX_BATCH_FINDINGS and not self._cut
         return out
 
-    def _read(self, tail: _Tail, fd: int, budget: int | None = None) -> list[tuple[PodRef, Finding]]:
-        """Read to the end of `fd`, or, given a budget, stop after the chunk that brought that many findings
-        (the rest stays in the file for the next poll)."""
-        out = []
+    def _read(self, tail: _Tail, fd: int, budget: int | None = None,
+              limit: int | None = None) -> list[tuple[PodRef, Finding]]:
+        """Read to the end of `fd`, or, given a budget, stop after the chunk that brought that many findings, or,
+        given a limit, after the chunk that brought that many bytes (`_cut`: the file is not read up); the rest stays
+        in the file for the next poll."""
+        out, start = [], tail.offset
         while budget is None or len(out) < budget:
+            if limit is not None and tail.offset - start >= limit:
+                self._cut = True
+                break
             try:
                 data = os.read(fd, READ_CHUNK)
             except OSError:
@@ -1358,7 +1370,7 @@ class PodLogSource(Source):
         if now - self._last_save >= 2.0:
             self.save()
             self._last_save = now
-        return bool(found)
+        return bool(found) or self._cut  # (a file read to MAX_POLL_BYTES: the rest at once, no wait)
 
     @property
     def caught_up(self) -> bool:

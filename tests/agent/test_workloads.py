@@ -884,6 +884,32 @@ def test_one_memo_for_all_pod_files_and_polls_of_bounded_size(pods):
     assert len(src.memo) <= POD_MEMO_SIZE and src.memo_evictions() >= 6000 - POD_MEMO_SIZE
 
 
+def test_a_pod_writing_faster_than_the_source_reads_starves_no_other_pod(pods, monkeypatch):
+    """A poll read each file to its end: a pod writing faster than the source reads (bench/podlogs.py at 50 MB/s: 199
+    MB read, 0 findings of 295) kept one poll on it to no end, nothing of it or of the other pods handed on.  Now a
+    poll reads MAX_POLL_BYTES of a file at most: the other pod's failure comes with the first poll, the loop goes on at
+    once (`turn` says there is more), and the flood's own failure, past the bound, comes later, every line once."""
+    from agent.sources import podlogs
+
+    monkeypatch.setattr(podlogs, "MAX_POLL_BYTES", 2 * podlogs.READ_CHUNK)
+    src = source(pods)
+    src.discover()
+    src.poll()  # (the fixture's own lines)
+    a, b = pods / W0 / "pytorch" / "0.log", pods / W1 / "pytorch" / "0.log"
+    # synthetic: a metrics line a step, as the bench's mix (no keyword), 6 bounds' worth, then rank 7's timeout
+    append(a, "".join(f'2024-07-25T07:00:00.000000000Z stdout F {{"step": {i}, "loss": 1.5}}\n'
+                      for i in range(6 * 2 * podlogs.READ_CHUNK // 60)) + TIMEOUT.format(ts="2024-07-25T07:00:01Z", r=7))
+    append(b, TIMEOUT.format(ts="2024-07-25T07:00:01Z", r=9))
+    batches = []
+    assert src.turn(batches.append) is True  # cut short: more to read at once
+    assert [(f.kind, f.rank) for _, f in batches[0].items] == [("nccl_timeout", 9)]  # the other pod, not starved
+    while src.turn(batches.append):
+        pass
+    assert [(ref.pod, f.rank) for batch in batches for ref, f in batch.items] == [
+        ("llama-70b-worker-3", 9), ("llama-70b-worker-2", 7)]  # every failure once
+    assert os.path.getsize(a) == src.tails[str(a)].offset  # read up
+
+
 def test_a_followed_files_classifier_is_a_stream_of_the_sources(pods, monkeypatch):
     """Each followed file's classifier is `Classifier.for_stream` of one the source holds: the table's derived tables,
     prefilter and memo shared, nothing of another file's context.  Before, each file built a Classifier of its own,
