@@ -20,6 +20,7 @@ from parsers.envelope import stern_record
 from parsers.kinds import TABLE as KIND_TABLE
 from parsers.prefilter import Prefilter
 from parsers.redacted import placeholder
+from parsers.rules import EVENT_FILL_ALONE
 
 from . import facts
 from .facts import NODE_NAMED
@@ -29,11 +30,11 @@ from .ranks import UNREAD, Origin, from_path, hostname_of_pod, in_message, origi
 
 log = logging.getLogger("gpu_npd.triage")
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
-# what a later line of an event may amend in its evidence (parsers' EVENT_AMENDS details, read in `_amended`)
-_AMENDED = frozenset({"severity", "pci", "peer", "pid", "oom", "gpu", "rank", NODE_NAMED, "seq", "op", "timeout_ms"})
 # a rank's collective as its watchdog's WorkNCCL(..) names it (parsers/rules.py EVENT_FILL_ALONE's "nccl_watchdog": a
 # later line of the rank's failure naming what its first line did not)
-_WORK = ("seq", "op", "timeout_ms")
+_WORK = EVENT_FILL_ALONE["nccl_watchdog"]
+# what a later line of an event may amend in its evidence (parsers' EVENT_AMENDS details, read in `_amended`)
+_AMENDED = frozenset({"severity", "pci", "peer", "pid", "oom", "gpu", "rank", NODE_NAMED, *_WORK})
 YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's year) until one is found
 MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million timeouts says no more than this
 MAX_PENDING = 50000  # evidence held back to the file's end for the rank another line of its process names

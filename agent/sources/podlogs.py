@@ -475,7 +475,8 @@ class PodLogSource(Source):
         # file's set-up free of any lookup keyed by the table (a new Classifier hashed every row: ~0.8 ms a file)
         self._classifier = Classifier(prefilter=self._re, memo=self.memo, memo_size=POD_MEMO_SIZE)
         self._next = 0  # where the next poll starts (after a poll cut short by MAX_BATCH_FINDINGS)
-        # the last poll read every file to its end (none cut short by MAX_BATCH_FINDINGS, the last one's read included)
+        # the last poll read every file to its end (none cut short by MAX_BATCH_FINDINGS, the last one's read included,
+        # nor at MAX_POLL_BYTES)
         self._whole = False
         self._cut = False  # the last poll stopped a file's read at MAX_POLL_BYTES (the rest at the next)
         self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()

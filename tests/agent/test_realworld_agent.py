@@ -65,6 +65,7 @@ def test_the_agent_counts_every_node_event_the_corpus_expects(tmp_path: Path):
     assert sorted(set(missed) - set(BY_DESIGN)) == [], "\n".join(f"{n}: {w} {t!r}" for n, (w, t) in missed.items()
                                                                 if n not in BY_DESIGN)
     assert sorted(set(BY_DESIGN) - set(missed)) == [], "stale BY_DESIGN entries: counted now"
+    assert not any(tmp_path.iterdir())  # (the agents shared a state directory: none saved anything another read)
     # what the workload entries leave out is a workload kind, each; the rest of their samples is counted
     for name, why in BY_DESIGN.items():
         if why == _WORKLOAD_FROM_NODE_LOG:
