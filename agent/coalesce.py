@@ -50,13 +50,14 @@ class Coalescer:
         d = self._table.get((source, f.message, f.pci, f.kind))
         if d is None:
             return None
-        if not self.engine.repeat(f, d.outcome):
+        engine = self.engine
+        t = seen_at(f, engine.clock(), engine.boot.epoch)  # (read once, undated: the engine's repeat takes it)
+        if not engine.repeat(f, d.outcome, t):
             del self._table[d.key]  # its problem is gone: decide afresh
             return None
         d.pending += 1
         self._pending[d.key] = d
-        t = seen_at(f, self.engine.clock())
-        if t - d.cause_at < CAUSE_EVERY:
+        if t is None or t - d.cause_at < CAUSE_EVERY:  # (None: an earlier boot's line, no cause of a job's failure)
             return False
         d.cause_at = t
         return True

@@ -327,12 +327,12 @@ class HealthEngine:
                                          sentence(f, f.action, f.details.get("policy", "")), seen))
         return ("notice", due)
 
-    def repeat(self, f: Finding, outcome: Outcome) -> bool:
-        """`f` repeats a finding whose decision was `outcome` (from `decide`): count it without deciding again.
-        False when that decision no longer stands (its problem was cleared): the caller decides afresh."""
-        seen = seen_at(f, self.clock(), self.boot.epoch)
+    def repeat(self, f: Finding, outcome: Outcome, seen: float | None) -> bool:
+        """`f` repeats a finding whose decision was `outcome` (from `decide`), written at `seen` (the caller's one
+        reading of its time, `seen_at(f, now, boot.epoch)`): count it without deciding again.  False when that
+        decision no longer stands (its problem was cleared): the caller decides afresh."""
         if seen is None:
-            return True  # from a previous boot: counted by the caller, raises nothing (as observe)
+            return True  # from a previous boot: counted by the caller, raises nothing (as decide)
         if self.policy.remember(f, seen):
             return False  # an escalation reached its count with this repeat (agent/policy.py): decide afresh
         if outcome[0] == "none":

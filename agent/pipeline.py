@@ -145,7 +145,9 @@ class Pipeline:
 
         - from the kernel: a syslog line another program wrote (any local process can write one that reads like a
           kernel fault) is counted as such (gpu_npd_forged_or_userspace_total), never a node problem;
-        - dated: a kmsg finding carries seconds since boot; it gets its wall-clock time from the boot's start;
+        - dated: a kmsg finding carries seconds since boot: its wall-clock time is the boot's start plus that (read
+          by seen_at wherever a time is asked; the datetime is built only for a finding that goes on past the
+          coalescer: a storm's repeat counted builds none);
         - not one Xid twice: an Xid NVML's event API already reported (or the kernel log, the other way round)
           within a few seconds is the same Xid (agent/xidmerge.py);
         - not ours: a line our own InfiniBand counter reads caused (agent/selfcaused.py) is counted as such.
@@ -165,7 +167,7 @@ class Pipeline:
         epoch, guard, already_seen = self.boot.epoch, self.guard, self.xids.already_seen
         repeat, remember, noted = self.coalescer.repeat, self.coalescer.remember, self.workloads.note_finding
         decide, gpu, known, pods = self.engine.decide, self.gpu, self.known_gpus, self.pods
-        dated, utc = datetime.fromtimestamp, timezone.utc  # (a kmsg line's wall time: every record of a flood's)
+        dated, utc = datetime.fromtimestamp, timezone.utc  # (a decided kmsg line's wall time)
         fresh: list[tuple] = []  # the counter labels of the findings decided anew
         read = classifier.read
         for rec in batch:
@@ -177,22 +179,22 @@ class Pipeline:
                 if not from_kernel(f):  # the one rule `gpu-npd parse` applies too
                     self.metrics.forged.labels(name, f.kind).inc()
                     continue
-                if f.timestamp is None and f.uptime is not None and epoch is not None:
-                    f.timestamp = dated(epoch + f.uptime, utc)
                 if f.kind == "xid":
                     if already_seen(f, name):
                         continue
-                elif guard is not None and guard.explains(f):
+                elif guard is not None and guard.explains(f, epoch):
                     self.metrics.self_caused.labels(f.kind, f.pci or "unknown").inc()
                     continue
                 amendment = amends(f)
                 due = None if amendment else repeat(name, f)
-                if due is not None:
-                    if due:  # (a repeat noted as a possible cause, at most once a second: with its GPU index, as
-                        annotate(f, gpu.gpu_map, known)  # its first, so that a failure after it names the same GPU)
-                        noted(f)
+                if due is False:  # a repeat counted, nothing more: no datetime built (seen_at reads its kmsg stamp)
                     continue
+                if f.timestamp is None and f.uptime is not None and epoch is not None:
+                    f.timestamp = dated(epoch + f.uptime, utc)  # its wall time, for what it goes on to
                 annotate(f, gpu.gpu_map, known)  # (the inventory's map: the poller's thread replaces it)
+                if due:  # a repeat noted as a possible cause, at most once a second: with its GPU index, as its first,
+                    noted(f)  # so that a failure after it names the same GPU
+                    continue
                 if f.kind == "xid" and f.pid is not None:
                     pod = pods(f.pid)
                     if pod is not None:

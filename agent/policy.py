@@ -110,21 +110,13 @@ class FindingPolicy:
     def remember(self, f: Finding, seen: float) -> bool:
         """A repeat counted without a decision still is the GPU's latest Xid (for later ignore-after rules) and a
         sighting the escalations count.  True when that sighting made an escalation reach its count: the repeat
-        must be decided afresh (`apply` then takes the verdict without counting it again)."""
+        must be decided afresh (`apply` then takes the verdict without counting it again: `_counted`)."""
         if f.kind == "xid" and f.xid is not None:
             keep_newest(self._last_xid, f.pci or "-", (seen, f.xid, f.attribution), MAX_KEYS)
-            verdict = self._escalation(f, seen)
+            verdict = self.escalations.see(f.xid, f.severity, f.pci or "-", f.message, seen)
+            self._counted = (f, verdict)  # (a repeat is remembered once, never after `apply` counted it)
             return verdict is not None and verdict.crossed
         return False
-
-    def _escalation(self, f: Finding, seen: float) -> Escalated | None:
-        """The escalation verdict of Xid finding `f`, its sighting counted once (a repeat decided afresh after
-        `remember` counted it is the same finding).  `apply` does the same inline (see there)."""
-        if self._counted[0] is f:
-            return self._counted[1]
-        verdict = self.escalations.see(f.xid or 0, f.severity, f.pci or "-", f.message, seen)
-        self._counted = (f, verdict)
-        return verdict
 
     def apply(self, f: Finding, seen: float, uptime: float | None = None) -> str:
         """Why the policy holds `f` back (one of HELD_REASONS), or "" when it goes on, changed in place (a row's
@@ -139,8 +131,8 @@ class FindingPolicy:
         entry = self.table.get(f.xid, _NO_ROW)
         last_xid = self._last_xid
         previous = last_xid.get(gpu) if entry else None  # (only a policy row's ignore_after reads it)
-        # `remember`'s two steps (keep_newest, _escalation), inline: every decided Xid passes here, and in a flood of
-        # distinct Xids the two calls were 1% of a record's cost (bench/inprocess.py --instructions).  One test holds
+        # `remember`'s keep_newest, inline: every decided Xid passes here, and in a flood of distinct Xids the call was
+        # (with a second one since gone) 1% of a record's cost (bench/inprocess.py --instructions).  One test holds
         # the two paths to the same memory (tests/agent/test_policy.py::test_apply_and_remember_keep_the_same_memory).
         last_xid[gpu] = (seen, f.xid, f.attribution)
         last_xid.move_to_end(gpu)

@@ -82,15 +82,18 @@ class CounterGuard:
             if len(names) < 16:
                 names.add(device)
 
-    def explains(self, f: Finding) -> bool:
-        """True when this finding is a line our own counter read caused: the caller raises nothing for it."""
+    def explains(self, f: Finding, since: float | None = None) -> bool:
+        """True when this finding is a line our own counter read caused: the caller raises nothing for it.  `since`:
+        this boot's start (seen_at's: a kmsg line's time from its stamp; an earlier boot's line is none of our reads)."""
         if not self.window or f.pci is None or f.kind not in _KINDS:
             return False
         cause = next((c for c in SELF_CAUSED if f.kind == c.kind
                       and str(f.details.get(c.detail, "")).startswith(c.value)), None)
         if cause is None:
             return False
-        t = seen_at(f, self.clock())
+        t = seen_at(f, self.clock(), since)
+        if t is None:
+            return False
         with self._lock:
             read = self._reads.get(f.pci)
             if read is None or not read[0] - SLACK_SECONDS <= t <= read[1] + self.window:

@@ -1,10 +1,12 @@
 """A distinct-Xid flood through the agent's pipeline in process: the cost of one record, without the source
 thread, the queue or a scrape (bench/agent.py measures the whole process).
 
-    python bench/inprocess.py [--records N] [--runs R] [--ref DIR] [--instructions] [--standing S]
+    python bench/inprocess.py [--records N] [--runs R] [--ref DIR] [--instructions] [--standing S] [--case C]
 
 Each record is an application Xid 31 from another process on one of 256 GPUs, so every line is new to the
-memo and decided afresh (issue 11's distinct-message flood).  Prints the best and median CPU time per record
+memo and decided afresh (issue 11's distinct-message flood).  --case storm: one fatal Xid 95 line repeated (each
+record a repeat the coalescer counts without a decision: the repeat path); --case mix: that Xid every other record,
+a benign kernel line between (bench/agent.py storms' three cases, without the process around them).  Prints the best and median CPU time per record
 of R runs, each on a fresh agent; --ref DIR measures another checkout alternately in the same invocation.
 
 --standing S first raises S problems that the flood leaves alone (an Xid 79 on each of S other GPUs, outside
@@ -33,7 +35,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def line(i: int) -> str:
+STORM_XID = ("NVRM: Xid (PCI:0000:5d:00): 95, pid=2207, name=python3, Uncontained: FBHUB. "
+             "RST: Yes, D-RST: No")  # bench/agent.py's (synthetic: the Xid 95 shape in tests/fixtures/dmesg)
+CASES = ("distinct", "storm", "mix")
+
+
+def line(i: int, case: str = "distinct") -> str:
+    if case == "storm" or case == "mix" and i % 2:
+        return f"4,{i},{i * 10},-;{STORM_XID}"
+    if case == "mix":
+        return f"6,{i},{i * 10},-;eth0: benign kernel line {i}"
     return f"4,{i},{i * 1000},-;NVRM: Xid (PCI:0000:{i % 256:02x}:00): 31, pid={i}, name=python3, Ch 00000008, MMU Fault {i}"
 
 
@@ -41,7 +52,8 @@ def standing(i: int) -> str:
     return f"3,{i},1000,-;NVRM: Xid (PCI:{i + 1:04x}:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 
 
-def measure(records: int, runs: int, gc_default: bool = False, stand: int = 0) -> tuple[list[float], list[int]]:
+def measure(records: int, runs: int, gc_default: bool = False, stand: int = 0,
+            case: str = "distinct") -> tuple[list[float], list[int]]:
     """CPU microseconds per record of each run (in this process: the tree on sys.path), and the collections of
     each generation during the last run and the objects they freed.  The collector runs as under `gpu-npd run`, or with CPython's defaults."""
     import gc
@@ -52,7 +64,7 @@ def measure(records: int, runs: int, gc_default: bool = False, stand: int = 0) -
     from agent.config import load
     from agent.sources import Record
 
-    lines = [line(i) for i in range(records)]
+    lines = [line(i, case) for i in range(records)]
     out = []
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp, open(os.devnull, "w") as devnull:
@@ -76,10 +88,11 @@ def measure(records: int, runs: int, gc_default: bool = False, stand: int = 0) -
 
 
 def run_in(tree: Path, records: int, runs: int, gc_default: bool = False, valgrind: str | None = None,
-           out: str | None = None, stand: int = 0) -> tuple[list[float], list[int]]:
+           out: str | None = None, stand: int = 0, case: str = "distinct") -> tuple[list[float], list[int]]:
     """`measure` in a fresh process importing `tree`; under callgrind, ([instructions], []) instead."""
     code = (f"import json, sys; sys.path.insert(0, {str(tree)!r}); sys.path.insert(1, {str(HERE)!r}); "
-            f"import inprocess; print(json.dumps(inprocess.measure({records}, {runs}, {gc_default}, {stand})))")
+            f"import inprocess; print(json.dumps(inprocess.measure({records}, {runs}, {gc_default}, {stand}, "
+            f"{case!r})))")
     cmd = [sys.executable, "-c", code]
     if valgrind:
         cmd = [valgrind, "--tool=callgrind", f"--callgrind-out-file={out}", *cmd]
@@ -90,13 +103,13 @@ def run_in(tree: Path, records: int, runs: int, gc_default: bool = False, valgri
     return times, collections
 
 
-def instructions(tree: Path, records: int, stand: int = 0) -> float:
+def instructions(tree: Path, records: int, stand: int = 0, case: str = "distinct") -> float:
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         raise SystemExit("inprocess: --instructions needs valgrind (apt install valgrind)")
     with tempfile.TemporaryDirectory() as tmp:
-        small = run_in(tree, records // 6, 1, valgrind=valgrind, out=f"{tmp}/small", stand=stand)[0][0]
-        big = run_in(tree, records, 1, valgrind=valgrind, out=f"{tmp}/big", stand=stand)[0][0]
+        small = run_in(tree, records // 6, 1, valgrind=valgrind, out=f"{tmp}/small", stand=stand, case=case)[0][0]
+        big = run_in(tree, records, 1, valgrind=valgrind, out=f"{tmp}/big", stand=stand, case=case)[0][0]
     return (big - small) / (records - records // 6)
 
 
@@ -108,22 +121,25 @@ def main() -> None:
     ap.add_argument("--instructions", action="store_true", help="instructions per record (callgrind)")
     ap.add_argument("--standing", type=int, default=0, help="problems standing before the flood (default 0)")
     ap.add_argument("--gc-default", action="store_true", help="the collector at CPython's default thresholds")
+    ap.add_argument("--case", choices=CASES, default="distinct",
+                    help="distinct Xids (default), one Xid repeated (storm), or it and benign lines (mix)")
     args = ap.parse_args()
     trees = [("this", HERE.parent)] + ([("ref", Path(args.ref).resolve())] if args.ref else [])
     if args.instructions:
         for label, tree in trees:
-            n = instructions(tree, args.records or 12_000, args.standing)
-            print(f"{label:>5}: {n:,.0f} instructions a record ({tree})")
+            n = instructions(tree, args.records or 12_000, args.standing, args.case)
+            print(f"{label:>5} {args.case}: {n:,.0f} instructions a record ({tree})")
         return
     times: dict[str, list[float]] = {label: [] for label, _ in trees}
     collections: dict[str, list[int]] = {}
     for _ in range(args.runs):
         for label, tree in trees:
-            t, collections[label] = run_in(tree, args.records or 100_000, 1, args.gc_default, stand=args.standing)
+            t, collections[label] = run_in(tree, args.records or 100_000, 1, args.gc_default, stand=args.standing,
+                                           case=args.case)
             times[label] += t
     for label, tree in trees:
         t = times[label]
-        print(f"{label:>5}: best {min(t):.2f} us a record, median {statistics.median(t):.2f} "
+        print(f"{label:>5} {args.case}: best {min(t):.2f} us a record, median {statistics.median(t):.2f} "
               f"({1e6 / min(t):,.0f} records/s of CPU); collections by generation {collections[label][:3]}, freeing {collections[label][3]} objects ({tree})")
 
 

@@ -44,12 +44,16 @@ BENCHES: dict[str, tuple[str, list[str]]] = {
     "agent": ("The agent process: footprint, flood, latency, storms (bench/agent.py all)", ["agent.py", "all"]),
     "footprint": ("The idle agent's footprint, side by side (bench/agent.py footprint)",
                   ["agent.py", "footprint", "--seconds", "30", "--runs", "3"]),
+    "storms": ("Issue 11's floods through the real process, side by side, best of 5 (bench/agent.py storms --runs 5)",
+               ["agent.py", "storms", "--runs", "5"]),
     "inprocess": ("The record path in process (bench/inprocess.py)", ["inprocess.py"]),
     # the same flood's cost counted by callgrind (instructions a record, the same on a loaded host): compare trees
     # at paths of equal length (--baseline DIR as long as this checkout's path: the interpreter's path strings are
     # part of what it counts)
     "inprocess_instructions": ("The record path in process, instructions a record (bench/inprocess.py --instructions)",
                                ["inprocess.py", "--instructions"]),
+    "inprocess_storm_instructions": ("A repeated Xid's storm in process, instructions a record (bench/inprocess.py "
+                                     "--instructions --case storm)", ["inprocess.py", "--instructions", "--case", "storm"]),
     "inprocess_standing": ("The record path in process, 3,000 problems standing (bench/inprocess.py --standing)",
                            ["inprocess.py", "--standing", "3000", "--records", "30000", "--runs", "3"]),
     "poll": ("Telemetry poll cycle (bench/poll.py)", ["poll.py"]),
@@ -77,6 +81,8 @@ TARGETS: dict[str, str] = {
              "p99 <= 200 ms; storms: >= 100,000 records/s with exact counts, every line counted in <= 10 s of CPU, "
              ">= 50,000 records/s of distinct Xids",
     "footprint": FOOTPRINT,
+    "storms": "the main thread's CPU a record the same as or below the previous version's in each case",
+    "inprocess_storm_instructions": "the same as or below the previous version's",
     "inprocess_standing": "the same per record with problems standing as without",
     "poll": "<= 5 ms of CPU per cycle excluding NVML",
     "kube_scale": "<= 12 writes/node/hour; <= 10 writes for a storm; taints <= budget",
@@ -88,7 +94,8 @@ TARGETS: dict[str, str] = {
 BASELINE_OPTION = {"parse": "--baseline", "parse_instructions": "--baseline", "perline": "--baseline",
                    "perline_instructions": "--baseline",
                    "correlate": "--baseline", "agent": "--ref",
-                   "inprocess": "--ref", "inprocess_instructions": "--ref", "triage_scale": "--baseline",
+                   "inprocess": "--ref", "inprocess_instructions": "--ref", "inprocess_storm_instructions": "--ref",
+                   "storms": "--ref", "triage_scale": "--baseline",
                    "triage_fleet": "--baseline", "triage_files": "--baseline", "podlogs_cpu": "--baseline",
                    "podlogs_follow": "--baseline",
                    "footprint": "--ref"}

@@ -111,19 +111,25 @@ def from_kernel(f: Finding) -> bool:
 
 
 def seen_at(f: Finding, now: float, since: float | None = None) -> float | None:
-    """When `f`'s line was written (Unix seconds: its envelope's time, or the boot's start plus its kmsg stamp where the
-    agent dated it), never after `now` (a line stamped ahead of the reader's clock: a kernel's wall time drifted from
-    its monotonic one, another host's stamp); `now` for a line without a time.  The one reading of a line's time
-    against the agent's clock: the health engine's (a problem's first_seen), its Events' eventTime, the pipeline's
-    (a pod line during a GPU reset), the counter guard's and the coalescer's (a repeat's spacing).
-    `since` (the health engine's: this boot's start), None for a stamped line before it, an earlier boot's (never None
-    without it): the engine's one call a decided finding and a repeat pay (bench/inprocess.py --instructions)."""
-    if f.timestamp is None:
-        return now
-    seen = f.timestamp.timestamp()
-    if seen > now:  # (no min(): a storm's every repeat reads it, agent/health.py `repeat`)
-        seen = now
-    return None if since is not None and seen < since else seen
+    """When `f`'s line was written (Unix seconds: its envelope's time, or the boot's start plus its kmsg stamp), never
+    after `now` (a line stamped ahead of the reader's clock: a kernel's wall time drifted from its monotonic one,
+    another host's stamp); `now` for a line without a time.  The one reading of a line's time against the agent's
+    clock: the health engine's (a problem's first_seen), its Events' eventTime, the pipeline's (a pod line during a GPU
+    reset), the counter guard's and the coalescer's (a repeat's spacing).
+    `since`: this boot's start.  A line with a kmsg stamp and no wall time is this boot's: `since` plus its stamp (the
+    agent dates only the findings it decides: a storm's repeat builds no datetime, agent/pipeline.py); a stamped line
+    before it, an earlier boot's, is None (never None without it).  The one call a decided finding and a repeat pay
+    (bench/inprocess.py --instructions)."""
+    stamp = f.timestamp
+    if stamp is not None:
+        seen = stamp.timestamp()
+        if seen > now:  # (no min(): a storm's every repeat reads it, agent/coalesce.py `repeat`)
+            seen = now
+        return None if since is not None and seen < since else seen
+    if since is not None and f.uptime is not None:
+        seen = since + f.uptime
+        return now if seen > now else seen
+    return now
 
 
 def at_least(severity: str, minimum: str) -> bool:

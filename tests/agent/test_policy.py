@@ -223,8 +223,8 @@ def test_held_xids_are_counted_by_code_and_reason_and_survive_a_restart(tmp_path
 
 def test_apply_and_remember_keep_the_same_memory(monkeypatch):
     """`apply` records an Xid's sighting inline (the GPU's last Xid, the escalations' count: agent/policy.py says why);
-    `remember` records a repeat's with `keep_newest` and `_escalation`.  The two must leave the same memory: a stream
-    decided line by line, and the same stream where each repeat of a line is only remembered (as the coalescer does;
+    `remember` records a repeat's with `keep_newest` and the escalations' `see`.  The two must leave the same memory:
+    a stream decided line by line, and the same stream where each repeat of a line is only remembered (as the coalescer does;
     decided afresh when an escalation reached its count), end with the same last Xids (bounded alike: a small
     MAX_KEYS here) and the same escalation counts."""
     import agent.policy as policy

@@ -148,8 +148,12 @@ def test_a_findings_time_is_its_stamp_capped_at_the_clock_else_the_clock():
     from parsers.finding import seen_at
 
     f = parse_line("[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid=1, GPU has fallen off the bus.")
-    assert f is not None and f.timestamp is None
-    assert seen_at(f, 1.5) == 1.5 and seen_at(f, 1.5, since=2.0) == 1.5  # unstamped: the clock's, whatever the boot
+    assert f is not None and f.timestamp is None and f.uptime == 4254.19786
+    assert seen_at(f, 1.5) == 1.5  # no wall time, no boot's start: the clock's
+    assert seen_at(f, 1e9, since=1000.0) == 1000.0 + 4254.19786  # a kmsg stamp: this boot's start plus it
+    assert seen_at(f, 1.5, since=2.0) == 1.5  # (capped at the clock as a stamped line)
+    f.uptime = None
+    assert seen_at(f, 1e9, since=1000.0) == 1e9  # neither: the clock's, whatever the boot
     f.timestamp = datetime(2025, 1, 2, 3, 4, 5, 250000, timezone.utc)
     assert seen_at(f, 1735787046.0) == 1735787045.25
     assert seen_at(f, 1735787000.0) == 1735787000.0  # stamped ahead of the clock: the clock's
@@ -159,12 +163,12 @@ def test_a_findings_time_is_its_stamp_capped_at_the_clock_else_the_clock():
 def test_seen_at_caps_a_line_at_the_clock_and_since_refuses_an_earlier_boots():
     """parsers/finding.py `seen_at`: the line's time, never after the clock; with `since` (the health engine's boot
     start, its one call per decided finding and repeat: agent/health.py had a `_seen` method around it) None for a
-    stamped line before it, an unstamped line the clock's whatever `since` says."""
+    stamped line before it; a line with neither a wall time nor a kmsg stamp the clock's whatever `since` says."""
     from datetime import datetime, timezone
 
     from parsers.finding import seen_at
 
-    f = parse_line("[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid=1, GPU has fallen off the bus.")
+    f = parse_line("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, GPU has fallen off the bus.")
     assert f is not None and seen_at(f, 5.0) == 5.0 and seen_at(f, 5.0, 9.0) == 5.0
     f.timestamp = datetime(2025, 1, 2, 3, 4, 5, 250000, timezone.utc)
     t = 1735787045.25
