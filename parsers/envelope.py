@@ -535,15 +535,31 @@ def _short_unix(m: re.Match, year: int | None) -> Envelope:
 
 
 _ZONE_OFFSET = re.compile(r"^([+-])(\d\d):?(\d\d)?$")
+# A zone's abbreviation as glibc's %Z prints it from the tz database (ipmitool's SEL time "%X %Z", journalctl's
+# short-full): name -> hours east of UTC, each a name that means one offset in every zone of the tz database that used
+# it since 2015 (tests/parsers/test_ipmi_sel.py checks the table against the zoneinfo of the machine that runs it).
+# An ambiguous name is out of the table on purpose and its time left as the host's clock showed it, naive, as a
+# stamp without a zone: CST (US Central -6, China +8, Cuba -5), CDT (US -5, Cuba -4), IST (India +5:30, Israel +2,
+# Ireland +1), PST (US Pacific -8, the Philippines +8), KST (Korea +9, Pyongyang's +8:30 of 2015-2018); a guess
+# between them would misdate a finding by up to 14 hours, a naive time is read as the log's other naive times are.
+ZONE_NAMES = {
+    "UTC": 0, "GMT": 0, "WET": 0, "WEST": 1, "BST": 1, "CET": 1, "CEST": 2, "MET": 1, "MEST": 2, "EET": 2,
+    "EEST": 3, "MSK": 3, "WAT": 1, "CAT": 2, "SAST": 2, "EAT": 3, "PKT": 5, "WIB": 7, "WITA": 8, "WIT": 9,
+    "HKT": 8, "AWST": 8, "JST": 9, "ACST": 9.5, "ACDT": 10.5, "AEST": 10, "AEDT": 11, "NZST": 12, "NZDT": 13,
+    "NST": -3.5, "NDT": -2.5, "AST": -4, "ADT": -3, "EST": -5, "EDT": -4, "MST": -7, "MDT": -6, "PDT": -7,
+    "AKST": -9, "AKDT": -8, "HST": -10, "HDT": -9, "SST": -11,
+}
 
 
 def _zoned(when: datetime | None, zone: str | None) -> datetime | None:
-    """A stamp's time in the zone printed after it, as the host's locale names it: UTC and numeric offsets are read,
-    any other name ("CET") or none is left off (the time as the host's clock showed it, as a BSD syslog stamp's)."""
+    """A stamp's time in the zone printed after it, as the host's locale names it: a numeric offset or a name of
+    ZONE_NAMES is read (the time in UTC then); an ambiguous name ("CST", "IST") or none is left off (the time as the
+    host's clock showed it, as a BSD syslog stamp's)."""
     if when is None or zone is None:
         return when
-    if zone in ("UTC", "GMT"):
-        return when.replace(tzinfo=timezone.utc)
+    hours = ZONE_NAMES.get(zone)
+    if hours is not None:
+        return when.replace(tzinfo=timezone(timedelta(hours=hours))).astimezone(timezone.utc)
     off = _ZONE_OFFSET.match(zone)
     if off is None:
         return when
@@ -563,12 +579,16 @@ def _short_full(m: re.Match, year: int | None) -> Envelope:
 def _ipmi_sel(m: re.Match, year: int | None) -> Envelope:
     """A BMC's System Event Log row as ipmitool prints it (`ipmitool sel elist` / `sel list`, the ipmi_sel row): the
     row's own time, the BMC's clock at the event (the date "%m/%d/%Y", 1.8.19's "%x": a two-digit year, 69-99 the
-    1900s as strptime's %y; the time with the zone 1.8.19 prints after it, _zoned); the message the whole row, as
-    the rows read it (parsers/rules.py ipmi_sel_row)."""
-    month, day, yr, clock, zone, line = m.groups()
+    1900s as strptime's %y; the time with the zone 1.8.19 prints after it, _zoned, and its "%X" in a 12-hour locale
+    such as en_US, "05:15:35 PM CEST"); the message the whole row, as the rows read it (parsers/rules.py
+    ipmi_sel_row)."""
+    month, day, yr, clock, half, zone, line = m.groups()
     year_n = int(yr)
     if len(yr) == 2:
         year_n += 1900 if year_n >= 69 else 2000
+    if half is not None:  # "%X" in a 12-hour locale (en_US: "%r", "10:06:50 PM"): 12 AM is 0, 12 PM noon
+        hour = int(clock[:2]) % 12 + (12 if half == "PM" else 0)
+        clock = f"{hour:02d}{clock[2:]}"
     return Envelope("ipmi_sel", line, _zoned(_at(int(month), day, clock, year_n), zone))
 
 
@@ -860,13 +880,13 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     # `kubectl logs --prefix`: "[pod/train-worker-1/pytorch] <the pod's line>", the line behind it split as its own
     # (_kubectl, built at once); last, so that the lines of the "[" rows above try no more rows than before
     ("kubectl", "[", _KUBECTL, _kubectl, None),
-    # ipmitool's SEL row (ipmi_sel.c's elist / list: the record id "%4x", then "| <date> | <time>[ <zone>] | <sensor>
-    # | <event> | Asserted"): "  3a | 12/14/22 | 23:09:44 CET | Memory #0x88 | ..", the row's time its finding's
+    # ipmitool's SEL row (ipmi_sel.c's elist / list: the record id "%4x", then "| <date> | <time>[ AM|PM][ <zone>] |
+    # <sensor> | <event> | Asserted"): "  3a | 12/14/22 | 23:09:44 CET | Memory #0x88 | ..", the row's time its finding's
     # (_ipmi_sel), the message the whole row (its fields read in a lookahead). Its lines start with the id's padding
     # or a hex digit other than 0 (an id past 0xfff: "%4x" pads with spaces, never zeros); last, so that the lines of the rows above try no more rows than before. A
     # "Pre-Init" row (the BMC's seconds since its start, no date) stays plain text
     ("ipmi_sel", " 123456789abcdef", LazyPattern(
-        r"^(?= {0,3}[0-9a-f]{1,4} \| (\d\d)/(\d\d)/(\d\d(?:\d\d)?) \| (\d\d:\d\d:\d\d)(?: ([A-Z]{1,5}|"
+        r"^(?= {0,3}[0-9a-f]{1,4} \| (\d\d)/(\d\d)/(\d\d(?:\d\d)?) \| (\d\d:\d\d:\d\d)(?: ([AP]M))?(?: ([A-Z]{1,5}|"
         r"[+-]\d\d:?\d\d))? \| )(.*)$", re.S), _ipmi_sel, "last"),
 )
 

@@ -137,6 +137,18 @@ BLOCK_KINDS = {
 }
 _SIGNAL_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
 _NUMEL = re.compile(r"NumelIn=(\d{1,18})")
+# A watchdog's WorkNCCL(..) wrapped by a terminal at its width, a field cut at the line's end and its rest starting
+# the next line, no prefix on it (HKUDS/GraphGPT #44 at 75 columns: "WorkNCCL(" / "SeqNum=778778, ..", "OpT" /
+# "ype=ALLREDUCE, ..", "Timeout(ms)=1800000" / ") ran for .."; NVIDIA-NeMo/Speech #13562 at 183: "NumelOut=5" /
+# "164000, .."): the lines are one again (`rejoined`) where the next line is the rest of the field the line ended in,
+# a whole "Key=value" then PyTorch's ", " or ")" (the fields of ProcessGroupNCCL's WorkNCCL operator<<, every era's),
+# at most WORK_JOINS lines; any other next line is read as its own. Was: the cut field lost (OpType, Timeout(ms)).
+_WORK_OPEN = "WorkNCCL("
+_WORK_KEYS = r"(?:SeqNum|OpType|NumelIn|NumelOut|Timeout\(ms\))="
+_WORK_FIELD = re.compile(_WORK_KEYS + r"\w{1,24}")
+_WORK_REST = re.compile(_WORK_KEYS + r"\w{1,24}(?:, |\))")
+WORK_PART_MAX = 24  # characters of a field a cut line may end in
+WORK_JOINS = 3  # lines one WorkNCCL(..) may be wrapped over after its first (five fields, 75 columns and up)
 # PyTorch's watchdog progress line (facts: watchdog_progress, "[PG ID 0 PG GUID 0(default_pg) Rank 3]  failure detected by
 # watchdog at work sequence id: 7219 PG status: ..."): the words a line must hold to be one (`progress_group`)
 PROGRESS_KEYWORDS = tuple(dict.fromkeys(k for f in facts.FACTS if f.kind == "nccl_progress" for k in f.keywords))
@@ -549,6 +561,51 @@ def numel_in(text: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _work_cut(line: str) -> str | None:
+    """The start of the field a line's last WorkNCCL(..) is cut in at its end ("OpT", "NumelOut=5", "" right after
+    "WorkNCCL(" or a ", "), None where the line does not end inside its fields."""
+    at = line.rfind(_WORK_OPEN)
+    if at < 0:
+        return None
+    *whole, part = line[at + len(_WORK_OPEN):].split(", ")
+    if len(part) > WORK_PART_MAX or not all(_WORK_FIELD.fullmatch(f) for f in whole):
+        return None
+    return part
+
+
+def rejoined(lines: Iterable[str]) -> Iterator[str]:
+    """`lines` with a WorkNCCL(..) a terminal wrapped made one line again (_WORK_OPEN): the next lines that continue
+    its cut field joined to it, each joined line read as an empty one (the lines keep their numbers)."""
+    held: str | None = None  # a line whose WorkNCCL(..) is cut at its end
+    part, joins = "", 0
+    for raw in lines:
+        if held is not None:
+            nxt = raw.rstrip("\r\n")
+            m = _WORK_REST.match(part + nxt[:WORK_PART_MAX + 2])
+            joined = m is not None and m.end() > len(part)  # the rest of the cut field, and a separator after it
+            if joined:
+                held, joins = held + nxt, joins + 1
+                cut = _work_cut(held) if joins < WORK_JOINS else None
+                if cut is not None:  # cut again further on: the next line may continue it
+                    part = cut
+                    continue
+            yield held
+            yield from [""] * joins
+            held = None
+            if joined:
+                continue
+        if _WORK_OPEN in raw:
+            line = raw.rstrip("\r\n")
+            cut = _work_cut(line)
+            if cut is not None:
+                held, part, joins = line, cut, 0
+                continue
+        yield raw
+    if held is not None:
+        yield held
+        yield from [""] * joins
+
+
 def progress_group(message: str) -> tuple[int, int, str] | None:
     """A container's line (its CRI envelope off) as PyTorch's watchdog progress line (facts: watchdog_progress): (the
     rank that wrote it, the SeqNum it timed out at, the process group its "[PG ...]" tag names), as `FileReader` reads
@@ -761,7 +818,7 @@ class FileReader:
         an open traceback or block, is looked at further: the rest of a large job's output costs its prefixes."""
         n = 0
         batch: list[str] = []
-        for raw in lines:
+        for raw in rejoined(lines):
             batch.append(raw)
             if len(batch) >= BATCH:
                 yield from self._batch(n, batch)
@@ -785,6 +842,7 @@ class FileReader:
         written), then what a file's end releases that needs no end: the evidence held back for its process's rank
         (with the rank the lines so far name), a CheckpointException no rank's failure followed yet (said once; the
         ranks' failures after it are still read as its).  Blocks still open stay open; no rank_seen."""
+        lines = list(rejoined(lines))  # (a WorkNCCL(..) wrapped across two calls' lines stays cut)
         for start in range(0, len(lines), BATCH):
             yield from self._batch(self._lines_on + start, lines[start:start + BATCH])
         self._lines_on += len(lines)

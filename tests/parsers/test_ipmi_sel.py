@@ -40,6 +40,13 @@ NONCRITICAL_DEASSERTED = (" 3cb | 07/17/2022 | 06:15:39 | Temperature ps1_inlet_
 # REAL: https://github.com/sosreport/sos/issues/2015
 POWER_OFF = "  30 | 11/15/2019 | 18:50:40 | Power Unit Pwr Unit Status | Power off/down | Asserted"
 STATE_ASSERTED = "  32 | 11/15/2019 | 18:50:59 | Management Subsys Health AutoCfg Status | State Asserted | Asserted"
+# REAL: https://github.com/petersulyok/smfc/blob/main/README.md (a Supermicro board's fans; ipmitool in a 12-hour
+# locale, "%X %Z": the time with AM/PM, then the zone)
+FAN_CRITICAL_PM = "   1 | 10/19/2023 | 05:15:35 PM CEST | Fan #0x46 | Lower Critical going low  | Asserted"
+FAN_NONRECOVERABLE_PM = "   2 | 10/19/2023 | 05:15:35 PM CEST | Fan #0x46 | Lower Non-recoverable going low  | Asserted"
+# REAL: https://github.com/ipmitool/ipmitool/pull/346 (a zone whose abbreviation names three: China, US Central, Cuba)
+CST_PM = ("1b5b | 05/27/2022 | 06:12:15 PM CST | Temperature PSU1_Inlet_Temp | Upper Non-critical going high |"
+          " Deasserted | Reading 52 > Threshold 53 degrees C")
 # CONSTRUCTED
 ROW = "  1a | 03/14/2024 | 10:22:31 | {sensor} | {event} | {state}"
 UE = ROW.format(sensor="Memory DIMM_A1", event="Uncorrectable ECC", state="Asserted")
@@ -149,15 +156,61 @@ def test_a_sel_rows_processor_power_or_sensor_fault_is_its_kinds_at_the_severity
 
 @pytest.mark.parametrize("line, when", [
     (MCE, datetime(2026, 5, 14, 20, 40, 26)),
-    (CORRECTED, datetime(2022, 12, 14, 23, 9, 44)),  # a two-digit year; a zone's name read as the BMC's clock
+    (CORRECTED, datetime(2022, 12, 14, 22, 9, 44, tzinfo=timezone.utc)),  # a two-digit year; CET read (+1)
     (UE, datetime(2024, 3, 14, 10, 22, 31)),
     (UE.replace("10:22:31", "10:22:31 UTC"), datetime(2024, 3, 14, 10, 22, 31, tzinfo=timezone.utc)),
     (UE.replace("10:22:31", "10:22:31 +0100"), datetime(2024, 3, 14, 10, 22, 31, tzinfo=timezone(timedelta(hours=1)))),
     (UE.replace("  1a |", "1a2b |"), datetime(2024, 3, 14, 10, 22, 31)),  # an id past 0xfff: no padding before it
+    # a 12-hour locale's time (a Supermicro's SEL through ipmitool under en_US), its zone read: 17:15:35 CEST in UTC
+    (FAN_CRITICAL_PM, datetime(2023, 10, 19, 15, 15, 35, tzinfo=timezone.utc)),
+    (FAN_NONRECOVERABLE_PM, datetime(2023, 10, 19, 15, 15, 35, tzinfo=timezone.utc)),
+    (UE.replace("10:22:31", "10:06:50 PM EST"), datetime(2024, 3, 15, 3, 6, 50, tzinfo=timezone.utc)),
+    (UE.replace("10:22:31", "12:06:50 AM EDT"), datetime(2024, 3, 14, 4, 6, 50, tzinfo=timezone.utc)),  # 12 AM: 0h
+    (UE.replace("10:22:31", "12:06:50 PM"), datetime(2024, 3, 14, 12, 6, 50)),  # 12 PM: noon; no zone: the clock's
+    (UE.replace("10:22:31", "10:06:50 PM"), datetime(2024, 3, 14, 22, 6, 50)),  # "PM" is no zone
 ])
 def test_a_sel_rows_finding_carries_the_rows_own_time_and_its_message_is_the_row(line, when):
     f = parse_line(line)
     assert f is not None and (f.timestamp, f.envelope, f.message) == (when, "ipmi_sel", line)
+
+
+@pytest.mark.parametrize("line, when", [
+    (CORRECTED, datetime(2022, 12, 14, 22, 9, 44, tzinfo=timezone.utc)),  # CET, +1
+    (FAN_CRITICAL_PM, datetime(2023, 10, 19, 15, 15, 35, tzinfo=timezone.utc)),
+    # CST is China's +8, US Central's -6 and Cuba's -5: no guess, the time as the host's clock showed it (naive)
+    (CST_PM, datetime(2022, 5, 27, 18, 12, 15)),
+    (UE.replace("10:22:31", "10:22:31 IST"), datetime(2024, 3, 14, 10, 22, 31)),  # India, Israel or Ireland
+])
+def test_a_sel_rows_zone_is_read_where_its_name_means_one_offset_and_left_as_the_clock_where_it_is_ambiguous(
+        line, when):
+    env = detect(line)
+    assert (env.name, env.timestamp) == ("ipmi_sel", when)
+
+
+def test_the_zone_names_read_are_those_the_tz_database_gives_one_offset():
+    """Every name of ZONE_NAMES means its one offset in every zone of the tz database that used it since 2015, and
+    the ambiguous names left out are ambiguous there (the machine's zoneinfo; skipped where it has none)."""
+    zoneinfo = pytest.importorskip("zoneinfo")
+    from parsers.envelope import ZONE_NAMES  # noqa: PLC0415
+    try:
+        zones = zoneinfo.available_timezones()
+    except Exception:  # noqa: BLE001
+        zones = set()
+    if len(zones) < 100:
+        pytest.skip("no tz database on this machine")
+    seen: dict[str, set] = {}
+    for name in zones:
+        if name.startswith(("Etc/", "SystemV/", "posix/", "right/")):
+            continue
+        tz = zoneinfo.ZoneInfo(name)
+        for year in range(2015, 2027):
+            for month in (1, 4, 7, 10):
+                at = datetime(year, month, 15, 12, tzinfo=tz)
+                seen.setdefault(at.tzname(), set()).add(at.utcoffset().total_seconds() / 3600)
+    for name, hours in ZONE_NAMES.items():
+        assert seen.get(name, {hours}) == {hours}, name
+    for name in ("CST", "CDT", "IST", "PST", "KST"):
+        assert name not in ZONE_NAMES and len(seen.get(name, ())) > 1, name
 
 
 @pytest.mark.parametrize("line", [

@@ -645,3 +645,54 @@ def test_a_stern_json_record_holding_a_backslash_is_decoded_once(monkeypatch):
     monkeypatch.setattr(ranks, "stern_record", counted)
     assert list(read_lines(lines, "stern.log", Clock(), year=2025)) == before
     assert sorted(calls) == sorted(lines)
+
+
+# A watchdog's WorkNCCL(..) a terminal wrapped at its width: REAL, the incidents' logs as their issues posted them
+# (HKUDS/GraphGPT #44 at 75 columns, NVIDIA-NeMo/Speech #13562 at 183; tests/fixtures/incidents/*/source.md)
+GRAPHGPT = FIXTURES / "incidents" / "graphgpt-44-wrapped-at-75-columns" / "logs" / "train.log"
+NEMO = FIXTURES / "incidents" / "h681_nemo-speech-13562-wrapped-broadcast" / "logs" / "train.log"
+
+
+def _timeouts(path: Path) -> list[tuple]:
+    return [(e.line, e.rank, e.seq, e.op, e.timeout_ms, e.details.get("numel_in")) for e in evidence(path)
+            if e.kind == "nccl_timeout" and e.seq is not None]
+
+
+def test_a_worknccl_wrapped_by_a_terminal_is_read_whole():
+    """GraphGPT #44: "WorkNCCL(" / "SeqNum=778778, .. Timeout(ms)=1800000" / ") ran for .." is rank 1's ALLREDUCE
+    with its timeout and size; its what()'s "OpT" / "ype=ALLREDUCE" rethrow gives the first line's event the OpType
+    (were: the first no SeqNum or OpType, the second a SeqNum and no OpType). NeMo #13562: "NumelOut=5" / "164000, .."
+    keeps each rank's Timeout(ms)."""
+    assert _timeouts(GRAPHGPT) == [(7, 1, 778778, "ALLREDUCE", 1800000, 1), (1, None, 778778, "ALLREDUCE", 1800000,
+                                                                             None)]
+    assert [t[4] for t in _timeouts(NEMO)] == [1800000] * 3
+
+
+@pytest.mark.parametrize("text, joined", [
+    (GRAPHGPT.read_text(encoding="utf-8"), [7, 8, 12]),  # "WorkNCCL(" + 2 lines; "OpT" + 1 (0-based)
+    (NEMO.read_text(encoding="utf-8"), [1, 3, 5]),
+    # CONSTRUCTED: a cut WorkNCCL(..) whose next line is no rest of its field (another writer's line, a field of
+    # another name, a line ending in padding: a line that ended there; a list closed already), each read as its own
+    ("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpTy\n[rank0]: pe=BROADCAST\n", []),
+    ("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpTy\nRank=BROADCAST, x\n", []),
+    ("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=BROADCAST  \n, NumelIn=1\n",
+     []),
+    ("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=BROADCAST, Timeout(ms)=6)\n)\n",
+     []),
+])
+def test_rejoined_lines_keep_their_number_and_join_only_a_fields_rest(text, joined):
+    lines = text.splitlines(keepends=True)
+    out = list(reader.rejoined(lines))
+    assert len(out) == len(lines)
+    assert "".join(x.rstrip("\n") for x in out) == "".join(x.rstrip("\n") for x in lines)
+    assert [i for i, x in enumerate(out) if x == "" and lines[i].strip()] == joined
+
+
+def test_a_cut_watchdog_line_and_its_rest_read_as_one():
+    """CONSTRUCTED (the brief's wrap of a watchdog line): "OpTy" / "pe=BROADCAST, NumelIn=1, .." is rank 3's
+    BROADCAST."""
+    lines = ["[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpTy\n",
+             "pe=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600052 milliseconds before timing out.\n"]
+    (ev,) = [e for e in read_lines(lines, "train.log", Clock(), year=2025) if e.kind == "nccl_timeout"]
+    assert (ev.line, ev.rank, ev.seq, ev.op, ev.timeout_ms, ev.details.get("numel_in")) == (
+        1, 3, 12, "BROADCAST", 600000, 1)
