@@ -716,8 +716,8 @@ BOOT_STAGES = {"boot_banner": 0, "boot_cmdline": 1, "boot_free_initmem": 2, "boo
 
 # The AER status registers, bit -> the kernel's names of the bit (drivers/pci/pcie/aer.c's 5.x+ name, then 3.x-4.x's
 # spelled-out one, aerdrv_errprint.c), as a "[nn] Name" detail line prints them; the correctable ones make an event
-# they open a warning. The uncorrectable register's bits 27-31 are 6.16+'s (DMWrReqBlocked .. TLPXlatBlocked, PCIe
-# 6's); its bit 0 ("Undefined") is reserved since PCIe 1.1, so no bit of a status tells that register by it.
+# they open a warning. The uncorrectable register's bits 27-31 the kernel named in 2025 (DMWrReqBlocked ..
+# TLPXlatBlocked, PCIe 6's); its bit 0 ("Undefined") is reserved since PCIe 1.1, so no status tells that register by it.
 AER_REGISTERS = {
     "correctable": {0: ("RxErr", "Receiver Error"), 6: ("BadTLP", "Bad TLP"), 7: ("BadDLLP", "Bad DLLP"),
                     8: ("Rollover", "RELAY_NUM Rollover"), 12: ("Timeout", "Replay Timer Timeout"),
