@@ -714,19 +714,44 @@ BOOT_MARK = ("boot", "mark")
 BOOT_STAGES = {"boot_banner": 0, "boot_cmdline": 1, "boot_free_initmem": 2, "boot_run_init": 3}
 
 
-# The kernel's names of the AER status bits (drivers/pci/pcie/aer.c), 5.x+ and the spelled-out 3.x-4.x ones, as
-# a "[nn] Name" detail line prints them; the correctable ones make an event they open a warning.
-AER_CORRECTABLE_BITS = ("RxErr", "BadTLP", "BadDLLP", "Rollover", "Timeout", "NonFatalErr", "CorrIntErr", "HeaderOF",
-                        "Receiver Error", "Bad TLP", "Bad DLLP", "RELAY_NUM Rollover", "Replay Timer Timeout",
-                        "Advisory Non-Fatal", "Corrected Internal Error", "Header Log Overflow")
-AER_UNCORRECTABLE_BITS = ("Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "CmpltAbrt", "UnxCmplt", "RxOF",
-                          "MalfTLP", "ECRC", "UnsupReq", "ACSViol", "UncorrIntErr", "BlockedTLP", "AtomicOpBlocked",
-                          "TLPBlockedErr", "PoisonTLPBlocked", "Data Link Protocol", "Surprise Down Error",
-                          "Poisoned TLP", "Flow Control Protocol", "Completion Timeout", "Completer Abort",
-                          "Unexpected Completion", "Receiver Overflow", "Malformed TLP", "Unsupported Request",
-                          "ACS Violation", "Uncorrectable Internal Error", "MC Blocked TLP", "AtomicOp Egress Blocked",
-                          "TLP Prefix Blocked Error")
+# The AER status registers, bit -> the kernel's names of the bit (drivers/pci/pcie/aer.c's 5.x+ name, then 3.x-4.x's
+# spelled-out one, aerdrv_errprint.c), as a "[nn] Name" detail line prints them; the correctable ones make an event
+# they open a warning. The uncorrectable register's bits 27-31 the kernel named in 2025 (DMWrReqBlocked ..
+# TLPXlatBlocked, PCIe 6's); its bit 0 ("Undefined") is reserved since PCIe 1.1, so no status tells that register by it.
+AER_REGISTERS = {
+    "correctable": {0: ("RxErr", "Receiver Error"), 6: ("BadTLP", "Bad TLP"), 7: ("BadDLLP", "Bad DLLP"),
+                    8: ("Rollover", "RELAY_NUM Rollover"), 12: ("Timeout", "Replay Timer Timeout"),
+                    13: ("NonFatalErr", "Advisory Non-Fatal"), 14: ("CorrIntErr", "Corrected Internal Error"),
+                    15: ("HeaderOF", "Header Log Overflow")},
+    "uncorrectable": {0: ("Undefined",), 4: ("DLP", "Data Link Protocol"), 5: ("SDES", "Surprise Down Error"),
+                      12: ("TLP", "Poisoned TLP"), 13: ("FCP", "Flow Control Protocol"),
+                      14: ("CmpltTO", "Completion Timeout"), 15: ("CmpltAbrt", "Completer Abort"),
+                      16: ("UnxCmplt", "Unexpected Completion"), 17: ("RxOF", "Receiver Overflow"),
+                      18: ("MalfTLP", "Malformed TLP"), 19: ("ECRC",), 20: ("UnsupReq", "Unsupported Request"),
+                      21: ("ACSViol", "ACS Violation"), 22: ("UncorrIntErr", "Uncorrectable Internal Error"),
+                      23: ("BlockedTLP", "MC Blocked TLP"), 24: ("AtomicOpBlocked", "AtomicOp Egress Blocked"),
+                      25: ("TLPBlockedErr", "TLP Prefix Blocked Error"), 26: ("PoisonTLPBlocked",),
+                      27: ("DMWrReqBlocked",), 28: ("IDECheck",), 29: ("MisIDETLP",), 30: ("PCRC_CHECK",),
+                      31: ("TLPXlatBlocked",)},
+}
+AER_CORRECTABLE_BITS, AER_UNCORRECTABLE_BITS = (
+    tuple(names[0] for names in AER_REGISTERS[register].values())
+    + tuple(names[1] for names in AER_REGISTERS[register].values() if len(names) > 1)
+    for register in ("correctable", "uncorrectable"))
 AER_BITS = tuple(sorted(AER_CORRECTABLE_BITS + AER_UNCORRECTABLE_BITS, key=len, reverse=True))
+# A device's status line ("device [8086:9d14] error status/mask=00000001/00002000"; firmware first's "AER: aer_status:
+# 0x00001000, aer_mask: 0x00006000") names no register: its report's header does ("PCIe Bus Error: severity=
+# Corrected"). Where no header of the event came before it (a cut log: `dmesg | tail`, a grep), the bits say which:
+# a bit only one register has, in the status, else in the mask (AER_REGISTER_ONLY); else a mask of no bits but the
+# correctable register's reset-default ones (Advisory Non-Fatal, Corrected Internal, Header Log Overflow: 0xe000,
+# the kernel's and firmware's 0x2000 / 0x6000 / 0xa000 its subsets) is that register's, as the uncorrectable
+# register's reset mask has Uncorrectable Internal Error's bit 22. Else (bits 12-15 under an empty mask: a replay
+# timeout or a poisoned TLP) the row's error, as before.
+_AER_DEFINED = {"correctable": set(AER_REGISTERS["correctable"]),
+                "uncorrectable": set(AER_REGISTERS["uncorrectable"]) - {0}}
+AER_REGISTER_ONLY = {register: sum(1 << bit for bit in _AER_DEFINED[register] - _AER_DEFINED[other])
+                     for register, other in (("correctable", "uncorrectable"), ("uncorrectable", "correctable"))}
+AER_CORRECTABLE_MASK_DEFAULT = 0xE000
 
 
 # libibverbs' enum ibv_event_type in its order (the number NCCL 2.28.7+ prints after the words, "port error(10)", and
@@ -1755,7 +1780,8 @@ RULES: tuple[Rule, ...] = (
     # device reset failed" (the port's reset after a DPC containment failed), 3.x-4.x
     # "AER: Device recovery successful"). Severity of an event they open: refine "aer_detail".
     _r("aer_status", "pcie_aer", ["error status/mask"],
-       r"device \[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\] error status/mask=", event=AER_JOIN),
+       r"device \[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\] error status/mask=(?P<aer_status>[0-9a-fA-F]{8})/"
+       r"(?P<aer_mask>[0-9a-fA-F]{8})", refine="aer_status", event=AER_JOIN),
     _r("aer_tlp", "pcie_aer", ["TLP Header"], r"TLP Header:", event=AER_JOIN),
     _r("aer_first", "pcie_aer", ["reported first"], r"Error of this Agent is reported first", event=AER_JOIN),
     # A recovery that failed escalates the event (an "escalate" row, EVENT_AMENDS): its finding, made at once, is
@@ -1782,8 +1808,9 @@ RULES: tuple[Rule, ...] = (
        r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]:\s+(?:AER:\s+)?\[\s?\d{1,2}\] (?P<bit>"
        + "|".join(AER_BITS) + r")\b",
        refine="aer_detail", event=AER_JOIN),
-    _r("aer_status_cper", "pcie_aer", ["aer_status:"], r"AER: aer_status: 0x[0-9a-fA-F]+, aer_mask: 0x",
-       event=AER_JOIN),
+    _r("aer_status_cper", "pcie_aer", ["aer_status:"],
+       r"AER: aer_status: 0x(?P<aer_status>[0-9a-fA-F]{1,8}), aer_mask: 0x(?P<aer_mask>[0-9a-fA-F]{1,8})",
+       refine="aer_status", event=AER_JOIN),
     # Downstream Port Containment (drivers/pci/pcie/dpc.c): the port took its link down after an uncorrectable
     # error below it. "pcieport 0000:30:03.0: DPC: containment event, status:0x0005 source:0x3400" (4.x-6.x: the
     # source's bus/devfn in hex, 0 when the trigger names none) or, 6.x+, "containment event, status:0x200d,
@@ -2055,11 +2082,26 @@ RULES: tuple[Rule, ...] = (
     # name, no PCI address on the line), its queue-error event (mlx5_err_cqe: the dump's lines part of it). Was: no
     # finding (lore linux-rdma, Martin Oliveira's NVMe-oF report, 2022).
     _r("mlx5_ib_wc_error", "nic_error", ["WC error: "],
-       r"infiniband (?P<device>mlx5_\d+): (?:\w+:\d+:\(pid \d+\): )?WC error: (?P<error_code>\d+), Message: "
+       r"infiniband (?P<device>[\w.-]{1,64}): (?:\w+:\d+:\(pid \d+\): )?WC error: (?P<error_code>\d+), Message: "
        r"(?P<wc_message>[^\n]+?)\s*$",
        severity="warning", attribution="unknown", action="MONITOR", refine="ib_wc", event=("mlx5_err_cqe", "join")),
     _r("mlx5_ib_wc_dump", None, ["dump error cqe"],
-       r"infiniband (?P<device>mlx5_\d+): (?:\w+:\d+:\(pid \d+\): )?dump error cqe", event=("mlx5_err_cqe", "member")),
+       r"infiniband (?P<device>[\w.-]{1,64}): (?:\w+:\d+:\(pid \d+\): )?dump error cqe",
+       event=("mlx5_err_cqe", "member")),
+    # mlx5_poll_one's own account of each error completion it polls, printed only under dynamic debug (mlx5_ib_dbg, 5.x+
+    # ibdev_dbg's "infiniband <dev>: "): "infiniband rocep33s0f0: mlx5_poll_one:527:(pid 0): Responder error cqe on cqn
+    # 0x406:" then "mlx5_poll_one:530:(pid 0): syndrome 0x5, vendor syndrome 0xf9", after mlx5_handle_error_cqe's "WC
+    # error" (which it never prints for a flushed one). A flushed work request (syndrome 0x5, MLX5_SYNDROME_WC's
+    # IBV_WC_WR_FLUSH_ERR) is the consequence of an earlier error, or of a queue pair its owner moved to error to tear
+    # it down (nvme-rdma's disconnect: linux-nvme/nvme-cli #3268, a burst of them after `nvme discover`): part of the
+    # device's open queue-error event, alone nothing; the debug header line alike (the RDMA device by any name: mlx5_N,
+    # rdma-core's rocepXsYfZ / ibpXsYfZ). Was: nothing, and no part of the event (a burst past its window parted it).
+    _r("mlx5_ib_error_cqe_debug", None, ["error cqe on cqn "],
+       r"infiniband (?P<device>[\w.-]{1,64}): mlx5_poll_one:\d+:\(pid \d+\): (?:Requestor|Responder) error cqe on cqn "
+       r"0x[0-9a-f]+:", event=("mlx5_err_cqe", "member")),
+    _r("mlx5_ib_cqe_flushed", None, ["syndrome 0x5, vendor syndrome"],
+       r"infiniband (?P<device>[\w.-]{1,64}): mlx5_poll_one:\d+:\(pid \d+\): syndrome 0x5, vendor syndrome 0x[0-9a-f]+",
+       event=("mlx5_err_cqe", "within")),
     # A register access the firmware refused ("status bad operation(0x2)"): on HGX/DGX systems the ConnectX functions
     # the fabric manager manages are restricted (DGX OS 7 known issue: "Accessing PF0 and PF1 is restricted"), and any
     # reader of their InfiniBand counters (node_exporter's infiniband collector, gpud, our poller) makes mlx5 log, at
@@ -3478,8 +3520,12 @@ RULES: tuple[Rule, ...] = (
     # queue. err: Cannot allocate memory (-12) prov_errno: Cannot allocate memory (-12)", once as libfabric's "<warn>"
     # line and once on stderr with the source line after it ("./prov/efa/src/rxr/rxr.h:683"), then abort(): the
     # rank dies of its network transport (aws/aws-ofi-nccl #141: registering the receive buffers failed, ENOMEM;
-    # ofiwg/libfabric #6249: EIO). One event (was: nothing, the job's crash unexplained); the errnos without their sign.
-    _r("efa_eq_abort", "nccl_error", ["Unable to write to EQ"],
+    # ofiwg/libfabric #6249: EIO). One event; the errnos without their sign. The provider's own line, whoever its
+    # program is: its CQ's error path (rxr_cq_handle_cq_error, #6249's backtrace) under aws-ofi-nccl (#141, #20: a
+    # PyTorch job's DataLoader forking under EFA) or a program's own fi_cq_read with no NCCL in it (#6249, #5716): a
+    # failed completion of libfabric's, as its "efa:cq .. <warn> err: N" lines are (ib_completion_error, the error its
+    # words; was: an nccl_error, an NCCL failure the two programs without NCCL never had).
+    _r("efa_eq_abort", "ib_completion_error", ["Unable to write to EQ"],
        r"Unable to write to EQ: Missing or unavailable event queue\. err: (?P<error>[^(\n]*?) \(-?(?P<error_code>\d+)\)"
        r"(?: prov_errno: (?P<prov_error>[^(\n]*?) \(-?(?P<prov_errno>\d+)\))?",
        event=("efa_abort", "join")),
@@ -4401,6 +4447,16 @@ RULES: tuple[Rule, ...] = (
     # (nccl_nvls_multicast).
     _r("nccl_cuda_failure", "cuda_error", ["Cuda failure"], r"NCCL WARN " + NCCL_CUDA_FAILURE, refine="cuda",
        event=NCCL_CUDA_OPEN),
+    # NCCL's P2P transport failing to map a peer's buffer (src/transport/p2p.cc p2pMap: cudaIpcOpenMemHandle's status, its
+    # number then cudaGetErrorString's text): "z-pc:909608:910337 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA
+    # IPC handle : 217 peer access is not supported between these two devices" (ray-project/ray_lightning #24, NCCL
+    # 2.7.8: cudaErrorPeerAccessUnsupported; CUDA 9's number for it was 64, horovod/horovod #785, whose other rank got
+    # 11, "invalid argument"), the communicator's init then failing with ncclUnhandledCudaError. The CUDA status its text
+    # (the number alone by CUDA_STATUS_NAMES: the numbers changed in CUDA 10.1), read as the runtime's texts are where
+    # CUDA_ERRORS lists it; else the WARN row's warning, now with its status (was: that warning with none).
+    _r("nccl_ipc_open", "nccl_error", ["CUDA IPC handle"],
+       r"NCCL WARN [Ff]ailed to open CUDA IPC handle : (?P<cu_status>\d{1,4})(?: (?P<status_text>[^\n]*?))?\s*$",
+       severity="warning", refine="cuda_status"),
     _r("nccl_warn", "nccl_error", ["NCCL WARN"], r"NCCL WARN (?P<text>.+)",
        severity="warning"),
 )
@@ -4616,6 +4672,29 @@ def _refine_aer_detail(g: dict, out: dict) -> None:
         out["severity"], out["action"] = "warning", "MONITOR"
 
 
+def aer_register(status: int, mask: int) -> str | None:
+    """The AER status register a device's status line printed (its report's header lost): "correctable" or
+    "uncorrectable" by a bit only that register has, in the status, else in the mask; else the correctable one for a
+    mask of its reset-default bits alone (AER_CORRECTABLE_MASK_DEFAULT); else None (the bits cannot say)."""
+    for value in (status, mask):
+        only = [register for register, bits in AER_REGISTER_ONLY.items() if value & bits]
+        if len(only) == 1:
+            return only[0]
+    if mask and not mask & ~AER_CORRECTABLE_MASK_DEFAULT:
+        return "correctable"
+    return None
+
+
+def _refine_aer_status(g: dict, out: dict) -> None:
+    """An AER event its device's status line opened (no header of it before: a cut log): a warning when the status
+    is the correctable register's, else the row's error (an uncorrectable status line cannot say fatal or not)."""
+    register = aer_register(int(g.pop("aer_status"), 16), int(g.pop("aer_mask"), 16))
+    if register:
+        out["details"]["register"] = register
+    if register == "correctable":
+        out["severity"], out["action"] = AER_SEVERITY["corrected"]
+
+
 DPC_TRIGGER = ("unmasked uncorrectable error", "ERR_NONFATAL", "ERR_FATAL", "other")  # DPC status bits 2:1
 
 
@@ -4774,6 +4853,7 @@ CUDA_STATUS_NAMES = {1: "invalid argument", 214: "CUDA_ERROR_ECC_UNCORRECTABLE",
                      715: "CUDA_ERROR_ILLEGAL_INSTRUCTION", 716: "CUDA_ERROR_MISALIGNED_ADDRESS",
                      718: "CUDA_ERROR_INVALID_PC", 719: "CUDA_ERROR_LAUNCH_FAILED",
                      226: "CUDA_ERROR_CONTAINED", 46: "CUDA_ERROR_DEVICE_UNAVAILABLE", 100: "cudaErrorNoDevice",
+                     217: "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
                      999: "CUDA_ERROR_UNKNOWN"}
 
 
@@ -5118,7 +5198,7 @@ def held_alone(details: dict) -> str | None:
     return pid if pid.isdigit() else None
 
 
-REFINERS = {"nvsmi_fabric": _refine_nvsmi_fabric, "nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "fm_nvl": _refine_fm_nvl, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
+REFINERS = {"nvsmi_fabric": _refine_nvsmi_fabric, "nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "fm_nvl": _refine_fm_nvl, "aer": _refine_aer, "aer_detail": _refine_aer_detail, "aer_status": _refine_aer_status,
             "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "mce_record": _refine_mce_record, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_oom": _refine_cuda_oom, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,

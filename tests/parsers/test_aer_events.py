@@ -6,12 +6,15 @@ Scanner (whole buffers, prefiltered) and the agent's record path (Classifier.rea
 from __future__ import annotations
 
 import collections
+import re
 
 import pytest
 import yaml
+import realworld
 from realworld import ROOT, classified, events, expect_key, finding_key, findings
 
 from parsers import Classifier
+from parsers.rules import aer_register
 from parsers.finding import SEVERITY_RANK
 from parsers.pci import find_pci
 
@@ -175,3 +178,58 @@ def test_a_line_of_a_device_with_no_report_of_its_own_is_part_of_the_newest():
     lines = SAMPLES[6]["text"].splitlines()
     assert {find_pci(line, True) for line in lines} == {"0000:00:03.1", "0000:07:00"}  # the lines' prefixes
     assert [(f.kind, f.pci) for f in events(classified(lines))] == [("pcie_aer", "0000:00:00")]
+
+
+CUT = realworld.lines_by_source("aer-cut-and-rdma-2026.yaml")
+TAIL = CUT["https://github.com/pinklure/pinklure.github.io/blob/75f37eb1ab553234a31e1c628701ea1f35fc8a57/docs/posts/"
+           "linux/performance_observability/performance_in_60s.md"]
+
+
+def test_a_status_line_whose_header_a_cut_log_lost_reads_its_severity_from_its_bits():
+    """`dmesg | tail` starting at a device's "error status/mask=00000001/0000e000" (its "Corrected error received" and
+    "severity=Corrected" lines cut off): the event it opens is a warning, as the whole reports after it are, in both
+    paths (was: an error). rules.aer_register: bit 0 (RxErr) only the correctable register has."""
+    for found in (findings("\n".join(TAIL)), events(classified(TAIL))):
+        assert [(f.kind, f.severity, f.action, f.pci) for f in found] == [
+            ("pcie_aer", "warning", "MONITOR", "0000:02:00")] * 3
+        assert found[0].details["register"] == "correctable"
+
+
+def test_the_status_bits_say_the_register_every_real_reports_header_says():
+    """Every real status line of the corpus whose report's header came before it (a "PCIe Bus Error: severity=" line):
+    the register its bits say (rules.aer_register, by a bit only one register has in the status, else in the mask,
+    else the correctable register's reset mask) is the header's, or none; each of these says one."""
+    said = []
+    for item in realworld.samples():
+        severity = None
+        for line in item["text"].splitlines():
+            header = re.search(r"PCIe Bus Error: severity=(Correct|Uncorrect|Fatal)", line)
+            severity = header.group(1) if header else severity
+            status = re.search(r"error status/mask=([0-9a-f]{8})/([0-9a-f]{8})", line)
+            if status and severity:
+                register = aer_register(int(status.group(1), 16), int(status.group(2), 16))
+                said.append((register, "correctable" if severity == "Correct" else "uncorrectable"))
+    assert len(said) > 20 and all(register == header for register, header in said), said
+
+
+@pytest.mark.parametrize("status,mask,register", [
+    # synthetic values: the registers' bits (PCIe base spec 7.8.4; drivers/pci/pcie/aer.c's names)
+    (0x00000001, 0x00000000, "correctable"),  # RxErr: bit 0 the uncorrectable register leaves reserved
+    (0x000000c0, 0x00000000, "correctable"),  # BadTLP, BadDLLP
+    (0x00000020, 0x00000000, "uncorrectable"),  # SDES
+    (0x00100000, 0x00000000, "uncorrectable"),  # UnsupReq
+    (0x00001000, 0x00400000, "uncorrectable"),  # Poisoned TLP under the uncorrectable register's reset mask (bit 22)
+    (0x00001000, 0x00002000, "correctable"),  # Timeout under the kernel's correctable mask (Advisory Non-Fatal)
+    (0x00004000, 0x0000e000, "correctable"),  # CorrIntErr under the correctable register's reset mask
+    (0x00001000, 0x00000000, None),  # Replay Timer Timeout or Poisoned TLP: the bits cannot say
+    (0x00004000, 0x00000000, None),  # Corrected Internal Error or Completion Timeout
+    (0x00001000, 0x00001000, None),  # a mask of the shared bits only
+])
+def test_the_register_a_status_line_printed(status, mask, register):
+    assert aer_register(status, mask) == register
+
+
+def test_an_undecided_status_line_alone_keeps_its_error():
+    """SOURCE (the kernel's wording, values the bits cannot tell): a replay timeout or a poisoned TLP, no mask."""
+    f = Classifier().classify("pcieport 0000:00:01.0:   device [8086:3408] error status/mask=00001000/00000000")
+    assert (f.kind, f.severity, f.action, "register" in f.details) == ("pcie_aer", "error", "INVESTIGATE", False)

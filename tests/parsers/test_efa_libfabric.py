@@ -1,6 +1,7 @@
 """libfabric's EFA provider under aws-ofi-nccl (parsers/rules.py efa_cq_error, ofi_completion, efa_eq_abort): a failed
 completion names the peer's EC2 instance where libfabric knows it, in `gpu-npd parse` and the agent's path alike, also
-when NCCL's own line for the completion came first; the provider's abort of the process is the job's NCCL error. Lines
+when NCCL's own line for the completion came first; the provider's abort of the process is libfabric's failed
+completion, whoever its program is. Lines
 marked REAL are copied verbatim from the public source beside them (tests/fixtures/realworld/ib-transports.yaml holds
 them in context); lines marked SOURCE are the plugin's and libfabric's format strings filled in, a test, never a
 sample."""
@@ -57,13 +58,26 @@ def test_nccls_line_first_then_libfabrics_is_one_event_with_the_peer():
         ("ib_completion_error", "i-0ce6d3d57139f053c")]
 
 
-def test_the_efa_providers_abort_is_one_nccl_error_per_process():
+def test_the_efa_providers_abort_is_one_completion_error_per_process():
     """The "<warn>" line and its stderr copy with the source line (aws/aws-ofi-nccl #141) are one event; the memory
     registration failures before it none of their own (was: nothing)."""
     item = next(i for i in realworld.samples() if i["source"].endswith("aws-ofi-nccl/issues/141"))
     found = realworld.findings(item["text"])
     assert [(f.kind, f.severity, f.details["error_code"], f.details["error"]) for f in found] == [
-        ("nccl_error", "error", 12, "Cannot allocate memory")]
+        ("ib_completion_error", "error", 12, "Cannot allocate memory")]
+
+
+def test_the_efa_providers_abort_is_libfabrics_completion_error_not_nccls():
+    """The abort as libfabric prints it under any program (ofiwg/libfabric #6249 and #5716: programs of their own on
+    fi_cq_read, no NCCL in them; aws/aws-ofi-nccl #20: a PyTorch job's), the provider's CQ error path: a failed
+    completion of libfabric's, read as its "efa:cq .. <warn> err: N" lines are, the error its words (was: nccl_error,
+    an NCCL failure two of the programs never had)."""
+    for source in ("libfabric/issues/6249", "libfabric/issues/5716", "aws-ofi-nccl/issues/20"):
+        item = next(i for i in realworld.samples() if i["source"].endswith(source))
+        (f,) = realworld.findings(item["text"])
+        assert (f.kind, f.attribution, f.details["error"], f.details["error_code"]) == (
+            "ib_completion_error", "fabric", "Input/output error", 5), source
+        assert f.kind == Classifier().classify(OLD_ERA).kind
 
 
 # REAL: https://github.com/gnosia93/training-on-eks/blob/2a65a75c676ec3b7fb890c7d35f6ed1d7190df85/appendix/a1-karpenter-message.md

@@ -71,3 +71,25 @@ def test_the_rdma_devices_wc_error_names_its_status():
 
 def test_the_batch_is_read():
     assert {i["file"] for i in BATCH} == {FILE} and len(BATCH) == 8
+
+
+CUT = "aer-cut-and-rdma-2026.yaml"
+# REAL: https://github.com/linux-nvme/nvme-cli/issues/3268 (mlx5_ib's dynamic debug: a flushed work request's lines)
+FLUSHED = realworld.lines_by_source(CUT)["https://github.com/linux-nvme/nvme-cli/issues/3268"]
+# REAL: the lore linux-rdma report above ("infiniband mlx5_0: mlx5_handle_error_cqe:332:(pid 0): WC error: 4, ..")
+WC_ERROR = LINES["https://lore.kernel.org/linux-rdma/4501e9b1-47b4-970d-dfce-325687f64b91@arm.com/"][1]
+
+
+def test_flushed_work_requests_are_part_of_the_devices_open_queue_error_alone_nothing():
+    """mlx5_poll_one's debug lines of a flushed work request (syndrome 0x5, IBV_WC_WR_FLUSH_ERR: the consequence of an
+    earlier error or of a queue pair moved to error at teardown) are part of the RDMA device's open queue-error event:
+    a burst of them longer than its window (16 lines) keeps the WC error's event open, the device's next WC error part
+    of it (was: the burst nobody's, the next WC error a second finding). Alone (nvme-cli #3268, a disconnect's burst),
+    nothing. SOURCE: #3268's lines with the lore report's device name, mlx5_0, so both are one device's."""
+    assert _read(FLUSHED) == []
+    burst = [line.replace("rocep33s0f0", "mlx5_0") for line in FLUSHED * 2]
+    found = _read([WC_ERROR, *burst, WC_ERROR])
+    assert [(f.kind, f.severity, f.details["device"]) for f in found] == [("nic_error", "warning", "mlx5_0")]
+    # a WC error of the device under rdma-core's name is read as mlx5_N's is (was: nothing)
+    (f,) = _read([WC_ERROR.replace("mlx5_0", "rocep33s0f0")])
+    assert (f.kind, f.details["device"], f.details["wc_status"]) == ("nic_error", "rocep33s0f0", "IBV_WC_LOC_PROT_ERR")
