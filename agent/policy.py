@@ -112,8 +112,9 @@ class FindingPolicy:
         sighting the escalations count.  True when that sighting made an escalation reach its count: the repeat
         must be decided afresh (`apply` then takes the verdict without counting it again: `_counted`)."""
         if f.kind == "xid" and f.xid is not None:
-            keep_newest(self._last_xid, f.pci or "-", (seen, f.xid, f.attribution), MAX_KEYS)
-            verdict = self.escalations.see(f.xid, f.severity, f.pci or "-", f.message, seen)
+            gpu = f.pci or "-"
+            keep_newest(self._last_xid, gpu, (seen, f.xid, f.attribution), MAX_KEYS)
+            verdict = self.escalations.see(f.xid, f.severity, gpu, f.message, seen)
             self._counted = (f, verdict)  # (a repeat is remembered once, never after `apply` counted it)
             return verdict is not None and verdict.crossed
         return False
