@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from .units import SECONDS
+
 
 @dataclass(frozen=True)
 class Progress:
@@ -69,7 +71,7 @@ class Rule:
 
 
 _NUM = r"([0-9]+(?:\.[0-9]*)?)"
-UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "\u00b5s": 1e-6}  # a printed step time's unit, in seconds
+UNITS = SECONDS  # a printed step time's unit, in seconds (parsers/units.py: its "unit" groups name s, ms, us, µs)
 _ANSI = r"(?:\x1b\[[0-9;]*m)?"  # a colour code between fields (torchtitan colours its metrics line)
 _SGR = r"(?:\x1b?\[[0-9;]*m)*"  # colour codes around a field, with their ESC or as a page renders them without it (Keras 3)
 # most specific first: the first rule whose keyword and regex match decides.  A rule whose keyword many lines hold

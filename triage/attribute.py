@@ -49,6 +49,7 @@ from parsers.kinds import OOM_SCOPES, named_as
 from parsers.kinds import TABLE as KIND_TABLE
 from parsers.pci import PORT_DRIVERS, printed_by
 from parsers.rules import CUDA_CONTAINED, GPU_OOM_HELD, NVSMI_NO_GPU, held_alone
+from parsers.units import duration
 
 from .clock import SKEW
 from .facts import FACT_CATEGORY, FR_MISSING_FACTS, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
@@ -506,13 +507,13 @@ class Job:
 UNRESOLVED_WHAT = "the store's address did not resolve"
 # c10d's connect timeout where a store error states none (torch.distributed's default, 30 minutes)
 STORE_TIMEOUT_S = 1800.0
-_DURATION = re.compile(r"(\d+)(ms|s)?")
 
 
 def _seconds(said: object) -> float:
-    """A store error's stated timeout ("1800s", "600000ms") in seconds; STORE_TIMEOUT_S where it states none."""
-    m = _DURATION.fullmatch(str(said or ""))
-    return STORE_TIMEOUT_S if m is None else int(m.group(1)) / (1000.0 if m.group(2) == "ms" else 1.0)
+    """A store error's stated timeout ("1800s", "600000ms", a bare number of seconds) in seconds (parsers/units.py);
+    STORE_TIMEOUT_S where it states none."""
+    seconds = None if said is None else duration(said, bare=1.0)
+    return STORE_TIMEOUT_S if seconds is None else seconds
 
 
 def _read_before(a: Evidence, b: Evidence) -> bool:

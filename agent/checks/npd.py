@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import selectors
 import signal
 import subprocess
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kubeapi.reserved import reserved_condition
+from parsers.units import go_duration
 
 OK, NONOK, UNKNOWN = "OK", "NonOK", "Unknown"
 STATUS_BY_EXIT = {0: OK, 1: NONOK}  # every other exit status is Unknown (NPD plugin.go)
@@ -35,8 +35,6 @@ STATUS_BY_EXIT = {0: OK, 1: NONOK}  # every other exit status is Unknown (NPD pl
 DEFAULTS = {"invoke_interval": "30s", "timeout": "5s", "max_output_length": 80, "concurrency": 3}
 READ_CAP = 4096  # bytes read from a program's stdout (NPD: maxCustomPluginBufferBytes)
 
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
-_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
 class ConfigError(ValueError):
@@ -44,12 +42,11 @@ class ConfigError(ValueError):
 
 
 def parse_duration(text: str) -> float:
-    """A Go duration string ("30s", "1m30s", "500ms") in seconds."""
-    s = str(text).strip()
-    parts = _DURATION.findall(s)
-    if not s or "".join(n + u for n, u in parts) != s:
+    """A Go duration string ("30s", "1m30s", "500ms") in seconds (parsers/units.py)."""
+    seconds = go_duration(text)
+    if seconds is None:
         raise ConfigError(f"not a duration: {text!r}")
-    return sum(float(n) * _UNIT[u] for n, u in parts)
+    return seconds
 
 
 @dataclass(frozen=True)

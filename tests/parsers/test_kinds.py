@@ -176,3 +176,27 @@ def test_seen_at_caps_a_line_at_the_clock_and_since_refuses_an_earlier_boots():
     assert seen_at(f, t - 1) == seen_at(f, t - 1, t - 2) == t - 1  # ahead of the clock: the clock's
     assert seen_at(f, t + 1, t + 0.5) is None  # before the boot's start: an earlier boot's line
     assert seen_at(f, t - 1, t - 0.5) is None  # (capped at a clock before the boot's start: as the engine's was)
+
+
+def test_one_table_of_time_units_and_one_reader_of_a_duration():
+    """parsers/units.py: the units of time a log or config prints (Go's time.ParseDuration's, a trainer's step time's)
+    in one table, read by one reader: NPD's plugin configs (agent/checks/npd.py parse_duration, Go's form only, as NPD
+    refuses anything else), a c10d store's timeout in triage (a bare number of seconds too, and Python's timedelta as
+    PyTorch prints it: "0:30:00" was the 30-minute default by chance, "0:10:00" read as 30 minutes)."""
+    import pytest
+
+    from agent.checks.npd import ConfigError, parse_duration
+    from parsers.progress import UNITS
+    from parsers.units import SECONDS, duration, go_duration
+    from triage.attribute import _seconds
+
+    assert UNITS is SECONDS
+    assert [go_duration(t) for t in ("30s", "1m30s", "500ms", "1.5h", "2\u00b5s", "2\u03bcs")] == [
+        30.0, 90.0, 0.5, 5400.0, pytest.approx(2e-6), pytest.approx(2e-6)]
+    assert [go_duration(t) for t in ("", "30", "0:30:00", "30 s", "-5s", "1d")] == [None] * 6
+    assert parse_duration("1m30s") == 90.0
+    with pytest.raises(ConfigError, match="not a duration: '0:30:00'"):
+        parse_duration("0:30:00")
+    assert [duration(t, bare=1.0) for t in ("1800", "600000ms", "0:10:00", "1:02:03.5", "soon")] == [
+        1800.0, 600.0, 600.0, 3723.5, None]
+    assert [_seconds(t) for t in ("600000ms", "0:10:00", None, "soon")] == [600.0, 600.0, 1800.0, 1800.0]
