@@ -1288,6 +1288,11 @@ FACTS: tuple[Fact, ...] = (
        r"\b(?P<why>OOMKilled|" + "|".join(REASON_ANYWHERE) + r")\b|"
        + _event_row(r"Normal\s+(?P<why5>Evict(?:ed)?)", "pod", "epod4", 200) +
        r"(?=" + _KARPENTER_SAYS + r")|"
+       # klog's line of an Event about a pod (client-go tools/record's "Event(%#v): type: '%v' reason: '%v' %v"),
+       # the pod its ObjectReference names the pod ended (ons/opod); other kinds' Events by the reason alone below
+       r"\bEvent\((?:v1|api)\.ObjectReference\{Kind:\"Pod\", Namespace:\"(?P<ons>" + _K8S_NS + r")\", "
+       r"Name:\"(?P<opod>" + _K8S_NAME + r")\"[^}\n]{0,400}\}\): (?:type: '\w{1,20}' )?reason: "
+       r"'(?P<why6>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")'|"
        r"(?:\b[Rr]eason(?::\s*|=)|\"reason\":\s*|\b(?:" + "|".join(EVENT_TYPES) + r")\s+)"
        r"[\"']?(?P<why2>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")\b|"
        r"(?:^(?:(?P<rns>" + _K8S_NS + r")\s+)?(?:pod/)?(?P<rpod>" + _K8S_NAME + r")\s+|\s)"
@@ -2023,7 +2028,7 @@ def success(message: str) -> Fact | None:
 
 def _groups(fact: Fact, m: re.Match) -> dict:
     g = {k: v for k, v in m.groupdict().items() if v is not None}
-    for alt in [k for k in g if k[-1:] in "2345"]:  # a row's second (third, ..) wording fills the same fields
+    for alt in [k for k in g if k[-1:] in "23456"]:  # a row's second (third, ..) wording fills the same fields
         g[alt[:-1]] = g.pop(alt)
     if "pg" in g:  # the "[PG ...]" tag's group: its 2.5+ GUID, else its id (parsers.classify.pg_name reads the tag)
         name = pg_name(m.string[m.start("pg"):])
@@ -2048,6 +2053,8 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             g["pod"] = g.pop("kpod")
         if "epod" in g:  # the Event's object column, "pod/<name>"
             g["pod"] = g.pop("epod")
+        if "opod" in g:  # klog's Event line's ObjectReference{Kind:"Pod", Namespace:.., Name:..}
+            g["pod"] = f"{g.pop('ons')}/{g.pop('opod')}"
         if "rpod" in g:  # `kubectl get pods`' row: its NAME (after NAMESPACE with -A) and -o wide's NODE
             g["pod"] = f"{g.pop('rns')}/{g.pop('rpod')}" if "rns" in g else g.pop("rpod")
         if "rnode" in g:

@@ -149,6 +149,12 @@ _WORK_FIELD = re.compile(_WORK_KEYS + r"\w{1,24}")
 _WORK_REST = re.compile(_WORK_KEYS + r"\w{1,24}(?:, |\))")
 WORK_PART_MAX = 24  # characters of a field a cut line may end in
 WORK_JOINS = 3  # lines one WorkNCCL(..) may be wrapped over after its first (five fields, 75 columns and up)
+# A watchdog line wrapped before its WorkNCCL(..): the line ends with the words PyTorch prints before it ("Watchdog
+# caught collective operation timeout: ", 1.x's "Caught collective operation timeout: ") and the next line starts
+# with "WorkNCCL(" (milabench's output wrapped at a word, mila-iqia/milabench #269: ".. operation timeout: " /
+# "WorkNCCL(SeqNum=2070, OpType=REDUCE, .."): joined as a cut field is, only then. Was: the rank's timeout read
+# without its SeqNum, OpType and Timeout(ms).
+_WORK_LEAD = "collective operation timeout:"
 # PyTorch's watchdog progress line (facts: watchdog_progress, "[PG ID 0 PG GUID 0(default_pg) Rank 3]  failure detected by
 # watchdog at work sequence id: 7219 PG status: ..."): the words a line must hold to be one (`progress_group`)
 PROGRESS_KEYWORDS = tuple(dict.fromkeys(k for f in facts.FACTS if f.kind == "nccl_progress" for k in f.keywords))
@@ -575,16 +581,22 @@ def _work_cut(line: str) -> str | None:
 
 def rejoined(lines: Iterable[str]) -> Iterator[str]:
     """`lines` with a WorkNCCL(..) a terminal wrapped made one line again (_WORK_OPEN): the next lines that continue
-    its cut field joined to it, each joined line read as an empty one (the lines keep their numbers)."""
-    held: str | None = None  # a line whose WorkNCCL(..) is cut at its end
-    part, joins = "", 0
+    its cut field (or, after a line that ends with _WORK_LEAD, the next line that starts it) joined to it, each joined
+    line read as an empty one (the lines keep their numbers)."""
+    held: str | None = None  # a line whose WorkNCCL(..) is cut at its end, or that ends before it (_WORK_LEAD)
+    part: str | None = ""  # the cut field's start; None: the line ends with _WORK_LEAD, its WorkNCCL( not begun
+    joins = 0
     for raw in lines:
         if held is not None:
             nxt = raw.rstrip("\r\n")
-            m = _WORK_REST.match(part + nxt[:WORK_PART_MAX + 2])
-            joined = m is not None and m.end() > len(part)  # the rest of the cut field, and a separator after it
-            if joined:
-                held, joins = held + nxt, joins + 1
+            if part is None:
+                joined = nxt.startswith(_WORK_OPEN)
+            else:
+                m = _WORK_REST.match(part + nxt[:WORK_PART_MAX + 2])
+                joined = m is not None and m.end() > len(part)  # the rest of the cut field, and a separator after it
+            if joined:  # (the blank between the words and "WorkNCCL(" put back where a paste stripped it)
+                sep = " " if part is None and not held[-1:].isspace() else ""
+                held, joins = held + sep + nxt, joins + 1
                 cut = _work_cut(held) if joins < WORK_JOINS else None
                 if cut is not None:  # cut again further on: the next line may continue it
                     part = cut
@@ -599,6 +611,11 @@ def rejoined(lines: Iterable[str]) -> Iterator[str]:
             cut = _work_cut(line)
             if cut is not None:
                 held, part, joins = line, cut, 0
+                continue
+        elif _WORK_LEAD in raw:
+            line = raw.rstrip("\r\n")
+            if line.rstrip().endswith(_WORK_LEAD):
+                held, part, joins = line, None, 0
                 continue
         yield raw
     if held is not None:

@@ -619,6 +619,36 @@ def test_every_form_of_the_kubelets_admission_and_event_words(line, key):
     assert e.details["pod_end"] == key, line
 
 
+# klog's line of an Event (client-go tools/record: "Event(%#v): type: '%v' reason: '%v' %v"), as the kubelet and the
+# controllers print it: REAL shape, kubernetes/kubernetes #68002 (the kubelet's journal after its restart)
+KLOG_EVENT_OUT_OF_GPU = (
+    "I0829 18:20:22.586445   10333 server.go:457] Event(v1.ObjectReference{Kind:\"Pod\", Namespace:\"default\", "
+    "Name:\"busybox-2\", UID:\"1a2ccb08-ab75-11e8-be16-6c0b840b6709\", APIVersion:\"v1\", ResourceVersion:\"278\", "
+    "FieldPath:\"\"}): type: 'Warning' reason: 'OutOfnvidia.com/gpu' Node didn't have enough resource: nvidia.com/gpu")
+
+
+@pytest.mark.parametrize("line, pod", [
+    (KLOG_EVENT_OUT_OF_GPU, "default/busybox-2"),
+    # constructed from the same format: another pod-ending reason, the pre-1.7 api.ObjectReference, no type
+    ("I0829 18:20:22.586445   10333 server.go:457] Event(v1.ObjectReference{Kind:\"Pod\", Namespace:\"train\", "
+     "Name:\"w-0\"}): type: 'Warning' reason: 'Evicted' The node had condition: [DiskPressure].", "train/w-0"),
+    ("I0829 18:20:22.586445   10333 server.go:457] Event(api.ObjectReference{Kind:\"Pod\", Namespace:\"train\", "
+     "Name:\"w-0\", UID:\"bar\"}): reason: 'Evicted' The node had condition: [DiskPressure].", "train/w-0"),
+    # constructed: an Event about another kind (its name no pod's), the reason read alone as before
+    ("I0829 18:20:22.586445   10333 server.go:457] Event(v1.ObjectReference{Kind:\"Node\", Namespace:\"\", "
+     "Name:\"gpu-node-7\"}): type: 'Warning' reason: 'Evicted' The node had condition: [DiskPressure].", None),
+])
+def test_a_klog_event_line_about_a_pod_names_the_pod_it_ended(line, pod):
+    """Was: the Event's reason read (the pod's end) but not the pod its ObjectReference names: the incident's root
+    named no pod.  Now the pod (namespace/name) of an Event about a pod (Kind:"Pod") is the evidence's pod, and the
+    root pod of the incident it decides."""
+    [e] = ended(line)
+    assert e.details.get("pod") == pod
+    if pod is not None:
+        incident = attribute([e])[0]
+        assert (incident.root.kind, incident.root.pod) == ("job_ended", pod)
+
+
 @pytest.mark.parametrize("line", [
     # constructed: the words without the kubelet's prefix or trailer, a resource no device plugin serves, prose
     "Allocate failed due to device plugin GetPreferredAllocation rpc failed",

@@ -651,6 +651,8 @@ def test_a_stern_json_record_holding_a_backslash_is_decoded_once(monkeypatch):
 # (HKUDS/GraphGPT #44 at 75 columns, NVIDIA-NeMo/Speech #13562 at 183; tests/fixtures/incidents/*/source.md)
 GRAPHGPT = FIXTURES / "incidents" / "graphgpt-44-wrapped-at-75-columns" / "logs" / "train.log"
 NEMO = FIXTURES / "incidents" / "h681_nemo-speech-13562-wrapped-broadcast" / "logs" / "train.log"
+# mila-iqia/milabench #269: milabench's output wrapped at a word, after the watchdog's "operation timeout: "
+MILABENCH = FIXTURES / "incidents" / "milabench-269-wrapped-watchdog" / "logs" / "dinov2-giant-nodes.log"
 
 
 def _timeouts(path: Path) -> list[tuple]:
@@ -671,6 +673,11 @@ def test_a_worknccl_wrapped_by_a_terminal_is_read_whole():
 @pytest.mark.parametrize("text, joined", [
     (GRAPHGPT.read_text(encoding="utf-8"), [7, 8, 12]),  # "WorkNCCL(" + 2 lines; "OpT" + 1 (0-based)
     (NEMO.read_text(encoding="utf-8"), [1, 3, 5]),
+    (MILABENCH.read_text(encoding="utf-8"), [1, 3, 5, 7]),  # each "WorkNCCL(SeqNum=2070, .." after its watchdog line
+    # CONSTRUCTED: the watchdog's words at a line's end and a next line that does not start "WorkNCCL(" (another
+    # writer's prefix before it, another line), each read as its own
+    ("[Rank 3] Watchdog caught collective operation timeout: \n[rank0]: WorkNCCL(SeqNum=12, OpType=BROADCAST)\n", []),
+    ("[Rank 3] Watchdog caught collective operation timeout: \nEpoch 3: loss 0.1\n", []),
     # CONSTRUCTED: a cut WorkNCCL(..) whose next line is no rest of its field (another writer's line, a field of
     # another name, a line ending in padding: a line that ended there; a list closed already), each read as its own
     ("[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpTy\n[rank0]: pe=BROADCAST\n", []),
@@ -686,6 +693,32 @@ def test_rejoined_lines_keep_their_number_and_join_only_a_fields_rest(text, join
     assert len(out) == len(lines)
     assert "".join(x.rstrip("\n") for x in out) == "".join(x.rstrip("\n") for x in lines)
     assert [i for i, x in enumerate(out) if x == "" and lines[i].strip()] == joined
+
+
+def test_a_watchdog_line_wrapped_before_its_worknccl_is_read_whole():
+    """milabench #269 (REAL, the incident's log): "[Rank 14] Watchdog caught collective operation timeout: " /
+    "WorkNCCL(SeqNum=2070, OpType=REDUCE, .., Timeout(ms)=600000) ran for ..": each of cn-d004's four ranks timed out
+    in REDUCE SeqNum 2070 after 600 s, on its watchdog line's number.  Was: each rank's timeout with no SeqNum, OpType
+    or Timeout(ms) (its WorkNCCL(..) on the next line, joined only when cut inside its fields); the incident's
+    consequences "4 ranks timed out", no collective."""
+    assert _timeouts(MILABENCH) == [(n, rank, 2070, "REDUCE", 600000, 1) for n, rank in
+                                    [(1, 14), (3, 12), (5, 11), (7, 15)]]
+    from triage import attribute
+    incident = attribute(evidence(MILABENCH))[0]
+    assert (incident.category, incident.root.kind) == ("undetermined", "nccl_timeout")
+    assert "4 ranks (11,12,14,15) timed out in REDUCE SeqNum 2070" in incident.consequences
+
+
+def test_a_watchdog_line_whose_paste_stripped_its_blank_joins_with_one():
+    """CONSTRUCTED from the milabench #269 line with its trailing blank stripped (as a paste may): the blank put back,
+    rank 14's REDUCE read; the line's number kept, the joined line read as empty."""
+    lines = MILABENCH.read_text(encoding="utf-8").splitlines(keepends=True)[:2]
+    lines[0] = lines[0].rstrip() + "\n"
+    out = list(reader.rejoined(lines))
+    assert out[0].endswith("operation timeout: WorkNCCL(SeqNum=2070, OpType=REDUCE, NumelIn=1, NumelOut=1, "
+                           "Timeout(ms)=600000) ran for 600034 milliseconds before timing out.") and out[1] == ""
+    (ev,) = [e for e in read_lines(lines, "train.log", Clock(), year=2024) if e.kind == "nccl_timeout"]
+    assert (ev.line, ev.rank, ev.seq, ev.op, ev.timeout_ms) == (1, 14, 2070, "REDUCE", 600000)
 
 
 def test_a_cut_watchdog_line_and_its_rest_read_as_one():
