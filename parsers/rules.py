@@ -680,6 +680,11 @@ EVENT_PER_RANK = frozenset({"nccl_watchdog", "cuda_assert"})
 # IPoIB's own "ib0: transmit timeout: latency .." after it the interface alone (an IPoIB netdev's parent is its HCA's
 # PCI function, ipoib_main.c SET_NETDEV_DEV): one event, as before 6.8 ("NETDEV WATCHDOG: ib1: transmit timed out")
 EVENT_PER_GROUP = {"nccl_cuda": "cuda_error", "nccl_ibv": "ibv_error", "netdev_watchdog": "netdev"}
+# Events whose `within` lines of a finding of their own restate the event's error (event -> the detail they name): such a
+# line is part of the open event only where it names the error the event's finding does; one naming another is that
+# error's own event (it opens one). vLLM's engine process logging the exception that ended it (dynamo's
+# "engine.run_mp_engine: CUDA error: <text>") after PyTorch's own report of it (ai-dynamo/dynamo #1229): one failure.
+EVENT_RESTATED = {"cuda_exception": "cuda_error"}
 TORCH_PG_ONCE = ("nccl_watchdog", "once")
 MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
@@ -4217,6 +4222,22 @@ RULES: tuple[Rule, ...] = (
     _r("ollama_cuda_echo", "cuda_error", ["llama.go:"],
        r"llama\.go:\d+: (?P<cu_status>\d{1,4}) at \S+:\d+: (?P<cuda_error>" + CUDA_ERROR_TEXTS
        + r")\s*$", refine="cuda", event=(CUDA_EXC_OPEN[0], "within")),
+    # A logger's line of the exception's text alone, "CUDA error: <text>" the whole message: vLLM's engine process
+    # (engine/multiprocessing/engine.py run_mp_engine) logging the exception that ended it after PyTorch's own report
+    # of it, its trailer and a blank line between: "2025-05-28T03:35:37.857Z ERROR engine.run_mp_engine: CUDA error:
+    # peer access is not supported between these two devices" (dynamo's log, the logger's module and function its tag;
+    # ai-dynamo/dynamo #1229). Within the open CUDA error's event and naming its error: part of it (EVENT_RESTATED, was
+    # a second finding); another error, or alone, the error it names.
+    _r("cuda_error_restated", "cuda_error", ["CUDA error: "], r"^CUDA error: (?P<cuda_error>[^.'\n]+)", refine="cuda",
+       event=(CUDA_EXC_OPEN[0], "within")),
+    # PyTorch's trailer after a CUDA error's text (c10/cuda/CUDAException.cpp c10_cuda_check_implementation): "CUDA
+    # kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be
+    # incorrect.", "For debugging consider passing CUDA_LAUNCH_BLOCKING=1", "Compile with `TORCH_USE_CUDA_DSA` to
+    # enable device-side assertions.": part of the open CUDA error's event (keeps it open), never a finding.
+    _r("torch_cuda_error_trailer", None, ["CUDA kernel errors might be asynchronously reported",
+                                          "consider passing CUDA_LAUNCH_BLOCKING=1", "TORCH_USE_CUDA_DSA` to enable"],
+       r"CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING=1|"
+       r"Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions", event=(CUDA_EXC_OPEN[0], "member")),
     _r("cuda_error", "cuda_error",
        ["CUDA error", "CUDA driver error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access",
         "uncorrectable ECC error", "cuda runtime error ("],
