@@ -1121,9 +1121,9 @@ class Classifier:
                     self._in_event(event, position)  # WARN naming the module, rules.WARN_AT): its report's event opens
                     prefix = next(one for one in event[0] if one in EVENT_REPORTS)  # with it
                     event = (prefix, "join", None)
-            if prefix in EVENT_RESTATED and event[1] == "within" and fields is not None:  # a restatement of another
-                said = self._made.get(event[0])  # error than the open event's: that error's own event
-                detail = EVENT_RESTATED[prefix]
+            if event[2] in EVENT_RESTATED and fields is not None:  # a restatement (its row's line) of another error
+                said = self._made.get(event[0])  # than the open event's: that error's own event
+                detail = EVENT_RESTATED[event[2]]
                 if said is not None and said[1].details.get(detail) != fields[-1].get(detail):
                     event = (event[0], "open", event[2])
             # the events this line's finding is the finding of, and escalates (at the severity it has: a record's

@@ -680,11 +680,11 @@ EVENT_PER_RANK = frozenset({"nccl_watchdog", "cuda_assert"})
 # IPoIB's own "ib0: transmit timeout: latency .." after it the interface alone (an IPoIB netdev's parent is its HCA's
 # PCI function, ipoib_main.c SET_NETDEV_DEV): one event, as before 6.8 ("NETDEV WATCHDOG: ib1: transmit timed out")
 EVENT_PER_GROUP = {"nccl_cuda": "cuda_error", "nccl_ibv": "ibv_error", "netdev_watchdog": "netdev"}
-# Events whose `within` lines of a finding of their own restate the event's error (event -> the detail they name): such a
-# line is part of the open event only where it names the error the event's finding does; one naming another is that
-# error's own event (it opens one). vLLM's engine process logging the exception that ended it (dynamo's
-# "engine.run_mp_engine: CUDA error: <text>") after PyTorch's own report of it (ai-dynamo/dynamo #1229): one failure.
-EVENT_RESTATED = {"cuda_exception": "cuda_error"}
+# Rows whose (`join`) line restates its event's error (row -> the detail naming it): part of the open event only where
+# it names the error the event's finding does; one naming another is that error's own event (it opens one). vLLM's
+# engine process logging the exception that ended it (dynamo's "engine.run_mp_engine: CUDA error: <text>", the
+# cuda_error_restated row) after PyTorch's own report of it (ai-dynamo/dynamo #1229): one failure.
+EVENT_RESTATED = {"cuda_error_restated": "cuda_error"}
 TORCH_PG_ONCE = ("nccl_watchdog", "once")
 MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
@@ -4227,9 +4227,10 @@ RULES: tuple[Rule, ...] = (
     # of it, its trailer and a blank line between: "2025-05-28T03:35:37.857Z ERROR engine.run_mp_engine: CUDA error:
     # peer access is not supported between these two devices" (dynamo's log, the logger's module and function its tag;
     # ai-dynamo/dynamo #1229). Within the open CUDA error's event and naming its error: part of it (EVENT_RESTATED, was
-    # a second finding); another error, or alone, the error it names.
+    # a second finding); another error, or alone, the error it names, its event opened (ggml's bare "CUDA error: .."
+    # line and its "current device: N" after it).
     _r("cuda_error_restated", "cuda_error", ["CUDA error: "], r"^CUDA error: (?P<cuda_error>[^.'\n]+)", refine="cuda",
-       event=(CUDA_EXC_OPEN[0], "within")),
+       event=CUDA_EXC_JOIN),
     # PyTorch's trailer after a CUDA error's text (c10/cuda/CUDAException.cpp c10_cuda_check_implementation): "CUDA
     # kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be
     # incorrect.", "For debugging consider passing CUDA_LAUNCH_BLOCKING=1", "Compile with `TORCH_USE_CUDA_DSA` to
