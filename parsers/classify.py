@@ -35,7 +35,8 @@ from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EV
                     EVENT_FILL_ALONE, EVENT_FILL_APPEND, EVENT_FILL_DETAILS, EVENT_FILL_SAME, EVENT_FILLS,
                     EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE, EVENT_PER_FINDING_DEVICE, EVENT_REPORTS,
                     EVENT_WITHIN_DEVICE,
-                    EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_GROUP, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX,
+                    EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_GROUP, EVENT_PER_RANK, EVENT_RESTATED, EVENT_SECTIONS,
+                    GSP_GPU_INDEX,
                     KEYWORDS, PAGE_SHIFTS, PCI, REFINERS, RULES, STATED, Rule, sxid_row, xid_row)
 from .unclassified import DRIVER_DEVICES, DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import KeywordScan, LazyPattern, required_literals
@@ -1120,6 +1121,11 @@ class Classifier:
                     self._in_event(event, position)  # WARN naming the module, rules.WARN_AT): its report's event opens
                     prefix = next(one for one in event[0] if one in EVENT_REPORTS)  # with it
                     event = (prefix, "join", None)
+            if event[2] in EVENT_RESTATED and fields is not None:  # a restatement (its row's line) of another error
+                said = self._made.get(event[0])  # than the open event's: that error's own event
+                detail = EVENT_RESTATED[event[2]]
+                if said is not None and said[1].details.get(detail) != fields[-1].get(detail):
+                    event = (event[0], "open", event[2])
             # the events this line's finding is the finding of, and escalates (at the severity it has: a record's
             # stated one, rules.EVENT_ECHOES)
             absorbed, made_by, amends, joined = self._in_event(

@@ -424,6 +424,8 @@ def _rfc3164_local(m: re.Match, year: int | None) -> Envelope | None:
 
 
 _SEVERITY_WORDS = "emerg|alert|crit|err|error|warn|warning|notice|info|debug"
+# the same in capitals, a level where RFC 3339 syslog's host would be (_short_iso): a program's log line, no host's
+_LEVEL_WORDS = frozenset(_SEVERITY_WORDS.upper().split("|"))
 
 
 def _syslog_level(m: re.Match, year: int | None) -> Envelope:
@@ -447,6 +449,8 @@ def _short_iso(m: re.Match, year: int | None) -> Envelope:
     """RFC 3339 syslog (rsyslog's RFC3339 template, `journalctl -o short-iso[-precise]`), and ChromeOS's, which keeps
     the record's severity where the host would be and no host ("2023-07-14T15:51:24.837592Z ERR kernel: [  129.25] ..")."""
     ts, severity, host, tag, pid, msg = m.groups()
+    if severity is None and host in _LEVEL_WORDS:  # a program's own log: its level, no host (dynamo's "2025-05-28T03:
+        severity, host = host, None  # 35:37.857Z ERROR engine.run_mp_engine: CUDA error: ..", ai-dynamo/dynamo #1229)
     extra = _syslog_extra(host, tag, pid, None)
     if severity is not None:
         extra["level"] = severity.lower()

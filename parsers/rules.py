@@ -245,6 +245,13 @@ FRAME_KEYWORDS = ["/0x"]
 FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
 
 
+def _mlx5e_error_cqe(syndrome: str) -> str:
+    """mlx5e_dump_error_cqe's line after the netdev's name, its syndrome `syndrome` (5.x-6.x "qn", 4.x-5.3 "sqn"; 5.x
+    "syndrome  0x.."): the mlx5_err_cqe row's and, a flushed work request's, the mlx5e_cqe_flushed row's."""
+    return (r"Error cqe on cqn 0x[0-9a-f]+, ci 0x[0-9a-f]+, s?qn (?P<qn>0x[0-9a-f]+), opcode (?P<opcode>0x[0-9a-f]+), "
+            r"syndrome +(?P<cqe_syndrome>" + syndrome + r"), vendor syndrome (?P<vendor_syndrome>0x[0-9a-f]+)")
+
+
 def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=None,
        refine=None, flags=0, event=None, event_if=None, restates=None, scan_from=None) -> Rule:
     """A row; severity, attribution and action left out are its kind's (parsers/kinds.py); `event_if`'s values as a dict
@@ -285,7 +292,8 @@ DCGM_HEALTH_RESULT = {"Failure": None, "Warning": "warning"}  # nv-hostengine's 
 # How many lines after its last line a multi-line event stays open (lines no rule reads count too).
 # An OOM report's task table (a line per process, no keyword) can run to hundreds of lines between its
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
-EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe": 16, "knvlink": 2,
+EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe": 16, "mlx5e_cqe_flushed": 16,
+               "knvlink": 2,
                "nccl_exception": 2, "nccl_alloc": 4, "sxid": 8,
                # a rank's failed extend, a blank line, its segment's line; the other local ranks' lines between
                "nccl_shm": 8,
@@ -341,7 +349,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
 # a GPFS cluster, a CephFS metadata server; else its `netdev` group: a network interface no PCI address names)
-EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
+EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "mlx5e_cqe_flushed", "sxid", "nfs", "fs",
+                              "nvme", "lustre",
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe", "mlx5_temp", "mlx5_cmd_timeout", "mlx5_cmd_recovered",
                               "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "retrain",
@@ -671,6 +680,11 @@ EVENT_PER_RANK = frozenset({"nccl_watchdog", "cuda_assert"})
 # IPoIB's own "ib0: transmit timeout: latency .." after it the interface alone (an IPoIB netdev's parent is its HCA's
 # PCI function, ipoib_main.c SET_NETDEV_DEV): one event, as before 6.8 ("NETDEV WATCHDOG: ib1: transmit timed out")
 EVENT_PER_GROUP = {"nccl_cuda": "cuda_error", "nccl_ibv": "ibv_error", "netdev_watchdog": "netdev"}
+# Rows whose (`join`) line restates its event's error (row -> the detail naming it): part of the open event only where
+# it names the error the event's finding does; one naming another is that error's own event (it opens one). vLLM's
+# engine process logging the exception that ended it (dynamo's "engine.run_mp_engine: CUDA error: <text>", the
+# cuda_error_restated row) after PyTorch's own report of it (ai-dynamo/dynamo #1229): one failure.
+EVENT_RESTATED = {"cuda_error_restated": "cuda_error"}
 TORCH_PG_ONCE = ("nccl_watchdog", "once")
 MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
@@ -2055,10 +2069,19 @@ RULES: tuple[Rule, ...] = (
     # queue is recovered: a warning, unless it repeats; a driver's bug (SHAMPO on 64K pages, lore stable
     # 20250408104823.751151026@linuxfoundation.org) or the device failing under it (after a DPC containment, lore
     # aYnour-Z8rm8pW2D@gmail.com). Was: "Error cqe" the unclassified net's, "ERR CQE on SQ" nothing.
+    # A flushed work request's dump (syndrome 0x5, MLX5_CQE_SYNDROME_WR_FLUSH_ERR, IBV_WC_WR_FLUSH_ERR): the consequence
+    # of an earlier error on the queue or of its teardown, never a cause (the ICOSQ's poll dumps every error completion,
+    # en_rx.c mlx5e_poll_ico_cq: the first error's dump, then each flushed one's; lore stable
+    # 20260528194658.334630100@linuxfoundation.org, syndrome 0x2 then 0x5). Part of the function's open queue-error
+    # event; alone (a cut log, a receive queue whose first error completion is a flush: health.h
+    # cqe_syndrome_needs_recover recovers it) an event of its own, counted (info), that a later error never joins. Was:
+    # a warning of its own, the flush read as a fault.
+    _r("mlx5e_cqe_flushed", "nic_error", ["0x5, vendor syndrome"],
+       FIRST_MLX5 + r" (?P<netdev>\S+): " + _mlx5e_error_cqe("0x5"),
+       severity="info", action="NONE", refine="mlx5_cqe", event=("mlx5e_cqe_flushed|mlx5_err_cqe", "join")),
     _r("mlx5_err_cqe", "nic_error", ["ERR CQE on ", "Error cqe on cqn "],
-       FIRST_MLX5 + r" (?P<netdev>\S+): (?:ERR CQE on (?P<queue_kind>[A-Z]+(?: SQ)?): (?P<queue_number>0x[0-9a-f]+)|Error cqe "
-       r"on cqn 0x[0-9a-f]+, ci 0x[0-9a-f]+, s?qn (?P<qn>0x[0-9a-f]+), opcode (?P<opcode>0x[0-9a-f]+), syndrome +"
-       r"(?P<cqe_syndrome>0x[0-9a-f]+), vendor syndrome (?P<vendor_syndrome>0x[0-9a-f]+))",
+       FIRST_MLX5 + r" (?P<netdev>\S+): (?:ERR CQE on (?P<queue_kind>[A-Z]+(?: SQ)?): (?P<queue_number>0x[0-9a-f]+)|"
+       + _mlx5e_error_cqe("0x[0-9a-f]+") + ")",
        severity="warning", refine="mlx5_cqe", event=("mlx5_err_cqe", "join")),
     # A completion queue the device put in error: eq.c's cq_err_event_notifier, "mlx5_core 0000:08:00.0:
     # cq_err_event_notifier:517:(pid 0): CQ error on CQN 0x487, syndrome 0x1" (5.x-6.x; MLX5_CQ_ERROR_SYNDROME), then
@@ -4199,6 +4222,23 @@ RULES: tuple[Rule, ...] = (
     _r("ollama_cuda_echo", "cuda_error", ["llama.go:"],
        r"llama\.go:\d+: (?P<cu_status>\d{1,4}) at \S+:\d+: (?P<cuda_error>" + CUDA_ERROR_TEXTS
        + r")\s*$", refine="cuda", event=(CUDA_EXC_OPEN[0], "within")),
+    # A logger's line of the exception's text alone, "CUDA error: <text>" the whole message: vLLM's engine process
+    # (engine/multiprocessing/engine.py run_mp_engine) logging the exception that ended it after PyTorch's own report
+    # of it, its trailer and a blank line between: "2025-05-28T03:35:37.857Z ERROR engine.run_mp_engine: CUDA error:
+    # peer access is not supported between these two devices" (dynamo's log, the logger's module and function its tag;
+    # ai-dynamo/dynamo #1229). Within the open CUDA error's event and naming its error: part of it (EVENT_RESTATED, was
+    # a second finding); another error, or alone, the error it names, its event opened (ggml's bare "CUDA error: .."
+    # line and its "current device: N" after it).
+    _r("cuda_error_restated", "cuda_error", ["CUDA error: "], r"^CUDA error: (?P<cuda_error>[^.'\n]+)", refine="cuda",
+       event=CUDA_EXC_JOIN),
+    # PyTorch's trailer after a CUDA error's text (c10/cuda/CUDAException.cpp c10_cuda_check_implementation): "CUDA
+    # kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be
+    # incorrect.", "For debugging consider passing CUDA_LAUNCH_BLOCKING=1", "Compile with `TORCH_USE_CUDA_DSA` to
+    # enable device-side assertions.": part of the open CUDA error's event (keeps it open), never a finding.
+    _r("torch_cuda_error_trailer", None, ["CUDA kernel errors might be asynchronously reported",
+                                          "consider passing CUDA_LAUNCH_BLOCKING=1", "TORCH_USE_CUDA_DSA` to enable"],
+       r"CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING=1|"
+       r"Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions", event=(CUDA_EXC_OPEN[0], "member")),
     _r("cuda_error", "cuda_error",
        ["CUDA error", "CUDA driver error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access",
         "uncorrectable ECC error", "cuda runtime error ("],

@@ -71,6 +71,24 @@ def test_an_error_completion_is_a_warning_with_its_status():
         ("nic_error", "warning", "IBV_WC_LOC_LEN_ERR", "eth1")]
 
 
+def test_a_flushed_completion_is_part_of_the_queues_open_error_event_alone_info():
+    """mlx5e's dump of a flushed work request (syndrome 0x5, IBV_WC_WR_FLUSH_ERR: the consequence of an earlier error
+    or of a teardown) is part of its function's open queue-error event (lore stable, net/mlx5e: xsk: Fix unlocked
+    writing to ICOSQ: syndrome 0x2, then 0x5); alone an info of its own, which a later error never joins (was: a
+    warning of its own). SOURCE: that mail's lines; the later error its first line."""
+    both = _item("mlx5-cqe-2026d.yaml", "ci 0x2022, qn 0x8f4")["text"].splitlines()
+    assert [(f.severity, f.details["wc_status"]) for f in realworld.findings("\n".join(both))] == [
+        ("warning", "IBV_WC_LOC_QP_OP_ERR")]
+    flush = _item("mlx5-cqe-2026d.yaml", "ci 0x2023, qn 0x8f4")["text"].splitlines()
+    (f,) = realworld.findings("\n".join(flush))
+    assert (f.kind, f.severity, f.action, f.pci, f.details["wc_status"]) == (
+        "nic_error", "info", "NONE", "0000:08:00", "IBV_WC_WR_FLUSH_ERR")
+    # flushes past the event's window (16 lines) keep the error's event open: one finding
+    assert [f.severity for f in realworld.findings("\n".join(both + flush * 4))] == ["warning"]
+    # a flush first, the function's error after it: the error its own warning, never the flush's event
+    assert [f.severity for f in realworld.findings("\n".join(flush + both[:1]))] == ["info", "warning"]
+
+
 def test_health_dump_severity_is_fatal_and_a_dump_without_its_banner_is_one_event():
     text = _item("mlx5-more.yaml", "print_health_info:425:(pid 912)")["text"]
     found = realworld.findings(text)
