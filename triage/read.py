@@ -155,6 +155,15 @@ WORK_JOINS = 3  # lines one WorkNCCL(..) may be wrapped over after its first (fi
 # "WorkNCCL(SeqNum=2070, OpType=REDUCE, .."): joined as a cut field is, only then. Was: the rank's timeout read
 # without its SeqNum, OpType and Timeout(ms).
 _WORK_LEAD = "collective operation timeout:"
+# Each line end a terminal may wrap a watchdog line at (at a word: the blank between the two lost or kept) and the words
+# the next line must start with to be its rest, joined only then: the timeout line before its WorkNCCL(..)
+# (_WORK_LEAD), and the progress line's "Exception (either an error or timeout) detected" before "by watchdog at work:
+# 2070, last enqueued NCCL work: .." (milabench #269, rank 12). Was: the progress line no line at all (facts:
+# watchdog_progress), the rank's last enqueued / completed work unread.
+WORD_WRAPS: tuple[tuple[str, str], ...] = (
+    (_WORK_LEAD, _WORK_OPEN),
+    ("(either an error or timeout) detected", "by watchdog at work"),
+)
 # PyTorch's watchdog progress line (facts: watchdog_progress, "[PG ID 0 PG GUID 0(default_pg) Rank 3]  failure detected by
 # watchdog at work sequence id: 7219 PG status: ..."): the words a line must hold to be one (`progress_group`)
 PROGRESS_KEYWORDS = tuple(dict.fromkeys(k for f in facts.FACTS if f.kind == "nccl_progress" for k in f.keywords))
@@ -579,18 +588,26 @@ def _work_cut(line: str) -> str | None:
     return part
 
 
+def _wrapped_at_word(raw: str) -> str:
+    """The words the next line must start with to be `raw`'s rest, where `raw` ends at a word a watchdog line is
+    wrapped at (WORD_WRAPS); "" where it does not."""
+    end = raw.rstrip()
+    return next((start for lead, start in WORD_WRAPS if end.endswith(lead)), "")
+
+
 def rejoined(lines: Iterable[str]) -> Iterator[str]:
     """`lines` with a WorkNCCL(..) a terminal wrapped made one line again (_WORK_OPEN): the next lines that continue
-    its cut field (or, after a line that ends with _WORK_LEAD, the next line that starts it) joined to it, each joined
-    line read as an empty one (the lines keep their numbers)."""
-    held: str | None = None  # a line whose WorkNCCL(..) is cut at its end, or that ends before it (_WORK_LEAD)
-    part: str | None = ""  # the cut field's start; None: the line ends with _WORK_LEAD, its WorkNCCL( not begun
+    its cut field (or, after a line that ends at a word of WORD_WRAPS, the next line that starts with its rest)
+    joined to it, each joined line read as an empty one (the lines keep their numbers)."""
+    held: str | None = None  # a line whose WorkNCCL(..) is cut at its end, or that ends at a word (WORD_WRAPS)
+    part: str | None = ""  # the cut field's start; None: the line ends at a word of WORD_WRAPS, `rest` next
+    rest = ""  # the words the line after one that ends at a word must start with to be its rest
     joins = 0
     for raw in lines:
         if held is not None:
             nxt = raw.rstrip("\r\n")
             if part is None:
-                joined = nxt.startswith(_WORK_OPEN)
+                joined = nxt.startswith(rest)
             else:
                 m = _WORK_REST.match(part + nxt[:WORK_PART_MAX + 2])
                 joined = m is not None and m.end() > len(part)  # the rest of the cut field, and a separator after it
@@ -612,11 +629,9 @@ def rejoined(lines: Iterable[str]) -> Iterator[str]:
             if cut is not None:
                 held, part, joins = line, cut, 0
                 continue
-        elif _WORK_LEAD in raw:
-            line = raw.rstrip("\r\n")
-            if line.rstrip().endswith(_WORK_LEAD):
-                held, part, joins = line, None, 0
-                continue
+        elif (rest := _wrapped_at_word(raw)):
+            held, part, joins = raw.rstrip("\r\n"), None, 0
+            continue
         yield raw
     if held is not None:
         yield held

@@ -673,7 +673,10 @@ def test_a_worknccl_wrapped_by_a_terminal_is_read_whole():
 @pytest.mark.parametrize("text, joined", [
     (GRAPHGPT.read_text(encoding="utf-8"), [7, 8, 12]),  # "WorkNCCL(" + 2 lines; "OpT" + 1 (0-based)
     (NEMO.read_text(encoding="utf-8"), [1, 3, 5]),
-    (MILABENCH.read_text(encoding="utf-8"), [1, 3, 5, 7]),  # each "WorkNCCL(SeqNum=2070, .." after its watchdog line
+    # each "WorkNCCL(SeqNum=2070, .." after its watchdog line; "by watchdog at work: 2070, .." after "detected"
+    (MILABENCH.read_text(encoding="utf-8"), [1, 3, 5, 7, 9]),
+    # CONSTRUCTED: the progress line's "detected" at a line's end and a next line that is not its rest
+    ("[PG 0 Rank 3] Exception (either an error or timeout) detected\n[rank0]: by watchdog at work: 12, x\n", []),
     # CONSTRUCTED: the watchdog's words at a line's end and a next line that does not start "WorkNCCL(" (another
     # writer's prefix before it, another line), each read as its own
     ("[Rank 3] Watchdog caught collective operation timeout: \n[rank0]: WorkNCCL(SeqNum=12, OpType=BROADCAST)\n", []),
@@ -691,7 +694,9 @@ def test_rejoined_lines_keep_their_number_and_join_only_a_fields_rest(text, join
     lines = text.splitlines(keepends=True)
     out = list(reader.rejoined(lines))
     assert len(out) == len(lines)
-    assert "".join(x.rstrip("\n") for x in out) == "".join(x.rstrip("\n") for x in lines)
+    # (the text kept but for a blank put back between two words the wrap separated: "detected" / "by watchdog")
+    assert "".join(x.rstrip("\n") for x in out).replace(" ", "") == "".join(x.rstrip("\n") for x in lines).replace(
+        " ", "")
     assert [i for i, x in enumerate(out) if x == "" and lines[i].strip()] == joined
 
 
@@ -707,6 +712,15 @@ def test_a_watchdog_line_wrapped_before_its_worknccl_is_read_whole():
     incident = attribute(evidence(MILABENCH))[0]
     assert (incident.category, incident.root.kind) == ("undetermined", "nccl_timeout")
     assert "4 ranks (11,12,14,15) timed out in REDUCE SeqNum 2070" in incident.consequences
+
+
+def test_a_progress_line_wrapped_at_a_word_is_read_whole():
+    """milabench #269 (REAL, the incident's log): rank 12's "[PG 0 (default_pg) Rank 12] Exception (either an error or
+    timeout) detected" / "by watchdog at work: 2070, last enqueued NCCL work: 2070, last completed NCCL work: 2069."
+    is its progress line (facts: watchdog_progress) on the first line's number.  Was: neither line any evidence."""
+    (ev,) = [e for e in evidence(MILABENCH) if e.kind == "nccl_progress"]
+    assert (ev.line, ev.rank, ev.seq, ev.last_enqueued, ev.last_completed, ev.details["pg"]) == (9, 12, 2070, 2070,
+                                                                                                2069, "0")
 
 
 def test_a_watchdog_line_whose_paste_stripped_its_blank_joins_with_one():
