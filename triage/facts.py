@@ -362,6 +362,16 @@ POD_ENDS: dict[str, PodEnd] = {
     "Terminated": _NODE_SHUTDOWN, "Shutdown": _NODE_SHUTDOWN, "NodeShutdown": _NODE_SHUTDOWN,
     "UnexpectedAdmissionError": PodEnd("ADMISSION ERROR", "infrastructure", "the kubelet could not admit it on its "
                                        "node, the device plugin refusing its devices", True, ended=NEVER_STARTED),
+    # the kubelet's topology manager (a `restricted` or `single-numa-node` policy) found no NUMA-aligned allocation of
+    # the devices and CPUs the pod asked for, and refused it (pkg/kubelet/cm/topologymanager: status.reason
+    # "TopologyAffinityError", message "Resources cannot be allocated with Topology locality"; 1.16's reason "Topology
+    # Affinity Error" as `kubectl get pods` prints it, kubernetes/kubernetes #84869): the node's free GPUs spread over
+    # its NUMA nodes by the NUMA-blind scheduler's earlier placements (pytorch/ci-infra #696: a p5.48xlarge's 4-GPU pod
+    # refused four times in 90 s, the pool's small runners on both sockets).  The pod never ran; its controller
+    # recreates it (the scheduler places it on the same node again until it fits: no cascading restart helps)
+    "TopologyAffinityError": PodEnd("TOPOLOGY AFFINITY", "infrastructure", "the kubelet's topology manager could not "
+                                    "allocate the devices and CPUs it asked for within one NUMA node of its node, "
+                                    "the node's free GPUs spread over its NUMA nodes", False, ended=NEVER_STARTED),
     "OutOfDevices": PodEnd("OUT OF DEVICES", "infrastructure", "the kubelet could not admit it on its node, which had "
                            "fewer devices than the scheduler counted: a device plugin lost some", True,
                            ended=NEVER_STARTED),
@@ -605,7 +615,7 @@ POD_NORMALS = ("Evicted",)
 # "Terminated", glibc's word for SIGTERM too (SIGNAL_WORDS), only in the STATUS column; a taint never by its name
 REASON_ANYWHERE = ("PreemptionByScheduler", "PreemptionByKubeScheduler", "DeletionByTaintManager",
                    "DeletionByDeviceTaintManager", "EvictionByEvictionAPI", "DeletionByPodGC", "TerminationByKubelet",
-                   "NodeLost", "UnexpectedAdmissionError")
+                   "NodeLost", "UnexpectedAdmissionError", "TopologyAffinityError")
 REASON_BY_MESSAGE = ("OutOfDevices", "SpotInterruption", "FailedMount", "FailedAttachVolume",
                      "FailedPrepareDynamicResources")
 REASON_STATUS_ONLY = ("Terminated",)
@@ -1273,6 +1283,8 @@ FACTS: tuple[Fact, ...] = (
                                   "viction manager: pod",
                                   "DeletionByTaintManager", "EvictionByEvictionAPI", "DeletionByPodGC",
                                   "TerminationByKubelet", "NodeLost", "UnexpectedAdmissionError",
+                                  "TopologyAffinityError", "Topology Affinity Error",
+                                  "Resources cannot be allocated with Topology locality",
                                   "in response to imminent node shutdown", "in response to node shutdown",
                                   "Node is shutting, evicting pods", "which is unexpected", "DeadlineExceeded",
                                   "longer than the specified deadline", "longer than specified deadline",
@@ -1316,6 +1328,9 @@ FACTS: tuple[Fact, ...] = (
        r"\b(?P<why4>Preempted) (?:by .{1,300}? on node |in order to admit critical pod|"
        r"to accommodate a (?:workload|higher priority [Ww]orkload)\b)|"
        r"The node was low on resource: (?P<resource>[\w.\-/]+)|"
+       # the topology manager's refusal by its words: its error's message, and 1.16's reason as `kubectl get pods`
+       # prints it in its STATUS column (TopologyAffinityError, read anywhere above, is its word since)
+       r"\b(?P<topology>Resources cannot be allocated with Topology locality|Topology Affinity Error)\b|"
        r"(?P<shutdown>Pod was terminated in response to (?:imminent )?node shutdown|Node is shutting, evicting pods)|"
        r"(?P<deadline>(?:Pod|Job) was active (?:on the node )?longer than (?:the )?specified deadline)|"
        r"(?P<admission>\bPod (?:was rejected: )?Allocate failed due to |"
@@ -2075,6 +2090,7 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             "Evicted" if evicted else \
             "Terminated" if g.pop("shutdown", None) else \
             "UnexpectedAdmissionError" if g.pop("admission", None) else \
+            "TopologyAffinityError" if g.pop("topology", None) else \
             "OutOfDevices" if g.pop("outof", None) else \
             "DeadlineExceeded" if g.pop("deadline", None) else g.get("why", "")
         # "OutOfnvidia.com/gpu": the kubelet's admission short of a device (OutOfDevices); a DRA claim's config its

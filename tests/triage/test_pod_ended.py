@@ -1475,3 +1475,34 @@ def test_karpenters_evicted_event_of_a_pod_makes_its_eviction_api_end_karpenters
     # an Evicted Event of a later pod of that name, an hour on, is not this eviction's
     (incident,) = attribute(read_objects({"kind": "List", "items": [pod, event("2024-01-22T13:00:11Z")]}))
     assert incident.evidence[0].details["pod_end"] == "EvictionByEvictionAPI"
+
+
+@pytest.mark.parametrize("line", [
+    # pytorch/ci-infra #696 (2026-06-03): a p5.48xlarge's kubelet under `single-numa-node` refusing a 4-GPU pod, the
+    # reason and message as the issue quotes them
+    "TopologyAffinityError: Resources cannot be allocated with Topology locality",
+    # kubernetes/kubernetes #84869 (1.16, `kubectl get pod`): the reason as that release worded it, in STATUS
+    "exclusive-replicaset-27dzq   0/1     Topology Affinity Error   0          19s",
+    # kubernetes/kubernetes #83775 (1.16, `kubectl get pods -A`)
+    "kube-system   kube-dns-b54d5f547-22dks   0/3     Topology Affinity Error   0    ",
+    # constructed from pkg/kubelet/cm/topologymanager's words: `kubectl describe pod`'s reason and message
+    "Reason:       TopologyAffinityError",
+    "Message:      Resources cannot be allocated with Topology locality",
+])
+def test_the_kubelets_topology_manager_refusing_a_pod_is_a_pod_kubernetes_ended(line):
+    """The kubelet's topology manager (`restricted` / `single-numa-node`) refusing a pod whose GPUs and CPUs fit no NUMA
+    node of its node (the node's free GPUs spread over its sockets by the NUMA-blind scheduler): a pod Kubernetes
+    ended, never started, the infrastructure's.  Was: nothing (the reason was in no table: the job's pods waiting or
+    failing named no cause)."""
+    [e] = ended(line)
+    assert (e.details["pod_end"], e.details["why"]) == ("TopologyAffinityError", "TOPOLOGY AFFINITY"), line
+    assert POD_ENDS["TopologyAffinityError"].category == "infrastructure"
+    assert pod_end("TopologyAffinityError") == "TopologyAffinityError"
+
+
+def test_a_pod_the_topology_manager_refused_is_read_live_off_its_status():
+    pod = _pod("w-0", "node-0", {"phase": "Failed", "reason": "TopologyAffinityError",
+                                 "message": "Resources cannot be allocated with Topology locality",
+                                 "startTime": "2024-01-22T12:00:00Z"}, rank=0)
+    [e] = Reader().pod_exits(pod, rank=0)
+    assert (e.details["why"], e.host) == ("TOPOLOGY AFFINITY", "node-0")
