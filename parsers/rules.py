@@ -2492,6 +2492,17 @@ RULES: tuple[Rule, ...] = (
     _r("imex_no_interface", "imex_error", ["No matching network interface found"],
        r"No matching network interface found for any IP addresses in the node configuration file"
        r"(?: (?P<config>/\S+?))?\.?\s*$"),
+    # DCGM's IMEX health watch (DCGM_FR_IMEX_UNHEALTHY, 4.x on multi-node NVLink nodes) as a health monitor relays it:
+    # "IMEX domain status is DEGRADED (unhealthy) Check IMEX installation, configuration, domain and daemon status, and
+    # network connectivity." (Azure CycleCloud's HealthAgent on a GB200 / GB300 NVL72 node whose nvidia-imex service
+    # was installed but not started, linux-system-roles/hpc #85): the node's IMEX domain not whole, its multi-node
+    # NVLink memory unusable with the nodes it lacks, the IMEX's to check. A warning: DCGM reads the host's service,
+    # and where the DRA driver's ComputeDomain daemons run IMEX in pods the watch is false (NVIDIA/DCGM #308). The
+    # same watch's "IMEX daemon status is -3 (not READY)" (NVIDIA/NVSentinel #1471, NVIDIA/aicr #2641) stays silent: no
+    # daemon runs on a node without a ComputeDomain or without a multi-node NVLink domain at all (a single-node
+    # NVSwitch system), healthy by design. Was nothing.
+    _r("imex_domain_unhealthy", "imex_error", ["IMEX domain status is "],
+       r"IMEX domain status is (?P<imex_status>DOWN|DEGRADED) \(unhealthy\)", severity="warning"),
     # The DRA driver's ComputeDomain daemon's health check (`compute-domain-daemon check`, its startup, readiness and
     # liveness probes) when the node's IMEX daemon does not answer ready: "nvidia-imex-ctl failed (exit status 1),
     # stdout/err: [...]" (klog's, as `kubectl describe` shows it: "Startup probe failed: E1002 11:14:54.489874 71
