@@ -2492,6 +2492,25 @@ RULES: tuple[Rule, ...] = (
     _r("imex_no_interface", "imex_error", ["No matching network interface found"],
        r"No matching network interface found for any IP addresses in the node configuration file"
        r"(?: (?P<config>/\S+?))?\.?\s*$"),
+    # DCGM's IMEX health watch (DCGM_FR_IMEX_UNHEALTHY, 4.x on multi-node NVLink nodes) as a health monitor relays it:
+    # "IMEX domain status is DEGRADED (unhealthy) Check IMEX installation, configuration, domain and daemon status, and
+    # network connectivity." (Azure CycleCloud's HealthAgent on a GB200 / GB300 NVL72 node whose nvidia-imex service
+    # was installed but not started, linux-system-roles/hpc #85): the node's IMEX domain not whole, its multi-node
+    # NVLink memory unusable with the nodes it lacks, the IMEX's to check. A warning: DCGM reads the host's service,
+    # and where the DRA driver's ComputeDomain daemons run IMEX in pods the watch is false (NVIDIA/DCGM #308). The
+    # same watch's "IMEX daemon status is -3 (not READY)" (NVIDIA/NVSentinel #1471, NVIDIA/aicr #2641) stays silent: no
+    # daemon runs on a node without a ComputeDomain or without a multi-node NVLink domain at all (a single-node
+    # NVSwitch system), healthy by design. Was nothing.
+    _r("imex_domain_unhealthy", "imex_error", ["IMEX domain status is "],
+       r"IMEX domain status is (?P<imex_status>DOWN|DEGRADED) \(unhealthy\)", severity="warning"),
+    # The DRA driver's ComputeDomain daemon's health check (`compute-domain-daemon check`, its startup, readiness and
+    # liveness probes) when the node's IMEX daemon does not answer ready: "nvidia-imex-ctl failed (exit status 1),
+    # stdout/err: [...]" (klog's, as `kubectl describe` shows it: "Startup probe failed: E1002 11:14:54.489874 71
+    # main.go:353] nvidia-imex-ctl failed ..", kubernetes-sigs/dra-driver-nvidia-gpu #636). The node's IMEX not ready
+    # (its peers not connected, the daemon not started): a warning (a probe retries; the pod restarts where it goes on
+    # failing), the IMEX's to check. Was nothing.
+    _r("imex_ctl_check_failed", "imex_error", ["nvidia-imex-ctl failed"],
+       r"\bnvidia-imex-ctl failed \((?P<exit>exit status \d{1,3}|signal: \w{1,20})\)", severity="warning"),
     # --- generic kernel ---
     # A kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver: the trace's RIP (x86; `IP:`
     # on 4.x and older kernels) or pc (arm64; `PC is at` on 4.14 and older) line names the module in brackets.  The other trace lines match no
@@ -4059,6 +4078,17 @@ RULES: tuple[Rule, ...] = (
     # it is open.
     _r("cuda_error_enum", "cuda_error", ["Search for `cudaError"], r"Search for `(?P<cuda_error>cudaError\w+)'",
        refine="cuda", event=("cuda_exception|cuda_assert", "join")),
+    # nvbandwidth's multinode CU_ASSERT (its MPI ranks share fabric memory over multi-node NVLink): the driver's status
+    # by name in brackets, its text, the call, then the host and the MPI rank: "[CUDA_ERROR_INVALID_VALUE] invalid
+    # argument in expression cuMemSetAccess((CUdeviceptr) buffer, roundedUpAllocationSize, &desc, 1 ) on
+    # gpub200-nom6ae0518, rank = 8 in MultinodeMemoryAllocationUnicast::.." (NVIDIA/nvbandwidth #44: B200 nodes whose
+    # fabric memory could not be mapped). The status refines as the driver's names do (CUDA_DRIVER_ERRORS; another,
+    # unknown), the call, host and rank its details (the rank the failure's). Was nothing (no name CUDA_DRIVER_ERRORS
+    # holds, no "CUDA error" words).
+    _r("nvbandwidth_cu_assert", "cuda_error", [" in expression cu"],
+       r"\[(?P<cuda_error>CUDA_ERROR_[A-Z_]{1,48})\] (?P<status_text>[a-z][\w ,'-]{0,80}?) in expression "
+       r"(?P<call>cu\w{1,60})\((?>[^\n]*?\) on )(?P<host>[\w.-]{1,253}), rank = (?P<rank>\d{1,7}) in ",
+       refine="cuda", event=CUDA_EXC_JOIN),
     # XLA goes on naming the same failure at each call after it ("failed to unload module ..; leaking:
     # CUDA_ERROR_ILLEGAL_ADDRESS: ..", "Error polling for event status: failed to query event: CUDA_ERROR_..."): one
     # failure while they follow each other (CUDA_EXC_JOIN).
