@@ -353,6 +353,7 @@ _VOLUME = PodEnd("VOLUME MOUNT", "application", "the kubelet could not mount a v
                  gang=Gang("infrastructure", "a device, directory or CSI driver it lacks, or storage it cannot reach",
                            "its volumes' spec: a host path, claim or driver its nodes do not have"),
                  ended=NEVER_STARTED, event_only=True)
+OUT_OF_NODE_KEY = "outof:node"  # the kubelet short of a node resource, "OutOfcpu" (POD_ENDS' key below)
 KARPENTER_EVICTED = "evict:Karpenter"  # Karpenter's eviction of a pod, disrupting its node (POD_ENDS' key below)
 POD_ENDS: dict[str, PodEnd] = {
     # status.reason
@@ -372,6 +373,25 @@ POD_ENDS: dict[str, PodEnd] = {
     "TopologyAffinityError": PodEnd("TOPOLOGY AFFINITY", "infrastructure", "the kubelet's topology manager could not "
                                     "allocate the devices and CPUs it asked for within one NUMA node of its node, "
                                     "the node's free GPUs spread over its NUMA nodes", False, ended=NEVER_STARTED),
+    # the kubelet's admission refusing a pod its node's labels no longer select (pkg/kubelet/lifecycle
+    # predicate.go, 1.20+: status.reason "NodeAffinity", message "Pod Predicate NodeAffinity failed", later "Pod was
+    # rejected: Predicate NodeAffinity failed"; kubernetes/kubernetes #93338, #109663, longhorn/longhorn #6930): the
+    # node relabelled between the scheduler's placement and the kubelet's admission (a label the kubelet had not yet
+    # seen, #93338; on a GPU node the GPU Operator's or GPU feature discovery's labels, nvidia.com/gpu.present, taken
+    # away while its driver restarts).  The node's labels, not the job's: the pod never ran, its controller recreates
+    # it where the labels match (no cascading restart)
+    "NodeAffinity": PodEnd("NODE AFFINITY", "infrastructure", "the kubelet refused it on its node, whose labels no "
+                           "longer matched its node selector or affinity: the node relabelled after the scheduler "
+                           "placed it", False, ended=NEVER_STARTED),
+    # the kubelet's admission short of a node resource the scheduler counted free (status.reason "OutOf<resource>",
+    # "OutOfcpu", "OutOfmemory", "OutOfpods"; message "Pod was rejected: Node didn't have enough resource: cpu,
+    # requested: 150, used: 11388, capacity: 11500", red-hat-storage/ocs-ci #12362; neondatabase/autoscaling #374):
+    # the scheduler's and the kubelet's counts apart (pods that had just ended still counted, kubernetes/kubernetes
+    # #106884, #115325) or a pod bound by spec.nodeName past the scheduler (#134712).  The node's accounting, not the
+    # job's nor its GPUs' (an extended resource's, a device plugin's, is OutOfDevices): the pod never ran
+    OUT_OF_NODE_KEY: PodEnd("OUT OF NODE RESOURCES", "infrastructure", "the kubelet could not admit it on its node, "
+                            "short of the CPU, memory or pod slots the scheduler counted free", False,
+                            ended=NEVER_STARTED),
     "OutOfDevices": PodEnd("OUT OF DEVICES", "infrastructure", "the kubelet could not admit it on its node, which had "
                            "fewer devices than the scheduler counted: a device plugin lost some", True,
                            ended=NEVER_STARTED),
@@ -634,14 +654,17 @@ DESCRIBE_EVENT = re.compile(rf"^\s*{_EVENT_HEAD}\s+\S+(?: \(x(?P<count>\d+) over
 # status.reason "Out<resource>": the kubelet's admission found the node short of an extended resource
 # ("OutOfnvidia.com/gpu")
 OUT_OF_RESOURCE = r"[a-z0-9][\w.\-]*/[\w.\-]+"  # an extended resource's name, "nvidia.com/gpu"
-OUT_OF_WORD = r"Out[Oo]f" + OUT_OF_RESOURCE  # as it stands in kubectl's text (the k8s_ended row)
+# and of a node resource the kubelet admits by ("OutOfcpu", "OutOfmemory", "OutOfpods": OUT_OF_NODE_KEY)
+OUT_OF_NATIVE = r"(?:cpu|memory|pods|ephemeral-storage)"
+OUT_OF_WORD = r"Out[Oo]f(?:" + OUT_OF_RESOURCE + "|" + OUT_OF_NATIVE + ")"  # as kubectl's text says it (k8s_ended)
 # A volume failure that is no pod end: the kubelet's ConfigMap and Secret cache not (or no longer) holding the pod,
 # "MountVolume.SetUp failed for volume "kube-api-access-gvtq4" : object "pgo"/"kube-root-ca.crt" not registered",
 # said of pods that start and run a moment later and after they end (kubernetes/kubernetes #105204, #119361): the
 # k8s_ended row's FailedMount words skip a line saying it within this many characters
 VOLUME_RACE, VOLUME_RACE_WITHIN = r' : object "[^"\n]{0,253}"/"[^"\n]{0,253}" not registered', 600
 _NO_RACE = f"(?![^\\n]{{0,{VOLUME_RACE_WITHIN}}}?{VOLUME_RACE})"
-OUT_OF = re.compile(rf"^{OUT_OF_WORD}$")
+OUT_OF = re.compile(rf"^Out[Oo]f{OUT_OF_RESOURCE}$")
+OUT_OF_NODE = re.compile(rf"^Out[Oo]f{OUT_OF_NATIVE}$")
 
 
 def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "", not_ready: bool = False,
@@ -669,7 +692,7 @@ def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "",
         return drain
     if reason in POD_ENDS:
         return reason
-    return "OutOfDevices" if OUT_OF.match(reason) else None
+    return "OutOfDevices" if OUT_OF.match(reason) else OUT_OF_NODE_KEY if OUT_OF_NODE.match(reason) else None
 
 
 def pod_ended_as(key: str, reason: str | None) -> dict:
@@ -1296,7 +1319,8 @@ FACTS: tuple[Fact, ...] = (
                                   "DeletionByDeviceTaintManager", "FailedPrepareDynamicResources",
                                   "Failed to prepare dynamic resources", "Marking for deletion Pod ",
                                   "Starting deletion of Pod ", "Allocate failed due to ",
-                                  "plugin resources failed due to ", "enough resource: "],
+                                  "plugin resources failed due to ", "enough resource: ",
+                                  "NodeAffinity"],
        r"\b(?P<why>OOMKilled|" + "|".join(REASON_ANYWHERE) + r")\b|"
        + _event_row(r"Normal\s+(?P<why5>Evict(?:ed)?)", "pod", "epod4", 200) +
        r"(?=" + _KARPENTER_SAYS + r")|"
@@ -1337,7 +1361,11 @@ FACTS: tuple[Fact, ...] = (
        r"(?:Allocate|Update plugin resources) failed due to .{1,400}, which is unexpected)|"
        # ((?<!\w), the \b it means before a word's letter: as \b this one alternative doubled the row's cost on a
        # 64 KiB line with no "Node" in it, 0.06 -> 0.10 s, over tests/triage/test_triage_hostile.py's bound under load)
-       r"(?<!\w)Node didn't have enough resource: (?P<outof>" + OUT_OF_RESOURCE + r")\b|"
+       r"(?<!\w)Node didn't have enough resource: (?:(?P<outof>" + OUT_OF_RESOURCE + r")|"
+       r"(?P<outnode>" + OUT_OF_NATIVE + r"), requested: )|"
+       # the kubelet's admission refusing a pod its node's labels no longer select (NodeAffinity, a REASON_WORDS
+       # word, where kubectl prints a reason): its message, 1.20's and later's
+       r"\bPod (?:was rejected: )?Predicate (?P<affinity>NodeAffinity) failed\b|"
        r"\beviction manager: pods? (?P<kname>" + _K8S_NAME + ")_(?P<kns>" + _K8S_NS + r")\([-0-9a-f]+\)"
        r"(?: is evicted successfully|,.*? evicted, waiting for pod to be cleaned up| evicted, waiting for pod)|"
        r"\bEviction manager: (?:pod is evicted successfully\" pod=\"(?P<kpod>[^\"/\s]+/[^\"\s]+)\"|"
@@ -2092,6 +2120,8 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             "UnexpectedAdmissionError" if g.pop("admission", None) else \
             "TopologyAffinityError" if g.pop("topology", None) else \
             "OutOfDevices" if g.pop("outof", None) else \
+            "OutOf" + g.pop("outnode") if "outnode" in g else \
+            g.pop("affinity") if "affinity" in g else \
             "DeadlineExceeded" if g.pop("deadline", None) else g.get("why", "")
         # "OutOfnvidia.com/gpu": the kubelet's admission short of a device (OutOfDevices); a DRA claim's config its
         # driver rejected, by the line's words (MESSAGE_ENDS)

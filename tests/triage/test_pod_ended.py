@@ -1506,3 +1506,64 @@ def test_a_pod_the_topology_manager_refused_is_read_live_off_its_status():
                                  "startTime": "2024-01-22T12:00:00Z"}, rank=0)
     [e] = Reader().pod_exits(pod, rank=0)
     assert (e.details["why"], e.host) == ("TOPOLOGY AFFINITY", "node-0")
+
+
+@pytest.mark.parametrize("line, host, pod", [
+    # REAL: kubernetes/kubernetes #93338 (1.18, IKS, `kubectl describe pod`: the kubelet's admission refusing a pod
+    # scheduled on a label it had not yet seen), reason and message
+    ("Reason:       NodeAffinity", None, None),
+    ("Message:      Pod Predicate NodeAffinity failed", None, None),
+    # REAL: longhorn/longhorn #6930 (EKS, 2023, describe: 1.27+'s "Pod was rejected: " message)
+    ("Message:          Pod was rejected: Predicate NodeAffinity failed", None, None),
+    # REAL: kubernetes/kubernetes #109663 (1.20, `kubectl get pod -o wide`: STATUS, then IP <none> and NODE)
+    ("ceph-rgw-548fdf5fc5-t5k8d          0/1     NodeAffinity   0          4h25m   <none>        node-5   <none>    "
+     "       <none>", "node-5", "ceph-rgw-548fdf5fc5-t5k8d"),
+    # REAL: kubernetes/kubernetes #102387 (`kubectl get pods`)
+    ("sonic-k8s-agent-8684d6989d-bhzbf   0/1     NodeAffinity   0          2d1h", None,
+     "sonic-k8s-agent-8684d6989d-bhzbf"),
+])
+def test_the_kubelet_refusing_a_pod_its_nodes_labels_no_longer_select_is_a_pod_kubernetes_ended(line, host, pod):
+    """The kubelet's admission refusing a pod whose node selector or affinity its node's labels no longer match (the
+    node relabelled after the scheduler placed it: on a GPU node the GPU Operator's labels while its driver restarts):
+    a pod Kubernetes ended, never started, the node's (infrastructure).  Was: nothing (NodeAffinity in no table)."""
+    [e] = ended(line)
+    assert (e.details["pod_end"], e.details["why"], e.host, e.details.get("pod")) == (
+        "NodeAffinity", "NODE AFFINITY", host, pod), line
+    assert POD_ENDS["NodeAffinity"].category == "infrastructure"
+    assert POD_ENDS["NodeAffinity"].ended == "never started"
+
+
+@pytest.mark.parametrize("line, reason, pod", [
+    # REAL: red-hat-storage/ocs-ci #12362 (OpenShift, 2025, `kubectl describe pod`): reason and message
+    ("Reason:           OutOfcpu", "OutOfcpu", None),
+    ("Message:          Pod was rejected: Node didn't have enough resource: cpu, requested: 150, used: 11388, "
+     "capacity: 11500", "OutOfcpu", None),
+    # REAL: neondatabase/autoscaling #374 (2023): describe's Events row and `kubectl get po`
+    ("  Warning  OutOfcpu          43m   kubelet              Node didn't have enough resource: cpu, requested: "
+     "1000, used: 94939, capacity: 95690", "OutOfcpu", None),
+    ("vm-stress-0050-dz557   0/1     OutOfcpu   0          48m", "OutOfcpu", "vm-stress-0050-dz557"),
+])
+def test_the_kubelets_admission_short_of_cpu_or_memory_is_a_pod_kubernetes_ended(line, reason, pod):
+    """The kubelet's admission short of a node resource the scheduler counted free ("OutOfcpu", "OutOfmemory",
+    "OutOfpods": the two counts apart, or a pod bound by nodeName past the scheduler): a pod Kubernetes ended, never
+    started, the node's accounting (infrastructure), not the device plugin's OutOfDevices.  Was: nothing (only an
+    extended resource's OutOf<vendor>/<name> was read)."""
+    [e] = ended(line)
+    assert (e.details["pod_end"], e.details["why"], e.details.get("pod_reason"), e.details.get("pod")) == (
+        "outof:node", "OUT OF NODE RESOURCES", reason, pod), line
+    assert POD_ENDS["outof:node"].category == "infrastructure"
+    assert (pod_end("OutOfmemory"), pod_end("OutOfpods"), pod_end("OutOfnvidia.com/gpu")) == (
+        "outof:node", "outof:node", "OutOfDevices")
+
+
+@pytest.mark.parametrize("reason, message, why", [
+    # the reasons and messages of the REAL samples above (#93338; ocs-ci #12362) as the pod's status holds them
+    ("NodeAffinity", "Pod Predicate NodeAffinity failed", "NODE AFFINITY"),
+    ("OutOfcpu", "Pod was rejected: Node didn't have enough resource: cpu, requested: 150, used: 11388, "
+     "capacity: 11500", "OUT OF NODE RESOURCES"),
+])
+def test_a_pod_the_kubelet_refused_at_admission_is_read_live_off_its_status(reason, message, why):
+    pod = _pod("w-0", "node-0", {"phase": "Failed", "reason": reason, "message": message,
+                                 "startTime": "2024-01-22T12:00:00Z"}, rank=0)
+    [e] = Reader().pod_exits(pod, rank=0)
+    assert (e.details["why"], e.host) == (why, "node-0")
