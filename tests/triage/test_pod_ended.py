@@ -350,7 +350,9 @@ def test_admission_refused_gpus_and_out_of_devices():
     [e] = Reader().pod_exits(pod, rank=0)
     assert (e.details["why"], e.time, e.host) == ("ADMISSION ERROR", T0, "node-0")
     assert pod_end("OutOfnvidia.com/gpu") == "OutOfDevices"
-    assert pod_end("OutOfcpu") is None and pod_end("Completed") is None and pod_end(None) is None
+    # a node resource's refusal is the node's accounting, no device's (OUT OF NODE RESOURCES: the REAL samples of
+    # test_the_kubelets_admission_short_of_cpu_or_memory_is_a_pod_kubernetes_ended; was: no pod end)
+    assert pod_end("OutOfcpu") == "outof:node" and pod_end("Completed") is None and pod_end(None) is None
 
 
 # kubernetes/kubernetes #97131 (kubectl describe pod's Message:): the device plugin's NVML found a GPU of the node lost;
@@ -650,9 +652,9 @@ def test_a_klog_event_line_about_a_pod_names_the_pod_it_ended(line, pod):
 
 
 @pytest.mark.parametrize("line", [
-    # constructed: the words without the kubelet's prefix or trailer, a resource no device plugin serves, prose
+    # constructed: the words without the kubelet's prefix or trailer, prose (a node resource's "Node didn't have
+    # enough resource: cpu, requested: .." is the kubelet's refusal since: OUT OF NODE RESOURCES)
     "Allocate failed due to device plugin GetPreferredAllocation rpc failed",
-    "Node didn't have enough resource: cpu, requested: 1000, used: 0, capacity: 0",
     "the season: 'Evicted' tenants",
 ])
 def test_admission_words_the_kubelet_did_not_say_end_no_pod(line):
