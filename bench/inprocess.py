@@ -36,16 +36,22 @@ HERE = Path(__file__).resolve().parent
 
 
 STORM_XID = ("NVRM: Xid (PCI:0000:5d:00): 95, pid=2207, name=python3, Uncontained: FBHUB. "
-             "RST: Yes, D-RST: No")  # bench/agent.py's (synthetic: the Xid 95 shape in tests/fixtures/dmesg)
+             "RST: Yes, D-RST: No")  # synthetic: modelled on the Xid 95 shape in tests/fixtures/dmesg
 CASES = ("distinct", "storm", "mix")
 
 
-def line(i: int, case: str = "distinct") -> str:
+def message(i: int, case: str = "distinct") -> str:
+    """Record i's message in each flood (issue 11's; bench/agent.py storms writes the same through the process)."""
     if case == "storm" or case == "mix" and i % 2:
-        return f"4,{i},{i * 10},-;{STORM_XID}"
+        return STORM_XID
     if case == "mix":
-        return f"6,{i},{i * 10},-;eth0: benign kernel line {i}"
-    return f"4,{i},{i * 1000},-;NVRM: Xid (PCI:0000:{i % 256:02x}:00): 31, pid={i}, name=python3, Ch 00000008, MMU Fault {i}"
+        return f"eth0: benign kernel line {i}"
+    return f"NVRM: Xid (PCI:0000:{i % 256:02x}:00): 31, pid={i}, name=python3, Ch 00000008, MMU Fault {i}"
+
+
+def line(i: int, case: str = "distinct") -> str:
+    """Record i as /dev/kmsg gives it (a distinct flood's a millisecond apart, a storm's ten microseconds)."""
+    return f"4,{i},{i * (1000 if case == 'distinct' else 10)},-;{message(i, case)}"
 
 
 def standing(i: int) -> str:

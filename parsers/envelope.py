@@ -553,6 +553,7 @@ ZONE_NAMES = {
     "NST": -3.5, "NDT": -2.5, "AST": -4, "ADT": -3, "EST": -5, "EDT": -4, "MST": -7, "MDT": -6, "PDT": -7,
     "AKST": -9, "AKDT": -8, "HST": -10, "HDT": -9, "SST": -11,
 }
+_ZONES = {name: timezone(timedelta(hours=hours)) for name, hours in ZONE_NAMES.items()}  # (made once, not a line's)
 
 
 def _zoned(when: datetime | None, zone: str | None) -> datetime | None:
@@ -561,9 +562,9 @@ def _zoned(when: datetime | None, zone: str | None) -> datetime | None:
     host's clock showed it, as a BSD syslog stamp's)."""
     if when is None or zone is None:
         return when
-    hours = ZONE_NAMES.get(zone)
-    if hours is not None:
-        return when.replace(tzinfo=timezone(timedelta(hours=hours))).astimezone(timezone.utc)
+    named = _ZONES.get(zone)
+    if named is not None:
+        return when.replace(tzinfo=named).astimezone(timezone.utc)
     off = _ZONE_OFFSET.match(zone)
     if off is None:
         return when

@@ -164,6 +164,7 @@ WORD_WRAPS: tuple[tuple[str, str], ...] = (
     (_WORK_LEAD, _WORK_OPEN),
     ("(either an error or timeout) detected", "by watchdog at work"),
 )
+_WRAP_LEADS = tuple(lead for lead, _ in WORD_WRAPS)  # (every line's one test: str.endswith of the tuple)
 # PyTorch's watchdog progress line (facts: watchdog_progress, "[PG ID 0 PG GUID 0(default_pg) Rank 3]  failure detected by
 # watchdog at work sequence id: 7219 PG status: ..."): the words a line must hold to be one (`progress_group`)
 PROGRESS_KEYWORDS = tuple(dict.fromkeys(k for f in facts.FACTS if f.kind == "nccl_progress" for k in f.keywords))
@@ -590,9 +591,11 @@ def _work_cut(line: str) -> str | None:
 
 def _wrapped_at_word(raw: str) -> str:
     """The words the next line must start with to be `raw`'s rest, where `raw` ends at a word a watchdog line is
-    wrapped at (WORD_WRAPS); "" where it does not."""
+    wrapped at (WORD_WRAPS); "" where it does not.  Every line of a file asks: one C-level test for most."""
     end = raw.rstrip()
-    return next((start for lead, start in WORD_WRAPS if end.endswith(lead)), "")
+    if not end.endswith(_WRAP_LEADS):
+        return ""
+    return next(start for lead, start in WORD_WRAPS if end.endswith(lead))
 
 
 def rejoined(lines: Iterable[str]) -> Iterator[str]:
