@@ -28,29 +28,27 @@ sys.path[0] = str(ROOT)  # not bench/: its agent.py would shadow the agent packa
 sys.path.insert(1, str(ROOT / "tests"))
 from telemetry_kit import copy_sysfs, hgx_scenario  # noqa: E402
 
-import agent.sysfs.infiniband as infiniband  # noqa: E402
-import agent.sysfs.pci as pci  # noqa: E402
 from agent.app import build  # noqa: E402
 from agent.config import load  # noqa: E402
 from agent.gpu.nvml import GROUPS  # noqa: E402
-from agent.sysfs import read_text  # noqa: E402
 
 
-def files_read(agent) -> list[str]:
-    """The sysfs files one poll cycle reads (read_text's paths, as the readers call it)."""
+def files_read(agent, root: str) -> list[str]:
+    """The files under `root` (the sysfs tree) one poll cycle opens: the interpreter's `open` audit event, raised by
+    os.open and open() alike, so a reader is counted whatever name it imported its reader under."""
     paths: list[str] = []
+    prefix = root.rstrip(os.sep) + os.sep
+    recording = [True]
 
-    def recording(path: str) -> str | None:
-        paths.append(path)
-        return read_text(path)
+    def hook(event: str, args: tuple) -> None:
+        if recording[0] and event == "open" and isinstance(args[0], str) and args[0].startswith(prefix):
+            paths.append(args[0])
 
-    import agent.sysfs as sysfs  # noqa: PLC0415
-    saved = sysfs.read_text, infiniband.read_text, pci.read_text
-    sysfs.read_text = infiniband.read_text = pci.read_text = recording
+    sys.addaudithook(hook)  # (a hook cannot be removed: it stops recording instead)
     try:
         agent.poller.poll_once()
     finally:
-        sysfs.read_text, infiniband.read_text, pci.read_text = saved
+        recording[0] = False
     return paths
 
 
@@ -79,8 +77,9 @@ def main() -> None:
         t = Path(tmp)
         scen = t / "s.yaml"
         scen.write_text(yaml.safe_dump(hgx_scenario()))
+        root = str(copy_sysfs(t))
         cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(t / "state"),
-                                  "fallback_log_files": [], "nvml": f"fake:{scen}", "sysfs_root": str(copy_sysfs(t))})
+                                  "fallback_log_files": [], "nvml": f"fake:{scen}", "sysfs_root": root})
         agent = build(cfg, out=io.StringIO())
         agent.pipeline.process(agent.poller.poll_once())  # warm: init, NVLink probe, device scan
         per_cycle = []
@@ -103,7 +102,7 @@ def main() -> None:
                     fake.nvlink(g.ident.index, link)
         nvml = (time.process_time() - c0) / args.cycles
 
-        paths = files_read(agent)
+        paths = files_read(agent, root)
         reads = syscalls(paths, args.cycles)
 
         c0 = time.process_time()

@@ -10,6 +10,7 @@ import copy
 
 import io
 import json
+import time
 
 import pytest
 
@@ -33,7 +34,11 @@ FLAGS = {"kmsg": "", "journald": False, "fallback_log_files": [], "fabricmanager
 
 
 def make_agent(tmp, clock=None, boot=None, **over):
+    """An agent of a boot begun a day ago (not this host's: the lines' kmsg stamps are read as seconds since the boot's
+    start, and a stamp later than the host has been up is read as now: on a host booted minutes ago, a line stamped
+    601 s would fall on the first's minute)."""
     out = io.StringIO()
+    boot = boot if boot is not None else Boot("test-boot", time.time() - 86_400.0)
     agent = build(load(env={}, flags={**FLAGS, "state_dir": str(tmp), **over}), out=out, boot=boot,
                   **({"clock": clock} if clock is not None else {}))
     return agent, out
