@@ -353,6 +353,8 @@ _VOLUME = PodEnd("VOLUME MOUNT", "application", "the kubelet could not mount a v
                  gang=Gang("infrastructure", "a device, directory or CSI driver it lacks, or storage it cannot reach",
                            "its volumes' spec: a host path, claim or driver its nodes do not have"),
                  ended=NEVER_STARTED, event_only=True)
+_HOST_PORTS = PodEnd("HOST PORTS", "infrastructure", "the kubelet refused it on its node, a host port it asks "
+                     "already bound there", False, ended=NEVER_STARTED)
 OUT_OF_NODE_KEY = "outof:node"  # the kubelet short of a node resource, "OutOfcpu" (POD_ENDS' key below)
 KARPENTER_EVICTED = "evict:Karpenter"  # Karpenter's eviction of a pod, disrupting its node (POD_ENDS' key below)
 POD_ENDS: dict[str, PodEnd] = {
@@ -383,6 +385,17 @@ POD_ENDS: dict[str, PodEnd] = {
     "NodeAffinity": PodEnd("NODE AFFINITY", "infrastructure", "the kubelet refused it on its node, whose labels no "
                            "longer matched its node selector or affinity: the node relabelled after the scheduler "
                            "placed it", False, ended=NEVER_STARTED),
+    # the kubelet's other admission predicates (pkg/kubelet/lifecycle predicate.go, the scheduler's filters run again on
+    # the node): a host port the pod asks already bound there (status.reason "NodePorts", 1.18+; "PodFitsHostPorts"
+    # before: "Reason: PodFitsHostPorts", "Message: Pod Predicate PodFitsHostPorts failed", kubernetes/kubernetes
+    # #60726, a prow pod), its node tainted NoExecute after the scheduler placed it (1.22+, PR #101218: "Pod was
+    # rejected: Predicate TaintToleration failed", cilium/cilium #43872, an EKS node not yet ready).  The node's state
+    # between the scheduler's placement and the kubelet's admission, not the job's: the pod never ran, its controller
+    # recreates it (no cascading restart)
+    "NodePorts": _HOST_PORTS, "PodFitsHostPorts": _HOST_PORTS,
+    "TaintToleration": PodEnd("UNTOLERATED TAINT", "infrastructure", "the kubelet refused it on its node, tainted "
+                              "NoExecute after the scheduler placed it: not ready, unreachable, a fault taint", False,
+                              ended=NEVER_STARTED),
     # the kubelet's admission short of a node resource the scheduler counted free (status.reason "OutOf<resource>",
     # "OutOfcpu", "OutOfmemory", "OutOfpods"; message "Pod was rejected: Node didn't have enough resource: cpu,
     # requested: 150, used: 11388, capacity: 11500", red-hat-storage/ocs-ci #12362; neondatabase/autoscaling #374):
@@ -1320,15 +1333,22 @@ FACTS: tuple[Fact, ...] = (
                                   "Failed to prepare dynamic resources", "Marking for deletion Pod ",
                                   "Starting deletion of Pod ", "Allocate failed due to ",
                                   "plugin resources failed due to ", "enough resource: ",
-                                  "NodeAffinity"],
+                                  "NodeAffinity", "NodePorts", "PodFitsHostPorts", "TaintToleration"],
        r"\b(?P<why>OOMKilled|" + "|".join(REASON_ANYWHERE) + r")\b|"
        + _event_row(r"Normal\s+(?P<why5>Evict(?:ed)?)", "pod", "epod4", 200) +
        r"(?=" + _KARPENTER_SAYS + r")|"
        # klog's line of an Event about a pod (client-go tools/record's "Event(%#v): type: '%v' reason: '%v' %v"),
        # the pod its ObjectReference names the pod ended (ons/opod); other kinds' Events by the reason alone below
-       r"\bEvent\((?:v1|api)\.ObjectReference\{Kind:\"Pod\", Namespace:\"(?P<ons>" + _K8S_NS + r")\", "
+       r"\bEvent(?:\((?:v1|api)\.ObjectReference\{Kind:\"Pod\", Namespace:\"(?P<ons>" + _K8S_NS + r")\", "
        r"Name:\"(?P<opod>" + _K8S_NAME + r")\"[^}\n]{0,400}\}\): (?:type: '\w{1,20}' )?reason: "
        r"'(?P<why6>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")'|"
+       # its structured twin (1.19+ klog's InfoS, client-go tools/record event.go: "Event occurred" object="<ns>/<name>"
+       # [fieldPath=".."] kind="Pod" apiVersion="v1" type=".." reason=".."), the pod its object names (ons7/opod7):
+       # "\"Event occurred\" object=\"<namespace>/<podname>\" kind=\"Pod\" apiVersion=\"v1\" type=\"Warning\"
+       # reason=\"UnexpectedAdmissionError\" ..", kubernetes/kubernetes #124345
+       r" occurred\" object=\"(?P<ons7>" + _K8S_NS + r")/(?P<opod7>" + _K8S_NAME + r")\" "
+       r"(?:fieldPath=\"[^\"\n]{0,300}\" )?kind=\"Pod\" apiVersion=\"v1\" type=\"\w{1,20}\" reason=\""
+       r"(?P<why7>" + "|".join(REASON_WORDS + REASON_ANYWHERE) + "|" + OUT_OF_WORD + r")\")|"
        r"(?:\b[Rr]eason(?::\s*|=)|\"reason\":\s*|\b(?:" + "|".join(EVENT_TYPES) + r")\s+)"
        r"[\"']?(?P<why2>" + "|".join(REASON_WORDS) + "|" + OUT_OF_WORD + r")\b|"
        r"(?:^(?:(?P<rns>" + _K8S_NS + r")\s+)?(?:pod/)?(?P<rpod>" + _K8S_NAME + r")\s+|\s)"
@@ -1364,8 +1384,10 @@ FACTS: tuple[Fact, ...] = (
        r"(?<!\w)Node didn't have enough resource: (?:(?P<outof>" + OUT_OF_RESOURCE + r")|"
        r"(?P<outnode>" + OUT_OF_NATIVE + r"), requested: )|"
        # the kubelet's admission refusing a pod its node's labels no longer select (NodeAffinity, a REASON_WORDS
-       # word, where kubectl prints a reason): its message, 1.20's and later's
-       r"\bPod (?:was rejected: )?Predicate (?P<affinity>NodeAffinity) failed\b|"
+       # word, where kubectl prints a reason), a host port bound there or a NoExecute taint: its message, 1.20's
+       # and later's
+       r"\bPod (?:was rejected: )?Predicate (?P<affinity>NodeAffinity|NodePorts|PodFitsHostPorts|TaintToleration) "
+       r"failed\b|"
        r"\beviction manager: pods? (?P<kname>" + _K8S_NAME + ")_(?P<kns>" + _K8S_NS + r")\([-0-9a-f]+\)"
        r"(?: is evicted successfully|,.*? evicted, waiting for pod to be cleaned up| evicted, waiting for pod)|"
        r"\bEviction manager: (?:pod is evicted successfully\" pod=\"(?P<kpod>[^\"/\s]+/[^\"\s]+)\"|"
@@ -2071,7 +2093,7 @@ def success(message: str) -> Fact | None:
 
 def _groups(fact: Fact, m: re.Match) -> dict:
     g = {k: v for k, v in m.groupdict().items() if v is not None}
-    for alt in [k for k in g if k[-1:] in "23456"]:  # a row's second (third, ..) wording fills the same fields
+    for alt in [k for k in g if k[-1:] in "234567"]:  # a row's second (third, ..) wording fills the same fields
         g[alt[:-1]] = g.pop(alt)
     if "pg" in g:  # the "[PG ...]" tag's group: its 2.5+ GUID, else its id (parsers.classify.pg_name reads the tag)
         name = pg_name(m.string[m.start("pg"):])

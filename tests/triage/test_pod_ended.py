@@ -1569,3 +1569,121 @@ def test_a_pod_the_kubelet_refused_at_admission_is_read_live_off_its_status(reas
                                  "startTime": "2024-01-22T12:00:00Z"}, rank=0)
     [e] = Reader().pod_exits(pod, rank=0)
     assert (e.details["why"], e.host) == (why, "node-0")
+
+
+# ---- Kubernetes' own words, h705: the structured klog Event, the kubelet's other predicates, container reasons -----
+
+# REAL: https://github.com/kubernetes/kubernetes/issues/124345 (nareshku's comment, the kubelet's journal after its
+# restart: the names redacted to "<namespace>/<podname>" by the reporter)
+STRUCTURED_ADMISSION = (
+    'I0129 05:42:59.060605 3736781 event.go:294] "Event occurred" object="<namespace>/<podname>" kind="Pod" '
+    'apiVersion="v1" type="Warning" reason="UnexpectedAdmissionError" message="Allocate failed due to requested '
+    'number of devices unavailable for nvidia.com/gpu. Requested: 4, Available: 0, which is unexpected"')
+
+
+@pytest.mark.parametrize("line, key, pod", [
+    (STRUCTURED_ADMISSION, "UnexpectedAdmissionError", None),  # a redacted name is no pod's
+    # constructed from that line's shape, a pod's name in place of the reporter's placeholders (1.19-1.26: no
+    # fieldPath), and with 1.27+'s fieldPath (event.go:307, empty for a pod's own Event; a container's path)
+    (STRUCTURED_ADMISSION.replace("<namespace>/<podname>", "train/llama-worker-3"), "UnexpectedAdmissionError",
+     "train/llama-worker-3"),
+    ('I0815 22:24:53.410771  102192 event.go:307] "Event occurred" object="train/llama-worker-3" fieldPath="" '
+     'kind="Pod" apiVersion="v1" type="Warning" reason="TopologyAffinityError" message="Resources cannot be '
+     'allocated with Topology locality"', "TopologyAffinityError", "train/llama-worker-3"),
+    ('I0129 05:42:59.060605 3736781 event.go:389] "Event occurred" object="train/w-0" '
+     'fieldPath="spec.containers{trainer}" kind="Pod" apiVersion="v1" type="Warning" reason="Evicted" '
+     'message="The node was low on resource: memory. "', "Evicted", "train/w-0"),
+    ('I0129 05:42:59.060605 3736781 event.go:294] "Event occurred" object="train/w-0" kind="Pod" apiVersion="v1" '
+     'type="Warning" reason="OutOfnvidia.com/gpu" message="Node didn\'t have enough resource: nvidia.com/gpu, '
+     'requested: 1, used: 0, capacity: 0"', "OutOfDevices", "train/w-0"),
+    # an Event about another kind names no pod (its reason read alone, as before)
+    ('I0129 05:42:59.060605 3736781 event.go:294] "Event occurred" object="gpu-node-7" kind="Node" apiVersion="v1" '
+     'type="Warning" reason="Evicted" message="x"', "Evicted", None),
+])
+def test_a_structured_klog_event_about_a_pod_names_the_pod_it_ended(line, key, pod):
+    """Kubernetes 1.19+ prints an Event in structured klog ("Event occurred" object="<ns>/<name>" .. kind="Pod" ..
+    reason=".."): the kubelet's, the scheduler's, the controllers' journals.  Was: its reason read (where a reason
+    word) but not the pod its object names: the incident's root named no pod (the older Event(v1.ObjectReference{..})
+    form named it).  Now the pod of an Event about a pod is the evidence's pod and the incident's root pod."""
+    [e] = ended(line)
+    assert (e.details["pod_end"], e.details.get("pod")) == (key, pod)
+    if pod is not None:
+        incident = attribute([e])[0]
+        assert (incident.root.kind, incident.root.pod) == ("job_ended", pod)
+
+
+@pytest.mark.parametrize("line", [
+    # the node controller's Event on a pod of a node not ready (context, no end: POD_EVENTS) and a descheduler's
+    # eviction Event (its own, not Kubernetes'), structured: lines of public notes found by the code search, whose
+    # addresses it did not give (read as constructed)
+    'I0827 02:05:45.661972       1 event.go:307] "Event occurred" object="supcon/ice1-1" fieldPath="" kind="Pod" '
+    'apiVersion="v1" type="Warning" reason="NodeNotReady" message="Node is not ready"',
+    'I0517 17:02:22.426738       1 event.go:294] "Event occurred" object="test/ua-v645d" kind="Pod" apiVersion="v1" '
+    'type="Normal" reason="Descheduled" message="pod evicted by sigs.k8s.io/deschedulerNodeAffinity"',
+])
+def test_a_structured_klog_event_of_no_pod_end_ends_nothing(line):
+    assert ended(line) == []
+
+
+@pytest.mark.parametrize("line, key", [
+    # REAL: https://github.com/kubernetes/kubernetes/issues/60726 (kubectl describe of a prow pod, 1.9)
+    ("Reason:       PodFitsHostPorts", "PodFitsHostPorts"),
+    ("Message:      Pod Predicate PodFitsHostPorts failed", "PodFitsHostPorts"),
+    # REAL: https://github.com/cilium/cilium/issues/43872 (its title: the CI step's error, an EKS node)
+    ("[v1.18] CI: Conformance EKS: Wait for Cilium to be ready - Pod was rejected: Predicate TaintToleration failed",
+     "TaintToleration"),
+    # constructed from pkg/kubelet/lifecycle/predicate.go (1.18+: the predicate "NodePorts", rejectPod's "Pod was
+    # rejected: " message; 1.31+'s ": <description>" after it, kubernetes/kubernetes PR #125498) as describe prints it
+    ("Reason:           NodePorts", "NodePorts"),
+    ("Message:          Pod was rejected: Predicate NodePorts failed: node(s) didn't have free ports for the "
+     "requested pod ports", "NodePorts"),
+    ("Reason:           TaintToleration", "TaintToleration"),
+    # REAL: https://github.com/kubernetes-retired/kube-batch/issues/931 (the device manager's 1.10-1.12 words, a
+    # kube-batch scheduled TF job's GPU pod)
+    ("Message:            Pod Update plugin resources failed due to requested number of devices unavailable for "
+     "nvidia.com/gpu. Requested: 1, Available: 0, which is unexpected", "UnexpectedAdmissionError"),
+])
+def test_the_kubelets_other_admission_predicates_are_pod_ends(line, key):
+    """The kubelet's admission refusing a pod for a host port bound on its node (NodePorts, PodFitsHostPorts before
+    1.18) or a NoExecute taint its node got after the scheduler placed it (TaintToleration, 1.22+): the node's state,
+    the pod never ran.  Was: nothing (only NodeAffinity and the resource predicates were read)."""
+    [e] = ended(line)
+    assert (e.details["pod_end"], POD_ENDS[key].category, POD_ENDS[key].ended) == (key, "infrastructure",
+                                                                                   "never started")
+
+
+# REAL: https://github.com/kubernetes/kubernetes/issues/122932 (kubectl describe of the other pod the kubelet evicted,
+# maintenancepage-765549c948-p76fh: its status, then its container's state)
+DESCRIBE_EVICTED_UNKNOWN = """\
+Status:           Failed
+Reason:           Evicted
+Message:          The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available: 0.
+    State:          Terminated
+      Reason:       ContainerStatusUnknown
+      Message:      The container could not be located when the pod was terminated
+      Exit Code:    137
+      Started:      Mon, 01 Jan 0001 00:00:00 +0000
+      Finished:     Mon, 01 Jan 0001 00:00:00 +0000
+"""
+
+
+def test_container_status_unknown_folds_into_the_pods_own_end():
+    """ContainerStatusUnknown (exit code 137) is the kubelet's placeholder for a container it could not find when the
+    pod was terminated or deleted (kubernetes/kubernetes #122932, #122160, #105467: after an eviction): no kill it
+    saw, no end of its own.  The pod's one end is its own reason (Evicted here), in kubectl's text and in its object
+    alike; the container's reason adds none (no second end of the pod, no rank killed by SIGKILL)."""
+    found = [e for e in read_lines(DESCRIBE_EVICTED_UNKNOWN.splitlines(True), "k.txt", Clock())
+             if e.kind in ("job_ended", "rank_exit", "worker_exit")]
+    assert [(e.kind, e.details.get("pod_end")) for e in found] == [("job_ended", "Evicted")] * 2  # Reason:, Message:
+    # constructed from #122160's pod (its containerStatuses as -o yaml prints them) with the pod's reason
+    unknown = {"exitCode": 137, "reason": "ContainerStatusUnknown",
+               "message": "The container could not be located when the pod was terminated"}
+    pod = {"kind": "Pod", "metadata": {"name": "w-0", "namespace": "train"}, "spec": {"nodeName": "n"},
+           "status": {"phase": "Failed", "reason": "Evicted", "message": "The node was low on resource: memory. ",
+                      "containerStatuses": [{"name": "c", "state": {"terminated": unknown},
+                                             "lastState": {"terminated": unknown}}]}}
+    assert [e.details["pod_end"] for e in read_objects(pod, "pods.json") if e.kind == "job_ended"] == ["Evicted"]
+    # the container's reason alone (a pod whose reason the kubelet never wrote) is no end triage can name
+    del pod["status"]["reason"]
+    assert [e for e in read_objects(pod, "pods.json") if e.kind == "job_ended"] == []
+    assert ended("      Reason:       ContainerStatusUnknown") == []
