@@ -370,6 +370,7 @@ _AUTOLINK = re.compile(r"\[([\w.:\-]{1,253})\]\(https?://\1/?\)")
 # "<" (every bar with a total has "[elapsed<remaining, ") pays two C-level scans of its joined text and nothing per line.
 _BAR_END = re.compile(r"\d/[0-9?]{1,20} \[[0-9:]{1,12}<[0-9:?]{1,12}, *[0-9.?]{1,12} ?[A-Za-z]{1,10}/[A-Za-z]{1,10}"
                       r"(?:, [^\]\r]{0,1024})?\]")
+_BAR_TIMES = re.compile(r"<[0-9:?]")  # a bar's "elapsed<remaining": what `_BAR_END` needs, found by its literal first
 MAX_RECORDS = 64  # records read of one physical line (its last ones: a bar rewritten all day is one line)
 
 
@@ -377,6 +378,8 @@ def line_records(line: str) -> list[str] | None:
     """`line`'s records where it holds more than one (None: it is one record): its "\r" segments, and in each the
     text after a tqdm bar's end (`_BAR_END`) cut from the bar, blank ones dropped, a run of bars read as its last
     state (the one before the next record, or the line's last)."""
+    if "\r" not in line and _BAR_TIMES.search(line) is None:  # ("<module>", "<unknown>": ~130 ns, not two bar searches)
+        return None
     out: list[str] = []
     for segment in line.split("\r") if "\r" in line else (line,):
         while segment.strip():
@@ -932,15 +935,15 @@ class FileReader:
         text = "\n".join(lines)
         numbers: list[int] | None = None  # each line's number, where a physical line was read as its records
         if "\r" in text or "<" in text:  # (two memchr over the batch: most batches stop here)
-            numbers, split, split_shown = [], [], []
-            for i, line in enumerate(lines):
-                parts = line_records(line) if "\r" in line or "<" in line else None
-                numbers.extend([n + i + 1] * (len(parts) if parts else 1))
-                split.extend(parts or (line,))
-                split_shown.extend(parts or (shown[i],))
-            if len(split) == len(lines) and split == lines:
-                numbers = None
-            else:
+            split_at = {i: parts for i, line in enumerate(lines)
+                        if ("\r" in line or "<" in line) and (parts := line_records(line)) is not None}
+            if split_at:
+                numbers, split, split_shown = [], [], []
+                for i, line in enumerate(lines):
+                    parts = split_at.get(i)
+                    numbers.extend([n + i + 1] * (len(parts) if parts else 1))
+                    split.extend(parts or (line,))
+                    split_shown.extend(parts or (shown[i],))
                 lines, shown, text = split, split_shown, "\n".join(split)
         hits, records = _keyworded(lines, text)
         merged = self._merged
