@@ -360,6 +360,41 @@ _LINE_NUMBER = re.compile(r"\[(\d{1,9})\] ")
 # "ip: [10.29.214.5](http://10.29.214.5/)", verl-project/verl #4921; the raylet's "Worker IP address:
 # [10.9.70.181](http://10.9.70.181/)", vllm-project/vllm #1846): read as its text, the link's target the same name
 _AUTOLINK = re.compile(r"\[([\w.:\-]{1,253})\]\(https?://\1/?\)")
+# Records that share one physical line (`line_records`): a tqdm bar rewrites itself with a carriage return and no newline,
+# so the next record a rank prints lands after the bar's last state ("\r 24/1752 [01:08<1:22:56,  2.88s/it][rank5]:[E602
+# ...] [Rank 5] Watchdog caught collective operation timeout: ..."; a paste keeps the glued record and loses the "\r":
+# hiyouga/LlamaFactory #8261, pytorch/pytorch #118369, #59890). The line is read as its records, each on the physical
+# line's number: its "\r" segments, and what follows a bar's end ("] ", its timing field and rate closed) cut from the
+# bar. Was: the record after the bar not at its line's start, its launcher prefix ("[rank5]:") and a Traceback's first
+# line ("Traceback (most recent call last):", what opens the rank's traceback) unread. A batch holding neither "\r" nor
+# "<" (every bar with a total has "[elapsed<remaining, ") pays two C-level scans of its joined text and nothing per line.
+_BAR_END = re.compile(r"\d/[0-9?]{1,20} \[[0-9:]{1,12}<[0-9:?]{1,12}, *[0-9.?]{1,12} ?[A-Za-z]{1,10}/[A-Za-z]{1,10}"
+                      r"(?:, [^\]\r]{0,1024})?\]")
+_BAR_TIMES = re.compile(r"<[0-9:?]")  # a bar's "elapsed<remaining": what `_BAR_END` needs, found by its literal first
+MAX_RECORDS = 64  # records read of one physical line (its last ones: a bar rewritten all day is one line)
+
+
+def line_records(line: str) -> list[str] | None:
+    """`line`'s records where it holds more than one (None: it is one record): its "\r" segments, and in each the
+    text after a tqdm bar's end (`_BAR_END`) cut from the bar, blank ones dropped, a run of bars read as its last
+    state (the one before the next record, or the line's last)."""
+    if "\r" not in line and _BAR_TIMES.search(line) is None:  # ("<module>", "<unknown>": ~130 ns, not two bar searches)
+        return None
+    out: list[str] = []
+    for segment in line.split("\r") if "\r" in line else (line,):
+        while segment.strip():
+            m = _BAR_END.search(segment) if "<" in segment else None
+            rest = segment[m.end():].lstrip(" ") if m is not None else ""
+            if not rest:
+                out.append(segment)
+                break
+            out.append(segment[:m.end()])
+            segment = rest
+    bars = [(m := _BAR_END.search(r)) is not None and m.end() == len(r.rstrip()) for r in out]
+    kept = [r for i, r in enumerate(out) if not bars[i] or i + 1 == len(out) or not bars[i + 1]]
+    if len(kept) == 1 and kept[0] == line:
+        return None
+    return kept[-MAX_RECORDS:]
 _AUTOLINK_MARK = "](http"
 NUMBERED_MIN = 3  # numbered lines a file needs before its numbers are taken for a viewer's
 NUMBERED_SHARE = 0.8  # of its non-empty lines, among the first batch
@@ -403,14 +438,15 @@ def _classifier(year: int) -> Classifier:
     return Classifier(year=year)
 
 
-def _keyworded(lines: list[str]) -> tuple[set[int] | range, dict[int, tuple | None]]:
+def _keyworded(lines: list[str], text: str | None = None) -> tuple[set[int] | range, dict[int, tuple | None]]:
     """The indexes of `lines` holding a keyword, found in one scan of the batch (a superset: a keyword in a prefix
     counts too), and the stern records the scan decoded (`_decoded`), by index, for `strip_lead` (each line read
     once)."""
     pf = _prefilter()
     if pf.engine == "re":  # no multi-pattern engine installed: every line is looked at, as before
         return range(len(lines)), {}
-    text = "\n".join(lines)
+    if text is None:
+        text = "\n".join(lines)
     records: dict[int, tuple | None] = {}
     if "\\" in text:  # (a memchr: a batch without a backslash holds no JSON escape)
         records = {i: stern_record(line) for i, line in enumerate(lines) if line[:1] == "{" and "\\" in line}
@@ -896,11 +932,25 @@ class FileReader:
         if self._numbered:  # a viewer's "[1784] " before each line: peeled, the line's own start read
             lines = [line[m.end():] if (m := _LINE_NUMBER.match(line)) is not None else line for line in lines]
         lines = [_AUTOLINK.sub(r"\1", line) if _AUTOLINK_MARK in line else line for line in lines]
-        hits, records = _keyworded(lines)
+        text = "\n".join(lines)
+        numbers: list[int] | None = None  # each line's number, where a physical line was read as its records
+        if "\r" in text or "<" in text:  # (two memchr over the batch: most batches stop here)
+            split_at = {i: parts for i, line in enumerate(lines)
+                        if ("\r" in line or "<" in line) and (parts := line_records(line)) is not None}
+            if split_at:
+                numbers, split, split_shown = [], [], []
+                for i, line in enumerate(lines):
+                    parts = split_at.get(i)
+                    numbers.extend([n + i + 1] * (len(parts) if parts else 1))
+                    split.extend(parts or (line,))
+                    split_shown.extend(parts or (shown[i],))
+                lines, shown, text = split, split_shown, "\n".join(split)
+        hits, records = _keyworded(lines, text)
         merged = self._merged
         for i, line in enumerate(lines):
             if not line:
                 continue
+            at = n + i + 1 if numbers is None else numbers[i]  # the physical line's number
             try:
                 # the stamp or CRI envelope before (or between) the launcher prefixes: peeled so that the message's
                 # own start is read (a traceback, torchrun's summary), kept for the line's time
@@ -909,31 +959,31 @@ class FileReader:
                     m = _HEADER.match(rest)
                     if m is not None:
                         lead, rest = lead + m.group(0), rest[m.end():]
-                if not self._year_seen and n + i < YEAR_PROBE_LINES:
+                if not self._year_seen and at <= YEAR_PROBE_LINES:
                     self._probe_year(lead + rest)
                 if self._record is not None:
-                    fields = self._continued(fields, rest, n + i + 1)
+                    fields = self._continued(fields, rest, at)
                 known = merged.get(fields)
                 if known is None:  # a writer first seen (or past the bound): who it is, its key, the ranks it names
-                    known = self._writer(fields, n + i + 1)
+                    known = self._writer(fields, at)
                     if len(merged) < MAX_KEYS:
                         merged[fields] = known
                 origin, key = known
                 hit = i in hits
                 if not fields and rest[:1] == "N" and rest.startswith(("Name:", "Namespace:", "Node:")):
-                    self._describe(rest, n + i + 1)
+                    self._describe(rest, at)
                 if hit and not fields and _SCHEDULED_WORD in rest:
                     self._scheduled(rest)
                 if self._pod_node is not None and not fields:  # a described pod's line: its node's
                     origin = replace(origin, host=self._pod_node)
                     key = (origin.host, *key[1:])
                 if fields and rest.endswith(facts.TRACEBACK) and len(rest) > len(facts.TRACEBACK):
-                    self._record = (fields, key, n + i + 1)  # its traceback's lines follow without its prefix
+                    self._record = (fields, key, at)  # its traceback's lines follow without its prefix
                 if hit or self._block is not None or self._root_next or key in self._tracebacks or \
                         key in self._tasks or key in self._actors or key in self._ras or key in self._dcp_open or _BLOCK_OPEN.match(rest):
                     if self._held is not None:
-                        yield from self._held_closed(n + i)
-                    yield from self._routed(self._line(_Line(n + i + 1, shown[i], lead, rest, origin, key)))
+                        yield from self._held_closed(at - 1)
+                    yield from self._routed(self._line(_Line(at, shown[i], lead, rest, origin, key)))
                     if self._amendments:  # (rare) the line amended an earlier line's finding
                         for ev in self._amended():
                             if ev.rank is None and ev.pid is not None and len(self._pending) < MAX_PENDING:
@@ -944,7 +994,7 @@ class FileReader:
                 self.errors += 1
                 if self.errors == 1:
                     log.exception("triage: reading %s line %d raised (a bug; the line is skipped, later ones are "
-                                  "counted): %.200r", self.name, n + i + 1, line)
+                                  "counted): %.200r", self.name, at, line)
         if self._held is not None:
             yield from self._held_closed(n + len(batch))
 
