@@ -1119,10 +1119,15 @@ FACTS: tuple[Fact, ...] = (
     # prints it, with that group's numbers): "[PG ID 0 PG GUID 0(default_pg) Rank 5] Received a dump signal due to a
     # collective timeout from  rank 2 and we will try our best to dump the debug info. Last enqueued NCCL work: 136,
     # last completed NCCL work: 136.This is most likely ..." ("from this local rank" when its own timed out); a
-    # rank whose own work never timed out says here how far it got
-    _f("dump_signal", "nccl_dump", ["Received a dump signal"],
-       _PG_PREFIX + r"Received a dump signal due to a collective "
-       r"timeout from +(?:(?P<own>this local rank)|rank (?P<signal_from>\d+)).{0,200}?Last enqueued NCCL work: "
+    # rank whose own work never timed out says here how far it got. 2.2-2.3's monitor words the same lines "[PG 0
+    # Rank 0] Received a timeout signal from this local rank and will start to dump the debug info. Last enqueued NCCL
+    # work: 2, last completed NCCL work: 1." and "Received a global timeout from another rank and will start to dump
+    # the debug info. Last enqueued .." (pytorch/pytorch #122850's test output; parsers/rules.py torch_dump_signal):
+    # the same numbers (was: not read, so a 2.3 job's lagging rank went unnamed)
+    _f("dump_signal", "nccl_dump", ["Received a dump signal", "Received a timeout signal from this local rank",
+                                    "Received a global timeout from"],
+       _PG_PREFIX + r"Received a (?:dump signal due to a collective timeout|timeout signal|global timeout) "
+       r"from +(?:(?P<own>this local rank)|another rank|rank (?P<signal_from>\d+)).{0,200}?Last enqueued NCCL work: "
        r"(?P<last_enqueued>-?\d+), last completed NCCL work: (?P<last_completed>-?\d+)", severity="warning"),
     # the heartbeat monitor: the watchdog thread itself is stuck (a CUDA call that never returns); 2.5+ ends with
     # "[PG ID 0 PG GUID 0(default_pg) Rank 2] Terminating the process after attempting to dump debug info, due to

@@ -450,6 +450,14 @@ FACTS = [
      "and we will try our best to dump the debug info. Last enqueued NCCL work: 6, last completed NCCL work: 6.This is "
      "most likely caused by incorrect usages of collectives", "nccl_dump",
      dict(pg="0", rank="1", own="this local rank", last_enqueued="6")),
+    # 2.2-2.3's words of the same two lines: CONSTRUCTED from pytorch/pytorch #122850's test output (its description
+    # wraps the line at ~72 columns; unwrapped here) and PyTorch 2.3's heartbeatMonitor ("from another rank")
+    ("[PG 0 Rank 0] Received a timeout signal from this local rank and will start to dump the debug info. Last "
+     "enqueued NCCL work: 2, last completed NCCL work: 1.", "nccl_dump",
+     dict(pg="0", rank="0", own="this local rank", last_enqueued="2", last_completed="1")),
+    ("[PG 0 Rank 1] Received a global timeout from another rank and will start to dump the debug info. Last "
+     "enqueued NCCL work: 1, last completed NCCL work: 1.", "nccl_dump",
+     dict(rank="1", own=None, signal_from=None, last_enqueued="1")),
     # NVIDIA/nccl #1730 ... and NVIDIA/nccl-tests #244 (NCCL's address)
     ("NCCL INFO Bootstrap : Using enp45s0f0:146.155.155.83<0>", "nccl_address", dict(address="146.155.155.83")),
     # modelscope/FunASR #2006 (communicator: rank, size, device)
@@ -4608,3 +4616,20 @@ def test_two_ranks_on_one_gpu_are_the_applications_failed_init():
     assert (first.category, first.root.rank) == ("application", 3)
     assert first.reason.startswith("two ranks on one GPU (NCCL found rank 0 on this rank's device) on rank 3"), \
         first.reason
+
+
+def test_a_23_era_dump_line_names_the_lagging_rank():
+    """CONSTRUCTED (pytorch/pytorch #122850's test output, unwrapped; PyTorch 2.2-2.3's monitor words): rank 0 timed
+    out in SeqNum 2, rank 1's monitor, told through the store, had enqueued only work 1: the lagging rank, as with 2.4+'s
+    "Received a dump signal .. from  rank 0" (was: not read, undetermined with no rank)."""
+    lines = [
+        "[rank0]:[E327 17:04:16.986381360 ProcessGroupNCCL.cpp:565] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=12, NumelOut=12, Timeout(ms)=1000) ran for 1099 "
+        "milliseconds before timing out.",
+        "[rank0]:[E327 17:04:16.988036373 ProcessGroupNCCL.cpp:1582] [PG 0 Rank 0] Timeout at NCCL work: 2, last "
+        "enqueued NCCL work: 2, last completed NCCL work: 1.",
+        "[rank1]:[E327 17:04:17.182548526 ProcessGroupNCCL.cpp:1346] [PG 0 Rank 1] Received a global timeout from "
+        "another rank and will start to dump the debug info. Last enqueued NCCL work: 1, last completed NCCL work: 1.",
+    ]
+    incident = job({"train.log": lines})[0]
+    assert (incident.category, incident.root.rank, incident.rule) == ("undetermined", 1, "lagging_rank")
