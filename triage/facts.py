@@ -133,9 +133,10 @@ JOB_TABLE: tuple[JobKind, ...] = (
     # named by what its rows' groups say: PyTorch's two ranks and the first one's op, the flight recorder's error type,
     # NCCL's rank it points at; else "collective mismatch".  PyTorch's two calls differ in any aspect, often the same op
     # with other shapes (both real cases: SPA-VL-RLHF #2's BROADCASTs, ms-swift #9443's ALLREDUCEs): "unlike", never
-    # "another collective"
+    # "another collective".  Raised: a wrapper's traceback may end with the check's words (SGLang's "Exception: Capture
+    # cuda graph failed: Detected mismatch ..", sgl-project/sglang #16237; was: an exception, the mismatch not read)
     JobKind("collective_mismatch", "ranks called different collectives (op, size, order): the program's own bug",
-            "application", named=("collective mismatch (rank {details.first_rank}'s {details.op} unlike rank "
+            "application", raised=True, named=("collective mismatch (rank {details.first_rank}'s {details.op} unlike rank "
                                   "{details.other_rank}'s)",
                                   "collective mismatch (rank {details.first_rank} running {details.op})",
                                   "collective mismatch ({details.error_type})",

@@ -192,7 +192,7 @@ def test_the_exception_facts_the_ended_kinds_and_the_maps_are_the_rows():
     teardown = importlib.import_module("triage.teardown")
     assert facts.EXCEPTION_FACTS == {k.name for k in JOB_TABLE if k.raised} == {
         "worker_exit", "barrier_timeout", "rank_exit", "storage_error", "nonfinite_result", "resource_limit",
-        "store_error", "network_setup"}
+        "store_error", "network_setup", "collective_mismatch"}
     assert teardown.ENDED_KINDS == {k.name for k in JOB_TABLE if k.ended} == {"rank_exit", "agent_signal", "job_ended"}
     assert attribute.MAP_KINDS == {k.name for k in JOB_TABLE if k.maps} == {"nccl_rank", "nccl_address"}
     assert attribute.MAP_KINDS <= attribute.CONTEXT_KINDS

@@ -198,6 +198,16 @@ def test_pytorchs_collective_check_names_its_writers_rank():
     assert _first("ms-swift-9443-mismatch")["root"]["rank"] == 1
 
 
+def test_a_mismatch_a_traceback_ends_with_is_the_mismatch():
+    """REAL (sgl-project/sglang #16237): SGLang's scheduler of TP15 re-raises PyTorch's check as its traceback's last
+    line ("Exception: Capture cuda graph failed: Detected mismatch between collectives on ranks. Rank 13 is running
+    collective: CollectiveFingerPrint(SequenceNumber=17OpType=BARRIER), but Rank 0 .."): the mismatch, read as the
+    fact, the exception's type kept.  Was: an `exception` ("Exception on rank 15"), the mismatch not read."""
+    first = _first("h708_sglang-16237-mi325x-graph-capture-mismatch")
+    assert (first["category"], first["root"]["kind"], first["root"]["rank"]) == ("application", "collective_mismatch", 15)
+    assert first["reason"].startswith("collective mismatch (rank 13's BARRIER unlike rank 0's) on rank 15")
+
+
 def test_nothing_found_exits_1(tmp_path: Path):
     # REAL: NCCL INFO lines only (NVIDIA/nccl-tests #244): a healthy start, no failure
     (tmp_path / "ok.log").write_text(
