@@ -13,10 +13,11 @@ import re
 from typing import BinaryIO, Generator, Iterator
 
 from .classify import Classifier, all_keywords, line_patterns
-from .envelope import is_cri_partial, join_cri, journal_text_record
+from .envelope import cri_split, is_cri_partial, join_cri, journal_text_record
 from .finding import Finding
 from .ports import LINK_KINDS, UnusedPorts, port_key
 from .prefilter import Prefilter
+from .records import line_records
 
 CHUNK = 8 << 20
 # What is asked of a stream once a read came back short (a pipe's or a terminal's: what was there): a pipe's
@@ -249,12 +250,12 @@ def _cri_partial_before(buf: bytes, start: int) -> bool:
     return is_cri_partial(decode(buf[s:e]))
 
 
-def _cri_group(buf: bytes, start: int, end: int, limit: int) -> tuple[int, str, int]:
-    """The CRI partial group around the line at [start, end) within buf[:limit]: (first start, joined line,
+def _cri_group(buf: bytes, start: int, end: int, limit: int, low: int = 0) -> tuple[int, str, int]:
+    """The CRI partial group around the line at [start, end) within buf[low:limit]: (first start, joined line,
     last end)."""
     first = start
     parts = [decode(buf[start:end])]
-    while first and len(parts) < MAX_CRI_PARTS:
+    while first > low and len(parts) < MAX_CRI_PARTS:
         s, e = _prev_line(buf, first)
         prev = decode(buf[s:e])
         if not is_cri_partial(prev):
@@ -268,6 +269,56 @@ def _cri_group(buf: bytes, start: int, end: int, limit: int) -> tuple[int, str, 
         parts.append(decode(buf[end + 1:nxt_end]))
         end = nxt_end
     return first, join_cri(parts), end
+
+# A bar's "elapsed<remaining" (parsers.records: what its end needs), in bytes: `cri_records`'s pretest with a memchr
+# for a carriage return
+_BAR_TIMES = re.compile(rb"<[0-9:?]")
+
+
+def cri_records(buf: bytes, limit: int) -> bytes | None:
+    """buf[:limit + 1] (whole lines, a CRI partial group held back whole: `hold_back_cri_partials`; `limit` its last
+    newline) with each line that holds several records (parsers.records.line_records: a tqdm bar's "\\r" rewrites, a
+    record glued after the bar's last state) written as its records, as offline reads them: a CRI line's content after
+    its envelope (a partial group's joined, as the scanner joins one: `_cri_group`), each record an "F" line with the
+    envelope's time and stream; a line of another form, each record a line.  None where no line does.  A buffer
+    holding no carriage return (but a CRLF line's end, which `decode` strips) and no bar's "elapsed<remaining" pays
+    one memchr and one literal-first search; only the lines holding one are decoded."""
+    out: list[bytes] = []
+    done = pos = 0  # done: the end of the buffer's part already in `out` (a group rewritten); pos: of the part read
+    r = -1
+    while pos < limit:
+        if r < pos:
+            r = buf.find(b"\r", pos, limit)
+            while r != -1 and buf[r + 1] == 10:  # a CRLF line's end
+                r = buf.find(b"\r", r + 2, limit)
+        m = _BAR_TIMES.search(buf, pos, limit if r == -1 else r)
+        at = m.start() if m is not None else r
+        if at == -1:
+            break
+        start = buf.rfind(b"\n", 0, at) + 1
+        end = buf.find(b"\n", at, limit + 1)
+        # the line's CRI partial group, from `pos` on (each line read once), where it or the line before is a part
+        before = max(pos, buf.rfind(b"\n", 0, start - 1) + 1) if start > pos else start
+        if _CRI_MARK.search(buf, before, end) is None:
+            first, line = start, decode(buf[start:end])
+        else:
+            first, line, end = _cri_group(buf, start, end, limit, pos)
+        pos = end + 1
+        env = cri_split(line)
+        content = env[0] if env is not None else line
+        records = line_records(content)
+        if records is None:
+            continue
+        head = line[:len(line) - len(content)]
+        if env is not None:  # (a group joined is an "F" line already; a lone line keeps its time and stream)
+            stamp, stream = head.split(" ", 2)[:2]
+            head = f"{stamp} {stream} F "
+        out += [buf[done:first], "".join(f"{head}{record}\n" for record in records).encode()]
+        done = pos
+    if not out:
+        return None
+    out.append(buf[done:limit + 1])
+    return b"".join(out)
 
 
 def scan_lines(lines, classifier: Classifier | None = None, name: str | None = None) -> Iterator[Finding]:

@@ -19,6 +19,7 @@ from parsers import Classifier, Finding, all_keywords, at_least, detect
 from parsers.envelope import stern_record
 from parsers.kinds import TABLE as KIND_TABLE
 from parsers.prefilter import Prefilter
+from parsers.records import line_records
 from parsers.redacted import placeholder
 from parsers.rules import EVENT_FILL_ALONE
 
@@ -360,41 +361,6 @@ _LINE_NUMBER = re.compile(r"\[(\d{1,9})\] ")
 # "ip: [10.29.214.5](http://10.29.214.5/)", verl-project/verl #4921; the raylet's "Worker IP address:
 # [10.9.70.181](http://10.9.70.181/)", vllm-project/vllm #1846): read as its text, the link's target the same name
 _AUTOLINK = re.compile(r"\[([\w.:\-]{1,253})\]\(https?://\1/?\)")
-# Records that share one physical line (`line_records`): a tqdm bar rewrites itself with a carriage return and no newline,
-# so the next record a rank prints lands after the bar's last state ("\r 24/1752 [01:08<1:22:56,  2.88s/it][rank5]:[E602
-# ...] [Rank 5] Watchdog caught collective operation timeout: ..."; a paste keeps the glued record and loses the "\r":
-# hiyouga/LlamaFactory #8261, pytorch/pytorch #118369, #59890). The line is read as its records, each on the physical
-# line's number: its "\r" segments, and what follows a bar's end ("] ", its timing field and rate closed) cut from the
-# bar. Was: the record after the bar not at its line's start, its launcher prefix ("[rank5]:") and a Traceback's first
-# line ("Traceback (most recent call last):", what opens the rank's traceback) unread. A batch holding neither "\r" nor
-# "<" (every bar with a total has "[elapsed<remaining, ") pays two C-level scans of its joined text and nothing per line.
-_BAR_END = re.compile(r"\d/[0-9?]{1,20} \[[0-9:]{1,12}<[0-9:?]{1,12}, *[0-9.?]{1,12} ?[A-Za-z]{1,10}/[A-Za-z]{1,10}"
-                      r"(?:, [^\]\r]{0,1024})?\]")
-_BAR_TIMES = re.compile(r"<[0-9:?]")  # a bar's "elapsed<remaining": what `_BAR_END` needs, found by its literal first
-MAX_RECORDS = 64  # records read of one physical line (its last ones: a bar rewritten all day is one line)
-
-
-def line_records(line: str) -> list[str] | None:
-    """`line`'s records where it holds more than one (None: it is one record): its "\r" segments, and in each the
-    text after a tqdm bar's end (`_BAR_END`) cut from the bar, blank ones dropped, a run of bars read as its last
-    state (the one before the next record, or the line's last)."""
-    if "\r" not in line and _BAR_TIMES.search(line) is None:  # ("<module>", "<unknown>": ~130 ns, not two bar searches)
-        return None
-    out: list[str] = []
-    for segment in line.split("\r") if "\r" in line else (line,):
-        while segment.strip():
-            m = _BAR_END.search(segment) if "<" in segment else None
-            rest = segment[m.end():].lstrip(" ") if m is not None else ""
-            if not rest:
-                out.append(segment)
-                break
-            out.append(segment[:m.end()])
-            segment = rest
-    bars = [(m := _BAR_END.search(r)) is not None and m.end() == len(r.rstrip()) for r in out]
-    kept = [r for i, r in enumerate(out) if not bars[i] or i + 1 == len(out) or not bars[i + 1]]
-    if len(kept) == 1 and kept[0] == line:
-        return None
-    return kept[-MAX_RECORDS:]
 _AUTOLINK_MARK = "](http"
 NUMBERED_MIN = 3  # numbered lines a file needs before its numbers are taken for a viewer's
 NUMBERED_SHARE = 0.8  # of its non-empty lines, among the first batch

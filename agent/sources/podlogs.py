@@ -51,6 +51,7 @@ from parsers import (Classifier, Finding, Prefilter, Scanner, all_keywords, drop
                      keyword_prefilter)
 from parsers.decoded import GZIP, Decoded
 from parsers.envelope import cri, cri_split, finish
+from parsers.scan import cri_records
 from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
 from parsers.progress import Progress, recognise
@@ -855,9 +856,14 @@ class PodLogSource(Source):
                 return []
             cut = len(buf) - 1
         tail.pending = buf[cut + 1:]
+        self._progress_lines(tail.ref, buf, cut + 1, tail.run)  # trainers' progress lines (agent/progress.py)
+        # a line holding several records (a tqdm bar's "\r" rewrites, a record glued after its last state) read as its
+        # records, as offline (parsers.scan.cri_records): the lines numbered from here on are the records
+        split = cri_records(buf, cut)
+        if split is not None:
+            buf, cut = split, len(split) - 1
         lines = buf.count(b"\n", 0, cut + 1)
         self.lines += lines
-        self._progress_lines(tail.ref, buf, cut + 1, tail.run)  # trainers' progress lines (agent/progress.py)
         found = []
         first, tail.lines = tail.lines + 1, tail.lines + lines
         for f in tail.scanner.scan(io.BytesIO(buf[:cut + 1]), first_line=first):
