@@ -13,6 +13,7 @@ import logging
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from itertools import islice
 from typing import Iterable, Iterator, NamedTuple
 
 from parsers import Classifier, Finding, all_keywords, at_least, detect
@@ -166,6 +167,7 @@ WORD_WRAPS: tuple[tuple[str, str], ...] = (
     ("(either an error or timeout) detected", "by watchdog at work"),
 )
 _WRAP_LEADS = tuple(lead for lead, _ in WORD_WRAPS)  # (every line's one test: str.endswith of the tuple)
+_WRAP_WORD = "timeout"  # in every word of WORD_WRAPS: a part of a file without it (nor WorkNCCL) has no line to rejoin
 # PyTorch's watchdog progress line (facts: watchdog_progress, "[PG ID 0 PG GUID 0(default_pg) Rank 3]  failure detected by
 # watchdog at work sequence id: 7219 PG status: ..."): the words a line must hold to be one (`progress_group`)
 PROGRESS_KEYWORDS = tuple(dict.fromkeys(k for f in facts.FACTS if f.kind == "nccl_progress" for k in f.keywords))
@@ -600,47 +602,79 @@ def _wrapped_at_word(raw: str) -> str:
     return next(start for lead, start in WORD_WRAPS if end.endswith(lead))
 
 
-def rejoined(lines: Iterable[str]) -> Iterator[str]:
+class _Rejoin:
+    """`rejoined`'s state across the parts of a file it is handed: a line held (its WorkNCCL(..) cut at its end, or
+    ending at a word of WORD_WRAPS) until the next lines say whether they are its rest."""
+
+    __slots__ = ("held", "part", "rest", "joins")
+
+    def __init__(self) -> None:
+        self.held: str | None = None  # a line whose WorkNCCL(..) is cut at its end, or that ends at a word (WORD_WRAPS)
+        self.part: str | None = ""  # the cut field's start; None: the line ends at a word of WORD_WRAPS, `rest` next
+        self.rest = ""  # the words the line after one that ends at a word must start with to be its rest
+        self.joins = 0
+
+    def feed(self, lines: list[str]) -> list[str]:
+        """`lines` rejoined, a line still held kept for the next call (or `close`)."""
+        out: list[str] = []
+        held, part, rest, joins = self.held, self.part, self.rest, self.joins
+        for raw in lines:
+            if held is not None:
+                nxt = raw.rstrip("\r\n")
+                if part is None:
+                    joined = nxt.startswith(rest)
+                else:
+                    m = _WORK_REST.match(part + nxt[:WORK_PART_MAX + 2])
+                    joined = m is not None and m.end() > len(part)  # the rest of the cut field, and a separator after it
+                if joined:  # (the blank between the words and "WorkNCCL(" put back where a paste stripped it)
+                    sep = " " if part is None and not held[-1:].isspace() else ""
+                    held, joins = held + sep + nxt, joins + 1
+                    cut = _work_cut(held) if joins < WORK_JOINS else None
+                    if cut is not None:  # cut again further on: the next line may continue it
+                        part = cut
+                        continue
+                out.append(held)
+                out.extend([""] * joins)
+                held = None
+                if joined:
+                    continue
+            if _WORK_OPEN in raw:
+                line = raw.rstrip("\r\n")
+                cut = _work_cut(line)
+                if cut is not None:
+                    held, part, joins = line, cut, 0
+                    continue
+            elif (rest := _wrapped_at_word(raw)):
+                held, part, joins = raw.rstrip("\r\n"), None, 0
+                continue
+            out.append(raw)
+        self.held, self.part, self.rest, self.joins = held, part, rest, joins
+        return out
+
+    def close(self) -> list[str]:
+        held, self.held = self.held, None
+        return [] if held is None else [held] + [""] * self.joins
+
+
+def rejoined_parts(lines: Iterable[str]) -> Iterator[list[str]]:
     """`lines` with a WorkNCCL(..) a terminal wrapped made one line again (_WORK_OPEN): the next lines that continue
     its cut field (or, after a line that ends at a word of WORD_WRAPS, the next line that starts with its rest)
-    joined to it, each joined line read as an empty one (the lines keep their numbers)."""
-    held: str | None = None  # a line whose WorkNCCL(..) is cut at its end, or that ends at a word (WORD_WRAPS)
-    part: str | None = ""  # the cut field's start; None: the line ends at a word of WORD_WRAPS, `rest` next
-    rest = ""  # the words the line after one that ends at a word must start with to be its rest
-    joins = 0
-    for raw in lines:
-        if held is not None:
-            nxt = raw.rstrip("\r\n")
-            if part is None:
-                joined = nxt.startswith(rest)
-            else:
-                m = _WORK_REST.match(part + nxt[:WORK_PART_MAX + 2])
-                joined = m is not None and m.end() > len(part)  # the rest of the cut field, and a separator after it
-            if joined:  # (the blank between the words and "WorkNCCL(" put back where a paste stripped it)
-                sep = " " if part is None and not held[-1:].isspace() else ""
-                held, joins = held + sep + nxt, joins + 1
-                cut = _work_cut(held) if joins < WORK_JOINS else None
-                if cut is not None:  # cut again further on: the next line may continue it
-                    part = cut
-                    continue
-            yield held
-            yield from [""] * joins
-            held = None
-            if joined:
-                continue
-        if _WORK_OPEN in raw:
-            line = raw.rstrip("\r\n")
-            cut = _work_cut(line)
-            if cut is not None:
-                held, part, joins = line, cut, 0
-                continue
-        elif (rest := _wrapped_at_word(raw)):
-            held, part, joins = raw.rstrip("\r\n"), None, 0
-            continue
-        yield raw
-    if held is not None:
-        yield held
-        yield from [""] * joins
+    joined to it, each joined line read as an empty one (the lines keep their numbers); in parts of up to BATCH
+    lines.  A part that holds neither "WorkNCCL(" nor "timeout" (every word of WORD_WRAPS ends in it), nothing held
+    before it, is handed on as it is: two scans of its joined text, not a test of each line."""
+    it = iter(lines)
+    state = _Rejoin()
+    while chunk := list(islice(it, BATCH)):
+        if state.held is None and _WORK_OPEN not in (text := "".join(chunk)) and _WRAP_WORD not in text:
+            yield chunk
+        else:
+            yield state.feed(chunk)
+    yield state.close()
+
+
+def rejoined(lines: Iterable[str]) -> list[str]:
+    """`rejoined_parts`, as one list."""
+    return [line for part in rejoined_parts(lines) for line in part]
 
 
 def progress_group(message: str) -> tuple[int, int, str] | None:
@@ -855,12 +889,12 @@ class FileReader:
         an open traceback or block, is looked at further: the rest of a large job's output costs its prefixes."""
         n = 0
         batch: list[str] = []
-        for raw in rejoined(lines):
-            batch.append(raw)
-            if len(batch) >= BATCH:
-                yield from self._batch(n, batch)
-                n += len(batch)
-                batch = []
+        for part in rejoined_parts(lines):
+            batch = part if not batch else batch + part
+            while len(batch) >= BATCH:
+                yield from self._batch(n, batch[:BATCH] if len(batch) > BATCH else batch)
+                n += BATCH
+                batch = batch[BATCH:]
         if batch:
             yield from self._batch(n, batch)
         yield from self._held_closed()
@@ -879,7 +913,7 @@ class FileReader:
         written), then what a file's end releases that needs no end: the evidence held back for its process's rank
         (with the rank the lines so far name), a CheckpointException no rank's failure followed yet (said once; the
         ranks' failures after it are still read as its).  Blocks still open stay open; no rank_seen."""
-        lines = list(rejoined(lines))  # (a WorkNCCL(..) wrapped across two calls' lines stays cut)
+        lines = rejoined(lines)  # (a WorkNCCL(..) wrapped across two calls' lines stays cut)
         for start in range(0, len(lines), BATCH):
             yield from self._batch(self._lines_on + start, lines[start:start + BATCH])
         self._lines_on += len(lines)

@@ -743,3 +743,22 @@ def test_a_cut_watchdog_line_and_its_rest_read_as_one():
     (ev,) = [e for e in read_lines(lines, "train.log", Clock(), year=2025) if e.kind == "nccl_timeout"]
     assert (ev.line, ev.rank, ev.seq, ev.op, ev.timeout_ms, ev.details.get("numel_in")) == (
         1, 3, 12, "BROADCAST", 600000, 1)
+
+
+def test_rejoining_skips_a_part_without_its_words_and_joins_across_parts():
+    """`rejoined_parts` hands on a part holding neither "WorkNCCL(" nor the word every WORD_WRAPS lead holds, untested
+    line by line; a watchdog line cut at a part's last line still joins the next part's first (the held line carried
+    over), the lines keeping their numbers."""
+    assert all(reader._WRAP_WORD in lead for lead in reader._WRAP_LEADS)
+    filler = [f"step {i} loss 2.{i % 10}\n" for i in range(reader.BATCH - 1)]
+    cut = "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpTy\n"
+    rest = "pe=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600052 milliseconds before timing out.\n"
+    lines = filler + [cut, rest] + filler
+    parts = list(reader.rejoined_parts(lines))
+    assert parts[0][:len(filler)] == filler and sum(map(len, parts)) == len(lines)
+    out = [line for part in parts for line in part]
+    assert out[reader.BATCH - 1] == cut.rstrip("\n") + rest.rstrip("\n") and out[reader.BATCH] == ""
+    (ev,) = [e for e in read_lines(lines, "train.log", Clock(), year=2025) if e.kind == "nccl_timeout"]
+    assert (ev.line, ev.rank, ev.seq, ev.op) == (reader.BATCH, 3, 12, "BROADCAST")
+    plain = filler * 3
+    assert reader.rejoined(plain) == plain
