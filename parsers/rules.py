@@ -3530,6 +3530,19 @@ RULES: tuple[Rule, ...] = (
        r"(?: syndrome 0x(?P<vendor_err>[0-9a-fA-F]+)| ?\[?qpn 0x[0-9a-fA-F]+ wrid 0x[0-9a-fA-F]+ ?vendor_err "
        r"0x(?P<qp_vendor_err>[0-9a-fA-F]+))?",
        refine="ucx_verbs_wc"),
+    # The same failure under Mooncake's transfer engine (SGLang's and vLLM's disaggregated prefill/decode KV transfer,
+    # Mooncake store): its RDMA worker pool's glog line for a slice whose work request completed in error, the status
+    # in ibv_wc_status_str's words after the slice (mooncake-transfer-engine worker_pool.cpp, every release's: "E0917
+    # 16:23:13.419399 4058290 worker_pool.cpp:294] Worker: Process failed for slice (opcode: 1, source_addr: 0x..,
+    # length: 3584, dest_addr: 0x.., local_nic: mlx5_7, peer_nic: 115.182.224.13:15004@mlx5_7, dest_rkey: 2137688,
+    # retry_cnt: 1): local protection error", sgl-project/sglang #10560; "... dest_addr: 140532604981264, local_nic:
+    # mlx5_1, peer_nic: 127.0.0.1:8149@mlx5_0, ..): transport retry counter exceeded", vllm-project/vllm #10884), the
+    # peer the remote NIC's host. "Too many errors found in local RNIC .., mark it inactive" and "Context is not
+    # active: mlx5_7" after it are the engine's reaction, no event of their own. Was: nothing.
+    _r("mooncake_slice_failed", "ib_completion_error", ["Process failed for slice"],
+       r"Worker: Process failed for slice \(opcode: \d+,[^()\n]*? local_nic: (?P<netdev>[\w.+\-]+), peer_nic: "
+       r"(?P<peer>[^\s:@,]+)(?::\d+)?@[\w.+\-]+,[^()\n]*\): (?P<wc_words>[A-Za-z]+(?: [A-Za-z]+)*)",
+       refine="ucx_verbs_wc"),
     # libibverbs' mlx5 provider (rdma-core providers/mlx5/cq.c, mlx5_parse_cqe) on an error completion whose syndrome
     # is neither a flushed work request nor the transport's retries exceeded (the two NCCL reports itself): "mlx5:
     # <hostname>: got completion with error:" on the process's stderr, "host_unknown" when gethostname failed, then the

@@ -133,6 +133,32 @@ def test_ucx_verbs_completion_error_is_the_fabrics(line, wc_status, vendor_err):
         "ib_completion_error", "fabric", wc_status, vendor_err)
 
 
+@pytest.mark.parametrize("line,wc_status,netdev,peer", [
+    # sgl-project/sglang #10560 (kvcache-ai/Mooncake #851): the prefill's RDMA worker, a PD-disaggregated KV transfer
+    ("E0917 16:23:13.419399 4058290 worker_pool.cpp:294] Worker: Process failed for slice (opcode: 1, source_addr: "
+     "0x7fd2f6000800, length: 3584, dest_addr: 0x7fb9d6001000, local_nic: mlx5_7, peer_nic: 115.182.224.13:15004@mlx5_7, "
+     "dest_rkey: 2137688, retry_cnt: 1): local protection error", "IBV_WC_LOC_PROT_ERR", "mlx5_7", "115.182.224.13"),
+    # vllm-project/vllm #10884 (vLLM's Mooncake pipe, 2024): the destination address in decimal
+    ("E1213 02:57:10.528410  5811 worker_pool.cpp:274] Worker: Process failed for slice (opcode: 0, source_addr: "
+     "0x7efdf3ffd010, length: 404, dest_addr: 140532604981264, local_nic: mlx5_1, peer_nic: 127.0.0.1:8149@mlx5_0, "
+     "dest_rkey: 2105088, retry_cnt: 0): transport retry counter exceeded", "IBV_WC_RETRY_EXC_ERR", "mlx5_1",
+     "127.0.0.1"),
+])
+def test_mooncake_failed_slice_is_a_completion_error(line, wc_status, netdev, peer):
+    """Mooncake's transfer engine's failed slice (was: nothing): NET/IB's kind, the status named from libibverbs'
+    words, the local NIC and the peer NIC's host."""
+    f = parse_line(line)
+    assert (f.kind, f.details["wc_status"], f.details.get("netdev"), f.peer) == (
+        "ib_completion_error", wc_status, netdev, peer)
+
+
+def test_mooncake_reaction_lines_are_none():
+    """sgl-project/sglang #10560: the engine marking the NIC inactive, and its later refusals, no event of their own."""
+    assert parse_line("W0917 16:23:13.427592 4058290 worker_pool.cpp:308] Too many errors found in local RNIC "
+                      "115.182.224.11:16643@mlx5_7, mark it inactive") is None
+    assert parse_line("E0917 16:23:13.437203 4058290 rdma_context.cpp:304] Context is not active: mlx5_7") is None
+
+
 def test_ucx_verbs_peer_line_is_none():
     """openucx/ucx #7774: the line after the error, the peer's queue pair."""
     assert parse_line("[swx-rdmz-ucx-gpu-02:1884 :0:1884] rc_verbs_iface.c:124  [rqpn 0xf9e9 dlid=10 sl=0 port=1 "
