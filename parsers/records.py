@@ -18,15 +18,15 @@ import re
 # parsers.scan.cri_records: a CRI line's content, its records each a line of the envelope's time and stream) read by.
 _BAR_END = re.compile(r"\d/[0-9?]{1,20} \[[0-9:]{1,12}<[0-9:?]{1,12}, *[0-9.?]{1,12} ?[A-Za-z]{1,10}/[A-Za-z]{1,10}"
                       r"(?:, [^\]\r]{0,1024})?\]")
-_BAR_TIMES = re.compile(r"<[0-9:?]")  # a bar's "elapsed<remaining": what `_BAR_END` needs, found by its literal first
+BAR_TIMES = re.compile(r"<[0-9:?]")  # a bar's "elapsed<remaining": what `_BAR_END` needs, found by its literal first
 MAX_RECORDS = 64  # records read of one physical line (its last ones: a bar rewritten all day is one line)
 
 
 def line_records(line: str) -> list[str] | None:
-    """`line`'s records where it holds more than one (None: it is one record): its "\r" segments, and in each the
+    """`line`'s records where it holds more than one (None: it is one record): its "\\r" segments, and in each the
     text after a tqdm bar's end (`_BAR_END`) cut from the bar, blank ones dropped, a run of bars read as its last
     state (the one before the next record, or the line's last)."""
-    if "\r" not in line and _BAR_TIMES.search(line) is None:  # ("<module>", "<unknown>": ~130 ns, not two bar searches)
+    if "\r" not in line and BAR_TIMES.search(line) is None:  # ("<module>", "<unknown>": ~130 ns, not two bar searches)
         return None
     out: list[str] = []
     bars: list[bool] = []  # whether each is a bar's state alone (its end the record's)

@@ -17,7 +17,7 @@ from .envelope import cri_split, is_cri_partial, join_cri, journal_text_record
 from .finding import Finding
 from .ports import LINK_KINDS, UnusedPorts, port_key
 from .prefilter import Prefilter
-from .records import line_records
+from .records import BAR_TIMES, line_records
 
 CHUNK = 8 << 20
 # What is asked of a stream once a read came back short (a pipe's or a terminal's: what was there): a pipe's
@@ -270,9 +270,9 @@ def _cri_group(buf: bytes, start: int, end: int, limit: int, low: int = 0) -> tu
         end = nxt_end
     return first, join_cri(parts), end
 
-# A bar's "elapsed<remaining" (parsers.records: what its end needs), in bytes: `cri_records`'s pretest with a memchr
+# parsers.records BAR_TIMES (a bar's "elapsed<remaining"), in bytes: `cri_records`'s pretest with a memchr
 # for a carriage return
-_BAR_TIMES = re.compile(rb"<[0-9:?]")
+_BAR_TIMES = re.compile(BAR_TIMES.pattern.encode())
 
 
 def cri_records(buf: bytes, limit: int) -> bytes | None:
