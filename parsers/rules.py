@@ -1768,13 +1768,13 @@ RULES: tuple[Rule, ...] = (
        event=("knvlink", "join")),
     # A counter's description names no event: dcgm-exporter's counter list (default-counters.csv, its ConfigMap)
     # "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL, counter, Total number of NVLink flow-control CRC errors." and
-    # the same text as its /metrics "# HELP" line, on every GPU node (NVIDIA/dcgm-exporter #95): "number of" before
-    # the error word is a count's name, not a link's fault (the counter's value is the reading, 0 on a healthy link).
+    # the same text as its /metrics "# HELP" line, on every GPU node (NVIDIA/dcgm-exporter #95): "number of NVLink .."
+    # is a count's name, not a link's fault (the counter's value is the reading, 0 on a healthy link).
     # Was: an NVLink hardware error per line.
     _r("nvlink", "nvlink", ["NVLink", "nvlink", "NVLINK"],
        # anchored and atomic: the first "nvlink" only, then one forward scan (linear; a line of repeated
-       # "nvlink " once backtracked for 19 s in the unanchored form); one scan more for a counter's "number of"
-       r"^(?!.*?\bnumber of\b)(?>.*?\bnvlink\b)(?=.*?\b(?P<what>errors?|fail(?:ed|ure)?|fatal|down|fault|timeout)\b)"
+       # "nvlink " once backtracked for 19 s in the unanchored form); one scan more for a counter's "number of NVLink"
+       r"^(?!.*?\bnumber of nvlink\b)(?>.*?\bnvlink\b)(?=.*?\b(?P<what>errors?|fail(?:ed|ure)?|fatal|down|fault|timeout)\b)"
        r"(?:.*?\blink\s*(?P<link>\d+))?",
        flags=re.I),
     # --- PCIe AER (kernel's aer driver, old and new wording) ---
