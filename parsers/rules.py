@@ -300,6 +300,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                # NCCL's WARN of a CUDA status, then its INFO trace back up the init ("include/alloc.h:199 -> 1" ..
                # "init.cc:1929 -> 1", a dozen lines) before PyTorch's exception quotes the status after "Last error:"
                "nccl_cuda": 32,
+               # NCCL's WARN of an NVLink pair with P2P disabled, its INFO trace back up the init, PyTorch's quote of it
+               "nccl_p2p": 32,
                # the same for NET/IB's WARN of a failed verbs registration and PyTorch's quote of it
                "nccl_ibv": 32,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
@@ -835,6 +837,11 @@ NCCL_WARN_AT = r":\d+ (?:\(\w+\) )?NCCL WARN "
 # build's main_nvshmem/): "/sgl-workspace/nvshmem/src/host/init/init.cu:"
 NVSHMEM_SOURCE = r"nvshmem\S*\.(?:cpp|cu|cuh|cc|c|h):"
 
+
+# vLLM's own words that its NVLink probe failing is normal on a machine without NVLink (rules.py vllm_nvlink_probe): the
+# line is no finding, and the traceback logger.exception prints after it a handled exception (triage/read.py
+# CAUGHT_BEFORE), not the job's failure
+VLLM_NO_NVLINK = "This is normal if your machine has no NVLink"
 
 # NCCL WARN texts NCCL's maintainers call harmless and later releases print at INFO: 2.19-2.25's "rank 0 failed to
 # IPC register userbuff 0x.. buffSize .. nPeers 2 isLegacyIpc .." (INFO from 2.26, NVIDIA/nccl #1684); 2.10 and
@@ -1734,6 +1741,33 @@ RULES: tuple[Rule, ...] = (
        r"(?P<cuda_error>uncorrectable NVLink error detected during the execution|"
        r"Invalid access of peer GPU memory over nvlink or a hardware error)",
        refine="cuda", event=CUDA_EXC_OPEN),
+    # vLLM's probe of whether its GPUs are fully connected by NVLink (NVML's P2P status over NVLink per pair), failing
+    # on a machine without NVLink, vLLM's own words saying so: 2024's custom_all_reduce.py `NVLink detection failed
+    # with message "<NVML's error>". This is normal if your machine has no NVLink equipped` (logger.info), 0.6-0.1x's
+    # vllm/platforms/cuda.py `NVLink detection failed. This is normal if your machine has no NVLink equipped.`
+    # (logger.exception: a traceback after it, pynvml's NVMLError_NotSupported last), later `NVLink detection failed
+    # for devices 0-1: <error>. This is normal if your machine has no NVLink.` (logger.debug). vLLM then runs without
+    # its custom all-reduce ("Custom allreduce is disabled because ..": a warning of its own, no finding). No finding
+    # (was: the generic nvlink row's NVLink hardware error, attribution hardware, on every PCIe-only TP job); the
+    # traceback's frames and its NVMLError_NotSupported line make none either. A real NVLink fault keeps its own lines
+    # (the driver's knvlink*/Xid lines, NVML's "GPU is lost" in that traceback: nvml_gpu_is_lost).
+    _r("vllm_nvlink_probe", None, [VLLM_NO_NVLINK],
+       r"NVLink detection failed(?: with message \"[^\"\n]{0,200}\"| for devices \d{1,4}-\d{1,4}: [^\n]{0,200}?)?\. "
+       r"This is normal if your machine has no NVLink"),
+    # NCCL refusing a pair of GPUs its topology says NVLink connects while NVML reports P2P between them not OK
+    # (src/graph/paths.cc ncclTopoCheckP2p, every era since 2.4's NVML P2P check: "P2P is disabled between NVLINK
+    # connected GPUs 1 and 0. This should not be the case given their connectivity, and is probably due to a hardware
+    # issue. If you still want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.", then ncclUnhandledCudaError:
+    # the communicator's init fails; NVIDIA/nccl #2329). The node's NVLink fabric state, not the job's doing: a GPU
+    # in a bad state, its NVLinks down, an NVSwitch system's Fabric Manager not running or the GPU not in the
+    # fabric's clique (GB200's fabric UUID 0). Kind nvlink, attribution fabric, CHECK_FABRIC_MANAGER (was: the NCCL
+    # WARN row's warning, unknown; PyTorch's quote of it after "Last error:", NCCL_DEBUG unset, nothing). The PCIe
+    # twin "P2P is disabled between connected GPUs 2 and 1. You can repress this message with
+    # NCCL_IGNORE_DISABLED_P2P=1." is INFO (GPUs without P2P over PCIe: GeForce, ACS): no finding. The WARN and
+    # PyTorch's quote of it after "Last error:" are one event (nccl_p2p); the quote alone (NCCL_DEBUG unset) opens it.
+    _r("nccl_nvlink_p2p_disabled", "nvlink", ["P2P is disabled between NVLINK connected GPUs"],
+       r"P2P is disabled between NVLINK connected GPUs (?P<gpu_a>\d{1,4}) and (?P<gpu_b>\d{1,4})\b",
+       attribution="fabric", action="CHECK_FABRIC_MANAGER", event=("nccl_p2p", "join")),
     # NCCL unable to set up NVLink SHARP (NVLS) multicast memory on an NVSwitch node: the node's fabric (Fabric Manager
     # and the NVSwitches) cannot serve the multicast team the job asks for, not the job's doing. NCCL 2.29+'s own words
     # say so ("Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation

@@ -122,6 +122,13 @@ BENIGN: tuple[tuple[str, str], ...] = (
     # involved (a working A30 node under dcgm-exporter, NVIDIA/dcgm-exporter #736).
     (r"NVRM:? free_os_event: failed to find OS event",
      "a client freeing an OS event the RM has no record of"),
+    # The kernel's notice, once a boot, that it loaded a module without a valid signature (kernel/module/signing.c,
+    # kernel/module.c before 5.19: "%s: module verification failed: signature and/or required key missing - tainting
+    # kernel"): every out-of-tree module on a kernel with CONFIG_MODULE_SIG and no enforcement, nvidia and
+    # nvidia_peermem as any (stondo.github.io's DGX Spark post, NVIDIA/k8s-device-plugin #480); the module loaded.
+    # A module the kernel refused ("Key was rejected by service") prints no such line.
+    (r"\w+: module verification failed: signature and/or\s+required key missing - tainting kernel",
+     "the kernel's once-a-boot taint notice for an unsigned out-of-tree module"),
     # bnxt_en at probe, for firmware that asks for long command timeouts: a notice of the timeout, no fault (a 6.8 boot,
     # yoannlr.github.io content/broadcom-bcm57416-driver.md)
     (r"bnxt_en .*Device requests max timeout of \d+ seconds, may trigger hung task watchdog",

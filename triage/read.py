@@ -18,6 +18,7 @@ from typing import Iterable, Iterator, NamedTuple
 
 from parsers import Classifier, Finding, all_keywords, at_least, detect
 from parsers.envelope import stern_record
+from parsers.rules import VLLM_NO_NVLINK
 from parsers.kinds import TABLE as KIND_TABLE
 from parsers.prefilter import Prefilter
 from parsers.records import line_records
@@ -334,7 +335,10 @@ CAUGHT = re.compile(r"^(?:(?:DEBUG|INFO):[\w.]+:)?Import of [\w.]+(?: from [\w.]
 # <bound method _DataLoaderIter.__del__ of ..>", then a ConnectionResetError, yogeshbalaji/Generate_To_Adapt #7, "some
 # warning"; jihanyang/AFN #8, its training going on; was, since such an exception counts as a failure: undetermined).
 # The writer's traceback opened within CAUGHT_AHEAD lines after one is caught, whatever it ends with
-CAUGHT_BEFORE = ("WON'T CONVERT ", "Exception ignored ")
+# vLLM's NVLink probe on a machine without NVLink (vllm/platforms/cuda.py logger.exception: "NVLink detection failed.
+# This is normal if your machine has no NVLink equipped.", then pynvml's NVMLError_NotSupported traceback; vLLM went
+# on without its custom all-reduce; was: an application incident, the NVMLError_NotSupported)
+CAUGHT_BEFORE = ("WON'T CONVERT ", "Exception ignored ", VLLM_NO_NVLINK)
 _CAUGHT_BEFORE = re.compile("|".join(map(re.escape, CAUGHT_BEFORE)))
 CAUGHT_AHEAD = 3
 
