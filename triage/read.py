@@ -18,12 +18,11 @@ from typing import Iterable, Iterator, NamedTuple
 
 from parsers import Classifier, Finding, all_keywords, at_least, detect
 from parsers.envelope import stern_record
-from parsers.rules import VLLM_NO_NVLINK
 from parsers.kinds import TABLE as KIND_TABLE
 from parsers.prefilter import Prefilter
 from parsers.records import line_records
 from parsers.redacted import placeholder
-from parsers.rules import EVENT_FILL_ALONE
+from parsers.rules import EVENT_FILL_ALONE, VLLM_NO_NVLINK
 
 from . import facts
 from .facts import NODE_NAMED
