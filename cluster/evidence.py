@@ -48,9 +48,10 @@ from typing import Any, Iterable, Mapping
 
 from parsers.envelope import parse_time
 from parsers import Classifier
-from parsers.correlate import CLAIMED as CLAIMED_WORDS, CUDA_WHAT
+from parsers.correlate import CLAIMED as CLAIMED_WORDS, read_what
 from parsers.kinds import BY_NAME as KIND, CUDA_REASONS, TABLE as KIND_TABLE
 from parsers.redacted import placeholder
+from parsers.rules import read_again
 from triage import Evidence
 from triage.conditions import GPU, classify_alone, node_fact, read_condition
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
@@ -109,21 +110,22 @@ class Reader:
     def _classify(self, text: str):
         return classify_alone(self.classifier, text)
 
-    def _uncut_cuda(self, excerpt: str, ours: str):
-        """The finding of a quoted line its excerpt cut inside (or right before) its CUDA error, the line completed
-        with the error the agent's words name in full (parsers/correlate.py what_of): the error decides the category
-        (an illegal memory access the application's, an uncorrectable ECC error the GPU's); None where the words name
-        none or the completed line does not read back as that error."""
-        said = CUDA_WHAT.match(ours)
-        if said is None:
-            return None
-        error, cut = said.group(1), excerpt[:-len(CUT)]
-        for k in range(min(len(error), len(cut)), -1, -1):  # the longest start of the error the cut line ends with
-            if cut.endswith(error[:k]):
-                whole = self._classify(cut + error[k:])
-                if whole is not None and whole.kind == "cuda_error" and whole.details.get("cuda_error") == error:
-                    return whole
-        return None
+    @staticmethod
+    def _restored(base: Evidence, ours: str) -> Evidence:
+        """Evidence of a line its excerpt cut (CUT), with the details the agent's words before the excerpt state of it
+        (parsers/correlate.py read_what: the inverse of its kind's `named`, parsers/kinds.py `read_named`), where the
+        cut took them: a CUDA error's error, a completion's status (the detail missing, or cut: the words' value starts
+        with what the excerpt kept, less the cut mark); a detail the excerpt states whole stands.  Read again by what
+        they decide (parsers/rules.py read_again: a CUDA error's attribution, the application's for an illegal memory
+        access, the GPU's for an uncorrectable ECC error); as it was where that would make it another kind."""
+        restored = {key: value for key, value in read_what(base.kind, ours).items()
+                    if _cut_off(base.details.get(key), value)}
+        if not restored:
+            return base
+        kind, severity, attribution, _ = read_again(base.kind, base.severity, base.attribution, "", restored)
+        if kind != base.kind:
+            return base
+        return base.with_context(severity=severity, attribution=attribution, details={**base.details, **restored})
 
     # ---- Events ------------------------------------------------------------------------------------
 
@@ -143,8 +145,6 @@ class Reader:
         if fact is not None:
             return [_job_fact(*fact, host, when, pod, m.group(1) if m else message[:TEXT])]
         finding = self._classify(m.group(1)) if m else None
-        if finding is not None and finding.kind == "cuda_error" and m.group(1).endswith(CUT):
-            finding = self._uncut_cuda(m.group(1), ours) or finding
         app_xid = re.match(r"^Xid(\d+)", reason)
         text = m.group(1) if m else message[:TEXT]  # the container's own line, else our words (bounded)
         said = POD_REASON_KINDS.get(reason) or _claimed(reason, ours)  # the kind the agent found, by its words
@@ -163,6 +163,8 @@ class Reader:
                 return []
             base = Evidence(kind, "error", "hardware" if reason in HARDWARE_CUDA else "unknown", when, host,
                             text=text)
+        if m and m.group(1).endswith(CUT) and base.kind == POD_REASON_KINDS.get(reason):
+            base = self._restored(base, ours)  # what the cut took, as the agent's words state it
         context: dict[str, Any] = {"file": f"pod/{pod}" if pod else None}  # set in one copy: a storm's hot path
         peer = PEER.search(ours) if base.peer is None else None
         if peer:
@@ -241,6 +243,12 @@ class Reader:
         by_deletion = None if deleted is None else (
             lambda container, state, when: ended_by_deletion(state, when, deleted, _seen(container, state, order)))
         return pod_ends(pod, rank, taints, classifier=self.classifier, by_deletion=by_deletion)
+
+
+def _cut_off(kept: Any, said: Any) -> bool:
+    """Whether an excerpt cut off a detail its line's words state whole (`said`): it kept none, or a start of it
+    that runs to the cut (CUT)."""
+    return kept is None or isinstance(kept, str) and kept.endswith(CUT) and str(said).startswith(kept[:-len(CUT)])
 
 
 def event_times(ev: Mapping[str, Any]) -> tuple[datetime | None, datetime | None]:

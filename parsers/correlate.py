@@ -17,9 +17,8 @@ from typing import Iterable, NamedTuple
 from .envelope import host_key
 from .finding import SEVERITY_RANK, Finding
 from .kinds import BY_NAME as KIND
-from .kinds import DEVICES, OOM_SCOPES, TABLE, named_as
+from .kinds import DEVICES, OOM_SCOPES, TABLE, named_as, read_named
 from .ports import DOWN_STATES
-from .wordscan import LazyPattern
 
 WORKLOAD_KINDS = frozenset(k.name for k in TABLE if k.workload)
 CORRELATED_KINDS = frozenset(k.name for k in TABLE if k.correlated)  # not: running out of memory
@@ -170,9 +169,18 @@ def what_of(f: Finding) -> str:
     return named_as((named,) if isinstance(named, str) else named, f) or row.wording
 
 
-# A sentence of `explain` that opens with a CUDA error's words, read back: the error in full (an Event quotes the line
-# cut to its length; cluster/evidence.py completes a line cut inside its error with it)
-CUDA_WHAT = LazyPattern(r"^CUDA error '(.+?)'(?= on (?:rank \d|\d+ ranks \()|, likely caused by |: | \(peer |$)")
+# what may follow `what_of`'s words in a sentence of `explain`: the ranks, the likely cause, the peer, the rest
+WHAT_ENDS = r" on (?:rank \d|\d+ ranks \()|, likely caused by |: | \(peer |$"
+
+
+def read_what(kind: str, words: str) -> dict:
+    """The details a sentence of `explain` that opens with `what_of`'s words of a finding of `kind` states, read back
+    (parsers/kinds.py `read_named`, the inverse of the kind's `named`): a CUDA error's error, a completion's status,
+    in full (an Event quotes the line cut to its length; cluster/evidence.py restores what the cut took); {} for a kind
+    of no template, or words that name none of its fields."""
+    row = KIND.get(kind)
+    return read_named(row.named, words, WHAT_ENDS) if row is not None and row.workload and row.named else {}
+
 
 RANKS_SHOWN = 16
 

@@ -12,7 +12,9 @@ configuration's rule list built from the rows' `raises`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -887,6 +889,15 @@ def _wc(line: Any, i: int) -> object:
 # ibv_wc_status_str words and number ("transport retry counter exceeded", 12) for its libibverbs name
 LINE_WORDS: Mapping[str, Any] = MappingProxyType({"wc_words": lambda line: _wc(line, 1),
                                                   "wc_number": lambda line: _wc(line, 0)})
+# each of LINE_WORDS read back (`read_named`): the words -> the details they state of the line ({} for words no table
+# row says: the status's name by its ibv_wc_status_str words, any case, or by its number)
+WORDS_READ: Mapping[str, Any] = MappingProxyType({"wc_words": lambda said: _wc_read(IB_WC_WORDS.get(said.lower())),
+                                                  "wc_number": lambda said: _wc_read(
+                                                      IB_WC_STATUS.get(int(said)) if said.isdecimal() else None)})
+
+
+def _wc_read(name: str | None) -> dict[str, str]:
+    return {"wc_status": name} if name else {}
 
 
 def named_as(named: str | tuple[str, ...], line: Any, words: Mapping[str, Any] = MappingProxyType({})) -> str | None:
@@ -921,6 +932,51 @@ def _render(template: str, line: Any, words: Mapping[str, Any], strict: bool) ->
                 value = default
         out.append(str(value))
     return "".join(out)
+
+
+def read_named(named: str | tuple[str, ...], words: str, ends: str) -> dict[str, Any]:
+    """The inverse of `named_as`: the details words it rendered of a line state, the first of the templates whose
+    pattern (`named_pattern`) they match read back ({} where none does): `{details.key}` the detail itself, a word of
+    LINE_WORDS by its inverse (WORDS_READ); a field of the line (`{xid}`), or a value its template's default stands
+    for, none.  `ends`: a regex of what may follow the words (the rest of a sentence that opens with them)."""
+    for template in (named,) if isinstance(named, str) else named:
+        pattern, fields = named_pattern(template, ends)
+        said = pattern.match(words) if pattern is not None else None
+        if said is None:
+            continue
+        out: dict[str, Any] = {}
+        for (name, default), value in zip(fields, said.groups()):
+            if value == default:
+                continue
+            read = WORDS_READ.get(name)
+            out.update({name[8:]: value} if name.startswith("details.") else read(value) if read else {})
+        return out
+    return {}
+
+
+@lru_cache(maxsize=None)
+def named_pattern(template: str, ends: str) -> tuple[re.Pattern[str] | None, tuple[tuple[str, str], ...]]:
+    """A `named` template's words read back (compiled at first use, once): the template's literal text escaped, each
+    `{field}` a group, with its (name, default); the last group up to the literal text after it and then `ends`, every
+    other up to the first character of the literal text after it (none of that character in it): linear in the words.
+    (None, ()) for a template of no field, or of two fields with no text between them."""
+    from string import Formatter  # noqa: PLC0415 (read back only where a cut excerpt asks)
+
+    parts = list(Formatter().parse(template))
+    last = max((i for i, (_, name, _, _) in enumerate(parts) if name is not None), default=None)
+    if last is None:
+        return None, ()
+    regex, fields = [], []
+    for i, (literal, name, _spec, _conversion) in enumerate(parts):
+        regex.append(re.escape(literal))
+        if name is None:
+            continue
+        after = parts[i + 1][0] if i + 1 < len(parts) else ""
+        if i != last and not after:
+            return None, ()
+        regex.append("(.+?)" if i == last else f"([^{re.escape(after[0])}]+)")
+        fields.append(tuple(name.partition("|")[::2]))
+    return re.compile("".join(regex) + f"(?={ends})"), tuple(fields)
 
 
 def reason_of(name: str, xid: int | None = None, sxid: int | None = None) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, Mapping
 
 from .catalog import (CONTAINMENT_ACTION, CONTAINMENT_GATE, CONTAINMENT_LINE, NVLINK5_DECODE_OUTCOME, NVLINK5_LINE,
                       NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVSMI_FABRIC_HEALTH, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS,
@@ -4964,6 +4965,22 @@ def _refine_cuda(g: dict, out: dict) -> None:
     reading = cuda_reading(text, out["kind"])
     if reading is not None:
         out["kind"], out["severity"], out["attribution"], out["action"] = reading
+
+
+# A detail that decides its finding's reading (kind, severity, attribution, action) -> the refiner (REFINERS) that reads
+# it off a line: a finding whose detail is restored from the words it was named in (parsers/kinds.py `read_named`:
+# cluster/evidence.py, an Event's excerpt cut before it) is read again by it (`read_again`), as the whole line was
+READ_BY = {"cuda_error": "cuda"}
+
+
+def read_again(kind: str, severity: str, attribution: str, action: str, details: Mapping[str, Any]
+               ) -> tuple[str, str, str, str]:
+    """(kind, severity, attribution, action) of a finding with these details (those READ_BY names read again)."""
+    out = {"kind": kind, "severity": severity, "attribution": attribution, "action": action, "details": {}}
+    for key, refiner in READ_BY.items():
+        if key in details:
+            REFINERS[refiner]({key: details[key]}, out)
+    return out["kind"], out["severity"], out["attribution"], out["action"]
 
 
 # The CUDA driver's (CUresult) and runtime's (cudaError_t) numbers of the failures CUDA_DRIVER_ERRORS names (the two

@@ -93,7 +93,6 @@ COMPILED_AT_FIRST_USE = {
     "parsers.gpus": ["_MIG_ON_GPU"],  # a MIG device's name
     "parsers.escalation": ["UNIT"],  # an Xid 13's unit
     "parsers.catalog": ["_SXID_ACTION"],  # an NVSwitch SXid's catalog row
-    "parsers.correlate": ["CUDA_WHAT"],  # offline correlation, cluster evidence
     "agent.pidmap": ["_POD", "_CONTAINER"],  # a GPU process's pod (NVML on)
     "agent.config": ["_SERVICE_LINK"],  # a GPU_NPD_ variable that is no key (a Service's link)
 }

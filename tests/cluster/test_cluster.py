@@ -30,6 +30,7 @@ from kubeapi.client import make_api
 from kubeapi.events import EventRecorder, Ref
 from parsers import Classifier
 from triage import attribute
+from triage.attribute import ib_category
 
 # synthetic (unit-test input): torch's watchdog line in the shape of tests/agent/test_workloads.py's TIMEOUT, which
 # is the fixture's real line with the rank varied; the Xid line is the driver's Xid 79 text as in that fixture
@@ -242,6 +243,57 @@ def test_a_cuda_error_cut_inside_its_excerpt_is_read_with_the_error_the_events_w
     for words in ("CUDA error on rank 14: ..", "CUDA error 'unknown error' on rank 14: .."):
         (cut,) = Reader().pod_event({**ev, "message": f'{words} Container output: "{quoted}'})
         assert (cut.kind, cut.details["cuda_error"]) == ("cuda_error", "a\u2026")
+
+
+def test_a_completion_errors_status_its_excerpt_cut_off_is_read_from_the_events_words():
+    """REAL lines (sgl-project/sglang #10560, tests/fixtures/incidents/h710_sglang-10560-mooncake-local-protection;
+    NVIDIA/nccl #2397, realworld ib-transports.yaml): Mooncake's failed slice states its status after its
+    addresses, past the 160-character excerpt, and NCCL's completion with a launcher's stamp before it likewise; the
+    excerpt read back as no completion error's status (Mooncake's: nothing; the agent's reason stood), a completion
+    error of the link's (fabric) where the line is a local protection error (infrastructure, the reporting node's
+    configuration: triage/attribute.py IB_STATUS_CATEGORY).  The agent's words before the excerpt name the status
+    ("NET/IB completion error 'local protection error' (status 4)": parsers/kinds.py ib_completion_error's `named`),
+    read back by the template's inverse (parsers/kinds.py read_named, WORDS_READ)."""
+    mooncake = (INCIDENTS / "h710_sglang-10560-mooncake-local-protection" / "logs" / "prefill.log").read_text()
+    nccl = lines_by_source("ib-transports.yaml")["https://github.com/NVIDIA/nccl/issues/2397"]
+    for line, status, category in ((mooncake.splitlines()[0], "IBV_WC_LOC_PROT_ERR", "infrastructure"),
+                                   (next(x for x in nccl if "status=IBV_WC_RETRY_EXC_ERR(12)" in x),
+                                    "IBV_WC_RETRY_EXC_ERR", "fabric")):
+        (ev,) = agent_events_of("node-a", "w-0", [line])
+        assert ev["reason"] == "NCCLIBCompletionError" and ev["message"].endswith('\u2026"')
+        assert Classifier().classify_alone(line).details["wc_status"] == status
+        (e,) = Reader().pod_event(ev)
+        assert (e.kind, e.details.get("wc_status"), ib_category(e)) == ("ib_completion_error", status, category)
+    # a status the excerpt states whole stands, whatever the words say (REAL line: NVIDIA/nccl #1405,
+    # tests/fixtures/incidents/nccl-1405-ib, "status=12" within its excerpt); a line quoted whole, as it reads
+    stated = (INCIDENTS / "nccl-1405-ib" / "logs" / "kp-ddp-worker-0.log").read_text().splitlines()[10]
+    (ev,) = agent_events_of("node-a", "w-0", [stated])
+    ours, quoted = ev["message"].split(' Container output: "')
+    assert quoted.endswith('\u2026"') and "with status=12 " in quoted
+    other = ours.replace("'transport retry counter exceeded' (status 12)", "'local protection error' (status 4)")
+    assert other != ours
+    for text in (quoted[:-1], stated):
+        (e,) = Reader().pod_event({**ev, "message": f'{other} Container output: "{text}"'})
+        assert e.details["wc_status"] == "IBV_WC_RETRY_EXC_ERR"
+    (e,) = Reader().pod_event({**ev, "message": f'{other} Container output: "{line}"'})  # the #2397 line whole
+    assert e.details["wc_status"] == "IBV_WC_RETRY_EXC_ERR"
+
+
+def test_a_cuda_error_its_excerpt_cut_off_whole_is_read_from_the_events_words():
+    """REAL line (NVIDIA/TensorRT-LLM #1965, realworld workload-2026zz.yaml): TensorRT-LLM's forward function's
+    illegal memory access, its CUDA error past the 160-character excerpt: the excerpt read back as nothing and the
+    Event's reason (CUDAIllegalAddress) stood, an unknown CUDA error (the job undetermined), where offline reads the
+    application's; the agent's words name the error, read back by the kind's template (parsers/correlate.py
+    read_what) and read again as the whole line is (parsers/rules.py read_again)."""
+    (line,) = [x for x in lines_by_source("workload-2026zz.yaml")["https://github.com/NVIDIA/TensorRT-LLM/issues/1965"]
+               if "cudaEventSynchronize" in x]
+    (ev,) = agent_events_of("node-a", "w-0", [line])
+    assert ev["reason"] == "CUDAIllegalAddress" and ev["message"].endswith('\u2026"')
+    (e,) = Reader().pod_event(ev)
+    whole = Classifier().classify_alone(line)
+    assert (e.kind, e.severity, e.attribution, e.details["cuda_error"]) == (
+        "cuda_error", whole.severity, "application", "an illegal memory access was encountered")
+    assert whole.attribution == "application"
 
 
 # real lines: tests/fixtures/incidents/flux-40-two-node-illegal-access (bytedance/flux #40): rank 1's watchdog reports

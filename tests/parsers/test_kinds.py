@@ -200,3 +200,50 @@ def test_one_table_of_time_units_and_one_reader_of_a_duration():
     assert [duration(t, bare=1.0) for t in ("1800", "600000ms", "0:10:00", "1:02:03.5", "soon")] == [
         1800.0, 600.0, 600.0, 3723.5, None]
     assert [_seconds(t) for t in ("600000ms", "0:10:00", None, "soon")] == [600.0, 600.0, 1800.0, 1800.0]
+
+
+def test_a_completion_errors_words_read_back_as_its_status():
+    """The inverse of ib_completion_error's `named` (parsers/kinds.py read_named; was: none, a cut Event excerpt's
+    status lost live): every libibverbs status's words and number, as `what_of` says them before the rest of a
+    sentence of `explain`, read back as the status; words of no status, nothing; each of LINE_WORDS has its inverse."""
+    from parsers.correlate import read_what
+    from parsers.kinds import IB_WC_STATUSES, LINE_WORDS, WORDS_READ
+
+    assert set(WORDS_READ) == set(LINE_WORDS)
+    for _, name, _ in IB_WC_STATUSES:
+        said = what_of(Finding("ib_completion_error", "error", "fabric", "X", "..", details={"wc_status": name}))
+        for rest in ("", " on rank 3: no hardware ..", " on 4 ranks (0,1,2,3): ..", " (peer 10.0.0.1): ..",
+                     ", likely caused by IB link down at 10:00:00 on this node"):
+            assert read_what("ib_completion_error", said + rest) == {"wc_status": name}, said + rest
+    assert read_what("ib_completion_error", "IB async event 'port error' on rank 2: ..") == {"event": "port error"}
+    assert read_what("ib_completion_error", "NET/IB completion error 'no such words' (status x): ..") == {}
+    assert read_what("ib_completion_error", "NET/IB completion error on rank 2: ..") == {}
+
+
+def test_a_cuda_errors_words_read_back_as_its_error():
+    """The inverse of cuda_error's `named` (was parsers/correlate.py CUDA_WHAT, a pattern of its own): the error in
+    full, a quote in it too; none for words that name none (the template's empty default)."""
+    from parsers.correlate import read_what
+
+    for error in ("an illegal memory access was encountered", "CUDA_ERROR_ECC_UNCORRECTABLE", "it's 'quoted' here"):
+        said = what_of(Finding("cuda_error", "error", "unknown", "X", "..", details={"cuda_error": error}))
+        assert read_what("cuda_error", said + " on rank 14: no hardware ..") == {"cuda_error": error}
+    assert read_what("cuda_error", "CUDA error on rank 14: ..") == {}
+    assert read_what("cuda_error", "CUDA error '' on rank 14: ..") == {}
+    assert read_what("nccl_timeout", "NCCL watchdog timeout on rank 1: ..") == {}
+
+
+@pytest.mark.parametrize("kind", [k.name for k in TABLE if k.workload and k.named])
+def test_a_kinds_words_are_read_back_in_linear_time(kind):
+    """Each template's pattern (parsers/kinds.py named_pattern) on hostile words: its literal text, then a long run of
+    what its groups take, never the end they wait for: linear (a nested or repeated lazy group would be quadratic)."""
+    import time
+
+    from parsers.correlate import read_what
+
+    for template in (BY_NAME[kind].named,) if isinstance(BY_NAME[kind].named, str) else BY_NAME[kind].named:
+        head = template.split("{", 1)[0]
+        for filler in ("a" * 50_000, "'" * 50_000, "' (status " * 5_000, ": " * 25_000, " on rank " * 5_000):
+            start = time.perf_counter()
+            read_what(kind, head + filler + "\n")
+            assert time.perf_counter() - start < 0.5, (kind, template, filler[:12])
