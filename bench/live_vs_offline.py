@@ -77,6 +77,9 @@ DEFAULT_NODE = "node-0"
 WRAP_MIN = 60  # the narrowest terminal copy unwrapped (`unwrap`)
 PADDING = "  "  # the blanks a terminal pads a line's last piece with, at the least
 KERNEL_ENVELOPES = ("kmsg", "dmesg")  # envelope rows (parsers/envelope.py) whose lines are the kernel's
+# a "[seconds.micros]" stamp this large is no boot's uptime (31 years) but the Unix time a program stamps its own lines
+# with (UCX's "[1745499308.854013] [host:pid:tid] ..", ai-dynamo/dynamo #814): a pod's line, whatever envelope it reads as
+EPOCH_STAMP = 1e9
 # how the kernel (and its drivers) open a line: a plain line of a node fault kind worded so is the kernel's, one
 # worded otherwise is a program's report of it (Ray's memory monitor's OOM kill is the job's output)
 GET_PODS_ROW = re.compile(r"^(?:\S+\s+)?\S+\s+\d+/\d+\s")  # `kubectl get pods`' row: [NAMESPACE] NAME READY ..
@@ -196,7 +199,7 @@ def split(incident: Path) -> Split:
         described = _described(lines)
         for n, line in enumerate(lines, 1):
             env = detect(line)
-            kernel = env.name.startswith(KERNEL_ENVELOPES) or (
+            kernel = env.name.startswith(KERNEL_ENVELOPES) and not (env.uptime or 0) >= EPOCH_STAMP or (
                 env.extra.get("program") == "kernel" if env.name != "plain" else
                 n in node_lines and strip(env.message)[1].lstrip().startswith(KERNEL_WORDS))
             node = _node_of(line, str(path), str(logs), described)

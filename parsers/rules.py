@@ -3709,6 +3709,18 @@ RULES: tuple[Rule, ...] = (
        + "|".join(re.escape(e) for e in (*IB_EVENTS_FAILURE, *UCX_IB_EVENT_WORDS)) + r")"
        r"(?: on (?:port (?P<port>\d+)|QPN 0x[0-9a-fA-F]+|DCTN (?:0x[0-9a-fA-F]+|UNKNOWN)|CQ \S+|SRQ \S+))?\s*$",
        refine="ib_async_event"),
+    # UCX failing to make the address handle that reaches a peer's port (src/uct/ib/base/ib_device.c
+    # uct_ib_device_create_ah, every release since 1.9: "ib_device.c:1332 UCX  ERROR   ibv_create_ah(dlid=49152 sl=0
+    # port=1 src_path_bits=0 dgid=fe80::.. flow_label=0xffffffff sgid_index=0 traffic_class=0) for UD mlx5 connect on
+    # mlx5_0 failed: No such device", ai-dynamo/dynamo #814: a two-node NIXL KV transfer over RoCE; the same from every
+    # prefill and decode pod of an SGLang 2P2D, "for RC DEVX QP connect on mlx5_8", vllm-project/aibrix #1771; older
+    # releases' without the "for .. connect", read alike):
+    # the local NIC has no route to the peer's GID (RoCE's neighbour, GID index or rail), the fabric between the two
+    # NICs, as NCCL's ibv_modify_qp unreachable is (nccl_ib_qp_unreachable). The WARN lines after it (pending
+    # operations not flushed, eps not destroyed, mlx5dv_devx_obj_destroy failed) are the teardown. Was: nothing.
+    _r("ucx_create_ah_failed", "ib_completion_error", ["ibv_create_ah("],
+       r"ibv_create_ah\([^()\n]{0,400}\) (?:for (?P<ah_use>[A-Za-z0-9]+(?: [A-Za-z0-9]+){0,4}) connect )?on "
+       r"(?P<netdev>[\w.+\-]+) failed: (?P<ucx_error>[A-Za-z][A-Za-z ]{0,60}?)\s*$"),
     # NCCL's IB transport refusing to go on after its async thread saw a fatal event on the adapter (2.19+,
     # ncclIbStatsCheckFatalCount: "transport/net_ib.cc:139 NCCL WARN communicator encountered a fatal error (detected
     # in ncclIbTest)", NVIDIA/nccl #1905, 2.21.5): the restatement, from the communicator's thread, of the "async fatal
