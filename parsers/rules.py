@@ -3719,7 +3719,7 @@ RULES: tuple[Rule, ...] = (
     # NICs, as NCCL's ibv_modify_qp unreachable is (nccl_ib_qp_unreachable). The WARN lines after it (pending
     # operations not flushed, eps not destroyed, mlx5dv_devx_obj_destroy failed) are the teardown. Was: nothing.
     _r("ucx_create_ah_failed", "ib_completion_error", ["ibv_create_ah("],
-       r"ibv_create_ah\([^()\n]{0,400}\) (?:for (?P<ah_use>[A-Za-z0-9]+(?: [A-Za-z0-9]+){0,4}) connect )?on "
+       r"ibv_create_ah\([^()\n]{0,400}\) (?:for (?P<ah_use>[A-Za-z0-9 ]{1,64}) connect )?on "
        r"(?P<netdev>[\w.+\-]+) failed: (?P<ucx_error>[A-Za-z][A-Za-z ]{0,60}?)\s*$"),
     # NCCL's IB transport refusing to go on after its async thread saw a fatal event on the adapter (2.19+,
     # ncclIbStatsCheckFatalCount: "transport/net_ib.cc:139 NCCL WARN communicator encountered a fatal error (detected
