@@ -1455,6 +1455,16 @@ RULES: tuple[Rule, ...] = (
          r"Detected a (?P<result>" + word.upper() + r") in health system (?P<test>[A-Za-z][\w -]*?): '"
          r"(?:[^'\n]*?\bGPU (?P<gpu>\d{1,4})\b)?", severity=severity)
       for word, severity in DCGM_HEALTH_RESULT.items()),
+    # DCGM's own words for an Xid its health watch saw (DCGM_FR_XID_ERROR, 4.x dcgm_errors.h DCGM_FR_XID_ERROR_MSG
+    # "Detected XID %u for GPU %u"): the kernel's Xid restated by DCGM (`restates`, details "reporter" "dcgm"), the
+    # xid kind with its code's catalog row and the GPU's index (details `gpu`), wherever the message is relayed on its
+    # own: a health monitor's node condition ("ErrorCode:DCGM_FR_XID_ERROR GPU:4 PCI:0000:c4:00.0 GPU_UUID:GPU-.. Detected
+    # XID 31 for GPU 4 ..", NVIDIA/NVSentinel #911: its PCI address and UUID the finding's), `dcgmi health -c -j`'s
+    # incident text. nv-hostengine's own log of it ("Detected a FAILURE in health system Memory: '..'") is the row
+    # above's. Was nothing (tests/fixtures/realworld/dcgm-4x-2026h714.yaml).
+    _r("dcgm_health_xid", "xid", ["Detected XID "],
+       r"(?:PCI:(?P<pci>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?:GPU_UUID:(?P<uuid>GPU-[0-9a-fA-F-]{8,64}) )?)?"
+       r"Detected XID (?P<xid>\d{1,9}) for GPU (?P<gpu>\d{1,4})\b", refine="dcgm_xid", restates="kernel"),
     # The driver as installed cannot drive the GPU (kind driver_mismatch: the fix is the driver, not a reset). A GPU
     # this release does not support, in every era's wording after its "NVRM: The NVIDIA GPU <pci> (PCI ID: ..)"
     # line (the address from that line): 2011 ".. (PCI ID: 10de:1050) installed / NVRM: in this system is not
@@ -5218,19 +5228,24 @@ def _refine_as_xid(xid: int):
     return refine
 
 
-# details "reporter" of the device plugin's Xid line: who said it (that it restates a kernel line is its row's
-# `restates`; the key "reporter" alone is no mark: POWER's hard LOCKUP row names the CPU that saw it "reporter" too)
-DEVICE_PLUGIN = "k8s-device-plugin"
+# details "reporter" of a line restating the kernel's Xid, by its refine key: who said it (that it restates a kernel
+# line is its row's `restates`; the key "reporter" alone is no mark: POWER's hard LOCKUP row names the CPU that saw it
+# "reporter" too). The device plugin's "XidCriticalError: Xid=94 on Device=GPU-.." and DCGM's health watch's
+# "Detected XID 31 for GPU 4" (DCGM_FR_XID_ERROR).
+XID_REPORTERS = {"device_plugin_xid": "k8s-device-plugin", "dcgm_xid": "dcgm"}
 
 
-def _refine_device_plugin_xid(g: dict, out: dict) -> None:
-    """The device plugin's Xid line (rules "device_plugin_xid"): the catalog's row for its code, the GPU's UUID where
-    GKE's plugin gives it after a device file's name, and who said it."""
-    _refine_xid(g, out)
-    uuid = g.pop("device_uuid", None)
-    if uuid is not None and g.get("uuid") is None:
-        g["uuid"] = uuid
-    out["details"]["reporter"] = DEVICE_PLUGIN
+def _refine_relayed_xid(reporter: str):
+    """The refiner of another program's line restating an Xid (rules "device_plugin_xid", "dcgm_health_xid"): the
+    catalog's row for its code, the GPU's UUID where GKE's plugin gives it after a device file's name, and who said
+    it."""
+    def refine(g: dict, out: dict) -> None:
+        _refine_xid(g, out)
+        uuid = g.pop("device_uuid", None)
+        if uuid is not None and g.get("uuid") is None:
+            g["uuid"] = uuid
+        out["details"]["reporter"] = reporter
+    return refine
 
 
 def _refine_nvsmi_recovery(g: dict, out: dict) -> None:
@@ -5349,7 +5364,7 @@ def held_alone(details: dict) -> str | None:
     return pid if pid.isdigit() else None
 
 
-REFINERS = {"nvsmi_fabric": _refine_nvsmi_fabric, "nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "fm_nvl": _refine_fm_nvl, "aer": _refine_aer, "aer_detail": _refine_aer_detail, "aer_status": _refine_aer_status,
+REFINERS = {"nvsmi_fabric": _refine_nvsmi_fabric, "nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "sxid": _refine_sxid, "fm_nvl": _refine_fm_nvl, "aer": _refine_aer, "aer_detail": _refine_aer_detail, "aer_status": _refine_aer_status,
             "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "mce_record": _refine_mce_record, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_oom": _refine_cuda_oom, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
@@ -5362,6 +5377,7 @@ REFINERS = {"nvsmi_fabric": _refine_nvsmi_fabric, "nvsmi_recovery": _refine_nvsm
             "straggler_ids": _refine_straggler_ids, "straggler_rtt": _refine_straggler_rtt,
             **{f"ipmi_sel_{name}": _refine_ipmi_sel(events) for name, (_, _, _, events) in IPMI_SEL_EVENTS.items()},
             **{key: _refine_as_xid(xid) for key, xid in XID_WITHOUT_LINE.items()}}
+REFINERS.update({key: _refine_relayed_xid(who) for key, who in XID_REPORTERS.items()})
 
 # Every keyword of the table: the prefilter over whole buffers is built from these.
 # (Rows of a multi-line event count too: its member lines keep the event open.)

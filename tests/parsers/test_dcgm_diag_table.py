@@ -167,3 +167,21 @@ def test_nv_hostengines_health_incident_names_its_system_and_gpu_at_dcgms_result
     found = run([line, line.replace("WARNING", "FAILURE")])
     assert [(f.kind, f.severity, f.details.get("test"), f.details.get("gpu")) for f in found] == [
         ("dcgm_diag", "warning", "Thermal", 2), ("dcgm_diag", "error", "Thermal", 2)]
+
+
+# DCGM's health watch's own words for an Xid (DCGM_FR_XID_ERROR_MSG "Detected XID %u for GPU %u", 4.x dcgm_errors.h),
+# relayed by a health monitor's node condition (NVIDIA/NVSentinel #911, tests/fixtures/realworld/dcgm-4x-2026h714.yaml):
+# the Xid's catalog row, its GPU, said again by DCGM (a restated kernel line). Was no finding.
+NVSENTINEL_911 = ("ErrorCode:DCGM_FR_XID_ERROR GPU:4 PCI:0000:c4:00.0 GPU_UUID:GPU-d1816eb1-2926-4fbc-13f6-1cf1ba1b921b "
+                  "Detected XID 31 for GPU 4 Please consult the documentation for details of this XID. "
+                  "Recommended Action=NONE;")
+
+
+def test_dcgms_xid_incident_is_the_xid_of_its_gpu_restated():
+    [f] = run([NVSENTINEL_911])
+    assert (f.kind, f.xid, f.pci) == ("xid", 31, "0000:c4:00")
+    assert f.details["gpu"] == 4 and f.details["uuid"] == "GPU-d1816eb1-2926-4fbc-13f6-1cf1ba1b921b"
+    assert (f.details["reporter"], f.details["restates"]) == ("dcgm", "kernel")
+    # the message alone (`dcgmi health -c -j`'s incident text): the same Xid, no address
+    [g] = run(["Detected XID 31 for GPU 4"])
+    assert (g.kind, g.xid, g.details["gpu"], g.details["reporter"]) == ("xid", 31, 4, "dcgm")
