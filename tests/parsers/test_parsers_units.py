@@ -1366,9 +1366,9 @@ def test_the_rows_that_are_an_xid_without_its_line_are_one_table():
     """Every row whose finding is an Xid its line does not print (refined as that Xid's line) names the Xid in
     rules.XID_WITHOUT_LINE, and one refiner serves them all: a new such row is a table entry. (The device plugin's
     "XidCriticalError: Xid=94 on Device=GPU-.." prints its Xid: refined as that Xid's line, its UUID and reporter added.)"""
-    from parsers.rules import REFINERS, RULES, XID_WITHOUT_LINE
+    from parsers.rules import REFINERS, RULES, XID_REPORTERS, XID_WITHOUT_LINE
 
-    with_line = {"xid", "device_plugin_xid"}
+    with_line = {"xid", *XID_REPORTERS}  # (another program's line restating the Xid it names: XID_REPORTERS)
     assert {r.refine for r in RULES if r.kind == "xid" and r.refine not in with_line} == set(XID_WITHOUT_LINE)
     assert len({REFINERS[key].__code__ for key in XID_WITHOUT_LINE}) == 1
 
