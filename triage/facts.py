@@ -94,8 +94,9 @@ JOB_TABLE: tuple[JobKind, ...] = (
     # pod, an earlier attempt's process), NCCL found no socket interface in the pod (NCCL_SOCKET_IFNAME naming none it
     # has, a network attachment missing).  The job's or the cluster's configuration, or a race at its start
     JobKind("network_setup", "a rank could not set up the job's network at its start: the rendezvous / store address "
-            "did not resolve (DNS), the store's port was already in use on its host, or NCCL found no socket "
-            "interface in the pod: the job's or the cluster's configuration (or a race at start), not a node's "
+            "did not resolve (DNS), the store's port was already in use on its host, NCCL found no socket "
+            "interface in the pod, or SGLang's decode server could not reach the prefill's bootstrap server (refused, "
+            "unresolved, no port): the job's or the cluster's configuration (or a race at start), not a node's "
             "hardware", "infrastructure", raised=True,
             named=("network setup: NCCL_NET's network '{details.nccl_net}' not found in the pod (its RDMA devices or "
                    "plugin not there)",
@@ -1527,6 +1528,26 @@ FACTS: tuple[Fact, ...] = (
     # so in INFO lines (no failure). Was: the NCCL WARN row's warning, and the job's "invalid usage" the application's
     _f("nccl_net_not_found", "network_setup", ["Error: network "],
        r"NCCL WARN Error: network (?P<nccl_net>\S[^\n]{0,40}?) not found\.", what="forced network not found"),
+    # SGLang's PD-disaggregated decode server that could not reach the prefill's bootstrap server (its HTTP server on
+    # --disaggregation-bootstrap-port, 8998 by default, that tells a decode the prefill's parallel layout and ranks'
+    # addresses): disaggregation/common/conn.py's logger.error("Error fetching prefill parallel info from bootstrap:
+    # {e}") with requests' exception after it, each of its real causes: the port the router passes that no prefill
+    # listens on, "[2025-10-29 11:00:44] Error fetching prefill parallel info from bootstrap: HTTPConnectionPool(host=
+    # '127.0.0.1', port=8998): Max retries exceeded with url: /route?.. (Caused by NewConnectionError('<urllib3..>:
+    # Failed to establish a new connection: [Errno 111] Connection refused'))" (sgl-project/sglang PR #11747, the
+    # maintainer: "make sure the prefill instance start command and sgl-router are configured with the same bootstrap
+    # port. If this is not OK, then check your network connection"); a host that did not resolve, "..(host='none',
+    # port=8998): .. (Caused by NameResolutionError(\"<..>: Failed to resolve 'none' ([Errno -2] Name or service not
+    # known)\"))" (sgl-project/sglang #6413: no bootstrap host on the request); no port at all, ".. bootstrap: Failed
+    # to parse: http://192.168.0.108:None/route?engine_rank=-1&target_dp_group=-1" (sgl-project/sglang #6017). The
+    # deployment's addresses or its network between decode and prefill, not a node's hardware: network_setup. The
+    # errno's words only (the Event's value starts with a letter). Was: nothing ("No failure found")
+    _f("sglang_bootstrap_unreachable", "network_setup", ["Error fetching prefill parallel info from bootstrap: "],
+       r"(?P<what>Error fetching prefill parallel info from bootstrap): (?:HTTPConnectionPool\(host='"
+       r"(?P<bootstrap_host>[^'\s]{1,253})', port=(?P<store_port>\d{1,5})\): [^\n]{0,400}?(?:Failed to resolve '"
+       r"(?P<unresolved>[^'\s]{1,253})' \(\[Errno -?\d{1,5}\] (?P<resolver_error>[A-Za-z][^()\n]{0,80})\)|\[Errno "
+       r"-?\d{1,5}\] (?P<store_error>[A-Za-z][^'\"()\n]{0,80}))|(?P<store_error2>Failed to parse): "
+       r"(?P<bootstrap_url>\S{1,400}))"),
     # c10d's client whose lookup of the store's address failed (socket.cpp's SocketConnectOp::tryConnect, 2.0+, each
     # retry until its connect timeout: "[W socket.cpp:601] [c10d] The IPv6 network addresses of (cernet2.net, 52533)
     # cannot be retrieved (gai error: -5 - No address associated with hostname)." five times then "[E socket.cpp:860]

@@ -5,6 +5,8 @@ sources beside them."""
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from triage import attribute, read_lines
 from triage.clock import Clock
 from triage.model import Evidence
@@ -211,3 +213,31 @@ def test_nccls_fallback_to_sockets_without_ib_is_no_failure():
              "78d8:4eff:fe15:8fed%veth2ea2288<0> [2]vethae2223a:fe80::b43d:18ff:fee2:b08f%vethae2223a<0>",
              "oneflow-15:3907318:3907604 [1] NCCL INFO Using network Socket"]
     assert attribute(read_lines(lines, "worker-0.log", Clock())) == []
+
+
+# SGLang's PD decode server that could not reach the prefill's bootstrap server, each cause's line verbatim:
+# sgl-project/sglang PR #11747 (lx-eotk's comment: refused, the bootstrap port the router passed);
+# sgl-project/sglang #6413 (no bootstrap host: 'none' did not resolve); sgl-project/sglang #6017 (no port)
+SGLANG_BOOTSTRAP = [
+    ("[2025-10-29 11:00:44] Error fetching prefill parallel info from bootstrap: HTTPConnectionPool(host='127.0.0.1', "
+     "port=8998): Max retries exceeded with url: /route?engine_rank=-1&target_dp_group=-1&target_pp_rank=-1 (Caused by "
+     "NewConnectionError('<urllib3.connection.HTTPConnection object at 0x7fedda7b95d0>: Failed to establish a new "
+     "connection: [Errno 111] Connection refused'))",
+     "(port 8998: Connection refused)"),
+    ("[2025-05-19 14:37:28 TP4] Error fetching prefill parallel info from bootstrap: HTTPConnectionPool(host='none', "
+     "port=8998): Max retries exceeded with url: /route?engine_rank=-1&target_dp_group=-1 (Caused by "
+     "NameResolutionError(\"<urllib3.connection.HTTPConnection object at 0x7f235c5ebd40>: Failed to resolve 'none' "
+     "([Errno -2] Name or service not known)\"))",
+     "none: Error fetching prefill parallel info from bootstrap (Name or service not known)"),
+    ("[2025-05-07 14:43:04 DP9 TP9] Error fetching prefill parallel info from bootstrap: Failed to parse: "
+     "http://192.168.0.108:None/route?engine_rank=-1&target_dp_group=-1",
+     "(Failed to parse)"),
+]
+
+
+@pytest.mark.parametrize("line,named", SGLANG_BOOTSTRAP)
+def test_sglangs_decode_that_cannot_reach_the_prefills_bootstrap_is_the_networks_setup(line, named):
+    # was: "No failure found" (no rule nor fact read the line)
+    incident = _incident([line])
+    assert (incident.category, incident.root.kind) == ("infrastructure", "network_setup")
+    assert named in incident.reason

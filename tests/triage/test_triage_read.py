@@ -456,6 +456,24 @@ def test_a_lines_stamp_is_matched_once(line, fields, lead, rest, stamps, monkeyp
     assert counting.calls == stamps
 
 
+# triton-inference-server/tensorrtllm_backend #170 (the description's server log, pasted with 10 spaces before each line)
+INDENTED_NCCL = ("          xllm3-milu2-neil-3-trt-llm-f7457bcc-xsv4v:5011:5092 [1] init.cc:824 NCCL WARN Duplicate GPU "
+                 "detected : rank 0 and rank 1 both on CUDA device e3000")
+
+
+def test_nccls_prefix_after_a_pasted_logs_indentation_names_the_host():
+    """NCCL's "host:pid:tid [dev]" after a line's leading whitespace (a log pasted indented) is its writer's prefix
+    (was: not read, the pod named nowhere); other rows are not tried there (srun's label is its own spaces)."""
+    from triage import ranks
+    fields, lead, rest = ranks.strip_lead(INDENTED_NCCL)
+    assert dict(fields) == {"host": "xllm3-milu2-neil-3-trt-llm-f7457bcc-xsv4v", "pid": 5011, "gpu": 1}
+    assert rest.startswith("init.cc:824 NCCL WARN Duplicate GPU detected")
+    # indented text that is no NCCL prefix stays as it was; a pdsh-like "word: " after spaces is no host
+    assert ranks.strip_lead("          Failed, NCCL error x") == ((), "", "          Failed, NCCL error x")
+    assert ranks.strip_lead("    worker-3: hello") == ((), "", "    worker-3: hello")
+    assert ranks.strip_lead(" " * 5000) == ((), "", " " * 5000)
+
+
 def test_a_writers_origin_is_built_once_per_file(monkeypatch):
     """The Origin of a line's prefixes (and its writer's key, the ranks it names) is made the first time the
     prefixes are met, not again on every line of the same writer."""
