@@ -19,6 +19,7 @@ from .catalog import (CONTAINMENT_ACTION, CONTAINMENT_GATE, CONTAINMENT_LINE, NV
                       NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVSMI_FABRIC_HEALTH, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS,
                       XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, XID_EVENTS, XID_READS,
                       SxidInfo, XidInfo, nvlink5_decode, sxid_info, xid_info)
+from .dcgm import DCGM_CODE, RELAYED_NAMES
 from .finding import bounded_int
 from .kinds import BY_NAME as KIND, IB_WC_STATUS, IB_WC_WORDS, SEVERITY_RANK
 from .wordscan import LazyPattern
@@ -1465,6 +1466,17 @@ RULES: tuple[Rule, ...] = (
     _r("dcgm_health_xid", "xid", ["Detected XID "],
        r"(?:PCI:(?P<pci>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?:GPU_UUID:(?P<uuid>GPU-[0-9a-fA-F-]{8,64}) )?)?"
        r"Detected XID (?P<xid>\d{1,9}) for GPU (?P<gpu>\d{1,4})\b", refine="dcgm_xid", restates="kernel"),
+    # Any other DCGM error code a health monitor relays by its name (NVIDIA/NVSentinel's node conditions and events:
+    # "ErrorCode:DCGM_FR_<NAME> GPU:<index> [PCI:<address>] <DCGM's message> Recommended Action=<action>;", 3.x's names
+    # too, "DCGM_FR_CLOCK_THROTTLE_THERMAL"): the kind, severity and attribution of its row of parsers/dcgm.py's
+    # DCGM_CODES (refine "dcgm_fr_code"; details `dcgm_code`, the GPU's index `gpu`), the code DCGM's own table
+    # names. A code about DCGM itself, its test or the node's configuration (no kind) is silent, and so is one whose
+    # incident text another row reads (`read_by`: DCGM_FR_XID_ERROR's "Detected XID .." is dcgm_health_xid's above,
+    # DCGM_FR_IMEX_UNHEALTHY's status imex_domain_unhealthy's). REAL: NVIDIA/NVSentinel's platform connector's
+    # conditions (tests/fixtures/realworld/dcgm-codes-2026h717.yaml). Was nothing: only the Xid and IMEX codes.
+    _r("dcgm_fr_code", "dcgm_diag", ["ErrorCode:DCGM_FR_"],
+       r"\bErrorCode:DCGM_FR_(?P<dcgm_code>" + "|".join(RELAYED_NAMES) + r")\b(?: GPU:(?P<gpu>\d{1,4})\b)?"
+       r"(?: PCI:(?P<pci>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]))?", refine="dcgm_fr_code"),
     # The driver as installed cannot drive the GPU (kind driver_mismatch: the fix is the driver, not a reset). A GPU
     # this release does not support, in every era's wording after its "NVRM: The NVIDIA GPU <pci> (PCI ID: ..)"
     # line (the address from that line): 2011 ".. (PCI ID: 10de:1050) installed / NVRM: in this system is not
@@ -5248,6 +5260,15 @@ def _refine_relayed_xid(reporter: str):
     return refine
 
 
+def _refine_dcgm_fr_code(g: dict, out: dict) -> None:
+    """A relayed DCGM error code (rule "dcgm_fr_code"): its DCGM_CODES row's kind, and its severity and attribution,
+    each the kind's where the row leaves it out."""
+    row = DCGM_CODE[g["dcgm_code"]]
+    kind = KIND[row.kind]
+    out["kind"], out["action"] = row.kind, kind.action
+    out["severity"], out["attribution"] = row.severity or kind.severity, row.attribution or kind.attribution
+
+
 def _refine_nvsmi_recovery(g: dict, out: dict) -> None:
     """nvidia-smi's recovery action or reset status (rules "nvsmi_recovery_action"): the severity and action Xid 154
     naming that action has."""
@@ -5364,7 +5385,7 @@ def held_alone(details: dict) -> str | None:
     return pid if pid.isdigit() else None
 
 
-REFINERS = {"nvsmi_fabric": _refine_nvsmi_fabric, "nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "sxid": _refine_sxid, "fm_nvl": _refine_fm_nvl, "aer": _refine_aer, "aer_detail": _refine_aer_detail, "aer_status": _refine_aer_status,
+REFINERS = {"dcgm_fr_code": _refine_dcgm_fr_code, "nvsmi_fabric": _refine_nvsmi_fabric, "nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "sxid": _refine_sxid, "fm_nvl": _refine_fm_nvl, "aer": _refine_aer, "aer_detail": _refine_aer_detail, "aer_status": _refine_aer_status,
             "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "mce_record": _refine_mce_record, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_oom": _refine_cuda_oom, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
