@@ -48,7 +48,7 @@ from parsers.kinds import BY_NAME as KIND
 from parsers.kinds import OOM_SCOPES, named_as
 from parsers.kinds import TABLE as KIND_TABLE
 from parsers.pci import PORT_DRIVERS, printed_by
-from parsers.rules import CUDA_CONTAINED, GPU_OOM_HELD, NVSMI_NO_GPU, held_alone
+from parsers.rules import CUDA_CONTAINED, GPU_OOM_HELD, NCCL_TEXT, NVSMI_NO_GPU, held_alone
 from parsers.units import duration
 
 from .clock import SKEW
@@ -290,6 +290,33 @@ class Verdict:
     unplaced: tuple[Evidence, ...] = ()  # failures no time places against the root (shown after its lines)
 
 
+# NCCL's ncclGetErrorString() text of ncclInvalidUsage (parsers/rules.py NCCL_TEXT): what a rank's init refused for two
+# ranks on one GPU returns
+INVALID_USAGE = next(text for text, name in NCCL_TEXT.items() if name == "ncclInvalidUsage")
+
+
+def _shared_gpus(raw: Iterable[Evidence]) -> dict[str, list[tuple[Evidence, int]]]:
+    """host -> (a rank's NCCL init line, the rank already on its GPU), for each GPU of a host two ranks of one
+    communicator are on: NCCL's init lines (facts.py nccl_comm, 2.19+'s naming the communicator, `comm_id`) of one
+    host, commId and busId, of two ranks (NVIDIA/TensorRT-LLM #9263: "rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 100000
+    commId 0xaa9becea043c4e6c - Init START" and rank 1's of the same ids). Never across hosts or bus ids, nor from a
+    line naming no communicator or no host (an older release's: no verdict). Bounded: one entry per (host, commId,
+    busId) read (its first rank: a job of 10,000 ranks' init lines, 10,000 entries for its world communicator, each a
+    reference to a line already read), and the first two ranks of each key two ranks share (two entries)."""
+    first: dict[tuple[str, str, str], Evidence | None] = {}  # None: the key's pair is taken
+    shared: dict[str, list[tuple[Evidence, int]]] = defaultdict(list)
+    for e in raw:
+        comm, bus = e.details.get("comm_id"), e.details.get("busid")
+        if e.kind != "nccl_rank" or e.rank is None or not e.host or not comm or not bus:
+            continue
+        key = (e.host, str(comm), str(bus))
+        had = first.setdefault(key, e)
+        if had is not None and had.rank != e.rank:
+            shared[e.host] += [(had, e.rank), (e, had.rank)]  # each of the two ranks, the other on its GPU
+            first[key] = None
+    return dict(shared)
+
+
 # --- the job's context ------------------------------------------------------------------------------------------
 
 class Job:
@@ -357,7 +384,15 @@ class Job:
                 self.evicted[_pod_key(e)].append(e)
             elif e.kind == "store_unresolved":
                 self.lookups[(e.file, str(e.details["unresolved"]), str(e.details["store_port"]))].append(e)
-        filled = [self._unresolved(self._refined(self._fill(e))) for e in raw if e.kind not in CONTEXT_KINDS]
+        # two ranks of one communicator on one GPU, by NCCL's init lines (`_shared_gpus`): `_shared_gpu`
+        self.shared_gpu = _shared_gpus(raw)
+        # the hosts of those init lines, by file: a line naming no host in a file of one such host's is of that host
+        self.shared_files: dict[str | None, set[str]] = defaultdict(set)
+        for host, pairs in self.shared_gpu.items():
+            for init, _other in pairs:
+                self.shared_files[init.file].add(host)
+        filled = [self._shared_gpu(self._unresolved(self._refined(self._fill(e)))) for e in raw
+                  if e.kind not in CONTEXT_KINDS]
         # the job's statements of its own success (context, never a failure; triage.teardown), each in its file
         self.stated = [e for e in raw if e.kind == "job_success" and e.file is not None and e.line is not None]
         # NCCL RAS's ranks behind the operation count most of their communicator's ranks launched (ras_behind, context)
@@ -465,6 +500,32 @@ class Job:
         return replace(e, kind="network_setup", details={
             **e.details, "unresolved": f"{host}:{port}", "what": UNRESOLVED_WHAT,
             "resolver_error": last.details["resolver_error"], "store_what": e.details.get("what") or e.kind})
+
+    def _shared_gpu(self, e: Evidence) -> Evidence:
+        """NCCL's ncclInvalidUsage on a host where NCCL's init lines put two ranks of one communicator on one GPU
+        (`shared_gpu`): NCCL's init refusing them, "Duplicate GPU detected" its WARN, which the log lacks (only its INFO
+        lines, the exception's "invalid usage"): read as that WARN is (parsers/rules.py nccl_duplicate_gpu: its
+        `other_rank`, the application's), the line's rank the one sharing (its process's init line, by pid; by rank
+        where the communicator is the job's world), or, naming none, the host's first; a line naming no host, of the one
+        host whose sharing init lines its file holds; else `e` as it is. A line of a rank no sharing init line names,
+        of no such host, or one the WARN already names, is left as it is."""
+        if e.kind != "nccl_error" or e.details.get("nccl_text") != INVALID_USAGE or not self.shared_gpu \
+                or "other_rank" in e.details or "shared_gpu" in e.details:
+            return e
+        hosts = self.shared_files.get(e.file, ()) if e.host is None else (e.host,)
+        if len(hosts) != 1 or (host := next(iter(hosts))) not in self.shared_gpu:
+            return e
+        pairs = self.shared_gpu[host]
+        world = [p for p in pairs if as_int(p[0].details.get("nranks")) == self.world]
+        init, other = next((p for p in pairs if e.pid is not None and p[0].pid == e.pid), None) \
+            or next((p for p in world if e.rank is not None and p[0].rank == e.rank), None) \
+            or (pairs[0] if e.rank is None and e.pid is None else (None, None))
+        if init is None:
+            return e
+        rank = e.rank if e.rank is not None else init.rank if as_int(init.details.get("nranks")) == self.world else None
+        return replace(e, rank=rank, host=host, gpu=init.gpu if e.gpu is None else e.gpu, attribution="application",
+                       details={**e.details, "other_rank": str(other), "busid": init.details["busid"],
+                                "comm_id": init.details["comm_id"]})
 
     def host_of(self, address: str | None) -> str | None:
         """The job's host a peer address is: by NCCL's own address lines, or a fully qualified name whose first label

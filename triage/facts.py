@@ -1837,10 +1837,15 @@ FACTS: tuple[Fact, ...] = (
     # (no instance metadata) names none.
     _f("efa_host_id", "nccl_address", ["My host id: i-"], r"\bMy host id: (?P<address>i-[0-9a-f]{8,17})\b",
        severity="info"),
-    # "NCCL INFO comm 0x9bbaa80 rank 10 nranks 16 cudaDev 2 busId 48000 - Init COMPLETE" (and "- Abort COMPLETE")
+    # "NCCL INFO comm 0x9bbaa80 rank 10 nranks 16 cudaDev 2 busId 48000 - Init COMPLETE" (and "- Abort COMPLETE"),
+    # 2.19+'s with the communicator's id after the bus id, at the init's start and end: "NCCL INFO ncclCommInitRank comm
+    # 0x397e3800 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 100000 commId 0xaa9becea043c4e6c - Init START"
+    # (NVIDIA/TensorRT-LLM #9263; "NCCL INFO comm 0x7f39f570a8e0 rank 1 .. busId ca000 commId 0x2ca118a142cc4635 - Init
+    # START", triton-inference-server/tensorrtllm_backend #170), read as `comm_id`: two ranks of one communicator on one
+    # host's bus id are two ranks on one GPU (triage.attribute Job._shared_gpu); an older line's names no communicator
     _f("nccl_comm", "nccl_rank", ["nranks"],
        r"comm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks (?P<nranks>\d+) cudaDev (?P<gpu>\d+)(?: nvmlDev \d+)? busId "
-       r"(?P<busid>[0-9a-f]+)", severity="info"),
+       r"(?P<busid>[0-9a-f]+)(?: commId (?P<comm_id>0x[0-9a-f]{1,16})\b)?", severity="info"),
     # A job's own statement that it succeeded, the end of its training (job_success, context: never evidence of a
     # failure): what its file prints after it while the process tears its communicators down is teardown noise
     # (triage.teardown).  MLPerf's logger at the end of a run that reached its target: ":::MLLOG {..., "key":

@@ -4618,6 +4618,75 @@ def test_two_ranks_on_one_gpu_are_the_applications_failed_init():
         first.reason
 
 
+# REAL: NVIDIA/TensorRT-LLM #9263, a prefill worker's two ranks' NCCL init (INFO lines, no WARN) and its executor's error
+TRTLLM_9263_INIT = [
+    "test-trt-prefill-worker-0-0:42:982 [0] NCCL INFO ncclCommInitRank comm 0x7a12257c8780 rank 0 nranks 2 cudaDev 0 "
+    "nvmlDev 0 busId 100000 commId 0xaa9becea043c4e6c - Init START",
+    "test-trt-prefill-worker-0-0:43:43 [0] NCCL INFO ncclCommInitRank comm 0x397e3800 rank 1 nranks 2 cudaDev 0 nvmlDev "
+    "0 busId 100000 commId 0xaa9becea043c4e6c - Init START",
+]
+TRTLLM_9263_ERROR = ("[11/18/2025-09:33:30] [TRT-LLM] [RANK 0] [E] Failed to initialize executor on rank 0: "
+                     "[TensorRT-LLM][ERROR] Assertion failed: Failed, NCCL error ../tensorrt_llm/runtime/"
+                     "ncclCommunicator.cpp:90 'invalid usage (run with NCCL_DEBUG=WARN for details)'")
+# REAL: triton-inference-server/tensorrtllm_backend #170, pasted indented: two processes' init of one commId on busId
+# ca000, and TensorRT-LLM's send plugin's error naming no host
+TRTLLM_BACKEND_170 = [
+    "          xllm3-milu2-neil-3-trt-llm-f7457bcc-xsv4v:5012:5098 [0] NCCL INFO comm 0x7f39f570a8e0 rank 1 nranks 2 "
+    "cudaDev 0 nvmlDev 2 busId ca000 commId 0x2ca118a142cc4635 - Init START",
+    "          xllm3-milu2-neil-3-trt-llm-f7457bcc-xsv4v:5010:5090 [0] NCCL INFO comm 0x7fa26147d290 rank 0 nranks 2 "
+    "cudaDev 0 nvmlDev 2 busId ca000 commId 0x2ca118a142cc4635 - Init START",
+    "          Failed, NCCL error /app/tensorrt_llm/cpp/tensorrt_llm/plugins/ncclPlugin/sendPlugin.cpp:129 'invalid usage "
+    "(run with NCCL_DEBUG=WARN for details)'",
+]
+SHARED_GPU = "two ranks on one GPU (NCCL found rank {} on this rank's device)"
+
+
+def test_two_ranks_init_on_one_gpu_by_ncclS_info_lines_alone_is_the_duplicate_gpu_verdict():
+    """NCCL's init lines alone (no "Duplicate GPU detected" WARN in the log): two ranks of one commId on one host's
+    busId, then the job's ncclInvalidUsage, is the WARN's verdict, said as it is (was: "NCCL error 'invalid usage'")."""
+    evidence = list(read_lines(TRTLLM_9263_INIT, "init.log", Clock())) + list(
+        read_lines([TRTLLM_9263_ERROR], "executor.log", Clock()))
+    assert [e.details.get("comm_id") for e in evidence if e.kind == "nccl_rank"] == ["0xaa9becea043c4e6c"] * 2
+    [first] = attribute(evidence)
+    assert (first.category, first.rule, first.root.kind, first.root.rank, first.root.host) == (
+        "application", "first_failure", "nccl_error", 0, "test-trt-prefill-worker-0-0")
+    assert first.reason.startswith(SHARED_GPU.format(1) + " on rank 0 on test-trt-prefill-worker-0-0"), first.reason
+    # the send plugin's error naming no host, in the file of one host's init lines: that host's
+    [first] = attribute(list(read_lines(TRTLLM_BACKEND_170, "tritonserver.log", Clock())))
+    assert (first.category, first.root.host) == ("application", "xllm3-milu2-neil-3-trt-llm-f7457bcc-xsv4v")
+    assert first.reason.startswith(SHARED_GPU.format(0) + " on rank 1 on xllm3"), first.reason
+
+
+@pytest.mark.parametrize("change", [
+    lambda line: line.replace("busId 100000", "busId 200000", 1) if "rank 1 " in line else line,  # another GPU
+    lambda line: line.replace("test-trt-prefill-worker-0-0:43", "test-trt-prefill-worker-0-1:43"),  # another host
+    lambda line: line.replace("commId 0xaa9becea043c4e6c", "commId 0xbb9becea043c4e6c") if "rank 1 " in line
+    else line,  # another communicator
+    lambda line: line.replace(" commId 0xaa9becea043c4e6c", ""),  # an older release's: no communicator named
+])
+def test_ranks_of_other_gpus_hosts_or_communicators_are_no_shared_gpu(change):
+    """Never across bus ids, hosts or communicators, nor from init lines naming no communicator: the job's "invalid
+    usage" stays what it says."""
+    evidence = list(read_lines([change(line) for line in TRTLLM_9263_INIT], "init.log", Clock())) + list(
+        read_lines([TRTLLM_9263_ERROR], "executor.log", Clock()))
+    [first] = attribute(evidence)
+    assert first.reason.startswith("NCCL error 'invalid usage'"), first.reason
+
+
+def test_shared_gpu_init_lines_of_a_large_job_are_bounded():
+    """A job of 10,000 ranks' init lines (each its own GPU, two hosts' ranks sharing none): one entry per (host,
+    commId, busId), no pair; two ranks on one GPU found among them."""
+    from triage.attribute import _shared_gpus
+    from triage.model import Evidence
+    lines = [Evidence("nccl_rank", "info", host=f"node{r // 8}", rank=r, pid=r, gpu=r % 8,
+                      details={"nranks": "10000", "busid": f"{r % 8}000", "comm_id": "0x1"}) for r in range(10000)]
+    assert _shared_gpus(lines) == {}
+    twin = Evidence("nccl_rank", "info", host="node3", rank=9999, pid=1, gpu=0,
+                    details={"nranks": "10000", "busid": "0000", "comm_id": "0x1"})
+    shared = _shared_gpus(lines + [twin])
+    assert [(init.rank, other) for init, other in shared["node3"]] == [(24, 9999), (9999, 24)]
+
+
 def test_a_23_era_dump_line_names_the_lagging_rank():
     """CONSTRUCTED (pytorch/pytorch #122850's test output, unwrapped; PyTorch 2.2-2.3's monitor words): rank 0 timed
     out in SeqNum 2, rank 1's monitor, told through the store, had enqueued only work 1: the lagging rank, as with 2.4+'s
