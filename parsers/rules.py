@@ -17,7 +17,8 @@ from typing import Any, Mapping
 
 from .catalog import (CONTAINMENT_ACTION, CONTAINMENT_GATE, CONTAINMENT_LINE, NVLINK5_DECODE_OUTCOME, NVLINK5_LINE,
                       NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVSMI_FABRIC_HEALTH, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS,
-                      XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, XID_EVENTS, XID_READS,
+                      UNKNOWN_XID, XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, XID_EVENTS,
+                      XID_READS,
                       SxidInfo, XidInfo, nvlink5_decode, sxid_info, xid_info)
 from .dcgm import DCGM_CODE, RELAYED_NAMES
 from .finding import bounded_int
@@ -1280,6 +1281,18 @@ RULES: tuple[Rule, ...] = (
     _r("nvml_handle_failed", "gpu_reset_required", ["device handle for"],
        NVSMI_HANDLE + r"(?P<nvml_error>Unknown Error|Not Found)\b", attribution="unknown",
        event=("rminit|fallen|reset", "join")),
+    # nvidia-smi told by NVML's event API of an Xid on a GPU it watches (nvmlEventTypeXidCriticalError, nvml.h "Event
+    # that Xid critical error occurred"; `nvidia-smi -l`, the loop a job's script leaves running beside its ranks):
+    # "GPU 00000000:04:00.0: Detected Critical Xid Error" (an A3's H100, the Megatron pod's log, a rank's CUDA "illegal
+    # memory access" traceback after it: GoogleCloudPlatform/ai-infra-cluster-provisioning #383, 2024). Was nothing:
+    # the job's only word that the driver logged an Xid on that GPU. The line names the GPU's address, not the Xid's
+    # code: NVML delivers every Xid as this event (the device plugin, NVIDIA/k8s-device-plugin internal/rm/health.go,
+    # drops 13, 31, 43, 45, 68, 109 from the same events as application errors), so the catalog's row for a code it
+    # cannot name (UNKNOWN_XID: error, attribution unknown), the xid kind with no code, the GPU's address. The kernel's
+    # Xid line restated (`restates`: the agent reads the kernel's own); in a job's log triage's node fault on its GPU.
+    _r("nvsmi_critical_xid", "xid", ["Detected Critical Xid Error"],
+       r"GPU (?P<pci>" + PCI + r"): Detected Critical Xid Error\b", severity=UNKNOWN_XID[1],
+       attribution=UNKNOWN_XID[2], action=UNKNOWN_XID[0], restates="kernel"),
     # nvidia-smi's table (every era's layout: 4xx-525's, 535+'s wider columns) printing a GPU whose name NVML could not
     # read: "ERR!" where its name goes, the Bus-Id column still its address ("|   4  ERR!                On   | 00000000:
     # 83:00.0 Off |                 ERR! |", an A40; "|   3  ERR!   ..  | 00000000:61:00.0 Off | ..", an A30 whose
