@@ -1287,11 +1287,12 @@ RULES: tuple[Rule, ...] = (
     # memory access" traceback after it: GoogleCloudPlatform/ai-infra-cluster-provisioning #383, 2024). Was nothing:
     # the job's only word that the driver logged an Xid on that GPU. The line names the GPU's address, not the Xid's
     # code: NVML delivers every Xid as this event (the device plugin, NVIDIA/k8s-device-plugin internal/rm/health.go,
-    # drops 13, 31, 43, 45, 68, 109 from the same events as application errors), so the catalog's row for a code it
-    # cannot name (UNKNOWN_XID: error, attribution unknown), the xid kind with no code, the GPU's address. The kernel's
-    # Xid line restated (`restates`: the agent reads the kernel's own); in a job's log triage's node fault on its GPU.
+    # drops 13, 31, 43, 45, 68, 109 from the same events as application errors), so the xid kind with no code, the
+    # GPU's address, a warning of attribution unknown: the code it cannot name may be the application's (#383's
+    # illegal memory access is Xid 31's), never a root over the ranks' own errors. The kernel's Xid line restated
+    # (`restates`: the agent reads the kernel's own, with its code).
     _r("nvsmi_critical_xid", "xid", ["Detected Critical Xid Error"],
-       r"GPU (?P<pci>" + PCI + r"): Detected Critical Xid Error\b", severity=UNKNOWN_XID[1],
+       r"GPU (?P<pci>" + PCI + r"): Detected Critical Xid Error\b", severity="warning",
        attribution=UNKNOWN_XID[2], action=UNKNOWN_XID[0], restates="kernel"),
     # nvidia-smi's table (every era's layout: 4xx-525's, 535+'s wider columns) printing a GPU whose name NVML could not
     # read: "ERR!" where its name goes, the Bus-Id column still its address ("|   4  ERR!                On   | 00000000:
