@@ -1966,7 +1966,8 @@ def test_a_restated_line_is_its_rule_rows_property_and_the_agent_holds_back_by_i
     from parsers.model import PodRef
     from parsers.rules import RULES
     assert {r.name: r.restates for r in RULES if r.restates} == {"device_plugin_xid": "kernel",
-                                                                 "dcgm_health_xid": "kernel"}  # DCGM's (h714)
+                                                                 "dcgm_health_xid": "kernel",  # DCGM's (h714)
+                                                                 "nvsmi_critical_xid": "kernel"}  # nvidia-smi's
     f = Classifier().classify(DEVICE_PLUGIN_XID)
     assert (f.kind, f.xid, restated(f), f.details["reporter"]) == ("xid", 94, "kernel", "k8s-device-plugin")
     ref = PodRef("gpu-operator", "nvidia-device-plugin-daemonset-x7k2p", "uid-0", "nvidia-device-plugin")
