@@ -1478,7 +1478,7 @@ RULES: tuple[Rule, ...] = (
     # incident text. nv-hostengine's own log of it ("Detected a FAILURE in health system Memory: '..'") is the row
     # above's. Was nothing (tests/fixtures/realworld/dcgm-4x-2026h714.yaml).
     _r("dcgm_health_xid", "xid", ["Detected XID "],
-       r"(?:PCI:(?P<pci>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]) (?:GPU_UUID:(?P<uuid>GPU-[0-9a-fA-F-]{8,64}) )?)?"
+       r"(?:(?P<pci>" + PCI + r") (?:GPU_UUID:(?P<uuid>GPU-[0-9a-fA-F-]{8,64}) )?)?"
        r"Detected XID (?P<xid>\d{1,9}) for GPU (?P<gpu>\d{1,4})\b", refine="dcgm_xid", restates="kernel"),
     # Any other DCGM error code a health monitor relays by its name (NVIDIA/NVSentinel's node conditions and events:
     # "ErrorCode:DCGM_FR_<NAME> GPU:<index> [PCI:<address>] <DCGM's message> Recommended Action=<action>;", 3.x's names
@@ -1490,7 +1490,7 @@ RULES: tuple[Rule, ...] = (
     # conditions (tests/fixtures/realworld/dcgm-codes-2026h717.yaml). Was nothing: only the Xid and IMEX codes.
     _r("dcgm_fr_code", "dcgm_diag", ["ErrorCode:DCGM_FR_"],
        r"\bErrorCode:DCGM_FR_(?P<dcgm_code>" + "|".join(RELAYED_NAMES) + r")\b(?: GPU:(?P<gpu>\d{1,4})\b)?"
-       r"(?: PCI:(?P<pci>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]))?", refine="dcgm_fr_code"),
+       r"(?: (?P<pci>" + PCI + r"))?", refine="dcgm_fr_code"),
     # The driver as installed cannot drive the GPU (kind driver_mismatch: the fix is the driver, not a reset). A GPU
     # this release does not support, in every era's wording after its "NVRM: The NVIDIA GPU <pci> (PCI ID: ..)"
     # line (the address from that line): 2011 ".. (PCI ID: 10de:1050) installed / NVRM: in this system is not
