@@ -74,8 +74,9 @@ class Prefix(NamedTuple):
     workers: str | None = None
     # read after a line's leading whitespace too, as the line's first prefix: a log pasted indented into an issue
     # (tensorrtllm_backend #170's ten spaces before NCCL's "<pod>:5011:5092 [1] NCCL WARN .."), its prefix the
-    # writer's all the same; a row no indentation is said before (srun's label is right-aligned by spaces itself)
-    indented: bool = False
+    # writer's all the same; a row no indentation is said before (srun's label is right-aligned by spaces itself). The
+    # words such a line holds (NCCL's " NCCL "): an indented line without them (a traceback's frames) tries no row
+    indented: str = ""
 
 
 # The suffixes Kubernetes generates after a name its controller chose (a pod's metadata.generateName: the API server
@@ -149,7 +150,7 @@ PREFIXES: tuple[Prefix, ...] = tuple(
          {"rank": "rank"}, {"first": "[", "needle": "[TRT-LLM] [RANK "}),
         # NCCL's own: "host:pid:tid [dev] NCCL INFO ..."
         ("nccl", r"(?P<host>" + _HOST + r"):(?P<pid>\d+):(?P<tid>\d+) \[(?P<gpu>\d+)\] ",
-         {"host": "host", "pid": "pid", "gpu": "gpu"}, {"indented": True}),
+         {"host": "host", "pid": "pid", "gpu": "gpu"}, {"indented": " NCCL "}),
         # UCX (Open MPI / NCCL's UCX plugin) before its signal reports: "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7"
         ("ucx", r"\[(?P<host>" + _HOST + r"):(?P<pid>\d+) *:\d+:\d+\] ", {"host": "host", "pid": "pid"}, {}),
         # Slurm `srun -l` / `--label`: "12: " (right-aligned to the widest task id)
@@ -350,7 +351,8 @@ def strip_lead(line: str, record=UNREAD) -> tuple[tuple, str, str]:
             table, anywhere = (_FIRST, _ANY) if step == 0 else (_INNER, _ANY_INNER)
             rows = table.get(rest[:1], anywhere)
         hit = _prefix(rest, rows) if rows is not None else None
-        if hit is None and step == 0 and rest[:1] in _INDENT and (bare := rest.lstrip(" \t")):
+        if hit is None and step == 0 and rest[:1] in _INDENT and any(w in rest for w in _INDENT_WORDS) and \
+                (bare := rest.lstrip(" \t")):
             # a pasted log's indentation before the line's first prefix (Prefix.indented): its rows only, after it
             hit = _prefix(bare, _INDENTED.get(bare[:1], _ANY_INDENTED))
             if hit is not None:
@@ -423,6 +425,7 @@ _FIRST, _ANY = _rows_by_first(PREFIXES)
 _INNER, _ANY_INNER = _rows_by_first(tuple(r for r in PREFIXES if not r.outermost))
 _INDENTED, _ANY_INDENTED = _rows_by_first(tuple(r for r in PREFIXES if r.indented))
 _INDENT = frozenset(" \t")  # a line's first character that may open a pasted log's indentation
+_INDENT_WORDS = tuple({r.indented for r in PREFIXES if r.indented})  # (an indented line holding none: no row tried)
 
 
 def in_message(message: str, known: int | None = None) -> tuple[int | None, tuple[str, int] | None]:
