@@ -270,7 +270,7 @@ def _cri_group(buf: bytes, start: int, end: int, limit: int, low: int = 0) -> tu
         end = nxt_end
     return first, join_cri(parts), end
 
-# parsers.records BAR_TIMES (a bar's "elapsed<remaining"), in bytes: `cri_records`'s pretest with a memchr
+# parsers.records BAR_TIMES (a bar's "elapsed<remaining"), in bytes: `cri_records`' pretest after a memchr
 # for a carriage return
 _BAR_TIMES = re.compile(BAR_TIMES.pattern.encode())
 
@@ -282,7 +282,7 @@ def cri_records(buf: bytes, limit: int) -> bytes | None:
     its envelope (a partial group's joined, as the scanner joins one: `_cri_group`), each record an "F" line with the
     envelope's time and stream; a line of another form, each record a line.  None where no line does.  A buffer
     holding no carriage return (but a CRLF line's end, which `decode` strips) and no bar's "elapsed<remaining" pays
-    one memchr and one literal-first search; only the lines holding one are decoded."""
+    two memchr (a carriage return, a "<"; the bar's search only after a "<"); only the lines holding one are decoded."""
     out: list[bytes] = []
     done = pos = 0  # done: the end of the buffer's part already in `out` (a group rewritten); pos: of the part read
     r = -1
@@ -291,7 +291,9 @@ def cri_records(buf: bytes, limit: int) -> bytes | None:
             r = buf.find(b"\r", pos, limit)
             while r != -1 and buf[r + 1] == 10:  # a CRLF line's end
                 r = buf.find(b"\r", r + 2, limit)
-        m = _BAR_TIMES.search(buf, pos, limit if r == -1 else r)
+        stop = limit if r == -1 else r
+        # (a memchr first: the search scans for its "<" ~30x slower, a 256 KiB read without one ~70 us against ~2.5)
+        m = _BAR_TIMES.search(buf, lt, stop) if (lt := buf.find(b"<", pos, stop)) != -1 else None
         at = m.start() if m is not None else r
         if at == -1:
             break
