@@ -415,13 +415,14 @@ TABLE: tuple[Kind, ...] = (
     # named by what its rule's groups say (parsers/rules.py): NCCL's init finding two ranks on one GPU
     # (nccl_duplicate_gpu's `other_rank`, the writer the line's rank; 2.30+'s words, naming no rank, `shared_gpu`),
     # the error NCCL's exception or WARN states
-    # (`nccl_text`: "unhandled cuda error"), NVSHMEM's own failure under DeepEP (`nvshmem_error`); else "NCCL error"
+    # (`nccl_text`: "unhandled cuda error"), NVSHMEM's own failure under DeepEP (`nvshmem_error`), NIXL's
+    # status (`nixl_status`: "NIXL_ERR_BACKEND"); else "NCCL error"
     Kind("nccl_error", "NCCL error", None, "error", "unknown", "INVESTIGATE", "NCCLError", workload=True,
          doc="an NCCL call failed (system, internal, CUDA, usage errors)", category="by_attribution",
          consequence=True, restarts=True, teardown=True, generic=("warning",),
          named=("two ranks on one GPU (NCCL found rank {details.other_rank} on this rank's device)",
                 "ranks sharing one GPU (NCCL: '{details.shared_gpu}')", "NCCL error '{details.nccl_text}'",
-                "NVSHMEM error '{details.nvshmem_error}'")),
+                "NVSHMEM error '{details.nvshmem_error}'", "NIXL error '{details.nixl_status}'")),
     # NCCL's shared-memory transport out of room in /dev/shm (parsers/rules.py nccl_shm_full): the container's /dev/shm
     # too small (the runtime's 64 MB default, Docker's --shm-size, where the pod mounts no memory-backed emptyDir there)
     # or full of segments other processes left in it (a pod that shares the host's IPC namespace, a bare-metal node).

@@ -327,6 +327,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
                "netdev_watchdog": 64, "mlx5_temp": 32, "mlx5_cmd_timeout": 16, "mlx5_cmd_recovered": 16,
                "efa_abort": 4, "tcpx": 64, "bnxt_refused": 32,
+               # NIXL's failure: its C++ line, then the Python traceback (a couple of dozen frames) to its exception
+               "nixl": 64,
                # GPUDirect RDMA's failed pins (gdrdrv, an RDMA NIC's registration, the driver's reason; GPUDirect
                # Storage's nvidia-fs, gdrdrv's failed mappings): a pinning loop's, interleaved across its processes,
                # a line or two apart
@@ -839,6 +841,9 @@ NCCL_WARN_AT = r":\d+ (?:\(\w+\) )?NCCL WARN "
 # NVSHMEM's source file before each of its messages, under its build tree (nvshmem/, nvshmem_src/, a CUDA toolkit
 # build's main_nvshmem/): "/sgl-workspace/nvshmem/src/host/init/init.cu:"
 NVSHMEM_SOURCE = r"nvshmem\S*\.(?:cpp|cu|cuh|cc|c|h):"
+# NIXL's status (nixl_status_t) where either of its voices gives it: the Python binding's exception named for it
+# ("nixl._bindings.nixlBackendError: ", the CUDA wheels' "nixl_cu12._bindings.."), its C++ lines' "with status[:] "
+NIXL_STATUS = r"(?:\bnixl\w{{0,40}}Error: |\bwith status:? )(?P<nixl_status>NIXL_ERR_{status})\b"
 
 
 # vLLM's own words that its NVLink probe failing is normal on a machine without NVLink (rules.py vllm_nvlink_probe): the
@@ -3594,11 +3599,18 @@ RULES: tuple[Rule, ...] = (
     # counter exceeded" (#2322), 2021's "send completion with error: local protection error [qpn 0xf9db wrid
     # 0x149vendor_err 0x51]" (the missing space UCX's, #7774) and later releases' "... qpn 0x%x wrid 0x%lx
     # vendor_err 0x%x" (rc_verbs_iface.c uct_rc_verbs_handle_failure). The line after it ("[rqpn 0xf9e9 dlid=10 sl=0
-    # port=1 ..]") is the peer's queue pair, no event of its own. Was: nothing.
-    _r("ucx_verbs_completion", "ib_completion_error", ["end completion with error"],
-       r"\b\w+\.c:\d+ +(?:UCX +ERROR +|FATAL: |Fatal: )?[Ss]end completion with error(?: on qp 0x[0-9a-fA-F]+)?: "
-       r"(?P<wc_words>[A-Za-z]+(?: [A-Za-z]+)*?)(?= syndrome | ?\[?qpn |\s*$)"
-       r"(?: syndrome 0x(?P<vendor_err>[0-9a-fA-F]+)| ?\[?qpn 0x[0-9a-fA-F]+ wrid 0x[0-9a-fA-F]+ ?vendor_err "
+    # port=1 ..]") is the peer's queue pair, no event of its own. Was: nothing. The transports that report a completion
+    # through the interface's shared words (src/uct/ib/base/ib_iface.h UCT_IB_IFACE_VERBS_COMPLETION_MSG, 2017 on:
+    # "<send|receive> completion[<i>] with error on <device>/<iface>: <status>, vendor_err 0x.. wr_id 0x..") name the
+    # device, not the queue pair: EFA's SRD transport under NIXL, "srd_iface.c:221  UCX  ERROR send completion[0] with
+    # error on rdmap132s0/0x55cf4425cfb0: Work Request Flushed Error, vendor_err 0x1 wr_id 0x7f8b20022480" from each of
+    # a prefill pod's processes before NIXL_ERR_REMOTE_DISCONNECT (ai-dynamo/nixl #1983, SGLang on B200 over EFA), and
+    # rc_verbs' fatal receive completion (rc_verbs_impl.h). Was: nothing.
+    _r("ucx_verbs_completion", "ib_completion_error", ["end completion with error", "completion["],
+       r"\b\w+\.[ch]:\d+ +(?:UCX +(?:ERROR|DIAG|WARN) +|FATAL: |Fatal: )?(?:[Ss]end completion with error(?: on qp "
+       r"0x[0-9a-fA-F]+)?|(?:send|receive) completion\[\d+\] with error on (?P<netdev>[\w.+\-]+)/(?:0x)?[0-9a-fA-F]+): "
+       r"(?P<wc_words>[A-Za-z]+(?: [A-Za-z]+)*?)(?= syndrome | ?\[?qpn |, vendor_err |\s*$)"
+       r"(?: syndrome 0x(?P<vendor_err>[0-9a-fA-F]+)|(?: ?\[?qpn 0x[0-9a-fA-F]+ wrid 0x[0-9a-fA-F]+ ?|, )vendor_err "
        r"0x(?P<qp_vendor_err>[0-9a-fA-F]+))?",
        refine="ucx_verbs_wc"),
     # The same failure under Mooncake's transfer engine (SGLang's and vLLM's disaggregated prefill/decode KV transfer,
@@ -3757,6 +3769,25 @@ RULES: tuple[Rule, ...] = (
     _r("ucx_create_ah_failed", "ib_completion_error", ["ibv_create_ah("],
        r"ibv_create_ah\([^()\n]{0,400}\) (?:for (?P<ah_use>[A-Za-z0-9 ]{1,64}) connect )?on "
        r"(?P<netdev>[\w.+\-]+) failed: (?P<ucx_error>[A-Za-z][A-Za-z ]{0,60}?)\s*$"),
+    # NIXL (ai-dynamo/nixl: the KV-cache transfer library of disaggregated serving, under Dynamo, vLLM's NixlConnector,
+    # SGLang's and TensorRT-LLM's P/D transfer) failing a call, in either of its voices: the Python binding's exception
+    # named for the status (src/bindings/python/nixl_bindings.cpp, one class per nixl_status_t; the CUDA builds' wheels
+    # nixl_cu12 / nixl_cu13 the module: "nixl._bindings.nixlBackendError: NIXL_ERR_BACKEND", ai-dynamo/dynamo #1108,
+    # registering memory) and its C++ log's line ending in the status ("nixl_agent.cpp:359] createBackend: backend 'UCX'
+    # encountered error during intra-agent transfer setup with status NIXL_ERR_BACKEND", sgl-project/sglang #27894;
+    # "NIXL Xfer failed with status: NIXL_ERR_CANCELED", nixl #927). NIXL_ERR_REMOTE_DISCONNECT is UCX's or libfabric's
+    # peer failure on the endpoint (ucsToNixlStatus: UCS_ERR_ENDPOINT_TIMEOUT, CONNECTION_RESET, NOT_CONNECTED, 1.21+'s
+    # CANCELED; libfabric's FI_ENOTCONN): the peer agent's process or the path to it gone, what NCCL's remote error
+    # is ("nixlRemoteDisconnectError: NIXL_ERR_REMOTE_DISCONNECT" from all 4 decode TP workers within one second,
+    # wtdcode/vllm-backport #33); NIXL 0.2-0.3 printed those statuses as its own warning before a backend error
+    # ("ucx_utils.cpp:43] Unexpected UCX error: Endpoint timeout", LMCache/LMCache #725: a TCP send to the peer failed
+    # with ETIMEDOUT). Any other status is NIXL's error, named by it (its nccl_error; "Unexpected UCX error: Out of
+    # memory" before a backend error is its cause's translation, left to the status line after it). The lines of one
+    # failure (the C++ line, the traceback's exception, a transfer's later NOT_FOUND) one event. Was: nothing.
+    _r("nixl_remote_disconnect", "nccl_remote_error", ["NIXL_ERR_REMOTE_DISCONNECT", "Unexpected UCX error: "],
+       NIXL_STATUS.format(status="REMOTE_DISCONNECT") + r"|\bUnexpected UCX error: (?P<ucx_error>Endpoint timeout|"
+       r"Connection reset by remote peer|Endpoint is not connected|Request canceled)\s*$", event=("nixl", "join")),
+    _r("nixl_error", "nccl_error", ["NIXL_ERR_"], NIXL_STATUS.format(status="[A-Z_]{1,40}"), event=("nixl", "join")),
     # NCCL's IB transport refusing to go on after its async thread saw a fatal event on the adapter (2.19+,
     # ncclIbStatsCheckFatalCount: "transport/net_ib.cc:139 NCCL WARN communicator encountered a fatal error (detected
     # in ncclIbTest)", NVIDIA/nccl #1905, 2.21.5): the restatement, from the communicator's thread, of the "async fatal
