@@ -173,6 +173,14 @@ _WRAP_WORD = "timeout"  # in every word of WORD_WRAPS: a part of a file without 
 PROGRESS_KEYWORDS = tuple(dict.fromkeys(k for f in facts.FACTS if f.kind == "nccl_progress" for k in f.keywords))
 # NVRM on an Xid that only cleans up after another (45, 43 and kin): "..., Ch 00000001 caused by previous Xid 149"
 _CAUSED_BY_XID = re.compile(r"caused by previous Xid (\d{1,4})\b")
+# nvidia-resiliency-ext's in-process restart (inprocess.Wrapper) ending or interrupting a rank by its own decision, for
+# a failure it logged elsewhere (its "fn_ex", its monitor's): RankDiscarded (its rank assignment dropped the rank,
+# "nvidia_resiliency_ext.inprocess.rank_assignment.RankDiscarded: state.rank=14 terminated_ranks={0, 1, .., 15}",
+# NVIDIA/nvidia-resiliency-ext #136: "ranks terminated intentionally by NVRx"), RestartAbort (its Initialize giving up:
+# max_iterations reached, the world too small), RankShouldRestart (its monitor thread interrupting a rank because
+# another failed).  A training job's own processes, as a witness says live.  Was: APPLICATION, the discarded rank the
+# culprit
+NVRX_INPROCESS_ENDS = r"RankDiscarded|RestartAbort|RankShouldRestart"
 # exception types that are another rank's failure seen from here, or the launcher's summary of one (Horovod's
 # "Horovod has been shut down. This was caused by an exception on one of the ranks ...", whatever the framework's
 # exception type around it, and its elastic mode's HorovodInternalError when a peer is gone)
@@ -186,6 +194,7 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
     # before finishing this task.", ray-project/ray #43751; ActorDiedError, Ray 2.10+, #47759): the death is the
     # failure, printed elsewhere (the raylet's, the GCS's lines: facts.py process_lost)
     r"RayActorError|ActorDiedError|ActorUnavailableError|WorkerCrashedError|NodeDiedError|OwnerDiedError|"
+    + NVRX_INPROCESS_ENDS + "|"
     # an error that says its root cause was printed elsewhere: vLLM's API server re-raising its engine's failure
     # ("EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."), its engine
     # re-raising its workers' ("WorkerProc initialization failed due to an exception in a background process. See
@@ -205,7 +214,7 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
 # handed to triage is a failed job's)
 WITNESSED_CONSEQUENCES = re.compile(
     r"(?:^|\.)(?:RayChannel\w*Error|WorkerCrashedError|NodeDiedError|EngineDeadError|ChildFailedError|DistBackendError|"
-    r"DistNetworkError|DistStoreError|HorovodInternalError)$")
+    r"DistNetworkError|DistStoreError|HorovodInternalError|" + NVRX_INPROCESS_ENDS + ")$")
 # exception types that stop a process without failing it (a user's Ctrl-C or a launcher's SIGINT, `sys.exit`, torchelastic's
 # SignalException for the SIGTERM / SIGINT / SIGHUP it was sent: a job told to stop), and any exception chained after
 # one: consequences like those above, but no failure at all, where those are a failure whose cause is elsewhere

@@ -338,3 +338,19 @@ def test_rays_died_actor_error_is_no_witness_live(tmp_path):
     # the channel's timeout of a compiled graph (vLLM's engine core) still is one
     assert WITNESSED_CONSEQUENCES.search("ray.exceptions.RayChannelTimeoutError")
     assert not WITNESSED_CONSEQUENCES.search("ray.exceptions.ActorDiedError")
+
+
+# REAL: NVIDIA/nvidia-resiliency-ext #136 (rank 14's exit traceback), its incident's log
+NVRX_DISCARDED = (Path(__file__).parents[1] / "fixtures" / "incidents" / "nvrx-136-inprocess-rank-discarded" / "logs"
+                  / "rank14.log").read_text().splitlines()
+
+
+def test_a_rank_the_in_process_restart_discarded_is_its_writers_witness_live(tmp_path):
+    """nvidia-resiliency-ext's in-process restart ending rank 14 (RankDiscarded, its own decision for a failure logged
+    elsewhere): a consequence offline (`undetermined`), and live the witness of a training job's own processes
+    failing, said as offline reads it (was: not published, live no incident where offline had one)."""
+    assert _consequences(NVRX_DISCARDED) == [12]
+    assert [f.details.get("exception") for _, f in _found(tmp_path / "pods", NVRX_DISCARDED, "exception")] == [
+        "nvidia_resiliency_ext.inprocess.rank_assignment.RankDiscarded"]
+    for name in ("RestartAbort", "RankShouldRestart"):
+        assert WITNESSED_CONSEQUENCES.search(f"nvidia_resiliency_ext.inprocess.exception.{name}")

@@ -1817,6 +1817,29 @@ def test_vllms_executor_failed_after_a_worker_died_is_that_deaths_consequence():
     assert not is_consequence(own)
 
 
+# REAL: NVIDIA/nvidia-resiliency-ext #136 (hexinw-nvidia's comment: rank 14's exit traceback), the incident's log
+NVRX_DISCARDED = (Path(__file__).parents[1] / "fixtures" / "incidents" / "nvrx-136-inprocess-rank-discarded" / "logs"
+                  / "rank14.log").read_text().splitlines()
+
+
+@pytest.mark.parametrize("last", [NVRX_DISCARDED[-1],
+                                  # CONSTRUCTED from nvidia_resiliency_ext/inprocess: initialize.py RetryController's
+                                  # RestartAbort (restarts exhausted), monitor_thread.py's RankShouldRestart
+                                  "nvidia_resiliency_ext.inprocess.exception.RestartAbort: state.iteration=3 "
+                                  "self.max_iterations=3 state.world_size=16 self.min_world_size=1 "
+                                  "state.active_world_size=16 self.min_active_world_size=1 ",
+                                  "nvidia_resiliency_ext.inprocess.monitor_thread.RankShouldRestart"])
+def test_a_rank_the_in_process_restart_ended_is_its_decision_not_the_root(last):
+    """nvidia-resiliency-ext's in-process restart (inprocess.Wrapper) ending a rank (RankDiscarded: "ranks terminated
+    intentionally by NVRx", #136), giving up (RestartAbort) or interrupting one for another's failure
+    (RankShouldRestart): the failure it acted on is elsewhere (was: APPLICATION, rank 14 the culprit)."""
+    ev = list(read_lines([*NVRX_DISCARDED[:-1], last], "rank14.log", Clock()))
+    (exc,) = [e for e in ev if e.kind == "exception"]
+    assert is_consequence(exc)
+    (incident,) = attribute(ev)
+    assert (incident.category, incident.rule) == ("undetermined", "undetermined")
+
+
 TORCH_LOGGED = [  # REAL: pytorch/helion #1396 (a CUDA CI job's rank 1, torch._logging's header on every line)
     "[rank1]:E0207 07:54:31.862000 4712 .venv/lib/python3.12/site-packages/torch/testing/_internal/"
     "common_distributed.py:939] Caught exception: ",
