@@ -4094,6 +4094,26 @@ RULES: tuple[Rule, ...] = (
     _r("cuda_no_device", "cuda_error", ["no CUDA-capable device is detected"],
        "(?:" + CUDA_ERROR_PREFIX + r"|CUDA Error: |cudaErrorNoDevice: )"
        r"(?P<cuda_error>no CUDA-capable device is detected)", refine="cuda", event=CUDA_EXC_OPEN),
+    # The CUDA samples' vectorAdd (and the many programs that copy its checks) naming the runtime's text of a failed call:
+    # fprintf(stderr, "Failed to allocate device vector A (error code %s)!\n", cudaGetErrorString(err)), likewise "Failed
+    # to copy vector A from host to device", "Failed to launch vectorAdd kernel", "Failed to free device vector A". The
+    # GPU Operator's cuda-validator runs it (gpu-operator-validator, the cuda-validation init container) on every GPU
+    # node, so its words are how the Operator says a node's CUDA stack does not work: "Failed to allocate device vector
+    # A (error code unknown error)!" (NVIDIA/gpu-operator #1146, #854), ".. (error code no CUDA-capable device is
+    # detected)!" (#1900), ".. (error code all CUDA-capable devices are busy or unavailable)!" (#129: MIG mode on, no
+    # MIG device), ".. (error code CUDA-capable device(s) is/are busy or unavailable)!" (#2842). The text refines as
+    # every framework's (CUDA_ERRORS: unknown error the node's driver, no device gpu_access_lost, busy gpu_busy); the
+    # driver_unusable row above reads its texts first (35, 802-804: #1947, #1043, #277). Was nothing for the others.
+    # Its first call is where CUDA initialises (cudaMalloc of vector A creates the context): CUDA's unknown error (999)
+    # or initialization error (3) there is cuInit's, the node's driver stack refusing any CUDA program, as PyTorch's
+    # "CUDA unknown error - this may be due to an incorrectly set up environment" (driver_unusable, infrastructure: was
+    # cuda_error, the driver's, which triage read as a GPU's hardware fault). A later call's (the kernel's launch, a
+    # copy) is the cuda_error it names, mid-run.
+    _r("cuda_sample_init_failed", "driver_unusable", ["Failed to allocate device vector A (error code "],
+       r"\bFailed to allocate device vector A \(error code (?P<driver_error>unknown error|initialization error)\)!"),
+    _r("cuda_sample_error_code", "cuda_error", ["(error code "],
+       r"\bFailed to [^\n(]{1,120}? \(error code (?P<cuda_error>" + CUDA_PAREN_TEXTS + r"|[^()\n]{1,200})\)!",
+       refine="cuda", event=CUDA_EXC_OPEN),
     # The NVIDIA kernel module failing to load where the driver is installed (the GPU Operator's driver container
     # nvidia-driver-ctr, nvidia-installer, a CoreOS driver container's insmod): the node's GPUs have no driver, no job
     # gets them (was: nothing). nvidia-installer's "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens
@@ -4180,6 +4200,21 @@ RULES: tuple[Rule, ...] = (
     # "nvidia-cdi", "nvidia-legacy"): another (kata, gVisor) is no GPU's.
     _r("sandbox_no_nvidia_runtime", "driver_unusable", ["no runtime for "],
        r'(?P<driver_error>no runtime for \\?"[\w.-]*nvidia[\w.-]*\\?" is configured)'),
+    # The kubelet restarting a container of the node's GPU stack in a loop (CrashLoopBackOff), in its words: the
+    # pod workers' "back-off 5m0s restarting failed container=toolkit-validation pod=nvidia-operator-validator-c9wp2_
+    # default(..)" (its journal, the "StartContainer .. with CrashLoopBackOff" error; NVIDIA/gpu-operator #297), the
+    # same text a pod's waiting state and a job platform's cluster report quote ("back-off 5m0s restarting failed
+    # container=nvidia-device-plugin-ctr pod=nvidia-device-plugin-daemonset-wqst8_kube-system(..)", open-edge-platform/
+    # geti_v2 #436: every training job unschedulable, "Insufficient nvidia.com/gpu"), and its BackOff Event's "Back-off
+    # restarting failed container <name> in pod <pod>" (1.27+; before it, the name alone: k8s-device-plugin #652's
+    # title). Only the containers a GPU pod's start depends on: the driver container, the toolkit, the device plugin,
+    # the Operator's validators (driver, toolkit, cuda, plugin) and the MIG manager: while one loops the node gives no
+    # pod its GPUs (the device plugin advertises none, the runtime's hook has no driver). Was nothing. Not the
+    # monitoring's (dcgm-exporter, gpu-feature-discovery, node-feature-discovery): no job's start waits on them.
+    _r("gpu_stack_crashloop", "driver_unusable", ["restarting failed container"],
+       r"[Bb]ack-off (?:\d{1,3}m)?(?:\d{1,3}s )?(?P<driver_error>restarting failed container[= ]"
+       r"(?P<container>nvidia-(?:device-plugin|driver|container-toolkit)-ctr|(?:driver|toolkit|cuda|plugin)-validation|"
+       r"nvidia-mig-manager))\b(?!-)"),
     # The NVIDIA runtime (or its hook) the node's containerd or docker is configured with, missing from the node: "failed
     # to create containerd task: .. unable to retrieve OCI runtime error (open ../log.json: no such file or directory):
     # fork/exec /usr/bin/nvidia-container-runtime: no such file or directory: unknown" (an EKS AL2023 GPU AMI, aws/amazon-
