@@ -4102,7 +4102,8 @@ RULES: tuple[Rule, ...] = (
     # A (error code unknown error)!" (NVIDIA/gpu-operator #1146, #854), ".. (error code no CUDA-capable device is
     # detected)!" (#1900), ".. (error code all CUDA-capable devices are busy or unavailable)!" (#129: MIG mode on, no
     # MIG device), ".. (error code CUDA-capable device(s) is/are busy or unavailable)!" (#2842). The text refines as
-    # every framework's (CUDA_ERRORS: unknown error the node's driver, no device gpu_access_lost, busy gpu_busy); the
+    # every framework's (CUDA_ERRORS: unknown error the node's driver, no device gpu_access_lost, busy gpu_busy): only
+    # a text of that table, since other programs print "Failed to connect (error code 111)!" in the same words; the
     # driver_unusable row above reads its texts first (35, 802-804: #1947, #1043, #277). Was nothing for the others.
     # Its first call is where CUDA initialises (cudaMalloc of vector A creates the context): CUDA's unknown error (999)
     # or initialization error (3) there is cuInit's, the node's driver stack refusing any CUDA program, as PyTorch's
@@ -4112,7 +4113,7 @@ RULES: tuple[Rule, ...] = (
     _r("cuda_sample_init_failed", "driver_unusable", ["Failed to allocate device vector A (error code "],
        r"\bFailed to allocate device vector A \(error code (?P<driver_error>unknown error|initialization error)\)!"),
     _r("cuda_sample_error_code", "cuda_error", ["(error code "],
-       r"\bFailed to [^\n(]{1,120}? \(error code (?P<cuda_error>" + CUDA_PAREN_TEXTS + r"|[^()\n]{1,200})\)!",
+       r"\bFailed to [^\n(]{1,120}? \(error code (?P<cuda_error>" + CUDA_ERROR_TEXTS + r")\)!",
        refine="cuda", event=CUDA_EXC_OPEN),
     # The NVIDIA kernel module failing to load where the driver is installed (the GPU Operator's driver container
     # nvidia-driver-ctr, nvidia-installer, a CoreOS driver container's insmod): the node's GPUs have no driver, no job
