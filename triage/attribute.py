@@ -2388,7 +2388,8 @@ def named(e: Evidence) -> str | None:
 
 
 # A storage error on /dev/shm (NCCL's shared-memory segment: a line of NCCL's shared-memory code the parsers leave to
-# NCCL's warning, the segment's line torch quotes; or any write the line says was to /dev/shm) is the pod's
+# NCCL's warning, the segment's line torch quotes; any write the line says was to /dev/shm; an error raised making one
+# of Python's shared-memory objects, triage.read SHM_FRAME's detail "on") is the pod's
 # shared-memory size (Docker's 64 MB default, a pod without a memory-backed emptyDir there) or a node's /dev/shm full:
 # the failure the parsers' kind shm_full is (parsers/kinds.py; its row the one declaration), named by its wording and
 # of its category, whichever reader read the line
@@ -2398,7 +2399,8 @@ SHM_STORAGE = KIND[SHM_KIND].wording
 
 def _storage_what(e: Evidence) -> str:
     """A file system's refusal: /dev/shm's (SHM_STORAGE), else the error its line gives."""
-    if e.details.get("fact") == "nccl_shm_create" or SHM_LINE.search(e.text or ""):
+    if e.details.get("fact") == "nccl_shm_create" or e.details.get("on") == "/dev/shm" or \
+            SHM_LINE.search(e.text or ""):
         return SHM_STORAGE
     what = e.details.get("what")
     return f"storage error ({what})" if what else "storage error"

@@ -1617,11 +1617,25 @@ FACTS: tuple[Fact, ...] = (
     # #3543), urllib's "urllib.error.HTTPError: HTTP Error 503: Slow Down" (cockpit-project/bots #3991); Google Cloud
     # Storage's 429 for an object changed too often, gcsfs's "gcsfs.utils.HtmlError: The total number of changes to the
     # object dpe-sandbox/test.ipynb exceeds the rate limit. Please reduce the rate of create, update, and delete
-    # requests." (fsspec/gcsfs #130).
+    # requests." (fsspec/gcsfs #130).  S3's own failures of an object's request past the same retries, its 5xx error
+    # codes (InternalError, 500: "We encountered an internal error. Please try again."; ServiceUnavailable, 503), as
+    # botocore words them for an object's operation (PutObject, UploadPart, CompleteMultipartUpload, GetObject, ..):
+    # "ClientError: An error occurred (InternalError) when calling the PutObject operation (reached max retries: 4): We
+    # encountered an internal error. Please try again." (onnela-lab/beiwe-backend #36, an S3 outage in us-east-1),
+    # "botocore.exceptions.ClientError: An error occurred (InternalError) when calling the UploadPart operation (reached
+    # max retries: 4): Storage resources are insufficient for the read operation: .." (chithi-dev/chithi #93, a
+    # self-hosted store), ".. (reached max retries: 2): We encountered an internal error. Please try again."
+    # (red-hat-storage/ocs-ci #2472, NooBaa's pods down).  Was: the traceback's exception, the application's.  Another service's InternalError (EC2's, STS's) is
+    # not an object store's: only an object's operation is read.
     _f("object_store_throttled", "storage_error", ["(SlowDown)", "HTTP Error 503: Slow Down",
                                                    "Please reduce your request rate",
-                                                   "exceeds the rate limit. Please reduce the rate of"],
+                                                   "exceeds the rate limit. Please reduce the rate of",
+                                                   "(InternalError) when calling the ",
+                                                   "(ServiceUnavailable) when calling the "],
        r"An error occurred \((?P<what>SlowDown)\) when calling the (?P<operation>\w+) operation|"
+       r"An error occurred \((?P<what5>InternalError|ServiceUnavailable)\) when calling the "
+       r"(?P<operation2>(?:Put|Get|Head|Copy|Delete|Restore)Objects?\w*|UploadPart\w*|\w+MultipartUploads?|"
+       r"ListObjects\w*|ListParts) operation|"
        r"HTTP Error 503: (?P<what2>Slow Down)|(?P<what3>Please reduce your request rate)|"
        r"changes to the object (?P<object>\S+) (?P<what4>exceeds the rate limit)\. Please reduce the rate of"),
     # Ray's object store that could not spill to its node's local disk, past the raylet's threshold (local_fs_capacity_

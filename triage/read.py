@@ -290,6 +290,16 @@ STOPPING = (
              re.compile(r"^SystemExit$")),
 )
 _STOPPING_ENDS = tuple(dict.fromkeys(s.ends for s in STOPPING))
+# Python's shared-memory objects, which live in /dev/shm: multiprocessing's locks, semaphores and queues (synchronize.py
+# SemLock.__init__, sem_open: "  File "/usr/lib/python3.10/multiprocessing/synchronize.py", line 57, in __init__", then
+# "    sl = self._semlock = _multiprocessing.SemLock("; every Queue, Lock and DataLoader's index queue makes one) and
+# multiprocessing.shared_memory's SharedMemory (shared_memory.py __init__, its /dev/shm file sized by ftruncate).  A
+# storage error a traceback through one of their frames ends is /dev/shm's, as the line naming a /dev/shm path is
+# (facts.SHM_LINE), though its own line, "OSError: [Errno 28] No space left on device", names none: NVIDIA/Megatron-LM
+# #878, a container's 64 MB default /dev/shm ("I fixed that with `docker run --shm-size="64g"`"), python/cpython
+# #93253 (docker --shm-size=1m); was a storage error, the disk's
+SHM_FRAME = re.compile(r'multiprocessing[/\\](?:synchronize|shared_memory)\.py", line \d+, in __init__$')
+_SHM_FRAME_END = ", in __init__"
 # What a server says once told to stop (uvicorn's Server.shutdown "Shutting down" and its last line "Finished server
 # process [N]", logged on a SIGINT / SIGTERM or should_exit, never on a crash; gunicorn's worker's "Worker exiting (pid:
 # N)"), the logger's level prefix before it (uvicorn's "INFO:     ", gunicorn's "[INFO] "): the same writer's
@@ -834,7 +844,7 @@ class FileReader:
     # Its attributes, declared (those __init__ sets): why, tests/test_slots.py
     __slots__ = ("name", "clock", "year", "origin", "classifier",
                  # the writers' open tracebacks, blocks and their state, by origin key
-                 "_tracebacks", "_ray_tasks", "_caught", "_announced", "_stopping", "_said_stop", "_groups",
+                 "_tracebacks", "_ray_tasks", "_caught", "_announced", "_stopping", "_shm", "_said_stop", "_groups",
                  "_last_exc", "_chained", "_last_time", "_counts", "_block", "_root_next",
                  # who wrote the lines: ranks, hosts, pids
                  "_ranks", "_pod_hosts", "_pod_hosts_untold", "_pid_ranks", "_pending", "_year_seen", "_merged",
@@ -853,6 +863,7 @@ class FileReader:
         self._caught: set[tuple] = set()  # origin keys whose open traceback a program logged as handled (CAUGHT)
         self._announced: dict[tuple, int] = {}  # origin key -> line announcing its next traceback handled (CAUGHT_BEFORE)
         self._stopping: dict[tuple, Stopping] = {}  # origin key -> the teardown code its open traceback passed through
+        self._shm: set[tuple] = set()  # origin keys whose open traceback passed through a shared-memory frame (SHM_FRAME)
         self._said_stop: dict[tuple, int] = {}  # origin key -> line of its server's word that it is stopping (STOP_SAID)
         self._groups: set[tuple] = set()  # origin keys inside an exception group's margin ("  | ")
         self._last_exc: dict[tuple, tuple[int, str]] = {}  # origin key -> (line, its chain's first exception)
@@ -1236,6 +1247,7 @@ class FileReader:
         if tail.startswith(_TRACEBACK_OPENERS):
             self._tracebacks[key] = n
             self._stopping.pop(key, None)
+            self._shm.discard(key)
             said = self._announced.pop(key, None)
             if said is not None and n - said <= CAUGHT_AHEAD and len(self._caught) < MAX_KEYS:
                 self._caught.add(key)  # the traceback the line before announced handled
@@ -1263,6 +1275,7 @@ class FileReader:
                 self._caught.discard(key)
                 self._dcp.pop(key, None)
                 self._stopping.pop(key, None)
+                self._shm.discard(key)
                 self._teardown_frame(tail, key)
             # else a frame no exception line ends (faulthandler's `  File "x.py", line 10 in f`, a dump of every
             # thread): no fact or rule is in a frame, so it is not read further (the prefilter's FRAME_WORD routes
@@ -1270,11 +1283,15 @@ class FileReader:
             return
         if open_tb is not None and tail.endswith(_STOPPING_ENDS):
             self._teardown_frame(tail, key)
+        if open_tb is not None and tail.endswith(_SHM_FRAME_END) and SHM_FRAME.search(tail) is not None and \
+                (key in self._shm or len(self._shm) < MAX_KEYS):
+            self._shm.add(key)
         if open_tb is not None and not tail[:1].isspace():
             m = facts.EXCEPTION.match(tail)
             if m is not None and key in self._caught:  # handled where it was raised: the program went on
                 del self._tracebacks[key]
                 self._caught.discard(key)
+                self._shm.discard(key)
                 return
             if m is not None:
                 del self._tracebacks[key]
@@ -1282,6 +1299,10 @@ class FileReader:
                 named = self._dcp.pop(key, None)
                 ev = self._exception(at, m.group("type"), m.group("message") or "", cause,
                                      self._stopped(key, m.group("type"), n))
+                if key in self._shm:  # raised in a shared-memory object's making: a storage error is /dev/shm's
+                    self._shm.discard(key)
+                    if ev is not None and ev.kind == "storage_error":
+                        ev = ev.with_context(details={**ev.details, "on": "/dev/shm"})
                 task = self._ray_tasks.pop(key, None)
                 if ev is not None and task is not None and task[0] == open_tb:  # a Ray task's: its process's
                     ev = of_ray_task(ev, task[1], task[2])

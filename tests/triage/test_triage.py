@@ -514,6 +514,18 @@ FACTS = [
     ("gcsfs.utils.HtmlError: The total number of changes to the object dpe-sandbox/test.ipynb exceeds the rate limit. "
      "Please reduce the rate of create, update, and delete requests.", "storage_error",
      dict(what="exceeds the rate limit", object="dpe-sandbox/test.ipynb")),
+    # S3's own 5xx failure of an object's request past botocore's retries (InternalError): an S3 outage (onnela-lab/
+    # beiwe-backend #36), a self-hosted store (chithi-dev/chithi #93), NooBaa's with its pods down (red-hat-storage/ocs-ci #2472);
+    # was nothing on its own line, the exception (the application's) in a traceback.  Another service's InternalError
+    # names no object's operation: none (its line is no test here: only the object operations are read)
+    ("ClientError: An error occurred (InternalError) when calling the PutObject operation (reached max retries: 4): We "
+     "encountered an internal error. Please try again.", "storage_error",
+     dict(what="InternalError", operation="PutObject")),
+    ("botocore.exceptions.ClientError: An error occurred (InternalError) when calling the UploadPart operation (reached "
+     "max retries: 4): Storage resources are insufficient for the read operation: chithi/019be08d-36c1-702a-ac02-"
+     "a25dd9bb5ab3", "storage_error", dict(what="InternalError", operation="UploadPart")),
+    ("An error occurred (InternalError) when calling the UploadPart operation (reached max retries: 2): We encountered "
+     "an internal error. Please try again.", "storage_error", dict(what="InternalError", operation="UploadPart")),
     # torch 1.0's legacy writer and reader quote strerror: pytorch/pytorch #10577 (a full disk), #45826 (NFS)
     ("RuntimeError: write(): fd 29 failed with Input/output error", "storage_error", dict(what="Input/output error")),
     ("RuntimeError: read(): fd 33 failed with Stale file handle", "storage_error", dict(what="Stale file handle")),
@@ -1188,6 +1200,47 @@ def test_a_storage_error_on_dev_shm_is_named_as_the_pods_shm_size():
         assert inc.reason.startswith("/dev/shm too small or full on "), inc.reason
     [disk] = job({"node-a/train.log": ["OSError: [Errno 28] No space left on device"]})
     assert disk.reason.startswith("storage error (No space left on device) on "), disk.reason
+
+
+# (h724) Python's shared-memory objects live in /dev/shm: multiprocessing's semaphore (SemLock, every Lock, Queue and
+# DataLoader index queue) refused for want of room there, python/cpython #93253's traceback (docker --shm-size=1m;
+# REAL, verbatim); its exception's own line names no path
+SEMLOCK_ENOSPC = ["Traceback (most recent call last):",
+                  '  File "<string>", line 1, in <module>',
+                  '  File "<string>", line 1, in <listcomp>',
+                  '  File "/usr/local/lib/python3.8/multiprocessing/context.py", line 141, in Array',
+                  "    return Array(typecode_or_type, size_or_initializer, lock=lock,",
+                  '  File "/usr/local/lib/python3.8/multiprocessing/sharedctypes.py", line 93, in Array',
+                  "    lock = ctx.RLock()",
+                  '  File "/usr/local/lib/python3.8/multiprocessing/context.py", line 73, in RLock',
+                  "    return RLock(ctx=self.get_context())",
+                  '  File "/usr/local/lib/python3.8/multiprocessing/synchronize.py", line 187, in __init__',
+                  "    SemLock.__init__(self, RECURSIVE_MUTEX, 1, 1, ctx=ctx)",
+                  '  File "/usr/local/lib/python3.8/multiprocessing/synchronize.py", line 57, in __init__',
+                  "    sl = self._semlock = _multiprocessing.SemLock(",
+                  "OSError: [Errno 28] No space left on device"]
+# a checkpoint's shard its file system refused (saforem2/ezpz docs/guides/autoretry-nodekill.md; REAL, the page's
+# lines): the disk's, no shared-memory frame
+DCP_ENOSPC = ['[rank23]:   File ".../torch/distributed/checkpoint/filesystem.py", line 520, in create_stream',
+              "[rank23]:     with path.open(mode) as stream:",
+              "[rank23]: OSError: [Errno 28] No space left on device"]
+
+
+def test_a_storage_error_raised_making_a_shared_memory_object_is_dev_shms():
+    """A storage error ending a traceback through a frame of Python's shared-memory objects (multiprocessing's
+    SemLock, SharedMemory) is /dev/shm's (the kind shm_full's name and category), whatever its own line says; was
+    "storage error (No space left on device)", the disk's.  The same error from a file's write stays the disk's, and
+    a later traceback of the writer's through no such frame is not /dev/shm's."""
+    [inc] = job({"node-a/train.log": SEMLOCK_ENOSPC})
+    assert (inc.category, inc.root.kind) == ("infrastructure", "storage_error")
+    assert inc.reason.startswith("/dev/shm too small or full on "), inc.reason
+    [disk] = job({"node-a/train.log": DCP_ENOSPC})
+    assert disk.reason.startswith("storage error (No space left on device) on "), disk.reason
+    # a handled one (its traceback closed by another exception first) leaves nothing for the next traceback
+    later = [*SEMLOCK_ENOSPC[:12], "ValueError: x", "Traceback (most recent call last):", *DCP_ENOSPC[:2],
+             "OSError: [Errno 28] No space left on device"]
+    evs = [e for e in read_lines(later, "node-a/train.log", Clock()) if e.kind == "storage_error"]
+    assert [e.details.get("on") for e in evs] == [None], evs
 
 
 # EAGAIN that names no thread or process (REAL, each line verbatim): Ray's std::system_error (ray-project/ray #44296),
