@@ -352,11 +352,18 @@ CAUGHT = re.compile(r"^(?:(?:DEBUG|INFO):[\w.]+:)?Import of [\w.]+(?: from [\w.]
 # while ..."), the program going on: PyTorch's DataLoader iterator deleted at an epoch's end ("Exception ignored in:
 # <bound method _DataLoaderIter.__del__ of ..>", then a ConnectionResetError, yogeshbalaji/Generate_To_Adapt #7, "some
 # warning"; jihanyang/AFN #8, its training going on; was, since such an exception counts as a failure: undetermined).
+# And Python's logging for a record it could not emit (logging.Handler.handleError: "--- Logging error ---", the
+# traceback, then "Call stack:" with the logging call's frames, "Message: ..", "Arguments: .."), the program going on:
+# a format string with too many arguments ("TypeError: not all arguments converted during string formatting",
+# pencoa/PCNN #1, its training on at "Epoch 1 out of 15"; LlamaFactory #513, detectron2 #5076, Lightning #479 mid-epoch),
+# a full disk under the log file ("OSError: [Errno 28] No space left on device" from the handler's flush, pywebcopy #36:
+# what fails next is the job's failure); was: an application incident, the TypeError.
 # The writer's traceback opened within CAUGHT_AHEAD lines after one is caught, whatever it ends with
 # vLLM's NVLink probe on a machine without NVLink (vllm/platforms/cuda.py logger.exception: "NVLink detection failed.
 # This is normal if your machine has no NVLink equipped.", then pynvml's NVMLError_NotSupported traceback; vLLM went
 # on without its custom all-reduce; was: an application incident, the NVMLError_NotSupported)
-CAUGHT_BEFORE = ("WON'T CONVERT ", "Exception ignored ", VLLM_NO_NVLINK)
+LOGGING_ERROR = "--- Logging error ---"
+CAUGHT_BEFORE = ("WON'T CONVERT ", "Exception ignored ", VLLM_NO_NVLINK, LOGGING_ERROR)
 _CAUGHT_BEFORE = re.compile("|".join(map(re.escape, CAUGHT_BEFORE)))
 CAUGHT_AHEAD = 3
 

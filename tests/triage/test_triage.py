@@ -2017,6 +2017,60 @@ def test_a_traceback_python_says_it_ignored_is_no_failure():
     assert [(e.details["exception"], e.line) for e in ev] == [("ValueError", len(DATALOADER_DEL_IGNORED) + 3)]
 
 
+LOGGING_ERROR_FORMAT = [  # REAL: pencoa/PCNN #1 (its training went on: "Epoch 1 out of 15")
+    "--- Logging error ---",
+    "Traceback (most recent call last):",
+    '  File "/home/xyx/anaconda3/lib/python3.6/logging/__init__.py", line 992, in emit',
+    "    msg = self.format(record)",
+    '  File "/home/xyx/anaconda3/lib/python3.6/logging/__init__.py", line 838, in format',
+    "    return fmt.format(record)",
+    '  File "/home/xyx/anaconda3/lib/python3.6/logging/__init__.py", line 575, in format',
+    "    record.message = record.getMessage()",
+    '  File "/home/xyx/anaconda3/lib/python3.6/logging/__init__.py", line 338, in getMessage',
+    "    msg = msg % self.args",
+    "TypeError: not all arguments converted during string formatting",
+    "Call stack:",
+    '  File "/home/xyx/PCNN/train.py", line 26, in <module>',
+    "    main()",
+    '  File "/home/xyx/PCNN/train.py", line 12, in main',
+    "    model.build()",
+    '  File "/home/xyx/PCNN/model/pcnn_model.py", line 312, in build',
+    "    self.log_trainable()",
+    '  File "/home/xyx/PCNN/model/pcnn_model.py", line 297, in log_trainable',
+    '    self.logger.info("Shape: ", v.shape)',
+    "Message: 'Shape: '",
+    "Arguments: ((53,),)",
+    "Epoch 1 out of 15",
+]
+LOGGING_ERROR_FLUSH = [  # REAL: rajatomar788/pywebcopy #36 (a full disk under the log file; the copy went on)
+    "--- Logging error ---",
+    "Traceback (most recent call last):",
+    '  File "/usr/lib64/python3.6/logging/__init__.py", line 998, in emit',
+    "    self.flush()",
+    '  File "/usr/lib64/python3.6/logging/__init__.py", line 978, in flush',
+    "    self.stream.flush()",
+    "OSError: [Errno 28] No space left on device",
+    "Call stack:",
+    '  File "/usr/lib64/python3.6/threading.py", line 884, in _bootstrap',
+    "    self._bootstrap_inner()",
+    '  File "/usr/lib64/python3.6/threading.py", line 916, in _bootstrap_inner',
+    "    self.run()",
+]
+
+
+@pytest.mark.parametrize("lines", [LOGGING_ERROR_FORMAT, LOGGING_ERROR_FLUSH], ids=["format", "flush"])
+def test_a_record_pythons_logging_could_not_emit_is_no_failure(lines):
+    """Python's logging prints a record it could not emit (Handler.handleError: "--- Logging error ---", the traceback,
+    "Call stack:" with the logging call's frames, "Message:", "Arguments:") and the program goes on: a format string
+    given too many arguments, a full disk under the log file. No failure (was: an application incident, the
+    TypeError); the writer's next traceback is read as ever."""
+    assert [e for e in read_lines(lines, "train.log", Clock()) if e.kind in ("exception", "storage_error")] == []
+    assert attribute(list(read_lines(lines, "train.log", Clock()))) == []
+    later = ["Traceback (most recent call last):", '  File "train.py", line 9, in <module>', "ValueError: bad batch"]
+    ev = [e for e in read_lines([*lines, *later], "train.log", Clock()) if e.kind == "exception"]
+    assert [(e.details["exception"], e.line) for e in ev] == [("ValueError", len(lines) + 3)]
+
+
 def test_a_line_announcing_a_handled_traceback_is_read_on_for_another_fact():
     """CONSTRUCTED: DYNAMO_WONT_CONVERT's first line (REAL, baichuan-inc/Baichuan2 #84) with rank 0's watchdog line
     (SYNTHETIC, torchrun 2.x's format, as above) written into it, two processes' output interleaved on one line.  The
