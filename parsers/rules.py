@@ -311,6 +311,9 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "nvme": 32, "lustre": 32, "gpfs": 32, "ceph": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "open_unsupported": 32, "cuda_exception": 2, "cuda_assert": 64, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16, "ccrpc": 32,
+               # nvidia-mig-parted's failed GPU reset (its error, nvidia-smi's list of the GPUs it could not reset, its
+               # apply-exit hook) to its fatal "Error applying MIG configuration with hooks: .."
+               "mig_apply": 16,
                # nvidia-smi -q's Fabric header to its Health block's Summary (State, Status, CliqueId, ClusterUUID,
                # Health between): six lines
                "nvsmi_fabric": 6,
@@ -4216,6 +4219,66 @@ RULES: tuple[Rule, ...] = (
        r"[Bb]ack-off (?:\d{1,3}m)?(?:\d{1,3}s )?(?P<driver_error>restarting failed container[= ]"
        r"(?P<container>nvidia-(?:device-plugin|driver|container-toolkit)-ctr|(?:driver|toolkit|cuda|plugin)-validation|"
        r"nvidia-mig-manager))\b(?!-)"),
+    # The MIG manager (NVIDIA/mig-parted: nvidia-mig-parted, the GPU Operator's nvidia-mig-manager) failing to apply the
+    # node's MIG configuration: until it does, the node's GPUs are in neither the layout asked for nor the one the device
+    # plugin advertised (the manager has paused the plugin), and no GPU pod starts there. nvidia-mig-parted's fatal
+    # "Error applying MIG configuration with hooks: error resetting all GPUs: exit status 255" (2022+, after nvidia-smi's
+    # "The following GPUs could not be reset: .. In use by another client": nvidia_drm loaded, mig-parted #181), before
+    # it its logrus error quoting nvidia-smi's refusal of the reset a MIG mode change needs: 'level=error
+    # msg="\nResetting GPU 00000000:00:04.0 is not supported.\n"' (an A100 in passthrough, whose MIG mode takes effect
+    # only at a reboot, NVIDIA/gpu-operator #1606), and before 2022 its bare "Error resetting all GPUs: .." (fatal) after
+    # an error line without the "\n". One failure: the lines are one event (mig_apply), its finding the first's. The
+    # node's GPU software stack refusing the layout (driver_unusable, infrastructure), not a GPU's fault (the GPU named
+    # was refused a reset, not broken) nor the job's. nvidia-smi's own "Resetting GPU .. is not supported." (a person's
+    # `nvidia-smi -r` on a VM) and the lines nvidia-smi prints under the TTY form's bare "ERRO[0003]" are no logrus
+    # level's: silent, as is the manager's normal flow, its `nvidia-mig-parted assert` finding the layout not yet
+    # applied ('level=fatal msg="Assertion failure: selected configuration not currently applied"', then "Current mode
+    # different than mode being asserted": the check before each apply, NVIDIA/gpu-operator #322). Was nothing.
+    _r("mig_apply_failed", "driver_unusable",
+       ["Error applying MIG configuration with hooks: ", "Resetting GPU ", "could not be reset:", "Error resetting "],
+       r"(?:\bError applying MIG configuration with hooks: |(?:\blevel=(?:error|fatal) msg=\"(?:\\n)?|"
+       r"\b(?:ERRO|FATA)\[\d{1,8}\] )(?=Resetting GPU |The following GPUs could not be reset:|Error resetting ))"
+       r"(?P<driver_error>Resetting GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7] is not supported\.|"
+       r"The following GPUs could not be reset:|[^\n\"\\]{1,200})", event=("mig_apply", "join")),
+    # The NVIDIA device plugin refusing to start on a node whose MIG layout does not fit its MIG strategy: 0.9's
+    # "panic: At least one device with migEnabled=true was not configured correctly: No MIG devices associated with
+    # /dev/nvidia0: GPU-fe14a161-.." (MIG mode on, no MIG device made: NVIDIA/k8s-device-plugin #253), ".. : More than
+    # one MIG device type present on node" (strategy single over a mixed layout, NVIDIA/gpu-operator #460), 0.10+'s
+    # "invalid MIG configuration: at least one device with migEnabled=true was not configured correctly: device 0 has no
+    # MIG devices configured" and "all devices on the node must be configured with the same migEnabled value"
+    # (internal/rm/device_map.go). The plugin exits (CrashLoopBackOff), the node advertises no GPU: the node's MIG set-up
+    # (the MIG manager's layout, the strategy the plugin was given), driver_unusable, not a GPU's fault. Was nothing.
+    _r("device_plugin_mig_invalid", "driver_unusable",
+       ["migEnabled=true was not configured correctly", "the same migEnabled value"],
+       r"(?P<driver_error>[Aa]t least one device with migEnabled=true was not configured correctly: [^\n\"\\]{1,200}|"
+       r"all devices on the node must be configured with the same migEnabled value)"),
+    # The NVIDIA device plugin (and GFD, the DRA driver: go-nvlib's device walk) refusing to start because NVML would not
+    # give it a GPU's or a MIG device's parent's memory: "error starting plugins: unable to add default resources to
+    # config: error visiting devices: .. error getting device memory info: Insufficient Pemmissions" (sic, as posted:
+    # NVIDIA/k8s-device-plugin #399, a MIG node; the maintainer: "typical if you don't set the environment variable for
+    # NVIDIA_MIG_MONITOR_DEVICES=all on the plugin deployment", which fixed it), 0.17+'s ".. error getting MIG profile
+    # for MIG device at index '(0, 0)': error getting parent memory info: Insufficient Permissions" (#1683). The cause is
+    # the plugin's deployment (the MIG monitor capability its container was not given), not the node's driver nor a GPU,
+    # and never the job: but while it stands the node advertises no GPU. Kind driver_unusable (the GPU software stack's
+    # set-up, category infrastructure; attribution driver, the stack's, as the runtime hook's own failures), its
+    # driver_error naming the permission the plugin lacked. A job's own NVML query refused so ('pynvml.NVMLError_
+    # NoPermission: Insufficient Permissions' in a MIG container, NVIDIA/nvidia-container-toolkit #842) is the job's and
+    # names no "memory info:"; GFD's "Ignoring error getting memory info for device: .." (a warning it goes past) names
+    # none either. Was nothing.
+    _r("device_plugin_nvml_permission", "driver_unusable", ["memory info: Insufficient "],
+       r"\berror getting (?:device|parent) memory info: (?P<driver_error>Insufficient [A-Za-z]{1,16})"),
+    # nvidia-persistenced (the driver's persistence daemon: the host's systemd unit, the GPU Operator's driver container)
+    # failing at its start: its parent's "nvidia-persistenced failed to initialize. Check syslog for more details."
+    # (stderr, also in the journal: NVIDIA/nvidia-persistenced #11, a GH200 whose NUMA memory auto-online it could not
+    # enable, "NUMA: Failed to open /sys/devices/system/memory/auto_online_blocks: Permission denied"; ollama/ollama
+    # #11932, a driver whose modules would not load). The node's GPU software stack (driver_unusable, infrastructure), but
+    # a warning, never a job's root by itself: on most nodes the GPUs still serve jobs without persistence mode (each
+    # client's start initialises the GPU again); where the daemon is what makes the GPU usable (a Grace Hopper's GPU
+    # memory onlined by it, a confidential GPU's keys) the jobs' own failures say so in their words. Its syslog lines
+    # before it ("NUMA: Failed to ..", a device's "failed to open.") say why and stay silent: this line is the failure,
+    # once. Was nothing.
+    _r("persistenced_init_failed", "driver_unusable", ["nvidia-persistenced failed to initialize"],
+       r"(?P<driver_error>nvidia-persistenced failed to initialize)\.", severity="warning"),
     # The NVIDIA runtime (or its hook) the node's containerd or docker is configured with, missing from the node: "failed
     # to create containerd task: .. unable to retrieve OCI runtime error (open ../log.json: no such file or directory):
     # fork/exec /usr/bin/nvidia-container-runtime: no such file or directory: unknown" (an EKS AL2023 GPU AMI, aws/amazon-
