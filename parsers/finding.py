@@ -87,7 +87,9 @@ KERNEL_PROGRAMS = frozenset({None, "kernel"})
 # program); a line under a daemon's tag that reads like an Xid stays another program's.  Not here: nv-hostengine
 # (DCGM writes its health lines to its own log, /var/log/nv-hostengine.log, not to syslog: common/DcgmLogging.h's
 # BASE_LOGGER; that file's lines name no program and count already), nvidia-imex (its own log, or the ComputeDomain
-# pod's stderr), nvidia-persistenced, nvidia-gridd and the MIG manager (no rule reads their lines).
+# pod's stderr), nvidia-gridd (no rule reads its lines), nvidia-persistenced (its failure to start, a warning that
+# leaves the GPUs working on most nodes: `gpu-npd parse` reports it, parsers/rules.py persistenced_init_failed) and the
+# MIG manager (its failed applies are its pod's log: mig_apply_failed).
 # What it trusts: a syslog tag and the journal's SYSLOG_IDENTIFIER are the writer's own claim (any local process can
 # `logger -t nv-fabricmanager ...`), so such a line can raise one of these kinds and nothing else: at worst the
 # GPUUnhealthy / NVLinkUnhealthy a real refusal raises (never an Xid's policy, an SXid's, a reboot), where otherwise

@@ -14,7 +14,6 @@ bar's state repeated, as tqdm writes it."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from agent.sources.podlogs import PodLogSource
 from parsers.classify import MAX_MESSAGE
 from parsers.scan import cri_records
 from triage import Clock, read_lines
+from opcount import cpu_seconds
 
 INCIDENTS = Path(__file__).parents[1] / "fixtures" / "incidents"
 SWIFT = (INCIDENTS / "ms-swift-10183-deadlock" / "logs" / "train.log").read_text(encoding="utf-8").splitlines()[0]
@@ -117,6 +117,4 @@ def test_the_records_keep_the_envelope_and_the_lines_around_them():
 def test_hostile_buffers_are_linear():
     for line in ("1/1 [0<0, 1it/s, " * 2000, "1/1 [0<0, 1it/s]" * 2000, "\r" * 20000, "<1" * 20000):
         for data in (containerd(line) * 8, crio([line[:64]] * 2000)):
-            start = time.perf_counter()
-            cri_records(data, len(data) - 1)
-            assert time.perf_counter() - start < 2.0
+            assert cpu_seconds(lambda: cri_records(data, len(data) - 1)) < 2.0  # (CPU time: a loaded host's wall clock failed it)

@@ -28,6 +28,12 @@ BY_DESIGN = {
     # Talos's machined writes its log to /dev/kmsg at the user facility: a record any local process can write, so
     # never a node fault (parsers/finding.py KERNEL_PROGRAMS; `gpu-npd parse` reports it, as a driver_unusable failure)
     "module-load-2026.yaml#7": "Talos's controller line, a userspace /dev/kmsg record (user: warning: [talos] ..)",
+    # a syslog line of a program whose words are no node fault the agent takes (parsers/finding.py DAEMON_KINDS):
+    # nvidia-persistenced failing to start (a warning `gpu-npd parse` reports), the kubelet's back-off of a GPU stack
+    # container (its pod's BackOff Event is the cluster's word)
+    "grace-2026i.yaml#10": "nvidia-persistenced's own syslog line: not the kernel's, not a daemon DAEMON_KINDS trusts",
+    "k8s-gpu-stack-2026l.yaml#11": "nvidia-persistenced's own syslog line: not the kernel's, not a daemon DAEMON_KINDS trusts",
+    "k8s-gpu-stack-2026k.yaml#19": "the kubelet's journal line (its back-off of a GPU stack container): not the kernel's",
     "process-crash.yaml#3": _WORKLOAD_FROM_NODE_LOG,
     "runtime-2026i.yaml#17": _WORKLOAD_FROM_NODE_LOG,
     "runtime-2026i.yaml#23": _WORKLOAD_FROM_NODE_LOG,
