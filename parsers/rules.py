@@ -338,6 +338,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "gdr_pin": 16,
                # an RPC event the GSP sent during its boot without the API lock and the assertion on the next line
                "gsp_bootup": 1,
+               # the driver's refused PTIMER write at a GSP GPU's boot and its NV_ASSERT(0) on the next line
+               "ptimer": 1,
                # an oops's report (its call trace, modules, registers, the RIP again after "end trace") runs to a
                # hundred lines before its panic, a panic's own dump (the panicking CPU's trace, 4.x arm64's "CPUn:
                # stopping" dump of every other CPU) as many before its "---[ end Kernel panic .. ]---"
@@ -1755,7 +1757,7 @@ RULES: tuple[Rule, ...] = (
     # failure, open-gpu-kernel-modules #673): part of that attempt's event, was an unclassified warning beside it.
     _r("rm_check_after", None, ["Assertion failed: ", "Check failed: "],
        r"(?:NVRM: (?P<device>GPU\d+) )?nv(?:Assert|Check)(?:Ok)?Failed(?:NoLog)?: (?:Assertion|Check) failed: ",
-       event=("fallen|reset|gsp_bootup|rminit", "within")),
+       event=("fallen|reset|gsp_bootup|rminit|ptimer", "within")),
     # An RPC event the GSP sent while the driver polled for its boot without holding the API lock, of a function the
     # poll's list does not name ("NVRM: GPU0 _kgspProcessRpcEvent: Attempted to process RPC event from GPU0: 0x101a
     # (PFM_REQ_HNDLR_STATE_SYNC_CALLBACK) during bootup without API lock", 595 on Blackwell laptops at runtime-D3 wakes,
@@ -1765,6 +1767,18 @@ RULES: tuple[Rule, ...] = (
     _r("gsp_bootup_rpc", None, ["during bootup without API lock"],
        r"_kgspProcessRpcEvent: Attempted to process RPC event from GPU\d+: 0x[0-9a-fA-F]+ \(\w+\) during bootup "
        r"without API lock", event=("gsp_bootup", "lead")),
+    # The RM setting the GPU's PTIMER from the host clock at a GSP GPU's boot (tmrSetCurrentTime_GV100, every GSP-era
+    # driver, 515-59x): the GPU's privilege mask does not let the host (level 0) write the timer, so the driver prints
+    # "NVRM tmrSetCurrentTime_GV100: ERROR: Write to PTIMER attempted even though Level 0 PLM is disabled." (535;
+    # "NVRM: " and a "GPU0 " before the function in later builds) and asserts on the next line ("NVRM
+    # nvAssertFailedNoLog: Assertion failed: 0 @ timer_gv100.c:80"); the caller discards the status (timer_gv100.c
+    # LEVEL_ERROR + NV_ASSERT(0), its NV_ERR_PRIV_SEC_VIOLATION ignored by the GSP boot path) and the GPU's time is the
+    # GSP's. Printed by GPUs that then work, and before a real init failure's own lines (open-gpu-kernel-modules #543:
+    # the pair, then the GFW boot wait failing): the pair is no fault, the failure after it keeps its findings. No
+    # finding; its assertion part of it (rm_check_after). Was: two unclassified warnings per GPU per driver load.
+    _r("ptimer_plm", None, ["Write to PTIMER attempted"],
+       r"tmrSetCurrentTime_\w+: (?:ERROR: )?Write to PTIMER attempted even though Level 0 PLM is disabled",
+       event=("ptimer", "lead")),
     # The driver's load banner, proprietary ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  ..") and
     # open ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.195.03  Release Build  .."): a lifecycle
     # finding (what a reload ends: kinds.py).

@@ -948,3 +948,20 @@ def test_an_event_key_reads_a_lines_groups_once_for_a_row_of_several_events():
     key = _event_key(rule, m)
     assert m.calls == 1, m.calls
     assert key[0] == tuple(f"{one} 0000:03:00" for one in rule.event[0].split("|")), key
+
+
+def test_the_refused_ptimer_write_and_its_assertion_are_no_fault():
+    """tmrSetCurrentTime_GV100's ERROR at a GSP GPU's load (the host may not write the PTIMER) and its NV_ASSERT(0)
+    on the next line (open-gpu-kernel-modules #543, verbatim, gsp.yaml): no finding, the assertion part of the
+    ERROR's one-line event (rules.py ptimer_plm, rm_check_after). Was two unclassified warnings. The assertion alone,
+    or past the event's line window, stays the net's warning; an init failure after the pair keeps its finding."""
+    text = _item("gsp.yaml", "Tue Aug  1 21:54:36 UTC 2023")["text"]
+    ptimer, assertion = text.splitlines()[2:4]
+    assert [f for f in realworld.findings(text) if f.severity != "info"] == []
+    assert realworld.findings(ptimer) == []
+    assert [f.kind for f in realworld.findings(assertion)] == ["unclassified"]
+    assert [f.kind for f in realworld.findings("\n".join([ptimer, "x", assertion]))] == ["unclassified"]
+    # an init failure after the pair, verbatim from https://github.com/NVIDIA/nvtrust/issues/77 (an H100's)
+    failed = "[  280.997787] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x1a:1792)"
+    assert [(f.kind, f.pci) for f in realworld.findings("\n".join([ptimer, assertion, failed]))] == [
+        ("gpu_reset_required", "0000:01:00")]
