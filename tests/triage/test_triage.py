@@ -2071,6 +2071,71 @@ def test_a_record_pythons_logging_could_not_emit_is_no_failure(lines):
     assert [(e.details["exception"], e.line) for e in ev] == [("ValueError", len(lines) + 3)]
 
 
+# REAL: mlcommons/training_results_v5.0 at 0fdc28f0, Oracle/results/8xBM.GPU.H200.8/retinanet/result_1.txt, lines
+# 2179-2186 (https://github.com/mlcommons/training_results_v5.0/blob/0fdc28f013256aea84fa36fdaf1e0fa46094b18c/Oracle/
+# results/8xBM.GPU.H200.8/retinanet/result_1.txt#L2179-L2186): printed after the run's run_stop "success"
+FINALIZER_SEM_UNLINK = [
+    "Traceback (most recent call last):",
+    '  File "/usr/lib/python3.10/multiprocessing/util.py", line 300, in _run_finalizers',
+    "    finalizer()",
+    '  File "/usr/lib/python3.10/multiprocessing/util.py", line 224, in __call__',
+    "    res = self._callback(*self._args, **self._kwargs)",
+    '  File "/usr/lib/python3.10/multiprocessing/synchronize.py", line 87, in _cleanup',
+    "    sem_unlink(name)",
+    "FileNotFoundError: [Errno 2] No such file or directory",
+]
+# REAL: datalad/datalad #4495 (https://github.com/datalad/datalad/issues/4495): "an (ignored) traceback upon exit",
+# "not causing overall failure"
+FINALIZER_NFS_RMTREE = [
+    "Traceback (most recent call last):",
+    '  File "/opt/python/3.5.6/lib/python3.5/multiprocessing/util.py", line 262, in _run_finalizers',
+    "    finalizer()",
+    '  File "/opt/python/3.5.6/lib/python3.5/multiprocessing/util.py", line 186, in __call__',
+    "    res = self._callback(*self._args, **self._kwargs)",
+    '  File "/home/travis/virtualenv/python3.5.6/lib/python3.5/shutil.py", line 480, in rmtree',
+    "    _rmtree_safe_fd(fd, path, onerror)",
+    '  File "/home/travis/virtualenv/python3.5.6/lib/python3.5/shutil.py", line 438, in _rmtree_safe_fd',
+    "    onerror(os.unlink, fullname, sys.exc_info())",
+    '  File "/home/travis/virtualenv/python3.5.6/lib/python3.5/shutil.py", line 436, in _rmtree_safe_fd',
+    "    os.unlink(name, dir_fd=topfd)",
+    "OSError: [Errno 16] Device or resource busy: '.nfs0000000000235a2800000001'",
+]
+# REAL: cgat-developers/ruffus #5 (https://github.com/cgat-developers/ruffus/issues/5), Python 2.7: the pipeline's
+# jobs completed, then the finalizer's temporary directory removal on NFS failed
+FINALIZER_PY27 = [
+    "    Job completed",
+    "Completed Task = second_task",
+    "Traceback (most recent call last):",
+    '  File "/biosw/debian5-x86_64/python/2.7.3/lib/python2.7/multiprocessing/util.py", line 261, in _run_finalizers',
+    "    finalizer()",
+    '  File "/biosw/debian5-x86_64/python/2.7.3/lib/python2.7/multiprocessing/util.py", line 200, in __call__',
+    "    res = self._callback(*self._args, **self._kwargs)",
+    '  File "/biosw/debian5-x86_64/python/2.7.3/lib/python2.7/shutil.py", line 250, in rmtree',
+    "    onerror(os.remove, fullname, sys.exc_info())",
+    '  File "/biosw/debian5-x86_64/python/2.7.3/lib/python2.7/shutil.py", line 248, in rmtree',
+    "    os.remove(fullname)",
+    "OSError: [Errno 16] Device or resource busy: '/clustertmp/csfs/gecko-solexa-tmp/pymp-heBeo5/"
+    ".nfs000000010aa5045f00000588'",
+]
+
+
+@pytest.mark.parametrize("lines", [FINALIZER_SEM_UNLINK, FINALIZER_NFS_RMTREE, FINALIZER_PY27],
+                         ids=["sem_unlink", "nfs_rmtree", "py27"])
+def test_a_traceback_multiprocessings_finalizer_loop_printed_is_no_failure(lines):
+    """multiprocessing's finalizer loop (util.py `_run_finalizers`: `except Exception: traceback.print_exc()`, then the
+    next finalizer) prints a finalizer's failure at exit and the process exits as it would have: a semaphore another
+    process already unlinked, a temporary directory on NFS still busy.  No failure (was: an application incident, the
+    FileNotFoundError / OSError, ten of them in MLPerf runs that reached their target); neither headed nor with its
+    header lost, and the writer's next traceback is read as ever."""
+    assert [e for e in read_lines(lines, "train.log", Clock()) if e.kind in ("exception", "storage_error")] == []
+    assert attribute(list(read_lines(lines, "train.log", Clock()))) == []
+    headless = [line for line in lines if not line.startswith("Traceback")]
+    assert [e for e in read_lines(headless, "train.log", Clock()) if e.kind in ("exception", "storage_error")] == []
+    later = ["Traceback (most recent call last):", '  File "train.py", line 9, in <module>', "ValueError: bad batch"]
+    ev = [e for e in read_lines([*lines, *later], "train.log", Clock()) if e.kind == "exception"]
+    assert [(e.details["exception"], e.line) for e in ev] == [("ValueError", len(lines) + 3)]
+
+
 def test_a_line_announcing_a_handled_traceback_is_read_on_for_another_fact():
     """CONSTRUCTED: DYNAMO_WONT_CONVERT's first line (REAL, baichuan-inc/Baichuan2 #84) with rank 0's watchdog line
     (SYNTHETIC, torchrun 2.x's format, as above) written into it, two processes' output interleaved on one line.  The
