@@ -37,7 +37,8 @@ from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EV
                     EVENT_WITHIN_DEVICE,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_GROUP, EVENT_PER_RANK, EVENT_RESTATED, EVENT_SECTIONS,
                     GSP_GPU_INDEX,
-                    KEYWORDS, PAGE_SHIFTS, PCI, REFINERS, RULES, STATED, Rule, sxid_row, xid_row)
+                    KEYWORDS, MAX_QUIET_DEVICES, PAGE_SHIFTS, PCI, QUIET_ROWS, REFINERS, RULES, STATED, Rule, sxid_row,
+                    xid_row)
 from .unclassified import DRIVER_DEVICES, DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import KeywordScan, LazyPattern, required_literals
 from .workers import tag_rank
@@ -47,7 +48,7 @@ _STATED_EVENTS = frozenset(event for event, _ in STATED.values())
 # the envelopes whose line Classifier.read looks at apart: a JSON-decoded message's, the journal's JSON, a plain line
 _READ_APART = JSON_DECODED | {"journal_json", "plain"}
 # the roles Classifier._in_event answers before an event's key is looked at (rules.Rule.event)
-_LEAD_ROLES = frozenset(("begin", "end", "follows", "state", "page"))
+_LEAD_ROLES = frozenset(("begin", "end", "follows", "state", "page", "quiet"))
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
 _TEXT_FIELDS = ("process", "peer")
 _NOT_DETAILS = frozenset(_FIELDS + _TEXT_FIELDS + ("pci", "text", "fatality", "state", "stated"))  # groups kept elsewhere
@@ -438,7 +439,7 @@ class Classifier:
                  # the stream context (_new_stream; _STREAM_FIELDS)
                  "uuids", "_gpu_index", "_index_of", "_last_pci", "_events", "_led", "_stages", "_ranks", "_stated",
                  "_carried", "_made", "_pages", "_sectioned", "_echoes", "_echoed", "_opened", "_ended", "_dies",
-                 "_header", "_amended", "boot", "links", "_count", "_lag")
+                 "_header", "_amended", "_quiet", "boot", "links", "_count", "_lag")
 
     def __init__(self, rules: tuple[Rule, ...] = RULES, year: int | None = None,
                  prefilter: Prefilter | None = None, memo_size: int = MEMO_SIZE, max_line: int = MAX_LINE,
@@ -519,6 +520,8 @@ class Classifier:
         # findings the line being read made of its event's earlier one (an address it lacked): rare, its second
         # output, which `read` returns beside the line's own finding
         self._amended: list[Finding] = []
+        # disk devices a "quiet" line said are removable or hold no medium (rules.QUIET_ROWS; bounded, oldest forgotten)
+        self._quiet: OrderedDict[str, None] = OrderedDict()
         self.boot = BootClock()  # when this stream's boot began, from the kernel's start-up lines (wall-clock logs)
         self.links = None  # what a reader judges a stream's link findings by (parsers/scan.py _Links), made at its first
         self._count = 0
@@ -736,6 +739,9 @@ class Classifier:
                 last = self._events.get(name)
                 if last is not None and 0 <= position - last <= EVENT_LINES[name]:
                     self._events[name] = self._ended[name] = position
+                return _ABSORBED
+            if role == "quiet":  # (stage: whether the device is quiet) a removable or empty disk's, a fixed disk's
+                self._quieten(name.partition(" ")[2], stage)
                 return _ABSORBED
             if role == "follows":  # (stage: the pfn the line names, or None)
                 return self._follows(name if type(name) is tuple else (name,), stage, position, rank)
@@ -1101,6 +1107,8 @@ class Classifier:
             if context_pci and per_gpu and event[0].endswith(" "):
                 event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
             keyed = stated = None
+            if self._quiet and event[2] in QUIET_ROWS and _whole_disk(event[0]) in self._quiet:
+                return None  # an I/O error of a removable or empty disk (rules.QUIET_ROWS): no fault of the node's
             if not asks_none:  # (most events' rows: one test for the four)
                 if boot:  # a kernel start-up line: the stream's boot clock
                     self._boot_mark(event[2], env)
@@ -1241,6 +1249,14 @@ class Classifier:
         for one in EVENT_PER_GPU_INDEX:
             if f"{one} {index}" in self._events:
                 self._rename(f"{one} {index}", f"{one} {pci}")
+
+    def _quieten(self, device: str, quiet: bool) -> None:
+        """A "quiet" line (rules.Rule.event): the disk `device` is removable or holds no medium (remembered, bounded), or
+        (not `quiet`) is a fixed disk again (forgotten)."""
+        if not quiet:
+            self._quiet.pop(device, None)
+        else:
+            keep_newest(self._quiet, device, None, MAX_QUIET_DEVICES)
 
     def _rename(self, old: str, new: str) -> None:
         """An open event's key is another's from now on (the GPU it is about now known)."""
@@ -1558,6 +1574,11 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None
     name, role = event
     if role == "state":
         return name, role, (m.group("stated") or "").lower()
+    if role == "quiet":  # the disk it names, and whether it is quiet (removable, no medium) or a fixed disk's
+        groups = m.groupdict()
+        device = groups.get("device") or groups.get("old_device") or ""
+        quiet = bool(groups.get("medium") or groups.get("removable") or groups.get("old_removable"))
+        return f"{name} {device}", role, quiet
     if role == "begin":  # the events it ends or states (none kept per device), the word it stated, its die counter
         groups = m.groupdict()
         return tuple(name.split("|")), role, ((m.group("stated") or "").lower(), groups.get("die"), groups.get("function"))
@@ -1605,6 +1626,11 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None
 
 
 _GSP_INDEX = LazyPattern(GSP_GPU_INDEX)
+
+
+def _whole_disk(key: str) -> str:
+    """The disk an event key's device is, or is a partition of ("fs sdd1" -> "sdd"; a "quiet" line names sdX disks)."""
+    return key.partition(" ")[2].rstrip("0123456789")
 
 
 # the Finding fields a template fixes, in the Finding's own order (the rest come from the line: envelope, position)

@@ -93,6 +93,10 @@ class Rule:
     # recovery failed): part of the open event, and while its finding stands (EVENT_AMENDS, a longer window: a
     # driver's recovery callbacks print dozens of lines before the port's verdict) the finding's amendment when more
     # severe than it (details "amends": counted once with it, EVENT_AMENDS); with no event, a "join".
+    # "quiet" (a kind-None row with a `device` group, of an event kept per device) says the device's errors are no
+    # fault (a removable device, one holding no medium): the stream remembers it (bounded, MAX_QUIET_DEVICES), and a
+    # later line of a QUIET_ROWS row naming it, or a partition of it, is no finding and joins no event; its
+    # `removable` group absent on an "Attached .. disk" line, the device is a fixed disk again (forgotten).
     # Every line of an event that says which device and what failed is "join" or "once", never "member": a
     # report whose first line was lost (ring-buffer overrun, rate limiting, a grep excerpt) is still one event.
     event: tuple[str, str] | None = None
@@ -361,6 +365,10 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
 # a GPFS cluster, a CephFS metadata server; else its `netdev` group: a network interface no PCI address names)
+# The rows whose line on a device a "quiet" line named (rules.Rule.event: removable, or no medium) is no finding: the
+# block layer's I/O errors and the page cache's, on a BMC's virtual media, an SD card reader, a USB stick
+QUIET_ROWS = frozenset({"block_io_error", "buffer_io_error"})
+MAX_QUIET_DEVICES = 256  # devices a stream remembers as quiet (oldest forgotten): input cannot grow it without bound
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "mlx5e_cqe_flushed", "sxid", "nfs", "fs",
                               "nvme", "lustre",
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
@@ -3117,7 +3125,9 @@ RULES: tuple[Rule, ...] = (
     # block 1066386". An error of the disk's event ("fs", keyed by the device the line names: a whole disk, or the
     # partition a filesystem's own lines name). NVMe namespaces are their controller's (the row below). Floppy and
     # optical drives (fd0, sr0: a VM's empty virtual drive probed at boot) are no fault; nor are the statuses that
-    # say the device refused a command it does not support ("operation not supported") or asked for a retry.
+    # say the device refused a command it does not support ("operation not supported") or asked for a retry; nor is
+    # an error on an sdX device the kernel said, in the stream's earlier lines, is removable or holds no medium (the
+    # "removable_media" row below: QUIET_ROWS).
     # NPD's kernel monitor (IOError), gpud's disk component (buffer_io_error). Were: no finding.
     _r("block_io_error", "filesystem_error", ["error, dev "],
        r"(?P<status>I/O|critical medium|critical target|critical nexus|critical protection|critical space allocation|"
@@ -3126,6 +3136,26 @@ RULES: tuple[Rule, ...] = (
     _r("buffer_io_error", "filesystem_error", ["Buffer I/O error on dev"],
        r"Buffer I/O error on dev(?:ice)? (?!(?:fd|sr)\d)(?P<device>[^\s,]+), logical block (?P<block>\d+)"
        r"(?:, (?P<what>lost (?:a?sync) page write|a?sync page read))?", event=("fs", "join")),
+    # A disk device the kernel itself says is removable or holds no medium: a BMC's virtual media (AMI "Virtual
+    # HDisk"/"Virtual Floppy"/"Virtual CDROM" as USB mass storage, Supermicro ATEN's, iDRAC's, iLO's, Lenovo XCC's
+    # RDOC), an SD card reader, a USB stick, probed at boot or by a KVM session. sd's probe says which at the end,
+    # "sd 2:0:0:0: [sdb] Attached SCSI removable disk" (2.6.2x+; 2.6.early "Attached scsi removable disk sda at scsi2,
+    # channel 0, id 0, lun 0"), a fixed disk "Attached SCSI disk" (the name's device from then on: no longer
+    # removable); a read of an empty or unreadable medium fails with its sense, "sd 2:0:0:1: [sdd] tag#0 Add. Sense:
+    # Medium not present" (4.x+ "tag#N"; before, none; ASC 0x3A and its " - tray open" etc. variants), "Incompatible
+    # medium installed", "Cannot read medium - unknown format" (ASC 0x30: an SD card a reader cannot read), printed
+    # before its "I/O error, dev sdd, sector 0" and "Buffer I/O error on dev sdd, logical block 0, async page read"
+    # lines (Adafruit_TinyUSB_Arduino #455, Dasharo/dasharo-issues #1100). No finding of its own ("quiet": the
+    # stream remembers the device, bounded, Classifier._in_event); the I/O errors of QUIET_ROWS on that device (or a
+    # partition of it) are then no finding: the node's storage is not at fault. A "Not Ready" sense alone is no such
+    # line (a data disk that will not spin up says it too). Were: an error (filesystem_error) per probe.
+    _r("removable_media", None,
+       ["Attached SCSI removable disk", "Attached SCSI disk", "Attached scsi removable disk", "Attached scsi disk",
+        "Medium not present", "Incompatible medium installed", "Cannot read medium"],
+       r"\[(?P<device>sd[a-z]{1,4})\] (?:tag#\d+ )?(?:Add\. Sense: (?P<medium>Medium not present|Incompatible medium "
+       r"installed|Cannot read medium - (?:unknown|incompatible) format)|Attached SCSI (?P<removable>removable )?disk)"
+       r"|Attached scsi (?P<old_removable>removable )?disk (?P<old_device>sd[a-z]{1,4}) at scsi",
+       event=("fs", "quiet")),
     # XFS shuts a filesystem down instead of remounting it: 6.x "XFS (sdb6): Filesystem has been shut down due to
     # log error (0x2).", "Metadata I/O Error (0x1) detected at <fn> (<file>:<line>).  Shutting down filesystem.",
     # "Corruption of in-memory data (0x8) detected at ..", 4.x-5.x "Log I/O Error Detected.  Shutting down
