@@ -363,9 +363,32 @@ CAUGHT = re.compile(r"^(?:(?:DEBUG|INFO):[\w.]+:)?Import of [\w.]+(?: from [\w.]
 # This is normal if your machine has no NVLink equipped.", then pynvml's NVMLError_NotSupported traceback; vLLM went
 # on without its custom all-reduce; was: an application incident, the NVMLError_NotSupported)
 LOGGING_ERROR = "--- Logging error ---"
-CAUGHT_BEFORE = ("WON'T CONVERT ", "Exception ignored ", VLLM_NO_NVLINK, LOGGING_ERROR)
+# And a server's handler of one request, which logs the exception the request raised, answers it (a 500, a 400) and
+# goes on serving the others: uvicorn's (protocols/http/{h11,httptools}_impl.py `run_asgi`, every release: "except
+# BaseException as exc: msg = "Exception in ASGI application\n"; self.logger.error(msg, exc_info=exc)", then a 500
+# unless the response started) under every server on it (vLLM's and SGLang's OpenAI servers, Ray Serve's proxy, FastAPI
+# apps): a client gone mid-stream ("asyncio.exceptions.CancelledError: Cancelled by cancel scope 757f107d7cd0" after
+# starlette's `listen_for_disconnect`, vllm-project/vllm #7173, #7309 "individual requests over the threshold",
+# PR #11737's review: "if you have ever seen starlette errors like" these, from a client's disconnect), a request's bad
+# input; hypercorn's ("Error in ASGI Framework", its `handle_request`'s `await self.config.log.exception(..)`, then a
+# 500); vLLM's own for a prompt it rejects (serving_chat.py / serving_completion.py / serving.py `logger.exception(
+# "Error in preprocessing prompt inputs")` then `create_error_response`, a 400: "ValueError: This model's maximum
+# context length is 4096 tokens. However, your request has 4516 input tokens.", vllm-project/vllm #20409, #19464,
+# PR #21391's server log with its "GET /health" 200 before).  Its whole chain is the one request's (CAUGHT_CHAINED),
+# and an exception that says the server itself died is still read (`FileReader._handled`)
+REQUEST_HANDLED = ("Exception in ASGI application", "Error in ASGI Framework", "Error in preprocessing prompt inputs")
+CAUGHT_BEFORE = ("WON'T CONVERT ", "Exception ignored ", VLLM_NO_NVLINK, LOGGING_ERROR, *REQUEST_HANDLED)
 _CAUGHT_BEFORE = re.compile("|".join(map(re.escape, CAUGHT_BEFORE)))
 CAUGHT_AHEAD = 3
+# A caught traceback's chain ("During handling of the above exception, another exception occurred:" / "The above
+# exception was the direct cause of the following exception:", within CAUGHT_AHEAD lines of its exception line) is
+# the same handled exception printed whole: the next traceback after it is caught too (uvicorn's CancelledError then
+# the request's own exception, or its ExceptionGroup, run_asgi's)
+# What a caught traceback may still end with that is a failure: the death of the server it was caught in (vLLM's engine
+# gone: EngineDeadError, V0's AsyncEngineDeadError and MQEngineDeadError, every request failing after it; the engine's
+# own failure printed elsewhere, this a consequence as CONSEQUENCE_EXCEPTIONS reads it) and whatever the parsers know
+# by its text (a CUDA error, an OOM: a GPU's fault is never hidden by who caught it)
+CAUGHT_FATAL = re.compile(r"(?:^|\.)(?:Async|MQ)?EngineDeadError$")
 # A traceback printed by the frame that handled it, read in one of its frames: multiprocessing's finalizer loop
 # (util.py `_run_finalizers`, every release since 2.6: "try: finalizer() except Exception: traceback.print_exc()", then
 # the next finalizer), run at a process's exit by `_exit_function` and at a worker's end.  A finalizer failing there
@@ -863,7 +886,7 @@ class FileReader:
     # Its attributes, declared (those __init__ sets): why, tests/test_slots.py
     __slots__ = ("name", "clock", "year", "origin", "classifier",
                  # the writers' open tracebacks, blocks and their state, by origin key
-                 "_tracebacks", "_ray_tasks", "_caught", "_announced", "_stopping", "_shm", "_said_stop", "_groups",
+                 "_tracebacks", "_ray_tasks", "_caught", "_announced", "_caught_at", "_stopping", "_shm", "_said_stop", "_groups",
                  "_last_exc", "_chained", "_last_time", "_counts", "_block", "_root_next",
                  # who wrote the lines: ranks, hosts, pids
                  "_ranks", "_pod_hosts", "_pod_hosts_untold", "_pid_ranks", "_pending", "_year_seen", "_merged",
@@ -881,6 +904,7 @@ class FileReader:
         self._ray_tasks: dict[tuple, tuple[int, int, str]] = {}  # origin key -> (line, pid, ip) of Ray's task header
         self._caught: set[tuple] = set()  # origin keys whose open traceback a program logged as handled (CAUGHT)
         self._announced: dict[tuple, int] = {}  # origin key -> line announcing its next traceback handled (CAUGHT_BEFORE)
+        self._caught_at: dict[tuple, int] = {}  # origin key -> line of its caught traceback's exception (CAUGHT_CHAINED)
         self._stopping: dict[tuple, Stopping] = {}  # origin key -> the teardown code its open traceback passed through
         self._shm: set[tuple] = set()  # origin keys whose open traceback passed through a shared-memory frame (SHM_FRAME)
         self._said_stop: dict[tuple, int] = {}  # origin key -> line of its server's word that it is stopping (STOP_SAID)
@@ -1310,17 +1334,24 @@ class FileReader:
             self._shm.add(key)
         if open_tb is not None and not tail[:1].isspace():
             m = facts.EXCEPTION.match(tail)
-            if m is not None and key in self._caught:  # handled where it was raised: the program went on
-                del self._tracebacks[key]
+            classified: Finding | None | bool = False  # False: the exception's line not classified yet
+            if m is not None and key in self._caught:
+                classified = self._caught_classified(at, m.group("type"))
+            if classified is None:
+                del self._tracebacks[key]  # handled where it was raised: the program went on
                 self._caught.discard(key)
                 self._shm.discard(key)
+                if key in self._caught_at or len(self._caught_at) < MAX_KEYS:
+                    self._caught_at[key] = n  # its chain, if one follows, is the same handled exception's
                 return
+            if m is not None:
+                self._caught.discard(key)
             if m is not None:
                 del self._tracebacks[key]
                 cause = self._chained.pop(key, None)
                 named = self._dcp.pop(key, None)
                 ev = self._exception(at, m.group("type"), m.group("message") or "", cause,
-                                     self._stopped(key, m.group("type"), n))
+                                     self._stopped(key, m.group("type"), n), classified)
                 if key in self._shm:  # raised in a shared-memory object's making: a storage error is /dev/shm's
                     self._shm.discard(key)
                     if ev is not None and ev.kind == "storage_error":
@@ -1356,6 +1387,11 @@ class FileReader:
                         yield from self._keep(_of_rank(ev, int(fm.group(1))))
                     return
         if tail.startswith(facts.CHAINED):
+            caught = self._caught_at.pop(key, None)
+            if caught is not None and n - caught <= CAUGHT_AHEAD and \
+                    (key in self._announced or len(self._announced) < MAX_KEYS):
+                self._announced[key] = n  # CAUGHT_CHAINED: the chain's next traceback is the same handled one's
+                return
             last = self._last_exc.get(key)
             if last is not None and n - last[0] <= TRACEBACK_LINES:
                 self._chained[key] = last[1]
@@ -1425,6 +1461,17 @@ class FileReader:
         if tail.endswith(_FINALIZERS_FRAME_END) and key not in self._stopping and \
                 FINALIZERS_FRAME.search(tail) is not None and (key in self._caught or len(self._caught) < MAX_KEYS):
             self._caught.add(key)
+
+    def _caught_classified(self, at: _Line, etype: str) -> Finding | None | bool:
+        """The exception of `etype` on `at`, ending a caught traceback: None where it is no failure, else its line's
+        finding (read once: `_exception` takes it), or False unread, where it says the server that caught it died
+        (CAUGHT_FATAL) or the parsers know its text (a CUDA error, an OOM)."""
+        if CAUGHT_FATAL.search(etype) is not None:
+            return False
+        finding = self._classify(at.rest, at.n)
+        if finding is None or finding.kind == "unclassified" or finding.details.get("consequence"):
+            return None
+        return finding
 
     def _stopped(self, key: tuple, etype: str, n: int) -> str | None:
         """The stop (a STOPPING row's name, or "stop_said") an exception of `etype` ending `key`'s traceback on line `n`
@@ -1529,7 +1576,7 @@ class FileReader:
         return Evidence(kind=fact.kind, severity=fact.severity, attribution="unknown", details=details, **base)
 
     def _exception(self, at: _Line, etype: str, message: str, cause: str | None = None,
-                   stopped: str | None = None) -> Evidence | None:
+                   stopped: str | None = None, classified: Finding | None | bool = False) -> Evidence | None:
         """The exception a traceback ends with (its type, "" where only its message was printed, and message);
         `cause`: the first exception of the chain it ends (Python printed it above, "During handling of the above
         exception" / "The above exception was the direct cause"), whose consequence it is; `stopped`: the healthy stop
@@ -1544,7 +1591,7 @@ class FileReader:
                 details.update(consequence=True, chained_from=cause)
             return ev.with_context(details=details)
         # the parsers know CUDA errors and OOMs by their text: those are theirs
-        finding = self._classify(at.rest, at.n)
+        finding = self._classify(at.rest, at.n) if classified is False else classified
         if finding is not None and finding.kind != "unclassified" and not finding.details.get("consequence"):
             ev = self._from_finding(at, finding)
             if cause:  # raised while handling the chain's first (a CUDA error, an NCCL error): its consequence
