@@ -359,3 +359,22 @@ def test_a_rank_the_in_process_restart_discarded_is_its_writers_witness_live(tmp
         "nvidia_resiliency_ext.inprocess.rank_assignment.RankDiscarded"]
     for name in ("RestartAbort", "RankShouldRestart"):
         assert WITNESSED_CONSEQUENCES.search(f"nvidia_resiliency_ext.inprocess.exception.{name}")
+
+
+HEALTHY = sorted((INCIDENTS.parent / "realworld" / "healthy").glob("*"))
+# Offline, the Fujitsu MLPerf log's helper step ("srun: error: mlperf-h100-0208: task 0: Exited with exit code 1", line
+# 6) is an earlier Slurm step's end the file's later run_stop "success" covers (triage.teardown STEP_ENDS); the agent
+# reads a pod's log in order and says the exit as it comes (RankExited), before any success is stated.
+LIVE_SAYS_EARLIER_STEP = {"mlperf-h100-gx2560m7-llama2-lora-sysjson-step.log": [(6, "RankExited")]}
+
+
+@pytest.mark.parametrize("path", HEALTHY, ids=[p.name for p in HEALTHY])
+def test_healthy_whole_logs_make_no_pod_event_live(tmp_path, path):
+    """The corpus's healthy whole logs (tests/fixtures/realworld/wholelogs.yaml: no failure offline), each read as one
+    pod's log: no finding the agent makes a Pod Event of (c10d's retried connects, NCCL's set-up and teardown chatter,
+    ProcessGroupNCCL's exit warnings, DeepSpeed's op-builder warnings), but for the step end named above."""
+    src, _ = _source(tmp_path / "pods", path.read_bytes().decode("utf-8", "replace").splitlines())
+    tracker, said = WorkloadTracker(Metrics()), []
+    while found := src.poll():
+        said += [(f.line, ev.reason) for ref, f in found if (ev := tracker.observe(ref, f)) is not None]
+    assert said == LIVE_SAYS_EARLIER_STEP.get(path.name, [])
