@@ -374,9 +374,19 @@ LOGGING_ERROR = "--- Logging error ---"
 # 500); vLLM's own for a prompt it rejects (serving_chat.py / serving_completion.py / serving.py `logger.exception(
 # "Error in preprocessing prompt inputs")` then `create_error_response`, a 400: "ValueError: This model's maximum
 # context length is 4096 tokens. However, your request has 4516 input tokens.", vllm-project/vllm #20409, #19464,
-# PR #21391's server log with its "GET /health" 200 before).  Its whole chain is the one request's (CAUGHT_CHAINED),
-# and an exception that says the server itself died is still read (`FileReader._handled`)
-REQUEST_HANDLED = ("Exception in ASGI application", "Error in ASGI Framework", "Error in preprocessing prompt inputs")
+# PR #21391's server log with its "GET /health" 200 before); vLLM's streaming handlers, which log the exception a
+# request's stream raised and answer it with an error event then "[DONE]" (serving_chat.py / chat_completion/serving.py
+# `logger.exception("Error in chat completion stream generator.")`, serving_completion.py `logger.exception("Error in
+# completion stream generator.")`, every release since 0.4: a tool parser's IndexError on one model's output, vLLM
+# #36849, vllm-ascend #10376 with its "GET /metrics" 200 before; its engine's death, vllm-ascend #629's
+# MQEngineDeadError, is CAUGHT_FATAL's); aiohttp's server (web_protocol.py `log_exception("Error handling request",
+# exc_info=exc)`, then a 500 or 400, every release; "aiohttp.server: Error handling request" in Home Assistant's
+# format): a client's bad request line (aio-libs/aiohttp #2644's BadStatusLine, ETS-Next-Gen/writing_observer #19), a
+# request cancelled (home-assistant/core #5007, the next request's line after it).  Its whole chain is the one
+# request's (CAUGHT_CHAINED), and an exception that says the server itself died is still read (`FileReader._handled`)
+REQUEST_HANDLED = ("Exception in ASGI application", "Error in ASGI Framework", "Error in preprocessing prompt inputs",
+                   "Error in chat completion stream generator", "Error in completion stream generator",
+                   "Error handling request")
 CAUGHT_BEFORE = ("WON'T CONVERT ", "Exception ignored ", VLLM_NO_NVLINK, LOGGING_ERROR, *REQUEST_HANDLED)
 _CAUGHT_BEFORE = re.compile("|".join(map(re.escape, CAUGHT_BEFORE)))
 CAUGHT_AHEAD = 3

@@ -97,3 +97,122 @@ def test_the_servers_death_a_handler_caught_stays_a_failure():
         assert exceptions([*frames, end]) == exceptions([*frames[2:], end]) != [], end
     assert [said["exception"] for _, said, _ in TracebackReader().read([*frames, dead])] == [
         "vllm.v1.engine.exceptions.EngineDeadError"]
+
+
+# REAL: vllm-project/vllm-ascend #10376 (https://github.com/vllm-project/vllm-ascend/issues/10376), a vLLM 0.20 server's
+# metrics probe answered, then its chat streaming handler's line and the first frames of a tool parser's failure on one
+# request's output (the rest cut in the copy read: left out).  SYNTHETIC ending: the exception vllm-project/vllm #36849
+# (https://github.com/vllm-project/vllm/issues/36849) names for the same handler's tool parser ("IndexError: list index
+# out of range"), behind #10376's header
+VLLM_ASCEND_10376 = [
+    '(APIServer pid=58284) INFO:     172.30.8.42:41346 - "GET /metrics HTTP/1.1" 200 OK',
+    "(APIServer pid=58284) ERROR 06-09 14:11:06 [serving.py:1272] Error in chat completion stream generator.",
+    "(APIServer pid=58284) ERROR 06-09 14:11:06 [serving.py:1272] Traceback (most recent call last):",
+    '(APIServer pid=58284) ERROR 06-09 14:11:06 [serving.py:1272]   File "/vllm-workspace/vllm/vllm/entrypoints/openai/'
+    'chat_completion/serving.py", line 1005, in chat_completion_stream_generator',
+    "(APIServer pid=58284) ERROR 06-09 14:11:06 [serving.py:1272]     delta_message = parser.parse_delta(",
+    "(APIServer pid=58284) ERROR 06-09 14:11:06 [serving.py:1272]                     ^^^^^^^^^^^^^^^^^^^",
+    '(APIServer pid=58284) ERROR 06-09 14:11:06 [serving.py:1272]   File "/vllm-workspace/vllm/vllm/parser/'
+    'abstract_parser.py", line 631, in parse_delta',
+    "(APIServer pid=58284) ERROR 06-09 14:11:06 [serving.py:1272]     delta_message = self.extract_tool_calls_streaming(",
+    "(APIServer pid=58284) ERROR 06-09 14:11:06 [serving.py:1272]                     "
+    "^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+]
+INDEX_ERROR = "(APIServer pid=58284) ERROR 06-09 14:11:06 [serving.py:1272] IndexError: list index out of range"
+# REAL: vllm-project/vllm-ascend #629 (https://github.com/vllm-project/vllm-ascend/issues/629), verbatim: a vLLM 0.8.4
+# server whose engine process died; the next streaming request's handler logs the engine's death (MQEngineDeadError)
+VLLM_ASCEND_629 = [
+    "ERROR 04-23 17:13:13 [client.py:305] RuntimeError('Engine process (pid 402494) died.')",
+    "ERROR 04-23 17:13:13 [client.py:305] NoneType: None",
+    "ERROR 04-23 17:13:23 [serving_chat.py:885] Error in chat completion stream generator.",
+    "ERROR 04-23 17:13:23 [serving_chat.py:885] Traceback (most recent call last):",
+    'ERROR 04-23 17:13:23 [serving_chat.py:885]   File "/usr/local/lib64/python3.11/site-packages/vllm/entrypoints/'
+    'openai/serving_chat.py", line 487, in chat_completion_stream_generator',
+    "ERROR 04-23 17:13:23 [serving_chat.py:885]     async for res in result_generator:",
+    'ERROR 04-23 17:13:23 [serving_chat.py:885]   File "/usr/local/lib64/python3.11/site-packages/vllm/engine/'
+    'multiprocessing/client.py", line 664, in _process_request',
+    "ERROR 04-23 17:13:23 [serving_chat.py:885]     raise request_output",
+    "ERROR 04-23 17:13:23 [serving_chat.py:885] vllm.engine.multiprocessing.MQEngineDeadError: Engine loop is not "
+    "running. Inspect the stacktrace to find the original error: RuntimeError('Engine process (pid 402494) died.').",
+]
+# REAL: aio-libs/aiohttp #2644 (https://github.com/aio-libs/aiohttp/issues/2644), verbatim: aiohttp's server logging a
+# request it could not parse ("occasionally I see the following error pop up"), the server serving on
+AIOHTTP_2644 = [
+    "Error handling request",
+    "Traceback (most recent call last):",
+    '  File "/usr/local/lib/python3.5/dist-packages/aiohttp/web_protocol.py", line 271, in data_received',
+    "    messages, upgraded, tail = self._request_parser.feed_data(data)",
+    '  File "aiohttp/_http_parser.pyx", line 295, in aiohttp._http_parser.HttpParser.feed_data',
+    "aiohttp.http_exceptions.BadStatusLine: invalid HTTP method",
+]
+# REAL: home-assistant/core #5007 (https://github.com/home-assistant/core/issues/5007), verbatim: aiohttp's server under
+# Home Assistant's log format, a request cancelled, then the next request's error line
+HASS_5007 = [
+    "16-12-19 10:09:39 aiohttp.server: Error handling request",
+    "Traceback (most recent call last):",
+    '  File "/home/hass/.homeassistant/deps/aiohttp/web_server.py", line 61, in handle_request',
+    "    resp = yield from self._handler(request)",
+    '  File "/home/hass/.homeassistant/deps/aiohttp/web.py", line 249, in _handle',
+    "    resp = yield from handler(request)",
+    '  File "/usr/lib/python3.4/asyncio/coroutines.py", line 143, in coro',
+    "    res = yield from res",
+    '  File "/usr/lib/python3.4/asyncio/coroutines.py", line 143, in coro',
+    "    res = yield from res",
+    '  File "/srv/hass/hass_venv/lib/python3.4/site-packages/homeassistant/components/http/__init__.py", line 427, in '
+    "handle",
+    "    result = yield from result",
+    '  File "/srv/hass/hass_venv/lib/python3.4/site-packages/homeassistant/components/api.py", line 123, in get',
+    "    payload = yield from to_write.get()",
+    '  File "/usr/lib/python3.4/asyncio/queues.py", line 186, in get',
+    "    return (yield from waiter)",
+    '  File "/usr/lib/python3.4/asyncio/futures.py", line 388, in __iter__',
+    "    yield self  # This tells Task to wait for completion.",
+    '  File "/usr/lib/python3.4/asyncio/tasks.py", line 286, in _wakeup',
+    "    value = future.result()",
+    '  File "/usr/lib/python3.4/asyncio/futures.py", line 269, in result',
+    "    raise CancelledError",
+    "concurrent.futures._base.CancelledError",
+    "16-12-19 10:09:53 aiohttp.server: Error handling request",
+]
+
+
+def test_a_request_vllms_stream_generator_caught_is_no_failure():
+    """vllm-ascend #10376's server with #36849's IndexError (was: APPLICATION, the IndexError), offline and live; the
+    same frames without the handler's line stay a failure."""
+    lines = [*VLLM_ASCEND_10376, INDEX_ERROR]
+    assert exceptions(lines) == []
+    assert attribute(list(read_lines(lines, "server.log", Clock()))) == []
+    assert TracebackReader().read(lines[1:]) == []
+    assert [e[0] for e in exceptions([*VLLM_ASCEND_10376[2:], INDEX_ERROR])] == ["IndexError"]
+
+
+def test_the_engines_death_a_stream_generator_caught_stays_a_failure():
+    """vllm-ascend #629: the MQEngineDeadError vLLM's streaming handler logs stays the failure offline (CAUGHT_FATAL),
+    as it is without the handler's line; live, as without it too (V0's consequence no witness says:
+    WITNESSED_CONSEQUENCES)."""
+    assert exceptions(VLLM_ASCEND_629) == exceptions(VLLM_ASCEND_629[3:]) != []
+    assert TracebackReader().read(VLLM_ASCEND_629[2:]) == TracebackReader().read(VLLM_ASCEND_629[3:])
+
+
+def test_a_request_aiohttps_server_caught_is_no_failure():
+    """aiohttp #2644's bad request line and Home Assistant #5007's cancelled request (was: APPLICATION, the
+    BadStatusLine / CancelledError), offline and live; without the handler's line they stay failures."""
+    for lines in (AIOHTTP_2644, HASS_5007):
+        assert exceptions(lines) == [], lines[0]
+        assert attribute(list(read_lines(lines, "server.log", Clock()))) == []
+        assert TracebackReader().read(lines) == []
+        assert exceptions(lines[1:]) != [], lines[0]
+
+
+def test_a_pods_log_of_requests_its_handlers_caught_publishes_nothing(tmp_path):
+    """The agent's live reading of a pod's log (agent/sources/podlogs.py, as tests/agent/test_live_exceptions.py
+    drives it): the handlers' lines open the windows read, so the requests they caught publish no exception (was: the
+    IndexError, the BadStatusLine, the CancelledError); vllm-ascend #629's engine death reads as without its handler."""
+    from tests.agent.test_live_exceptions import _exceptions, _source
+
+    for i, lines in enumerate(([*VLLM_ASCEND_10376, INDEX_ERROR], AIOHTTP_2644, HASS_5007)):
+        src, _ = _source(tmp_path / f"pods{i}", lines)
+        assert _exceptions(src.poll()) == [], lines[0]
+    src, _ = _source(tmp_path / "dead", VLLM_ASCEND_629)
+    bare, _ = _source(tmp_path / "bare", VLLM_ASCEND_629[3:])
+    assert [e[2] for e in _exceptions(src.poll())] == [e[2] for e in _exceptions(bare.poll())]
