@@ -211,9 +211,12 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
 # pod would be an Event on every node that logs one and an incident for a job that did not fail), nor Ray's error of
 # an actor that died (RayActorError, ActorDiedError, ActorUnavailableError, OwnerDiedError), which Ray Serve's callers
 # log for a replica its autoscaler killed (`ray.kill`, ray-project/ray #24419); offline reads every consequence (a log
-# handed to triage is a failed job's)
+# handed to triage is a failed job's).  vLLM's engine death in every era: V1's EngineDeadError, V0's MQEngineDeadError
+# (the multiprocessing front end's, "Engine loop is not running", vllm-project/vllm-ascend #629) and
+# AsyncEngineDeadError (was: V0's said by no witness live, read offline)
 WITNESSED_CONSEQUENCES = re.compile(
-    r"(?:^|\.)(?:RayChannel\w*Error|WorkerCrashedError|NodeDiedError|EngineDeadError|ChildFailedError|DistBackendError|"
+    r"(?:^|\.)(?:RayChannel\w*Error|WorkerCrashedError|NodeDiedError|(?:MQ|Async)?EngineDeadError|ChildFailedError|"
+    r"DistBackendError|"
     r"DistNetworkError|DistStoreError|HorovodInternalError|" + NVRX_INPROCESS_ENDS + ")$")
 # exception types that stop a process without failing it (a user's Ctrl-C or a launcher's SIGINT, `sys.exit`, torchelastic's
 # SignalException for the SIGTERM / SIGINT / SIGHUP it was sent: a job told to stop), and any exception chained after

@@ -188,10 +188,13 @@ def test_a_request_vllms_stream_generator_caught_is_no_failure():
 
 def test_the_engines_death_a_stream_generator_caught_stays_a_failure():
     """vllm-ascend #629: the MQEngineDeadError vLLM's streaming handler logs stays the failure offline (CAUGHT_FATAL),
-    as it is without the handler's line; live, as without it too (V0's consequence no witness says:
-    WITNESSED_CONSEQUENCES)."""
+    as it is without the handler's line; live, as without it too, its witness saying it (WITNESSED_CONSEQUENCES: V0's
+    MQEngineDeadError and AsyncEngineDeadError, was V1's EngineDeadError alone)."""
     assert exceptions(VLLM_ASCEND_629) == exceptions(VLLM_ASCEND_629[3:]) != []
-    assert TracebackReader().read(VLLM_ASCEND_629[2:]) == TracebackReader().read(VLLM_ASCEND_629[3:])
+    live = [(row, said) for row, said, _ in TracebackReader().read(VLLM_ASCEND_629[2:])]
+    assert live == [(row, said) for row, said, _ in TracebackReader().read(VLLM_ASCEND_629[3:])]
+    assert [(said["exception"], said.get("consequence")) for _, said in live] == [
+        ("vllm.engine.multiprocessing.MQEngineDeadError", True)]
 
 
 def test_a_request_aiohttps_server_caught_is_no_failure():
