@@ -55,7 +55,7 @@ from .clock import SKEW
 from .facts import FACT_CATEGORY, FR_MISSING_FACTS, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
 from .facts import KARPENTER_EVICTED, NODE_DRAINS, bare_address, loopback as _loopback, own_address, pod_end, pod_ended_as
 from .model import Evidence, Incident, Root, as_int
-from .teardown import ENDED_SIGNALS, Teardown, fails, teardown
+from .teardown import BEFORE_SAVE, ENDED_SIGNALS, Teardown, fails, stated_before, teardown
 
 DEFAULT_WINDOW = 600.0  # seconds a node fault may precede the job's first failure it explains
 
@@ -1244,8 +1244,32 @@ def _slurm_end_said(job: Job, e: Evidence) -> tuple[str, tuple[Evidence, ...]]:
     stated = [s for s in job.stated if s.file == e.file and e.line is not None and s.line < e.line]
     if stated and end.after_success:
         s = max(stated, key=lambda s: s.line)
-        return f"; it came after the job stated its success (line {s.line}): {end.after_success}", (s,)
+        return f"{_success_said(job, s)}: {end.after_success}", (s,)
     return f": {end.said}", ()
+
+
+def _success_said(job: Job, s: Evidence) -> str:
+    """The words an incident's reason says of the job's statement of success `s` its failure came after."""
+    return f"; it came after the job stated its success at {job.file_name(s)}:{s.line}"
+
+
+def _after_success(job: Job, i: Incident) -> Incident:
+    """The incident with the job's statement of its success its root line came after (triage.teardown `stated_before`;
+    the root's evidence is first), and its reason saying so: the job had done its work and the failure is in its
+    teardown or exit (a crash, a hang at exit, a time limit after it: never hidden, triage.teardown), another urgency
+    and owner than a failed training, whatever the category.  A statement made before the final save (BEFORE_SAVE:
+    Megatron's, Lightning's) says so, the save being what may have failed.  The incident as it was where none came
+    before it."""
+    s = stated_before(job.stated, i.evidence[0]) if i.evidence and job.stated else None
+    if s is None:
+        return i
+    said = _success_said(job, s)
+    if said in i.reason:  # said already, with what it means there (SLURM_ENDS after_success)
+        return replace(i, after_success=s)
+    meaning = ("a statement made before its final save, which may be what failed"
+               if s.details.get("fact") in BEFORE_SAVE else "the job had done its work, the failure is in its "
+               "teardown or exit")
+    return replace(i, after_success=s, reason=f"{i.reason}{said}: {meaning}")
 
 
 # What the job's own rerun of a step decides of a rank's non-finite result (facts.py rerun_verdict): the GPU's fault
@@ -1927,7 +1951,7 @@ def attribute(evidence: Iterable[Evidence] | Teardown, window: float = DEFAULT_W
                          f"{len(same)} line(s) of this fault; whether it touched the job is not shown",
                          "node_fault", f"{_what(e)} on {e.host or 'a node'}: another fault in the window", e.time)
         incidents.append(replace(other, support=support(job, other, used | {id(x) for x in same})))
-    return incidents
+    return [_after_success(job, i) for i in incidents]
 
 
 def _incident(job: Job, v: Verdict) -> Incident:

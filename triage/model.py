@@ -114,6 +114,10 @@ class Incident:
     # port above it, its NVLink), each with details "support" saying how it is the root's (triage.attribute
     # `support`); never part of the verdict
     support: tuple[Evidence, ...] = ()
+    # the job's own statement of its success (a job_success line: MLPerf's run_stop "success", a launcher's success
+    # line) the failure came after (triage.teardown `stated_before`): the job had done its work, the failure is in its
+    # teardown or exit, another urgency and owner; the reason says it too.  None: no statement came before it
+    after_success: Evidence | None = None
 
     def __post_init__(self) -> None:
         if self.category not in CATEGORIES:
@@ -139,6 +143,7 @@ class Incident:
             "consequences": self.consequences,
             "rule": self.rule,
             "reason": self.reason,
+            "after_success": _evidence_entry(self.after_success) if self.after_success is not None else None,
         }
 
 

@@ -188,6 +188,23 @@ def teardown(evidence: Iterable[Evidence]) -> Teardown:
     return Teardown(kept, noise, earlier)
 
 
+def stated_before(stated: Iterable[Evidence], e: Evidence) -> Evidence | None:
+    """The job's statement of its own success (job_success evidence among `stated`) that a failure `e` came after:
+    its own file's latest before its line, within TEARDOWN_WINDOW where both have a time (`covering`, any kind: a
+    hang's too, the failure is said, never hidden), else another file's latest made before it on the job's aligned
+    clock, within TEARDOWN_WINDOW (rank 0 states MLPerf's run_stop, another rank's or node's file crashes); None where
+    none was.  What an incident says of a failure in the teardown or exit of a job that had done its work
+    (triage.attribute `_after_success`: an SRE's different urgency and owner), whatever its category."""
+    stated = [s for s in stated if s.kind == "job_success" and s.line is not None]
+    own = covering([(s.line, file_time(s.time), "", s) for s in stated if s.file == e.file], e.line, file_time(e.time))
+    if own is not None:
+        return own[3]
+    at = file_time(e.time)
+    others = [s for s in stated if s.file != e.file and s.time is not None and at is not None
+              and 0 < at - s.time.timestamp() <= TEARDOWN_WINDOW]
+    return max(others, key=lambda s: s.time) if others else None
+
+
 def _later(stated: Sequence[S], line: int | None) -> S | None:
     """The first statement of success among `stated` (one file's, by line) made after `line`, else None."""
     after = [s for s in stated if line is not None and s[0] is not None and s[0] > line]

@@ -298,7 +298,7 @@ def test_a_time_limit_after_the_success_is_the_applications_hang_at_exit():
     [incident] = attribute(evidence({"result_0.txt": ORACLE_LINES}))
     assert (incident.category, incident.rule, incident.root.kind, incident.root.rank, incident.root.host) == \
         ("application", "first_failure", "job_ended", 0, "gpu-153")
-    assert "after the job stated its success (line 1)" in incident.reason and "hung at exit" in incident.reason
+    assert "after the job stated its success at result_0.txt:1" in incident.reason and "hung at exit" in incident.reason
     assert [e.kind for e in incident.evidence][:2] == ["job_ended", "job_success"]
     # SYNTHETIC: the same lines without the statement: a time limit, still the job's own, said as such
     [alone] = attribute(evidence({"result_0.txt": ORACLE_LINES[1:]}))
@@ -421,3 +421,65 @@ def test_only_a_slurm_steps_end_before_the_same_files_success_is_an_earlier_step
         assert attribute(evidence({"train.log": [RANK_FAILED, done]})) != [], done
     # a statement before the exit code 1 covers it no more than before: a crash after the success is the job's
     assert [i.root.kind for i in attribute(evidence({"train.log": [FUJITSU_RUN_STOP, SYSJSON_EXIT]}))] == ["rank_exit"]
+
+
+SUPERMICRO = INCIDENT.parent / "mlperf-v50-supermicro-retinanet-abort-after-success" / "logs"
+# REAL: mlcommons/training_results_v5.0 Supermicro/results/AS-A126GS-TNBR/retinanet/result_02.txt (its last 293 lines,
+# https://github.com/mlcommons/training_results_v5.0/blob/0fdc28f013256aea84fa36fdaf1e0fa46094b18c/Supermicro/results/AS-A126GS-TNBR/retinanet/result_02.txt)
+SUPERMICRO_LINES = (SUPERMICRO / "result_02.txt").read_text().splitlines()
+AT_EXIT = "the job had done its work, the failure is in its teardown or exit"
+
+
+def test_a_crash_after_the_success_says_it_came_after_it():
+    """Supermicro's run: run_stop success (line 9), then ranks 1-7 abort on NCCL's `invalid usage` creating a barrier's
+    communicator at exit (exit code 134) and rank 0 runs into the step's time limit.  The verdict is as before (the
+    application's, on as-a126gs-tnbr: a crash is never teardown); was: no word of the success before it, the SRE
+    left to read a good training result as a failed one.  Now the incident carries the statement (`after_success`)
+    and its reason says the failure came after it, at its file and line."""
+    [incident] = attribute(evidence({"result_02.txt": SUPERMICRO_LINES}))
+    assert (incident.category, incident.root.kind, incident.root.host) == ("application", "nccl_error", "as-a126gs-tnbr")
+    s = incident.after_success
+    assert s is not None and (s.kind, s.file, s.line) == ("job_success", "result_02.txt", 9)
+    assert '"key": "run_stop"' in s.text
+    assert incident.reason.endswith(f"; it came after the job stated its success at result_02.txt:9: {AT_EXIT}")
+    assert incident.to_dict()["after_success"]["line"] == 9
+    # the same lines without the statement: the same verdict, no word of a success
+    [alone] = attribute(evidence({"result_02.txt": SUPERMICRO_LINES[:8] + SUPERMICRO_LINES[9:]}))
+    assert (alone.category, alone.root.kind, alone.after_success) == ("application", "nccl_error", None)
+    assert "stated its success" not in alone.reason and alone.to_dict()["after_success"] is None
+
+
+def test_the_command_says_the_crash_came_after_the_success():
+    """The text output's `why` and the JSON document's `after_success` (the statement's file, line, time, text)."""
+    r = CliRunner().invoke(main, ["triage", str(SUPERMICRO)])
+    why = [line for line in r.output.splitlines() if line.lstrip().startswith("why:")]
+    assert len(why) == 1 and f"it came after the job stated its success at result_02.txt:9: {AT_EXIT}" in why[0]
+    doc = json.loads(CliRunner().invoke(main, ["triage", "--format", "json", str(SUPERMICRO)]).stdout)
+    [i] = doc["incidents"]
+    assert i["after_success"]["line"] == 9 and i["after_success"]["kind"] == "job_success"
+    assert i["after_success"]["file"].endswith("result_02.txt") and "run_stop" in i["after_success"]["text"]
+
+
+def test_every_incident_after_the_success_says_so_once():
+    """Oracle's hang at exit says the statement once, with the time limit's meaning there; torchtitan's abort at exit
+    (AICrossSim: "Training completed", then SIGABRT) says it with the general meaning; a statement Megatron makes
+    before its final save says so.  Another file's statement counts where the clock puts it before the failure."""
+    [oracle] = attribute(evidence({"result_0.txt": ORACLE_LINES}))
+    assert oracle.after_success is not None and oracle.after_success.line == 1
+    assert oracle.reason.count("stated its success") == 1 and AT_EXIT not in oracle.reason
+    [titan] = attribute(evidence({"train.log": TITAN}))
+    assert titan.after_success is not None and titan.after_success.line == 5
+    assert titan.reason.endswith(f"; it came after the job stated its success at train.log:5: {AT_EXIT}")
+    # SYNTHETIC files: one node's file states the success (ms-swift's, stamped 18:00:31), another node's watchdog hangs
+    # 18 minutes later: not that file's teardown (another file's statement hides nothing), but after the success
+    [other] = attribute(evidence({"node0.log": SWIFT[:2], "node1.log": SWIFT[2:]}))
+    assert other.root.kind == "nccl_hang"
+    assert other.after_success is not None and (other.after_success.file, other.after_success.line) == ("node0.log", 2)
+    assert other.reason.endswith(f"; it came after the job stated its success at node0.log:2: {AT_EXIT}")
+    # ... never where the other file's statement has no time to place it (MLPerf's MLLOG line: its time_ms is no stamp)
+    [unplaced] = attribute(evidence({"rank0.log": ORACLE_LINES[:1], "result_0.txt": ORACLE_LINES[1:]}))
+    assert unplaced.after_success is None and "stated its success" not in unplaced.reason
+    # SYNTHETIC order of REAL lines: before Megatron's final save
+    [megatron] = attribute(evidence({"train.log": [MEGATRON_DONE, RANK_FAILED]}))
+    assert megatron.root.kind == "rank_exit" and megatron.after_success is not None
+    assert megatron.reason.endswith("at train.log:1: a statement made before its final save, which may be what failed")
