@@ -1349,6 +1349,13 @@ class PodLogSource(Source):
             if not self.turn(emit):
                 stop.wait(0.25)
         self.save()
+        self.close()
+
+    def close(self) -> None:
+        """Every followed file closed (the loop's end; its offsets saved before): a source stopped holds no descriptor
+        (an agent built and stopped in one process, as tests and the bench do, would hold one a followed file)."""
+        for tail in self.tails.values():
+            self._close(tail)
 
     def turn(self, emit: Callable, now: float | None = None) -> bool:
         """One turn of the source's loop (`run`), on the thread that reads: the files discovered when `scan_seconds`

@@ -405,17 +405,21 @@ LIVE_XID79 = (b"[6781741.548779] NVRM: Xid (PCI:0000:91:00): 79, pid='<unknown>'
 def _printed_while_the_pipe_stays_open(*args: str, until: bytes, wait: float = 10.0) -> bytes:
     """`gpu-npd parse ARGS` reading a pipe whose writer writes LIVE_XID79 and keeps it open (`dmesg -w | gpu-npd
     parse`): what parse printed by the time `until` appeared on its stdout, or within `wait` seconds."""
-    import select
+    import selectors
     import time
 
     proc = subprocess.Popen([*GPU_NPD, "parse", "--nvml", "off", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
+    # (a selector, not select.select: a descriptor past 1,024, in a pytest worker that earlier tests left holding
+    # many, is out of select()'s range)
+    ready = selectors.DefaultSelector()
+    ready.register(proc.stdout, selectors.EVENT_READ)
     try:
         proc.stdin.write(LIVE_XID79)
         proc.stdin.flush()
         shown, deadline = b"", time.monotonic() + wait
         while until not in shown and time.monotonic() < deadline:
-            if select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            if ready.select(max(0.0, deadline - time.monotonic())):
                 data = os.read(proc.stdout.fileno(), 65536)
                 if not data:
                     break
@@ -423,6 +427,7 @@ def _printed_while_the_pipe_stays_open(*args: str, until: bytes, wait: float = 1
         assert proc.poll() is None  # the pipe is still open: parse is waiting for the next line
         return shown
     finally:
+        ready.close()
         proc.stdin.close()  # the writer ends: parse reads the end, prints the rest and exits
         proc.stdout.read()
         proc.stderr.read()
