@@ -52,7 +52,8 @@ from parsers.rules import CUDA_CONTAINED, GPU_OOM_HELD, NCCL_TEXT, NVSMI_NO_GPU,
 from parsers.units import duration
 
 from .clock import SKEW
-from .facts import FACT_CATEGORY, FR_MISSING_FACTS, JOB_TABLE, NEVER_STARTED, POD_ENDS, SHM_LINE, SIGNALS, WHY_OOM
+from .facts import (FACT_CATEGORY, FR_MISSING_FACTS, JOB_TABLE, NEVER_STARTED, POD_ENDS, QUEUE_PREEMPTION, SHM_LINE,
+                    SIGNALS, WHY_OOM)
 from .facts import KARPENTER_EVICTED, NODE_DRAINS, bare_address, loopback as _loopback, own_address, pod_end, pod_ended_as
 from .model import Evidence, Incident, Root, as_int
 from .teardown import BEFORE_SAVE, ENDED_SIGNALS, Teardown, fails, stated_before, teardown
@@ -400,13 +401,18 @@ class Job:
         # the pods the kubelet said it started a container of (pod_started, context), by name, else by file (a
         # describe's Events table naming no pod): `ran`
         self.started = {_pod_key(e) for e in raw if e.kind == "pod_started"}
+        # Kueue's admissions of a workload (queue_admitted, context), each file's last line of one: `readmitted`
+        self.admitted: dict[str | None, int] = {}
+        for e in raw:
+            if e.kind == "queue_admitted" and e.line is not None:
+                self.admitted[e.file] = max(self.admitted.get(e.file, e.line), e.line)
         # a total order, whatever the order the evidence came in: time, then where it was read
         self.evidence = sorted(filled, key=lambda e: (_ts(e), e.file or "", e.line or 0, e.kind, e.text))
         timeouts = [e.timeout_ms / 1000.0 for e in self.evidence if e.timeout_ms]
         # a watchdog reports its timeout after the collective began to hang: the window reaches back that much further
         self.window = window + max(timeouts, default=0.0)
         # the pod ends the kubelet's retry got past (`ran`), by id: no failure, nor one of a gang that failed alike
-        self.got_past = {id(e) for e in self.evidence if self.ran(e)}
+        self.got_past = {id(e) for e in self.evidence if self.ran(e) or self.readmitted(e)}
         self.failures = [e for e in self.evidence if fails(e) and id(e) not in self.got_past]
         # the failures that are consequences (what a failure elsewhere makes a healthy rank print), in order
         self.symptoms = [e for e in self.failures if is_consequence(e)]
@@ -551,6 +557,14 @@ class Job:
         ran)."""
         end = POD_ENDS.get(e.details.get("pod_end")) if e.kind == "job_ended" else None
         return end is not None and end.ended == NEVER_STARTED and _pod_key(e) in self.started
+
+    def readmitted(self, e: Evidence) -> bool:
+        """Kueue's preemption of a workload (facts.QUEUE_PREEMPTION: the queue's own decision, the workload requeued)
+        that a Kueue admission follows in the same Events (`admitted`: a later line of its file, describe's table
+        and `kubectl get events` in order of time): the queue admitted it again and it runs, no failure of the job
+        (kubernetes-sigs/kueue #2012's "Preempted to accommodate a workload .." then "Admitted (x2 over 10m)")."""
+        return (e.kind == "job_ended" and e.details.get("pod_end") == "Preempted" and e.line is not None
+                and e.line < self.admitted.get(e.file, -1) and QUEUE_PREEMPTION.search(e.text) is not None)
 
     def file_name(self, e: Evidence) -> str | None:
         """The line's file as the reasons name it (`names`, the caller's: `file_names`), else as it is."""

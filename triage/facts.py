@@ -209,6 +209,9 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("pod_started", "the kubelet started a container of a pod (its Started Event): the pod ran, so a pod end "
             "that says it never started (a volume it could not mount, an image it could not pull, then retried) is no "
             "failure of it (triage.attribute Job.ran)", context=True),
+    JobKind("queue_admitted", "Kueue admitted a workload (its Admitted Event, the job's Started Event \"Admitted by "
+            "clusterQueue ..\"): a preemption Kueue said before it in the same Events is one the queue requeued and "
+            "admitted again, no failure of the job (triage.attribute Job.readmitted)", context=True),
     JobKind("pod_not_ready", "the node controller marked a pod not ready, its node's Ready condition no longer True "
             "(its NodeNotReady Event): the taint manager's deletion of that pod after it is for its node not ready "
             "(triage.attribute Job.not_ready)", context=True),
@@ -296,6 +299,13 @@ def _event_row(reason: str, obj: str, group: str, gap: int = 400) -> str:
 # memory limit, --mem) and a container Kubernetes reports OOMKilled (its cgroup's limit; the kubelet's node-pressure
 # eviction is "Evicted", POD_ENDS).
 WHY_OOM = {"OUT OF MEMORY": "cgroup", "OOMKilled": "cgroup"}
+# Kueue's preemption of a workload, its words after "Preempted " (pkg/scheduler/preemption/preemption.go: "Preempted to
+# accommodate a workload (UID: ..) due to prioritization in the ClusterQueue", ".. in the ClusterQueue", ".. due to
+# reclamation within the cohort"; an older "Preempted to accommodate a higher priority Workload"): the k8s_ended row
+# reads it a preemption, and a Kueue admission after it in the same Events (the kueue_admitted row) the queue's requeue
+# (triage.attribute Job.readmitted)
+QUEUE_PREEMPTED = r"to accommodate a (?:workload|higher priority [Ww]orkload)\b"
+QUEUE_PREEMPTION = re.compile(r"\bPreempted " + QUEUE_PREEMPTED)
 
 
 # ---- a pod Kubernetes itself ended ------------------------------------------------------------------------------
@@ -1258,6 +1268,18 @@ FACTS: tuple[Fact, ...] = (
     _f("k8s_started", "pod_started", ["Started container"],
        _event_row(r"Normal\s+Started", "pod", "pod") + r"Started container\b",
        "info"),
+    # Kueue admitting a workload (pkg/scheduler scheduler.go's Event on the Workload, reason Admitted: "Admitted by
+    # ClusterQueue %v", later "Admitted by ClusterQueue %v, wait time since reservation was %.0fs"; its job reconciler's
+    # on the job it unsuspends, reason Started: "Admitted by clusterQueue %v", pkg/controller/jobframework
+    # reconciler.go): describe's Events row, `kubectl get events`' (its object "workload/<name>", "job/<name>").  After
+    # Kueue's own preemption of the workload (QUEUE_PREEMPTION) in the same Events, the queue requeued and admitted it
+    # again: the job runs, the preemption is none of its failures ("Preempted .. to accommodate a workload" then
+    # "Admitted (x2 over 10m)", kubernetes-sigs/kueue #2012).  An Event row only: the Workload's Admitted condition's
+    # message says no time (a -o yaml's conditions are in no order of time)
+    _f("kueue_admitted", "queue_admitted", ["Admitted by ClusterQueue ", "Admitted by clusterQueue "],
+       _event_row(r"Normal\s+(?:Admitted|Started)", r"[a-z][a-z0-9.\-]{0,62}", "qobj") +
+       r"Admitted by [Cc]lusterQueue \S",
+       "info"),
     # The node controller marking the pod not ready, its node's Ready condition no longer True (pkg/controller/util/
     # node MarkPodsNotReady, `recorder.Event(pod, Warning, "NodeNotReady", "Node is not ready")`): describe's Events
     # row, `kubectl get events`' ("16m Warning NodeNotReady pod/java-demo-api-5b876b98f8-nc7ct Node is not ready",
@@ -1377,7 +1399,7 @@ FACTS: tuple[Fact, ...] = (
        r"(?P<tpod>(?:" + _K8S_NS + "/)?" + _K8S_NAME + r")(?: from Node (?P<tnode>" + HOST_WORD + r"))?"
        r"(?=\s|$)|"
        r"\b(?P<why4>Preempted) (?:by .{1,300}? on node |in order to admit critical pod|"
-       r"to accommodate a (?:workload|higher priority [Ww]orkload)\b)|"
+       r"" + QUEUE_PREEMPTED + r")|"
        r"The node was low on resource: (?P<resource>[\w.\-/]+)|"
        # the topology manager's refusal by its words: its error's message, and 1.16's reason as `kubectl get pods`
        # prints it in its STATUS column (TopologyAffinityError, read anywhere above, is its word since)

@@ -549,6 +549,49 @@ def test_kueues_preemption_message_alone_is_the_schedulers(line):
     assert (e.details["pod_end"], e.details["why"]) == ("Preempted", "PREEMPTION")
 
 
+def test_kueues_preemption_of_a_workload_it_then_admitted_again_is_no_failure():
+    """Was: kubernetes-sigs/kueue #2012's workload Events (`kubectl describe workloads/..`: "Preempted to accommodate a
+    workload .." then "Admitted (x2 over 10m)  Admitted by ClusterQueue cluster-queue") read as the job's incident,
+    "the scheduler preempted it", though Kueue requeued the workload and admitted it again: the queue's decision, the
+    job runs.  Now a Kueue admission after Kueue's preemption in the same Events (the kueue_admitted row, context)
+    makes the preemption no failure; without the admission, or with it only before, the same preemption is still the
+    root (the workload's conditions alone, kueue-workload-preempted.txt, too: test above)."""
+    name = "kueue-workload-preempted-readmitted.txt"
+    found = _all(name)
+    assert [(e.kind, e.line) for e in found if e.kind in ("job_ended", "queue_admitted")] == \
+        [("job_ended", 4), ("queue_admitted", 6)]
+    assert attribute(found) == []
+    [incident] = attribute(_all(name, drop="Admitted by ClusterQueue"))
+    assert incident.category == "infrastructure" and "Preempted" in incident.reason
+    # the admission before the preemption (the workload's first): the preemption stands
+    lines = (ENDED / name).read_text().splitlines(True)
+    admitted = [line for line in lines if "Admitted by ClusterQueue" in line]
+    before = list(read_lines(admitted + [line for line in lines if line not in admitted], "before.txt", Clock()))
+    assert len(attribute(before)) == 1
+    # a scheduler's preemption of a pod is no queue's requeue, whatever Kueue admitted after it (constructed: the
+    # scheduler's Event message, kubernetes/kubernetes pkg/scheduler, before the same admission row)
+    pod = "  Normal  Preempted      10m                default-scheduler  Preempted by ns/hi on node gpu-1\n"
+    assert len(attribute(list(read_lines([pod, admitted[0]], "pod.txt", Clock())))) == 1
+
+
+@pytest.mark.parametrize("line", [
+    # kubernetes-sigs/kueue #2012 (describe's row of a Workload; Kueue's pkg/scheduler Event, reason Admitted)
+    "  Normal  Admitted       26m (x14 over 43m)  kueue-admission  Admitted by ClusterQueue cluster-queue, wait time "
+    "since reservation was 0s",
+    # constructed from Kueue's jobframework reconciler.go (the job's Started Event, "Admitted by clusterQueue %v") as
+    # `kubectl get events` prints it
+    "5m          Normal    Started    job/sample-job-abc    Admitted by clusterQueue cluster-queue",
+])
+def test_kueues_admission_events_are_read(line):
+    assert [e.kind for e in read_lines([line], "x.txt", Clock())] == ["queue_admitted"]
+
+
+def test_kueues_admitted_condition_is_no_admission_event():
+    """The Workload's Admitted condition (-o yaml, describe's Status) says no time among the others: no admission."""
+    assert [e.kind for e in read_lines(["    Message:               Admitted by ClusterQueue cluster-queue\n"],
+                                       "x.txt", Clock())] == []
+
+
 # ---- a pod the kubelet refused at admission, short of a device: "OutOf<resource>" --------------------------------
 
 OUT_OF_GPU = Path(__file__).resolve().parent.parent / "fixtures" / "incidents" / "gke-accelerators-100-out-of-gpu"
@@ -1185,6 +1228,33 @@ def test_a_failed_mount_of_a_pod_the_kubelet_then_started_is_no_root(name, pod):
     assert attribute(_all(name)) == []
     [incident] = attribute(_all(name, drop="Started container"))
     assert incident.reason.startswith(f"pod {pod} never started (FailedMount: ")
+
+
+def test_a_configmap_mount_warning_of_a_pod_that_then_started_in_the_old_describe_format_is_no_root():
+    """kubeflow/spark-operator #784 (regression; was already right): "FailedMount .. configmap .. not found" then
+    Pulled, Created and a bare "Started container" (1.x's "kubelet, vagrant" source, no container named) in one
+    describe naming no pod: the pod ran, no incident; without the Started row, the pod that never started."""
+    name = "describe-failed-mount-configmap-then-started.txt"
+    assert [e.kind for e in _all(name) if e.kind in ("job_ended", "pod_started")] == ["job_ended", "pod_started"]
+    assert attribute(_all(name)) == []
+    [incident] = attribute(_all(name, drop="Started container"))
+    assert "never started (FailedMount: " in incident.reason
+
+
+@pytest.mark.parametrize("line", [
+    # NVIDIA-AI-Blueprints/rag #31 (a NIM LLM's startup probe while it loads, 2x DGX H100)
+    'Warning  Unhealthy  16s (x292 over 50m)  kubelet  Startup probe failed: Get "http://172.29.94.143:8000/v1/health/'
+    'ready": dial tcp 172.29.94.143:8000: connect: connection refused',
+    # paperclipinc/openclaw-operator #344 (describe's Events while the server comes up)
+    '  Warning  Unhealthy  93s                kubelet            Startup probe failed: Get "http://10.42.0.181:18790/'
+    'healthz": read tcp 10.42.0.1:47222->10.42.0.181:18790: read: connection reset by peer',
+    '  Warning  Unhealthy  68s (x3 over 98s)  kubelet            Startup probe failed: Get "http://10.42.0.181:18790/'
+    'healthz": EOF',
+])
+def test_a_probe_failing_while_the_server_loads_is_no_evidence(line):
+    """A serving pod's startup / readiness probe refused while its server loads a model (regression; was already
+    right): the kubelet's Unhealthy Event is no failure, nor its connection words a network fault's."""
+    assert list(read_lines([line], "describe.txt", Clock())) == []
 
 
 def test_a_pod_that_ran_after_its_mount_warning_counts_as_one_that_ran_in_the_gang():
