@@ -4282,7 +4282,7 @@ RULES: tuple[Rule, ...] = (
        ["Error applying MIG configuration with hooks: ", "Resetting GPU ", "could not be reset:", "Error resetting "],
        r"(?:\bError applying MIG configuration with hooks: |(?:\blevel=(?:error|fatal) msg=\"(?:\\n)?|"
        r"\b(?:ERRO|FATA)\[\d{1,8}\] )(?=Resetting GPU |The following GPUs could not be reset:|Error resetting ))"
-       r"(?P<driver_error>Resetting GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7] is not supported\.|"
+       r"(?P<driver_error>Resetting GPU " + PCI + r" is not supported\.|"
        r"The following GPUs could not be reset:|[^\n\"\\]{1,200})", event=("mig_apply", "join")),
     # The NVIDIA device plugin refusing to start on a node whose MIG layout does not fit its MIG strategy: 0.9's
     # "panic: At least one device with migEnabled=true was not configured correctly: No MIG devices associated with

@@ -214,10 +214,10 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
 # handed to triage is a failed job's).  vLLM's engine death in every era: V1's EngineDeadError, V0's MQEngineDeadError
 # (the multiprocessing front end's, "Engine loop is not running", vllm-project/vllm-ascend #629) and
 # AsyncEngineDeadError (was: V0's said by no witness live, read offline)
+ENGINE_DEAD = r"(?:MQ|Async)?EngineDeadError"
 WITNESSED_CONSEQUENCES = re.compile(
-    r"(?:^|\.)(?:RayChannel\w*Error|WorkerCrashedError|NodeDiedError|(?:MQ|Async)?EngineDeadError|ChildFailedError|"
-    r"DistBackendError|"
-    r"DistNetworkError|DistStoreError|HorovodInternalError|" + NVRX_INPROCESS_ENDS + ")$")
+    r"(?:^|\.)(?:RayChannel\w*Error|WorkerCrashedError|NodeDiedError|" + ENGINE_DEAD + r"|ChildFailedError|"
+    r"DistBackendError|DistNetworkError|DistStoreError|HorovodInternalError|" + NVRX_INPROCESS_ENDS + ")$")
 # exception types that stop a process without failing it (a user's Ctrl-C or a launcher's SIGINT, `sys.exit`, torchelastic's
 # SignalException for the SIGTERM / SIGINT / SIGHUP it was sent: a job told to stop), and any exception chained after
 # one: consequences like those above, but no failure at all, where those are a failure whose cause is elsewhere
@@ -401,7 +401,7 @@ CAUGHT_AHEAD = 3
 # gone: EngineDeadError, V0's AsyncEngineDeadError and MQEngineDeadError, every request failing after it; the engine's
 # own failure printed elsewhere, this a consequence as CONSEQUENCE_EXCEPTIONS reads it) and whatever the parsers know
 # by its text (a CUDA error, an OOM: a GPU's fault is never hidden by who caught it)
-CAUGHT_FATAL = re.compile(r"(?:^|\.)(?:Async|MQ)?EngineDeadError$")
+CAUGHT_FATAL = re.compile(r"(?:^|\.)" + ENGINE_DEAD + "$")
 # A traceback printed by the frame that handled it, read in one of its frames: multiprocessing's finalizer loop
 # (util.py `_run_finalizers`, every release since 2.6: "try: finalizer() except Exception: traceback.print_exc()", then
 # the next finalizer), run at a process's exit by `_exit_function` and at a worker's end.  A finalizer failing there
@@ -1333,7 +1333,7 @@ class FileReader:
                 self._stopping.pop(key, None)
                 self._shm.discard(key)
                 self._teardown_frame(tail, key)
-                self._finalizer_frame(tail, key)
+                self._frame_marks(tail, key)
             # else a frame no exception line ends (faulthandler's `  File "x.py", line 10 in f`, a dump of every
             # thread): no fact or rule is in a frame, so it is not read further (the prefilter's FRAME_WORD routes
             # every frame line here: read on, each cost the rows' ~30 us)
@@ -1341,10 +1341,7 @@ class FileReader:
         if open_tb is not None and tail.endswith(_STOPPING_ENDS):
             self._teardown_frame(tail, key)
         if open_tb is not None:
-            self._finalizer_frame(tail, key)
-        if open_tb is not None and tail.endswith(_SHM_FRAME_END) and SHM_FRAME.search(tail) is not None and \
-                (key in self._shm or len(self._shm) < MAX_KEYS):
-            self._shm.add(key)
+            self._frame_marks(tail, key)
         if open_tb is not None and not tail[:1].isspace():
             m = facts.EXCEPTION.match(tail)
             classified: Finding | None | bool = False  # False: the exception's line not classified yet
@@ -1359,7 +1356,6 @@ class FileReader:
                 return
             if m is not None:
                 self._caught.discard(key)
-            if m is not None:
                 del self._tracebacks[key]
                 cause = self._chained.pop(key, None)
                 named = self._dcp.pop(key, None)
@@ -1467,13 +1463,17 @@ class FileReader:
                 self._stopping[key] = row
                 return
 
-    def _finalizer_frame(self, tail: str, key: tuple) -> None:
-        """A frame line of `key`'s open traceback: in multiprocessing's finalizer loop (FINALIZERS_FRAME), the
-        traceback is one the loop handled and printed, whatever it ends with; one that passed through teardown code
-        before it (`_exit_function`: the exception escaped the loop) stays that code's stop."""
+    def _frame_marks(self, tail: str, key: tuple) -> None:
+        """What a frame line of `key`'s open traceback (with its header or without) says of the traceback: in
+        multiprocessing's finalizer loop (FINALIZERS_FRAME), one the loop handled and printed, whatever it ends with (one
+        that passed through teardown code before it, `_exit_function`: the exception escaped the loop, stays that code's
+        stop); in a shared-memory object's making (SHM_FRAME), a storage error it ends is /dev/shm's."""
         if tail.endswith(_FINALIZERS_FRAME_END) and key not in self._stopping and \
                 FINALIZERS_FRAME.search(tail) is not None and (key in self._caught or len(self._caught) < MAX_KEYS):
             self._caught.add(key)
+        elif tail.endswith(_SHM_FRAME_END) and SHM_FRAME.search(tail) is not None and \
+                (key in self._shm or len(self._shm) < MAX_KEYS):
+            self._shm.add(key)
 
     def _caught_classified(self, at: _Line, etype: str) -> Finding | None | bool:
         """The exception of `etype` on `at`, ending a caught traceback: None where it is no failure, else its line's

@@ -201,7 +201,7 @@ def stated_before(stated: Iterable[Evidence], e: Evidence) -> Evidence | None:
         return own[3]
     at = file_time(e.time)
     others = [s for s in stated if s.file != e.file and s.time is not None and at is not None
-              and 0 < at - s.time.timestamp() <= TEARDOWN_WINDOW]
+              and 0 < at - file_time(s.time) <= TEARDOWN_WINDOW]
     return max(others, key=lambda s: s.time) if others else None
 
 

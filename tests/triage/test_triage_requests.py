@@ -59,19 +59,23 @@ def exceptions(lines: list[str]) -> list[tuple]:
             for e in read_lines(lines, "server.log", Clock()) if e.severity in ("error", "critical")]
 
 
+def assert_handled(lines: list[str], live_from: int = 0) -> None:
+    """No failure in `lines`: no exception offline, no incident, and nothing the live reader publishes of the window
+    opened at `live_from` (a handler's line or before it)."""
+    assert exceptions(lines) == []
+    assert attribute(list(read_lines(lines, "server.log", Clock()))) == []
+    assert TracebackReader().read(lines[live_from:]) == []
+
+
 def test_a_request_uvicorn_caught_is_no_failure():
     """vLLM #7173: the CancelledError of a client gone mid-stream under uvicorn's handler (was: APPLICATION)."""
-    assert exceptions(VLLM_7173) == []
-    assert attribute(list(read_lines(VLLM_7173, "server.log", Clock()))) == []
-    assert TracebackReader().read(VLLM_7173) == []
+    assert_handled(VLLM_7173)
 
 
 def test_a_caught_requests_chain_is_the_same_handled_exception():
     """truss #476: anyio's WouldBlock, then EndOfStream chained after it (was: APPLICATION, the WouldBlock, and its
     consequence); the same chain without the handler's line stays a failure."""
-    assert exceptions(TRUSS_476) == []
-    assert attribute(list(read_lines(TRUSS_476, "server.log", Clock()))) == []
-    assert TracebackReader().read(TRUSS_476) == []
+    assert_handled(TRUSS_476)
     assert [e[0] for e in exceptions(TRUSS_476[1:])] == ["anyio.WouldBlock", "anyio.EndOfStream"]
 
 
@@ -79,9 +83,7 @@ def test_a_prompt_vllm_rejected_is_no_failure():
     """PR #21391's server with specreason #4's ValueError (was: APPLICATION, the ValueError); its frames past
     CAUGHT_AHEAD of another announcement stay read."""
     lines = [*VLLM_21391, SPECREASON_4]
-    assert exceptions(lines) == []
-    assert attribute(list(read_lines(lines, "server.log", Clock()))) == []
-    assert TracebackReader().read(lines[4:]) == []
+    assert_handled(lines, live_from=4)
     assert [e[0] for e in exceptions([*VLLM_21391[5:], SPECREASON_4])] == ["ValueError"]
 
 
@@ -180,9 +182,7 @@ def test_a_request_vllms_stream_generator_caught_is_no_failure():
     """vllm-ascend #10376's server with #36849's IndexError (was: APPLICATION, the IndexError), offline and live; the
     same frames without the handler's line stay a failure."""
     lines = [*VLLM_ASCEND_10376, INDEX_ERROR]
-    assert exceptions(lines) == []
-    assert attribute(list(read_lines(lines, "server.log", Clock()))) == []
-    assert TracebackReader().read(lines[1:]) == []
+    assert_handled(lines, live_from=1)
     assert [e[0] for e in exceptions([*VLLM_ASCEND_10376[2:], INDEX_ERROR])] == ["IndexError"]
 
 
@@ -201,9 +201,7 @@ def test_a_request_aiohttps_server_caught_is_no_failure():
     """aiohttp #2644's bad request line and Home Assistant #5007's cancelled request (was: APPLICATION, the
     BadStatusLine / CancelledError), offline and live; without the handler's line they stay failures."""
     for lines in (AIOHTTP_2644, HASS_5007):
-        assert exceptions(lines) == [], lines[0]
-        assert attribute(list(read_lines(lines, "server.log", Clock()))) == []
-        assert TracebackReader().read(lines) == []
+        assert_handled(lines)
         assert exceptions(lines[1:]) != [], lines[0]
 
 
