@@ -149,6 +149,12 @@ def quoted(text: str) -> str:
     return f' Container output: "{clean}"' if clean else ""
 
 
+def _stated(f: Finding) -> str:
+    """The Event's words for a finding its pod's log printed after stating the job's success (agent/sources/podlogs.py
+    `_teardown`: triage.teardown `stated_words`, which the cluster reads back), else none."""
+    return f.details.get("stated_success", "")
+
+
 def _outranks(f: Finding, quote: tuple[float, Finding, str]) -> bool:
     """Whether `f` is a better line for its Event to quote than the one it quotes (`quote`): a line that decides a
     cause outranks the aftermath of another failure, a completion error's flushed work request
@@ -319,7 +325,7 @@ class WorkloadTracker:
             if said is None or at - said[0] > self.window or (named and not said[2]) or \
                     (ref == first and (named or not said[2]) and said[0] - at <= self.window and
                      (at, f.line or 0) < (said[0], said[3])):
-                said = self._said[key] = (at, f"{fact_words(fact, f.details)} [container {ref.container}]"
+                said = self._said[key] = (at, f"{fact_words(fact, f.details)}{_stated(f)} [container {ref.container}]"
                                               f"{quoted(f.message)}", named, f.line or 0)
                 self._first[key] = first = ref
             message, line_at = said[1], said[0]
@@ -413,7 +419,8 @@ class WorkloadTracker:
         # the node its line names (triage.facts NODE_NAMED: Ray's OOM kill), which its excerpt may not say
         node = node_named_words(quote[1].details)
         return (f"{explain(quote[1], cause, self.window, ranks)}{'. ' + colls if colls else ''}"
-                f"{'. ' + node if node else ''}{'. ' + task if task else ''} [container {first.container}]{quote[2]}")
+                f"{'. ' + node if node else ''}{'. ' + task if task else ''}{_stated(quote[1])}"
+                f" [container {first.container}]{quote[2]}")
 
     def _spoke(self, key: tuple, at: float) -> bool:
         """Whether an Event of the failure of `key`'s job was made on this node within the window of `at`: any line

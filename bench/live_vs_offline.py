@@ -333,6 +333,8 @@ class Row:
     live: str
     live_ok: bool
     why: list = field(default_factory=list)  # (cause, detail) pairs
+    # whether each says its failure came after the job stated its success (the incident's after_success): (offline, live)
+    after_success: tuple[bool, bool] = (False, False)
 
 
 def _doc(incident) -> dict:
@@ -441,7 +443,10 @@ def compare(incident: Path, ts=None) -> Row:
     pub = publish(sp, now)
     live, evidence = cluster_verdict(pub, now)
     live_ok, live_said = ts.judge(want, _doc(live))
-    row = Row(incident.name, want, offline_said, offline_ok, live_said, live_ok)
+    first = (offline_doc.get("incidents") or [{}])[0]
+    row = Row(incident.name, want, offline_said, offline_ok, live_said, live_ok,
+              after_success=(first.get("after_success") is not None,
+                             live is not None and live.after_success is not None))
     if not live_ok:
         row.why = why_not(want, offline_doc, pub, sp, live, evidence)
     return row
@@ -468,6 +473,11 @@ def main(argv: list[str]) -> int:
     both = sum(r.live_ok == r.offline_ok for r in out)
     print(f"\nlive {live}/{len(out)} ({live / n:.0%}), offline {offline}/{len(out)} ({offline / n:.0%}); "
           f"live and offline agree on right/wrong for {both}/{len(out)}")
+    stated = [r for r in out if any(r.after_success)]
+    print(f"after the job's stated success: offline {sum(r.after_success[0] for r in stated)}, live "
+          f"{sum(r.after_success[1] for r in stated)}, agree {sum(r.after_success[0] == r.after_success[1] for r in stated)}"
+          f"/{len(stated)}" + "".join(f"\n  differ: {r.name} (offline {r.after_success[0]}, live {r.after_success[1]})"
+                                      for r in stated if r.after_success[0] != r.after_success[1]))
     causes = Counter(cause for r in out for cause in dict.fromkeys(c for c, _ in r.why))
     print("live misses by cause (an incident may have several):")
     for cause, k in causes.most_common():

@@ -43,7 +43,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping
 
 from parsers.envelope import parse_time
@@ -58,6 +58,7 @@ from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELD
 from triage.facts import NODE_EVENTS, NODE_NAMED, POD_NORMALS, POD_WARNINGS, read_collectives, read_node_named
 from triage.facts import FACT_SEVERITY, read_ray_task, read_words
 from triage.read import of_ray_task, on_named_node
+from triage.teardown import STATED_WORDS, read_stated
 from triage.inventory import MESSAGE_TEXT, deletion_asked, ended_by_deletion, pod_ends, read_events
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
@@ -141,6 +142,10 @@ class Reader:
         pod = (ev.get("involvedObject") or {}).get("name")
         m = EXCERPT.search(message)
         ours = message[:m.start()] if m else message
+        stated = read_stated(ours)
+        if stated is not None:  # after its log stated the job's success: the line's place and that statement's
+            return _after_stated(self.pod_event({**ev, "message": STATED_WORDS.sub("", message, 1)}, host),
+                                 stated, host, when, pod)
         fact = read_words(reason, ours)
         if fact is not None:
             return [_job_fact(*fact, host, when, pod, m.group(1) if m else message[:TEXT])]
@@ -340,6 +345,21 @@ def _job_fact(row, fields: dict, host: str | None, when: datetime | None, pod: s
         values["host"] = host
     return Evidence(row.kind, FACT_SEVERITY.get(details.get("fact"), "error"), "unknown", when, text=text,
                     file=f"pod/{pod}" if pod else None, details=details, **values)
+
+
+def _after_stated(evidence: list[Evidence], stated: tuple[str, int, float | None, int], host: str | None,
+                  when: datetime | None, pod: str | None) -> list[Evidence]:
+    """A Pod Event's evidence whose line its pod's log printed after stating the job's success (triage.teardown
+    `read_stated`: the statement's row, its line, how long before, the line's own): each at the line's place, and the
+    statement as the job_success evidence offline reads from that line (its time that long before the Event's line's,
+    where both had one), so that the cluster's incident says what offline's does (triage.attribute `_after_success`)."""
+    if not evidence:
+        return evidence
+    name, line, before, this = stated
+    at = when - timedelta(seconds=before) if when is not None and before is not None else None
+    said = Evidence("job_success", FACT_SEVERITY.get(name, "info"), "unknown", at, host,
+                    file=f"pod/{pod}" if pod else None, line=line, details={"fact": name})
+    return [*(e.with_context(line=this) for e in evidence), said]
 
 
 def _in_collective(e: Evidence, c: Collective | None) -> Evidence:

@@ -26,6 +26,7 @@ pod-log path.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Iterable, NamedTuple, Sequence, TypeVar
 
@@ -186,6 +187,33 @@ def teardown(evidence: Iterable[Evidence]) -> Teardown:
         kept += [e for e, s in noise if id(s) in died]
         noise = [(e, s) for e, s in noise if id(s) not in died]
     return Teardown(kept, noise, earlier)
+
+
+# The words a node agent's Pod Event adds for a failure its pod's log printed after that log's statement of the job's
+# success (agent/sources/podlogs.py `_teardown`, within TEARDOWN_WINDOW where both lines have a time: `covering`), and
+# their reading back by the cluster (cluster/evidence.py): the statement's row, its line and how long before the
+# failure, and the failure's own line; the cluster's triage then says of its incident what offline's says
+# (`stated_before`, triage.attribute `_after_success`).  An Event carries neither a line's place nor the lines before it
+# otherwise.
+STATED_WORDS = re.compile(r" It came after its log stated the job's success \(([a-z_]+) on line (\d+)"
+                          r"(?:, (\d+) s before)?; this on line (\d+)\)\.")
+
+
+def stated_words(stated: tuple, line: int, at: float | None) -> str:
+    """The Event's words (STATED_WORDS) for a failure on `line` at `at` (epoch seconds or None) after the statement of
+    success `stated` (its line, its time or None, its row's name: `covering`'s)."""
+    before = f", {max(0, round(at - stated[1]))} s before" if at is not None and stated[1] is not None else ""
+    return (f" It came after its log stated the job's success ({stated[2]} on line {stated[0]}{before}; "
+            f"this on line {line}).")
+
+
+def read_stated(text: str) -> tuple[str, int, float | None, int] | None:
+    """STATED_WORDS in an Event's words: (the statement's row, its line, seconds before the failure or None, the
+    failure's line); None where they are not."""
+    m = STATED_WORDS.search(text)
+    if m is None:
+        return None
+    return m.group(1), int(m.group(2)), float(m.group(3)) if m.group(3) is not None else None, int(m.group(4))
 
 
 def stated_before(stated: Iterable[Evidence], e: Evidence) -> Evidence | None:

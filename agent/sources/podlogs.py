@@ -56,7 +56,7 @@ from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
 from parsers.progress import Progress, recognise
 from triage import facts as job_facts
-from triage.teardown import covering, file_time, tears_down
+from triage.teardown import covering, file_time, stated_words, tears_down
 from triage.read import (BLOCK_LINES, BLOCK_OPENERS, PROGRESS_KEYWORDS, TRACEBACK_LINES, TRACED_OPENERS, TRACED_WORDS,
                          block_fact, generic, job_fact, numel_in, progress_group, ray_task, record_line, record_writer,
                          strip_lead, TracebackReader)
@@ -918,7 +918,9 @@ class PodLogSource(Source):
         """The communicator errors this file printed after its own statement of the job's success (its latest before
         each, `_Tail.success` and those of this read), and the finished job's end by another's hand (both
         `tears_down`), marked as teardown (details["after_success"]: the row's name and line), as offline
-        (triage.teardown): the pod's Event is not raised for them.  `read`: this read's."""
+        (triage.teardown): the pod's Event is not raised for them.  Any other finding after such a statement (within
+        its window) is said, its Event saying that it came after it (details["stated_success"]: triage.teardown
+        `stated_words`, which the cluster reads back).  `read`: this read's."""
         stated = [*([tail.success] if tail.success is not None else []), *read]
         tail.success = stated[-1]
         for _, f in found:
@@ -927,6 +929,11 @@ class PodLogSource(Source):
             hit = covering(stated, f.line, file_time(f.timestamp), f.kind)
             if hit is not None:
                 f.details["after_success"] = f"{hit[2]} (line {hit[0]})"
+        for _, f in found:  # a failure said after the statement (never hidden): its Event says so (`stated_words`)
+            at = file_time(f.timestamp)
+            hit = None if f.line is None or f.details.get("after_success") else covering(stated, f.line, at)
+            if hit is not None:
+                f.details["stated_success"] = stated_words(hit, f.line, at)
 
     def _records(self, tail: _Tail, buf: bytes, end: int, first: int, found: list) -> None:
         """The rank of a record's writer given to the findings of its lines that name none, as offline: SGLang's

@@ -1791,7 +1791,11 @@ def test_cudas_word_that_a_pod_was_exiting_is_teardown_after_its_success_but_no_
     found = src.poll()
     said = {ref.pod: f.details.get("after_success") for ref, f in found if f.kind == "cuda_error"}
     assert said == {"w-0": "megatron_training_done (line 1)", "w-1": None}
-    assert len(_events(found)) == 1
+    (event,) = _events(found)
+    # the Event says it came after the statement (its line, the line's own, how long before), which the cluster
+    # reads back (triage.teardown stated_words): was said by offline's incident only
+    assert " It came after its log stated the job's success (megatron_training_done on line 1, 0 s before; this on " \
+           "line 2)." in event.message
 
 
 def test_a_job_fact_after_a_stated_success_in_the_same_read_is_still_read(tmp_path):

@@ -232,3 +232,21 @@ def test_ranks_of_one_failure_are_ordered_live_by_the_quoted_lines_own_time():
     (row,) = bench.rows(["flux-40-two-node-illegal-access"])
     assert row.live_ok and row.offline_ok, (row.live, row.why)
     assert "rank=1" in row.live
+
+
+def test_a_failure_after_the_jobs_stated_success_says_so_live_as_offline():
+    """MLPerf v5.0 Supermicro's and Oracle's retinanet runs (run_stop success, then an abort or Slurm's time limit at
+    exit) and torchtitan's abort after "Training completed": offline's incident says its failure came after the job
+    stated its success (`after_success`, and in its reason); the cluster's said nothing of it (no Event carried the
+    statement, nor its quoted line's place).  Now the agent's Event says it (triage.teardown `stated_words`) and the
+    cluster reads it back: the same statement, at the same line."""
+    bench = _bench()
+    names = ["mlperf-v50-supermicro-retinanet-abort-after-success", "mlperf-v50-oracle-retinanet-time-limit",
+             "torchtitan-aicrosssim-abort-after-success"]
+    for r in bench.rows(names):
+        assert r.live_ok and r.offline_ok and r.after_success == (True, True), (r.name, r.live, r.after_success)
+    sp = bench.split(bench.INCIDENTS / names[0])
+    live, _ = bench.cluster_verdict(bench.publish(sp))
+    assert (live.after_success.kind, live.after_success.line) == ("job_success", 9)
+    assert live.after_success.details["fact"] == "mlperf_run_stop_success"
+    assert "it came after the job stated its success at pod/" in live.reason

@@ -483,3 +483,15 @@ def test_every_incident_after_the_success_says_so_once():
     [megatron] = attribute(evidence({"train.log": [MEGATRON_DONE, RANK_FAILED]}))
     assert megatron.root.kind == "rank_exit" and megatron.after_success is not None
     assert megatron.reason.endswith("at train.log:1: a statement made before its final save, which may be what failed")
+
+
+def test_the_words_an_event_says_of_a_stated_success_read_back():
+    """The agent's words for a failure after its log's statement of success (one with both times, one without) and
+    the cluster's reading of them, inside an Event's words; none in words that do not say it."""
+    from triage.teardown import read_stated, stated_words
+
+    with_time = stated_words((747, 1000.0, "mlperf_run_stop_success"), 812, 1003.4)
+    assert read_stated(f"A rank's process ended (rank 6; signal 6 SIGABRT){with_time} [container main]") == (
+        "mlperf_run_stop_success", 747, 3.0, 812)
+    assert read_stated(stated_words((5, None, "swift_main_end"), 9, 1.0)) == ("swift_main_end", 5, None, 9)
+    assert read_stated("A rank's process ended (rank 6; signal 6 SIGABRT) [container main]") is None
