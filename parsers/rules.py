@@ -3608,11 +3608,20 @@ RULES: tuple[Rule, ...] = (
     # client's error callback on the same failure: "E external/xla/xla/pjrt/distributed/client.cc:96] Coordination
     # service agent in error status: DEADLINE_EXCEEDED: Deadline Exceeded" (google/paxml #77, 1024 GPUs: a task that
     # could not register with the leader; xla/pjrt/distributed/client.cc's error_fn, before missed_heartbeat_callback);
-    # was: nothing, the job's failure unseen.
+    # was: nothing, the job's failure unseen.  Between them (2023-2024), the same client's missed-heartbeat callback
+    # (xla/pjrt/distributed/client.h, LOG(QFATAL)), in two wordings: "Terminating process because the coordinator
+    # detected missing heartbeats. This most likely indicates that another task died; see the other task logs for more
+    # details. Status: .." (the service named another task dead: NVIDIA/cloudai's JAX-Toolbox job status reads a
+    # failed run by it) and "Terminating process because of missing heartbeat response from the coordinator. This most
+    # likely indicates that the coordinator task died; .. Status: .." (the leader, task 0, gone); was: nothing.
     _r("jax_fatal_errors", "coordination_error", ["JAX distributed service detected fatal errors",
-                                                  "Coordination service agent in error status"],
+                                                  "Coordination service agent in error status",
+                                                  "coordinator detected missing heartbeats",
+                                                  "missing heartbeat response from the coordinator"],
        r"(?:Terminating process because the JAX distributed service detected fatal errors(?:.*?absl::Status: "
-       r"(?=[A-Z_]+: ))?|Coordination service agent in error status: (?=[A-Z_]+: ))"
+       r"(?=[A-Z_]+: ))?|Coordination service agent in error status: (?=[A-Z_]+: )|Terminating process because "
+       r"(?:the coordinator detected missing heartbeats|of missing heartbeat response from the coordinator)"
+       r"(?:.*?Status: (?=[A-Z_]+: ))?)"
        r"(?:(?P<status>[A-Z_]+): (?P<status_text>[^.(\n]{1,120}))?"),
     _r("jax_polled_error", None, ["Polled an error from coordination service"],
        r"Polled an error from coordination service"),
