@@ -386,10 +386,18 @@ LOGGING_ERROR = "--- Logging error ---"
 # exc_info=exc)`, then a 500 or 400, every release; "aiohttp.server: Error handling request" in Home Assistant's
 # format): a client's bad request line (aio-libs/aiohttp #2644's BadStatusLine, ETS-Next-Gen/writing_observer #19), a
 # request cancelled (home-assistant/core #5007, the next request's line after it).  Its whole chain is the one
-# request's (CAUGHT_CHAINED), and an exception that says the server itself died is still read (`FileReader._handled`)
+# request's (CAUGHT_CHAINED), and an exception that says the server itself died is still read (`FileReader._handled`).
+# HuggingFace text-generation-inference's shard server, every era (server/text_generation_server/interceptor.py
+# `ExceptionInterceptor.intercept`: "except Exception as err: .. logger.exception(f"Method {method_name} encountered an
+# error.")", then `torch.cuda.empty_cache()` and the gRPC call aborted INTERNAL, which the router answers as "Request
+# failed during generation: Server error: .." to that batch's requests): its Prefill and Decode, a batch's requests
+# failed and the shard serving on (#377 under 0.7's "shard-manager:" prefix, #1643 on 1.4.2 "The container itself does
+# not crash and can complete new text generation requests as normal", #2310 on 2.x).  Not its Warmup: a failed warmup
+# ends the launcher (the router's "Error: Warmup(..)"), a failure as it was
+TGI_HANDLED = tuple(f"Method {method} encountered an error" for method in ("Prefill", "Decode"))
 REQUEST_HANDLED = ("Exception in ASGI application", "Error in ASGI Framework", "Error in preprocessing prompt inputs",
                    "Error in chat completion stream generator", "Error in completion stream generator",
-                   "Error handling request")
+                   "Error handling request", *TGI_HANDLED)
 CAUGHT_BEFORE = ("WON'T CONVERT ", "Exception ignored ", VLLM_NO_NVLINK, LOGGING_ERROR, *REQUEST_HANDLED)
 _CAUGHT_BEFORE = re.compile("|".join(map(re.escape, CAUGHT_BEFORE)))
 CAUGHT_AHEAD = 3

@@ -1,6 +1,6 @@
 """A serving pod's traceback of one request, logged by the handler that caught it and answered it (uvicorn's
-"Exception in ASGI application", hypercorn's "Error in ASGI Framework", vLLM's "Error in preprocessing prompt inputs":
-triage/read.py REQUEST_HANDLED), is no failure of the server, which goes on serving: a client gone mid-stream, a prompt
+"Exception in ASGI application", hypercorn's "Error in ASGI Framework", vLLM's "Error in preprocessing prompt inputs",
+text-generation-inference's "Method Prefill encountered an error.": triage/read.py REQUEST_HANDLED), is no failure of the server, which goes on serving: a client gone mid-stream, a prompt
 longer than the model's context.  Its whole chain is that request's (CAUGHT_CHAINED).  Each was a failure before (an
 APPLICATION incident, or `undetermined` for a chain's consequence), offline and live.  The server's own death caught
 there (vLLM's EngineDeadError, a CUDA error) stays a failure (CAUGHT_FATAL, the parsers' kinds)."""
@@ -217,3 +217,106 @@ def test_a_pods_log_of_requests_its_handlers_caught_publishes_nothing(tmp_path):
     src, _ = _source(tmp_path / "dead", VLLM_ASCEND_629)
     bare, _ = _source(tmp_path / "bare", VLLM_ASCEND_629[3:])
     assert [e[2] for e in _exceptions(src.poll())] == [e[2] for e in _exceptions(bare.poll())]
+
+
+# REAL: huggingface/text-generation-inference #2310 (https://github.com/huggingface/text-generation-inference/issues/2310),
+# verbatim: a 2.x server's router failing one batch's request, then the shard's interceptor logging the Prefill it caught
+# and the first frames of its traceback (the rest cut in the copy read: left out); the server served on
+TGI_2310 = [
+    "2024-08-01T17:14:52.447085Z ERROR batch{batch_size=1}:prefill:prefill{id=79 size=1}:prefill{id=79 size=1}: "
+    "text_generation_client: router/client/src/lib.rs:46: Server error: ",
+    "2024-08-01T17:14:52.447653Z ERROR chat_completions:generate:generate_stream:schedule:infer:send_error: "
+    "text_generation_router::infer::v3::scheduler: router/src/infer/v3/scheduler.rs:493: Request failed during "
+    "generation: Server error: ",
+    "2024-08-01T17:14:52.644814Z ERROR text_generation_launcher: Method Prefill encountered an error.",
+    "Traceback (most recent call last):",
+    '  File "/opt/conda/bin/text-generation-server", line 8, in <module>',
+    "    sys.exit(app())",
+    '  File "/opt/conda/lib/python3.10/site-packages/typer/main.py", line 311, in __call__',
+    "    return get_command(self)(*args, **kwargs)",
+    '  File "/opt/conda/lib/python3.10/site-packages/click/core.py", line 1157, in __call__',
+    "    return self.main(*args, **kwargs)",
+    '  File "/opt/conda/lib/python3.10/site-packages/typer/core.py", line 778, in main',
+    "    return _main(",
+    '  File "/opt/conda/lib/python3.10/site-packages/typer/core.py", line 216, in _main',
+    "    rv = self.invoke(ctx)",
+]
+# REAL: text-generation-inference #1643 (https://github.com/huggingface/text-generation-inference/issues/1643), verbatim:
+# a 1.4.2 shard's Decode caught ("The container itself does not crash and can complete new text generation requests as
+# normal"), the first frames of its traceback (the rest cut in the copy read: left out)
+TGI_1643 = ["2024-03-19T10:10:21.647236Z ERROR text_generation_launcher: Method Decode encountered an error.",
+            *TGI_2310[3:12]]  # its traceback's first frames, the same lines as #2310's
+# SYNTHETIC ending: the exception text-generation-inference #165 (https://github.com/huggingface/text-generation-inference/
+# issues/165) shows its router answering for one Prefill ("Server error: forward() got an unexpected keyword argument
+# 'position_ids'", the interceptor's str(err)), as Python prints that TypeError
+TGI_165_ERROR = "TypeError: forward() got an unexpected keyword argument 'position_ids'"
+# REAL: sgl-project/sglang #3713 (https://github.com/sgl-project/sglang/issues/3713), verbatim: SGLang's scheduler dead
+# of a CUDA error (its run_scheduler_process logs "Scheduler hit an exception: " with the traceback, then SIGQUITs the
+# server; the line saying so is cut in the copy read: left out)
+SGLANG_3713 = [
+    "[2025-02-21 22:59:28 TP0] Scheduler hit an exception: Traceback (most recent call last):",
+    '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1825, in run_scheduler_process',
+    "    scheduler.event_loop_overlap()",
+    '  File "/usr/local/lib/python3.10/dist-packages/torch/utils/_contextlib.py", line 116, in decorate_context',
+    "    return func(*args, **kwargs)",
+    '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 519, in event_loop_overlap',
+    "    self.process_batch_result(tmp_batch, tmp_result)",
+    '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1116, in process_batch_result',
+    "    self.process_batch_result_decode(batch, result)",
+    '  File "/sgl-workspace/sglang/python/sglang/srt/managers/scheduler.py", line 1308, in process_batch_result_decode',
+    "    self.current_stream.synchronize()",
+    '  File "/usr/local/lib/python3.10/dist-packages/torch/cuda/streams.py", line 100, in synchronize',
+    "    super().synchronize()",
+    "RuntimeError: CUDA error: an illegal memory access was encountered",
+    "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
+    "incorrect.",
+    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+    "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+]
+
+
+def kinds(lines: list[str]) -> list[str]:
+    return [e.kind for e in read_lines(lines, "server.log", Clock()) if e.severity in ("error", "critical")]
+
+
+def test_a_batch_tgis_shard_caught_is_no_failure():
+    """text-generation-inference's interceptor (triage/read.py TGI_HANDLED): #2310's Prefill and #1643's Decode, each
+    ended by #165's TypeError (was: APPLICATION, the TypeError), offline and live; the same frames without the
+    handler's line stay a failure."""
+    for lines, live_from in (([*TGI_2310, TGI_165_ERROR], 2), ([*TGI_1643, TGI_165_ERROR], 0)):
+        assert_handled(lines, live_from=live_from)
+        assert [e[0] for e in exceptions(lines[live_from + 1:])] == ["TypeError"]
+
+
+def test_a_gpu_fault_or_a_failed_warmup_tgis_shard_caught_stays_a_failure():
+    """SYNTHETIC endings of #2310's Prefill: sglang #3713's CUDA error stays a cuda_error behind TGI's handler, as
+    without it; a Warmup's failure (SYNTHETIC: the interceptor's words for the Warmup method), which ends the launcher,
+    stays the exception it was."""
+    cuda = SGLANG_3713[13:]
+    assert kinds([*TGI_2310, *cuda]) == kinds(cuda) == ["cuda_error"]
+    assert [said.get("exception") for _, said, _ in TracebackReader().read([*TGI_2310[2:], *cuda])] == []
+    warmup = ["2024-08-01T17:14:52.644814Z ERROR text_generation_launcher: Method Warmup encountered an error.",
+              *TGI_2310[3:], TGI_165_ERROR]
+    assert [e[0] for e in exceptions(warmup)] == ["TypeError"]
+    assert [said["exception"] for _, said, _ in TracebackReader().read(warmup)] == ["TypeError"]
+
+
+def test_sglangs_scheduler_death_stays_a_failure_of_its_kind(tmp_path):
+    """sglang #3713: the scheduler's death of an illegal memory access is the cuda_error it says, offline (the
+    incident's root) and live (the pod's Event), not an exception of the server's handlers."""
+    from tests.agent.test_live_exceptions import _source
+
+    incidents = attribute(list(read_lines(SGLANG_3713, "server.log", Clock())))
+    assert [i.root.kind for i in incidents] == ["cuda_error"]
+    src, _ = _source(tmp_path / "sglang", SGLANG_3713)
+    assert [f.kind for _, f in src.poll() if f.severity in ("error", "critical")] == ["cuda_error"]
+
+
+def test_a_pods_log_of_a_batch_tgi_caught_publishes_nothing(tmp_path):
+    """The agent's live reading of a TGI pod's log (as test_a_pods_log_of_requests_its_handlers_caught_publishes_nothing):
+    #2310's and #1643's handled batches publish no exception (was: the TypeError)."""
+    from tests.agent.test_live_exceptions import _exceptions, _source
+
+    for i, lines in enumerate(([*TGI_2310, TGI_165_ERROR], [*TGI_1643, TGI_165_ERROR])):
+        src, _ = _source(tmp_path / f"tgi{i}", lines)
+        assert _exceptions(src.poll()) == [], lines[0]
