@@ -885,6 +885,28 @@ FACTS: tuple[Fact, ...] = (
     _f("vllm_worker_died", "rank_exit", ["died unexpectedly"],
        r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly(?: \(exit code: (?:(?P<exit_code>-?\d+)|None)\))?|"
        r"RayWorkerProc rank=\[(?P<tasks>\d{1,9}(?:, \d{1,9}){0,4095})\] died unexpectedly"),
+    # HuggingFace text-generation-inference's launcher on a shard (its server process of one rank) that exited, every
+    # era (launcher/src/main.rs): its shard-manager's "Shard process was signaled to shutdown with signal 4 rank=0"
+    # (the tracing span's " rank=N" after it; 0.8's launcher no span: "Shard process was signaled to shutdown with
+    # signal 9"), then the launcher's "Shard 0 failed to start" (before it was ready: spawn_shards, then "Error:
+    # ShardCannotStart") or "Shard 0 crashed" (once serving: the main loop, then "Error: ShardFailed")
+    # (huggingface/text-generation-inference #1627, signal 4; #686 "Shard 0 failed to start" after the shard's
+    # NotImplementedError).  The shard's own error, where its stderr relayed before ("Shard complete standard error
+    # output:") holds one, is the cause; the relay alone is the rank's death, its cause undetermined.  Was: nothing,
+    # "No failure found" for a server that never started
+    _f("tgi_shard_exit", "rank_exit", ["Shard process was signaled", "failed to start", " crashed"],
+       r"Shard process was signaled to shutdown with signal (?P<signal>\d{1,3})(?: rank=(?P<rank>\d{1,6}))?\s*$|"
+       r"\bShard (?P<rank2>\d{1,6}) (?:failed to start|crashed)\s*$"),
+    # SGLang's engine (its main process: the tokenizer manager, the HTTP server) on a child process that died (a
+    # scheduler of one TP rank, the detokenizer, the data-parallel controller): the child's exception handler sends
+    # SIGQUIT to its parent, whose handler logs it and kills the whole process tree (entrypoints/engine.py
+    # sigquit_handler, every era since 0.4): "Received sigquit from a child proces. It usually means the child
+    # failed." (the misspelt word until 2025, sgl-project/sglang #3685, #3713), then "Received sigquit
+    # from a child process. It usually means the child failed." (sgl-project/sglang #28521, #5448).  A process of the
+    # engine lost, the line names none: the child's own traceback ("Scheduler hit an exception: Traceback ..") is the
+    # cause where it is in the log.  Was: nothing, the engine's death unseen where the child's error was not printed
+    _f("sglang_child_failed", "process_lost", ["Received sigquit from a child"],
+       r"Received sigquit from a child proces(?P<plural>s)?\. It usually means the child failed"),
     # pdsh (DeepSpeed multi-node): "pdsh@node-0: node-3: ssh exited with exit code 1"
     _f("pdsh_exit", "rank_exit", ["ssh exited with exit code"],
        r"pdsh@" + HOST_WORD + r": (?P<host>[^:\s]+): ssh exited with exit code (?P<exit_code>\d+)"),
@@ -1745,6 +1767,18 @@ FACTS: tuple[Fact, ...] = (
     # handler or Ray's logging.cc): the application's failure, the exception std::system_error, no limit named
     _f("eagain_exception", "exception", ["Resource temporarily unavailable"],
        r"(?:St12system_error\. )?what\(\):\s+Resource temporarily unavailable\s*$"),
+    # Triton Inference Server failing to load a model of its repository, every era (model_repository_manager.cc before
+    # 22.x, model_lifecycle.cc after): "E0519 08:11:54.803470 1 model_repository_manager.cc:1243] failed to load
+    # 'PYTHON_NMS' version 1: Unsupported: Triton backend API version does not support this backend"
+    # (triton-inference-server/server #2876), then, the server started with its default --exit-on-error, its exit:
+    # "error: creating server: Internal - failed to load all models" (#2858, #6416; NVIDIA-AI-IOT/tao-toolkit-triton-
+    # apps #11).  The server's own failure: its model, its configuration or its backend (the application's); a CUDA or
+    # driver error in its words is the parsers' (driver_unusable, cuda_error: such a line is theirs).  Was: nothing,
+    # "No failure found" for a server that exited at start
+    _f("triton_model_load", "exception", ["failed to load '", "failed to load all models"],
+       r"(?P<exception>failed to load '(?P<model>[^'\n]{1,200})' version \d{1,20}): (?P<status>[A-Z][a-z]{1,20}"
+       r"(?: [a-z]{1,20})?): |^error: creating server: (?P<exception2>[A-Z][a-z]{1,20}(?: [a-z]{1,20})? - "
+       r"failed to load all models)\s*$"),
     # A process of the job out of file descriptors, its ulimit -n (RLIMIT_NOFILE; a container runtime's default, the
     # node's limits.conf): EMFILE's words, Python's "OSError: [Errno 24] Too many open files" (skypilot-org/skypilot PR
     # #3004), PyTorch's DataLoader since 1.5, "RuntimeError: Too many open files. Communication with the workers is no
