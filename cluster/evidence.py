@@ -88,8 +88,9 @@ POD_SELECTORS = {"Warning": POD_WARNINGS, "Normal": POD_NORMALS}
 POD_EVENT_SELECTORS = tuple(f"type={kind},involvedObject.kind=Pod,reason={reason}"
                             for kind, reasons in POD_SELECTORS.items() for reason in reasons)
 # Other components' Events on a Node that triage reads as context of a job's pod ends there (triage.facts NODE_EVENTS:
-# the GPU Operator's GPUDriverUpgrade and Karpenter's DisruptionTerminating, type Normal, which say when the upgrade,
-# or Karpenter disrupting the node, began evicting the node's pods): one watch each, selected alike; read by
+# the GPU Operator's GPUDriverUpgrade, Karpenter's DisruptionTerminating and aws-node-termination-handler's
+# SpotInterruption, type Normal, which say when the upgrade, Karpenter disrupting the node, or NTH's drain before a
+# spot reclaim began evicting the node's pods): one watch each, selected alike; read by
 # Reader.node_event as offline reads the same Event
 NODE_SELECTORS = tuple(f"involvedObject.kind=Node,reason={reason}" for reason in NODE_EVENTS)
 CUT = "\u2026"  # how an excerpt cut to its length ends (agent/workloads.py quoted)

@@ -222,6 +222,10 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("node_disruption", "Karpenter began disrupting a node (its DisruptionTerminating Event, \"Disrupting Node: "
             "<reason>\": consolidation, drift, expiry): the Eviction API's eviction of a pod on that node after it is "
             "Karpenter's (triage.attribute Job._refined)", context=True),
+    JobKind("node_spot_interruption", "aws-node-termination-handler received a spot interruption notice of a node "
+            "(its SpotInterruption Event, \"Spot ITN received. Instance will be interrupted at ..\"): the Eviction "
+            "API's eviction of a pod on that node after it is its cordon and drain before the cloud reclaims the VM "
+            "(triage.attribute Job._refined)", context=True),
 )
 JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
 
@@ -560,9 +564,10 @@ WAITING_REASONS = ("ErrImagePull", "ImagePullBackOff")
 EVENT_ENDS = tuple(key for key, end in POD_ENDS.items() if end.event_only)
 # Other components' Events on a Node a row reads as context of the job's pod ends there: the NVIDIA GPU Operator's
 # upgrade controller's GPUDriverUpgrade (the gpu_driver_upgrade row), Karpenter's DisruptionTerminating (the
-# karpenter_disrupting row; both type Normal).  The live cluster component watches the Events of these reasons on Nodes
+# karpenter_disrupting row), aws-node-termination-handler's SpotInterruption (the nth_spot_interruption row; all type
+# Normal).  The live cluster component watches the Events of these reasons on Nodes
 # (cluster/evidence.py NODE_SELECTORS)
-NODE_EVENTS = ("GPUDriverUpgrade", "DisruptionTerminating")
+NODE_EVENTS = ("GPUDriverUpgrade", "DisruptionTerminating", "SpotInterruption")
 
 
 @dataclass(frozen=True, slots=True)
@@ -641,7 +646,8 @@ def foreign_condition(ctype: str, reason: str) -> ForeignCondition | None:
 
 # The node context kinds that say who evicted a pod on their node after them, and the POD_ENDS key the Eviction API's
 # eviction (EvictionByEvictionAPI) of such a pod is then (triage.attribute Job._refined; pod_end's `drain`)
-NODE_DRAINS = {"node_driver_upgrade": "drain:GPUDriverUpgrade", "node_disruption": KARPENTER_EVICTED}
+NODE_DRAINS = {"node_driver_upgrade": "drain:GPUDriverUpgrade", "node_disruption": KARPENTER_EVICTED,
+               "node_spot_interruption": "SpotInterruption"}
 # Other components' Warning Events on a Pod a row reads as context of that pod's end: the node controller's NodeNotReady
 # (the k8s_not_ready row, pod_not_ready: the taint manager's deletion of the pod after it is for its node not ready)
 POD_EVENTS = ("NodeNotReady",)
@@ -1313,6 +1319,19 @@ FACTS: tuple[Fact, ...] = (
     _f("karpenter_disrupting", "node_disruption", ["DisruptionTerminating"],
        _event_row("DisruptionTerminating", "node", "host") +
        r"Disrupting Node: (?P<disruption>[A-Z][\w/]{0,80})", "info"),
+    # aws-node-termination-handler's spot interruption notice of a node (its Event on the Node, `emit-kubernetes-events`,
+    # type Normal, reason SpotInterruption, source aws-node-termination-handler; aws/aws-node-termination-handler
+    # docs/kubernetes_events.md, pkg/observability/k8s-events.go): IMDS mode's "Spot ITN received. Instance will be
+    # interrupted at <time>" (pkg/monitor/spotitn; "Description:Spot ITN received. Instance will be interrupted at
+    # 2020-09-15T21:15:41Z", docs/aemm_interruption_testing.md), queue mode's "Spot Interruption notice for instance
+    # <id> was sent at <time>" (pkg/monitor/sqsevent/spot-itn-event.go).  It then cordons and drains the node through
+    # the Eviction API.  Context only (a notice of a node no job ran on is none of a job's): an Eviction API eviction
+    # after it, of a pod on that node, is the cloud reclaiming the spot VM (triage.attribute Job._refined, POD_ENDS
+    # "SpotInterruption"), not a drain of no known cause
+    _f("nth_spot_interruption", "node_spot_interruption", ["SpotInterruption"],
+       _event_row("SpotInterruption", "node", "host") +
+       r"(?:Spot ITN received\. Instance will be interrupted at|Spot Interruption notice for instance \S{1,64} was "
+       r"sent at)\b", "info"),
     # Kubernetes ended the pod itself (kubectl describe / get -o yaml / events; POD_ENDS, shared with the cluster
     # component, which reads the same reasons off the pod's status): its status.reason ("Reason:               Evicted",
     # "Message:              The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available:

@@ -559,7 +559,9 @@ def read_events(events: Iterable[Mapping[str, Any]], file: str | None = None) ->
     for e in read_lines(lines, "events", Clock()):
         when, node, pod = whose[e.line - 1] if e.line and e.line <= len(whose) else (None, None, None)
         details = {**e.details, **({"pod": pod} if pod else {})}
-        out.append(replace(e, time=e.time or when, host=node or e.host, file=file, line=None, details=details))
+        # (the Event's own time first: a time its message states is another moment's, NTH's "Instance will be
+        # interrupted at <time>" two minutes after its notice, AKS's "Preempt Scheduled: <date>")
+        out.append(replace(e, time=when or e.time, host=node or e.host, file=file, line=None, details=details))
     return out
 
 

@@ -50,9 +50,10 @@ def test_karpenters_events_are_watched_narrowly():
     assert not watched_pod_event({**karpenter_evicted("llm-w-0-1"), "reason": "Killing"})
 
 
-def _evicted_live(write) -> tuple:
-    """The job's pod on node-b evicted through the Eviction API (its DisruptionTarget condition), Karpenter's Event
-    `write`s, the other ranks timing out: the incident's root once refined to Karpenter's, its Event, the watches."""
+def evicted_live(write, pod_end: str = "evict:Karpenter", words: str = KARPENTER_WORDS) -> tuple:
+    """The job's pod on node-b evicted through the Eviction API (its DisruptionTarget condition), the Event `write`s
+    (Karpenter's; NTH's, test_cluster_spot_interruption), the other ranks timing out: the incident's root once refined
+    to `pod_end`, its Event (saying `words`), the watches."""
     with ApiDouble() as api:
         gang(api)
         api.pods[("train", "llm-w-0-1")]["status"] = evicted()
@@ -60,8 +61,8 @@ def _evicted_live(write) -> tuple:
         with controller(api) as c:
             write(api)
             publish_timeouts(api, nodes=("node-a", "node-c", "node-d"))
-            root = wait_until(lambda: refined_root(c, "evict:Karpenter"), "the eviction refined by Karpenter's Event")
-            ev = wait_until(lambda: next((e for e in incidents(api) if KARPENTER_WORDS in e["message"]), None),
+            root = wait_until(lambda: refined_root(c, pod_end), "the eviction refined by the Event")
+            ev = wait_until(lambda: next((e for e in incidents(api) if words in e["message"]), None),
                             "the incident's Event")
             settled(c, 1)
         asked = watched_selectors(api)
@@ -73,7 +74,7 @@ def test_a_pod_karpenter_evicted_is_its_node_disruption_live():
     (EvictionByEvictionAPI), the other ranks timing out: the incident names node-b and Karpenter (infrastructure), as
     offline triage says of the same Event and pod.  Was: the Event never watched (type Normal), the eviction a drain of
     no known cause ("DRAIN")."""
-    root, ev, asked = _evicted_live(lambda api: create(api, karpenter_evicted("llm-w-0-1")))
+    root, ev, asked = evicted_live(lambda api: create(api, karpenter_evicted("llm-w-0-1")))
     assert (root.details["why"], root.host) == ("NODE DISRUPTION", "node-b")
     assert ev["message"].startswith("infrastructure") and "node node-b" in ev["message"], ev["message"]
     assert set(POD_EVENT_SELECTORS) | set(NODE_SELECTORS) <= asked
@@ -82,7 +83,7 @@ def test_a_pod_karpenter_evicted_is_its_node_disruption_live():
 def test_an_eviction_on_a_node_karpenter_is_disrupting_is_its_node_disruption_live():
     """Karpenter's DisruptionTerminating Event on node-b, then the Eviction API's eviction of the job's pod there (no
     Evicted Event of it: expired, or not yet written): Karpenter's.  Was: the node Event never watched ("DRAIN")."""
-    root, ev, _ = _evicted_live(lambda api: create(api, disrupting("node-b")))
+    root, ev, _ = evicted_live(lambda api: create(api, disrupting("node-b")))
     assert (root.details["pod_reason"], root.host) == ("EvictionByEvictionAPI", "node-b")
     assert ev["message"].startswith("infrastructure"), ev["message"]
     assert POD_ENDS["evict:Karpenter"].category == "infrastructure" and not POD_ENDS["evict:Karpenter"].restart

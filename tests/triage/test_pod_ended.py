@@ -1757,3 +1757,55 @@ def test_container_status_unknown_folds_into_the_pods_own_end():
     del pod["status"]["reason"]
     assert [e for e in read_objects(pod, "pods.json") if e.kind == "job_ended"] == []
     assert ended("      Reason:       ContainerStatusUnknown") == []
+
+
+# ---- a spot VM reclaimed: aws-node-termination-handler's notice, then its drain ---------------------------------
+
+# CONSTRUCTED rows around aws-node-termination-handler's REAL Description "Spot ITN received. Instance will be
+# interrupted at 2020-09-15T21:15:41Z" and its node ip-172-16-34-43.ec2.internal (NTH's log in
+# https://github.com/aws/aws-node-termination-handler/blob/main/docs/aemm_interruption_testing.md), laid out as
+# `kubectl get events` prints NTH's Node Event of it (docs/kubernetes_events.md: reason SpotInterruption, on the Node);
+# queue mode's words from pkg/monitor/sqsevent/spot-itn-event.go's format ("Spot Interruption notice for instance %s
+# was sent at %s")
+NTH_ROWS = [
+    "default   0s   Normal   SpotInterruption   node/ip-172-16-34-43.ec2.internal   Spot ITN received. Instance will "
+    "be interrupted at 2020-09-15T21:15:41Z",
+    "default   0s   Normal   SpotInterruption   node/ip-172-16-34-43.ec2.internal   Spot Interruption notice for "
+    "instance i-1234567890abcdef0 was sent at 2020-09-15T21:13:41Z",
+]
+
+
+@pytest.mark.parametrize("row", NTH_ROWS)
+def test_an_eviction_after_nths_spot_interruption_notice_is_the_reclaim_of_that_node(row):
+    """(h738) NTH's SpotInterruption Event of a node, then the Eviction API's eviction of a pod (NTH cordons and drains
+    the node; gitlab-runner's REAL words for the eviction, qemu-devel 2025-10-23).  Was: the Event not read, the
+    eviction a drain of no known cause (DRAIN, no node).  Now the spot reclaim of that node (POD_ENDS
+    "SpotInterruption", infrastructure), the node named; the notice alone is no incident."""
+    [notice] = list(read_lines([row + "\n"], "e.txt", Clock()))
+    assert (notice.kind, notice.host) == ("node_spot_interruption", "ip-172-16-34-43.ec2.internal")
+    assert attribute([notice]) == []
+    [incident] = attribute([notice] + _read("gitlab-runner-eviction-api.txt"))
+    end = incident.evidence[0]
+    assert (end.details["pod_end"], end.details["why"], end.details["pod_reason"]) == (
+        "SpotInterruption", "SPOT INTERRUPTION", "EvictionByEvictionAPI")
+    assert incident.category == "infrastructure" and incident.root.host == "ip-172-16-34-43.ec2.internal"
+
+
+def test_nths_other_events_refine_no_eviction():
+    """NTH's other reasons (docs/kubernetes_events.md: its CordonAndDrain action, "Node successfully cordoned and
+    drained", pkg/observability/k8s-events.go CordonAndDrainMsg) say no reclaim: the eviction stays a drain."""
+    row = ("default   0s   Normal   CordonAndDrain   node/ip-172-16-34-43.ec2.internal   Node successfully cordoned "
+           "and drained")
+    assert list(read_lines([row + "\n"], "e.txt", Clock())) == []
+
+
+def test_an_event_objects_own_time_is_its_time_not_one_its_message_states():
+    """(h738) NTH's notice as an Event object (`kubectl get events -o json`): its time is the Event's (lastTimestamp),
+    not the interruption time its message states, two minutes later (here a date years before).  Was: the message's,
+    so a drain of the node after the notice was not after it, and stayed a DRAIN."""
+    from triage.inventory import read_events
+    ev = {"type": "Normal", "reason": "SpotInterruption", "message": NTH_ROWS[0].split("   ")[-1] + " \n",
+          "involvedObject": {"kind": "Node", "name": "ip-172-16-34-43.ec2.internal"},
+          "source": {"component": "aws-node-termination-handler"}, "lastTimestamp": "2024-07-25T06:01:00Z"}
+    [e] = read_events([ev])
+    assert (e.kind, e.time) == ("node_spot_interruption", datetime(2024, 7, 25, 6, 1, tzinfo=timezone.utc))
