@@ -82,15 +82,16 @@ TEXT = MESSAGE_TEXT  # characters of an Event's message kept as evidence text wh
 # NodeNotReady on a pod (triage.facts POD_EVENTS, context: the taint manager's deletion of the pod after it is for its
 # node not ready, as offline, where the node's NoExecute taints are not known: the node gone, or back).  And the
 # Normal Events of another component on a pod triage reads (triage.facts POD_NORMALS: Karpenter's Evicted, "Evicted pod:
-# <reason>", which says the Eviction API's eviction of the pod was Karpenter's; type and reason both selected, so the
+# <reason>", and cluster-autoscaler's ScaleDown, "deleting pod for node scale down", which say the Eviction API's
+# eviction of the pod was theirs; type and reason both selected, so the
 # kubelet's own Evicted Warnings, said by the pod's status, never come this way twice)
 POD_SELECTORS = {"Warning": POD_WARNINGS, "Normal": POD_NORMALS}
 POD_EVENT_SELECTORS = tuple(f"type={kind},involvedObject.kind=Pod,reason={reason}"
                             for kind, reasons in POD_SELECTORS.items() for reason in reasons)
 # Other components' Events on a Node that triage reads as context of a job's pod ends there (triage.facts NODE_EVENTS:
 # the GPU Operator's GPUDriverUpgrade, Karpenter's DisruptionTerminating and aws-node-termination-handler's
-# SpotInterruption, type Normal, which say when the upgrade, Karpenter disrupting the node, or NTH's drain before a
-# spot reclaim began evicting the node's pods): one watch each, selected alike; read by
+# SpotInterruption, type Normal, and Karpenter's SpotInterrupted, a Warning, which say when the upgrade, Karpenter
+# disrupting the node, or NTH's or Karpenter's drain before a spot reclaim began evicting the node's pods): one watch each, selected alike; read by
 # Reader.node_event as offline reads the same Event
 NODE_SELECTORS = tuple(f"involvedObject.kind=Node,reason={reason}" for reason in NODE_EVENTS)
 CUT = "\u2026"  # how an excerpt cut to its length ends (agent/workloads.py quoted)

@@ -54,7 +54,7 @@ from parsers.units import duration
 from .clock import SKEW
 from .facts import (FACT_CATEGORY, FR_MISSING_FACTS, JOB_TABLE, NEVER_STARTED, POD_ENDS, QUEUE_PREEMPTION, SHM_LINE,
                     SIGNALS, WHY_OOM)
-from .facts import KARPENTER_EVICTED, NODE_DRAINS, bare_address, loopback as _loopback, own_address, pod_end, pod_ended_as
+from .facts import EVICTOR_ENDS, NODE_DRAINS, bare_address, loopback as _loopback, own_address, pod_end, pod_ended_as
 from .model import Evidence, Incident, Root, as_int
 from .teardown import BEFORE_SAVE, ENDED_SIGNALS, Teardown, fails, stated_before, teardown
 
@@ -370,8 +370,8 @@ class Job:
         # GPUDriverUpgrade Event; Karpenter disrupting it, its DisruptionTerminating), when and on which node: the
         # Eviction API's eviction of a pod on it after is theirs
         self.drains: list[Evidence] = []
-        # Karpenter's Evicted Events of pods (facts.MESSAGE_ENDS, KARPENTER_EVICTED), by pod: the Eviction API's
-        # eviction of the same pod is Karpenter's
+        # the autoscalers' Events of pods they evicted (facts.EVICTOR_ENDS: Karpenter's Evicted, cluster-autoscaler's
+        # ScaleDown), by pod: the Eviction API's eviction of the same pod is theirs
         self.evicted: dict[tuple[str | None, str | None], list[Evidence]] = defaultdict(list)
         # c10d's failed lookups of a store's address (store_unresolved, context), by file and address: a store error to
         # that address after them in their file is the address that never resolved (`_unresolved`)
@@ -381,7 +381,7 @@ class Job:
                 self.not_ready.setdefault(_pod_key(e), e)
             elif e.kind in NODE_DRAINS:
                 self.drains.append(e)
-            elif e.kind == "job_ended" and e.details.get("pod_end") == KARPENTER_EVICTED:
+            elif e.kind == "job_ended" and e.details.get("pod_end") in EVICTOR_ENDS:
                 self.evicted[_pod_key(e)].append(e)
             elif e.kind == "store_unresolved":
                 self.lookups[(e.file, str(e.details["unresolved"]), str(e.details["store_port"]))].append(e)
@@ -468,8 +468,11 @@ class Job:
         - the taint manager's deletion of a pod the node controller said was on a node not ready (its NodeNotReady
           Event of the same pod, `not_ready`), no NoExecute taint of its node known: ended for its node not ready
           (facts.pod_end: POD_ENDS "taint:NodeNotReady");
-        - the Eviction API's eviction of a pod Karpenter said it evicted (its Evicted Event of the same pod, recorded
-          once the eviction went through: within EVICTED_WITHIN of it, either side): Karpenter's ("evict:Karpenter");
+        - the Eviction API's eviction of a pod an autoscaler said it evicted (Karpenter's Evicted Event of the same pod,
+          recorded once the eviction went through, cluster-autoscaler's ScaleDown just before it: within
+          EVICTED_WITHIN of it, either side): theirs ("evict:Karpenter", "evict:cluster-autoscaler"), unless the
+          node's last context is a spot interruption notice (Karpenter draining the node the cloud reclaims: the
+          reclaim, "SpotInterruption", as Karpenter's Evicted Event of a pod there is);
         - the Eviction API's eviction of a pod on a node someone was evicting pods from (`drains`, facts.NODE_DRAINS:
           the GPU Operator's driver upgrade, its GPUDriverUpgrade Event; Karpenter disrupting it, its
           DisruptionTerminating), the last before it: theirs ("drain:GPUDriverUpgrade", "evict:Karpenter"), the node
@@ -479,15 +482,17 @@ class Job:
         not_ready = _not_after(e, self.not_ready.get(_pod_key(e)))
         drains = [u for u in self.drains if _not_after(e, u) and (e.host is None or u.host in (None, e.host))]
         latest = max(reversed(drains), key=_ts, default=None)  # (of equal times the last, as a stable sort's)
-        said = any(_near(e, k) for k in self.evicted.get(_pod_key(e), ()))
-        drain = KARPENTER_EVICTED if said else NODE_DRAINS[latest.kind] if latest is not None else None
+        said = next((k.details["pod_end"] for k in self.evicted.get(_pod_key(e), ()) if _near(e, k)), None)
+        drain = NODE_DRAINS[latest.kind] if latest is not None else None
         reason = e.details["pod_end"]
+        if said is not None:  # (as the autoscaler's own Event of it is: pod_end's reading of an evictor's end)
+            drain = pod_end(said, drain=drain)
         key = pod_end(reason, not_ready=not_ready, drain=drain)  # (a key: itself, but refined)
         if key == reason:
             return e
         nodes = {u.host for u in drains}
-        host = e.host if e.host is not None or key != drain or said or len(nodes) != 1 else nodes.pop()
-        return replace(e, host=host, details={**e.details, **pod_ended_as(key, reason)})
+        host = e.host if e.host is not None or key != drain or key == said or len(nodes) != 1 else nodes.pop()
+        return replace(e, host=host, details={**e.details, **pod_ended_as(key, e.details.get("pod_reason", reason))})
 
     def _unresolved(self, e: Evidence) -> Evidence:
         """A store error to an address (a connect timed out, every address failed: store_host, store_port) after c10d

@@ -222,10 +222,11 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("node_disruption", "Karpenter began disrupting a node (its DisruptionTerminating Event, \"Disrupting Node: "
             "<reason>\": consolidation, drift, expiry): the Eviction API's eviction of a pod on that node after it is "
             "Karpenter's (triage.attribute Job._refined)", context=True),
-    JobKind("node_spot_interruption", "aws-node-termination-handler received a spot interruption notice of a node "
-            "(its SpotInterruption Event, \"Spot ITN received. Instance will be interrupted at ..\"): the Eviction "
-            "API's eviction of a pod on that node after it is its cordon and drain before the cloud reclaims the VM "
-            "(triage.attribute Job._refined)", context=True),
+    JobKind("node_spot_interruption", "aws-node-termination-handler or Karpenter received a spot interruption notice "
+            "of a node (NTH's SpotInterruption Event, \"Spot ITN received. Instance will be interrupted at ..\"; "
+            "Karpenter's SpotInterrupted, \"Spot interruption warning was triggered\"): the Eviction API's eviction "
+            "of a pod on that node after it, Karpenter's own too, is its cordon and drain before the cloud reclaims "
+            "the VM (triage.attribute Job._refined)", context=True),
 )
 JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
 
@@ -373,6 +374,8 @@ _HOST_PORTS = PodEnd("HOST PORTS", "infrastructure", "the kubelet refused it on 
                      "already bound there", False, ended=NEVER_STARTED)
 OUT_OF_NODE_KEY = "outof:node"  # the kubelet short of a node resource, "OutOfcpu" (POD_ENDS' key below)
 KARPENTER_EVICTED = "evict:Karpenter"  # Karpenter's eviction of a pod, disrupting its node (POD_ENDS' key below)
+SCALE_DOWN_EVICTED = "evict:cluster-autoscaler"  # cluster-autoscaler's, scaling its node down (POD_ENDS' key below)
+SPOT_RECLAIM = "SpotInterruption"  # the cloud reclaiming a spot VM (POD_ENDS' key below)
 POD_ENDS: dict[str, PodEnd] = {
     # status.reason
     "Evicted": PodEnd("NODE PRESSURE", "infrastructure", "the kubelet evicted it, a node-pressure "
@@ -442,7 +445,7 @@ POD_ENDS: dict[str, PodEnd] = {
     # operations list`, its target "<zone>/instances/<name>", the GKE node's name, cloudpilot-ai/karpenter-provider-gcp
     # PR #37); GKE's graceful node shutdown of a preempted node is the kubelet's "Terminated" (above): the node named,
     # the pods on it gone with it
-    "SpotInterruption": PodEnd("SPOT INTERRUPTION", "infrastructure", "the cloud reclaimed its node after a spot / "
+    SPOT_RECLAIM: PodEnd("SPOT INTERRUPTION", "infrastructure", "the cloud reclaimed its node after a spot / "
                                "preemptible VM's interruption notice", True),
     # the kubelet could not pull a container's image (a container's waiting reason, WAITING_REASONS; the pod never ran):
     # ErrImagePull, then ImagePullBackOff between retries; whose it is depends on the gang (`gang`)
@@ -527,6 +530,14 @@ POD_ENDS: dict[str, PodEnd] = {
     KARPENTER_EVICTED: PodEnd("NODE DISRUPTION", "infrastructure", "Karpenter evicted it, disrupting its node "
                               "for consolidation, drift, expiry or an interruption: the autoscaler's decision, no "
                               "GPU fault", False),
+    # cluster-autoscaler's eviction of a pod, scaling its node down (kubernetes/autoscaler cluster-autoscaler/core/
+    # scaledown/actuation/drain.go evictPod, commit 92aba319: its Event on the pod, type Normal, reason ScaleDown,
+    # "deleting pod for node scale down", then the Eviction API; 2017's scale_down.go the same Event, then a delete):
+    # the node underutilized, its pods fitting elsewhere.  The autoscaler's decision, as Karpenter's consolidation is
+    # (KARPENTER_EVICTED): no GPU fault, no cascading restart
+    SCALE_DOWN_EVICTED: PodEnd("NODE DISRUPTION", "infrastructure", "cluster-autoscaler evicted it, scaling its node "
+                               "down, underutilized, its pods fitting elsewhere: the autoscaler's decision, no GPU "
+                               "fault", False),
 }
 # A reason refined by what its message says (pod_end): (pattern, POD_ENDS key), the first that matches wins.  The
 # kubelet's FailedPrepareDynamicResources whose DRA driver rejected the claim's device configuration, in the words its
@@ -540,10 +551,14 @@ POD_ENDS: dict[str, PodEnd] = {
 # time-slice call on the GPU) and any other error stay the node's
 _KARPENTER_SAYS = r"Evicted pod(?::|\s*$)"  # Karpenter's Evicted Event's message (MESSAGE_ENDS, the k8s_ended row)
 _KARPENTER_EVICTED = ((re.compile(r"\b" + _KARPENTER_SAYS), KARPENTER_EVICTED),)
+_SCALE_DOWN_SAYS = r"deleting pod for node scale down\b"  # cluster-autoscaler's ScaleDown Event of a pod (MESSAGE_ENDS)
 MESSAGE_ENDS: dict[str, tuple[tuple[re.Pattern, str], ...]] = {
     # Karpenter's Event of its eviction ("Evicted pod", "Evicted pod: Underutilized"; 2022's reason "Evict"); the
     # kubelet's own Evicted says the resource ("The node was low on resource: ..")
     "Evicted": _KARPENTER_EVICTED, "Evict": _KARPENTER_EVICTED,
+    # cluster-autoscaler's Event of its eviction (ScaleDown, "deleting pod for node scale down"); its node's ScaleDown
+    # ("marked the node as toBeDeleted/unschedulable") is no pod's
+    "ScaleDown": ((re.compile(r"\b" + _SCALE_DOWN_SAYS), SCALE_DOWN_EVICTED),),
     "FailedPrepareDynamicResources": (
         (re.compile(r"\berror (?:decoding config parameters|(?:validating|normalizing) (?:GPU )?config): |"
                     r"\bruntime object is not a recognized configuration\b|"
@@ -564,10 +579,10 @@ WAITING_REASONS = ("ErrImagePull", "ImagePullBackOff")
 EVENT_ENDS = tuple(key for key, end in POD_ENDS.items() if end.event_only)
 # Other components' Events on a Node a row reads as context of the job's pod ends there: the NVIDIA GPU Operator's
 # upgrade controller's GPUDriverUpgrade (the gpu_driver_upgrade row), Karpenter's DisruptionTerminating (the
-# karpenter_disrupting row), aws-node-termination-handler's SpotInterruption (the nth_spot_interruption row; all type
-# Normal).  The live cluster component watches the Events of these reasons on Nodes
-# (cluster/evidence.py NODE_SELECTORS)
-NODE_EVENTS = ("GPUDriverUpgrade", "DisruptionTerminating", "SpotInterruption")
+# karpenter_disrupting row), aws-node-termination-handler's SpotInterruption (the nth_spot_interruption row; type
+# Normal) and Karpenter's SpotInterrupted (the karpenter_spot_interrupted row; type Warning).  The live cluster component
+# watches the Events of these reasons on Nodes (cluster/evidence.py NODE_SELECTORS)
+NODE_EVENTS = ("GPUDriverUpgrade", "DisruptionTerminating", "SpotInterruption", "SpotInterrupted")
 
 
 @dataclass(frozen=True, slots=True)
@@ -647,7 +662,7 @@ def foreign_condition(ctype: str, reason: str) -> ForeignCondition | None:
 # The node context kinds that say who evicted a pod on their node after them, and the POD_ENDS key the Eviction API's
 # eviction (EvictionByEvictionAPI) of such a pod is then (triage.attribute Job._refined; pod_end's `drain`)
 NODE_DRAINS = {"node_driver_upgrade": "drain:GPUDriverUpgrade", "node_disruption": KARPENTER_EVICTED,
-               "node_spot_interruption": "SpotInterruption"}
+               "node_spot_interruption": SPOT_RECLAIM}
 # Other components' Warning Events on a Pod a row reads as context of that pod's end: the node controller's NodeNotReady
 # (the k8s_not_ready row, pod_not_ready: the taint manager's deletion of the pod after it is for its node not ready)
 POD_EVENTS = ("NodeNotReady",)
@@ -655,9 +670,11 @@ POD_EVENTS = ("NodeNotReady",)
 # live cluster component watches the Events of these on its jobs' pods (cluster/evidence.py POD_EVENT_SELECTORS)
 POD_WARNINGS = (*EVENT_ENDS, *POD_EVENTS)
 # The Normal Events of another component on a pod that triage reads: Karpenter's Evicted ("Evicted pod: <reason>",
-# MESSAGE_ENDS; the kubelet's own Evicted is a Warning), which says whose the Eviction API's eviction of that pod was
-# (triage.attribute Job._refined).  Watched alike (cluster/evidence.py POD_EVENT_SELECTORS, type=Normal)
-POD_NORMALS = ("Evicted",)
+# MESSAGE_ENDS; the kubelet's own Evicted is a Warning) and cluster-autoscaler's ScaleDown ("deleting pod for node scale
+# down"), which say whose the Eviction API's eviction of that pod was (triage.attribute Job._refined; EVICTOR_ENDS, the
+# ends they are).  Watched alike (cluster/evidence.py POD_EVENT_SELECTORS, type=Normal)
+POD_NORMALS = ("Evicted", "ScaleDown")
+EVICTOR_ENDS = (KARPENTER_EVICTED, SCALE_DOWN_EVICTED)
 # How the k8s_ended row reads a POD_ENDS key.  A word no other text says is read wherever it stands (REASON_ANYWHERE:
 # NodeLost, the kubelet's admission error, a DisruptionTarget condition's reason); a key said by its messages is read
 # by them (REASON_BY_MESSAGE: the kubelet's "OutOf<resource>", OUT_OF_WORD; a cloud's notice; a volume's or a DRA
@@ -719,7 +736,8 @@ def pod_end(reason: str | None, taints: tuple[str, ...] = (), message: str = "",
                 return "taint:" + t
         if not_ready:
             return "taint:NodeNotReady"
-    if reason == "EvictionByEvictionAPI" and drain:
+    # (an autoscaler's eviction of a pod on a node the cloud is reclaiming: the reclaim, Karpenter draining for it)
+    if drain and (reason == "EvictionByEvictionAPI" or reason in EVICTOR_ENDS and drain == SPOT_RECLAIM):
         return drain
     if reason in POD_ENDS:
         return reason
@@ -1354,6 +1372,16 @@ FACTS: tuple[Fact, ...] = (
        _event_row("SpotInterruption", "node", "host") +
        r"(?:Spot ITN received\. Instance will be interrupted at|Spot Interruption notice for instance \S{1,64} was "
        r"sent at)\b", "info"),
+    # Karpenter's spot interruption notice of a node (aws/karpenter-provider-aws pkg/controllers/interruption/events/
+    # events.go SpotInterrupted, commit 1dea438a: its Event on the Node, its NodeClaim and, since PR #8289, the node's
+    # pods, type Warning, reason SpotInterrupted, "Spot interruption warning was triggered"), as NTH's above: it then
+    # taints, drains (the Eviction API, its Evicted Events of the pods) and deletes the node.  Context only: an eviction
+    # of a pod on that node after it is the cloud reclaiming the spot VM (POD_ENDS "SpotInterruption"); `kubectl get
+    # events`' row names the node, describe's Events table none; its NodeClaim's and pods' twins (another object
+    # named: "nodeclaim/..", "pod/..") are not read, the same notice said again of no node
+    _f("karpenter_spot_interrupted", "node_spot_interruption", ["SpotInterrupted"],
+       r"\bSpotInterrupted\s+(?:node/(?P<host>" + _K8S_NAME + r")\s+|(?=\S)(?![\w.\-]{1,253}/))(?:[^\n]{0,400}?\s)?"
+       r"Spot interruption warning was triggered\b", "info"),
     # Kubernetes ended the pod itself (kubectl describe / get -o yaml / events; POD_ENDS, shared with the cluster
     # component, which reads the same reasons off the pod's status): its status.reason ("Reason:               Evicted",
     # "Message:              The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available:
@@ -1395,7 +1423,7 @@ FACTS: tuple[Fact, ...] = (
                                   "Node is shutting, evicting pods", "which is unexpected", "DeadlineExceeded",
                                   "longer than the specified deadline", "longer than specified deadline",
                                   "Shutdown", "Terminated", "ErrImagePull", "ImagePullBackOff", "SPOT_ITN",
-                                  "SpotInterruptionKind", "spot_interrupted", "Spot interruption warning was triggered",
+                                  "SpotInterruptionKind", "spot_interrupted", "deleting pod for node scale down",
                                   "Preempt Scheduled: ", "compute.instances.preempted", "OutOf", "Outof",
                                   "FailedMount", "FailedAttachVolume", "Volume.SetUp failed for volume",
                                   "Volume.MountDevice failed for volume", "Volume.Attach failed for volume",
@@ -1405,8 +1433,8 @@ FACTS: tuple[Fact, ...] = (
                                   "plugin resources failed due to ", "enough resource: ",
                                   "NodeAffinity", "NodePorts", "PodFitsHostPorts", "TaintToleration"],
        r"\b(?P<why>OOMKilled|" + "|".join(REASON_ANYWHERE) + r")\b|"
-       + _event_row(r"Normal\s+(?P<why5>Evict(?:ed)?)", "pod", "epod4", 200) +
-       r"(?=" + _KARPENTER_SAYS + r")|"
+       + _event_row(r"Normal\s+(?P<why5>Evict(?:ed)?|ScaleDown)", "pod", "epod4", 200) +
+       r"(?=" + _KARPENTER_SAYS + "|" + _SCALE_DOWN_SAYS + r")|"
        # klog's line of an Event about a pod (client-go tools/record's "Event(%#v): type: '%v' reason: '%v' %v"),
        # the pod its ObjectReference names the pod ended (ons/opod); other kinds' Events by the reason alone below
        r"\bEvent(?:\((?:v1|api)\.ObjectReference\{Kind:\"Pod\", Namespace:\"(?P<ons>" + _K8S_NS + r")\", "
@@ -1433,7 +1461,7 @@ FACTS: tuple[Fact, ...] = (
        r"pod=\"(?P<epod3>" + _K8S_NS + "/" + _K8S_NAME + r")\")?)|"
        r"(?P<spot>\"Kind\":\"SPOT_ITN\".{0,400}?\"NodeName\":\"(?P<host>[^\"\s]+)\"|"
        r"\"messageKind\":\s?\"(?:SpotInterruptionKind|spot_interrupted)\".{0,400}?\"[Nn]ode\":\s?(?:\{\"name\":\s?)?"
-       r"\"(?P<host2>[^\"\s]+)\"|(?:\bnode/(?P<host3>" + HOST_NAME + r")\s+)?Spot interruption warning was triggered|"
+       r"\"(?P<host2>[^\"\s]+)\"|"
        r"(?:\bnode/(?P<host4>[^\s/]+)\s.{0,200}?)?\bPreempt Scheduled: |"
        r"\bcompute\.instances\.preempted\b.{0,400}?/instances/(?P<host5>[^\s/\"]+))|"
        r"(?:\bMarking for deletion|\bNodeControllerEviction\s[^\n]{0,300}?\bStarting deletion of) Pod "

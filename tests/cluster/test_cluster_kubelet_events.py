@@ -96,8 +96,10 @@ def test_the_watched_reasons_are_the_pod_ends_only_an_event_says():
     assert {"type=Warning,involvedObject.kind=Pod,reason=FailedMount",
             "type=Warning,involvedObject.kind=Pod,reason=FailedAttachVolume",
             "type=Warning,involvedObject.kind=Pod,reason=FailedPrepareDynamicResources"} <= set(POD_EVENT_SELECTORS)
-    # (and Karpenter's Normal Evicted, the one Normal Event of a pod read: tests/cluster/test_cluster_karpenter.py)
-    assert POD_EVENT_SELECTORS[len(POD_WARNINGS):] == ("type=Normal,involvedObject.kind=Pod,reason=Evicted",)
+    # (and the autoscalers' Normal Events of a pod read: Karpenter's Evicted, tests/cluster/test_cluster_karpenter.py;
+    # cluster-autoscaler's ScaleDown, tests/cluster/test_cluster_autoscaler_removals.py)
+    assert POD_EVENT_SELECTORS[len(POD_WARNINGS):] == ("type=Normal,involvedObject.kind=Pod,reason=Evicted",
+                                                       "type=Normal,involvedObject.kind=Pod,reason=ScaleDown")
     assert POD_WARNINGS[:len(EVENT_ENDS)] == EVENT_ENDS
 
 

@@ -17,6 +17,8 @@ at %s \\n")."""
 
 from __future__ import annotations
 
+import pytest
+
 from cluster.evidence import NODE_SELECTORS
 from triage.facts import NODE_DRAINS, POD_ENDS
 
@@ -35,6 +37,14 @@ def spot_interruption(node: str, ago: float = 300.0, message: str = SPOT_ITN) ->
     return {**ev, "reason": "SpotInterruption", "source": {"component": "aws-node-termination-handler"}}
 
 
+def spot_interrupted(node: str, ago: float = 300.0) -> dict:
+    """Karpenter's notice of `node` (SYNTHETIC: aws/karpenter-provider-aws pkg/controllers/interruption/events/events.go
+    SpotInterrupted, commit 1dea438a3d92eeb226f14c8b0804030d46453284: type Warning, "Spot interruption warning was
+    triggered"), context as NTH's (test_cluster_autoscaler_removals)."""
+    ev = upgrade_event(node, "Spot interruption warning was triggered", 11, ago)
+    return {**ev, "type": "Warning", "reason": "SpotInterrupted", "source": {"component": "karpenter"}}
+
+
 def test_nths_spot_interruption_is_watched_on_nodes():
     assert "involvedObject.kind=Node,reason=SpotInterruption" in NODE_SELECTORS
     assert NODE_DRAINS["node_spot_interruption"] == "SpotInterruption"
@@ -51,17 +61,18 @@ def test_a_pod_evicted_after_nths_spot_interruption_notice_is_the_reclaim_of_its
     assert ev["message"].startswith("infrastructure") and "node node-b" in ev["message"], ev["message"]
 
 
-def test_the_notice_alone_is_no_incident_and_an_eviction_elsewhere_stays_a_drain():
-    """The notice of every node of the job with no pod evicted (the job finished first; the notice of a node whose
-    pods NTH could not drain yet): no incident, no nodes_with_faults.  The eviction of the pod on node-b when the
-    notice was node-c's: a drain (DRAIN), not node-c's reclaim."""
+@pytest.mark.parametrize("notice", [spot_interruption, spot_interrupted])
+def test_the_notice_alone_is_no_incident_and_an_eviction_elsewhere_stays_a_drain(notice):
+    """The notice (NTH's; Karpenter's, h740) of every node of the job with no pod evicted (the job finished first; the
+    notice of a node whose pods NTH could not drain yet): no incident, no nodes_with_faults.  The eviction of the pod
+    on node-b when the notice was node-c's: a drain (DRAIN), not node-c's reclaim."""
     book = _book()
     for node in NODES:
-        book.event(spot_interruption(node) | {"metadata": {"name": f"s-{node}", "namespace": "default",
-                                                           "uid": f"s-{node}", "resourceVersion": "1"}}, 100.0)
+        book.event(notice(node) | {"metadata": {"name": f"s-{node}", "namespace": "default",
+                                                "uid": f"s-{node}", "resourceVersion": "1"}}, 100.0)
     assert book.settle(101.0) == [] and book.counts()["nodes_with_faults"] == 0
     assert [e.kind for e in book.node_facts["node-b"].values()] == ["node_spot_interruption"]
     book = _book(evicted())
-    book.event(spot_interruption("node-c"), 100.0)
+    book.event(notice("node-c"), 100.0)
     (opened,) = book.settle(101.0)
     assert opened.incident.evidence[0].details["pod_end"] == "EvictionByEvictionAPI"

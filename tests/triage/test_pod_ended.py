@@ -776,10 +776,6 @@ def test_a_spot_interruption_notice_names_the_node_the_cloud_reclaims(name, host
 
 
 @pytest.mark.parametrize("line, host", [
-    # constructed from karpenter-provider-aws pkg/controllers/interruption/events/events.go (the node's Event: reason
-    # SpotInterrupted, message "Spot interruption warning was triggered") as `kubectl get events` lays it out
-    ("27m         Warning   SpotInterrupted               node/ip-10-2-117-202.ec2.internal   Spot interruption "
-     "warning was triggered", "ip-10-2-117-202.ec2.internal"),
     # constructed from spack/spack-infrastructure #1297's Karpenter v1 log object (there pretty-printed) on one line, as
     # its JSON logger writes it
     ('{"message":"initiating delete from interruption message","controller":"interruption","messageKind":'
@@ -1809,3 +1805,98 @@ def test_an_event_objects_own_time_is_its_time_not_one_its_message_states():
           "source": {"component": "aws-node-termination-handler"}, "lastTimestamp": "2024-07-25T06:01:00Z"}
     [e] = read_events([ev])
     assert (e.kind, e.time) == ("node_spot_interruption", datetime(2024, 7, 25, 6, 1, tzinfo=timezone.utc))
+
+
+# ---- Karpenter's spot interruption notice, as NTH's: context of the evictions on its node -------------------------
+
+# SYNTHETIC rows from aws/karpenter-provider-aws pkg/controllers/interruption/events/events.go SpotInterrupted (commit
+# 1dea438a3d92eeb226f14c8b0804030d46453284: type Warning, reason SpotInterrupted, "Spot interruption warning was
+# triggered", on the Node, its NodeClaim and, since PR #8289, the node's pods) as `kubectl get events` and describe node
+# lay them out
+KARPENTER_SPOT_NODE = ("27m         Warning   SpotInterrupted               node/ip-10-2-117-202.ec2.internal   Spot "
+                       "interruption warning was triggered")
+KARPENTER_SPOT_DESCRIBE = "  Warning  SpotInterrupted  27m   karpenter  Spot interruption warning was triggered"
+
+
+@pytest.mark.parametrize("row, host", [(KARPENTER_SPOT_NODE, "ip-10-2-117-202.ec2.internal"),
+                                       (KARPENTER_SPOT_DESCRIBE, None)])
+def test_karpenters_spot_interrupted_node_event_is_context_as_nths_is(row, host):
+    """(h740) Karpenter's SpotInterrupted Event of a node is the notice NTH's SpotInterruption is: context
+    (node_spot_interruption), no pod end in its own right, no incident alone.  Was: a pod end (SPOT INTERRUPTION) of
+    no pod, an incident of its own whether or not a pod of the job was evicted there."""
+    found = list(read_lines([row + "\n"], "e.txt", Clock()))
+    assert [(e.kind, e.host) for e in found] == [("node_spot_interruption", host)]
+    assert attribute(found) == []
+
+
+@pytest.mark.parametrize("row", [
+    "27m   Warning   SpotInterrupted   nodeclaim/default-x7k2p   Spot interruption warning was triggered",
+    "27m   Warning   SpotInterrupted   pod/llm-w-0-1   Spot interruption warning was triggered",
+])
+def test_karpenters_twins_of_the_notice_on_other_objects_are_not_read(row):
+    """SYNTHETIC (events.go): the same notice on its NodeClaim and on the node's pods names no node: nothing."""
+    assert list(read_lines([row + "\n"], "e.txt", Clock())) == []
+
+
+def test_an_eviction_after_karpenters_spot_interruption_notice_is_the_reclaim_of_that_node():
+    """(h740) Karpenter's notice of a node, then the Eviction API's eviction of a pod (gitlab-runner's REAL words) and,
+    another, Karpenter's Evicted Event of a pod (REAL, aws/karpenter-provider-aws #3594): the spot reclaim of that node
+    (SpotInterruption, infrastructure), the node named.  Was: a pod end of the notice itself; the eviction a DRAIN,
+    Karpenter's Evicted its consolidation (NODE DISRUPTION)."""
+    [notice] = list(read_lines([KARPENTER_SPOT_NODE + "\n"], "e.txt", Clock()))
+    notice = replace(notice, time=T0)
+    [evicted] = _read("gitlab-runner-eviction-api.txt")
+    [said] = _read("events-karpenter-evicted.txt")
+    for end, reason in ((evicted, "EvictionByEvictionAPI"), (said, "Evicted")):
+        (incident,) = attribute([notice, replace(end, time=T0 + timedelta(minutes=1))])
+        root = incident.evidence[0]
+        assert (root.details["pod_end"], root.details["why"], root.details["pod_reason"]) == (
+            "SpotInterruption", "SPOT INTERRUPTION", reason)
+        assert incident.category == "infrastructure" and incident.root.host == "ip-10-2-117-202.ec2.internal"
+    # Karpenter's consolidation of a node with no notice stays its disruption
+    (incident,) = attribute([replace(said, time=T0)])
+    assert incident.evidence[0].details["pod_end"] == "evict:Karpenter"
+
+
+# ---- cluster-autoscaler scaling a node down, named as Karpenter's consolidation is ---------------------------------
+
+# SYNTHETIC rows from kubernetes/autoscaler cluster-autoscaler/core/scaledown/actuation/drain.go evictPod (commit
+# 92aba319cbd5f03b63386412b7b8c45a837b89df: `ctx.Recorder.Eventf(podToEvict, apiv1.EventTypeNormal, "ScaleDown",
+# "deleting pod for node scale down")`, then the Eviction API) as `kubectl get events` and describe pod lay them out
+CA_SCALE_DOWN = ("12m         Normal    ScaleDown          pod/llm-worker-3                  deleting pod for node "
+                 "scale down")
+CA_SCALE_DOWN_DESCRIBE = "  Normal  ScaleDown  12m   cluster-autoscaler  deleting pod for node scale down"
+
+
+@pytest.mark.parametrize("row, pod", [(CA_SCALE_DOWN, "llm-worker-3"), (CA_SCALE_DOWN_DESCRIBE, None)])
+def test_cluster_autoscalers_scale_down_of_a_pods_node_is_its_node_disruption(row, pod):
+    """(h740) cluster-autoscaler's ScaleDown Event of a pod: the autoscaler evicted it, scaling its node down (NODE
+    DISRUPTION, infrastructure, no cascading restart), as Karpenter's consolidation.  Was: nothing read."""
+    [e] = ended(row)
+    assert (e.details["pod_end"], e.details["why"], e.details.get("pod")) == (
+        "evict:cluster-autoscaler", "NODE DISRUPTION", pod)
+    incident = attribute([e])[0]
+    assert incident.category == "infrastructure" and "cluster-autoscaler evicted it" in incident.reason
+    assert not fatal(incident)
+
+
+def test_cluster_autoscalers_node_event_and_other_scale_down_words_end_nothing():
+    """SYNTHETIC (kubernetes/autoscaler's node Event, "marked the node as toBeDeleted/unschedulable"): no pod's end."""
+    assert ended("12m   Normal   ScaleDown   node/ip-10-0-0-142   marked the node as toBeDeleted/unschedulable") == []
+
+
+def test_the_eviction_api_eviction_of_a_pod_cluster_autoscaler_named_is_its_scale_down():
+    """(h740) The pod's DisruptionTarget condition (EvictionByEvictionAPI) and cluster-autoscaler's ScaleDown Event of
+    the same pod a second before it: the autoscaler's.  Was: a DRAIN of no known cause."""
+    pod = {"kind": "Pod", "metadata": {"name": "llm-worker-3", "namespace": "train"}, "spec": {"nodeName": "node-b"},
+           "status": {"phase": "Running", "conditions": [
+               {"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",
+                "message": "Eviction API: evicting", "lastTransitionTime": "2024-01-22T12:00:10Z"}]}}
+    event = {"kind": "Event", "type": "Normal", "reason": "ScaleDown", "message": "deleting pod for node scale down",
+             "involvedObject": {"kind": "Pod", "name": "llm-worker-3", "namespace": "train"},
+             "source": {"component": "cluster-autoscaler"}, "lastTimestamp": "2024-01-22T12:00:09Z"}
+    found = [e for e in read_objects(pod, "pods.json") if e.kind == "job_ended"]
+    from triage.inventory import read_events
+    found += read_events([event])
+    (incident,) = attribute(found)
+    assert {e.details["pod_end"] for e in incident.evidence} == {"evict:cluster-autoscaler"}
