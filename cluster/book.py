@@ -526,6 +526,9 @@ class Book:
                 self.node_facts[node] = facts
             self._node_changed(node, now)
             return
+        if obj.get("kind") == "Job":
+            self._job_event(ev, obj, uid, now, deleted)
+            return
         theirs = _theirs(ev)
         if obj.get("kind") != "Pod" or (theirs and not watched_pod_event(ev)):
             return
@@ -569,8 +572,27 @@ class Book:
         state.versions[uid] = rv
         if state.events.get(uid) == found:
             return
-        state.events[uid] = found
         state.sources[uid] = (key, obj.get("uid") or info.uid)  # the pod it is about: its uid, else the pod's now
+        self._keep(state, uid, found, now)
+
+    def _job_event(self, ev: Mapping[str, Any], obj: Mapping[str, Any], uid: str, now: float, deleted: bool) -> None:
+        """The Job controller's Event on a batch Job (evidence.JOB_SELECTORS: its DeadlineExceeded, the job's end at its
+        activeDeadlineSeconds; it then deletes the pods, whose statuses say nothing of why): the evidence of the job
+        that Job owns (its incident's owner; a JobSet's child Job's is not read), as offline reads it."""
+        where = (obj.get("namespace") or (ev.get("metadata") or {}).get("namespace", ""),
+                 kind_name(str(obj.get("apiVersion") or ""), "Job"), obj.get("name", ""))
+        found = [] if deleted else self.reader.job_event(ev)
+        rv = (ev.get("metadata") or {}).get("resourceVersion")
+        for state in self.jobs.values():
+            if state.job.owner.where != where or not found or state.events.get(uid) == found \
+                    or not _counted(state, found):
+                continue  # (an expired Event: what it said stays the job's evidence until the incident closes)
+            state.versions[uid] = rv
+            self._keep(state, uid, found, now)
+
+    def _keep(self, state: JobState, uid: str, found: list[Evidence], now: float) -> None:
+        """An Event's evidence kept as the job's (the oldest forgotten past MAX_EVENTS, counted), the job changed."""
+        state.events[uid] = found
         if len(state.events) > MAX_EVENTS:
             oldest = next(iter(state.events))
             state.versions.pop(oldest, None)

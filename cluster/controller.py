@@ -26,7 +26,7 @@ from kubeapi.retry import Backoff, WriterThread, describe, next_delay, refusal, 
 from triage import DEFAULT_WINDOW, SCHEMA
 
 from .book import HOLD, Book, Change, Open
-from .evidence import AGENT_COMPONENT, POD_EVENT_SELECTORS, NODE_SELECTORS
+from .evidence import AGENT_COMPONENT, JOB_SELECTORS, NODE_SELECTORS, POD_EVENT_SELECTORS
 from .leader import LeaseLock
 from .metrics import APPLY, ATTRIBUTION, Metrics
 from .owners import JOB_LABEL, KIND_NAMES, OWNER_KINDS, Job, Owner, OwnerKind, owner_of
@@ -219,10 +219,12 @@ class Controller:
             # the kubelet's Warnings on pods that triage's gang judges (FailedMount), the node controller's NodeNotReady
             # and Karpenter's Normal Evicted on pods, and the Events on nodes that triage reads as context of a pod's
             # end (the GPU Operator's GPUDriverUpgrade, Karpenter's DisruptionTerminating): one watch a reason, the API
-            # server selecting them (evidence.POD_EVENT_SELECTORS, NODE_SELECTORS); the Book keeps those of its jobs'
-            # pods alone, and of a node those its reading keeps
+            # server selecting them (evidence.POD_EVENT_SELECTORS, NODE_SELECTORS); the Job controller's end of a batch
+            # Job at its deadline (JOB_SELECTORS); the Book keeps those of its jobs' pods (and of its jobs' Jobs) alone,
+            # and of a node those its reading keeps
             *(Watcher(f"events:{selector.rpartition('=')[2]}", self.core.list_event_for_all_namespaces, self._put,
-                      field_selector=selector, **opts) for selector in (*POD_EVENT_SELECTORS, *NODE_SELECTORS)),
+                      field_selector=selector, **opts)
+              for selector in (*POD_EVENT_SELECTORS, *NODE_SELECTORS, *JOB_SELECTORS)),
         ]
         for kind in self.served_owner_kinds():
             group, version = kind.api_version.split("/")

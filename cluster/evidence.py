@@ -55,7 +55,8 @@ from parsers.rules import read_again
 from triage import Evidence
 from triage.conditions import GPU, classify_alone, node_fact, read_condition
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
-from triage.facts import NODE_EVENTS, NODE_NAMED, POD_NORMALS, POD_WARNINGS, read_collectives, read_node_named
+from triage.facts import JOB_EVENTS, NODE_EVENTS, NODE_NAMED, POD_NORMALS, POD_WARNINGS
+from triage.facts import read_collectives, read_node_named
 from triage.facts import FACT_SEVERITY, read_ray_task, read_words
 from triage.read import of_ray_task, on_named_node
 from triage.teardown import STATED_WORDS, read_stated
@@ -94,6 +95,7 @@ POD_EVENT_SELECTORS = tuple(f"type={kind},involvedObject.kind=Pod,reason={reason
 # disrupting the node, or NTH's or Karpenter's drain before a spot reclaim began evicting the node's pods): one watch each, selected alike; read by
 # Reader.node_event as offline reads the same Event
 NODE_SELECTORS = tuple(f"involvedObject.kind=Node,reason={reason}" for reason in NODE_EVENTS)
+JOB_SELECTORS = tuple(f"involvedObject.kind=Job,reason={reason}" for reason in JOB_EVENTS)
 CUT = "\u2026"  # how an excerpt cut to its length ends (agent/workloads.py quoted)
 # the peer a remote error names, in the agent's words before the excerpt (parsers/correlate.py explain)
 PEER = re.compile(r" \(peer ([^()\s]{1,256})\)")
@@ -214,6 +216,16 @@ class Reader:
         pod = (ev.get("involvedObject") or {}).get("name")
         return [e if e.host else e.with_context(host=host)
                 for e in read_events([ev], f"pod/{pod}" if pod else None)]
+
+    @staticmethod
+    def job_event(ev: Mapping[str, Any]) -> list[Evidence]:
+        """The Job controller's Event on a batch Job of a reason JOB_SELECTORS watches (triage.facts JOB_EVENTS: its
+        DeadlineExceeded): read as offline triage reads it in `kubectl get events -o json` (triage.inventory
+        read_events: the job's end, no node's); [] for another."""
+        obj = ev.get("involvedObject") or {}
+        if ev.get("reason") not in JOB_EVENTS or not str(obj.get("apiVersion") or "").startswith("batch/"):
+            return []
+        return read_events([ev], f"job/{obj.get('name')}")
 
     def node_event(self, ev: Mapping[str, Any]) -> list[Evidence]:
         """A node agent's Event on a Node: a node fault (or nothing, for what is not one), at its problem's own time

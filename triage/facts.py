@@ -583,6 +583,10 @@ EVENT_ENDS = tuple(key for key, end in POD_ENDS.items() if end.event_only)
 # Normal) and Karpenter's SpotInterrupted (the karpenter_spot_interrupted row; type Warning).  The live cluster component
 # watches the Events of these reasons on Nodes (cluster/evidence.py NODE_SELECTORS)
 NODE_EVENTS = ("GPUDriverUpgrade", "DisruptionTerminating", "SpotInterruption", "SpotInterrupted")
+# The Job controller's Events on a batch Job that a row reads as the job's end (the k8s_ended row: DeadlineExceeded, "Job
+# was active longer than specified deadline", its activeDeadlineSeconds spent; it then deletes the Job's pods, whose
+# statuses say nothing of why).  The live cluster component watches them on Jobs (cluster/evidence.py JOB_SELECTORS)
+JOB_EVENTS = ("DeadlineExceeded",)
 
 
 @dataclass(frozen=True, slots=True)
