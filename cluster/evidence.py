@@ -11,7 +11,7 @@ What a node agent (`gpu-npd run`) writes, and what is read of it here:
   triage's mismatched-collective rule compares across the job's nodes.
 - Job fact Pod Events (RankExited, ProcessLost, DataLoaderWorkerKilled, BarrierTimeout, StorageError, JobEnded,
   TaskNotStarted, CollectiveMismatch, StoreJoinTimeout, StoreLost, NonFiniteResult, RerunVerdict, RerunReproduced,
-  NetworkNotSetUp, ResourceLimit, ArgumentsRejected, RankException; triage/facts.py
+  NetworkNotSetUp, ResourceLimit, ArgumentsRejected, RankException, ChildProcessFailed, ModelNotLoaded; triage/facts.py
   LIVE_FACTS):
   the job's first such fact on the node, its fields in the agent's own words ("A rank's process ended (rank 7; host
   node-b; signal 9 SIGKILL)"), read back by triage.facts.read_words into Evidence of the fact's kind.

@@ -2403,6 +2403,10 @@ class LiveFact:
     # does): a job whose only failure it is has an incident once its writers' pods outlive the cluster component's
     # hold or end badly, none where they ended well (`said_at_end`; cluster/book.py Book.hold)
     at_end: bool = False
+    # its line is its writer's word of a failure elsewhere, whatever it names (SGLang's engine on a child that failed:
+    # the child's own error is the cause, in its log where printed): published as its writer's witness (`told`), a
+    # consequence said once a job on the node, only where nothing else of the failure was (agent/workloads.py)
+    consequence: bool = False
 
 
 LIVE_FACTS: tuple[LiveFact, ...] = (
@@ -2475,6 +2479,21 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
     LiveFact("network_setup", "NetworkNotSetUp", "A rank could not set up the job's network at its start",
              ("rank", "local_rank", "what", "unresolved", "resolver_error", "store_port", "store_error", "fact"), (),
              relayed=True),
+    # a serving engine's child process that failed (row sglang_child_failed: SGLang's engine on its scheduler, its
+    # detokenizer or its data-parallel controller, "Received sigquit from a child process. It usually means the child
+    # failed."): the lost process is its writer's own child, its line naming none; the child's own error, where its
+    # log printed it (a RankException, or the parsers' kind of its error, before it), is the cause and was said: the
+    # engine's word is its witness, said where nothing else of the failure was (`consequence`), so that an engine
+    # whose child died unprinted makes an incident, undetermined, as offline.  Was: not published (no culprit named)
+    LiveFact("process_lost", "ChildProcessFailed", "A serving engine's child process failed", ("rank", "fact"), (),
+             rows=("sglang_child_failed",), witness=True, consequence=True,
+             told="A serving engine said its child process failed, the child's own error the cause"),
+    # a serving engine that could not load a model of its repository, or exited for it (row triton_model_load:
+    # Triton's "failed to load '<model>' version N: <Status>: ..", "error: creating server: Internal - failed to load
+    # all models"): the application's failure, its writer the culprit, read from the line's own words, not from a
+    # traceback (the RankException row's).  Was: not published (the exception kind is read from tracebacks only)
+    LiveFact("exception", "ModelNotLoaded", "A serving engine could not load its model",
+             ("rank", "local_rank", "model", "status", "fact"), (), rows=("triton_model_load",)),
     # a rank's Python exception that is no consequence of another's failure (not chained after the chain's first, no
     # CONSEQUENCE_EXCEPTIONS type or words, no fact it states, no parsers' kind of its text): the application's; its
     # writer is the culprit.  One that is a consequence (a CONSEQUENCE_EXCEPTIONS type or words: Ray's
@@ -2488,10 +2507,6 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
 LIVE = {row.kind: row for row in LIVE_FACTS if not row.rows}  # a kind's row for its rows no other names
 LIVE_ROWS = {name: row for row in LIVE_FACTS for name in row.rows}
 LIVE_REASONS = {row.reason: row for row in LIVE_FACTS}
-# the kinds read from a line's own words (triage.read.job_fact), and the words a line must hold to be one of them: the
-# rows' of those kinds (a line without one costs nothing more); a traced kind's rows are not among them
-LIVE_WORDED = frozenset(row.kind for row in LIVE_FACTS if not row.traced)
-LIVE_KEYWORDS = tuple(dict.fromkeys(k for f in FACTS if f.kind in LIVE_WORDED for k in f.keywords))
 # how the Event words each field (a label, then its value; "; " between fields)
 _LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "pid", "exit_code": "exit code",
            "signal": "signal", "lagging": "lagging ranks", "timeout_ms": "timeout ms", "job": "job",
@@ -2502,7 +2517,8 @@ _LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "p
            "store_expected": "expected", "store_timeout": "store timeout", "gpu": "gpu", "result": "result",
            "iteration": "iteration", "exception": "exception", "duration": "duration", "store_host": "store",
            "store_port": "port", "store_error": "store error", "prog": "program", "rejected": "rejected",
-           "rerun_host": "rerun host", "rerun_gpu": "rerun gpu", "unresolved": "address", "resolver_error": "resolver"}
+           "rerun_host": "rerun host", "rerun_gpu": "rerun gpu", "unresolved": "address", "resolver_error": "resolver",
+           "model": "model", "status": "status"}
 _BY_LABEL = {label: name for name, label in _LABELS.items()}
 # (a "what" may hold a colon: NCCL's "Bootstrap : no socket interface found")
 _VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./:'\-]{0,79}"),
@@ -2514,7 +2530,9 @@ _VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compi
           "rejected": re.compile(r"[A-Za-z][^;()\n]{0,400}"),
           # a resolver's error ("gai error: -5 - No address associated with hostname", ssh's "Temporary failure in
           # name resolution"; no ';' nor parenthesis)
-          "resolver_error": re.compile(r"[A-Za-z][\w ,.:'\-]{0,119}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
+          "resolver_error": re.compile(r"[A-Za-z][\w ,.:'\-]{0,119}"),
+          # a Triton status's words ("Unsupported", "Invalid argument": triton_model_load's `status`)
+          "status": re.compile(r"[A-Z][a-z]{1,20}(?: [a-z]{1,20})?"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
           "int": re.compile(r"-?\d{1,18}")}
 _LABEL = "(" + "|".join(sorted(map(re.escape, _BY_LABEL), key=len, reverse=True)) + ")"
 _WORDS = re.compile(r" \(((?:" + _LABEL + r" [^;()]{1,400}?(?:; |(?=\))))+)\)")
@@ -2529,6 +2547,13 @@ def live(kind: str, fact: str | None = None) -> LiveFact | None:
     """The LIVE_FACTS row that publishes a job fact of `kind` read by FACTS row `fact` (LiveFact.rows), None: none."""
     row = LIVE_ROWS.get(fact) if fact is not None else None
     return row if row is not None and row.kind == kind else LIVE.get(kind)
+
+
+# the FACTS rows read from a line's own words (triage.read.job_fact): those a LiveFact publishes (`live`) but a traced
+# one's (the exception kind's rows, but triton_model_load, read from tracebacks only), and the words a line must hold
+# to be one of them (a line without one costs nothing more)
+LIVE_WORDED = frozenset(f.name for f in FACTS if (row := live(f.kind, f.name)) is not None and not row.traced)
+LIVE_KEYWORDS = tuple(dict.fromkeys(k for f in FACTS if f.name in LIVE_WORDED for k in f.keywords))
 
 
 def said_at_end(kind: str, fact: object = None) -> bool:

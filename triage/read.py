@@ -604,7 +604,7 @@ def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
     if _BLOCK_FIELD.match(rest):
         return None
     hit = facts.match(rest)
-    if hit is None or hit[0].kind not in facts.LIVE_WORDED:
+    if hit is None or hit[0].name not in facts.LIVE_WORDED:
         return None
     fact, groups = hit
     row = facts.live(fact.kind, fact.name)
@@ -614,6 +614,8 @@ def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
     # (its writer's own address, LiveFact.own: asked, never said)
     said = {name: base[name] if name in base else details.get(name) for name in (*row.fields, *filter(None, [row.own]))}
     said = {name: value for name, value in said.items() if value is not None}
+    if row.consequence:  # its writer's word of a failure elsewhere (facts.LiveFact.consequence)
+        said["consequence"] = True
     if not facts.published(row, said):
         return None
     said.pop(row.own, None)
