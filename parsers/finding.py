@@ -102,6 +102,7 @@ _FABRIC_MANAGER_KINDS = frozenset({"driver_mismatch", "nvlink"})
 DAEMON_KINDS: dict[str, frozenset[str]] = {
     "nv-fabricmanager": _FABRIC_MANAGER_KINDS,
     "nvidia-fabricmanager-start.sh": _FABRIC_MANAGER_KINDS,
+    "nvlsm": _FABRIC_MANAGER_KINDS,  # the NVLink Subnet Manager FM's start script runs beside it on NVLink5 systems
 }
 
 

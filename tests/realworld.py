@@ -26,7 +26,9 @@ WORKLOAD_FILES = ("nccl-", "ib-transports", "workload-", "jobs-")
 # Samples whose events neither `gpu-npd parse` nor the agent report, on purpose (sample -> why): another machine's
 # kernel relayed by a script on this one (caliptra-sw #1392: `run1.sh[75558]: UART: [..] Kernel panic ..` in a
 # Raspberry Pi's journal), a program's line, not the host's kernel (parsers/finding.py KERNEL_PROGRAMS)
-NOT_THIS_HOST = {"kernel-2026j.yaml#8": "another machine's kernel, relayed by a script (run1.sh): not this host's"}
+NOT_THIS_HOST = {"kernel-2026j.yaml#8": "another machine's kernel, relayed by a script (run1.sh): not this host's",
+                 "fabric-manager-nvl5-prereq-2026.yaml#0": "the poster redacted host and tag ('edge-...'): an unknown "
+                 "program's line to the command; under its own tag (nvidia-fabricmanager-start.sh) it counts"}
 WHOLE_LOGS = ROOT / "wholelogs.yaml"  # whole logs (healthy/ and wholelogs/): sources and allowed loud findings
 CODE_KINDS = {"xid": "xid", "sxid": "sxid"}  # kinds whose code is scored, and the Finding field holding it
 
