@@ -46,7 +46,7 @@ from triage.facts import bare_address, said_at_end
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
 
 from .evidence import AGENT_COMPONENT, Order, Reader, watched_pod_event, repair_gpus, watched, with_gpus
-from .owners import Job, Owner, job_of, kind_name
+from .owners import Job, Owner, batch_job_of, job_of, kind_name
 from .recovery import OPT_IN
 
 MAX_EVIDENCE = 2000  # per job (the newest kept): a 10,000-rank job's storm is summarised, not hoarded
@@ -78,6 +78,9 @@ class PodInfo:
     # its deletion's deadline as first seen (metadata.deletionTimestamp, the API server's clock): no later than the
     # request + its grace; None: no deletion seen before it went (a force delete of a running pod, grace 0)
     deleting: float | None = None
+    # the batch Job it is of (owners.batch_job_of: a JobSet's child Job, "<jobset>-<replicatedjob>-<index>"; one label
+    # value, at most 63 characters): that Job's Events are its job's (Book._job_event)
+    batch_job: str = ""
 
 
 @dataclass(slots=True)
@@ -242,8 +245,8 @@ class Book:
         self.node_jobs: dict[str, set] = {}
         self.waiting: OrderedDict[tuple[str, str], Waiting] = OrderedDict()  # (ns, pod) -> its Events
         self.other_pods: set[tuple[str, str]] = set()
-        # deleted pod -> (job, node, creation time, uid, its own opt-in, its job's record: _tombstone)
-        self.gone: OrderedDict[tuple[str, str], tuple[tuple, str, float, str, bool, int]] = OrderedDict()
+        # deleted pod -> (job, node, creation time, uid, its own opt-in, its job's record: _tombstone, its batch Job)
+        self.gone: OrderedDict[tuple[str, str], tuple[tuple, str, float, str, bool, int, str]] = OrderedDict()
         # deleted pods with no end of their own and a known deletion, whose node's fault from before it may still be
         # read (Left, Book._leave): end id -> it, and node -> its end ids
         self.left: OrderedDict[str, Left] = OrderedDict()
@@ -329,7 +332,8 @@ class Book:
             if node:
                 self.node_jobs.setdefault(node, set()).add(job.key)
                 state.nodes[node] = state.nodes.get(node, 0) + 1
-            self.pods[key] = PodInfo(job.key, node, started, exits, uid, labelled, hostname, order, ended, deleting)
+            self.pods[key] = PodInfo(job.key, node, started, exits, uid, labelled, hostname, order, ended, deleting,
+                                     batch_job_of(obj))
             if (node and self.node_facts.get(node)) or state.restarted is not None:
                 self._touch(state, now)  # after a restart: the Events of a pod seen only now are its own
             waiting = self.waiting.pop(key, None)
@@ -404,7 +408,7 @@ class Book:
             del self.hostnames[(key[0], info.hostname)]
         state = self.jobs.get(info.job)
         keep_newest(self.gone, key, (info.job, info.node, info.started, info.uid, info.labelled,
-                                     state.record if state is not None else 0), MAX_WAITING)
+                                     state.record if state is not None else 0, info.batch_job), MAX_WAITING)
         if state is not None:
             self._ended(state)
             state.pods.discard(key)
@@ -578,17 +582,26 @@ class Book:
     def _job_event(self, ev: Mapping[str, Any], obj: Mapping[str, Any], uid: str, now: float, deleted: bool) -> None:
         """The Job controller's Event on a batch Job (evidence.JOB_SELECTORS: its DeadlineExceeded, the job's end at its
         activeDeadlineSeconds; it then deletes the pods, whose statuses say nothing of why): the evidence of the job
-        that Job owns (its incident's owner; a JobSet's child Job's is not read), as offline reads it."""
+        that Job owns (its incident's owner), or whose pods are of it (`_child_of`: a JobSet's, a TrainJob's child Job),
+        as offline reads it."""
         where = (obj.get("namespace") or (ev.get("metadata") or {}).get("namespace", ""),
                  kind_name(str(obj.get("apiVersion") or ""), "Job"), obj.get("name", ""))
         found = [] if deleted else self.reader.job_event(ev)
         rv = (ev.get("metadata") or {}).get("resourceVersion")
-        for state in self.jobs.values():
-            if state.job.owner.where != where or not found or state.events.get(uid) == found \
-                    or not _counted(state, found):
+        children = self._child_of(where[0], where[2]) if found else set()
+        for key, state in self.jobs.items():
+            if (state.job.owner.where != where and key not in children) or not found \
+                    or state.events.get(uid) == found or not _counted(state, found):
                 continue  # (an expired Event: what it said stays the job's evidence until the incident closes)
             state.versions[uid] = rv
             self._keep(state, uid, found, now)
+
+    def _child_of(self, namespace: str, name: str) -> set[tuple]:
+        """The jobs whose pods, kept or deleted (a tombstone of a job still kept), are of the batch Job `name`
+        (PodInfo.batch_job): a JobSet's child Job's Event is its JobSet's job's."""
+        kept = {info.job for (ns, _), info in self.pods.items() if ns == namespace and info.batch_job == name}
+        return kept | {was[0] for (ns, _), was in self.gone.items()
+                       if ns == namespace and was[6] == name and self._of_kept_job(was)}
 
     def _keep(self, state: JobState, uid: str, found: list[Evidence], now: float) -> None:
         """An Event's evidence kept as the job's (the oldest forgotten past MAX_EVENTS, counted), the job changed."""
@@ -879,13 +892,17 @@ class Book:
             return self._incarnation(state, gone, was)
         return CHOSEN
 
+    def _of_kept_job(self, was: tuple) -> bool:
+        """Whether a deleted pod's tombstone (`gone`) is of the record of its job still kept."""
+        return (state := self.jobs.get(was[0])) is not None and state.record == was[5]
+
     def _tombstone(self, key: tuple[str, str]) -> PodInfo | None:
         """The last pod of that name deleted, while the record of its job it was deleted from is kept: not a forgotten
         job's (its deleted pods' starts forgotten with it), though the job is seen again under its key."""
         was = self.gone.get(key)
-        if was is None or (state := self.jobs.get(was[0])) is None or state.record != was[5]:
+        if was is None or not self._of_kept_job(was):
             return None
-        return PodInfo(was[0], was[1], was[2], uid=was[3], labelled=was[4])
+        return PodInfo(was[0], was[1], was[2], uid=was[3], labelled=was[4], batch_job=was[6])
 
     def addresses(self, evidence: list[Evidence], namespace: str = "") -> list[Evidence]:
         """Where the addresses the evidence names (peers, hosts) are, as triage reads NCCL's own address lines

@@ -156,6 +156,22 @@ def _pod_owner(meta: Mapping[str, Any], refs: list, ns: str) -> Owner:
     return Owner("v1", "Pod", ns, meta.get("name", ""), meta.get("uid", ""))
 
 
+_BATCH_JOB = next(k for k in OWNER_KINDS if k.api_version == "batch/v1" and k.kind == "Job")
+
+
+def batch_job_of(pod: Mapping[str, Any]) -> str:
+    """The batch Job a pod is of, by its Job's labels (`batch.kubernetes.io/job-name`, the older `job-name`: the Job
+    controller's), where the pod's ownerReference to a batch Job agrees or it has none; "" otherwise.  A JobSet's (a
+    TrainJob's) pod is of the child Job the JobSet made ("<jobset>-<replicatedjob>-<index>"), whose Events (the Job
+    controller's DeadlineExceeded) name that Job, not the group the job is kept under (cluster.book Book._job_event)."""
+    meta = pod.get("metadata") or {}
+    labels = meta.get("labels") or {}
+    name = next((str(labels[x]) for x in _BATCH_JOB.labels if labels.get(x)), "")
+    refs = [r.get("name") for r in meta.get("ownerReferences") or () if isinstance(r, Mapping)
+            and r.get("kind") == "Job" and _group(str(r.get("apiVersion", ""))) == _BATCH_JOB.group]
+    return name if name and (not refs or name in refs) else ""
+
+
 def owner_of(obj: Mapping[str, Any]) -> Owner | None:
     """The owner of a watched owner object (a JobSet): its controller ownerReference, where that names a kind of the
     table that owns objects of its kind (`OwnerKind.owns`: a TrainJob, its JobSet); None otherwise (a JobSet a user

@@ -376,6 +376,7 @@ OUT_OF_NODE_KEY = "outof:node"  # the kubelet short of a node resource, "OutOfcp
 KARPENTER_EVICTED = "evict:Karpenter"  # Karpenter's eviction of a pod, disrupting its node (POD_ENDS' key below)
 SCALE_DOWN_EVICTED = "evict:cluster-autoscaler"  # cluster-autoscaler's, scaling its node down (POD_ENDS' key below)
 SPOT_RECLAIM = "SpotInterruption"  # the cloud reclaiming a spot VM (POD_ENDS' key below)
+NODE_TERMINATION = "NodeTermination"  # GCE terminating a VM, GKE's node termination handler's word (POD_ENDS)
 POD_ENDS: dict[str, PodEnd] = {
     # status.reason
     "Evicted": PodEnd("NODE PRESSURE", "infrastructure", "the kubelet evicted it, a node-pressure "
@@ -447,6 +448,15 @@ POD_ENDS: dict[str, PodEnd] = {
     # the pods on it gone with it
     SPOT_RECLAIM: PodEnd("SPOT INTERRUPTION", "infrastructure", "the cloud reclaimed its node after a spot / "
                                "preemptible VM's interruption notice", True),
+    # GCE terminating the VM under the pod, k8s-node-termination-handler deleting the node's pods first
+    # (GoogleCloudPlatform/k8s-node-termination-handler termination/eviction.go, commit 00ba027b: before each delete,
+    # no Eviction API and no DisruptionTarget condition, a Warning Event of reason NodeTermination on the pod, "Node %q
+    # is about to be terminated. Evicting pod prior to node termination."): the metadata server's preemption or host
+    # maintenance event of a VM that cannot live-migrate (a preemptible one, one with GPUs).  Only the Event says it
+    # (the pod's status: deleted while running); the node named by its message
+    NODE_TERMINATION: PodEnd("NODE TERMINATION", "infrastructure", "the cloud terminated its node, a preemption or "
+                             "host maintenance of its VM; the node termination handler deleted it first", True,
+                             event_only=True),
     # the kubelet could not pull a container's image (a container's waiting reason, WAITING_REASONS; the pod never ran):
     # ErrImagePull, then ImagePullBackOff between retries; whose it is depends on the gang (`gang`)
     "ErrImagePull": _IMAGE_PULL, "ImagePullBackOff": _IMAGE_PULL,
@@ -688,7 +698,7 @@ EVICTOR_ENDS = (KARPENTER_EVICTED, SCALE_DOWN_EVICTED)
 REASON_ANYWHERE = ("PreemptionByScheduler", "PreemptionByKubeScheduler", "DeletionByTaintManager",
                    "DeletionByDeviceTaintManager", "EvictionByEvictionAPI", "DeletionByPodGC", "TerminationByKubelet",
                    "NodeLost", "UnexpectedAdmissionError", "TopologyAffinityError")
-REASON_BY_MESSAGE = ("OutOfDevices", "SpotInterruption", "FailedMount", "FailedAttachVolume",
+REASON_BY_MESSAGE = ("OutOfDevices", "SpotInterruption", NODE_TERMINATION, "FailedMount", "FailedAttachVolume",
                      "FailedPrepareDynamicResources")
 REASON_STATUS_ONLY = ("Terminated",)
 REASON_WORDS = tuple(k for k in POD_ENDS if ":" not in k  # a refinement's key ("taint:..", "claim:..") no word
@@ -1429,6 +1439,7 @@ FACTS: tuple[Fact, ...] = (
                                   "Shutdown", "Terminated", "ErrImagePull", "ImagePullBackOff", "SPOT_ITN",
                                   "SpotInterruptionKind", "spot_interrupted", "deleting pod for node scale down",
                                   "Preempt Scheduled: ", "compute.instances.preempted", "OutOf", "Outof",
+                                  "is about to be terminated. Evicting pod prior to node termination",
                                   "FailedMount", "FailedAttachVolume", "Volume.SetUp failed for volume",
                                   "Volume.MountDevice failed for volume", "Volume.Attach failed for volume",
                                   "DeletionByDeviceTaintManager", "FailedPrepareDynamicResources",
@@ -1468,6 +1479,10 @@ FACTS: tuple[Fact, ...] = (
        r"\"(?P<host2>[^\"\s]+)\"|"
        r"(?:\bnode/(?P<host4>[^\s/]+)\s.{0,200}?)?\bPreempt Scheduled: |"
        r"\bcompute\.instances\.preempted\b.{0,400}?/instances/(?P<host5>[^\s/\"]+))|"
+       # GKE's node termination handler's Event of a pod it deletes ("Node %q is about to be terminated. Evicting
+       # pod prior to node termination.", Go's %q: the node in double quotes, escaped where a JSON string holds it)
+       r"\bNode \\?\"(?P<host6>" + _K8S_NAME + r")\\?\" (?P<gceterm>is) about to be terminated\. Evicting pod prior to "
+       r"node termination\b|"
        r"(?:\bMarking for deletion|\bNodeControllerEviction\s[^\n]{0,300}?\bStarting deletion of) Pod "
        r"(?P<tpod>(?:" + _K8S_NS + "/)?" + _K8S_NAME + r")(?: from Node (?P<tnode>" + HOST_WORD + r"))?"
        r"(?=\s|$)|"
@@ -2290,6 +2305,7 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             g["why"] = mount if mount in POD_ENDS else "FailedAttachVolume" if mount.startswith("Attach") else \
                 "FailedPrepareDynamicResources" if mount.startswith("Failed to prepare") else "FailedMount"
         reason = "SpotInterruption" if g.pop("spot", None) else \
+            NODE_TERMINATION if g.pop("gceterm", None) else \
             "Evicted" if evicted else \
             "Terminated" if g.pop("shutdown", None) else \
             "UnexpectedAdmissionError" if g.pop("admission", None) else \

@@ -78,3 +78,75 @@ def test_without_the_event_or_for_another_job_nothing_is_said():
     t0 = time.time()
     assert _ended(Book(), t0, None) == []
     assert _ended(Book(), t0, deadline_event("other-job", at=t0 + 1)) == []
+
+
+# A JobSet's child batch Job (h745): the JobSet controller makes one Job per replicated job and index,
+# "<jobset>-<replicatedjob>-<index>", its pods labelled with the JobSet's name and the child Job's
+# (jobset.sigs.k8s.io/jobset-name; batch.kubernetes.io/job-name, job-name) and owned by the child Job; the cluster keeps
+# them under the JobSet.  The child Job's activeDeadlineSeconds spent, the Job controller's DeadlineExceeded Event names
+# the child Job (its message REAL, FIXTURE's; the objects CONSTRUCTED as the JobSet and Job controllers set them).
+JOBSET, CHILD = "train-llm", "train-llm-workers-0"
+
+
+def _jobset_pod(name: str, node: str, deleting: float | None = None, child: str = CHILD) -> dict:
+    pod = _pod(name, node, child, deleting)
+    pod["metadata"]["labels"] |= {"jobset.sigs.k8s.io/jobset-name": JOBSET,
+                                  "jobset.sigs.k8s.io/replicatedjob-name": "workers"}
+    return pod
+
+
+def _jobset_ended(book: Book, t0: float, event: dict | None, seen_after: bool = False) -> list:
+    for i, node in enumerate(("node-a", "node-b")):
+        book.pod(_jobset_pod(f"{CHILD}-{i}", node), t0)
+    if event is not None and not seen_after:
+        book.event(event, t0 + 1)
+    for i, node in enumerate(("node-a", "node-b")):
+        book.pod(_jobset_pod(f"{CHILD}-{i}", node, deleting=t0 + 31), t0 + 1)
+        book.pod(_jobset_pod(f"{CHILD}-{i}", node, deleting=t0 + 31), t0 + 2, deleted=True)
+    if event is not None and seen_after:  # (the Events' watch behind the pods')
+        book.event(event, t0 + 2)
+    return book.settle(t0 + 3)
+
+
+def test_a_jobsets_child_job_ended_at_its_deadline_is_its_jobsets_time_limit_live():
+    """The DeadlineExceeded Event of the JobSet's child Job, then its pods deleted: one incident on the JobSet's job,
+    the application's time limit, as offline reads the same Event; the Event seen after the pods were gone too (their
+    tombstones name the child Job).  Was: no incident (only a job whose owner is that Job read it)."""
+    for seen_after in (False, True):
+        t0 = time.time()
+        book = Book()
+        (change,) = _jobset_ended(book, t0, deadline_event(CHILD, at=t0 + 1), seen_after)
+        i = change.incident
+        assert (i.category, i.root.kind) == ("application", "job_ended"), (seen_after, i.reason)
+        assert "activeDeadlineSeconds ran out" in i.reason
+        assert [s.job.owner.kind for s in book.jobs.values()] == ["JobSet"]
+
+
+def test_another_child_jobs_deadline_is_not_the_jobsets():
+    """Another JobSet's child Job (another name), or a Job of that name in another namespace: nothing said."""
+    t0 = time.time()
+    assert _jobset_ended(Book(), t0, deadline_event("train-llm-workers-1", at=t0 + 1)) == []
+    other = deadline_event(CHILD, at=t0 + 1)
+    other["involvedObject"] = {**other["involvedObject"], "namespace": "elsewhere"}
+    other["metadata"] = {**other["metadata"], "namespace": "elsewhere"}
+    assert _jobset_ended(Book(), t0, other) == []
+
+
+# ---- GKE's node termination handler's deletion (h745) ----------------------------------------------------------------
+
+def test_a_pod_gkes_node_termination_handler_deleted_is_its_node_terminated_live():
+    """The handler's Warning NodeTermination Event of the job's pod on node-b (SYNTHETIC, tests/triage/test_pod_ended
+    GKE_SAYS, from k8s-node-termination-handler termination/eviction.go), then its delete of the pods (no Eviction API,
+    no DisruptionTarget condition): one incident, NODE TERMINATION, infrastructure, node-b, as offline reads the same
+    Event.  Was: the Event never watched, the deletion of a running pod no incident."""
+    from cluster.evidence import POD_EVENT_SELECTORS
+    from test_cluster_kubelet_events import kubelet_event
+    assert "type=Warning,involvedObject.kind=Pod,reason=NodeTermination" in POD_EVENT_SELECTORS
+    says = 'Node "node-b" is about to be terminated. Evicting pod prior to node termination.'
+    ev = kubelet_event("train-llm-1", None, "NodeTermination", says)
+    ev["source"] = {"component": "k8s-node-termination-handler"}
+    t0 = time.time()
+    (change,) = _ended(Book(), t0, ev)
+    i = change.incident
+    assert (i.category, i.root.kind, i.root.host) == ("infrastructure", "job_ended", "node-b"), i.reason
+    assert i.evidence[0].details["why"] == "NODE TERMINATION" and "the cloud terminated its node" in i.reason

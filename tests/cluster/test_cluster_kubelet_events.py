@@ -91,7 +91,7 @@ def test_the_watched_reasons_are_the_pod_ends_only_an_event_says():
     BackOffPullImage; the rows of tests/fixtures/pods/ended/events-image-pull.txt).  Was: a watch each, never fed."""
     assert GANG_REASONS == tuple(k for k, e in POD_ENDS.items() if e.gang is not None)
     assert set(WAITING_REASONS) <= set(GANG_REASONS)
-    assert EVENT_ENDS == ("FailedMount", "FailedAttachVolume", "FailedPrepareDynamicResources")
+    assert EVENT_ENDS == ("NodeTermination", "FailedMount", "FailedAttachVolume", "FailedPrepareDynamicResources")
     assert EVENT_ENDS == tuple(k for k, e in POD_ENDS.items() if e.event_only)
     assert {"type=Warning,involvedObject.kind=Pod,reason=FailedMount",
             "type=Warning,involvedObject.kind=Pod,reason=FailedAttachVolume",

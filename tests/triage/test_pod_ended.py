@@ -1900,3 +1900,44 @@ def test_the_eviction_api_eviction_of_a_pod_cluster_autoscaler_named_is_its_scal
     found += read_events([event])
     (incident,) = attribute(found)
     assert {e.details["pod_end"] for e in incident.evidence} == {"evict:cluster-autoscaler"}
+
+
+# ---- GKE's node termination handler: a pod deleted before GCE terminates its node (h745) --------------------------
+
+# SYNTHETIC: the message GoogleCloudPlatform/k8s-node-termination-handler termination/eviction.go (commit
+# 00ba027b5da4afae74afe76073de38ab20bf7b63) records, a Warning Event of reason NodeTermination on each pod before it
+# deletes it ("Node %q is about to be terminated. Evicting pod prior to node termination.", the node's name quoted by
+# Go's %q), laid out as kubectl describe pod, `kubectl get events` and the Event object (-o json) hold it; its Node
+# Event, termination/taint.go's ImpendingNodeTermination ("Node about to be terminated. Tainting the node to prevent
+# further pods from being scheduling on the node"), ends no pod
+GKE_NODE = "gke-gpu-pool-a100-4f3c2b1a-x7kq"
+GKE_SAYS = f'Node "{GKE_NODE}" is about to be terminated. Evicting pod prior to node termination.'
+GKE_ROWS = [f"  Warning  NodeTermination  40s   k8s-node-termination-handler  {GKE_SAYS}",
+            f"train   40s   Warning   NodeTermination   pod/llm-w-0-1   {GKE_SAYS}"]
+
+
+@pytest.mark.parametrize("row", GKE_ROWS)
+def test_gkes_node_termination_event_is_its_pods_end_on_that_node(row):
+    """(h745) The handler's NodeTermination Event of a pod it deleted (no Eviction API, no DisruptionTarget condition:
+    the pod's status says only that it was deleted while running): the pod's end, NODE TERMINATION, infrastructure,
+    the node its message names.  Was: nothing read, the pod deleted with no cause."""
+    [e] = ended(row)
+    assert (e.details["pod_end"], e.details["why"], e.host) == ("NodeTermination", "NODE TERMINATION", GKE_NODE)
+    [incident] = attribute([e])
+    assert incident.category == "infrastructure" and incident.root.host == GKE_NODE
+    assert POD_ENDS["NodeTermination"].restart and POD_ENDS["NodeTermination"].event_only
+    assert ended("  Warning  ImpendingNodeTermination  41s  k8s-node-termination-handler  Node about to be "
+                 "terminated. Tainting the node to prevent further pods from being scheduling on the node") == []
+
+
+def test_gkes_node_termination_event_object_reads_as_its_row_and_as_live():
+    """(h745) The Event object (`kubectl get events -o json`) offline and the same object the cluster component watches
+    (Reader.their_pod_event): one reading, the pod the object names, the node the message names."""
+    from triage.inventory import read_events
+    ev = {"type": "Warning", "reason": "NodeTermination", "message": GKE_SAYS,
+          "involvedObject": {"kind": "Pod", "namespace": "train", "name": "llm-w-0-1"},
+          "source": {"component": "k8s-node-termination-handler"}, "lastTimestamp": "2024-07-25T06:01:00Z"}
+    [e] = read_events([ev])
+    assert (e.details["pod_end"], e.details["pod"], e.host) == ("NodeTermination", "train/llm-w-0-1", GKE_NODE)
+    [live] = Reader().their_pod_event(ev, "node-elsewhere")
+    assert (live.kind, live.details["pod_end"], live.host) == (e.kind, "NodeTermination", GKE_NODE)
