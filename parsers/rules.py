@@ -1106,19 +1106,6 @@ RULES: tuple[Rule, ...] = (
     _r("fm_topology_mismatch", "nvlink", ["supported system topology"],
        r"detected number of NVSwitches don't match with any supported system topology",
        severity="fatal", action="RESTART_BM"),
-    # Fabric Manager refused on an NVLink5 system (HGX/DGX B200/B300, GB200) for a kernel module it needs: its start
-    # script's precheck, after "Detected NVL5+ system" ('Kernel module "ib_umad" has not been loaded, fabric manager
-    # cannot be started', spectrocloud/CanvOS #700), or the NVLink Subnet Manager it starts there failing to open its
-    # MADs ("nvlsm: ibwarn: [15] umad_init: can't read ABI version from /sys/class/infiniband_mad/abi_version (No such
-    # file or directory): is ib_umad module loaded?", siderolabs/docs #581). Either way the NVSwitches stay unprogrammed,
-    # the GPUs' fabric registration "In Progress" and CUDA fails with 802 (system not yet initialized) on every GPU.
-    # The node's setup (a module to load), not its hardware: an error, CHECK_FABRIC_MANAGER, attribution driver (was: no
-    # finding). libibumad's own warning from another tool (ibstat on a host with no IB stack) is no fabric's: only
-    # nvlsm's counts.
-    _r("fm_nvl5_module_missing", "nvlink", ["fabric manager cannot be started", "umad_init"],
-       r'Kernel module "?(?P<module>[\w-]+)"? has not been loaded, fabric manager cannot be started|'
-       r"\bnvlsm(?:\[\d+\])?: ibwarn: \[\d+\] umad_init: can't read ABI version",
-       attribution="driver", action="CHECK_FABRIC_MANAGER"),
     # Fabric Manager's service exiting at start, as its start script (nvidia-fabricmanager-start.sh, 570+: '"/usr/bin/nv-
     # fabricmanager -c /usr/share/nvidia/nvswitch/fabricmanager.cfg" failed! Exit code: 1', likewise for the nvlsm it
     # starts on NVLink5 systems) and systemd ("nvidia-fabricmanager.service: Control process exited, code=exited,
@@ -1450,6 +1437,20 @@ RULES: tuple[Rule, ...] = (
        r"^\s*(?:Status\s*: (?P<fabric_status>(?!(?:Success|N/A|Not Supported)\s*$)\w[^\n]*?)|"
        r"Summary\s*: (?P<fabric_health>(?i:" + "|".join(re.escape(w) for w in NVSMI_FABRIC_HEALTH) + r")))\s*$",
        refine="nvsmi_fabric", event=("nvsmi_fabric", "inside")),
+    # Fabric Manager refused on an NVLink5 system (HGX/DGX B200/B300, GB200) for a kernel module it needs (a row after
+    # the Xid row: one before it is one more keyword every Xid line is tested against, tests/parsers/
+    # test_dispatch_plan.py): its start script's precheck, after "Detected NVL5+ system" ('Kernel module "ib_umad" has not been loaded, fabric manager
+    # cannot be started', spectrocloud/CanvOS #700), or the NVLink Subnet Manager it starts there failing to open its
+    # MADs ("nvlsm: ibwarn: [15] umad_init: can't read ABI version from /sys/class/infiniband_mad/abi_version (No such
+    # file or directory): is ib_umad module loaded?", siderolabs/docs #581). Either way the NVSwitches stay unprogrammed,
+    # the GPUs' fabric registration "In Progress" and CUDA fails with 802 (system not yet initialized) on every GPU.
+    # The node's setup (a module to load), not its hardware: an error, CHECK_FABRIC_MANAGER, attribution driver (was: no
+    # finding). libibumad's own warning from another tool (ibstat on a host with no IB stack) is no fabric's: only
+    # nvlsm's counts.
+    _r("fm_nvl5_module_missing", "nvlink", ["fabric manager cannot be started", "umad_init"],
+       r'Kernel module "?(?P<module>[\w-]+)"? has not been loaded, fabric manager cannot be started|'
+       r"\bnvlsm(?:\[\d+\])?: ibwarn: \[\d+\] umad_init: can't read ABI version",
+       attribution="driver", action="CHECK_FABRIC_MANAGER"),
     # `dcgmi diag`'s table saved or pasted beside a node's logs (kind dcgm_diag; the agent's own dcgm check reads the
     # run itself, agent/checks/dcgmdiag.py). 2.x/3.x print a test's results per GPU in its result cell, on its own row
     # or on a continuation row below it without its name ("| GPU Memory | Pass - GPUs: 1, 2, .. |" then "|  | Fail -
