@@ -2446,6 +2446,9 @@ def _storage_what(e: Evidence) -> str:
             SHM_LINE.search(e.text or ""):
         return SHM_STORAGE
     what = e.details.get("what")
+    driver = str(e.details.get("store_driver") or "")  # TensorStore's kvstore driver (facts' object_store_throttled)
+    if driver:
+        what = f"{what}, {'GCS' if driver.startswith('gcs') else driver.upper()} via TensorStore's {driver} driver"
     return f"storage error ({what})" if what else "storage error"
 
 

@@ -1736,18 +1736,28 @@ FACTS: tuple[Fact, ...] = (
     # max retries: 4): Storage resources are insufficient for the read operation: .." (chithi-dev/chithi #93, a
     # self-hosted store), ".. (reached max retries: 2): We encountered an internal error. Please try again."
     # (red-hat-storage/ocs-ci #2472, NooBaa's pods down).  Was: the traceback's exception, the application's.  Another service's InternalError (EC2's, STS's) is
-    # not an object store's: only an object's operation is read.
+    # not an object store's: only an object's operation is read.  TensorStore (Orbax's storage layer for JAX checkpoints,
+    # OCDBT and zarr on gs:// and s3://) words the same 5xx as its status, the store's message, then the source
+    # locations its kvstore driver appended: "INTERNAL: Error reading [...]: We encountered an internal error. Please try
+    # again. [source locations='tensorstore/kvstore/gcs_grpc/gcs_grpc.cc:503\ntensorstore/internal/cache/kvs_backed_
+    # cache.h:208']" (google/tensorstore #210, 2024: 12 hours of a GCS metadata server's 5xx, snapshots failing to load;
+    # its drivers gcs, gcs_grpc, gcs_http, s3 alike), read only where the first location is an object store driver's
+    # (another service's "internal error" is not a store's).  Was nothing: a restore or save failing on GCS's 5xx
+    # read as no failure, or the exception Python raised from it, the application's.
     _f("object_store_throttled", "storage_error", ["(SlowDown)", "HTTP Error 503: Slow Down",
                                                    "Please reduce your request rate",
                                                    "exceeds the rate limit. Please reduce the rate of",
                                                    "(InternalError) when calling the ",
-                                                   "(ServiceUnavailable) when calling the "],
+                                                   "(ServiceUnavailable) when calling the ",
+                                                   "[source locations='tensorstore/kvstore/"],
        r"An error occurred \((?P<what>SlowDown)\) when calling the (?P<operation>\w+) operation|"
        r"An error occurred \((?P<what5>InternalError|ServiceUnavailable)\) when calling the "
        r"(?P<operation2>(?:Put|Get|Head|Copy|Delete|Restore)Objects?\w*|UploadPart\w*|\w+MultipartUploads?|"
        r"ListObjects\w*|ListParts) operation|"
        r"HTTP Error 503: (?P<what2>Slow Down)|(?P<what3>Please reduce your request rate)|"
-       r"changes to the object (?P<object>\S+) (?P<what4>exceeds the rate limit)\. Please reduce the rate of"),
+       r"changes to the object (?P<object>\S+) (?P<what4>exceeds the rate limit)\. Please reduce the rate of|"
+       r"(?P<what6>We encountered an internal error)\. Please try again\. \[source locations='tensorstore/kvstore/"
+       r"(?P<store_driver>gcs\w*|s3)/"),
     # Ray's object store that could not spill to its node's local disk, past the raylet's threshold (local_fs_capacity_
     # threshold, 0.95 by default; Ray 2.0+, ray-project/ray PR #25370): the object could not be created, the node's disk
     # full, not the program: "ray.exceptions.OutOfDiskError: Local disk is full" then "The object cannot be created

@@ -526,6 +526,12 @@ FACTS = [
      "a25dd9bb5ab3", "storage_error", dict(what="InternalError", operation="UploadPart")),
     ("An error occurred (InternalError) when calling the UploadPart operation (reached max retries: 2): We encountered "
      "an internal error. Please try again.", "storage_error", dict(what="InternalError", operation="UploadPart")),
+    # the same 5xx as TensorStore (Orbax's storage layer) words it, its kvstore driver's source location after it:
+    # https://github.com/google/tensorstore/issues/210 (GCS's gRPC driver, 2024; REAL, "[...]" the reporter's); was
+    # nothing.  Without a store driver's location the words are another service's: none
+    ("INTERNAL: Error reading [...]: We encountered an internal error. Please try again. [source locations='tensorstore/"
+     "kvstore/gcs_grpc/gcs_grpc.cc:503\\ntensorstore/internal/cache/kvs_backed_cache.h:208']", "storage_error",
+     dict(what="We encountered an internal error", store_driver="gcs_grpc")),
     # torch 1.0's legacy writer and reader quote strerror: pytorch/pytorch #10577 (a full disk), #45826 (NFS)
     ("RuntimeError: write(): fd 29 failed with Input/output error", "storage_error", dict(what="Input/output error")),
     ("RuntimeError: read(): fd 33 failed with Stale file handle", "storage_error", dict(what="Stale file handle")),
@@ -1304,6 +1310,23 @@ def test_a_zip_writers_position_past_its_offset_is_the_storages_short_write():
     assert (inc.category, inc.root.kind, inc.evidence[0].details["what"]) == ("infrastructure", "storage_error",
                                                                              "unexpected pos")
     assert facts.match("unexpected pos 12 vs 10") is None
+
+
+# google/tensorstore #210 (REAL, 2024): GCS's 5xx through TensorStore's gRPC driver (Orbax's checkpoints' storage layer)
+TENSORSTORE_GCS_5XX = ("INTERNAL: Error reading [...]: We encountered an internal error. Please try again. [source "
+                       "locations='tensorstore/kvstore/gcs_grpc/gcs_grpc.cc:503\\ntensorstore/internal/cache/"
+                       "kvs_backed_cache.h:208']")
+
+
+def test_an_object_stores_5xx_through_tensorstore_is_the_storage_named():
+    """TensorStore's status with GCS's "We encountered an internal error" and its gcs driver's location: the storage
+    service's failure (infrastructure), GCS named; was: no failure found.  The words without an object store driver's
+    location (another service's, TensorStore's own cache) are none."""
+    [inc] = job({"worker-0.log": [TENSORSTORE_GCS_5XX]})
+    assert (inc.category, inc.root.kind) == ("infrastructure", "storage_error")
+    assert "GCS via TensorStore's gcs_grpc driver" in inc.reason
+    assert facts.match("INTERNAL: We encountered an internal error. Please try again. [source locations='"
+                       "tensorstore/internal/cache/kvs_backed_cache.h:208']") is None
 
 
 def test_attaching_to_another_ranks_segment_is_no_storage_error():
