@@ -38,7 +38,7 @@ hang or a barrier's healthy ranks, read only offline; docs/triage.md, "Live and 
 rows without the opener the agent reads the summary by (an excerpt cut before it).  A miss's causes: "Kubernetes Event
 not watched live" (offline's root read from an Event's row, triage/facts.py EVENT_ROW: another component's, of a
 reason the cluster component does not watch: it watches other components' of the reasons cluster/evidence.py
-selects alone, POD_SELECTORS and NODE_REASONS), "job fact not
+selects alone, POD_SELECTORS and NODE_EVENTS), "job fact not
 published" (no LIVE_FACTS row of offline's root's kind), "job fact names no culprit" (its line is its row's, but
 names no one the row publishes it for, and the row has no witness), "consequence not published" (offline's
 undetermined root an exception that says the failure is elsewhere, not published: the agent says one only as its
@@ -389,14 +389,14 @@ def why_not(want: dict, offline_doc: dict, pub: Published, sp: Split, live, evid
 def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
     """Why offline's root, a job kind of triage, is not among the live evidence: triage read it from a Kubernetes
     Event's row (triage/facts.py EVENT_ROW: `kubectl describe`'s Events table, `kubectl get events`), an Event of
-    another component than gpu-npd of a reason the cluster component does not watch (POD_SELECTORS, NODE_REASONS); no LIVE_FACTS
+    another component than gpu-npd of a reason the cluster component does not watch (POD_SELECTORS, NODE_EVENTS); no LIVE_FACTS
     row publishes its kind (read from the job's lines by triage only: a Python exception, which its traceback and the
     chain before it make a failure or a consequence); its line is a fact of the row's kind that names no culprit, of a
     row without a witness (LiveFact.culprit, LiveFact.witness: not published); or the row that would publish it did
     not read its line (a summary's field, read live only within the lines after the summary's opener: triage/read.py
     BLOCK_OPENERS)."""
     from cluster.evidence import AGENT_COMPONENT, POD_SELECTORS
-    from triage.facts import EVENT_ROW, FACTS, LIVE, NODE_REASONS, live
+    from triage.facts import EVENT_ROW, FACTS, LIVE, NODE_EVENTS, live
     from triage.read import BLOCK_OPENERS, job_fact
 
     root = off.get("root") or {}
@@ -404,7 +404,7 @@ def _unpublished(off: dict, sp: Split) -> tuple[str, str]:
     text = next((e.get("text") for e in off.get("evidence") or [] if e.get("kind") == kind and
                  root.get("rank") in (None, e.get("rank"))), None) or ""
     event = EVENT_ROW.search(text)
-    watched = {reason for reasons in POD_SELECTORS.values() for reason in reasons} | set(NODE_REASONS)
+    watched = {reason for reasons in POD_SELECTORS.values() for reason in reasons} | set(NODE_EVENTS)
     if event is not None and event.group("reason") not in watched:
         return ("Kubernetes Event not watched live", f"offline's root is {kind} ({rule}: {text.strip()!r}), read from "
                 f"a Kubernetes Event's row ({event.group('reason')}): the cluster component watches the pods' status "

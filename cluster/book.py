@@ -504,8 +504,7 @@ class Book:
 
     def event(self, ev: Mapping[str, Any], now: float, deleted: bool = False) -> None:
         """A node agent's Event (on a Pod or a Node); another component's Event on a Node that triage reads as context
-        (evidence.NODE_SELECTORS: the GPU Operator's driver upgrade, Karpenter's disruption; Reader.node_event), or that
-        it reads as the end of the pods there (Azure's Preempt scheduled event, AKS's VMEventScheduled); or
+        (evidence.NODE_SELECTORS: the GPU Operator's driver upgrade, Karpenter's disruption; Reader.node_event); or
         another component's Event on a job's pod that triage reads: a Warning of a pod end only an Event says
         (triage.facts POD_WARNINGS: the kubelet's FailedMount and FailedPrepareDynamicResources, the attach-detach
         controller's FailedAttachVolume) or context of one (the node controller's NodeNotReady), or a Normal one that

@@ -55,7 +55,7 @@ from parsers.rules import read_again
 from triage import Evidence
 from triage.conditions import GPU, classify_alone, node_fact, read_condition
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
-from triage.facts import JOB_EVENTS, NODE_NAMED, NODE_REASONS, POD_NORMALS, POD_WARNINGS
+from triage.facts import JOB_EVENTS, NODE_EVENTS, NODE_NAMED, POD_NORMALS, POD_WARNINGS
 from triage.facts import read_collectives, read_node_named
 from triage.facts import FACT_SEVERITY, read_ray_task, read_words
 from triage.read import of_ray_task, on_named_node
@@ -92,11 +92,9 @@ POD_EVENT_SELECTORS = tuple(f"type={kind},involvedObject.kind=Pod,reason={reason
 # Other components' Events on a Node that triage reads as context of a job's pod ends there (triage.facts NODE_EVENTS:
 # the GPU Operator's GPUDriverUpgrade, Karpenter's DisruptionTerminating and aws-node-termination-handler's
 # SpotInterruption, type Normal, and Karpenter's SpotInterrupted, a Warning, which say when the upgrade, Karpenter
-# disrupting the node, or NTH's or Karpenter's drain before a spot reclaim began evicting the node's pods), and those it
-# reads as the end of the job's pods on the node (triage.facts NODE_ENDS: AKS's node-problem-detector's VMEventScheduled
-# and PreemptScheduled, Azure's Preempt scheduled event of a Spot VM): one watch each, selected alike; read by
+# disrupting the node, or NTH's or Karpenter's drain before a spot reclaim began evicting the node's pods): one watch each, selected alike; read by
 # Reader.node_event as offline reads the same Event
-NODE_SELECTORS = tuple(f"involvedObject.kind=Node,reason={reason}" for reason in NODE_REASONS)
+NODE_SELECTORS = tuple(f"involvedObject.kind=Node,reason={reason}" for reason in NODE_EVENTS)
 JOB_SELECTORS = tuple(f"involvedObject.kind=Job,reason={reason}" for reason in JOB_EVENTS)
 CUT = "\u2026"  # how an excerpt cut to its length ends (agent/workloads.py quoted)
 # the peer a remote error names, in the agent's words before the excerpt (parsers/correlate.py explain)
@@ -232,12 +230,11 @@ class Reader:
     def node_event(self, ev: Mapping[str, Any]) -> list[Evidence]:
         """A node agent's Event on a Node: a node fault (or nothing, for what is not one), at its problem's own time
         (the kernel line's: `event_times`), to which triage's node fault window is measured against the ranks' lines.
-        Another component's of a reason NODE_SELECTORS watches (triage.facts NODE_REASONS, no agent's): read as offline
+        Another component's of a reason NODE_SELECTORS watches (triage.facts NODE_EVENTS, no agent's): read as offline
         triage reads it in `kubectl get events -o json` (triage.inventory read_events: the GPU Operator's upgrade
-        evicting the node's pods, context, its other states nothing; Azure's Preempt scheduled event, the end of the
-        node's pods, its other scheduled events nothing)."""
+        evicting the node's pods, context; its other states nothing)."""
         host = (ev.get("involvedObject") or {}).get("name")
-        if ev.get("reason") in NODE_REASONS:
+        if ev.get("reason") in NODE_EVENTS:
             return read_events([ev], f"node/{host}")
         when = event_times(ev)[0]
         severity = "error" if ev.get("type") == "Warning" else "info"

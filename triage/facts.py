@@ -593,16 +593,6 @@ EVENT_ENDS = tuple(key for key, end in POD_ENDS.items() if end.event_only)
 # Normal) and Karpenter's SpotInterrupted (the karpenter_spot_interrupted row; type Warning).  The live cluster component
 # watches the Events of these reasons on Nodes (cluster/evidence.py NODE_SELECTORS)
 NODE_EVENTS = ("GPUDriverUpgrade", "DisruptionTerminating", "SpotInterruption", "SpotInterrupted")
-# Other components' Events on a Node a row reads as the end of the job's pods there: AKS's node-problem-detector's
-# condition change Event VMEventScheduled ("Node condition VMEventScheduled is now: True, reason: VMEventScheduled,
-# message: "Preempt Scheduled: <date>. .."", its plugin custom-scheduledevents-consolidated-condition-plugin-monitor;
-# maksim-paskal/aks-node-termination-handler #98) and its older per-kind Event PreemptScheduled (AKS's NPD docs'
-# Events), the k8s_ended row's "Preempt Scheduled: " (POD_ENDS SpotInterruption, the node the Event's object): Azure
-# deletes a Spot VM its Preempt event names within seconds, the pods on it with it, whose statuses then say a taint
-# manager's or pod GC's deletion or nothing.  Its Freeze, Reboot, Redeploy and Terminate events, under the same
-# reason, are none.  The live cluster component watches these alike (cluster/evidence.py NODE_SELECTORS)
-NODE_ENDS = ("VMEventScheduled", "PreemptScheduled")
-NODE_REASONS = NODE_EVENTS + NODE_ENDS  # every reason of another component's Event on a Node that triage reads
 # The Job controller's Events on a batch Job that a row reads as the job's end (the k8s_ended row: DeadlineExceeded, "Job
 # was active longer than specified deadline", its activeDeadlineSeconds spent; it then deletes the Job's pods, whose
 # statuses say nothing of why).  The live cluster component watches them on Jobs (cluster/evidence.py JOB_SELECTORS)
