@@ -587,12 +587,14 @@ class Book:
         where = (obj.get("namespace") or (ev.get("metadata") or {}).get("namespace", ""),
                  kind_name(str(obj.get("apiVersion") or ""), "Job"), obj.get("name", ""))
         found = [] if deleted else self.reader.job_event(ev)
+        if not found:
+            return  # (an expired Event: what it said stays the job's evidence until the incident closes)
         rv = (ev.get("metadata") or {}).get("resourceVersion")
-        children = self._child_of(where[0], where[2]) if found else set()
+        children = self._child_of(where[0], where[2])
         for key, state in self.jobs.items():
-            if (state.job.owner.where != where and key not in children) or not found \
-                    or state.events.get(uid) == found or not _counted(state, found):
-                continue  # (an expired Event: what it said stays the job's evidence until the incident closes)
+            if (state.job.owner.where != where and key not in children) or state.events.get(uid) == found \
+                    or not _counted(state, found):
+                continue
             state.versions[uid] = rv
             self._keep(state, uid, found, now)
 

@@ -924,14 +924,14 @@ class PodLogSource(Source):
         stated = [*([tail.success] if tail.success is not None else []), *read]
         tail.success = stated[-1]
         for _, f in found:
-            if not tears_down(f.kind, f.details) or f.line is None:
+            if f.line is None:
                 continue
-            hit = covering(stated, f.line, file_time(f.timestamp), f.kind)
+            at = file_time(f.timestamp)
+            hit = covering(stated, f.line, at, f.kind) if tears_down(f.kind, f.details) else None
             if hit is not None:
                 f.details["after_success"] = f"{hit[2]} (line {hit[0]})"
-        for _, f in found:  # a failure said after the statement (never hidden): its Event says so (`stated_words`)
-            at = file_time(f.timestamp)
-            hit = None if f.line is None or f.details.get("after_success") else covering(stated, f.line, at)
+                continue
+            hit = covering(stated, f.line, at)  # said after the statement (never hidden): its Event says so
             if hit is not None:
                 f.details["stated_success"] = stated_words(hit, f.line, at)
 

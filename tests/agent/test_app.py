@@ -349,9 +349,11 @@ def test_the_drain_stops_within_a_big_batch_at_its_deadline_and_the_rest_is_read
     first.intake.emit(batch)
     done: list[int] = []  # sequence numbers processed
     ended = [0.0]
+    took = [0.0]  # the longest slice's processing (the host's own pace: a loaded one's can be most of a second)
     process = first.pipeline.process
 
     def timed(b):
+        began = time.monotonic()
         out = process(b)
         if type(b) is list:  # (the poller's samples too)
             done.extend(_seqs(b))
@@ -359,13 +361,15 @@ def test_the_drain_stops_within_a_big_batch_at_its_deadline_and_the_rest_is_read
             # at least 4 ms a slice, so the batch (312 slices) outlasts the deadline however fast the host: a quiet one
             # processed all 40,000 records in 0.48 s once the record path reached ~10 us (the drain had nothing to stop)
             time.sleep(0.004)
+            took[0] = max(took[0], time.monotonic() - began)
         return out
 
     first.pipeline.process = timed
     t0 = time.monotonic()
     first.shutdown()
-    # the drain ends within its deadline and one slice (SLICE records: a few ms; 0.25 s leaves a loaded host room)
-    assert 0 < len(done) < n and ended[0] - t0 < DRAIN_SECONDS + 0.25, (len(done), ended[0] - t0)
+    # the drain ends within its deadline and one slice (SLICE records: a few ms on a quiet host, measured as this host
+    # took them: two full test runs on 2 CPUs took one slice 0.9 s past a 0.25 s margin; 0.25 s more for scheduling)
+    assert 0 < len(done) < n and ended[0] - t0 < DRAIN_SECONDS + took[0] + 0.25, (len(done), ended[0] - t0, took[0])
     saved = json.loads((tmp_path / "state.json").read_text())["cursors"]["kmsg"]
     assert done == list(range(1, len(done) + 1)) and saved == {"boot_id": first.boot.id, "seq": len(done)}
 
